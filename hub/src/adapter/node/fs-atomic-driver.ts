@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { defineDriver } from 'unstorage';
+
+/**
+ * One file per key under `base`, replaced atomically (decisions §3): a process killed at any
+ * instant leaves each record old or new. Key `audit:2025:x` lives at `<base>/audit/2025/x.rec`.
+ *
+ * Segments are percent-encoded so that no key can name a path outside `base`, and so the three
+ * kinds of directory entry can never collide: record files end in `.rec`, directories never do
+ * (a segment ending in `.rec` has that dot encoded), and only temp files start with a dot. That
+ * lets `a` and `a:b` both exist, as they can on the memory and redis drivers.
+ */
+export interface FsAtomicDriverOptions {
+  base: string;
+}
+
+const DRIVER_NAME = 'fs-atomic';
+const RECORD_SUFFIX = '.rec';
+const TEMP_FILE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
+const SEPARATORS = /[:/\\]/;
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
+  const base = resolve(options.base);
+  const inside = base.endsWith(sep) ? base : base + sep;
+  const inFlight = new Set<Promise<void>>();
+  const dirOf = (key: string | undefined) => join(base, ...keySegments(key).map(encodeSegment));
+
+  const fileOf = (key: string) => {
+    const segments = keySegments(key).map(encodeSegment);
+    const last = segments.pop();
+    if (last === undefined) throw invalidKey(key, 'it is empty');
+    const file = join(base, ...segments, last + RECORD_SUFFIX);
+    // Encoding already rules out escapes; this guards the encoder itself.
+    if (!file.startsWith(inside)) throw invalidKey(key, 'it resolves outside the store');
+    return file;
+  };
+
+  return {
+    name: DRIVER_NAME,
+    options,
+    async hasItem(key) {
+      const info = await stat(fileOf(key)).catch(ifMissing(null));
+      return info?.isFile() ?? false;
+    },
+    async getItem(key) {
+      return readFile(fileOf(key), 'utf8').catch(ifMissing(null));
+    },
+    async setItem(key, value) {
+      const write = writeFileAtomic(fileOf(key), value);
+      inFlight.add(write);
+      try {
+        await write;
+      } catch (error) {
+        throw new Error(`${DRIVER_NAME}: cannot write key ${JSON.stringify(key)}`, { cause: error });
+      } finally {
+        inFlight.delete(write);
+      }
+    },
+    async removeItem(key) {
+      await unlink(fileOf(key)).catch(ifMissing(undefined));
+    },
+    async getKeys(keyBase) {
+      const prefix = keySegments(keyBase);
+      return (await listRecords(dirOf(keyBase))).map((segments) => [...prefix, ...segments].join(':'));
+    },
+    async clear(keyBase) {
+      const dir = dirOf(keyBase);
+      await clearDirectory(dir, dir !== base);
+    },
+    // A shutdown that waits here leaves no temp files behind.
+    async dispose() {
+      await Promise.allSettled(inFlight);
+    },
+  };
+});
+
+/**
+ * Removes temp files a crashed writer left behind. Reads already ignore them; this only frees the
+ * space. Call it at start-up, before any write: it assumes one process per store directory.
+ */
+export async function sweepTempFiles(base: string): Promise<number> {
+  const dir = resolve(base);
+  let removed = 0;
+  for (const entry of await readEntries(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && decodeSegment(entry.name) !== undefined) removed += await sweepTempFiles(path);
+    else if (entry.isFile() && TEMP_FILE.test(entry.name)) {
+      await unlink(path).catch(ifMissing(undefined));
+      removed++;
+    }
+  }
+  return removed;
+}
+
+async function writeFileAtomic(target: string, value: string): Promise<void> {
+  const dir = dirname(target);
+  const created = await mkdir(dir, { recursive: true });
+  // The name is only a debugging aid; truncated so the temp name stays under NAME_MAX.
+  const temp = join(dir, `.${basename(target).slice(0, 64)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    // 0600: records can hold registry and trigger credentials.
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(value, 'utf8');
+      // Without this, rename can reach the disk before the data and a power cut leaves an empty file.
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  // The rename, and any directories just made, survive a power cut only once their parents are synced.
+  const stop = created === undefined ? dir : dirname(created);
+  for (let current = dir; ; current = dirname(current)) {
+    await syncDirectory(current);
+    if (current === stop || current === dirname(current)) break;
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function listRecords(dir: string): Promise<string[][]> {
+  const records: string[][] = [];
+  for (const entry of await readEntries(dir)) {
+    // Temp files, foreign files and symlinks are not records; only names this driver wrote are.
+    if (entry.isDirectory()) {
+      const segment = decodeSegment(entry.name);
+      if (segment === undefined) continue;
+      for (const rest of await listRecords(join(dir, entry.name))) records.push([segment, ...rest]);
+    } else if (entry.isFile() && entry.name.endsWith(RECORD_SUFFIX)) {
+      const segment = decodeSegment(entry.name.slice(0, -RECORD_SUFFIX.length));
+      if (segment !== undefined) records.push([segment]);
+    }
+  }
+  return records;
+}
+
+/**
+ * Deletes only records, so a volume root keeps `lost+found` and the like. Temp files stay: one may
+ * belong to a write in flight, and the start-up sweep removes the ones a crash left.
+ */
+async function clearDirectory(dir: string, removeSelf: boolean): Promise<void> {
+  for (const entry of await readEntries(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && decodeSegment(entry.name) !== undefined) await clearDirectory(path, true);
+    else if (entry.isFile() && entry.name.endsWith(RECORD_SUFFIX)) await unlink(path).catch(ifMissing(undefined));
+  }
+  // A concurrent writer may have just put a file here; keeping the directory is then correct.
+  if (removeSelf) await rmdir(dir).catch(ifCode(['ENOENT', 'ENOTEMPTY', 'EEXIST'], undefined));
+}
+
+async function readEntries(dir: string): Promise<Dirent[]> {
+  return readdir(dir, { withFileTypes: true }).catch(ifMissing([]));
+}
+
+/** Splits a key the way unstorage does; the driver may also be called directly with a raw key. */
+function keySegments(key: string | undefined): string[] {
+  if (!key) return [];
+  return key.split(SEPARATORS).filter((segment) => segment !== '');
+}
+
+function encodeSegment(segment: string): string {
+  if (segment === '.' || segment === '..') throw invalidSegment(segment, 'dot segments could leave the store');
+  if (CONTROL_CHARS.test(segment)) throw invalidSegment(segment, 'it has a control character');
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(segment);
+  } catch (error) {
+    throw invalidSegment(segment, 'it has malformed unicode', error);
+  }
+  if (encoded.startsWith('.')) encoded = `%2E${encoded.slice(1)}`;
+  if (encoded.endsWith(RECORD_SUFFIX)) encoded = `${encoded.slice(0, -RECORD_SUFFIX.length)}%2E${RECORD_SUFFIX.slice(1)}`;
+  return encoded;
+}
+
+/** Returns undefined for any name `encodeSegment` cannot have produced. */
+function decodeSegment(name: string): string | undefined {
+  try {
+    const segment = decodeURIComponent(name);
+    return encodeSegment(segment) === name ? segment : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function invalidKey(key: string, reason: string): Error {
+  return new Error(`${DRIVER_NAME}: invalid key ${JSON.stringify(key)}: ${reason}`);
+}
+
+function invalidSegment(segment: string, reason: string, cause?: unknown): Error {
+  return new Error(
+    `${DRIVER_NAME}: invalid key segment ${JSON.stringify(segment)}: ${reason}`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function ifMissing<T>(fallback: T): (error: unknown) => T {
+  return ifCode(['ENOENT', 'ENOTDIR'], fallback);
+}
+
+function ifCode<T>(codes: string[], fallback: T): (error: unknown) => T {
+  return (error) => {
+    if (error instanceof Error && 'code' in error && codes.includes(String(error.code))) return fallback;
+    throw error;
+  };
+}

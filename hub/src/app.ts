@@ -1,0 +1,123 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { requestId } from 'hono/request-id';
+import { secureHeaders } from 'hono/secure-headers';
+import { ANONYMOUS } from './auth/principal';
+import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
+import { errorBody } from './http/http-error';
+import { httpMetrics } from './http/http-metrics';
+import type { HubEnv } from './http/hub-env';
+import { legacyApiGuard } from './http/legacy-api';
+import { createRouteGroup } from './http/route-group';
+import type { HubDeps } from './hub-deps';
+import { createHubServices, type HubServices } from './hub-services';
+import { registerAuditRoutes } from './routes/audit-routes';
+import { registerAuthStatusRoutes } from './routes/auth-status-routes';
+import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
+import { registerLogRoutes } from './routes/log-routes';
+import { registerMetricsRoute } from './routes/metrics-routes';
+import { registerNotificationRoutes } from './routes/notification-routes';
+import { registerOpenApiRoute } from './routes/openapi-routes';
+import { registerSettingsRoutes } from './routes/settings-routes';
+
+export const API_BASE = '/api/v1';
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface Hub {
+  app: Hono<HubEnv>;
+  services: HubServices;
+  /** Loads stored state; /health reports 503 until it has finished. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The portable hub: every route, on any runtime. It performs no I/O until start() is called;
+ * the runtime entry provides storage, logging, the clock and WebSocket upgrades.
+ */
+export function createHubApp(deps: HubDeps): Hub {
+  const services = createHubServices(deps);
+  const { config, logger, routes, readiness } = services;
+  const app = new Hono<HubEnv>();
+
+  app.use(requestId());
+  app.use(secureHeaders({ crossOriginResourcePolicy: false }));
+  app.use(httpMetrics(services.metrics));
+  app.use(async function authenticate(c, next) {
+    // Sessions and API keys arrive with the authentication capability; until then every caller is anonymous.
+    c.set('principal', ANONYMOUS);
+    await next();
+  });
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        // The rest of the body is never read, so the connection cannot carry another request.
+        c.header('Connection', 'close');
+        return c.json(errorBody(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`, { maxBytes: MAX_BODY_BYTES }), 413);
+      },
+    }),
+  );
+  const legacy = legacyApiGuard({ compatWudCard: config.compat.wudCard, dispatch: async (request, env) => app.fetch(request, env) });
+  app.use('/api', legacy);
+  app.use('/api/*', legacy);
+
+  const root = createRouteGroup(routes, '');
+  const api = createRouteGroup(routes, API_BASE);
+  registerHealthRoute(root, services);
+  registerMetricsRoute(root, services);
+  registerAuthStatusRoutes(api, root, services);
+  registerAppRoutes(api, services);
+  registerSettingsRoutes(api, services);
+  registerLogRoutes(api, services);
+  registerAuditRoutes(api, services);
+  registerNotificationRoutes(api, services);
+  registerOpenApiRoute(api, services);
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/stats',
+      access: 'public',
+      tag: 'containers',
+      summary: 'Removed: the legacy aggregate stats path; use /api/v1/stats/summary',
+      deprecated: true,
+      statuses: { 410: 'Always' },
+    },
+    (c) =>
+      c.json(
+        errorBody(410, 'This aggregate stats path was removed. Use /api/v1/stats/summary.', { replacement: '/api/v1/stats/summary' }),
+        410,
+      ),
+  );
+
+  app.route('/', root.app);
+  app.route(API_BASE, api.app);
+  app.notFound(notFoundOrMethodNotAllowed(routes));
+  app.onError(jsonErrorHandler(logger.child('http')));
+
+  readiness.add('store');
+  return {
+    app,
+    services,
+    async start() {
+      if (config.anonymous) {
+        logger.warn('no authentication is configured: every route is open (anonymous mode)', { host: config.server.host });
+      }
+      if (config.unknownVariables.length > 0) {
+        logger.warn('ignoring unknown configuration variables', { variables: config.unknownVariables });
+      }
+      try {
+        await services.settings.load();
+        await services.notificationRules.load();
+        await services.audit.load();
+        readiness.markReady('store');
+      } catch (error) {
+        readiness.markFailed('store', (error as Error).message);
+        throw error;
+      }
+    },
+    async stop() {
+      readiness.add('stopping');
+    },
+  };
+}

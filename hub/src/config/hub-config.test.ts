@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error';
+import { loadHubConfig, maskHubConfig } from './hub-config';
+
+const files: Record<string, string> = { '/run/secrets/metrics': 'file-token\n' };
+const readFile = (path: string) => {
+  const content = files[path];
+  if (content === undefined) throw new Error('ENOENT: no such file');
+  return content;
+};
+const load = (env: Record<string, string>) => loadHubConfig(env, readFile);
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    load(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadHubConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = load({});
+    expect(config.server).toMatchObject({ port: 3000, host: '127.0.0.1', trustProxy: 0, cookieSameSite: 'lax', metricsAuth: true });
+    expect(config.server).toMatchObject({ featureContainerActions: true, featureDelete: false });
+    expect(config.store).toEqual({ driver: 'fs', path: './data', url: undefined });
+    expect(config.log).toEqual({ level: 'info', format: 'json', bufferEnabled: true });
+    expect(config.anonymous).toBe(true);
+    expect(config.unknownVariables).toEqual([]);
+  });
+
+  it('listens on every interface by default once authentication is configured', () => {
+    expect(load({ DD_AUTH_BASIC_ADMIN_USER: 'admin' }).server.host).toBe('0.0.0.0');
+    expect(load({ DD_AUTH_BASIC_ADMIN_USER: 'admin', DD_SERVER_HOST: '::1' }).server.host).toBe('::1');
+  });
+
+  it.each([
+    ['DD_SERVER_PORT', 'abc'],
+    ['DD_SERVER_PORT', '70000'],
+    ['DD_SERVER_PORT', '3000.5'],
+    ['DD_LOG_LEVEL', 'loud'],
+    ['DD_LOG_FORMAT', 'xml'],
+    ['DD_LOG_BUFFER_ENABLED', 'maybe'],
+    ['DD_STORE_DRIVER', 'postgres'],
+    ['DD_SERVER_COOKIE_SAMESITE', 'sometimes'],
+    ['DD_SERVER_TRUSTPROXY', '-1'],
+    ['DD_AUDIT_MAX_ENTRIES', '5'],
+    ['DD_UI_MATURITY_THRESHOLD_DAYS', '0'],
+    ['DD_SERVER_HOST', ''],
+  ])('refuses %s=%s with a message that names the variable', (name, value) => {
+    const error = errorOf({ [name]: value });
+    expect(error.variable).toBe(name);
+    expect(error.message.startsWith(`${name}: `)).toBe(true);
+  });
+
+  it('parses booleans in their usual spellings', () => {
+    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(load({ DD_COMPAT_WUDCARD: yes }).compat.wudCard).toBe(true);
+    for (const no of ['false', '0', 'no', 'Off'])
+      expect(load({ DD_SERVER_FEATURE_CONTAINERACTIONS: no }).server.featureContainerActions).toBe(false);
+  });
+
+  it('reads <NAME>__FILE, refuses both forms at once, and names an unreadable file', () => {
+    expect(load({ DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/metrics' }).server.metricsToken).toBe('file-token');
+    expect(errorOf({ DD_SERVER_METRICS_TOKEN: 'a', DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/metrics' }).variable).toBe(
+      'DD_SERVER_METRICS_TOKEN__FILE',
+    );
+    const missing = errorOf({ DD_SERVER_METRICS_TOKEN__FILE: '/nope' });
+    expect(missing.message).toContain('/nope');
+  });
+
+  it('requires DD_STORE_URL for redis and never echoes it', () => {
+    expect(errorOf({ DD_STORE_DRIVER: 'redis' }).variable).toBe('DD_STORE_URL');
+    const bad = errorOf({ DD_STORE_DRIVER: 'redis', DD_STORE_URL: 'http://user:hunter2@host' });
+    expect(bad.variable).toBe('DD_STORE_URL');
+    expect(bad.message).not.toContain('hunter2');
+  });
+
+  it('refuses the removed DD_TRIGGER_* prefix (spec 9.8)', () => {
+    const error = errorOf({ DD_TRIGGER_SLACK_MAIN_URL: 'https://example' });
+    expect(error.variable).toBe('DD_TRIGGER_SLACK_MAIN_URL');
+    expect(error.message).toContain('DD_NOTIFICATION_');
+  });
+
+  it('reports unknown DD_ variables but not provider families or other prefixes', () => {
+    const config = load({ DD_SERVR_PORT: '1', DD_WATCHER_LOCAL_CRON: '* * * * *', HOME: '/root', WUD_SERVER_PORT: '1' });
+    expect(config.unknownVariables).toEqual(['DD_SERVR_PORT']);
+  });
+
+  it('masks secrets for display', () => {
+    const shown = JSON.stringify(
+      maskHubConfig(load({ DD_SERVER_METRICS_TOKEN: 'tok-123', DD_STORE_DRIVER: 'redis', DD_STORE_URL: 'redis://:pw@h' })),
+    );
+    expect(shown).not.toContain('tok-123');
+    expect(shown).not.toContain(':pw@');
+    expect(shown).toContain('***');
+  });
+});

@@ -1,0 +1,41 @@
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from '../logging/logger';
+import { errorBody, HttpError } from './http-error';
+import type { HubEnv } from './hub-env';
+import type { RouteTable } from './route-table';
+
+/** Unknown paths give 404; known paths with another method give 405 with Allow. */
+export function notFoundOrMethodNotAllowed(routes: RouteTable): NotFoundHandler<HubEnv> {
+  return (c) => {
+    const allowed = routes.allowedMethods(c.req.path);
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return c.json(errorBody(405, `${c.req.method} is not allowed on this path`, { allowed }), 405);
+    }
+    return c.json(errorBody(404, `No route for ${c.req.method} ${c.req.path}`), 404);
+  };
+}
+
+/** Every error leaves as a spec 2.15 JSON body; unexpected ones are logged, never echoed. */
+export function jsonErrorHandler(logger: Logger): ErrorHandler<HubEnv> {
+  return (error, c: Context<HubEnv>) => {
+    if (error instanceof HttpError) {
+      for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+      return c.json(errorBody(error.status, error.message, error.details), error.status as ContentfulStatusCode);
+    }
+    if (error instanceof HTTPException) {
+      const status = error.status as ContentfulStatusCode;
+      return c.json(errorBody(status, status < 500 ? error.message || undefined : undefined), status);
+    }
+    logger.error('unhandled error in request', {
+      requestId: c.get('requestId'),
+      route: c.get('route'),
+      method: c.req.method,
+      error: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    return c.json(errorBody(500), 500);
+  };
+}

@@ -1,0 +1,17 @@
+import type { MiddlewareHandler } from 'hono';
+import type { HubMetrics } from '../metrics/hub-metrics';
+import type { HubEnv } from './hub-env';
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Counts and times every request by route template (never the raw path: bounded labels). */
+export function httpMetrics(metrics: HubMetrics): MiddlewareHandler<HubEnv> {
+  return async function recordHttpMetrics(c, next) {
+    const started = performance.now();
+    await next();
+    const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER';
+    const route = c.get('route') ?? 'unmatched';
+    metrics.httpRequests.inc({ method, route, status: String(c.res.status) });
+    metrics.httpDuration.observe({ method, route }, (performance.now() - started) / 1000);
+  };
+}

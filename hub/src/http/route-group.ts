@@ -1,0 +1,104 @@
+import { type Context, Hono } from 'hono';
+import * as v from 'valibot';
+import { assertAccess } from '../auth/principal';
+import { HttpError } from './http-error';
+import type { HubEnv } from './hub-env';
+import type { QuerySpec, QueryValues } from './query-params';
+import type { RouteSpec, RouteTable } from './route-table';
+
+export const CONFIRM_HEADER = 'X-DD-Confirm-Action';
+const MAX_REPORTED_ISSUES = 10;
+
+export interface RouteInput<Q extends QuerySpec, B> {
+  query: QueryValues<Q>;
+  body: B;
+}
+
+export type RouteHandler<Q extends QuerySpec, B> = (c: Context<HubEnv>, input: RouteInput<Q, B>) => Response | Promise<Response>;
+
+export interface RouteGroup {
+  readonly app: Hono<HubEnv>;
+  add<Q extends QuerySpec = Record<never, never>, B = undefined>(spec: RouteSpec<Q, B>, handler: RouteHandler<Q, B>): void;
+}
+
+function describeIssues(issues: readonly v.BaseIssue<unknown>[]): { path: string; message: string }[] {
+  return issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({
+    path: v.getDotPath(issue) ?? '',
+    message: issue.message,
+  }));
+}
+
+function parseQuery(c: Context<HubEnv>, spec: QuerySpec | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!spec) return out;
+  for (const [name, param] of Object.entries(spec)) {
+    const result = v.safeParse(param.schema, c.req.query(name));
+    if (!result.success) {
+      throw new HttpError(400, `Invalid query parameter "${name}": ${result.issues[0]?.message ?? 'invalid value'}`, { parameter: name });
+    }
+    out[name] = result.output;
+  }
+  return out;
+}
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false;
+  const type = value.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+async function parseBody(c: Context<HubEnv>, schema: v.GenericSchema | undefined): Promise<unknown> {
+  if (!schema) return undefined;
+  const text = await c.req.text();
+  let value: unknown;
+  if (text.trim() !== '') {
+    if (!isJsonContentType(c.req.header('content-type'))) {
+      throw new HttpError(415, 'The request body must be JSON (Content-Type: application/json)');
+    }
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new HttpError(400, 'Malformed JSON in the request body');
+    }
+  }
+  const result = v.safeParse(schema, value);
+  // valibot's object schemas accept arrays (typeof [] is 'object'); an array where an object is
+  // expected would otherwise pass as an empty patch.
+  if (result.success && Array.isArray(value) && !Array.isArray(result.output)) {
+    throw new HttpError(400, 'Invalid request body', { issues: [{ path: '', message: 'Expected a JSON object but received an array' }] });
+  }
+  if (!result.success) {
+    if (value === undefined) throw new HttpError(400, 'A JSON request body is required');
+    throw new HttpError(400, 'Invalid request body', { issues: describeIssues(result.issues) });
+  }
+  return result.output;
+}
+
+/**
+ * A group of routes under one base path. Each route is recorded in the table (for OpenAPI and
+ * 405s) and wrapped so that access, the confirmation header, the query and the body are all
+ * checked before its handler runs.
+ */
+export function createRouteGroup(table: RouteTable, basePath: string): RouteGroup {
+  const app = new Hono<HubEnv>();
+  return {
+    app,
+    add(spec, handler) {
+      const fullPath = `${basePath}${spec.path}`.replace(/\/$/, '') || '/';
+      table.add(spec as RouteSpec, fullPath);
+      app.on(spec.method.toUpperCase(), spec.path, async (c) => {
+        c.set('route', fullPath);
+        assertAccess(c.get('principal'), spec.access);
+        if (spec.confirm !== undefined && c.req.header(CONFIRM_HEADER) !== spec.confirm) {
+          throw new HttpError(428, `This action needs the header ${CONFIRM_HEADER}: ${spec.confirm}`, {
+            header: CONFIRM_HEADER,
+            expected: spec.confirm,
+          });
+        }
+        const query = parseQuery(c, spec.query);
+        const body = await parseBody(c, spec.body as v.GenericSchema | undefined);
+        return handler(c, { query, body } as never);
+      });
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { HubConfig } from './config/hub-config';
+import { RouteTable } from './http/route-table';
+import type { HubDeps } from './hub-deps';
+import type { LogRing } from './logging/log-ring';
+import type { Logger } from './logging/logger';
+import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
+import { createReadiness, type Readiness } from './readiness';
+import { type AuditStore, createAuditStore } from './store/audit-store';
+import { createNotificationRuleStore, type NotificationRuleStore } from './store/notification-rule-store';
+import { createSettingsStore, type SettingsStore } from './store/settings-store';
+
+/** The hub's long-lived parts, shared by every route module. */
+export interface HubServices {
+  deps: HubDeps;
+  config: HubConfig;
+  logger: Logger;
+  logRing: LogRing;
+  now: () => number;
+  bootId: string;
+  startedAt: number;
+  readiness: Readiness;
+  metrics: HubMetrics;
+  routes: RouteTable;
+  settings: SettingsStore;
+  audit: AuditStore;
+  notificationRules: NotificationRuleStore;
+}
+
+export function createHubServices(deps: HubDeps): HubServices {
+  const now = deps.now ?? Date.now;
+  const logger = deps.logger;
+  const storeLogger = logger.child('store');
+  const metrics = createHubMetrics();
+  const audit = createAuditStore(deps.storage, deps.config.audit, now, storeLogger.child('audit'));
+  return {
+    deps,
+    config: deps.config,
+    logger,
+    logRing: deps.logRing,
+    now,
+    bootId: crypto.randomUUID().slice(0, 8),
+    startedAt: now(),
+    readiness: createReadiness(),
+    metrics,
+    routes: new RouteTable(),
+    settings: createSettingsStore(deps.storage, storeLogger),
+    audit: {
+      ...audit,
+      // Counting here keeps every writer of the trail in the metric without each one remembering.
+      append: async (record) => {
+        const entry = await audit.append(record);
+        metrics.auditEntries.inc({ action: entry.action });
+        return entry;
+      },
+    },
+    notificationRules: createNotificationRuleStore(deps.storage, storeLogger),
+  };
+}

@@ -1,0 +1,99 @@
+import * as v from 'valibot';
+import { LOG_LEVELS, LogEntrySchema } from '../../../shared/schemas/log-entry';
+import { HttpError } from '../http/http-error';
+import { qEnum, qInt, qText } from '../http/query-params';
+import type { RouteGroup } from '../http/route-group';
+import { isSameOrigin } from '../http/same-origin';
+import type { HubServices } from '../hub-services';
+import { matchesLogQuery } from '../logging/log-ring';
+
+const RING_SIZE = 1000;
+const componentParam = qText({
+  maxLength: 100,
+  pattern: /^[A-Za-z0-9._:/-]+$/,
+  patternText: 'may hold only letters, digits and . _ : / -',
+  description: 'Substring of the component name',
+});
+const levelParam = qEnum(LOG_LEVELS, { description: 'Minimum level' });
+const tailParam = qInt({ min: 0, max: RING_SIZE, default: 100, description: 'Most recent entries to return' });
+
+export function registerLogRoutes(api: RouteGroup, services: HubServices): void {
+  const { logRing } = services;
+
+  api.add(
+    {
+      method: 'get',
+      path: '/log',
+      access: 'read',
+      tag: 'logs',
+      summary: 'Current logger level',
+      response: v.object({ level: v.picklist(LOG_LEVELS) }),
+    },
+    (c) => c.json({ level: services.logger.level }),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/log/entries',
+      access: 'read',
+      tag: 'logs',
+      summary: 'Buffered application log entries, oldest first',
+      query: {
+        level: levelParam,
+        component: componentParam,
+        tail: tailParam,
+        since: qInt({ min: 0, max: Number.MAX_SAFE_INTEGER, description: 'Unix milliseconds; only later entries' }),
+      },
+      response: v.array(LogEntrySchema),
+      statuses: { 400: 'Invalid level, component, tail or since' },
+    },
+    (c, { query }) => c.json(logRing.enabled ? logRing.query(query) : []),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/log/components',
+      access: 'read',
+      tag: 'logs',
+      summary: 'Sorted unique component names',
+      response: v.array(v.string()),
+    },
+    (c) => c.json(logRing.enabled ? logRing.components() : []),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/log/stream',
+      access: 'session',
+      tag: 'logs',
+      websocket: true,
+      summary: 'WebSocket: filtered backfill from the buffer, then live entries, one JSON entry per frame',
+      query: { level: levelParam, component: componentParam, tail: tailParam },
+      statuses: { 400: 'Invalid query', 403: 'Origin does not match the server', 426: 'Not a WebSocket upgrade' },
+    },
+    (c, { query }) => {
+      const upgrade = services.deps.upgradeWebSocket;
+      if (!upgrade) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
+      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+        throw new HttpError(426, 'This route is a WebSocket stream; connect with Upgrade: websocket');
+      }
+      if (!isSameOrigin(c, services.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+      const live = { level: query.level, component: query.component };
+      let unsubscribe: (() => void) | undefined;
+      return upgrade(c, {
+        onOpen(_event, ws) {
+          const backfill = logRing.enabled ? logRing.query({ ...live, tail: query.tail }) : [];
+          for (const entry of backfill) ws.send(JSON.stringify(entry));
+          unsubscribe = logRing.subscribe((entry) => {
+            if (matchesLogQuery(entry, live)) ws.send(JSON.stringify(entry));
+          });
+        },
+        onClose: () => unsubscribe?.(),
+        onError: () => unsubscribe?.(),
+      });
+    },
+  );
+}

@@ -1,0 +1,26 @@
+import { SettingsPatchSchema, SettingsSchema } from '../../../shared/schemas/settings';
+import { SETTINGS_PUT_DEPRECATION, setDeprecationHeaders } from '../http/deprecation';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+
+export function registerSettingsRoutes(api: RouteGroup, services: HubServices): void {
+  api.add(
+    { method: 'get', path: '/settings', access: 'read', tag: 'settings', summary: 'Current settings', response: SettingsSchema },
+    (c) => c.json(services.settings.get()),
+  );
+  const write = {
+    path: '/settings',
+    access: 'settings:write',
+    tag: 'settings',
+    body: SettingsPatchSchema,
+    response: SettingsSchema,
+    statuses: { 400: 'Invalid body' },
+  } as const;
+  api.add({ ...write, method: 'patch', summary: 'Change some settings; returns them all' }, async (c, { body }) =>
+    c.json(await services.settings.patch(body)),
+  );
+  api.add({ ...write, method: 'put', summary: 'Deprecated alias of PATCH', deprecated: true }, async (c, { body }) => {
+    setDeprecationHeaders(c, SETTINGS_PUT_DEPRECATION);
+    return c.json(await services.settings.patch(body));
+  });
+}

@@ -1,0 +1,33 @@
+import type { Storage } from 'unstorage';
+import { DEFAULT_SETTINGS, type Settings, type SettingsPatch, SettingsSchema } from '../../../shared/schemas/settings';
+import type { Logger } from '../logging/logger';
+import { createSerialQueue, readValidated } from './validated-storage';
+
+const SETTINGS_KEY = 'settings:global';
+
+export interface SettingsStore {
+  load(): Promise<void>;
+  get(): Settings;
+  patch(patch: SettingsPatch): Promise<Settings>;
+}
+
+export function createSettingsStore(storage: Storage, logger: Logger): SettingsStore {
+  let current: Settings = { ...DEFAULT_SETTINGS };
+  const serial = createSerialQueue();
+  return {
+    async load() {
+      const stored = await readValidated(storage, SETTINGS_KEY, SettingsSchema, logger);
+      current = { ...DEFAULT_SETTINGS, ...stored };
+    },
+    get: () => ({ ...current }),
+    patch: (patch) =>
+      serial(async () => {
+        const next: Settings = { ...current };
+        if (patch.internetlessMode !== undefined) next.internetlessMode = patch.internetlessMode;
+        if (patch.updateMode !== undefined) next.updateMode = patch.updateMode;
+        await storage.setItem(SETTINGS_KEY, next);
+        current = next;
+        return { ...next };
+      }),
+  };
+}

@@ -1,0 +1,94 @@
+import { createStorage } from 'unstorage';
+import { describe, expect, it } from 'vitest';
+import { createLogRing } from '../logging/log-ring';
+import { createLogger, silentSink } from '../logging/logger';
+import { createAuditStore } from './audit-store';
+import { createNotificationRuleStore } from './notification-rule-store';
+import { createSettingsStore } from './settings-store';
+
+const DAY = 86_400_000;
+
+function logger() {
+  const ring = createLogRing();
+  return { ring, logger: createLogger({ level: 'info', ring, sink: silentSink }) };
+}
+
+describe('audit store', () => {
+  it('keeps at most maxEntries, deleting the oldest records from storage too', async () => {
+    const storage = createStorage();
+    let now = Date.UTC(2026, 0, 1);
+    const audit = createAuditStore(storage, { retentionDays: 90, maxEntries: 100 }, () => now, logger().logger);
+    await audit.load();
+    for (let i = 0; i < 130; i++) {
+      now += 1000;
+      await audit.append({ action: 'container-added', details: `n${i}` });
+    }
+    const page = audit.query({ offset: 0, limit: 200 });
+    expect(page.total).toBe(100);
+    expect(page.data[0]?.details).toBe('n129');
+    expect(page.data.at(-1)?.details).toBe('n30');
+    expect(await storage.getKeys('audit')).toHaveLength(100);
+  });
+
+  it('drops entries older than the retention window, at load and on append', async () => {
+    const storage = createStorage();
+    let now = Date.UTC(2026, 0, 1);
+    const first = createAuditStore(storage, { retentionDays: 10, maxEntries: 1000 }, () => now, logger().logger);
+    await first.load();
+    await first.append({ action: 'container-added', details: 'old' });
+    now += 5 * DAY;
+    await first.append({ action: 'container-removed', details: 'recent' });
+    now += 6 * DAY;
+    const reloaded = createAuditStore(storage, { retentionDays: 10, maxEntries: 1000 }, () => now, logger().logger);
+    await reloaded.load();
+    expect(reloaded.query({ offset: 0, limit: 10 }).data.map((entry) => entry.details)).toEqual(['recent']);
+    expect(await storage.getKeys('audit')).toHaveLength(1);
+  });
+
+  it('reloads entries in time order and skips a corrupt record with an error log', async () => {
+    const storage = createStorage();
+    let now = Date.UTC(2026, 0, 1);
+    const { ring, logger: log } = logger();
+    const audit = createAuditStore(storage, { retentionDays: 90, maxEntries: 1000 }, () => now++, log);
+    await audit.load();
+    for (const action of ['container-added', 'update-available', 'container-removed'] as const) await audit.append({ action });
+    await storage.setItem('audit:zzzz-broken', { id: 'zzzz-broken', action: 'not-an-action' });
+    const again = createAuditStore(storage, { retentionDays: 90, maxEntries: 1000 }, () => now, log);
+    await again.load();
+    expect(again.recent(10).map((entry) => entry.action)).toEqual(['container-removed', 'update-available', 'container-added']);
+    expect(ring.query({ level: 'error' }).map((entry) => entry.msg)).toEqual(['stored record failed validation; ignoring it']);
+  });
+});
+
+describe('settings and notification rule stores', () => {
+  it('persist what is patched and load it back in a new instance', async () => {
+    const storage = createStorage();
+    const settings = createSettingsStore(storage, logger().logger);
+    await settings.load();
+    await settings.patch({ updateMode: 'auto' });
+    const rules = createNotificationRuleStore(storage, logger().logger);
+    await rules.load();
+    await rules.patch('maturity-cleared', { enabled: false, templates: { 'smtp.ops': { simpleTitle: 'x' } } });
+
+    const settingsAgain = createSettingsStore(storage, logger().logger);
+    await settingsAgain.load();
+    expect(settingsAgain.get()).toEqual({ internetlessMode: false, updateMode: 'auto' });
+    const rulesAgain = createNotificationRuleStore(storage, logger().logger);
+    await rulesAgain.load();
+    expect(rulesAgain.get('maturity-cleared')).toMatchObject({ enabled: false, templates: { 'smtp.ops': { simpleTitle: 'x' } } });
+    expect(rulesAgain.get('update-available')).toMatchObject({ enabled: true });
+  });
+
+  it('falls back to defaults when a stored record is corrupt, and never hands out internal state', async () => {
+    const storage = createStorage();
+    await storage.setItem('settings:global', { updateMode: 'sideways' });
+    const settings = createSettingsStore(storage, logger().logger);
+    await settings.load();
+    expect(settings.get()).toEqual({ internetlessMode: false, updateMode: 'manual' });
+    const rules = createNotificationRuleStore(storage, logger().logger);
+    await rules.load();
+    const copy = rules.get('update-failed');
+    copy?.triggers.push('mutated.outside');
+    expect(rules.get('update-failed')?.triggers).toEqual([]);
+  });
+});

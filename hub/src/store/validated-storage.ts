@@ -1,0 +1,38 @@
+import type { Storage } from 'unstorage';
+import * as v from 'valibot';
+import type { Logger } from '../logging/logger';
+
+/**
+ * Reads one record and checks it against its schema (decisions §3). A record that fails is
+ * reported and treated as absent, never passed on; it is left in place for inspection.
+ */
+export async function readValidated<T>(
+  storage: Storage,
+  key: string,
+  schema: v.GenericSchema<unknown, T>,
+  logger: Logger,
+): Promise<T | undefined> {
+  const raw = await storage.getItem(key);
+  if (raw === null || raw === undefined) return undefined;
+  const result = v.safeParse(schema, raw);
+  if (result.success) return result.output;
+  logger.error('stored record failed validation; ignoring it', {
+    key,
+    issue: result.issues[0]?.message,
+    path: v.getDotPath(result.issues[0] as v.BaseIssue<unknown>),
+  });
+  return undefined;
+}
+
+/**
+ * Runs writes one after another. Without it two quick PATCHes could reach the driver out of
+ * order and the older value would win.
+ */
+export function createSerialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}

@@ -1,0 +1,74 @@
+import * as v from 'valibot';
+
+/** Every audit action type of spec 4.10. */
+export const AUDIT_ACTIONS = [
+  'update-available',
+  'update-applied',
+  'update-applied-dryrun',
+  'update-failed',
+  'notification-delivery-failed',
+  'container-update',
+  'security-alert',
+  'security-scan-skipped',
+  'scanner-asset-pull-started',
+  'scanner-asset-pull-succeeded',
+  'scanner-asset-pull-failed',
+  'scanner-asset-warm-started',
+  'scanner-asset-warm-succeeded',
+  'scanner-asset-warm-failed',
+  'agent-disconnect',
+  'container-unhealthy',
+  'maturity-cleared',
+  'container-added',
+  'container-removed',
+  'rollback',
+  'preview',
+  'container-start',
+  'container-stop',
+  'container-restart',
+  'webhook-watch',
+  'webhook-watch-container',
+  'webhook-update',
+  'hook-configured',
+  'hook-pre-success',
+  'hook-pre-failed',
+  'hook-post-success',
+  'hook-post-failed',
+  'auto-rollback',
+  'auth-login',
+  'env-reveal',
+  'debug-dump',
+  'auto-update-blocked',
+  'update-policy-override-set',
+  'update-policy-override-cleared',
+  'group-policy-set',
+  'group-policy-cleared',
+  'label-override-set',
+  'label-override-cleared',
+  'update-approved',
+  'update-rejected',
+  'update-deferred',
+  'mqtt-command-update',
+  'api-key-created',
+  'api-key-revoked',
+  'api-key-auth-failed',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** One audit entry (spec 2.10). Optional fields are absent when they do not apply. */
+export const AuditEntrySchema = v.object({
+  id: v.string(),
+  timestamp: v.pipe(v.string(), v.isoTimestamp()),
+  action: v.picklist(AUDIT_ACTIONS),
+  containerName: v.optional(v.string()),
+  containerImage: v.optional(v.string()),
+  fromVersion: v.optional(v.string()),
+  toVersion: v.optional(v.string()),
+  triggerName: v.optional(v.string()),
+  status: v.optional(v.string()),
+  details: v.optional(v.string()),
+});
+export type AuditEntry = v.InferOutput<typeof AuditEntrySchema>;
+
+/** What a caller records; the store assigns id and timestamp. */
+export type AuditRecord = Omit<AuditEntry, 'id' | 'timestamp'>;

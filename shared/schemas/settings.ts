@@ -1,0 +1,19 @@
+import * as v from 'valibot';
+
+export const UPDATE_MODES = ['notify', 'manual', 'auto'] as const;
+
+/** Settings (spec 2.13). */
+export const SettingsSchema = v.object({
+  internetlessMode: v.boolean(),
+  updateMode: v.picklist(UPDATE_MODES),
+});
+export type Settings = v.InferOutput<typeof SettingsSchema>;
+
+/** PATCH body: any subset of the fields; unknown fields are refused so a typo is not silently lost. */
+export const SettingsPatchSchema = v.strictObject({
+  internetlessMode: v.optional(v.boolean()),
+  updateMode: v.optional(v.picklist(UPDATE_MODES)),
+});
+export type SettingsPatch = v.InferOutput<typeof SettingsPatchSchema>;
+
+export const DEFAULT_SETTINGS: Settings = { internetlessMode: false, updateMode: 'manual' };

@@ -1,0 +1,107 @@
+import { createStorage } from 'unstorage';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
+import { createHubApp, type Hub } from '../../hub/src/app';
+import type { Environment } from '../../hub/src/config/env-source';
+import { loadHubConfig } from '../../hub/src/config/hub-config';
+import { createLogRing } from '../../hub/src/logging/log-ring';
+import { createLogger, type LogSink, silentSink } from '../../hub/src/logging/logger';
+import type { LogEntry } from '../../shared/schemas/log-entry';
+
+/** A hub under test, reached either in memory or over a real socket; same calls either way. */
+export interface HubClient {
+  mode: 'memory' | 'server';
+  hub: Hub;
+  /** Base URL when listening (server mode). */
+  url: string | undefined;
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Every line the hub logged, with its fields, for secret-leak checks. */
+  logged: { entry: LogEntry; fields: Record<string, unknown> | undefined }[];
+  close(): Promise<void>;
+}
+
+const readNothing = (path: string): string => {
+  throw new Error(`no file ${path} in tests`);
+};
+
+function capturingSink(into: HubClient['logged']): LogSink {
+  return (entry, fields) => {
+    into.push({ entry, fields });
+    silentSink(entry, fields);
+  };
+}
+
+/** The hub in memory: createHubApp with the memory driver, requests through app.request. */
+export async function createMemoryHub(env: Environment = {}): Promise<HubClient> {
+  const logged: HubClient['logged'] = [];
+  const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...env }, readNothing);
+  const logRing = createLogRing(1000, config.log.bufferEnabled);
+  const logger = createLogger({ level: config.log.level, ring: logRing, sink: capturingSink(logged) });
+  const hub = createHubApp({ config, storage: createStorage(), logger, logRing, version: '0.0.0-test', runtime: 'test' });
+  await hub.start();
+  return {
+    mode: 'memory',
+    hub,
+    url: undefined,
+    request: async (path, init) => hub.app.request(path, init),
+    logged,
+    close: () => hub.stop(),
+  };
+}
+
+/** The hub as `npm start` runs it, in-process, listening on an ephemeral loopback port. */
+export async function createServerHub(env: Environment = {}): Promise<HubClient> {
+  const logged: HubClient['logged'] = [];
+  const running = await startNodeHub({
+    env: { DD_STORE_DRIVER: 'memory', DD_SERVER_PORT: '0', DD_SERVER_HOST: '127.0.0.1', ...env },
+    sink: capturingSink(logged),
+  });
+  return {
+    mode: 'server',
+    hub: running.hub,
+    url: running.url,
+    request: (path, init) => fetch(`${running.url}${path}`, init),
+    logged,
+    close: () => running.close(),
+  };
+}
+
+/**
+ * Runs a suite twice, in memory and against a real listening server (the nitro/h3
+ * `describeMatrix` idea): behaviour that differs between the two is a bug.
+ */
+export function describeHubMatrix(name: string, suite: (client: () => HubClient) => void, env: Environment = {}): void {
+  for (const mode of ['memory', 'server'] as const) {
+    describe(`${name} [${mode}]`, () => {
+      let client: HubClient | undefined;
+      beforeAll(async () => {
+        client = mode === 'memory' ? await createMemoryHub(env) : await createServerHub(env);
+      });
+      afterAll(async () => {
+        await client?.close();
+      });
+      suite(() => {
+        if (!client) throw new Error('hub not started');
+        return client;
+      });
+    });
+  }
+}
+
+export const jsonInit = (method: string, body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+
+/** Asserts a spec 2.15 error body and returns it. */
+export async function expectJsonError(response: Response, status: number): Promise<{ error: string; details?: Record<string, unknown> }> {
+  const text = await response.text();
+  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${text}`);
+  if (!response.headers.get('content-type')?.includes('application/json'))
+    throw new Error(`not JSON: ${response.headers.get('content-type')}`);
+  const body = JSON.parse(text) as { error?: unknown; details?: unknown };
+  if (typeof body.error !== 'string' || body.error.length === 0) throw new Error(`no error message: ${text}`);
+  if (body.details !== undefined && (typeof body.details !== 'object' || body.details === null)) throw new Error(`bad details: ${text}`);
+  return body as { error: string; details?: Record<string, unknown> };
+}

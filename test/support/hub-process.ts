@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ENTRY = join(REPO_ROOT, 'hub', 'src', 'entry', 'node.ts');
+
+export interface HubProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Every stdout line so far (JSON log lines). */
+  stdout: string[];
+  stderr: string[];
+  /** Resolves with the exit code (or signal name) once the process has ended. */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Spawns the hub exactly as `npm start` runs its entry, with the given environment. */
+export function spawnHub(env: Record<string, string>): {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  exited: Promise<number | string>;
+} {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => stdout.push(line));
+  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => stderr.push(line));
+  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
+  return { child, stdout, stderr, exited };
+}
+
+/**
+ * Starts the hub process on an ephemeral loopback port and waits until it has logged
+ * `hub listening` (which it does once stored state is loaded).
+ */
+export async function startHubProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<HubProcess> {
+  const spawned = spawnHub({ DD_SERVER_PORT: '0', DD_SERVER_HOST: '127.0.0.1', DD_LOG_LEVEL: 'info', ...env });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hub did not start in ${timeoutMs} ms: ${spawned.stderr.join('\n')}`)), timeoutMs);
+    const poll = setInterval(() => {
+      for (const line of spawned.stdout) {
+        if (!line.includes('"hub listening"')) continue;
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { port: number }).port);
+        return;
+      }
+    }, 20);
+    spawned.exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`hub exited (${code}) before listening: ${spawned.stderr.join('\n')}`));
+    });
+  });
+  return {
+    ...spawned,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    async kill(signal = 'SIGTERM') {
+      if (spawned.child.exitCode === null && spawned.child.signalCode === null) spawned.child.kill(signal);
+      return spawned.exited;
+    },
+  };
+}
