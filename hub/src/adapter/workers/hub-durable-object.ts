@@ -1,0 +1,69 @@
+import packageJson from '../../../../package.json' with { type: 'json' };
+import { createHubApp, type Hub } from '../../app';
+import { ConfigError } from '../../config/config-error';
+import type { Environment } from '../../config/env-source';
+import { type HubConfig, loadHubConfig } from '../../config/hub-config';
+import { errorBody } from '../../http/http-error';
+import { createLogRing } from '../../logging/log-ring';
+import { consoleJsonSink, createLogger } from '../../logging/logger';
+import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
+import { upgradeWebSocket } from './upgrade-websocket';
+
+/** The part of a Durable Object's state the hub uses. */
+export interface HubDurableObjectState {
+  storage: DurableObjectStorageLike;
+  blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
+}
+
+/** The DD_* Worker vars and secrets; other bindings (the namespace) are not configuration. */
+function ddVariables(bindings: Readonly<Record<string, unknown>>): Environment {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(bindings)) {
+    if (!name.startsWith('DD_')) continue;
+    // wrangler.toml [vars] may be TOML numbers or booleans; they mean what their text says.
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') env[name] = String(value);
+    else throw new ConfigError(name, 'must be a string, number or boolean in [vars], or a secret');
+  }
+  return env;
+}
+
+const readTextFile = (): string => {
+  throw new Error('Workers have no file system; set the variable itself as a secret (wrangler secret put)');
+};
+
+/**
+ * The one Durable Object that hosts the hub on Workers: the portable app over Durable Object
+ * storage. A bad configuration answers every request with a 500 naming the variable, since a
+ * Durable Object has no start-up to abort.
+ */
+export class HubDurableObject {
+  private readonly hub: Hub | undefined;
+  private readonly configError: string | undefined;
+
+  constructor(state: HubDurableObjectState, env: Readonly<Record<string, unknown>>) {
+    let config: HubConfig;
+    try {
+      config = loadHubConfig(ddVariables(env), readTextFile);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.configError = `configuration error: ${error.message}`;
+      console.error(`hub: ${this.configError}`);
+      return;
+    }
+    const logRing = createLogRing(1000, config.log.bufferEnabled);
+    const logger = createLogger({ level: config.log.level, ring: logRing, sink: consoleJsonSink });
+    const storage = createDurableObjectStorage(state.storage);
+    const hub = createHubApp({ config, storage, logger, logRing, version: packageJson.version, runtime: 'workers', upgradeWebSocket });
+    this.hub = hub;
+    // Requests wait until stored state is loaded. A failure is not rethrown: that would reset the
+    // object and fail every request without a body, whereas /health reports the failed gate.
+    void state.blockConcurrencyWhile(() =>
+      hub.start().catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message })),
+    );
+  }
+
+  fetch(request: Request): Response | Promise<Response> {
+    if (this.hub) return this.hub.app.fetch(request);
+    return Response.json(errorBody(500, this.configError), { status: 500, headers: { 'x-request-id': crypto.randomUUID() } });
+  }
+}

@@ -1,0 +1,35 @@
+// Bundles the hub's Workers entry into one ES module for workerd (wrangler.toml `main`, and the
+// Miniflare integration test). Plain Node ESM; `node scripts/build-workers.mjs` builds dist/workers.
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const WORKERS_ENTRY = join(ROOT, 'hub', 'src', 'entry', 'workers.ts');
+export const DEFAULT_OUTFILE = join(ROOT, 'dist', 'workers', 'index.js');
+
+/** esbuild options for any module that runs in workerd (tests reuse them for probe workers). */
+export const WORKERD_BUILD_OPTIONS = {
+  bundle: true,
+  format: 'esm',
+  // neutral, not browser or node: a node:* import anywhere in the graph fails the build.
+  platform: 'neutral',
+  target: 'es2022',
+  conditions: ['workerd', 'worker', 'browser'],
+  mainFields: ['module', 'main'],
+  // The runtime's own modules stay imports; nothing in the hub needs them today.
+  external: ['cloudflare:*'],
+  sourcemap: 'linked',
+  logLevel: 'warning',
+};
+
+/** Builds the hub's Worker bundle; returns the path of the written file. */
+export async function buildWorkersBundle({ outfile = DEFAULT_OUTFILE } = {}) {
+  await build({ ...WORKERD_BUILD_OPTIONS, entryPoints: [WORKERS_ENTRY], outfile });
+  return outfile;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const outfile = await buildWorkersBundle();
+  console.log(`built ${outfile}`);
+}

@@ -1,0 +1,327 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { build } from 'esbuild';
+import { Miniflare, type MiniflareOptions, type Response as MiniflareResponse, type RequestInit } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWorkersBundle, ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
+
+// The same date as wrangler.toml, so the test runs what `wrangler dev` runs.
+const COMPATIBILITY_DATE = '2026-04-01';
+const ORIGIN = 'http://hub.test';
+
+let workDir: string;
+let scriptPath: string;
+const running = new Set<Miniflare>();
+
+/** Real workerd running one bundled module; Durable Objects are SQLite-backed, as wrangler.toml declares. */
+async function startMiniflare(bundle: string, className: string, options: Partial<MiniflareOptions>): Promise<Miniflare> {
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: bundle,
+    // Module names are paths relative to this root; the default (cwd) cannot reach a temp dir.
+    modulesRoot: dirname(bundle),
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: { HUB: { className, useSQLite: true } },
+    // The hub logs JSON lines on the console; keep them out of the test report.
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      stdout.resume();
+      stderr.resume();
+    },
+    ...options,
+  } as MiniflareOptions);
+  running.add(mf);
+  await mf.ready;
+  return mf;
+}
+
+/** The hub's bundle; its Durable Object's storage persists under workDir across restarts. */
+function startWorker(bindings: Record<string, unknown> = {}, persistDir = join(workDir, 'do')): Promise<Miniflare> {
+  return startMiniflare(scriptPath, 'HubDurableObject', {
+    durableObjectsPersist: persistDir,
+    bindings: { DD_LOG_LEVEL: 'info', ...bindings },
+  });
+}
+
+async function stopWorker(mf: Miniflare): Promise<void> {
+  running.delete(mf);
+  await mf.dispose();
+}
+
+async function json(response: MiniflareResponse): Promise<Record<string, unknown>> {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-'));
+  scriptPath = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
+});
+
+afterAll(async () => {
+  await Promise.all([...running].map((mf) => mf.dispose()));
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('the Workers entry under workerd', () => {
+  let mf: Miniflare;
+  const request = (path: string, init?: RequestInit) => mf.dispatchFetch(`${ORIGIN}${path}`, init);
+  const patchSettings = (body: string, contentType = 'application/json') =>
+    request('/api/v1/settings', { method: 'PATCH', body, headers: { 'content-type': contentType } });
+
+  beforeAll(async () => {
+    mf = await startWorker();
+  });
+
+  it('is ready on the first request, because start-up runs inside blockConcurrencyWhile', async () => {
+    const response = await request('/health');
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    expect(body).toEqual({ status: 'ok', uptime: expect.any(Number) });
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('serves the default settings and says it runs on workers', async () => {
+    const response = await request('/api/v1/settings');
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'manual' });
+    expect(await json(await request('/api/v1/app'))).toMatchObject({ name: 'dockwatch', runtime: 'workers' });
+  });
+
+  it('stores a PATCH in Durable Object storage', async () => {
+    const response = await patchSettings(JSON.stringify({ updateMode: 'auto' }));
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'auto' });
+    expect(await json(await request('/api/v1/settings'))).toEqual({ internetlessMode: false, updateMode: 'auto' });
+  });
+
+  it('keeps the settings across a restart of workerd with the same persistence directory', async () => {
+    await stopWorker(mf);
+    mf = await startWorker();
+    const response = await request('/api/v1/settings');
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'auto' });
+  });
+
+  it('reads [vars] given as TOML numbers and booleans', async () => {
+    const typed = await startWorker({ DD_AUDIT_MAX_ENTRIES: 5000, DD_SERVER_FEATURE_DELETE: true }, join(workDir, 'typed-vars'));
+    try {
+      const body = await json(await typed.dispatchFetch(`${ORIGIN}/api/v1/server`));
+      expect(body.configuration).toMatchObject({ audit: { maxEntries: 5000 }, server: { featureDelete: true } });
+    } finally {
+      await stopWorker(typed);
+    }
+  });
+
+  it('serves the OpenAPI document', async () => {
+    const response = await request('/api/v1/openapi.json');
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    expect(body.openapi).toBe('3.1.0');
+    expect(Object.keys(body.paths as object)).toContain('/api/v1/settings');
+  });
+
+  it('answers an unknown route with 404 JSON', async () => {
+    const response = await request('/api/v1/no-such-route');
+    expect(response.status).toBe(404);
+    expect(await json(response)).toEqual({ error: expect.any(String) });
+  });
+
+  it('refuses malformed JSON, an invalid value and a non-JSON content type', async () => {
+    const malformed = await patchSettings('{"updateMode":');
+    expect(malformed.status).toBe(400);
+    expect(await json(malformed)).toMatchObject({ error: expect.any(String) });
+
+    const invalid = await patchSettings(JSON.stringify({ updateMode: 'nope' }));
+    expect(invalid.status).toBe(400);
+    expect(await json(invalid)).toMatchObject({ error: expect.any(String), details: expect.any(Object) });
+
+    const wrongType = await patchSettings('updateMode=auto', 'application/x-www-form-urlencoded');
+    expect(wrongType.status).toBe(415);
+    expect(await json(wrongType)).toMatchObject({ error: expect.any(String) });
+  });
+
+  it('answers a known path with the wrong method with 405 and Allow', async () => {
+    const response = await request('/api/v1/settings', { method: 'DELETE' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toMatch(/GET/);
+    expect(await json(response)).toMatchObject({ error: expect.any(String) });
+  });
+
+  it('answers the unversioned API with 410 pointing at /api/v1', async () => {
+    const response = await request('/api/containers');
+    expect(response.status).toBe(410);
+    expect(await json(response)).toMatchObject({ details: { canonicalBasePath: '/api/v1' } });
+  });
+
+  it('marks PUT /api/v1/settings as deprecated', async () => {
+    const response = await request('/api/v1/settings', {
+      method: 'PUT',
+      body: JSON.stringify({ updateMode: 'manual' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'manual' });
+    expect(response.headers.get('deprecation')).toBeTruthy();
+    expect(response.headers.get('sunset')).toBeTruthy();
+  });
+
+  it('serves the log buffer, holding the start-up warning', async () => {
+    const response = await request('/api/v1/log/entries');
+    expect(response.status).toBe(200);
+    const entries = await response.json();
+    expect(Array.isArray(entries)).toBe(true);
+    expect(entries).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringContaining('anonymous mode') }));
+  });
+
+  // Regression: hono/cloudflare-workers' upgradeWebSocket never calls onOpen, where the log stream
+  // sends its backfill and subscribes, so the stream stayed silent on Workers.
+  it('streams the log buffer over a WebSocket', async () => {
+    const response = await request('/api/v1/log/stream?level=warn', { headers: { upgrade: 'websocket' } });
+    expect(response.status).toBe(101);
+    const socket = response.webSocket;
+    if (!socket) throw new Error('no WebSocket in the 101 response');
+    const first = new Promise<string>((resolve, reject) => {
+      const silence = setTimeout(() => reject(new Error('no log entry within 5 s')), 5000);
+      socket.addEventListener('message', (event) => resolve(String(event.data)), { once: true });
+      socket.addEventListener('close', () => clearTimeout(silence), { once: true });
+    });
+    socket.accept();
+    expect(JSON.parse(await first)).toMatchObject({ level: 'warn', msg: expect.stringContaining('anonymous mode') });
+    const closed = new Promise<number>((resolve) => socket.addEventListener('close', (event) => resolve(event.code), { once: true }));
+    socket.close(1000);
+    expect(await closed).toBe(1000);
+  });
+
+  it('puts an x-request-id on every response', async () => {
+    for (const [path, init] of [
+      ['/health', undefined],
+      ['/api/v1/nowhere', undefined],
+      ['/api/v1/settings', { method: 'DELETE' }],
+      ['/api/containers', undefined],
+    ] as const) {
+      const response = await request(path, init);
+      await response.arrayBuffer();
+      expect(response.headers.get('x-request-id'), path).toBeTruthy();
+    }
+  });
+});
+
+describe('the Workers entry with a bad configuration', () => {
+  it.each([
+    { bindings: { DD_LOG_LEVEL: 'loud' }, variable: 'DD_LOG_LEVEL' },
+    { bindings: { DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/token' }, variable: 'DD_SERVER_METRICS_TOKEN__FILE' },
+    { bindings: { DD_AUDIT_MAX_ENTRIES: { many: true } }, variable: 'DD_AUDIT_MAX_ENTRIES' },
+  ])('answers every request with a 500 JSON error naming $variable', async ({ bindings, variable }) => {
+    const mf = await startWorker(bindings, join(workDir, `bad-${variable}`));
+    try {
+      for (const path of ['/health', '/api/v1/settings']) {
+        const response = await mf.dispatchFetch(`${ORIGIN}${path}`);
+        expect(response.status).toBe(500);
+        const body = await json(response);
+        expect(body.error).toMatch(new RegExp(`^configuration error: ${variable}\\b`));
+        expect(response.headers.get('x-request-id')).toBeTruthy();
+      }
+    } finally {
+      await stopWorker(mf);
+    }
+  });
+});
+
+/**
+ * The storage contract (test/contracts) cannot reach Durable Object storage from Node, so a probe
+ * Durable Object runs unstorage over the driver inside workerd and the checks drive it by fetch.
+ */
+const PROBE_SOURCE = `
+import { prefixStorage } from 'unstorage';
+import { createDurableObjectStorage } from './hub/src/adapter/workers/durable-object-driver';
+export class StorageProbe {
+  constructor(state) {
+    this.storage = createDurableObjectStorage(state.storage);
+  }
+  async fetch(request) {
+    const results = [];
+    for (const { op, args, prefix } of await request.json()) {
+      const target = prefix ? prefixStorage(this.storage, prefix) : this.storage;
+      results.push((await target[op](...args)) ?? null);
+    }
+    return Response.json(results);
+  }
+}
+export default { fetch: (request, env) => env.HUB.get(env.HUB.idFromName('probe')).fetch(request) };
+`;
+
+interface ProbeOp {
+  op: 'setItem' | 'getItem' | 'hasItem' | 'removeItem' | 'getKeys' | 'clear';
+  args: unknown[];
+  prefix?: string;
+}
+
+describe('the Durable Object storage driver under workerd', () => {
+  let mf: Miniflare;
+  const run = async (...ops: ProbeOp[]): Promise<unknown[]> => {
+    const response = await mf.dispatchFetch(`${ORIGIN}/`, { method: 'POST', body: JSON.stringify(ops) });
+    expect(response.status).toBe(200);
+    return (await response.json()) as unknown[];
+  };
+  const set = (key: string, value: unknown): ProbeOp => ({ op: 'setItem', args: [key, value] });
+  const keys = async (base?: string, prefix?: string) =>
+    (
+      (await run({ op: 'getKeys', args: base === undefined ? [] : [base], ...(prefix === undefined ? {} : { prefix }) }))[0] as string[]
+    ).sort();
+
+  beforeAll(async () => {
+    const outfile = join(workDir, 'probe', 'index.js');
+    await build({ ...WORKERD_BUILD_OPTIONS, stdin: { contents: PROBE_SOURCE, resolveDir: ROOT, loader: 'js' }, outfile });
+    mf = await startMiniflare(outfile, 'StorageProbe', {});
+  });
+
+  it('round-trips values of every JSON type, unicode keys and a 1 MiB value', async () => {
+    const values: Record<string, unknown> = {
+      object: { a: 1, nested: { list: [1, 'two', null] } },
+      string: 'Grüße, мир 🌍',
+      number: 42.5,
+      no: false,
+      'café🚀': { text: 'naïve — 日本語' },
+      large: 'x'.repeat(1024 * 1024),
+    };
+    await run(...Object.entries(values).map(([key, value]) => set(`values:${key}`, value)));
+    const read = await run(...Object.keys(values).map((key): ProbeOp => ({ op: 'getItem', args: [`values:${key}`] })));
+    expect(read).toEqual(Object.values(values));
+  });
+
+  it('answers hasItem, removes items, and reads a missing key as null', async () => {
+    expect(
+      await run(
+        set('has:k', { v: 1 }),
+        { op: 'hasItem', args: ['has:k'] },
+        { op: 'removeItem', args: ['has:k'] },
+        { op: 'hasItem', args: ['has:k'] },
+        { op: 'getItem', args: ['has:k'] },
+        { op: 'removeItem', args: ['has:never-set'] },
+      ),
+    ).toEqual([null, true, null, false, null, null]);
+  });
+
+  it('lists and clears by segment prefix: "audit" covers audit:* only, not the bare key nor auditx:*', async () => {
+    await run({ op: 'clear', args: [] }, ...['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1'].map((key) => set(key, { key })));
+    expect(await keys()).toEqual(['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1']);
+    expect(await keys('audit')).toEqual(['audit:1', 'audit:2024:x']);
+    expect(await keys('audit:2024')).toEqual(['audit:2024:x']);
+    expect(await keys(undefined, 'audit')).toEqual(['1', '2024:x']);
+    // Regression: unstorage 1.17.6's own clear(base) deleted nothing (unjs/unstorage#801).
+    await run({ op: 'clear', args: ['audit'] });
+    expect(await keys()).toEqual(['audit', 'auditx:1', 'other:1']);
+    await run({ op: 'clear', args: [], prefix: 'other' });
+    expect(await keys()).toEqual(['audit', 'auditx:1']);
+  });
+
+  it('lists and clears more keys than one list page or one delete batch holds', async () => {
+    const count = 1300;
+    await run(...Array.from({ length: count }, (_, i) => set(`many:${String(i).padStart(4, '0')}`, { i })));
+    expect(await keys('many')).toHaveLength(count);
+    await run({ op: 'clear', args: ['many'] });
+    expect(await keys('many')).toEqual([]);
+  });
+});
