@@ -1,0 +1,155 @@
+import { RegistryError } from './registry-error';
+import { type RequestLimiter, realSleep, type Sleep } from './request-limiter';
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** One finished request, for metrics and request counting (by method and path kind). */
+export interface RegistryRequestEvent {
+  method: string;
+  host: string;
+  path: string;
+  status: number | 'error';
+  durationMs: number;
+}
+
+export interface RegistryTransportOptions {
+  /** Runtime fetch; the Node adapter passes one bound to a CA file where a registry needs it. */
+  fetch?: FetchLike;
+  limiter: RequestLimiter;
+  timeoutMs?: number;
+  /** Retries after network errors, 429, 502, 503 and 504. */
+  maxRetries?: number;
+  /** A Retry-After longer than this is not waited out; the error carries it instead. */
+  maxRetryAfterMs?: number;
+  sleep?: Sleep;
+  now?: () => number;
+  onRequest?: (event: RegistryRequestEvent) => void;
+}
+
+const MAX_REDIRECTS = 5;
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
+
+/** Seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d{1,7}$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Drops the response body so the connection can be reused. */
+export async function discard(response: Response): Promise<void> {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Already consumed or aborted.
+  }
+}
+
+/**
+ * HTTP for registries: a deadline per attempt, bounded retries with backoff, Retry-After, the
+ * host's limiter around every attempt, and redirects followed by hand so that credentials never
+ * travel to another origin (registries redirect blob downloads to storage hosts).
+ */
+export class RegistryTransport {
+  private readonly fetch: FetchLike;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly sleep: Sleep;
+  private readonly now: () => number;
+
+  constructor(private readonly options: RegistryTransportOptions) {
+    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.maxRetries = options.maxRetries ?? 2;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+    this.sleep = options.sleep ?? realSleep;
+    this.now = options.now ?? Date.now;
+  }
+
+  async send(url: string, init: { method: string; headers?: Record<string, string> }): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.options.limiter.run(() => this.attempt(url, init));
+      } catch (error) {
+        if (error instanceof RegistryError && error.kind === 'timeout') throw error;
+        if (attempt >= this.maxRetries) throw error;
+        await this.sleep(this.backoff(attempt));
+        continue;
+      }
+      if (!RETRYABLE_STATUS.has(response.status)) return response;
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.now());
+      const wait = retryAfterMs ?? this.backoff(attempt);
+      if (attempt >= this.maxRetries || wait > this.maxRetryAfterMs) {
+        await discard(response);
+        const kind = response.status === 429 ? 'rate-limited' : 'server';
+        throw new RegistryError(kind, `${hostOf(url)} answered ${response.status}`, {
+          status: response.status,
+          ...(retryAfterMs !== undefined && { retryAfterMs }),
+        });
+      }
+      await discard(response);
+      await this.sleep(wait);
+    }
+  }
+
+  private backoff(attempt: number): number {
+    return 250 * 2 ** attempt + Math.floor(Math.random() * 100);
+  }
+
+  private async attempt(url: string, init: { method: string; headers?: Record<string, string> }): Promise<Response> {
+    const started = this.now();
+    const origin = new URL(url).origin;
+    let target = url;
+    let headers = { ...init.headers };
+    try {
+      for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+        const response = await this.fetchOnce(target, init.method, headers);
+        const location = response.headers.get('location');
+        if (response.status < 300 || response.status >= 400 || !location) {
+          this.report(init.method, url, response.status, started);
+          return response;
+        }
+        await discard(response);
+        target = new URL(location, target).toString();
+        if (new URL(target).origin !== origin) {
+          const { authorization: _dropped, ...rest } = headers;
+          headers = rest;
+        }
+      }
+      throw new RegistryError('protocol', `${hostOf(url)}: more than ${MAX_REDIRECTS} redirects`);
+    } catch (error) {
+      this.report(init.method, url, 'error', started);
+      throw error;
+    }
+  }
+
+  private async fetchOnce(url: string, method: string, headers: Record<string, string>): Promise<Response> {
+    try {
+      return await this.fetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new RegistryError('timeout', `${hostOf(url)} did not answer within ${this.timeoutMs} ms`, { cause: error });
+      }
+      throw new RegistryError('network', `${hostOf(url)}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  private report(method: string, url: string, status: number | 'error', started: number): void {
+    if (!this.options.onRequest) return;
+    const parsed = new URL(url);
+    this.options.onRequest({ method, host: parsed.host, path: parsed.pathname, status, durationMs: this.now() - started });
+  }
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'registry';
+  }
+}
