@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENTRY = join(REPO_ROOT, 'hub', 'src', 'entry', 'node.ts');
+const KILL_AFTER_MS = 5_000;
 
 export interface HubProcess {
   child: ChildProcess;
@@ -19,7 +20,11 @@ export interface HubProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Spawns the hub exactly as `npm start` runs its entry, with the given environment. */
+/**
+ * Spawns the hub as `npm start` runs its entry, through `node --import tsx` rather than the tsx
+ * binary (which forks a second process: the pid must be the one serving). Only PATH and HOME are
+ * inherited, so the caller's own DD_* variables cannot change what is tested or measured.
+ */
 export function spawnHub(env: Record<string, string>): {
   child: ChildProcess;
   stdout: string[];
@@ -62,13 +67,23 @@ export async function startHubProcess(env: Record<string, string>, timeoutMs = 2
       reject(new Error(`hub exited (${code}) before listening: ${spawned.stderr.join('\n')}`));
     });
   });
+  // A crash of the test runner must not leave a hub holding a port.
+  const killOnExit = () => spawned.child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void spawned.exited.then(() => process.removeListener('exit', killOnExit));
   return {
     ...spawned,
     port,
     url: `http://127.0.0.1:${port}`,
+    /** Sends the signal; a hub still running after 5 s is killed. Resolves with the exit code or signal. */
     async kill(signal = 'SIGTERM') {
       if (spawned.child.exitCode === null && spawned.child.signalCode === null) spawned.child.kill(signal);
-      return spawned.exited;
+      const escalate = setTimeout(() => spawned.child.kill('SIGKILL'), KILL_AFTER_MS);
+      try {
+        return await spawned.exited;
+      } finally {
+        clearTimeout(escalate);
+      }
     },
   };
 }

@@ -1,0 +1,53 @@
+/** What every benchmark module exports; bench/run.ts lists them statically. */
+export interface Benchmark {
+  /** kebab-case; the section marker in docs/benchmarks.md and what `npm run bench -- <filter>` matches. */
+  name: string;
+  run(ctx: BenchContext): Promise<BenchSection>;
+}
+
+export interface BenchSection {
+  title: string;
+  /** The section body; the runner adds the heading, the markers and a provenance line. */
+  markdown: string;
+}
+
+export interface BenchContext {
+  machine: MachineInfo;
+  /** Absolute path of the repository root, for spawning the hub and tools. */
+  root: string;
+  /** Progress on stderr, prefixed with the benchmark's name; stdout stays free. */
+  log(message: string): void;
+}
+
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  totalMemoryBytes: number;
+  node: string;
+  os: string;
+  kernel: string;
+  /** ISO timestamp of the run. */
+  date: string;
+}
+
+export type Align = 'left' | 'right';
+
+/** A GitHub-flavoured markdown table; numeric columns read better right-aligned. */
+export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[] = []): string {
+  const rule = headers.map((_, index) => (align[index] === 'right' ? '---:' : '---'));
+  const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
+  return [line(headers), `|${rule.map((cell) => ` ${cell} `).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib.toFixed(1)} MiB`;
+}
+
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export function formatMs(value: number): string {
+  return `${value} ms`;
+}
