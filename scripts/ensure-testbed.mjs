@@ -5,10 +5,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 
 /** One row per tool the tests start themselves; add a tool with one line. */
-const REQUIRED = [{ binary: '/usr/bin/redis-server', pkg: 'redis-server' }];
+const REQUIRED = [
+  { binary: '/usr/bin/redis-server', pkg: 'redis-server' },
+  // The registry test bed: distribution 2.8, htpasswd for bcrypt basic-auth entries, openssl for TLS and token certificates.
+  { binary: '/usr/bin/docker-registry', pkg: 'docker-registry' },
+  { binary: '/usr/bin/htpasswd', pkg: 'apache2-utils' },
+  { binary: '/usr/bin/openssl', pkg: 'openssl' },
+];
 
 // Debian's hook for "do not start services from maintainer scripts": without it, installing
-// redis-server may start a system daemon on port 6379 that no test uses.
+// redis-server or docker-registry may start a system daemon (ports 6379, 5000) that no test uses.
 const POLICY_RC_D = '/usr/sbin/policy-rc.d';
 
 function run(command, args) {

@@ -10,6 +10,8 @@ export interface RegistryConnection {
   credentials?: BasicCredentials | undefined;
   /** Plain http (DD_REGISTRY_INSECURE, `_INSECURE`); loopback hosts always may. */
   insecure?: boolean;
+  /** An explicit scheme (a configured URL, or https for a private CA) beats the loopback rule. */
+  scheme?: 'http' | 'https' | undefined;
   trustedRealmHosts?: readonly string[];
   limiter: RequestLimiter;
   fetch?: FetchLike;
@@ -21,7 +23,8 @@ export interface RegistryConnection {
 /** One client per registry connection: its transport, auth state and token cache live with it. */
 export function createRegistryClient(connection: RegistryConnection): RegistryClient {
   const apiHost = registryApiHost(connection.registry);
-  const plainHttp = connection.insecure === true || isLoopbackHost(apiHost);
+  const plainHttp =
+    connection.scheme === undefined ? connection.insecure === true || isLoopbackHost(apiHost) : connection.scheme === 'http';
   const transport = new RegistryTransport({
     limiter: connection.limiter,
     ...(connection.fetch && { fetch: connection.fetch }),
@@ -33,7 +36,7 @@ export function createRegistryClient(connection: RegistryConnection): RegistryCl
     transport,
     registryHost: apiHost,
     credentials: connection.credentials,
-    insecure: plainHttp,
+    insecure: plainHttp || connection.insecure === true,
     ...(connection.trustedRealmHosts && { trustedRealmHosts: connection.trustedRealmHosts }),
     ...(connection.now && { now: connection.now }),
   });

@@ -1,0 +1,110 @@
+import type { Platform } from '../../../shared/registry/manifest';
+import { RegistryError } from '../../../shared/registry/registry-error';
+import { type CompiledTagPolicy, findTagCandidate, isVersionTag, type TagCandidate } from '../../../shared/tags';
+import type { PublishedAt } from '../registries/registry-provider';
+import type { FleetLookups } from './fleet-lookups';
+
+export interface ImageCheckInput {
+  /** Where to look: the container's image, or its `dd.registry.lookup.image` override. */
+  registry: string;
+  repository: string;
+  tag: string;
+  platform: Platform;
+  /** Digests of the container's RepoDigests for this repository: what it was pulled by. */
+  localDigests: readonly string[];
+  /** The local image id; Docker's is the config digest, containerd's the manifest or index digest. */
+  localImageId?: string | undefined;
+  /** `dd.watch.digest`; when undefined, digests are watched for non-version tags only. */
+  watchDigest?: boolean | undefined;
+  tagPolicy: CompiledTagPolicy;
+  skipTags?: readonly string[];
+}
+
+export interface ImageCheckError {
+  phase: 'tags' | 'digest' | 'published';
+  kind: string;
+  message: string;
+}
+
+export interface ImageCheckResult {
+  tagWatched: boolean;
+  digestWatched: boolean;
+  /** A newer tag of the same family, with its digest and publication date when known. */
+  candidate?: (TagCandidate & { digest?: string; publishedAt?: PublishedAt }) | undefined;
+  /** The digest the current tag points to now, when digests are watched. */
+  remoteDigest?: string | undefined;
+  /** True when the current tag now points to another image for this container's platform. */
+  digestChanged: boolean;
+  /** Publication date of the new digest of the current tag, when it changed. */
+  digestPublishedAt?: PublishedAt | undefined;
+  errors: ImageCheckError[];
+}
+
+function describe(error: unknown, phase: ImageCheckError['phase']): ImageCheckError {
+  if (error instanceof RegistryError) return { phase, kind: error.kind, message: error.message };
+  return { phase, kind: 'internal', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Decides what is newer for one container's image, asking the registry only through the fleet
+ * lookups (so containers sharing a repository share the requests). A failed lookup is recorded
+ * in `errors` and the rest of the check goes on.
+ */
+export async function checkImage(input: ImageCheckInput, lookups: FleetLookups): Promise<ImageCheckResult> {
+  const tagWatched = isVersionTag(input.tag, input.tagPolicy);
+  const result: ImageCheckResult = {
+    tagWatched,
+    digestWatched: input.watchDigest ?? !tagWatched,
+    digestChanged: false,
+    errors: [],
+  };
+  await Promise.all([tagWatched && checkTags(input, lookups, result), result.digestWatched && checkDigest(input, lookups, result)]);
+  return result;
+}
+
+async function checkTags(input: ImageCheckInput, lookups: FleetLookups, result: ImageCheckResult): Promise<void> {
+  let tags: string[];
+  try {
+    tags = await lookups.tags(input.registry, input.repository);
+  } catch (error) {
+    result.errors.push(describe(error, 'tags'));
+    return;
+  }
+  const candidate = findTagCandidate(input.tag, tags, input.tagPolicy, input.skipTags);
+  if (!candidate) return;
+  result.candidate = { ...candidate };
+  try {
+    const digest = await lookups.candidateDigest(input.registry, input.repository, candidate.tag);
+    result.candidate.digest = digest;
+    const publishedAt = await lookups.publishedAt(input.registry, input.repository, candidate.tag, digest, input.platform);
+    if (publishedAt) result.candidate.publishedAt = publishedAt;
+  } catch (error) {
+    result.errors.push(describe(error, 'published'));
+  }
+}
+
+/**
+ * Compares like with like: the tag's digest against what the container was pulled by, and when
+ * those differ (multi-arch indexes, images pulled by platform digest), the platform's manifest
+ * and config digests against the local ones. Without any local digest nothing can be compared.
+ */
+async function checkDigest(input: ImageCheckInput, lookups: FleetLookups, result: ImageCheckResult): Promise<void> {
+  const local = new Set(input.localDigests);
+  if (input.localImageId) local.add(input.localImageId);
+  try {
+    const head = await lookups.tagDigest(input.registry, input.repository, input.tag);
+    result.remoteDigest = head.digest;
+    if (local.size === 0 || local.has(head.digest)) return;
+    const image = await lookups.platformImage(input.registry, input.repository, head.digest, input.platform);
+    if (local.has(image.manifestDigest) || local.has(image.configDigest)) return;
+    result.digestChanged = true;
+  } catch (error) {
+    result.errors.push(describe(error, 'digest'));
+    return;
+  }
+  try {
+    result.digestPublishedAt = await lookups.publishedAt(input.registry, input.repository, input.tag, result.remoteDigest, input.platform);
+  } catch (error) {
+    result.errors.push(describe(error, 'published'));
+  }
+}

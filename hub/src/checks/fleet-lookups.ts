@@ -1,0 +1,119 @@
+import type { ImageConfig, Platform } from '../../../shared/registry/manifest';
+import type { ManifestHead, PlatformImage } from '../../../shared/registry/registry-client';
+import type { PublishedAt } from '../registries/registry-provider';
+import type { RegistryService } from '../registries/registry-service';
+import { BoundedCache, memoizePromise } from './bounded-cache';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Registry facts for the whole fleet. Within one cycle every distinct question (a repository's
+ * tags, a tag's digest) is asked once, however many containers on however many hosts share it,
+ * and concurrent askers share the request in flight. Digest-addressed facts (platform manifests,
+ * configs, publication dates) are kept across cycles; so, for a day, are candidate tags' digests.
+ */
+export class FleetLookups {
+  private readonly platformImages = new BoundedCache<string, PlatformImage>(20_000);
+  private readonly configs = new BoundedCache<string, ImageConfig>(20_000);
+  private readonly candidateDigests: BoundedCache<string, string>;
+  private readonly published = new BoundedCache<string, PublishedAt | null>(20_000);
+  private cycle = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly registries: RegistryService,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.candidateDigests = new BoundedCache(20_000, now);
+  }
+
+  /** Starts a new cycle: per-cycle answers are forgotten, immutable ones kept. */
+  beginCycle(): void {
+    this.cycle = new Map();
+  }
+
+  tags(registry: string, repository: string): Promise<string[]> {
+    return this.perCycle(`tags|${registry}|${repository}`, async () => {
+      const { client } = await this.registries.clientFor(registry);
+      return client.listTags(repository);
+    });
+  }
+
+  tagDigest(registry: string, repository: string, tag: string): Promise<ManifestHead> {
+    return this.perCycle(`head|${registry}|${repository}|${tag}`, async () => {
+      const { client } = await this.registries.clientFor(registry);
+      return client.headManifest(repository, tag);
+    });
+  }
+
+  async platformImage(registry: string, repository: string, digest: string, platform: Platform): Promise<PlatformImage> {
+    const key = `${registry}|${repository}|${digest}|${platform.os}/${platform.architecture}/${platform.variant ?? ''}`;
+    const cached = this.platformImages.get(key);
+    if (cached) return cached;
+    const image = await this.perCycle(`platform|${key}`, async () => {
+      const { client } = await this.registries.clientFor(registry);
+      return client.resolvePlatform(repository, digest, platform);
+    });
+    this.platformImages.set(key, image);
+    return image;
+  }
+
+  async config(registry: string, repository: string, configDigest: string): Promise<ImageConfig> {
+    const cached = this.configs.get(configDigest);
+    if (cached) return cached;
+    const config = await this.perCycle(`config|${registry}|${configDigest}`, async () => {
+      const { client } = await this.registries.clientFor(registry);
+      return client.getImageConfig(repository, configDigest);
+    });
+    this.configs.set(configDigest, config);
+    return config;
+  }
+
+  /**
+   * The digest of a candidate tag, kept for a day: a version tag is rarely re-pushed, and asking
+   * every cycle would double the requests of every container with a pending tag update.
+   */
+  async candidateDigest(registry: string, repository: string, tag: string): Promise<string> {
+    const key = `${registry}|${repository}|${tag}`;
+    const cached = this.candidateDigests.get(key);
+    if (cached) return cached;
+    const { digest } = await this.tagDigest(registry, repository, tag);
+    this.candidateDigests.set(key, digest, DAY_MS);
+    return digest;
+  }
+
+  /**
+   * When a digest was published under a tag: the provider's trusted push date where it has one
+   * (Docker Hub, GHCR), else the image's own `created`, untrusted. Keyed by digest, so a re-pushed
+   * rolling tag gets its new date and an unchanged one costs nothing.
+   */
+  async publishedAt(
+    registry: string,
+    repository: string,
+    tag: string,
+    digest: string,
+    platform: Platform,
+  ): Promise<PublishedAt | undefined> {
+    const key = `${registry}|${repository}|${tag}|${digest}`;
+    const known = this.published.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const date = await this.perCycle(`published|${key}`, async () => {
+      const { provider } = await this.registries.clientFor(registry);
+      const trusted = await provider.publishedAt?.(repository, tag).catch(() => undefined);
+      if (trusted) return trusted;
+      const created = await this.createdOf(registry, repository, digest, platform).catch(() => undefined);
+      return created ? { date: created, trusted: false } : null;
+    });
+    this.published.set(key, date);
+    return date ?? undefined;
+  }
+
+  /** The image's own build date: untrusted, since a builder may set anything (1970 for reproducible builds). */
+  async createdOf(registry: string, repository: string, digest: string, platform: Platform): Promise<string | undefined> {
+    const image = await this.platformImage(registry, repository, digest, platform);
+    return (await this.config(registry, repository, image.configDigest)).created;
+  }
+
+  private perCycle<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return memoizePromise(this.cycle as Map<string, Promise<T>>, key, load);
+  }
+}

@@ -1,0 +1,47 @@
+import * as v from 'valibot';
+import { ConfigError } from '../config/config-error';
+import { PRIVATE_CONCURRENCY } from './politeness';
+import {
+  CommonRegistryOptions,
+  type ProviderConnection,
+  parseProviderOptions,
+  parseRateLimit,
+  type RegistryProviderFactory,
+} from './registry-provider';
+
+const OptionsSchema = {
+  ...CommonRegistryOptions,
+  url: v.pipe(v.string('is required'), v.regex(/^https?:\/\/[^/\s]+\/?$/, 'must be http(s)://host[:port]')),
+  login: v.optional(v.string()),
+  password: v.optional(v.string()),
+  /** An access token used as the password (registries such as Harbor robot accounts, Gitea). */
+  token: v.optional(v.string()),
+};
+
+/** `DD_REGISTRY_CUSTOM_<NAME>_URL` (+ `_LOGIN`, `_PASSWORD` or `_TOKEN`): any self-hosted registry. */
+export const createCustomProvider: RegistryProviderFactory = (variables) => {
+  const options = parseProviderOptions(variables, OptionsSchema);
+  const url = new URL(options.url);
+  const password = options.password ?? options.token;
+  if ((options.login === undefined) !== (password === undefined)) {
+    const variable = variables.values.get(options.login === undefined ? 'password' : 'login')?.variable ?? 'LOGIN';
+    throw new ConfigError(variable, 'LOGIN and PASSWORD (or TOKEN) go together');
+  }
+  const concurrency = options.concurrency === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(options.concurrency)));
+  return {
+    type: 'custom',
+    name: variables.name,
+    matches: (registry) => registry === url.host,
+    async connection(): Promise<ProviderConnection> {
+      return {
+        ...(options.login !== undefined && password !== undefined && { credentials: { username: options.login, password } }),
+        scheme: url.protocol === 'http:' ? 'http' : 'https',
+        insecure: options.insecure === 'true',
+        caFile: options.cafile,
+        rateLimit: parseRateLimit(options.ratelimit, undefined),
+        concurrency,
+      };
+    },
+    maskedConfiguration: () => ({ url: options.url, login: options.login, password: password === undefined ? undefined : '***' }),
+  };
+};
