@@ -21,14 +21,12 @@ function zoneOffsetMinutes(zone: string): number | undefined {
 }
 
 /**
- * Unix milliseconds of an ISO 8601 timestamp, or undefined when it is not one.
+ * Unix milliseconds of an ISO 8601 timestamp from 1970 on, or undefined when it is not one.
  *
  * Parsed by hand rather than with Date.parse: engines accept loose strings differently (V8 reads `"1"`
  * as the year 2001 and `2024-02-30` as March 1st), and a bogus date must not open a maturity gate.
- * Dates at or before the Unix epoch also read as undefined: registries and reproducible builds use them
- * (`0001-01-01T00:00:00Z`, `1970-01-01T00:00:00Z`) to mean "unknown", never as a real publication date.
  */
-export function parseTimestamp(value: string | undefined): number | undefined {
+export function parseIsoInstant(value: string | undefined): number | undefined {
   if (value === undefined || value.length > 64) return undefined;
   const match = TIMESTAMP_PATTERN.exec(value);
   if (!match) return undefined;
@@ -40,7 +38,17 @@ export function parseTimestamp(value: string | undefined): number | undefined {
   if (offset === undefined) return undefined;
   const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
   const ms = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000;
-  return ms > 0 ? ms : undefined;
+  return ms >= 0 ? ms : undefined;
+}
+
+/**
+ * A registry or user date as the update rules read it: like parseIsoInstant, but dates at or before
+ * the Unix epoch read as undefined, since registries and reproducible builds use them
+ * (`0001-01-01T00:00:00Z`, `1970-01-01T00:00:00Z`) to mean "unknown", never as a real publication date.
+ */
+export function parseTimestamp(value: string | undefined): number | undefined {
+  const ms = parseIsoInstant(value);
+  return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
 /** The canonical stored form of an instant. */

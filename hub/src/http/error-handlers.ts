@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../logging/logger';
 import { errorBody, HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
+import { clip } from './route-group';
 import type { RouteTable } from './route-table';
 
 /** Unknown paths give 404; known paths with another method give 405 with Allow. */
@@ -14,7 +15,7 @@ export function notFoundOrMethodNotAllowed(routes: RouteTable): NotFoundHandler<
       c.header('Allow', allowed.join(', '));
       return c.json(errorBody(405, `${c.req.method} is not allowed on this path`, { allowed }), 405);
     }
-    return c.json(errorBody(404, `No route for ${c.req.method} ${c.req.path}`), 404);
+    return c.json(errorBody(404, `No route for ${clip(c.req.method)} ${clip(c.req.path)}`), 404);
   };
 }
 
@@ -28,6 +29,11 @@ export function jsonErrorHandler(logger: Logger): ErrorHandler<HubEnv> {
     if (error instanceof HTTPException) {
       const status = error.status as ContentfulStatusCode;
       return c.json(errorBody(status, status < 500 ? error.message || undefined : undefined), status);
+    }
+    if (c.req.raw.signal.aborted) {
+      // The client went away mid-request (nginx's 499): nobody will read an answer, and it is not our failure.
+      logger.debug('client closed the request', { requestId: c.get('requestId'), route: c.get('route') });
+      return c.json(errorBody(499, 'Client closed the request'), 499 as ContentfulStatusCode);
     }
     logger.error('unhandled error in request', {
       requestId: c.get('requestId'),

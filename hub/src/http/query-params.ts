@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { parseIsoInstant } from '../../../shared/update/timestamp';
 
 /**
  * One query parameter: a valibot schema from the raw text (or undefined when absent) to the
@@ -83,18 +84,20 @@ export function qText(
   };
 }
 
-/** An ISO 8601 date-time, returned as Unix milliseconds. */
+/**
+ * An ISO 8601 date, or date-time with a zone, as Unix milliseconds; read strictly (no 30 February,
+ * nothing before 1970) by the same reader the update rules use.
+ */
 export function qIsoDate(options: { description?: string } = {}): QueryParam<number | undefined> {
+  const message = 'must be an ISO 8601 date or date-time with a zone, from 1970 on';
   return {
     schema: v.optional(
       v.pipe(
         v.string(),
-        v.maxLength(64, 'must be an ISO 8601 date-time'),
-        v.regex(/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 date-time'),
-        v.transform((s) => Date.parse(s)),
-        v.check((ms) => Number.isFinite(ms), 'must be an ISO 8601 date-time'),
+        v.transform((s) => parseIsoInstant(s)),
+        v.check((ms): ms is number => ms !== undefined, message),
       ),
-    ),
+    ) as never,
     json: { type: 'string', format: 'date-time' },
     ...(options.description !== undefined && { description: options.description }),
   };

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
 import { assertAccess } from '../auth/principal';
+import { setDeprecationHeaders } from './deprecation';
 import { HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
 import type { QuerySpec, QueryValues } from './query-params';
@@ -21,11 +22,47 @@ export interface RouteGroup {
   add<Q extends QuerySpec = Record<never, never>, B = undefined>(spec: RouteSpec<Q, B>, handler: RouteHandler<Q, B>): void;
 }
 
+const MAX_ECHO = 200;
+
+/** Error text may quote the input; a 1 MB key must not come back as a 1 MB error. */
+export function clip(text: string): string {
+  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text;
+}
+
 function describeIssues(issues: readonly v.BaseIssue<unknown>[]): { path: string; message: string }[] {
   return issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({
-    path: v.getDotPath(issue) ?? '',
-    message: issue.message,
+    path: clip(v.getDotPath(issue) ?? ''),
+    message: clip(issue.message),
   }));
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+class ForbiddenKeyError extends Error {}
+
+/**
+ * JSON.parse that refuses prototype-related keys anywhere. valibot's record schemas skip such
+ * keys silently, so `{"templates":{"__proto__":…}}` would otherwise pass as an empty record.
+ */
+function parseJsonStrict(text: string): unknown {
+  return JSON.parse(text, (key, value) => {
+    if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKeyError(key);
+    return value;
+  });
+}
+
+/**
+ * Where the schema produced an object from an array (valibot's object and record schemas accept
+ * arrays, since typeof [] is 'object'), the body had the wrong shape: returns that path.
+ */
+function arrayTakenForObject(input: unknown, output: unknown, path: string): string | undefined {
+  if (typeof output !== 'object' || output === null || typeof input !== 'object' || input === null) return undefined;
+  if (Array.isArray(input) !== Array.isArray(output)) return path;
+  for (const [key, value] of Object.entries(output)) {
+    const found = arrayTakenForObject((input as Record<string, unknown>)[key], value, path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function parseQuery(c: Context<HubEnv>, spec: QuerySpec | undefined): Record<string, unknown> {
@@ -34,7 +71,9 @@ function parseQuery(c: Context<HubEnv>, spec: QuerySpec | undefined): Record<str
   for (const [name, param] of Object.entries(spec)) {
     const result = v.safeParse(param.schema, c.req.query(name));
     if (!result.success) {
-      throw new HttpError(400, `Invalid query parameter "${name}": ${result.issues[0]?.message ?? 'invalid value'}`, { parameter: name });
+      throw new HttpError(400, `Invalid query parameter "${clip(name)}": ${clip(result.issues[0]?.message ?? 'invalid value')}`, {
+        parameter: name,
+      });
     }
     out[name] = result.output;
   }
@@ -56,16 +95,20 @@ async function parseBody(c: Context<HubEnv>, schema: v.GenericSchema | undefined
       throw new HttpError(415, 'The request body must be JSON (Content-Type: application/json)');
     }
     try {
-      value = JSON.parse(text);
-    } catch {
+      value = parseJsonStrict(text);
+    } catch (error) {
+      if (error instanceof ForbiddenKeyError) {
+        throw new HttpError(400, 'Invalid request body', { issues: [{ path: '', message: `The key "${error.message}" is not allowed` }] });
+      }
       throw new HttpError(400, 'Malformed JSON in the request body');
     }
   }
   const result = v.safeParse(schema, value);
-  // valibot's object schemas accept arrays (typeof [] is 'object'); an array where an object is
-  // expected would otherwise pass as an empty patch.
-  if (result.success && Array.isArray(value) && !Array.isArray(result.output)) {
-    throw new HttpError(400, 'Invalid request body', { issues: [{ path: '', message: 'Expected a JSON object but received an array' }] });
+  const misplacedArray = result.success ? arrayTakenForObject(value, result.output, '') : undefined;
+  if (misplacedArray !== undefined) {
+    throw new HttpError(400, 'Invalid request body', {
+      issues: [{ path: misplacedArray, message: 'Expected a JSON object but received an array' }],
+    });
   }
   if (!result.success) {
     if (value === undefined) throw new HttpError(400, 'A JSON request body is required');
@@ -88,6 +131,8 @@ export function createRouteGroup(table: RouteTable, basePath: string): RouteGrou
       table.add(spec as RouteSpec, fullPath);
       app.on(spec.method.toUpperCase(), spec.path, async (c) => {
         c.set('route', fullPath);
+        // Before any check, so error answers of a deprecated route carry the notice too.
+        if (spec.deprecation) setDeprecationHeaders(c, spec.deprecation);
         assertAccess(c.get('principal'), spec.access);
         if (spec.confirm !== undefined && c.req.header(CONFIRM_HEADER) !== spec.confirm) {
           throw new HttpError(428, `This action needs the header ${CONFIRM_HEADER}: ${spec.confirm}`, {

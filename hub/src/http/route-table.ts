@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import type { RouteAccess } from '../../../shared/scopes';
+import type { DeprecationNotice } from './deprecation';
 import type { QuerySpec } from './query-params';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -22,6 +23,8 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
   /** Token required in X-DD-Confirm-Action (spec 4.1). */
   confirm?: string;
   deprecated?: boolean;
+  /** Deprecation and Sunset headers, set on every answer of the route, errors included. */
+  deprecation?: DeprecationNotice;
   websocket?: boolean;
 }
 
@@ -36,7 +39,8 @@ function compilePathPattern(path: string): RegExp {
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  // Strict like Hono's router: `/health/` is another path, so it must not earn a 405 here.
+  return new RegExp(`^${source}$`);
 }
 
 /** The registry of every route, read by the OpenAPI generator and the 405 handler. */

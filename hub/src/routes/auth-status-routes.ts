@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AUTH_STRATEGIES_DEPRECATION, setDeprecationHeaders } from '../http/deprecation';
+import { AUTH_STRATEGIES_DEPRECATION } from '../http/deprecation';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 
@@ -28,10 +28,10 @@ export function registerAuthStatusRoutes(api: RouteGroup, root: RouteGroup, serv
       path: '/auth/strategies',
       summary: 'Deprecated: use /api/v1/auth/status',
       deprecated: true,
+      deprecation: AUTH_STRATEGIES_DEPRECATION,
       response: v.object({ strategies: v.array(ProviderSchema), warnings: v.array(v.string()) }),
     },
     (c) => {
-      setDeprecationHeaders(c, AUTH_STRATEGIES_DEPRECATION);
       const { providers, errors } = authStatus(services);
       return c.json({ strategies: providers, warnings: errors });
     },

@@ -1,5 +1,5 @@
 import { SettingsPatchSchema, SettingsSchema } from '../../../shared/schemas/settings';
-import { SETTINGS_PUT_DEPRECATION, setDeprecationHeaders } from '../http/deprecation';
+import { SETTINGS_PUT_DEPRECATION } from '../http/deprecation';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 
@@ -19,8 +19,8 @@ export function registerSettingsRoutes(api: RouteGroup, services: HubServices): 
   api.add({ ...write, method: 'patch', summary: 'Change some settings; returns them all' }, async (c, { body }) =>
     c.json(await services.settings.patch(body)),
   );
-  api.add({ ...write, method: 'put', summary: 'Deprecated alias of PATCH', deprecated: true }, async (c, { body }) => {
-    setDeprecationHeaders(c, SETTINGS_PUT_DEPRECATION);
-    return c.json(await services.settings.patch(body));
-  });
+  api.add(
+    { ...write, method: 'put', summary: 'Deprecated alias of PATCH', deprecated: true, deprecation: SETTINGS_PUT_DEPRECATION },
+    async (c, { body }) => c.json(await services.settings.patch(body)),
+  );
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, upgradeWebSocket } from '@hono/node-server';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -10,6 +11,7 @@ import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { createLogRing } from '../../logging/log-ring';
 import { createLogger, type LogSink } from '../../logging/logger';
 import { createNodeStorage } from './create-node-storage';
+import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { createPinoSink } from './pino-sink';
 
 export interface NodeHub {
@@ -59,11 +61,18 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const websocketServer = wss as unknown as Parameters<typeof serve>[0] extends { websocket?: { server: infer S } } ? S : never;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve(
-      { fetch: hub.app.fetch, port: config.server.port, hostname: config.server.host, websocket: { server: websocketServer } },
+      {
+        fetch: hub.app.fetch,
+        port: config.server.port,
+        hostname: config.server.host,
+        websocket: { server: websocketServer },
+        createServer: jsonErrorServerFactory(hub.app.fetch, config.server.host),
+      },
       () => resolve(listening),
     );
     listening.once('error', reject);
   });
+  answerParserErrorsInJson(server as Server);
   const port = (server.address() as AddressInfo).port;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
 
