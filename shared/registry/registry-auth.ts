@@ -37,16 +37,21 @@ function toBase64(text: string): string {
 }
 
 const SECOND_LEVEL_LABELS = new Set(['co', 'com', 'net', 'org', 'gov', 'ac', 'edu']);
+/** Cloud domains where every customer owns a subdomain: one tenant's host vouches for no other. */
+const MULTI_TENANT_SUFFIXES = ['azurecr.io', 'pkg.dev', 'amazonaws.com'];
 
 /**
  * The registrable domain: `registry.gitlab.com` → `gitlab.com`, `r.example.co.uk` →
- * `example.co.uk`; undefined for IPs and single labels. An approximation of the public suffix
- * list that covers the common two-level suffixes, so `evil.co.uk` is no kin of `example.co.uk`.
+ * `example.co.uk`, `a.azurecr.io` → itself; undefined for IPs and single labels. An approximation
+ * of the public suffix list covering the common two-level suffixes and the multi-tenant registry
+ * clouds, so neither `evil.co.uk` nor `evil.azurecr.io` passes for kin of a registry's host.
  */
 function registrableDomain(hostname: string): string | undefined {
   if (/^[\d.]+$/.test(hostname) || hostname.includes(':')) return undefined;
   const labels = hostname.split('.');
   if (labels.length < 2) return undefined;
+  const suffix = MULTI_TENANT_SUFFIXES.find((candidate) => hostname === candidate || hostname.endsWith(`.${candidate}`));
+  if (suffix) return labels.slice(-(suffix.split('.').length + 1)).join('.');
   const twoLevel = labels.length > 2 && (labels.at(-1) as string).length === 2 && SECOND_LEVEL_LABELS.has(labels.at(-2) as string);
   return labels.slice(twoLevel ? -3 : -2).join('.');
 }

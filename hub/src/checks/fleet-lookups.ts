@@ -98,7 +98,7 @@ export class FleetLookups {
     if (known !== undefined) return known ?? undefined;
     const date = await this.perCycle(`published|${key}`, async () => {
       const { provider } = await this.registries.clientFor(registry);
-      const trusted = await provider.publishedAt?.(repository, tag).catch(() => undefined);
+      const trusted = await provider.publishedAt?.(repository, tag, digest).catch(() => undefined);
       if (trusted) return trusted;
       const created = await this.createdOf(registry, repository, digest, platform).catch(() => undefined);
       return created ? { date: created, trusted: false } : null;

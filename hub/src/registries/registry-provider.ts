@@ -39,8 +39,11 @@ export interface RegistryProvider {
   /** Whether this provider serves images of that registry host (as written in references). */
   matches(registry: string): boolean;
   connection(registry: string): Promise<ProviderConnection>;
-  /** A trusted push date for a tag, where the registry kind has one (Docker Hub, GHCR). */
-  publishedAt?(repository: string, tag: string): Promise<PublishedAt | undefined>;
+  /**
+   * A trusted push date for a tag, where the registry kind has one (Docker Hub, GHCR). `digest` is
+   * what the tag points to now, so a provider can tell a cached date of an older push from a fresh one.
+   */
+  publishedAt?(repository: string, tag: string, digest?: string): Promise<PublishedAt | undefined>;
   /** Configuration safe to show through the API. */
   maskedConfiguration(): Record<string, unknown>;
 }
