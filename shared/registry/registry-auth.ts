@@ -1,6 +1,6 @@
 import { isLoopbackHost } from './image-reference';
 import { RegistryError } from './registry-error';
-import { discard, type RegistryTransport } from './registry-transport';
+import { discard, type RegistryTransport, readCapped } from './registry-transport';
 import { type AuthChallenge, parseWwwAuthenticate } from './www-authenticate';
 
 export interface BasicCredentials {
@@ -28,6 +28,7 @@ interface CachedToken {
 const DEFAULT_TOKEN_LIFETIME_S = 60;
 const EXPIRY_MARGIN_MS = 5_000;
 const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
+const TOKEN_CHARACTERS = /^[\x21-\x7e]{1,8192}$/;
 
 function toBase64(text: string): string {
   const bytes = new TextEncoder().encode(text);
@@ -85,6 +86,10 @@ export class RegistryAuth {
    */
   async answerChallenge(header: string | null, scope: string, sent: string | undefined): Promise<string> {
     const challenges = parseWwwAuthenticate(header);
+    // A 401 whose challenge cannot be read says nothing about credentials: it is a broken answer.
+    if (challenges.length === 0) {
+      throw new RegistryError('protocol', `${this.options.registryHost} answered 401 without a readable WWW-Authenticate challenge`);
+    }
     const bearer = challenges.find((challenge) => challenge.scheme === 'bearer');
     if (bearer) {
       if (sent?.startsWith('Bearer ')) this.forgetToken(scope);
@@ -176,17 +181,19 @@ export class RegistryAuth {
         status: response.status,
       });
     }
-    const text = await response.text();
+    const bytes = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES, `${this.options.registryHost}: token response`, url.host);
     let body: { token?: unknown; access_token?: unknown; expires_in?: unknown };
     try {
-      if (text.length > MAX_TOKEN_RESPONSE_BYTES) throw new Error('too large');
-      body = JSON.parse(text);
+      body = JSON.parse(new TextDecoder().decode(bytes));
+      if (typeof body !== 'object' || body === null) throw new Error('not an object');
     } catch {
       throw new RegistryError('protocol', `${this.options.registryHost}: unreadable token response`);
     }
     const value = typeof body.token === 'string' && body.token ? body.token : body.access_token;
-    if (typeof value !== 'string' || !value)
-      throw new RegistryError('protocol', `${this.options.registryHost}: token response without a token`);
+    // The token goes into a header: anything but visible ASCII would break it or smuggle another header.
+    if (typeof value !== 'string' || !TOKEN_CHARACTERS.test(value)) {
+      throw new RegistryError('protocol', `${this.options.registryHost}: token response without a usable token`);
+    }
     const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_TOKEN_LIFETIME_S;
     this.tokens.set(`${realm}|${service ?? ''}|${scope}`, { value, expiresAt: this.now() + lifetime * 1000 - EXPIRY_MARGIN_MS });
     return value;

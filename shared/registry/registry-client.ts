@@ -13,7 +13,7 @@ import {
 import { isIndexMediaType, MANIFEST_ACCEPT } from './media-types';
 import type { RegistryAuth } from './registry-auth';
 import { RegistryError } from './registry-error';
-import { discard, hostOf, type RegistryTransport } from './registry-transport';
+import { discard, hostOf, type RegistryTransport, readCapped } from './registry-transport';
 
 export interface ManifestHead {
   digest: string;
@@ -51,25 +51,21 @@ const MAX_INDEX_DEPTH = 3;
 const DIGEST_PATTERN = /^sha256:[a-f0-9]{64}$/;
 const TagListSchema = v.object({ tags: v.nullish(v.array(v.string())) });
 
-/** `<https://r/v2/x/tags/list?last=a&n=5>; rel="next"` → the URL, resolved against the page. */
-function nextPageUrl(link: string | null, current: string): string | undefined {
+/**
+ * The `rel="next"` target of a Link header, resolved against the page. Targets are read between
+ * their angle brackets before anything else, since a cursor may itself hold commas.
+ */
+export function nextPageUrl(link: string | null, current: string): string | undefined {
   if (!link) return undefined;
-  for (const part of link.split(',')) {
-    const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
-    if (match && /rel="?next"?/i.test(match[2] ?? '')) return new URL(match[1] ?? '', current).toString();
+  for (const match of link.matchAll(/<([^>]*)>((?:\s*;[^,<]*)*)/g)) {
+    if (!/;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?/i.test(match[2] ?? '')) continue;
+    try {
+      return new URL(match[1] ?? '', current).toString();
+    } catch {
+      throw new RegistryError('protocol', `${hostOf(current)}: unreadable Link header`);
+    }
   }
   return undefined;
-}
-
-async function readCapped(response: Response, cap: number, what: string): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > cap) {
-    await discard(response);
-    throw new RegistryError('protocol', `${what} is larger than ${cap} bytes`);
-  }
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes.byteLength > cap) throw new RegistryError('protocol', `${what} is larger than ${cap} bytes`);
-  return bytes;
 }
 
 /**
@@ -96,7 +92,7 @@ export class RegistryClient {
 
   async getManifest(repository: string, reference: string): Promise<FetchedManifest> {
     const response = await this.request('GET', repository, `/manifests/${reference}`, { accept: MANIFEST_ACCEPT });
-    const bytes = await readCapped(response, MAX_MANIFEST_BYTES, `manifest ${repository}:${reference}`);
+    const bytes = await readCapped(response, MAX_MANIFEST_BYTES, `manifest ${repository}:${reference}`, this.host);
     const digest = await sha256Digest(bytes);
     if (reference.startsWith('sha256:') && reference !== digest) {
       throw new RegistryError('protocol', `manifest ${repository}@${reference} does not match its digest`);
@@ -136,11 +132,13 @@ export class RegistryClient {
   async getImageConfig(repository: string, configDigest: string): Promise<ImageConfig> {
     if (!DIGEST_PATTERN.test(configDigest)) throw new RegistryError('protocol', `malformed config digest ${configDigest.slice(0, 80)}`);
     const response = await this.request('GET', repository, `/blobs/${configDigest}`, {});
-    const bytes = await readCapped(response, MAX_CONFIG_BYTES, `config of ${repository}`);
+    const bytes = await readCapped(response, MAX_CONFIG_BYTES, `config of ${repository}`, this.host);
     if ((await sha256Digest(bytes)) !== configDigest)
       throw new RegistryError('protocol', `config of ${repository} does not match its digest`);
     try {
-      return v.parse(ImageConfigSchema, JSON.parse(new TextDecoder().decode(bytes)));
+      const json: unknown = JSON.parse(new TextDecoder().decode(bytes));
+      if (Array.isArray(json)) throw new Error('an array');
+      return v.parse(ImageConfigSchema, json);
     } catch {
       throw new RegistryError('protocol', `config of ${repository} is not a valid image config`);
     }
@@ -153,13 +151,18 @@ export class RegistryClient {
     const tags: string[] = [];
     let url: string | undefined = this.url(repository, '/tags/list');
     const origin = new URL(url).origin;
+    const visited = new Set<string>();
     for (let page = 0; url && page < maxPages && tags.length < maxTags; page++) {
       const response = await this.send('GET', url, repository, { accept: 'application/json' });
-      const bytes = await readCapped(response, MAX_TAGS_PAGE_BYTES, `tag list of ${repository}`);
-      const parsed = v.safeParse(TagListSchema, safeJson(bytes));
-      if (!parsed.success) throw new RegistryError('protocol', `tag list of ${repository} is malformed`);
+      const bytes = await readCapped(response, MAX_TAGS_PAGE_BYTES, `tag list of ${repository}`, this.host);
+      const json = safeJson(bytes);
+      const parsed = v.safeParse(TagListSchema, json);
+      if (!parsed.success || Array.isArray(json)) throw new RegistryError('protocol', `tag list of ${repository} is malformed`);
       for (const tag of parsed.output.tags ?? []) if (tags.length < maxTags) tags.push(tag);
+      visited.add(url);
       const next = nextPageUrl(response.headers.get('link'), url);
+      // A page pointing back at an earlier one would repeat its tags until maxPages: a broken registry.
+      if (next && visited.has(next)) throw new RegistryError('protocol', `tag list of ${repository} pages in a loop`);
       // A cursor pointing at another origin would receive our credentials: stop there.
       url = next && new URL(next).origin === origin ? next : undefined;
     }

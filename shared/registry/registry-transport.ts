@@ -75,8 +75,8 @@ export class RegistryTransport {
       try {
         response = await this.options.limiter.run(() => this.attempt(url, init));
       } catch (error) {
-        if (error instanceof RegistryError && error.kind === 'timeout') throw error;
-        if (attempt >= this.maxRetries) throw error;
+        // Only a failed connection is worth another try; a timeout would wait again, a protocol error repeat itself.
+        if (!(error instanceof RegistryError) || error.kind !== 'network' || attempt >= this.maxRetries) throw error;
         await this.sleep(this.backoff(attempt));
         continue;
       }
@@ -103,18 +103,24 @@ export class RegistryTransport {
   private async attempt(url: string, init: { method: string; headers?: Record<string, string> }): Promise<Response> {
     const started = this.now();
     const origin = new URL(url).origin;
+    // One deadline for the whole redirect chain, not one per hop.
+    const signal = AbortSignal.timeout(this.timeoutMs);
     let target = url;
     let headers = { ...init.headers };
     try {
       for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-        const response = await this.fetchOnce(target, init.method, headers);
+        const response = await this.fetchOnce(target, init.method, headers, signal);
         const location = response.headers.get('location');
         if (response.status < 300 || response.status >= 400 || !location) {
           this.report(init.method, url, response.status, started);
           return response;
         }
         await discard(response);
-        target = new URL(location, target).toString();
+        try {
+          target = new URL(location, target).toString();
+        } catch {
+          throw new RegistryError('protocol', `${hostOf(url)}: redirect to an unreadable location`);
+        }
         if (new URL(target).origin !== origin) {
           const { authorization: _dropped, ...rest } = headers;
           headers = rest;
@@ -127,15 +133,11 @@ export class RegistryTransport {
     }
   }
 
-  private async fetchOnce(url: string, method: string, headers: Record<string, string>): Promise<Response> {
+  private async fetchOnce(url: string, method: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
     try {
-      return await this.fetch(url, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+      return await this.fetch(url, { method, headers, redirect: 'manual', signal });
     } catch (error) {
-      const name = (error as { name?: string }).name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new RegistryError('timeout', `${hostOf(url)} did not answer within ${this.timeoutMs} ms`, { cause: error });
-      }
-      throw new RegistryError('network', `${hostOf(url)}: ${(error as Error).message}`, { cause: error });
+      throw asTransportError(error, hostOf(url), this.timeoutMs);
     }
   }
 
@@ -144,6 +146,54 @@ export class RegistryTransport {
     const parsed = new URL(url);
     this.options.onRequest({ method, host: parsed.host, path: parsed.pathname, status, durationMs: this.now() - started });
   }
+}
+
+/** A failure of fetch or of reading a body, as a RegistryError: timeouts and broken connections. */
+export function asTransportError(error: unknown, host: string, timeoutMs?: number): RegistryError {
+  if (error instanceof RegistryError) return error;
+  const name = (error as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new RegistryError('timeout', `${host} did not answer within ${timeoutMs ?? 'the'} ms`, { cause: error });
+  }
+  return new RegistryError('network', `${host}: ${(error as Error).message}`, { cause: error });
+}
+
+/**
+ * Reads a body up to `cap` bytes. A declared Content-Length over the cap is refused before any
+ * byte is read, and an undeclared one is cut off as soon as it passes the cap; a stalled or
+ * broken body becomes a `timeout` or `network` RegistryError instead of escaping raw.
+ */
+export async function readCapped(response: Response, cap: number, what: string, host: string): Promise<Uint8Array> {
+  const tooLarge = () => new RegistryError('protocol', `${what} is larger than ${cap} bytes`);
+  if (Number(response.headers.get('content-length')) > cap) {
+    await discard(response);
+    throw tooLarge();
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    throw asTransportError(error, host);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 export function hostOf(url: string): string {

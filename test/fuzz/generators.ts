@@ -751,7 +751,7 @@ const TEMPLATE_FIELDS = ['simpleTitle', 'simpleBody', 'batchTitle'];
 const isTriggerId = (value: unknown): boolean => v.is(TriggerIdSchema, value);
 
 /**
- * Inputs that hit a bug already reproduced by a focused test (BUG templates-record): valibot's
+ * Inputs that hit a bug already reproduced by a focused test (regression: templates-record): valibot's
  * record silently drops `__proto__`, `constructor` and `prototype` keys and accepts arrays as
  * objects. The generic fuzz leaves them to that test so the rest stays meaningful.
  */

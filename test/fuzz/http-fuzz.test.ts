@@ -8,7 +8,7 @@
  *
  * Deterministic: one seed drives every batch and is printed in the suite names. Reproduce a
  * failure with FUZZ_SEED=<seed> npx vitest run test/fuzz. Bugs found are kept as focused tests
- * named "BUG ..." at the end of this file.
+ * named "regression: ..." at the end of this file.
  */
 import net from 'node:net';
 import * as v from 'valibot';
@@ -144,7 +144,7 @@ const PORTABLE_METHODS = [
   'COPY',
   'SEARCH',
 ];
-/** Only in memory: Node's parser refuses unknown tokens before the hub sees them (BUG node-http-parser). */
+/** Only in memory: Node's parser refuses unknown tokens before the hub sees them (regression: node-http-parser). */
 const MEMORY_ONLY_METHODS = ['FUZZ', 'patch', 'Patch', 'M-SEARCH'];
 
 // ---------------------------------------------------------------------------------------------
@@ -1224,12 +1224,12 @@ describe('raw HTTP/1.1 boundaries over a socket', () => {
 });
 
 // =============================================================================================
-// BUG reproductions: each fails until the hub is fixed; see the fuzz report.
+// Regressions: each reproduces a bug the fuzz found (now fixed) and keeps it fixed.
 
 describeHubMatrix(
-  'BUG reproductions found by the fuzz',
+  'regressions found by the fuzz',
   (client) => {
-    it('BUG templates-record: PATCH notifications accepts templates keyed __proto__/constructor/prototype or given as an array, and wipes saved templates', async () => {
+    it('regression: templates-record: PATCH notifications accepts templates keyed __proto__/constructor/prototype or given as an array, and wipes saved templates', async () => {
       const hub = client();
       // No notification trigger can be configured over HTTP yet; save an override through the store.
       const saved = { 'smtp.ops': { simpleTitle: 'kept title' } };
@@ -1253,7 +1253,7 @@ describeHubMatrix(
       });
     });
 
-    it('BUG trailing-slash-405: a known path with a trailing slash answers 405 while its Allow lists the method used', async () => {
+    it('regression: trailing-slash-405: a known path with a trailing slash answers 405 while its Allow lists the method used', async () => {
       const hub = client();
       const contradictions: string[] = [];
       for (const [method, path] of [
@@ -1274,7 +1274,7 @@ describeHubMatrix(
       expect(contradictions).toEqual([]);
     });
 
-    it('BUG put-settings-deprecation: PUT /api/v1/settings error responses carry no Deprecation or Sunset header', async () => {
+    it('regression: put-settings-deprecation: PUT /api/v1/settings error responses carry no Deprecation or Sunset header', async () => {
       const hub = client();
       const missing: string[] = [];
       const inits: RequestInit[] = [
@@ -1296,7 +1296,7 @@ describeHubMatrix(
   HUB_ENV,
 );
 
-describe('BUG client-abort-500: a client that disconnects mid-body is served (and counted) as an unhandled 500', () => {
+describe('regression: client-abort-500: a client that disconnects mid-body is served (and counted) as an unhandled 500', () => {
   let hub: HubClient;
   beforeAll(async () => {
     hub = await createServerHub(HUB_ENV);
@@ -1317,7 +1317,7 @@ describe('BUG client-abort-500: a client that disconnects mid-body is served (an
   });
 });
 
-describe('BUG node-adapter-400: requests @hono/node-server refuses before routing get a bodyless, non-JSON 400', () => {
+describe('regression: node-adapter-400: requests @hono/node-server refuses before routing get a bodyless, non-JSON 400', () => {
   let hub: HubClient;
   beforeAll(async () => {
     hub = await createServerHub(HUB_ENV);
@@ -1335,7 +1335,7 @@ describe('BUG node-adapter-400: requests @hono/node-server refuses before routin
   });
 });
 
-describe("BUG node-http-parser: requests Node's HTTP parser refuses get a bodyless, non-JSON 4xx (or no answer)", () => {
+describe("regression node-http-parser: requests Node's HTTP parser refuses get a JSON 4xx", () => {
   let hub: HubClient;
   beforeAll(async () => {
     hub = await createServerHub(HUB_ENV);
