@@ -18,6 +18,7 @@ import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
 import { registerNotificationRoutes } from './routes/notification-routes';
 import { registerOpenApiRoute } from './routes/openapi-routes';
+import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 
 export const API_BASE = '/api/v1';
@@ -76,6 +77,7 @@ export function createHubApp(deps: HubDeps): Hub {
   registerLogRoutes(api, services);
   registerAuditRoutes(api, services);
   registerNotificationRoutes(api, services);
+  registerRegistryRoutes(api, services);
   registerOpenApiRoute(api, services);
   api.add(
     {

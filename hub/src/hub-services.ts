@@ -1,3 +1,4 @@
+import { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
 import { RouteTable } from './http/route-table';
 import type { HubDeps } from './hub-deps';
@@ -5,6 +6,8 @@ import type { LogRing } from './logging/log-ring';
 import type { Logger } from './logging/logger';
 import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
 import { createReadiness, type Readiness } from './readiness';
+import type { LoadedRegistryProviders } from './registries/load-registry-providers';
+import { RegistryService } from './registries/registry-service';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { createNotificationRuleStore, type NotificationRuleStore } from './store/notification-rule-store';
 import { createSettingsStore, type SettingsStore } from './store/settings-store';
@@ -24,6 +27,21 @@ export interface HubServices {
   settings: SettingsStore;
   audit: AuditStore;
   notificationRules: NotificationRuleStore;
+  /** Registry access for update checks, shared by the whole fleet; absent without providers. */
+  registries: { providers: LoadedRegistryProviders; service: RegistryService; lookups: FleetLookups } | undefined;
+}
+
+function createRegistries(deps: HubDeps, metrics: HubMetrics, now: () => number): HubServices['registries'] {
+  if (!deps.registries) return undefined;
+  const service = new RegistryService({
+    providers: deps.registries.configured,
+    builtIn: deps.registries.builtIn,
+    fallback: deps.registries.fallback,
+    ...(deps.registryFetch && { fetchFor: deps.registryFetch }),
+    onRequest: (event) => metrics.registryRequests.inc({ host: event.host, status: String(event.status) }),
+    now,
+  });
+  return { providers: deps.registries, service, lookups: new FleetLookups(service, now) };
 }
 
 export function createHubServices(deps: HubDeps): HubServices {
@@ -54,5 +72,6 @@ export function createHubServices(deps: HubDeps): HubServices {
       },
     },
     notificationRules: createNotificationRuleStore(deps.storage, storeLogger),
+    registries: createRegistries(deps, metrics, now),
   };
 }

@@ -16,6 +16,8 @@ describe('the Node entry as npm start runs it', () => {
       ['DD_SERVER_PORT', 'eighty'],
       ['DD_LOG_LEVEL', 'chatty'],
       ['DD_TRIGGER_SLACK_X_URL', 'https://example'],
+      ['DD_REGISTRY_NOPE_MINE_URL', 'https://example'],
+      ['DD_REGISTRY_CUSTOM_MINE_URL', 'ftp://example'],
     ] as const) {
       const hub = spawnHub({ [name]: value, DD_STORE_DRIVER: 'memory' });
       expect(await hub.exited).toBe(78);

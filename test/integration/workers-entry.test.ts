@@ -213,6 +213,8 @@ describe('the Workers entry with a bad configuration', () => {
     { bindings: { DD_LOG_LEVEL: 'loud' }, variable: 'DD_LOG_LEVEL' },
     { bindings: { DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/token' }, variable: 'DD_SERVER_METRICS_TOKEN__FILE' },
     { bindings: { DD_AUDIT_MAX_ENTRIES: { many: true } }, variable: 'DD_AUDIT_MAX_ENTRIES' },
+    // Registry providers load asynchronously, inside blockConcurrencyWhile: their errors must surface the same way.
+    { bindings: { DD_REGISTRY_NOPE_MINE_URL: 'https://example' }, variable: 'DD_REGISTRY_NOPE_MINE_URL' },
   ])('answers every request with a 500 JSON error naming $variable', async ({ bindings, variable }) => {
     const mf = await startWorker(bindings, join(workDir, `bad-${variable}`));
     try {

@@ -6,6 +6,7 @@ import type { Environment } from '../../hub/src/config/env-source';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
 import { createLogRing } from '../../hub/src/logging/log-ring';
 import { createLogger, type LogSink, silentSink } from '../../hub/src/logging/logger';
+import { loadRegistryProvidersFromEnv } from '../../hub/src/registries/load-registry-providers';
 import type { LogEntry } from '../../shared/schemas/log-entry';
 
 /** A hub under test, reached either in memory or over a real socket; same calls either way. */
@@ -37,7 +38,8 @@ export async function createMemoryHub(env: Environment = {}): Promise<HubClient>
   const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...env }, readNothing);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: capturingSink(logged) });
-  const hub = createHubApp({ config, storage: createStorage(), logger, logRing, version: '0.0.0-test', runtime: 'test' });
+  const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
+  const hub = createHubApp({ config, storage: createStorage(), logger, logRing, version: '0.0.0-test', runtime: 'test', registries });
   await hub.start();
   return {
     mode: 'memory',

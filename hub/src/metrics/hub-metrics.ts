@@ -14,6 +14,9 @@ export function createHubMetrics() {
       new Histogram('dd_http_request_duration_seconds', 'HTTP request latency in seconds', ['method', 'route'], LATENCY_BUCKETS),
     ),
     auditEntries: registry.register(new Counter('dd_audit_entries_total', 'Audit entries written, by action', ['action'])),
+    registryRequests: registry.register(
+      new Counter('dd_registry_requests_total', 'Registry requests, by registry host and status (or error)', ['host', 'status']),
+    ),
   };
 }
 

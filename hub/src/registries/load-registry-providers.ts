@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/config-error';
+import { type Environment, type ReadTextFile, resolveFileVariables } from '../config/env-source';
 import { groupProviderVariables } from '../config/provider-variables';
 import { createGenericProvider } from './generic';
 import { BUILT_IN_PUBLIC_TYPES, REGISTRY_PROVIDER_TYPES } from './provider-map';
@@ -45,4 +46,28 @@ export async function loadRegistryProviders(
     builtIn.push(factory({ type, name: 'public', values: new Map() }, context));
   }
   return { configured, builtIn, fallback: createGenericProvider(insecureHosts) };
+}
+
+/** The same, from the raw environment: `<NAME>__FILE` secrets resolved, only DD_REGISTRY_* read. */
+export function loadRegistryProvidersFromEnv(
+  env: Environment,
+  readTextFile: ReadTextFile,
+  context: RegistryProviderContext,
+): Promise<LoadedRegistryProviders> {
+  const resolved = resolveFileVariables(env, readTextFile);
+  return loadRegistryProviders(
+    [...resolved].filter(([name]) => name.startsWith('DD_REGISTRY_')),
+    context,
+  );
+}
+
+/** What GET /api/v1/registries shows of each provider: never a secret. */
+export function describeRegistryProviders(loaded: LoadedRegistryProviders) {
+  return [...loaded.configured, ...loaded.builtIn, loaded.fallback].map((provider) => ({
+    id: `${provider.type}.${provider.name}`,
+    type: provider.type,
+    name: provider.name,
+    configured: loaded.configured.includes(provider),
+    configuration: provider.maskedConfiguration(),
+  }));
 }

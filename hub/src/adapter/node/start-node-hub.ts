@@ -10,9 +10,11 @@ import type { Environment } from '../../config/env-source';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { createLogRing } from '../../logging/log-ring';
 import { createLogger, type LogSink } from '../../logging/logger';
+import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { createPinoSink } from './pino-sink';
+import { createRegistryFetchFactory } from './registry-fetch';
 
 export interface NodeHub {
   hub: Hub;
@@ -40,6 +42,10 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const config = loadHubConfig(options.env, readTextFile);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: options.sink ?? createPinoSink(config.log.format) });
+  const registries = await loadRegistryProvidersFromEnv(options.env, readTextFile, {
+    now: Date.now,
+    fetch: (input, init) => fetch(input, init),
+  });
   const { storage, close: closeStorage } = await createNodeStorage(config.store);
 
   const processMetrics = new Registry();
@@ -53,6 +59,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     version: packageJson.version,
     runtime: 'node',
     upgradeWebSocket,
+    registries,
+    registryFetch: createRegistryFetchFactory(),
     runtimeMetrics: () => processMetrics.metrics(),
   });
 

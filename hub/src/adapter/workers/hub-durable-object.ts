@@ -6,6 +6,7 @@ import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { errorBody } from '../../http/http-error';
 import { createLogRing } from '../../logging/log-ring';
 import { consoleJsonSink, createLogger } from '../../logging/logger';
+import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
 import { upgradeWebSocket } from './upgrade-websocket';
 
@@ -37,29 +38,54 @@ const readTextFile = (): string => {
  * Durable Object has no start-up to abort.
  */
 export class HubDurableObject {
-  private readonly hub: Hub | undefined;
-  private readonly configError: string | undefined;
+  private hub: Hub | undefined;
+  private configError: string | undefined;
 
   constructor(state: HubDurableObjectState, env: Readonly<Record<string, unknown>>) {
     let config: HubConfig;
+    let variables: Environment;
     try {
-      config = loadHubConfig(ddVariables(env), readTextFile);
+      variables = ddVariables(env);
+      config = loadHubConfig(variables, readTextFile);
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      this.configError = `configuration error: ${error.message}`;
-      console.error(`hub: ${this.configError}`);
+      this.refuse(error);
       return;
     }
     const logRing = createLogRing(1000, config.log.bufferEnabled);
     const logger = createLogger({ level: config.log.level, ring: logRing, sink: consoleJsonSink });
     const storage = createDurableObjectStorage(state.storage);
-    const hub = createHubApp({ config, storage, logger, logRing, version: packageJson.version, runtime: 'workers', upgradeWebSocket });
-    this.hub = hub;
-    // Requests wait until stored state is loaded. A failure is not rethrown: that would reset the
-    // object and fail every request without a body, whereas /health reports the failed gate.
-    void state.blockConcurrencyWhile(() =>
-      hub.start().catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message })),
-    );
+    // Requests wait until the providers are loaded and stored state is read. A start failure is not
+    // rethrown: that would reset the object and fail every request without a body, whereas /health
+    // reports the failed gate.
+    void state.blockConcurrencyWhile(async () => {
+      try {
+        const registries = await loadRegistryProvidersFromEnv(variables, readTextFile, {
+          now: Date.now,
+          fetch: (input, init) => fetch(input, init),
+        });
+        this.hub = createHubApp({
+          config,
+          storage,
+          logger,
+          logRing,
+          version: packageJson.version,
+          runtime: 'workers',
+          upgradeWebSocket,
+          registries,
+        });
+      } catch (error) {
+        this.refuse(error);
+        return;
+      }
+      await this.hub.start().catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message }));
+    });
+  }
+
+  /** A bad configuration answers every request with a 500 naming the variable: a Durable Object has no start-up to abort. */
+  private refuse(error: unknown): void {
+    if (!(error instanceof ConfigError)) throw error;
+    this.configError = `configuration error: ${error.message}`;
+    console.error(`hub: ${this.configError}`);
   }
 
   fetch(request: Request): Response | Promise<Response> {

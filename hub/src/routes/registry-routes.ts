@@ -1,0 +1,30 @@
+import * as v from 'valibot';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+import { describeRegistryProviders } from '../registries/load-registry-providers';
+
+const RegistrySchema = v.object({
+  id: v.string(),
+  type: v.string(),
+  name: v.string(),
+  configured: v.boolean(),
+  configuration: v.record(v.string(), v.unknown()),
+});
+
+/** GET /api/v1/registries: configured providers, the built-in public ones, and the generic fallback. */
+export function registerRegistryRoutes(api: RouteGroup, services: HubServices): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/registries',
+      access: 'read',
+      tag: 'registries',
+      summary: 'Registry providers, with their configuration masked',
+      response: v.object({ data: v.array(RegistrySchema), total: v.number() }),
+    },
+    (c) => {
+      const data = services.registries ? describeRegistryProviders(services.registries.providers) : [];
+      return c.json({ data, total: data.length });
+    },
+  );
+}
