@@ -11,7 +11,10 @@ const lock = join(root, 'package-lock.json');
 
 const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
 if (stale) {
-  console.log('installing npm dependencies (npm ci)…');
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  // `npm install`, not `npm ci`: npm 11's ci rejects lock files that lack other platforms' optional
+  // packages (Biome's, esbuild's), which its own install leaves out (npm/cli#8805). With a lock in sync,
+  // install takes exactly the locked versions and leaves package-lock.json untouched.
+  console.log('installing npm dependencies (npm install, from package-lock.json)…');
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
