@@ -1,6 +1,6 @@
 import type { Platform } from '../../../shared/registry/manifest';
 import { RegistryError } from '../../../shared/registry/registry-error';
-import { type CompiledTagPolicy, findTagCandidate, isVersionTag, type TagCandidate } from '../../../shared/tags';
+import { type CompiledTagPolicy, isVersionTag, type TagCandidate } from '../../../shared/tags';
 import type { PublishedAt } from '../registries/registry-provider';
 import type { FleetLookups } from './fleet-lookups';
 
@@ -70,7 +70,7 @@ async function checkTags(input: ImageCheckInput, lookups: FleetLookups, result: 
     result.errors.push(describe(error, 'tags'));
     return;
   }
-  const candidate = findTagCandidate(input.tag, tags, input.tagPolicy, input.skipTags);
+  const candidate = lookups.tagCandidate(input.registry, input.repository, input.tag, tags, input.tagPolicy, input.skipTags);
   if (!candidate) return;
   result.candidate = { ...candidate };
   try {

@@ -1,5 +1,6 @@
 import type { ImageConfig, Platform } from '../../../shared/registry/manifest';
 import type { ManifestHead, PlatformImage } from '../../../shared/registry/registry-client';
+import { type CompiledTagPolicy, findTagCandidate, type TagCandidate } from '../../../shared/tags';
 import type { PublishedAt } from '../registries/registry-provider';
 import type { RegistryService } from '../registries/registry-service';
 import { BoundedCache, memoizePromise } from './bounded-cache';
@@ -18,6 +19,7 @@ export class FleetLookups {
   private readonly candidateDigests: BoundedCache<string, string>;
   private readonly published = new BoundedCache<string, PublishedAt | null>(20_000);
   private cycle = new Map<string, Promise<unknown>>();
+  private tagCandidates = new WeakMap<CompiledTagPolicy, Map<string, TagCandidate | undefined>>();
 
   constructor(
     private readonly registries: RegistryService,
@@ -29,6 +31,32 @@ export class FleetLookups {
   /** Starts a new cycle: per-cycle answers are forgotten, immutable ones kept. */
   beginCycle(): void {
     this.cycle = new Map();
+    this.tagCandidates = new WeakMap();
+  }
+
+  /**
+   * The tag candidate for a current tag in a repository's tag list, computed once per cycle for
+   * every container sharing the question: the same tag, the same compiled policy object and the
+   * same skips. Keyed by the policy's identity, so callers share compiled policies to share this.
+   */
+  tagCandidate(
+    registry: string,
+    repository: string,
+    tag: string,
+    tags: readonly string[],
+    policy: CompiledTagPolicy,
+    skipTags: readonly string[] = [],
+  ): TagCandidate | undefined {
+    let byQuestion = this.tagCandidates.get(policy);
+    if (!byQuestion) {
+      byQuestion = new Map();
+      this.tagCandidates.set(policy, byQuestion);
+    }
+    const key = `${registry}|${repository}|${tag}|${skipTags.join('\u0000')}`;
+    if (byQuestion.has(key)) return byQuestion.get(key);
+    const candidate = findTagCandidate(tag, tags, policy, skipTags);
+    byQuestion.set(key, candidate);
+    return candidate;
   }
 
   tags(registry: string, repository: string): Promise<string[]> {
