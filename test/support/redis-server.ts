@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { terminate } from './terminate';
 
 export interface RedisTestServer {
   /** `unix:///…/redis.sock`, the unix-socket form `createNodeStorage` accepts. */
@@ -42,7 +43,7 @@ export async function startRedisServer(): Promise<RedisTestServer> {
     await waitUntilReady(child, START_TIMEOUT_MS);
     await ping(socketPath);
   } catch (error) {
-    await stopProcess(child, exited);
+    await terminate(child, exited, STOP_TIMEOUT_MS);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
@@ -52,7 +53,7 @@ export async function startRedisServer(): Promise<RedisTestServer> {
     url: `unix://${encodedPath}`,
     socketPath,
     async stop() {
-      await stopProcess(child, exited);
+      await terminate(child, exited, STOP_TIMEOUT_MS);
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -107,19 +108,4 @@ function ping(socketPath: string): Promise<void> {
     });
     socket.once('error', reject);
   });
-}
-
-async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS);
-  });
-  const stuck = await Promise.race([exited.then(() => false), timedOut]);
-  clearTimeout(timer);
-  if (stuck) {
-    child.kill('SIGKILL');
-    await exited;
-  }
 }

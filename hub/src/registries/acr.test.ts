@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
-import type { ProviderVariables } from '../config/provider-variables';
+import { configErrorOf, variablesOf } from '../../../test/support/registry-variables';
 import { createAcrProvider } from './acr';
 import type { RegistryProviderContext } from './registry-provider';
 
@@ -8,22 +7,7 @@ const context: RegistryProviderContext = { now: Date.now, fetch: (input, init) =
 const CLIENT_ID = '00000000-1111-2222-3333-444444444444';
 const CLIENT_SECRET = 'Q~EXAMPLEclientSECRETvalue';
 
-function variables(name: string, values: Record<string, string>): ProviderVariables {
-  const entries = Object.entries(values).map(
-    ([key, value]) => [key, { variable: `DD_REGISTRY_ACR_${name}_${key}`.toUpperCase(), value }] as const,
-  );
-  return { type: 'acr', name, values: new Map(entries) };
-}
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const variables = (name: string, values: Record<string, string>) => variablesOf('acr', name, values);
 
 describe('acr host matching', () => {
   const provider = createAcrProvider(variables('prod', { clientid: CLIENT_ID, clientsecret: CLIENT_SECRET }), context);
@@ -81,7 +65,7 @@ describe('acr credentials', () => {
     [{ url: 'http://myregistry.azurecr.io' }, 'DD_REGISTRY_ACR_PROD_URL'],
     [{ tenantid: 'x' }, 'DD_REGISTRY_ACR_PROD_TENANTID'],
   ])('refuses %j, naming %s', (values, variable) => {
-    const error = configError(() => createAcrProvider(variables('prod', values), context));
+    const error = configErrorOf(() => createAcrProvider(variables('prod', values), context));
     expect(error.variable).toBe(variable);
     expect(error.message).not.toContain(CLIENT_SECRET);
   });

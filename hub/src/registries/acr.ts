@@ -2,10 +2,11 @@ import * as v from 'valibot';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
-import { PRIVATE_CONCURRENCY } from './politeness';
 import {
   CommonRegistryOptions,
+  maskSecret,
   type ProviderConnection,
+  parseConcurrency,
   parseProviderOptions,
   parseRateLimit,
   type RegistryProvider,
@@ -49,7 +50,7 @@ export function createAcrProvider(variables: ProviderVariables, _context: Regist
   const options = parseProviderOptions(variables, OptionsSchema);
   const credentials = acrCredentials(variables, options);
   const onlyHost = options.url === undefined ? undefined : new URL(options.url).host;
-  const concurrency = options.concurrency === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(options.concurrency)));
+  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'acr',
     name: variables.name,
@@ -68,9 +69,9 @@ export function createAcrProvider(variables: ProviderVariables, _context: Regist
       // Client ids and user names identify, they do not authenticate: shown so users can tell providers apart.
       clientid: options.clientid,
       login: options.login,
-      clientsecret: options.clientsecret === undefined ? undefined : '***',
-      password: options.password === undefined ? undefined : '***',
-      token: options.token === undefined ? undefined : '***',
+      clientsecret: maskSecret(options.clientsecret),
+      password: maskSecret(options.password),
+      token: maskSecret(options.token),
     }),
   };
 }

@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { ConfigError } from '../config/config-error';
-import { PRIVATE_CONCURRENCY } from './politeness';
 import {
   CommonRegistryOptions,
+  maskSecret,
   type ProviderConnection,
+  parseConcurrency,
   parseProviderOptions,
   parseRateLimit,
   type RegistryProviderFactory,
@@ -27,7 +28,7 @@ export const createCustomProvider: RegistryProviderFactory = (variables) => {
     const variable = variables.values.get(options.login === undefined ? 'password' : 'login')?.variable ?? 'LOGIN';
     throw new ConfigError(variable, 'LOGIN and PASSWORD (or TOKEN) go together');
   }
-  const concurrency = options.concurrency === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(options.concurrency)));
+  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'custom',
     name: variables.name,
@@ -42,6 +43,6 @@ export const createCustomProvider: RegistryProviderFactory = (variables) => {
         concurrency,
       };
     },
-    maskedConfiguration: () => ({ url: options.url, login: options.login, password: password === undefined ? undefined : '***' }),
+    maskedConfiguration: () => ({ url: options.url, login: options.login, password: maskSecret(password) }),
   };
 };

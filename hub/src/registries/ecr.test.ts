@@ -5,8 +5,7 @@ import { createConcurrencyLimiter } from '../../../shared/registry/request-limit
 import { type EcrApi, startEcrApi } from '../../../test/support/fixtures/ecr-api';
 import { pushImage } from '../../../test/support/registry/push-image';
 import { startRegistry } from '../../../test/support/registry/start-registry';
-import { ConfigError } from '../config/config-error';
-import type { ProviderVariables } from '../config/provider-variables';
+import { configErrorOf, variablesOf } from '../../../test/support/registry-variables';
 import { createEcrProvider } from './ecr';
 import { createGenericProvider } from './generic';
 import type { RegistryProviderContext } from './registry-provider';
@@ -20,23 +19,6 @@ const TEMP_SECRET = 'temporary/secret/EXAMPLEKEY';
 const SESSION_TOKEN = 'FwoGZXIvYXdzEXAMPLE/session+token==';
 const HOST = '123456789012.dkr.ecr.us-east-1.amazonaws.com';
 const MARGIN_MS = 15 * 60_000;
-
-function variables(name: string, values: Record<string, string>): ProviderVariables {
-  const entries = Object.entries(values).map(
-    ([key, value]) => [key, { variable: `DD_REGISTRY_ECR_${name}_${key}`.toUpperCase(), value }] as const,
-  );
-  return { type: 'ecr', name, values: new Map(entries) };
-}
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 async function registryError(promise: Promise<unknown>): Promise<RegistryError> {
   const error = await promise.then(
@@ -63,9 +45,11 @@ beforeEach(() => {
   clock = Date.parse('2025-06-01T10:00:00Z');
 });
 
+const variables = (name: string, values: Record<string, string>) => variablesOf('ecr', name, values);
+
 describe('ecr options', () => {
   it('refuses an unknown key, naming the variable and the known ones', () => {
-    const error = configError(() => createEcrProvider(variables('prod', { ...keys, password: 'x' }), context));
+    const error = configErrorOf(() => createEcrProvider(variables('prod', { ...keys, password: 'x' }), context));
     expect(error.variable).toBe('DD_REGISTRY_ECR_PROD_PASSWORD');
     expect(error.message).toContain('accesskeyid, secretaccesskey, sessiontoken, region');
   });
@@ -76,22 +60,22 @@ describe('ecr options', () => {
     ['accesskeyid', 'DD_REGISTRY_ECR_PROD_ACCESSKEYID'],
   ])('requires %s once any key is set', (missing, variable) => {
     const { [missing as keyof typeof keys]: _dropped, ...rest } = keys;
-    const error = configError(() => createEcrProvider(variables('prod', rest), context));
+    const error = configErrorOf(() => createEcrProvider(variables('prod', rest), context));
     expect(error.variable).toBe(variable);
     expect(error.message).not.toContain(SECRET);
   });
 
   it('requires the keys with a session token, and names a multi-word provider name with underscores', () => {
-    expect(configError(() => createEcrProvider(variables('my-team', { sessiontoken: SESSION_TOKEN }), context)).variable).toBe(
+    expect(configErrorOf(() => createEcrProvider(variables('my-team', { sessiontoken: SESSION_TOKEN }), context)).variable).toBe(
       'DD_REGISTRY_ECR_MY_TEAM_ACCESSKEYID',
     );
   });
 
   it('refuses a malformed region or access key id', () => {
-    expect(configError(() => createEcrProvider(variables('prod', { ...keys, region: 'US East' }), context)).variable).toBe(
+    expect(configErrorOf(() => createEcrProvider(variables('prod', { ...keys, region: 'US East' }), context)).variable).toBe(
       'DD_REGISTRY_ECR_PROD_REGION',
     );
-    expect(configError(() => createEcrProvider(variables('prod', { ...keys, accesskeyid: 'not a key' }), context)).variable).toBe(
+    expect(configErrorOf(() => createEcrProvider(variables('prod', { ...keys, accesskeyid: 'not a key' }), context)).variable).toBe(
       'DD_REGISTRY_ECR_PROD_ACCESSKEYID',
     );
   });

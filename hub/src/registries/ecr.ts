@@ -4,10 +4,12 @@ import { RegistryError } from '../../../shared/registry/registry-error';
 import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import { type AwsCredentials, signRequest } from './aws-sigv4';
-import { defaultRateLimit, PRIVATE_CONCURRENCY } from './politeness';
+import { defaultRateLimit } from './politeness';
 import {
   CommonRegistryOptions,
+  maskSecret,
   type ProviderConnection,
+  parseConcurrency,
   parseProviderOptions,
   parseRateLimit,
   type RegistryProvider,
@@ -73,7 +75,7 @@ export function createEcrProvider(
 ): RegistryProvider {
   const options = parseProviderOptions(variables, OptionsSchema);
   const aws = awsCredentials(variables, options);
-  const concurrency = options.concurrency === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(options.concurrency)));
+  const concurrency = parseConcurrency(options.concurrency);
   const component = `registry.ecr.${variables.name}`;
   let cached: EcrToken | undefined;
   let pending: Promise<EcrToken> | undefined;
@@ -110,9 +112,9 @@ export function createEcrProvider(
     },
     maskedConfiguration: () => ({
       region: options.region,
-      accesskeyid: options.accesskeyid === undefined ? undefined : '***',
-      secretaccesskey: options.secretaccesskey === undefined ? undefined : '***',
-      sessiontoken: options.sessiontoken === undefined ? undefined : '***',
+      accesskeyid: maskSecret(options.accesskeyid),
+      secretaccesskey: maskSecret(options.secretaccesskey),
+      sessiontoken: maskSecret(options.sessiontoken),
     }),
   };
 }

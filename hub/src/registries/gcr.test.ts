@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
-import type { ProviderVariables } from '../config/provider-variables';
+import { configErrorOf, variablesOf } from '../../../test/support/registry-variables';
 import { createGcrProvider } from './gcr';
 import type { RegistryProviderContext } from './registry-provider';
 
@@ -17,22 +16,7 @@ const JSON_KEY = JSON.stringify({
 });
 const ACCESS_TOKEN = 'ya29.a0AfH6SMEXAMPLEaccessTOKEN';
 
-function variables(name: string, values: Record<string, string>): ProviderVariables {
-  const entries = Object.entries(values).map(
-    ([key, value]) => [key, { variable: `DD_REGISTRY_GCR_${name}_${key}`.toUpperCase(), value }] as const,
-  );
-  return { type: 'gcr', name, values: new Map(entries) };
-}
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const variables = (name: string, values: Record<string, string>) => variablesOf('gcr', name, values);
 
 describe('gcr host matching', () => {
   const provider = createGcrProvider({ type: 'gcr', name: 'public', values: new Map() }, context);
@@ -85,7 +69,7 @@ describe('gcr credentials', () => {
 
   it('refuses a password that is not a JSON key, naming the variable and never quoting it', () => {
     for (const password of ['not json at all', '{"client_email":"a@b.c"}', `{"private_key":${JSON.stringify(PRIVATE_KEY)}}`, '[1,2]']) {
-      const error = configError(() => createGcrProvider(variables('prod', { password }), context));
+      const error = configErrorOf(() => createGcrProvider(variables('prod', { password }), context));
       expect(error.variable).toBe('DD_REGISTRY_GCR_PROD_PASSWORD');
       expect(error.message).toContain('client_email and private_key');
       expect(error.message).not.toContain(password.slice(0, 8));
@@ -93,19 +77,19 @@ describe('gcr credentials', () => {
   });
 
   it('refuses conflicting settings and unknown keys, naming the variable', () => {
-    expect(configError(() => createGcrProvider(variables('prod', { password: JSON_KEY, token: ACCESS_TOKEN }), context)).variable).toBe(
+    expect(configErrorOf(() => createGcrProvider(variables('prod', { password: JSON_KEY, token: ACCESS_TOKEN }), context)).variable).toBe(
       'DD_REGISTRY_GCR_PROD_TOKEN',
     );
     expect(
-      configError(() => createGcrProvider(variables('prod', { login: 'oauth2accesstoken', password: JSON_KEY }), context)).variable,
+      configErrorOf(() => createGcrProvider(variables('prod', { login: 'oauth2accesstoken', password: JSON_KEY }), context)).variable,
     ).toBe('DD_REGISTRY_GCR_PROD_LOGIN');
-    expect(configError(() => createGcrProvider(variables('prod', { login: '_json_key' }), context)).variable).toBe(
+    expect(configErrorOf(() => createGcrProvider(variables('prod', { login: '_json_key' }), context)).variable).toBe(
       'DD_REGISTRY_GCR_PROD_LOGIN',
     );
-    expect(configError(() => createGcrProvider(variables('prod', { login: 'alice', token: ACCESS_TOKEN }), context)).variable).toBe(
+    expect(configErrorOf(() => createGcrProvider(variables('prod', { login: 'alice', token: ACCESS_TOKEN }), context)).variable).toBe(
       'DD_REGISTRY_GCR_PROD_LOGIN',
     );
-    const unknown = configError(() => createGcrProvider(variables('prod', { privatekey: PRIVATE_KEY }), context));
+    const unknown = configErrorOf(() => createGcrProvider(variables('prod', { privatekey: PRIVATE_KEY }), context));
     expect(unknown.variable).toBe('DD_REGISTRY_GCR_PROD_PRIVATEKEY');
     expect(unknown.message).toContain('login, password, token');
   });

@@ -2,10 +2,12 @@ import * as v from 'valibot';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
-import { defaultRateLimit, PRIVATE_CONCURRENCY } from './politeness';
+import { defaultRateLimit } from './politeness';
 import {
   CommonRegistryOptions,
+  maskSecret,
   type ProviderConnection,
+  parseConcurrency,
   parseProviderOptions,
   parseRateLimit,
   type RegistryProvider,
@@ -47,7 +49,7 @@ export function isGoogleRegistryHost(registry: string): boolean {
 export function createGcrProvider(variables: ProviderVariables, _context: RegistryProviderContext): RegistryProvider {
   const options = parseProviderOptions(variables, OptionsSchema);
   const { credentials, serviceAccount } = gcrCredentials(variables, options);
-  const concurrency = options.concurrency === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(options.concurrency)));
+  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'gcr',
     name: variables.name,
@@ -64,8 +66,8 @@ export function createGcrProvider(variables: ProviderVariables, _context: Regist
     maskedConfiguration: () => ({
       login: credentials?.username,
       serviceAccount,
-      password: options.password === undefined ? undefined : '***',
-      token: options.token === undefined ? undefined : '***',
+      password: maskSecret(options.password),
+      token: maskSecret(options.token),
     }),
   };
 }

@@ -5,20 +5,15 @@ import {
   type GithubPackagesApi,
   startGithubPackagesApi,
 } from '../../../test/support/fixtures/github-packages-api';
+import { variablesFromEnv } from '../../../test/support/registry-variables';
 import { ConfigError } from '../config/config-error';
-import { groupProviderVariables, type ProviderVariables } from '../config/provider-variables';
+import type { ProviderVariables } from '../config/provider-variables';
 import { createGhcrProvider, createGithubPackageDates, type GithubEndpoints } from './ghcr';
 import type { RegistryProviderContext, RegistryProviderFactory } from './registry-provider';
 
 const TOKEN = 'ghp_fixture_token';
 const PUBLIC: ProviderVariables = { type: 'ghcr', name: 'public', values: new Map() };
 const WITH_TOKEN = { DD_REGISTRY_GHCR_PRIVATE_LOGIN: 'octocat', DD_REGISTRY_GHCR_PRIVATE_TOKEN: TOKEN };
-
-function variables(env: Record<string, string>): ProviderVariables {
-  const [group] = groupProviderVariables(Object.entries(env), 'DD_REGISTRY_');
-  if (!group) throw new Error('no provider variables');
-  return group;
-}
 
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`;
 /** `count` versions, newest first, tagged `1.0.<count-1-i>`, one day apart. */
@@ -54,25 +49,27 @@ describe('ghcr provider configuration', () => {
   });
 
   it('uses LOGIN + TOKEN for the registry and the packages API, masked', async () => {
-    const provider = createGhcrProvider(variables(WITH_TOKEN), context);
+    const provider = createGhcrProvider(variablesFromEnv(WITH_TOKEN), context);
     expect((await provider.connection('ghcr.io')).credentials).toEqual({ username: 'octocat', password: TOKEN });
     expect(provider.publishedAt).toBeTypeOf('function');
     expect(provider.maskedConfiguration()).toEqual({ login: 'octocat', password: undefined, token: '***', ratelimit: undefined });
   });
 
   it('refuses a token without LOGIN, and unknown keys, naming the variable', () => {
-    expect(() => createGhcrProvider(variables({ DD_REGISTRY_GHCR_X_TOKEN: TOKEN }), context)).toThrow(ConfigError);
-    expect(() => createGhcrProvider(variables({ DD_REGISTRY_GHCR_X_TOKEN: TOKEN }), context)).toThrow(
+    expect(() => createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_TOKEN: TOKEN }), context)).toThrow(ConfigError);
+    expect(() => createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_TOKEN: TOKEN }), context)).toThrow(
       /^DD_REGISTRY_GHCR_X_TOKEN: needs LOGIN/,
     );
-    expect(() => createGhcrProvider(variables({ DD_REGISTRY_GHCR_X_LOGIN: 'octocat' }), context)).toThrow(/^DD_REGISTRY_GHCR_X_LOGIN: /);
-    expect(() => createGhcrProvider(variables({ DD_REGISTRY_GHCR_X_REGION: 'eu' }), context)).toThrow(
+    expect(() => createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_LOGIN: 'octocat' }), context)).toThrow(
+      /^DD_REGISTRY_GHCR_X_LOGIN: /,
+    );
+    expect(() => createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_REGION: 'eu' }), context)).toThrow(
       /^DD_REGISTRY_GHCR_X_REGION: unknown option/,
     );
   });
 
   it('takes _RATELIMIT', async () => {
-    const provider = createGhcrProvider(variables({ DD_REGISTRY_GHCR_X_RATELIMIT: '1/s' }), context);
+    const provider = createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_RATELIMIT: '1/s' }), context);
     expect((await provider.connection('ghcr.io')).rateLimit).toEqual({ ratePerSecond: 1, burst: 5 });
   });
 });
@@ -108,7 +105,7 @@ describe('ghcr publishedAt against a GitHub packages API fixture', () => {
   afterEach(() => github.close());
 
   const provider = (endpoints: GithubEndpoints = {}, env: Record<string, string> = WITH_TOKEN) => {
-    const publishedAt = createGhcrProvider(variables(env), context, { githubApi: github.url, ...endpoints }).publishedAt;
+    const publishedAt = createGhcrProvider(variablesFromEnv(env), context, { githubApi: github.url, ...endpoints }).publishedAt;
     if (!publishedAt) throw new Error('publishedAt expected with a token');
     return publishedAt;
   };

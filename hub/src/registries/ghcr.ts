@@ -173,15 +173,26 @@ export interface GhcrProvider extends RegistryProvider {
   publishedAt?(repository: string, tag: string, digest?: string): Promise<PublishedAt | undefined>;
 }
 
-/** `DD_REGISTRY_GHCR_<NAME>_LOGIN` + `_TOKEN` (or `_PASSWORD`): ghcr.io, anonymous without them. */
-export function createGhcrProvider(
+/** What differs between the registries GitHub's packages API serves: ghcr.io itself and its lscr.io front. */
+export interface GithubBackedRegistry {
+  type: string;
+  registry: string;
+  /** Token hosts besides the registry's own domain (lscr.io's challenge names ghcr.io). */
+  trustedRealmHosts?: readonly string[];
+  /** Whether a repository of this registry is a GHCR package whose dates the API knows. */
+  hasGithubPackage?: (repository: string) => boolean;
+}
+
+/** A provider for a registry backed by GitHub's packages: GitHub credentials, trusted dates with a token. */
+export function createGithubBackedProvider(
+  spec: GithubBackedRegistry,
   variables: ProviderVariables,
   context: RegistryProviderContext,
-  endpoints: GithubEndpoints = {},
+  endpoints: GithubEndpoints,
 ): GhcrProvider {
   const options = parseProviderOptions(variables, GhcrOptionsSchema);
-  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(variables, options, 'ghcr.io');
-  const publishedAt =
+  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(variables, options, spec.registry);
+  const githubDates =
     credentials &&
     createGithubPackageDates({
       ...endpoints,
@@ -190,14 +201,34 @@ export function createGhcrProvider(
       now: context.now,
       limiter: apiLimiter(context.now),
     });
+  const hasPackage = spec.hasGithubPackage ?? (() => true);
   return {
-    type: 'ghcr',
+    type: spec.type,
     name: variables.name,
-    matches: (registry) => registry === 'ghcr.io',
+    matches: (registry) => registry === spec.registry,
     async connection(): Promise<ProviderConnection> {
-      return { ...(credentials && { credentials }), insecure: false, caFile: options.cafile, rateLimit, concurrency };
+      return {
+        ...(credentials && { credentials }),
+        insecure: false,
+        caFile: options.cafile,
+        ...(spec.trustedRealmHosts && { trustedRealmHosts: spec.trustedRealmHosts }),
+        rateLimit,
+        concurrency,
+      };
     },
-    ...(publishedAt && { publishedAt }),
+    ...(githubDates && {
+      publishedAt: async (repository: string, tag: string, digest?: string) =>
+        hasPackage(repository) ? githubDates(repository, tag, digest) : undefined,
+    }),
     maskedConfiguration: () => masked,
   };
+}
+
+/** `DD_REGISTRY_GHCR_<NAME>_LOGIN` + `_TOKEN` (or `_PASSWORD`): ghcr.io, anonymous without them. */
+export function createGhcrProvider(
+  variables: ProviderVariables,
+  context: RegistryProviderContext,
+  endpoints: GithubEndpoints = {},
+): GhcrProvider {
+  return createGithubBackedProvider({ type: 'ghcr', registry: 'ghcr.io' }, variables, context, endpoints);
 }

@@ -4,30 +4,14 @@ import { RegistryError } from '../../../shared/registry/registry-error';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import { type PushedImage, pushImage } from '../../../test/support/registry/push-image';
 import { startRegistry, type TestRegistry } from '../../../test/support/registry/start-registry';
-import { ConfigError } from '../config/config-error';
-import type { ProviderVariables } from '../config/provider-variables';
+import { configErrorOf, variablesOf } from '../../../test/support/registry-variables';
 import { createGitlabProvider } from './gitlab';
 import type { ProviderConnection, RegistryProviderContext } from './registry-provider';
 
 const context: RegistryProviderContext = { now: Date.now, fetch: (input, init) => fetch(input, init) };
 const TOKEN = 'glpat-EXAMPLEexampleEXAMPLE';
 
-function variables(name: string, values: Record<string, string>): ProviderVariables {
-  const entries = Object.entries(values).map(
-    ([key, value]) => [key, { variable: `DD_REGISTRY_GITLAB_${name}_${key}`.toUpperCase(), value }] as const,
-  );
-  return { type: 'gitlab', name, values: new Map(entries) };
-}
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const variables = (name: string, values: Record<string, string>) => variablesOf('gitlab', name, values);
 
 describe('the built-in gitlab instance', () => {
   it('serves registry.gitlab.com anonymously and vouches for gitlab.com as its token realm', async () => {
@@ -74,25 +58,25 @@ describe('gitlab options', () => {
   });
 
   it('refuses half a credential pair, naming the missing variable', () => {
-    expect(configError(() => createGitlabProvider(variables('work', { login: 'me' }), context)).variable).toBe(
+    expect(configErrorOf(() => createGitlabProvider(variables('work', { login: 'me' }), context)).variable).toBe(
       'DD_REGISTRY_GITLAB_WORK_TOKEN',
     );
-    const error = configError(() => createGitlabProvider(variables('my-work', { token: TOKEN }), context));
+    const error = configErrorOf(() => createGitlabProvider(variables('my-work', { token: TOKEN }), context));
     expect(error.variable).toBe('DD_REGISTRY_GITLAB_MY_WORK_LOGIN');
     expect(error.message).not.toContain(TOKEN);
   });
 
   it('refuses unknown keys and malformed URLs, naming the variable', () => {
-    const unknown = configError(() => createGitlabProvider(variables('work', { login: 'me', password: TOKEN }), context));
+    const unknown = configErrorOf(() => createGitlabProvider(variables('work', { login: 'me', password: TOKEN }), context));
     expect(unknown.variable).toBe('DD_REGISTRY_GITLAB_WORK_PASSWORD');
     expect(unknown.message).toContain('url, authurl, login, token');
-    expect(configError(() => createGitlabProvider(variables('work', { url: 'registry.corp.example' }), context)).variable).toBe(
+    expect(configErrorOf(() => createGitlabProvider(variables('work', { url: 'registry.corp.example' }), context)).variable).toBe(
       'DD_REGISTRY_GITLAB_WORK_URL',
     );
-    expect(configError(() => createGitlabProvider(variables('work', { url: 'https://r.example/v2/' }), context)).variable).toBe(
+    expect(configErrorOf(() => createGitlabProvider(variables('work', { url: 'https://r.example/v2/' }), context)).variable).toBe(
       'DD_REGISTRY_GITLAB_WORK_URL',
     );
-    expect(configError(() => createGitlabProvider(variables('work', { authurl: 'ftp://git.example' }), context)).variable).toBe(
+    expect(configErrorOf(() => createGitlabProvider(variables('work', { authurl: 'ftp://git.example' }), context)).variable).toBe(
       'DD_REGISTRY_GITLAB_WORK_AUTHURL',
     );
   });

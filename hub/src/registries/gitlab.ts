@@ -1,10 +1,12 @@
 import * as v from 'valibot';
 import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
-import { defaultRateLimit, PRIVATE_CONCURRENCY } from './politeness';
+import { defaultRateLimit } from './politeness';
 import {
   CommonRegistryOptions,
+  maskSecret,
   type ProviderConnection,
+  parseConcurrency,
   parseProviderOptions,
   parseRateLimit,
   type RegistryProvider,
@@ -61,7 +63,7 @@ export function createGitlabProvider(
   const authUrl = options.authurl ?? (options.url === undefined ? (endpoints.authUrl ?? GITLAB_COM) : undefined);
   const trustedRealmHosts = authUrl === undefined ? [] : [new URL(authUrl).hostname];
   const host = registryUrl.host;
-  const concurrency = options.concurrency === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(options.concurrency)));
+  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'gitlab',
     name: variables.name,
@@ -81,7 +83,7 @@ export function createGitlabProvider(
       url: registryUrl.origin,
       authurl: authUrl,
       login: options.login,
-      token: options.token === undefined ? undefined : '***',
+      token: maskSecret(options.token),
     }),
   };
 }

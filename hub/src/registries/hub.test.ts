@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type DockerHubApi, startDockerHubApi } from '../../../test/support/fixtures/docker-hub-api';
-import { ConfigError } from '../config/config-error';
-import { groupProviderVariables, type ProviderVariables } from '../config/provider-variables';
+import { configErrorOf, variablesFromEnv } from '../../../test/support/registry-variables';
+import type { ProviderVariables } from '../config/provider-variables';
 import { createHubProvider } from './hub';
 import type { RegistryProviderContext, RegistryProviderFactory } from './registry-provider';
 
@@ -9,24 +9,8 @@ const DIGEST_A = `sha256:${'a'.repeat(64)}`;
 const DIGEST_B = `sha256:${'b'.repeat(64)}`;
 const PUBLIC: ProviderVariables = { type: 'hub', name: 'public', values: new Map() };
 
-function variables(env: Record<string, string>): ProviderVariables {
-  const [group] = groupProviderVariables(Object.entries(env), 'DD_REGISTRY_');
-  if (!group) throw new Error('no provider variables');
-  return group;
-}
-
 let clock = Date.now();
 const context: RegistryProviderContext = { now: () => clock, fetch: (input, init) => fetch(input, init) };
-
-function configError(build: () => unknown): ConfigError {
-  try {
-    build();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('hub provider configuration', () => {
   it('satisfies the factory type of the provider map', () => {
@@ -55,13 +39,13 @@ describe('hub provider configuration', () => {
 
   it('takes LOGIN with PASSWORD or TOKEN as credentials and never shows the secret', async () => {
     const withToken = createHubProvider(
-      variables({ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_TOKEN: 'dckr_pat_secret' }),
+      variablesFromEnv({ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_TOKEN: 'dckr_pat_secret' }),
       context,
     );
     expect((await withToken.connection('docker.io')).credentials).toEqual({ username: 'me', password: 'dckr_pat_secret' });
     expect(withToken.maskedConfiguration()).toEqual({ login: 'me', password: undefined, token: '***', ratelimit: undefined });
     const withPassword = createHubProvider(
-      variables({ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_PASSWORD: 'hunter2' }),
+      variablesFromEnv({ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_PASSWORD: 'hunter2' }),
       context,
     );
     expect((await withPassword.connection('docker.io')).credentials).toEqual({ username: 'me', password: 'hunter2' });
@@ -81,15 +65,15 @@ describe('hub provider configuration', () => {
     [{ DD_REGISTRY_HUB_PRIVATE_RATELIMIT: 'fast' }, 'DD_REGISTRY_HUB_PRIVATE_RATELIMIT', /requests/],
     [{ DD_REGISTRY_HUB_PRIVATE_LOGIN: '' }, 'DD_REGISTRY_HUB_PRIVATE_LOGIN', /empty/],
   ])('refuses %j naming %s', (env, variable, problem) => {
-    const error = configError(() => createHubProvider(variables(env), context));
+    const error = configErrorOf(() => createHubProvider(variablesFromEnv(env), context));
     expect(error.variable).toBe(variable);
     expect(error.message).toMatch(problem);
   });
 
   it('lets _RATELIMIT override the default bucket or turn it off', async () => {
-    const custom = createHubProvider(variables({ DD_REGISTRY_HUB_X_RATELIMIT: '10/s:30' }), context);
+    const custom = createHubProvider(variablesFromEnv({ DD_REGISTRY_HUB_X_RATELIMIT: '10/s:30' }), context);
     expect((await custom.connection('docker.io')).rateLimit).toEqual({ ratePerSecond: 10, burst: 30 });
-    const off = createHubProvider(variables({ DD_REGISTRY_HUB_X_RATELIMIT: 'off', DD_REGISTRY_HUB_X_CONCURRENCY: '4' }), context);
+    const off = createHubProvider(variablesFromEnv({ DD_REGISTRY_HUB_X_RATELIMIT: 'off', DD_REGISTRY_HUB_X_CONCURRENCY: '4' }), context);
     expect(await off.connection('docker.io')).toMatchObject({ rateLimit: undefined, concurrency: 4 });
   });
 });
@@ -114,7 +98,7 @@ describe('hub publishedAt against a Docker Hub API fixture', () => {
   afterEach(() => hub.close());
 
   const provider = (env: Record<string, string> = {}, endpoints: { timeoutMs?: number; cacheTtlMs?: number } = {}) =>
-    createHubProvider(Object.keys(env).length > 0 ? variables(env) : PUBLIC, context, { hubApi: hub.url, ...endpoints });
+    createHubProvider(Object.keys(env).length > 0 ? variablesFromEnv(env) : PUBLIC, context, { hubApi: hub.url, ...endpoints });
 
   it('gives tag_last_pushed as a trusted date, anonymously for a public repository', async () => {
     expect(await provider().publishedAt('library/nginx', '1.27.3')).toEqual({ date: '2025-01-02T03:04:05.678000Z', trusted: true });

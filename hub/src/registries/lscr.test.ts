@@ -3,19 +3,14 @@ import { createRegistryClient } from '../../../shared/registry/create-registry-c
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import { type GithubPackagesApi, startGithubPackagesApi } from '../../../test/support/fixtures/github-packages-api';
-import { groupProviderVariables, type ProviderVariables } from '../config/provider-variables';
+import { variablesFromEnv } from '../../../test/support/registry-variables';
+import type { ProviderVariables } from '../config/provider-variables';
 import { createLscrProvider } from './lscr';
 import type { RegistryProviderContext, RegistryProviderFactory } from './registry-provider';
 
 const TOKEN = 'ghp_fixture_token';
 const PUBLIC: ProviderVariables = { type: 'lscr', name: 'public', values: new Map() };
 const WITH_TOKEN = { DD_REGISTRY_LSCR_LS_LOGIN: 'octocat', DD_REGISTRY_LSCR_LS_TOKEN: TOKEN };
-
-function variables(env: Record<string, string>): ProviderVariables {
-  const [group] = groupProviderVariables(Object.entries(env), 'DD_REGISTRY_');
-  if (!group) throw new Error('no provider variables');
-  return group;
-}
 
 const context: RegistryProviderContext = { now: Date.now, fetch: (input, init) => fetch(input, init) };
 
@@ -64,17 +59,22 @@ describe('lscr provider', () => {
   });
 
   it('refuses a login without token and shows no secret', () => {
-    expect(() => createLscrProvider(variables({ DD_REGISTRY_LSCR_LS_LOGIN: 'octocat' }), context)).toThrow(/^DD_REGISTRY_LSCR_LS_LOGIN: /);
-    expect(createLscrProvider(variables(WITH_TOKEN), context).maskedConfiguration()).toMatchObject({ login: 'octocat', token: '***' });
+    expect(() => createLscrProvider(variablesFromEnv({ DD_REGISTRY_LSCR_LS_LOGIN: 'octocat' }), context)).toThrow(
+      /^DD_REGISTRY_LSCR_LS_LOGIN: /,
+    );
+    expect(createLscrProvider(variablesFromEnv(WITH_TOKEN), context).maskedConfiguration()).toMatchObject({
+      login: 'octocat',
+      token: '***',
+    });
   });
 
   it('takes _RATELIMIT', async () => {
-    const provider = createLscrProvider(variables({ DD_REGISTRY_LSCR_LS_RATELIMIT: '20/s:40' }), context);
+    const provider = createLscrProvider(variablesFromEnv({ DD_REGISTRY_LSCR_LS_RATELIMIT: '20/s:40' }), context);
     expect((await provider.connection('lscr.io')).rateLimit).toEqual({ ratePerSecond: 20, burst: 40 });
   });
 
   it("lets the registry client follow lscr.io's challenge to ghcr.io, and only because it vouches for it", async () => {
-    const connection = await createLscrProvider(variables(WITH_TOKEN), context).connection('lscr.io');
+    const connection = await createLscrProvider(variablesFromEnv(WITH_TOKEN), context).connection('lscr.io');
     const log: { url: string; authorization: string | undefined }[] = [];
     const client = (trustedRealmHosts?: readonly string[]) =>
       createRegistryClient({
@@ -114,13 +114,13 @@ describe('lscr publishedAt against a GitHub packages API fixture', () => {
   afterEach(() => github.close());
 
   it('reads the date of ghcr.io/linuxserver/<image> through the GitHub API, trusted', async () => {
-    const provider = createLscrProvider(variables(WITH_TOKEN), context, { githubApi: github.url });
+    const provider = createLscrProvider(variablesFromEnv(WITH_TOKEN), context, { githubApi: github.url });
     expect(await provider.publishedAt?.('linuxserver/nginx', '1.26.2-ls290')).toEqual({ date: '2025-06-10T04:05:06Z', trusted: true });
     expect(github.requests.map((request) => request.path)).toEqual(['/orgs/linuxserver/packages/container/nginx/versions?per_page=100']);
   });
 
   it('does not guess for a path lscr.io is not known to mirror', async () => {
-    const provider = createLscrProvider(variables(WITH_TOKEN), context, { githubApi: github.url });
+    const provider = createLscrProvider(variablesFromEnv(WITH_TOKEN), context, { githubApi: github.url });
     expect(await provider.publishedAt?.('someone/else', '1.0.0')).toBeUndefined();
     expect(github.requests).toHaveLength(0);
   });

@@ -3,8 +3,8 @@ import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import { createConcurrencyLimiter, createTokenBucketLimiter, type RequestLimiter } from '../../../shared/registry/request-limiter';
 import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
-import { defaultRateLimit, PRIVATE_CONCURRENCY } from './politeness';
-import { CommonRegistryOptions, type PublishedAt, parseRateLimit } from './registry-provider';
+import { defaultRateLimit } from './politeness';
+import { CommonRegistryOptions, maskSecret, type PublishedAt, parseConcurrency, parseRateLimit } from './registry-provider';
 
 const MAX_CACHED_DATES = 10_000;
 
@@ -46,14 +46,14 @@ export function publicProviderSettings(variables: ProviderVariables, options: Pu
   const credentials: BasicCredentials | undefined =
     options.login !== undefined && password !== undefined ? { username: options.login, password } : undefined;
   const rateLimit = parseRateLimit(options.ratelimit, defaultRateLimit(registry));
-  const concurrency = options.concurrency === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(options.concurrency)));
+  const concurrency = parseConcurrency(options.concurrency);
   // A provider's web API (hub.docker.com, api.github.com) is another host: a limiter of its own, same budget.
   const apiLimiter = (now: () => number): RequestLimiter =>
     rateLimit ? createTokenBucketLimiter({ ...rateLimit, concurrency, now }) : createConcurrencyLimiter(concurrency);
   const masked = {
     login: options.login,
-    password: options.password === undefined ? undefined : '***',
-    token: options.token === undefined ? undefined : '***',
+    password: maskSecret(options.password),
+    token: maskSecret(options.token),
     ratelimit: options.ratelimit,
   };
   return { credentials, rateLimit, concurrency, apiLimiter, masked };

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { groupProviderVariables, type ProviderVariables } from '../config/provider-variables';
+import { variablesFromEnv } from '../../../test/support/registry-variables';
+import type { ProviderVariables } from '../config/provider-variables';
 import { createQuayProvider } from './quay';
 import type { RegistryProviderContext, RegistryProviderFactory } from './registry-provider';
 
 const PUBLIC: ProviderVariables = { type: 'quay', name: 'public', values: new Map() };
 const context: RegistryProviderContext = { now: Date.now, fetch: (input, init) => fetch(input, init) };
-
-function variables(env: Record<string, string>): ProviderVariables {
-  const [group] = groupProviderVariables(Object.entries(env), 'DD_REGISTRY_');
-  if (!group) throw new Error('no provider variables');
-  return group;
-}
 
 describe('quay provider', () => {
   it('is an anonymous built-in for quay.io with the public budget and no trusted dates', async () => {
@@ -29,7 +24,7 @@ describe('quay provider', () => {
 
   it('takes a robot account with its token, masked', async () => {
     const provider = createQuayProvider(
-      variables({ DD_REGISTRY_QUAY_CI_LOGIN: 'acme+ci', DD_REGISTRY_QUAY_CI_TOKEN: 'ROBOTTOKEN' }),
+      variablesFromEnv({ DD_REGISTRY_QUAY_CI_LOGIN: 'acme+ci', DD_REGISTRY_QUAY_CI_TOKEN: 'ROBOTTOKEN' }),
       context,
     );
     expect((await provider.connection('quay.io')).credentials).toEqual({ username: 'acme+ci', password: 'ROBOTTOKEN' });
@@ -43,11 +38,14 @@ describe('quay provider', () => {
     [{ DD_REGISTRY_QUAY_CI_USER: 'x' }, 'DD_REGISTRY_QUAY_CI_USER'],
     [{ DD_REGISTRY_QUAY_CI_CONCURRENCY: 'lots' }, 'DD_REGISTRY_QUAY_CI_CONCURRENCY'],
   ])('refuses %j naming %s', (env, variable) => {
-    expect(() => createQuayProvider(variables(env), context)).toThrow(new RegExp(`^${variable}: `));
+    expect(() => createQuayProvider(variablesFromEnv(env), context)).toThrow(new RegExp(`^${variable}: `));
   });
 
   it('takes _RATELIMIT and _CONCURRENCY', async () => {
-    const provider = createQuayProvider(variables({ DD_REGISTRY_QUAY_CI_RATELIMIT: '3/s', DD_REGISTRY_QUAY_CI_CONCURRENCY: '2' }), context);
+    const provider = createQuayProvider(
+      variablesFromEnv({ DD_REGISTRY_QUAY_CI_RATELIMIT: '3/s', DD_REGISTRY_QUAY_CI_CONCURRENCY: '2' }),
+      context,
+    );
     expect(await provider.connection('quay.io')).toMatchObject({ rateLimit: { ratePerSecond: 3, burst: 15 }, concurrency: 2 });
   });
 });

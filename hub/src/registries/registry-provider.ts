@@ -3,6 +3,7 @@ import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
+import { PRIVATE_CONCURRENCY } from './politeness';
 
 /** A publication date and whether it came from a push-date source worth trusting (spec 2.4). */
 export interface PublishedAt {
@@ -86,6 +87,16 @@ export function parseProviderOptions<T extends Record<string, v.GenericSchema<st
     out[key] = result.output;
   }
   return out as { [K in keyof T]: v.InferOutput<T[K]> };
+}
+
+/** `_CONCURRENCY` (already checked as 1 to 3 digits), clamped to 1..256; the private-registry cap when unset. */
+export function parseConcurrency(value: string | undefined): number {
+  return value === undefined ? PRIVATE_CONCURRENCY : Math.min(256, Math.max(1, Number(value)));
+}
+
+/** A secret as masked configuration shows it: whether it is set, never what it is. */
+export function maskSecret(value: string | undefined): '***' | undefined {
+  return value === undefined ? undefined : '***';
 }
 
 export function parseRateLimit(value: string | undefined, fallback: ProviderConnection['rateLimit']): ProviderConnection['rateLimit'] {

@@ -36,6 +36,7 @@ import { request as httpsRequest } from 'node:https';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { terminate } from '../terminate';
 import { startTokenServer, type TokenServer } from './token-server';
 
 export type RegistryVariant = 'plain' | 'basic' | 'token' | 'tls';
@@ -267,18 +268,7 @@ async function readLogTail(logFile: string): Promise<string> {
 async function stopProcess(child: ChildProcess): Promise<void> {
   const exited = live.get(child)?.exited ?? Promise.resolve();
   live.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS);
-  });
-  const stuck = await Promise.race([exited.then(() => false), timedOut]);
-  clearTimeout(timer);
-  if (stuck) {
-    child.kill('SIGKILL');
-    await exited;
-  }
+  await terminate(child, exited, STOP_TIMEOUT_MS);
 }
 
 function installExitHook(): void {
