@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { ANONYMOUS } from './auth/principal';
+import { registerUiEventRoutes } from './events/sse-route';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
@@ -13,6 +14,7 @@ import type { HubDeps } from './hub-deps';
 import { createHubServices, type HubServices } from './hub-services';
 import { registerAuditRoutes } from './routes/audit-routes';
 import { registerAuthStatusRoutes } from './routes/auth-status-routes';
+import { registerContainerRoutes } from './routes/container-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
 import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
@@ -20,8 +22,32 @@ import { registerNotificationRoutes } from './routes/notification-routes';
 import { registerOpenApiRoute } from './routes/openapi-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
+import { registerWatcherRoutes } from './routes/watcher-routes';
+import { DockerWatcher } from './watchers/docker-watcher';
 
 export const API_BASE = '/api/v1';
+
+/** One Docker watcher per configured endpoint, where the runtime can reach Docker at all. */
+function startWatchers(services: HubServices): void {
+  const { deps, config } = services;
+  if (!deps.dockerHostFor) return;
+  for (const watcherConfig of config.watchers) {
+    const watcher = new DockerWatcher({
+      config: watcherConfig,
+      host: deps.dockerHostFor(watcherConfig.endpoint),
+      store: services.containers,
+      lookups: services.registries?.lookups,
+      policies: services.tagPolicies,
+      thresholdDays: config.ui.maturityThresholdDays,
+      logger: services.logger.child(`watcher.docker.${watcherConfig.name}`),
+      now: services.now,
+      publish: (type, data) => services.publish(type, data),
+      audit: (record) => services.audit.append(record),
+    });
+    services.watchers.push(watcher);
+    watcher.start();
+  }
+}
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface Hub {
@@ -75,10 +101,9 @@ export function createHubApp(deps: HubDeps): Hub {
   registerAppRoutes(api, services);
   registerSettingsRoutes(api, services);
   registerLogRoutes(api, services);
+  registerUiEventRoutes(api, services);
   registerAuditRoutes(api, services);
   registerNotificationRoutes(api, services);
-  registerRegistryRoutes(api, services);
-  registerOpenApiRoute(api, services);
   api.add(
     {
       method: 'get',
@@ -95,7 +120,10 @@ export function createHubApp(deps: HubDeps): Hub {
         410,
       ),
   );
-
+  registerContainerRoutes(api, services);
+  registerWatcherRoutes(api, services);
+  registerRegistryRoutes(api, services);
+  registerOpenApiRoute(api, services);
   app.route('/', root.app);
   app.route(API_BASE, api.app);
   app.notFound(notFoundOrMethodNotAllowed(routes));
@@ -116,14 +144,20 @@ export function createHubApp(deps: HubDeps): Hub {
         await services.settings.load();
         await services.notificationRules.load();
         await services.audit.load();
+        await services.containers.load();
         readiness.markReady('store');
       } catch (error) {
         readiness.markFailed('store', (error as Error).message);
         throw error;
       }
+      startWatchers(services);
     },
     async stop() {
       readiness.add('stopping');
+      // Open UI streams would otherwise hold the server's close open until their clients left.
+      services.events.closeAll();
+      await Promise.all(services.watchers.map((watcher) => watcher.stop()));
+      await Promise.all(services.watchers.map((watcher) => watcher.host.close()));
     },
   };
 }

@@ -1,11 +1,15 @@
+import type { Context } from 'hono';
 import type { UpgradeWebSocket } from 'hono/ws';
 import type { Storage } from 'unstorage';
+import type { DockerHost } from '../../shared/docker/docker-host';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { HubConfig } from './config/hub-config';
+import type { UiEventStreamSettings } from './events/sse-route';
 import type { LogRing } from './logging/log-ring';
 import type { Logger } from './logging/logger';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
+import type { DockerEndpoint } from './watchers/watcher-config';
 
 /** Everything the portable core needs from its runtime; the entry points build it. */
 export interface HubDeps {
@@ -24,6 +28,15 @@ export interface HubDeps {
   registries?: LoadedRegistryProviders | undefined;
   /** The runtime's fetch for a registry connection (Node binds a CA file); the global fetch otherwise. */
   registryFetch?: ((connection: ProviderConnection) => FetchLike) | undefined;
+  /** A Docker Engine client for a watcher's endpoint (Node: the edge agent's Docker module); no watchers without it. */
+  dockerHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
   /** Runtime-specific Prometheus text appended to /metrics (process metrics on Node). */
   runtimeMetrics?: (() => Promise<string>) | undefined;
+  /**
+   * The caller's address, for per-address limits; the runtime knows the socket (Node honours
+   * DD_SERVER_TRUSTPROXY). Absent or undefined: every caller shares one bucket.
+   */
+  clientAddress?: ((c: Context) => string | undefined) | undefined;
+  /** UI event stream tuning (heartbeat, caps, replay ring); the spec's values when absent. */
+  uiEvents?: UiEventStreamSettings | undefined;
 }

@@ -1,5 +1,7 @@
 import { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
+import { type ConnectedClients, createConnectedClients } from './events/connected-clients';
+import { createEventBus, type EventBus, isBroadcastUiEventType } from './events/event-bus';
 import { RouteTable } from './http/route-table';
 import type { HubDeps } from './hub-deps';
 import type { LogRing } from './logging/log-ring';
@@ -9,8 +11,11 @@ import { createReadiness, type Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import { RegistryService } from './registries/registry-service';
 import { type AuditStore, createAuditStore } from './store/audit-store';
+import { type ContainerStore, createContainerStore } from './store/container-store';
 import { createNotificationRuleStore, type NotificationRuleStore } from './store/notification-rule-store';
 import { createSettingsStore, type SettingsStore } from './store/settings-store';
+import { TagPolicyCache } from './watchers/container-check';
+import type { DockerWatcher } from './watchers/docker-watcher';
 
 /** The hub's long-lived parts, shared by every route module. */
 export interface HubServices {
@@ -27,8 +32,18 @@ export interface HubServices {
   settings: SettingsStore;
   audit: AuditStore;
   notificationRules: NotificationRuleStore;
+  containers: ContainerStore;
+  /** Docker watchers, created at start; empty where the runtime has no Docker access. */
+  watchers: DockerWatcher[];
+  tagPolicies: TagPolicyCache;
+  /** Where container events go; the UI stream subscribes to it. */
+  publish: (type: string, data: unknown) => void;
   /** Registry access for update checks, shared by the whole fleet; absent without providers. */
   registries: { providers: LoadedRegistryProviders; service: RegistryService; lookups: FleetLookups } | undefined;
+  /** The UI event stream's bus (spec 6.1): capabilities publish here, every open stream receives. */
+  events: EventBus;
+  /** Clients with an open UI stream and their dd:connected tokens, for the self-update ack. */
+  connectedClients: ConnectedClients;
 }
 
 function createRegistries(deps: HubDeps, metrics: HubMetrics, now: () => number): HubServices['registries'] {
@@ -44,19 +59,32 @@ function createRegistries(deps: HubDeps, metrics: HubMetrics, now: () => number)
   return { providers: deps.registries, service, lookups: new FleetLookups(service, now) };
 }
 
+function createUiEventBus(deps: HubDeps, now: () => number, bootId: string, logger: Logger): EventBus {
+  const tuning = deps.uiEvents;
+  return createEventBus({
+    now,
+    bootId,
+    ...(tuning?.replayWindowMs !== undefined && { replayWindowMs: tuning.replayWindowMs }),
+    ...(tuning?.maxBuffered !== undefined && { maxBuffered: tuning.maxBuffered }),
+    onListenerError: (error, event) => logger.warn('a UI event listener failed', { type: event.type, error: String(error) }),
+  });
+}
+
 export function createHubServices(deps: HubDeps): HubServices {
   const now = deps.now ?? Date.now;
   const logger = deps.logger;
   const storeLogger = logger.child('store');
   const metrics = createHubMetrics();
   const audit = createAuditStore(deps.storage, deps.config.audit, now, storeLogger.child('audit'));
+  const bootId = crypto.randomUUID().slice(0, 8);
+  const events = createUiEventBus(deps, now, bootId, logger.child('events'));
   return {
     deps,
     config: deps.config,
     logger,
     logRing: deps.logRing,
     now,
-    bootId: crypto.randomUUID().slice(0, 8),
+    bootId,
     startedAt: now(),
     readiness: createReadiness(),
     metrics,
@@ -73,5 +101,14 @@ export function createHubServices(deps: HubDeps): HubServices {
     },
     notificationRules: createNotificationRuleStore(deps.storage, storeLogger),
     registries: createRegistries(deps, metrics, now),
+    containers: createContainerStore(deps.storage, storeLogger.child('containers')),
+    watchers: [],
+    tagPolicies: new TagPolicyCache(),
+    publish: (type, data) => {
+      if (isBroadcastUiEventType(type)) events.publish(type, data as never);
+      else logger.child('events').warn('dropped an event of a type the UI stream does not know', { type });
+    },
+    events,
+    connectedClients: createConnectedClients(),
   };
 }

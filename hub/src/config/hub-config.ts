@@ -1,4 +1,5 @@
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
+import { loadWatcherConfigs, type WatcherConfig } from '../watchers/watcher-config';
 import { ConfigError } from './config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from './env-readers';
 import { type Environment, type ReadTextFile, resolveFileVariables } from './env-source';
@@ -23,6 +24,8 @@ export interface HubConfig {
   ui: { maturityThresholdDays: number };
   compat: { wudCard: boolean };
   edge: { enabled: boolean };
+  /** Docker watchers (DD_WATCHER_*), the default `local` one included unless DD_LOCAL_WATCHER=false. */
+  watchers: WatcherConfig[];
   /** True when no DD_AUTH_* provider is configured (decisions §4). */
   anonymous: boolean;
   /** DD_* variables that no part of the hub reads: reported at start so typos are visible. */
@@ -74,7 +77,8 @@ const KNOWN_VARIABLES = new Set([
  * message names the offending variable; nothing here has side effects.
  */
 export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): HubConfig {
-  const vars = new EnvReaderContext(resolveFileVariables(env, readTextFile));
+  const resolved = resolveFileVariables(env, readTextFile);
+  const vars = new EnvReaderContext(resolved);
   rejectRemovedVariables(vars);
 
   const anonymous = ![...vars.names()].some((name) => name.startsWith('DD_AUTH_'));
@@ -112,6 +116,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     ui: { maturityThresholdDays: vars.get('DD_UI_MATURITY_THRESHOLD_DAYS', envInteger(1, 3650), 7) },
     compat: { wudCard: vars.get('DD_COMPAT_WUDCARD', envBoolean, false) },
     edge: { enabled: vars.get('DD_EXPERIMENTAL_EDGE', envBoolean, true) },
+    watchers: loadWatcherConfigs(new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])])),
     anonymous,
     unknownVariables: [...vars.names()].filter(
       (name) => !KNOWN_VARIABLES.has(name) && !PROVIDER_PREFIXES.some((prefix) => name.startsWith(prefix)),

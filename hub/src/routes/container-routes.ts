@@ -1,0 +1,208 @@
+import * as v from 'valibot';
+import { ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
+import { UpdatePolicyActionSchema } from '../../../shared/schemas/update-policy';
+import { applyPolicyAction } from '../../../shared/update/apply-policy-action';
+import { updateBlockers } from '../../../shared/update/snooze-skip';
+import { containerIdentity } from '../../../shared/update/update-clock';
+import { pendingUpdateOf } from '../../../shared/update/update-kind';
+import { HttpError } from '../http/http-error';
+import { qBool, qEnum, qInt, qText } from '../http/query-params';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
+import { toPublicContainer } from '../watchers/public-container';
+import { containerSummary, recentStatus } from './container-views';
+
+const Envelope = v.object({
+  data: v.array(ContainerSchema),
+  total: v.number(),
+  limit: v.number(),
+  offset: v.number(),
+  hasMore: v.boolean(),
+});
+
+function envelope(data: ReturnType<typeof toPublicContainer>[], total: number, limit: number, offset: number) {
+  return { data, total, limit, offset, hasMore: offset + data.length < total };
+}
+
+export function registerContainerRoutes(api: RouteGroup, services: HubServices): void {
+  const { containers } = services;
+  const find = (id: string) => {
+    const container = containers.get(id);
+    if (!container) throw new HttpError(404, `Unknown container ${id.slice(0, 80)}`);
+    return container;
+  };
+  const watcherOf = (name: string, agent: string | undefined) => services.watchers.find((w) => w.name === name && agent === undefined);
+
+  api.add(
+    {
+      method: 'get',
+      path: '/containers',
+      access: 'read',
+      tag: 'containers',
+      summary: 'Containers, filtered, sorted and paged',
+      query: {
+        limit: qInt({ min: 0, max: 200, default: 0, description: '0 means unbounded' }),
+        offset: qInt({ min: 0, max: 10_000_000, default: 0 }),
+        includeVulnerabilities: qBool({ default: false }),
+        sort: qEnum(CONTAINER_SORTS),
+        order: qEnum(['asc', 'desc']),
+        status: qEnum(CONTAINER_STATUS_FILTERS),
+        kind: qEnum(CONTAINER_KIND_FILTERS),
+        watcher: qText({ maxLength: 128 }),
+        maturity: qEnum(MATURITY_LEVELS),
+        containerIds: qText({ maxLength: 20_000, pattern: /^[A-Za-z0-9_.,-]*$/, patternText: 'must be comma-separated container ids' }),
+      },
+      response: Envelope,
+      statuses: { 400: 'Invalid query parameter' },
+    },
+    (c, { query }) => {
+      const { data, total } = queryContainers(containers.all(), query);
+      return c.json(envelope(data.map(toPublicContainer), total, query.limit, query.offset));
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/summary',
+      access: 'read',
+      tag: 'containers',
+      summary: 'Counts of containers, updates and maturity',
+    },
+    (c) => c.json(containerSummary(containers.all())),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/recent-status',
+      access: 'read',
+      tag: 'containers',
+      summary: 'Recent update status by name and identity, from the last 100 audit entries',
+    },
+    (c) => c.json(recentStatus(services.audit.recent(100), containers.all())),
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/containers/watch',
+      access: 'containers:watch',
+      tag: 'containers',
+      summary: 'Watch every container now',
+      response: Envelope,
+    },
+    async (c) => {
+      await Promise.all(services.watchers.map((watcher) => watcher.watch()));
+      const all = containers.all().map(toPublicContainer);
+      return c.json(envelope(all, all.length, 0, 0));
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/security/vulnerabilities',
+      access: 'read',
+      tag: 'security',
+      summary: 'Vulnerabilities by image (no scanner configured: nothing scanned)',
+    },
+    (c) => c.json({ total: containers.all().length, scanned: 0, latestScanAt: null, images: [] }),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/:id',
+      access: 'read',
+      tag: 'containers',
+      summary: 'One container',
+      response: ContainerSchema,
+      statuses: { 404: 'Unknown container' },
+    },
+    (c) => c.json(toPublicContainer(find(c.req.param('id') ?? ''))),
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/containers/:id/watch',
+      access: 'containers:watch',
+      tag: 'containers',
+      summary: 'Watch one container now',
+      response: ContainerSchema,
+      statuses: { 404: 'Unknown container', 503: 'Its watcher is not available' },
+    },
+    async (c) => {
+      const container = find(c.req.param('id') ?? '');
+      const watcher = watcherOf(container.watcher, container.agent);
+      if (!watcher) throw new HttpError(503, `The watcher ${container.watcher} is not available`);
+      const updated = await watcher.watchContainer(container.id);
+      if (!updated) throw new HttpError(404, 'The container is gone');
+      return c.json(toPublicContainer(updated));
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/:id/triggers',
+      access: 'read',
+      tag: 'containers',
+      summary: 'Triggers that apply to this container',
+    },
+    (c) => {
+      find(c.req.param('id') ?? '');
+      return c.json({ data: [], total: 0 });
+    },
+  );
+
+  api.add(
+    { method: 'get', path: '/containers/:id/vulnerabilities', access: 'read', tag: 'security', summary: 'Latest scan of this container' },
+    (c) => {
+      const container = find(c.req.param('id') ?? '');
+      return c.json({
+        containerId: container.id,
+        status: 'not-scanned',
+        scannedAt: null,
+        vulnerabilities: [],
+        summary: { critical: 0, high: 0, medium: 0, low: 0, unknown: 0 },
+      });
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/containers/:id/update-policy',
+      access: 'containers:update',
+      tag: 'containers',
+      summary: 'Change the update policy: skips, snooze, maturity gate',
+      body: UpdatePolicyActionSchema,
+      response: ContainerSchema,
+      statuses: { 400: 'Invalid action or values', 404: 'Unknown container' },
+    },
+    async (c, { body }) => {
+      const container = find(c.req.param('id') ?? '');
+      const identity = containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name });
+      const state = containers.identityState(identity);
+      const now = services.now();
+      const pending = pendingUpdateOf(container.updateKind);
+      const outcome = applyPolicyAction(state.policy ?? {}, body, { now, currentUpdate: pending });
+      if (!outcome.ok) throw new HttpError(400, outcome.error.message, { code: outcome.error.code });
+      await containers.setIdentityState(identity, { ...state, policy: outcome.policy });
+      const blockers = updateBlockers({ policy: outcome.policy, update: pending, gate: state.gate, now });
+      const { blockers: _old, ...rest } = container;
+      const updated = { ...rest, updatePolicy: outcome.policy, ...(blockers.length > 0 && { blockers }) };
+      await containers.put(updated);
+      services.publish('dd:container-updated', toPublicContainer(updated));
+      await services.audit.append({
+        action: body.action === 'clear' ? 'update-policy-override-cleared' : 'update-policy-override-set',
+        containerName: container.name,
+        details: body.action,
+      });
+      return c.json(toPublicContainer(updated));
+    },
+  );
+}

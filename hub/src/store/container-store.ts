@@ -1,0 +1,71 @@
+import type { Storage } from 'unstorage';
+import * as v from 'valibot';
+import { type Container, ContainerSchema } from '../../../shared/schemas/container';
+import { type UpdatePolicy, UpdatePolicySchema } from '../../../shared/schemas/update-policy';
+import { UpdateClockSchema } from '../../../shared/update/update-clock';
+import type { Logger } from '../logging/logger';
+import { readValidated } from './validated-storage';
+
+const GateSchema = v.object({
+  state: v.picklist(['held', 'applicable']),
+  clockStartedAt: v.number(),
+  liftableAt: v.exactOptional(v.number()),
+});
+
+/** What outlives a container id: kept by identity (`agent::watcher::name`), so re-creation keeps it. */
+export const IdentityStateSchema = v.object({
+  clock: v.optional(UpdateClockSchema),
+  gate: v.optional(GateSchema),
+  /** Policy set through the API (PATCH update-policy); labels add to it, this wins. */
+  policy: v.optional(UpdatePolicySchema),
+});
+export type IdentityState = v.InferOutput<typeof IdentityStateSchema>;
+
+const containerKey = (id: string) => `containers:${id}`;
+// Identities hold '::' and names: encoded so they stay one key segment on every driver.
+const identityKey = (identity: string) => `identities:${encodeURIComponent(identity)}`;
+
+export interface ContainerStore {
+  load(): Promise<void>;
+  all(): Container[];
+  get(id: string): Container | undefined;
+  put(container: Container): Promise<void>;
+  remove(id: string): Promise<void>;
+  identityState(identity: string): IdentityState;
+  setIdentityState(identity: string, state: IdentityState): Promise<void>;
+  policyOf(identity: string): UpdatePolicy;
+}
+
+/** Container records in memory (reads cost nothing), each written through to storage as it changes. */
+export function createContainerStore(storage: Storage, logger: Logger): ContainerStore {
+  const containers = new Map<string, Container>();
+  const identities = new Map<string, IdentityState>();
+  return {
+    async load() {
+      for (const key of await storage.getKeys('containers')) {
+        const container = await readValidated(storage, key, ContainerSchema, logger);
+        if (container) containers.set(container.id, container);
+      }
+      for (const key of await storage.getKeys('identities')) {
+        const state = await readValidated(storage, key, IdentityStateSchema, logger);
+        if (state) identities.set(decodeURIComponent(key.slice('identities:'.length)), state);
+      }
+    },
+    all: () => [...containers.values()],
+    get: (id) => containers.get(id),
+    async put(container) {
+      await storage.setItem(containerKey(container.id), container);
+      containers.set(container.id, container);
+    },
+    async remove(id) {
+      await storage.removeItem(containerKey(id));
+      containers.delete(id);
+    },
+    identityState: (identity) => identities.get(identity) ?? {},
+    async setIdentityState(identity, state) {
+      await storage.setItem(identityKey(identity), state);
+      identities.set(identity, state);
+    },
+    policyOf: (identity) => identities.get(identity)?.policy ?? {},
+  };
+}

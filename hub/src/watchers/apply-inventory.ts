@@ -1,0 +1,72 @@
+import type { AuditRecord } from '../../../shared/schemas/audit-entry';
+import type { Container } from '../../../shared/schemas/container';
+import type { ContainerStore } from '../store/container-store';
+import type { ObservedInventory } from './inventory-sync';
+import { toPublicContainer } from './public-container';
+
+export type Publish = (type: string, data: unknown) => void;
+
+export interface ApplyTargets {
+  store: ContainerStore;
+  publish: Publish;
+  audit: (record: AuditRecord) => Promise<unknown>;
+}
+
+const imageOf = (c: Container) => `${c.image.registry.url ? `${c.image.registry.url}/` : ''}${c.image.name}:${c.image.tag.value}`;
+
+/** Everything but the bookkeeping of the last check: a change here is worth an event. */
+function comparable(container: Container): string {
+  const { checkedAt: _checkedAt, ...rest } = container;
+  return JSON.stringify(rest);
+}
+
+function isNewUpdate(previous: Container | undefined, next: Container): boolean {
+  if (!next.updateAvailable || next.updateKind.kind === 'unknown') return false;
+  if (!previous?.updateAvailable || previous.updateKind.kind === 'unknown') return true;
+  return previous.updateKind.remoteValue !== next.updateKind.remoteValue;
+}
+
+/**
+ * Writes an observation: changed records are stored and announced (spec 6.1), removed ones
+ * deleted, and the audit trail told of additions, removals, new updates and health turning bad.
+ */
+export async function applyInventory(observed: ObservedInventory, targets: ApplyTargets): Promise<void> {
+  const { store, publish, audit } = targets;
+  for (const record of observed.records) {
+    const previous = store.get(record.id);
+    if (previous && comparable(previous) === comparable(record)) {
+      if (previous.checkedAt !== record.checkedAt) await store.put(record);
+      continue;
+    }
+    await store.put(record);
+    const shown = toPublicContainer(record);
+    publish(previous ? 'dd:container-updated' : 'dd:container-added', shown);
+    if (!previous) await audit({ action: 'container-added', containerName: record.name, containerImage: imageOf(record) });
+    if (isNewUpdate(previous, record) && record.updateKind.kind !== 'unknown') {
+      await audit({
+        action: 'update-available',
+        containerName: record.name,
+        containerImage: imageOf(record),
+        fromVersion: record.updateKind.localValue,
+        toVersion: record.updateKind.remoteValue,
+        details: record.updateKind.kind,
+      });
+    }
+    if (record.health === 'unhealthy' && previous && previous.health !== 'unhealthy') {
+      publish('dd:container-unhealthy', {
+        containerName: record.name,
+        health: 'unhealthy',
+        previousHealth: previous.health ?? null,
+        container: shown,
+      });
+      await audit({ action: 'container-unhealthy', containerName: record.name, containerImage: imageOf(record) });
+    }
+  }
+  for (const id of observed.removedIds) {
+    const previous = store.get(id);
+    if (!previous) continue;
+    await store.remove(id);
+    publish('dd:container-removed', toPublicContainer(previous));
+    await audit({ action: 'container-removed', containerName: previous.name, containerImage: imageOf(previous) });
+  }
+}

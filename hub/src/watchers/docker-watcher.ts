@@ -1,0 +1,208 @@
+import { Cron } from 'croner';
+import type { DockerHost, DockerSubscription } from '../../../shared/docker/docker-host';
+import type { Container } from '../../../shared/schemas/container';
+import type { FleetLookups } from '../checks/fleet-lookups';
+import type { Logger } from '../logging/logger';
+import type { ContainerStore } from '../store/container-store';
+import { type ApplyTargets, applyInventory } from './apply-inventory';
+import type { TagPolicyCache } from './container-check';
+import { type ObservedInventory, observeInventory } from './inventory-sync';
+import type { WatcherConfig } from './watcher-config';
+
+export interface DockerWatcherDeps extends ApplyTargets {
+  config: WatcherConfig;
+  host: DockerHost;
+  agent?: string | undefined;
+  store: ContainerStore;
+  lookups: FleetLookups | undefined;
+  policies: TagPolicyCache;
+  thresholdDays: number;
+  logger: Logger;
+  now: () => number;
+  /** Docker events are gathered this long before one targeted refresh. */
+  eventDebounceMs?: number;
+  /** The first run after start, before the cron schedule takes over. */
+  startDelayMs?: number;
+}
+
+export interface WatchResult extends ObservedInventory {
+  /** This call was folded into a cycle that was already running, or its follow-up. */
+  coalesced: boolean;
+}
+
+const RECONNECT_MIN_MS = 1_000;
+const RECONNECT_MAX_MS = 60_000;
+
+/**
+ * One Docker watcher (`docker.<name>`): scheduled watch cycles with registry checks, inventory
+ * refreshes without them, and the Docker event stream keeping the inventory live in between.
+ */
+export class DockerWatcher {
+  readonly type = 'docker';
+  lastRunAt: number | undefined;
+  nextRunAt: number | undefined;
+  /** The cycle in progress, and the one follow-up that calls arriving meanwhile share. */
+  private running: Promise<WatchResult> | undefined;
+  private queued: Promise<WatchResult> | undefined;
+  private cron: Cron | undefined;
+  private events: DockerSubscription | undefined;
+  private pendingIds = new Set<string>();
+  private debounce: ReturnType<typeof setTimeout> | undefined;
+  private timers = new Set<ReturnType<typeof setTimeout>>();
+  private reconnectMs = RECONNECT_MIN_MS;
+  private stopped = false;
+
+  constructor(private readonly deps: DockerWatcherDeps) {}
+
+  get host(): DockerHost {
+    return this.deps.host;
+  }
+
+  get name(): string {
+    return this.deps.config.name;
+  }
+
+  get id(): string {
+    return `docker.${this.deps.config.name}`;
+  }
+
+  /** This watcher's containers as stored now. */
+  containers(): Container[] {
+    return this.deps.store.all().filter((c) => c.watcher === this.name && c.agent === this.deps.agent);
+  }
+
+  /**
+   * A full watch cycle. Single-flight: a call during a running cycle is folded into one follow-up
+   * cycle that starts when it ends, so every caller sees a cycle that began after its call.
+   */
+  watch(): Promise<WatchResult> {
+    if (!this.running) return this.begin();
+    this.queued ??= this.running
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        this.queued = undefined;
+        return this.begin();
+      });
+    return this.queued.then((result) => ({ ...result, coalesced: true }));
+  }
+
+  private begin(): Promise<WatchResult> {
+    const cycle: Promise<WatchResult> = this.runCycle().finally(() => {
+      if (this.running === cycle) this.running = undefined;
+    });
+    this.running = cycle;
+    return cycle;
+  }
+
+  /** The inventory without registry checks (spec 4.3). `isCurrent` false means: write nothing. */
+  async refreshInventory(isCurrent: () => boolean): Promise<ObservedInventory> {
+    const observed = await this.observe({ check: false });
+    if (isCurrent()) await applyInventory(observed, this.deps);
+    return { ...observed, records: this.containers() };
+  }
+
+  /** One container, checked against its registry. Undefined when it is not (or no longer) there. */
+  async watchContainer(id: string): Promise<Container | undefined> {
+    const observed = await this.observe({ check: true, onlyIds: new Set([id]) });
+    await applyInventory(observed, this.deps);
+    return this.deps.store.get(id);
+  }
+
+  start(): void {
+    this.stopped = false;
+    const { config } = this.deps;
+    this.cron = new Cron(config.cron, () => this.schedule(Math.random() * config.jitterSeconds * 1000));
+    this.nextRunAt = this.cron.nextRun()?.getTime();
+    this.schedule(this.deps.startDelayMs ?? 2_000);
+    this.subscribe();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cron?.stop();
+    this.events?.close();
+    for (const timer of this.timers) clearTimeout(timer);
+    if (this.debounce) clearTimeout(this.debounce);
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.watch().catch((error: unknown) => this.deps.logger.error('watch cycle failed', { watcher: this.id, error: String(error) }));
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private async runCycle(): Promise<WatchResult> {
+    this.deps.lookups?.beginCycle();
+    const observed = await this.observe({ check: true });
+    await applyInventory(observed, this.deps);
+    this.lastRunAt = this.deps.now();
+    this.nextRunAt = this.cron?.nextRun()?.getTime();
+    if (observed.errors.length > 0)
+      this.deps.logger.warn('watch cycle had errors', { watcher: this.id, errors: observed.errors.slice(0, 5) });
+    return { ...observed, records: this.containers(), coalesced: false };
+  }
+
+  private observe(options: { check: boolean; onlyIds?: ReadonlySet<string> }): Promise<ObservedInventory> {
+    const { deps } = this;
+    const now = deps.now();
+    return observeInventory({
+      host: deps.host,
+      watcher: this.name,
+      agent: deps.agent,
+      watchAll: deps.config.watchAll,
+      watchByDefault: deps.config.watchByDefault,
+      previous: new Map(this.containers().map((c) => [c.id, c])),
+      policies: deps.policies,
+      check:
+        options.check && deps.lookups ? { lookups: deps.lookups, store: deps.store, thresholdDays: deps.thresholdDays, now } : undefined,
+      onlyIds: options.onlyIds,
+      now,
+    });
+  }
+
+  /** Docker events, gathered and applied as one targeted refresh; the stream is re-opened with backoff. */
+  private subscribe(): void {
+    if (this.stopped) return;
+    this.events = this.deps.host.subscribeEvents({
+      onEvent: (event) => {
+        this.reconnectMs = RECONNECT_MIN_MS;
+        this.pendingIds.add(event.id);
+        this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
+      },
+      onClose: (error) => {
+        if (this.stopped) return;
+        this.deps.logger.warn('docker event stream closed; reconnecting', {
+          watcher: this.id,
+          error: error?.message,
+          inMs: this.reconnectMs,
+        });
+        const timer = setTimeout(
+          () => {
+            this.timers.delete(timer);
+            this.subscribe();
+          },
+          this.reconnectMs * (0.5 + Math.random() / 2),
+        );
+        this.timers.add(timer);
+        this.reconnectMs = Math.min(RECONNECT_MAX_MS, this.reconnectMs * 2);
+      },
+    });
+  }
+
+  private flushEvents(): void {
+    this.debounce = undefined;
+    const ids = this.pendingIds;
+    this.pendingIds = new Set();
+    // New containers get their registry check at once; known ones only their runtime state.
+    const unknown = [...ids].some((id) => !this.deps.store.get(id));
+    this.observe({ check: unknown, onlyIds: ids })
+      .then((observed) => applyInventory(observed, this.deps))
+      .catch((error: unknown) => this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }));
+  }
+}

@@ -1,0 +1,139 @@
+import type { DockerHost, DockerImageDetails } from '../../../shared/docker/docker-host';
+import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
+import type { Container } from '../../../shared/schemas/container';
+import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
+import { type ContainerCheckContext, checkContainer, type TagPolicyCache } from './container-check';
+import { readContainerLabels } from './container-labels';
+import { buildContainerRecord } from './container-record';
+
+export interface SyncError {
+  phase: 'list' | 'inspect' | 'check';
+  id?: string;
+  message: string;
+}
+
+export interface ObservedInventory {
+  /** Records built from what Docker said now, update fields checked when asked to. */
+  records: Container[];
+  /** Previous records of this source that Docker no longer lists (only when authoritative). */
+  removedIds: string[];
+  errors: SyncError[];
+  /** True when every observation succeeded: only then may records be removed. */
+  authoritative: boolean;
+}
+
+export interface ObserveOptions {
+  host: DockerHost;
+  watcher: string;
+  agent?: string | undefined;
+  watchAll: boolean;
+  watchByDefault: boolean;
+  previous: ReadonlyMap<string, Container>;
+  policies: TagPolicyCache;
+  /** Registry checks; absent for an inventory-only refresh. */
+  check?: Omit<ContainerCheckContext, 'policies'> | undefined;
+  /** Only these container ids (a Docker event); others keep their records untouched. */
+  onlyIds?: ReadonlySet<string> | undefined;
+  now: number;
+}
+
+const INSPECT_CONCURRENCY = 8;
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Observes one Docker host: list, inspect (containers and their images, each image once), build
+ * records, and check them against their registries when asked. Nothing is written here; a failed
+ * observation keeps the last-known record and makes the result non-authoritative.
+ */
+export async function observeInventory(options: ObserveOptions): Promise<ObservedInventory> {
+  const errors: SyncError[] = [];
+  let ids: string[];
+  try {
+    const listed = await options.host.listContainers(options.watchAll);
+    ids = listed.map((summary) => summary.id).filter((id) => !options.onlyIds || options.onlyIds.has(id));
+    // A container of onlyIds that the listing no longer has is gone (or stopped, without WATCHALL).
+    if (options.onlyIds) for (const id of options.onlyIds) if (!ids.includes(id) && options.previous.has(id)) ids.push(id);
+  } catch (error) {
+    return {
+      records: [...options.previous.values()],
+      removedIds: [],
+      errors: [{ phase: 'list', message: message(error) }],
+      authoritative: false,
+    };
+  }
+  const limiter = createConcurrencyLimiter(INSPECT_CONCURRENCY);
+  const images = new Map<string, Promise<DockerImageDetails | undefined>>();
+  const seen = new Set<string>();
+  const records: Container[] = [];
+  await Promise.all(
+    ids.map((id) =>
+      limiter.run(async () => {
+        const record = await observeOne(id, options, images, errors);
+        if (record === 'gone') return;
+        seen.add(id);
+        records.push(record ?? (options.previous.get(id) as Container));
+      }),
+    ),
+  );
+  // Only observations count: a failed registry check says nothing about which containers exist.
+  const authoritative = errors.every((error) => error.phase === 'check');
+  const candidates = options.onlyIds ? [...options.onlyIds] : [...options.previous.keys()];
+  const removedIds = authoritative ? candidates.filter((id) => !seen.has(id) && options.previous.has(id)) : [];
+  return { records, removedIds, errors, authoritative };
+}
+
+async function observeOne(
+  id: string,
+  options: ObserveOptions,
+  images: Map<string, Promise<DockerImageDetails | undefined>>,
+  errors: SyncError[],
+): Promise<Container | 'gone' | undefined> {
+  try {
+    const details = await options.host.inspectContainer(id);
+    if (!details) return 'gone'; // removed between list and inspect
+    if (!options.watchAll && details.state !== 'running' && !options.onlyIds) return 'gone';
+    let image = images.get(details.imageId);
+    if (!image) {
+      image = options.host.inspectImage(details.imageId);
+      images.set(details.imageId, image);
+    }
+    const labels = readContainerLabels(details.labels);
+    const previous = options.previous.get(id);
+    const tagPolicy = options.policies.get({
+      includeTags: labels.includeTags,
+      excludeTags: labels.excludeTags,
+      transformTags: labels.transformTags,
+    });
+    const record = buildContainerRecord({
+      details,
+      image: await image,
+      watcher: options.watcher,
+      agent: options.agent,
+      labels,
+      tagPolicy: tagPolicy instanceof Error ? ({ ...({} as object) } as never) : tagPolicy,
+      watchByDefault: options.watchByDefault,
+      previous,
+      now: options.now,
+    });
+    if (!options.check || !record.watched) return record;
+    return await checkWithPolicy(record, labels.labelPolicy, { ...options.check, policies: options.policies }, errors);
+  } catch (error) {
+    errors.push({ phase: 'inspect', id, message: message(error) });
+    return undefined;
+  }
+}
+
+async function checkWithPolicy(
+  record: Container,
+  labelPolicy: UpdatePolicy,
+  context: ContainerCheckContext,
+  errors: SyncError[],
+): Promise<Container> {
+  try {
+    return await checkContainer(record, labelPolicy, context);
+  } catch (error) {
+    // A check that throws (a bug, not a registry answer) still must not stop the others.
+    errors.push({ phase: 'check', id: record.id, message: message(error) });
+    return record;
+  }
+}
