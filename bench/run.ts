@@ -3,12 +3,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpThroughput } from './http-throughput';
 import { registryRequests } from './registry-requests';
+import { sseFanout } from './sse-fanout';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
 
 // Static and ordered: the order of the sections in docs/benchmarks.md.
-const BENCHMARKS: readonly Benchmark[] = [httpThroughput, registryRequests];
+const BENCHMARKS: readonly Benchmark[] = [httpThroughput, registryRequests, sseFanout];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_PATH = join(ROOT, 'docs', 'benchmarks.md');

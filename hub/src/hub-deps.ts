@@ -37,6 +37,11 @@ export interface HubDeps {
    * DD_SERVER_TRUSTPROXY). Absent or undefined: every caller shares one bucket.
    */
   clientAddress?: ((c: Context) => string | undefined) | undefined;
+  /**
+   * Drops the request's connection at once (Node: destroys the socket), for a stream that must cut
+   * off a client without the runtime reporting an error; streams error themselves where absent.
+   */
+  dropConnection?: ((c: Context) => void) | undefined;
   /** UI event stream tuning (heartbeat, caps, replay ring); the spec's values when absent. */
   uiEvents?: UiEventStreamSettings | undefined;
 }

@@ -13,6 +13,7 @@ import { createLogger, type LogSink } from '../../logging/logger';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
+import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { createPinoSink } from './pino-sink';
 import { createRegistryFetchFactory } from './registry-fetch';
 
@@ -62,6 +63,10 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     registries,
     registryFetch: createRegistryFetchFactory(),
     runtimeMetrics: () => processMetrics.metrics(),
+    // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
+    // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
+    clientAddress: nodeClientAddress(config.server.trustProxy),
+    dropConnection: dropNodeConnection,
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });

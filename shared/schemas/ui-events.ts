@@ -1,0 +1,148 @@
+import * as v from 'valibot';
+
+/** Every event of the UI stream (spec 6.1), plus the end-of-bulk-scan event that spec 6.1 mentions below its table. */
+export const UI_EVENT_TYPES = [
+  'dd:connected',
+  'dd:heartbeat',
+  'dd:container-added',
+  'dd:container-updated',
+  'dd:container-removed',
+  'dd:container-unhealthy',
+  'dd:scan-started',
+  'dd:scan-completed',
+  'dd:self-update',
+  'dd:update-operation-changed',
+  'dd:update-applied',
+  'dd:update-failed',
+  'dd:batch-update-completed',
+  'dd:agent-connected',
+  'dd:agent-disconnected',
+  'dd:agent-stats-changed',
+  'dd:resync-required',
+  'dd:preferences-updated',
+  'security-scan-cycle-complete',
+] as const;
+export type UiEventType = (typeof UI_EVENT_TYPES)[number];
+
+/**
+ * Events that belong to one connection (its handshake, its keep-alive, its replay verdict). They
+ * are never published to everyone nor kept for replay, so the bus refuses them by type.
+ */
+export const CONNECTION_EVENT_TYPES = ['dd:connected', 'dd:heartbeat', 'dd:resync-required'] as const;
+export type ConnectionEventType = (typeof CONNECTION_EVENT_TYPES)[number];
+export type BroadcastUiEventType = Exclude<UiEventType, ConnectionEventType>;
+
+/**
+ * Why a client must reload its state instead of replaying: its Last-Event-ID is older than the
+ * replay ring, is not an id this server can have issued, or comes from before a restart.
+ */
+export const RESYNC_REASONS = ['buffer-exceeded', 'invalid-event-id', 'boot-changed'] as const;
+export type ResyncReason = (typeof RESYNC_REASONS)[number];
+
+/** Spec 2.6, plus `queued`, which the spec refers to and which queuePosition implies. */
+export const UPDATE_OPERATION_STATUSES = ['queued', 'in-progress', 'succeeded', 'rolled-back', 'failed'] as const;
+/** Spec 2.6. */
+export const UPDATE_OPERATION_PHASES = [
+  'prepare',
+  'renamed',
+  'new-created',
+  'old-stopped',
+  'new-started',
+  'health-gate',
+  'health-gate-passed',
+  'succeeded',
+  'rollback-started',
+  'rolled-back',
+  'rollback-failed',
+] as const;
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** A single update has no batch; the spec shows the field on every payload, so it is present and null then. */
+const batchId = v.nullable(v.string());
+/** The container record is owned by shared/schemas/container.ts; the event only promises an object. */
+const containerObject = v.record(v.string(), v.unknown());
+
+export const ConnectedEventSchema = v.object({ clientId: v.string(), clientToken: v.string() });
+export const HeartbeatEventSchema = v.object({});
+export const ContainerUnhealthyEventSchema = v.object({
+  containerName: v.string(),
+  health: v.literal('unhealthy'),
+  previousHealth: v.nullable(v.string()),
+  container: containerObject,
+});
+export const ScanStartedEventSchema = v.object({ containerId: v.string(), cycleId: v.optional(v.string()) });
+export const ScanCompletedEventSchema = v.object({
+  containerId: v.string(),
+  status: v.string(),
+  cycleId: v.optional(v.string()),
+  /** Bulk requests only: the request id and cumulative counts (take the highest, never sum). */
+  requestId: v.optional(v.string()),
+  completedCount: v.optional(count),
+  scheduledCount: v.optional(count),
+});
+export const SelfUpdateEventSchema = v.object({
+  opId: v.string(),
+  requiresAck: v.boolean(),
+  ackTimeoutMs: count,
+  /** ISO 8601, like every timestamp of an update operation (spec 2.6). */
+  startedAt: v.string(),
+});
+export const UpdateOperationChangedEventSchema = v.object({
+  operationId: v.string(),
+  containerName: v.string(),
+  triggerName: v.optional(v.string()),
+  status: v.picklist(UPDATE_OPERATION_STATUSES),
+  phase: v.picklist(UPDATE_OPERATION_PHASES),
+  queuePosition: count,
+  queueTotal: count,
+});
+export const UpdateAppliedEventSchema = v.object({
+  containerName: v.string(),
+  containerId: v.string(),
+  newContainerId: v.string(),
+  operationId: v.string(),
+  batchId,
+});
+export const UpdateFailedEventSchema = v.object({
+  containerName: v.string(),
+  error: v.string(),
+  operationId: v.string(),
+  batchId,
+  phase: v.picklist(UPDATE_OPERATION_PHASES),
+  /** Only rolled-back operations have one (spec 2.6). */
+  rollbackReason: v.nullable(v.string()),
+});
+export const BatchUpdateCompletedEventSchema = v.object({
+  batchId: v.string(),
+  total: count,
+  succeeded: count,
+  failed: count,
+  durationMs: count,
+  /** The spec does not show an item's fields. */
+  items: v.array(v.record(v.string(), v.unknown())),
+});
+export const AgentStatsChangedEventSchema = v.object({ agentName: v.string() });
+export const ResyncRequiredEventSchema = v.object({ reason: v.picklist(RESYNC_REASONS) });
+export const PreferencesUpdatedEventSchema = v.object({});
+
+/** Payload schemas of the events whose payload spec 6.1 shows in full; the others carry objects owned elsewhere. */
+export const UI_EVENT_PAYLOAD_SCHEMAS = {
+  'dd:connected': ConnectedEventSchema,
+  'dd:heartbeat': HeartbeatEventSchema,
+  'dd:container-unhealthy': ContainerUnhealthyEventSchema,
+  'dd:scan-started': ScanStartedEventSchema,
+  'dd:scan-completed': ScanCompletedEventSchema,
+  'dd:self-update': SelfUpdateEventSchema,
+  'dd:update-operation-changed': UpdateOperationChangedEventSchema,
+  'dd:update-applied': UpdateAppliedEventSchema,
+  'dd:update-failed': UpdateFailedEventSchema,
+  'dd:batch-update-completed': BatchUpdateCompletedEventSchema,
+  'dd:agent-stats-changed': AgentStatsChangedEventSchema,
+  'dd:resync-required': ResyncRequiredEventSchema,
+  'dd:preferences-updated': PreferencesUpdatedEventSchema,
+} as const satisfies Partial<Record<UiEventType, v.GenericSchema>>;
+
+type PayloadSchemas = typeof UI_EVENT_PAYLOAD_SCHEMAS;
+
+/** The payload type of an event: from its schema where the spec shows it, else unknown. */
+export type UiEventData<T extends UiEventType> = T extends keyof PayloadSchemas ? v.InferOutput<PayloadSchemas[T]> : unknown;
