@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// Installs the Debian packages the integration and contract tests run for real.
+// Installs the Debian packages the integration and contract tests run for real, and unpacks a
+// Docker Engine into the work tree (.testbed/docker-root) without installing it as a service.
 // Runs before node_modules exists, so it uses Node built-ins only.
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MULTIARCH = process.arch === 'arm64' ? 'aarch64-linux-gnu' : 'x86_64-linux-gnu';
 
 /** One row per tool the tests start themselves; add a tool with one line. */
 const REQUIRED = [
@@ -11,19 +16,44 @@ const REQUIRED = [
   { binary: '/usr/bin/docker-registry', pkg: 'docker-registry' },
   { binary: '/usr/bin/htpasswd', pkg: 'apache2-utils' },
   { binary: '/usr/bin/openssl', pkg: 'openssl' },
+  // The Docker test bed: dockerd and containerd are unpacked below, and use these from the system:
+  // the Depends of docker.io that unpacking does not pull in (runc, iptables for bridge networks,
+  // two shared libraries dockerd links against). None of them starts a service.
+  { binary: '/usr/sbin/runc', pkg: 'runc' },
+  { binary: '/usr/sbin/iptables', pkg: 'iptables' },
+  { binary: `/usr/lib/${MULTIARCH}/libdevmapper.so.1.02.1`, pkg: 'libdevmapper1.02.1' },
+  { binary: `/usr/lib/${MULTIARCH}/libsystemd.so.0`, pkg: 'libsystemd0' },
+  // The root filesystem of test images: one static binary, so an image needs no registry and no libc.
+  { binary: '/bin/busybox', pkg: 'busybox-static' },
+];
+
+/**
+ * Debian's docker.io is dockerd 20.10 (API 1.41). Unpacked, not installed: installing would start a
+ * system dockerd on /var/run/docker.sock that the tests must never touch. tini provides docker-init.
+ */
+const DOCKER_PACKAGES = ['docker.io', 'containerd', 'tini'];
+const DOCKER_ROOT = join(dirname(dirname(fileURLToPath(import.meta.url))), '.testbed', 'docker-root');
+const DOCKER_BINARIES = [
+  'usr/sbin/dockerd',
+  'usr/bin/docker',
+  'usr/bin/containerd',
+  'usr/bin/containerd-shim-runc-v2',
+  'usr/bin/tini-static',
 ];
 
 // Debian's hook for "do not start services from maintainer scripts": without it, installing
 // redis-server or docker-registry may start a system daemon (ports 6379, 5000) that no test uses.
 const POLICY_RC_D = '/usr/sbin/policy-rc.d';
 
-function run(command, args) {
+function run(command, args, { cwd, quiet = false } = {}) {
   const result = spawnSync(command, args, {
+    cwd,
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (result.error || result.status !== 0) {
+    if (quiet) throw new Error(`ensure-testbed: ${command} ${args.join(' ')} failed`);
     // apt output is only worth showing when it explains a failure.
     process.stderr.write(result.stdout ?? '');
     process.stderr.write(result.stderr ?? '');
@@ -43,12 +73,22 @@ function install(packages) {
   }
 }
 
+function isRoot() {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
 function main() {
+  const packagesStatus = ensurePackages();
+  if (packagesStatus !== 0) return packagesStatus;
+  return ensureDockerRoot();
+}
+
+function ensurePackages() {
   const missing = REQUIRED.filter((entry) => !existsSync(entry.binary));
   if (missing.length === 0) return 0;
 
   const packages = [...new Set(missing.map((entry) => entry.pkg))];
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+  if (!isRoot()) {
     console.error(`ensure-testbed: missing Debian packages: ${packages.join(', ')}`);
     console.error(`ensure-testbed: run as root, or install them: apt-get install -y --no-install-recommends ${packages.join(' ')}`);
     return 1;
@@ -61,6 +101,46 @@ function main() {
     return 1;
   }
   for (const pkg of packages) console.log(`ensure-testbed: installed ${pkg}`);
+  return 0;
+}
+
+function download(debs) {
+  // As root, apt's download sandbox user (_apt) cannot write into this dir: download as root instead of warning.
+  const args = [...(isRoot() ? ['-o', 'APT::Sandbox::User=root'] : []), 'download', ...DOCKER_PACKAGES];
+  try {
+    run('apt-get', args, { cwd: debs, quiet: true });
+  } catch {
+    // A fresh machine may have no package lists yet (or stale ones naming versions the mirror dropped).
+    if (!isRoot()) throw new Error('ensure-testbed: apt-get download failed; run as root to let it refresh the package lists');
+    run('apt-get', ['update']);
+    run('apt-get', args, { cwd: debs });
+  }
+}
+
+function ensureDockerRoot() {
+  if (DOCKER_BINARIES.every((binary) => existsSync(join(DOCKER_ROOT, binary)))) return 0;
+  // Unpacked into a sibling first and renamed at the end, so an interrupted run never leaves a
+  // half-filled root that the check above would take for complete.
+  mkdirSync(dirname(DOCKER_ROOT), { recursive: true });
+  const staging = mkdtempSync(`${DOCKER_ROOT}.partial-`);
+  try {
+    const debs = join(staging, 'debs');
+    const root = join(staging, 'root');
+    mkdirSync(debs);
+    mkdirSync(root);
+    download(debs);
+    for (const deb of readdirSync(debs).filter((name) => name.endsWith('.deb'))) run('dpkg', ['-x', join(debs, deb), root]);
+    rmSync(DOCKER_ROOT, { recursive: true, force: true });
+    renameSync(root, DOCKER_ROOT);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  const missing = DOCKER_BINARIES.filter((binary) => !existsSync(join(DOCKER_ROOT, binary)));
+  if (missing.length > 0) {
+    console.error(`ensure-testbed: unpacked ${DOCKER_PACKAGES.join(', ')}, but still missing: ${missing.join(', ')}`);
+    return 1;
+  }
+  console.log(`ensure-testbed: unpacked ${DOCKER_PACKAGES.join(', ')} into ${DOCKER_ROOT}`);
   return 0;
 }
 

@@ -55,7 +55,8 @@ export async function createMemoryHub(env: Environment = {}): Promise<HubClient>
 export async function createServerHub(env: Environment = {}): Promise<HubClient> {
   const logged: HubClient['logged'] = [];
   const running = await startNodeHub({
-    env: { DD_STORE_DRIVER: 'memory', DD_SERVER_PORT: '0', DD_SERVER_HOST: '127.0.0.1', ...env },
+    // No local watcher unless a test asks for one: /var/run/docker.sock is not a test server.
+    env: { DD_STORE_DRIVER: 'memory', DD_SERVER_PORT: '0', DD_SERVER_HOST: '127.0.0.1', DD_LOCAL_WATCHER: 'false', ...env },
     sink: capturingSink(logged),
   });
   return {

@@ -91,7 +91,8 @@ async function observeOne(
   try {
     const details = await options.host.inspectContainer(id);
     if (!details) return 'gone'; // removed between list and inspect
-    if (!options.watchAll && details.state !== 'running' && !options.onlyIds) return 'gone';
+    // Without WATCHALL a stopped container is not watched: an event about it removes it, as a cycle would.
+    if (!options.watchAll && details.state !== 'running') return 'gone';
     let image = images.get(details.imageId);
     if (!image) {
       image = options.host.inspectImage(details.imageId);

@@ -11,6 +11,7 @@ import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { createLogRing } from '../../logging/log-ring';
 import { createLogger, type LogSink } from '../../logging/logger';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
+import { createDockerHost } from '../../../../edge-agent/src/docker';
 import { createNodeStorage } from './create-node-storage';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
@@ -62,6 +63,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     upgradeWebSocket,
     registries,
     registryFetch: createRegistryFetchFactory(),
+    dockerHostFor: (endpoint) => createDockerHost(endpoint),
     runtimeMetrics: () => processMetrics.metrics(),
     // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
     // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.

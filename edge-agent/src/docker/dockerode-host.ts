@@ -1,0 +1,283 @@
+/**
+ * The DockerHost over the real Engine API, through dockerode (the only module that imports it).
+ * Seen against dockerd 20.10 (API 1.41): see dockerode-host.test.ts for the behaviour it relies on.
+ */
+import type { IncomingMessage } from 'node:http';
+import type DockerModem from 'docker-modem';
+import Docker from 'dockerode';
+import {
+  type DockerContainerDetails,
+  type DockerContainerSummary,
+  type DockerEventHandlers,
+  type DockerHost,
+  type DockerImageDetails,
+  type DockerLogLine,
+  type DockerLogOptions,
+  DockerNotFoundError,
+  type DockerStats,
+  type DockerSubscription,
+} from '../../../shared/docker/docker-host';
+import { EVENT_FILTERS, toContainerEvent, toDetails, toImageDetails, toStats, toSummary } from './engine-mapping';
+import { demultiplex, jsonLines, logLines, rawFrames } from './engine-streams';
+
+export interface DockerHostOptions {
+  /** Default `/var/run/docker.sock` when no `host` is given. */
+  socketPath?: string;
+  /** A TCP Engine (`dockerd -H tcp://…`); takes precedence over socketPath. */
+  host?: string;
+  /** Default 2375, or 2376 for https. */
+  port?: number;
+  protocol?: 'http' | 'https';
+}
+
+// Container ids and names; anything else (a `/` or `..` above all) would address another endpoint.
+const CONTAINER_REF = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+// Image ids and references (`ghcr.io/a/b:1.2@sha256:…`), without path traversal.
+const IMAGE_REF = /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9][A-Za-z0-9_.:/@-]*$/;
+
+export function createDockerHost(options: DockerHostOptions = {}): DockerHost {
+  return new DockerodeHost(options);
+}
+
+class DockerodeHost implements DockerHost {
+  readonly endpoint: string;
+  private readonly docker: Docker;
+  /** The streams open now (events, logs): close() aborts them. */
+  private readonly streams = new Set<AbortController>();
+  private closed = false;
+
+  constructor(options: DockerHostOptions) {
+    const https = options.protocol === 'https';
+    const port = options.port ?? (https ? 2376 : 2375);
+    const socketPath = options.host ? undefined : (options.socketPath ?? '/var/run/docker.sock');
+    this.endpoint = socketPath ? `unix://${socketPath}` : `${https ? 'https' : 'tcp'}://${options.host}:${port}`;
+    // Every key is set, undefined included: docker-modem fills unset keys from DOCKER_HOST and
+    // DOCKER_CERT_PATH, which would silently send this host's calls to another Engine.
+    const modem: DockerModem.ConstructorOptions = {
+      socketPath,
+      host: socketPath ? undefined : options.host,
+      port: socketPath ? undefined : port,
+      protocol: https ? 'https' : 'http',
+      ca: undefined,
+      cert: undefined,
+      key: undefined,
+      timeout: undefined,
+      // No agent of its own: docker-modem util.inspect()s the request options on every call, debug
+      // off or not, and an Agent with open sockets made that cost 1 to 15 ms of CPU per request.
+      // Node's global agent keeps connections alive, and its idle sockets never hold the process.
+    };
+    this.docker = new Docker(modem as Docker.DockerOptions);
+  }
+
+  async ping(): Promise<void> {
+    await this.call('ping', () => this.docker.ping());
+  }
+
+  async listContainers(all: boolean): Promise<DockerContainerSummary[]> {
+    const entries = await this.call('list containers', () => this.docker.listContainers({ all }));
+    return Promise.all(entries.map((entry) => this.summaryOf(entry)));
+  }
+
+  /**
+   * The list names a container's image by id instead of `Config.Image` once that reference points
+   * to another image (a newer pull of the same tag: the very case an update monitor looks for).
+   * Only then is the container inspected for the name it was created with.
+   */
+  private async summaryOf(entry: Docker.ContainerInfo): Promise<DockerContainerSummary> {
+    const summary = toSummary(entry);
+    if (!summary.image.startsWith('sha256:') && summary.image !== summary.imageId) return summary;
+    const details = await this.inspectContainer(summary.id);
+    return details ? { ...summary, image: details.image } : summary;
+  }
+
+  async inspectContainer(id: string): Promise<DockerContainerDetails | undefined> {
+    if (!CONTAINER_REF.test(id)) return undefined;
+    const info = await this.call(`inspect ${id}`, () => this.docker.getContainer(id).inspect(), { notFound: () => undefined });
+    return info && toDetails(info);
+  }
+
+  async inspectImage(id: string): Promise<DockerImageDetails | undefined> {
+    if (!IMAGE_REF.test(id)) return undefined;
+    const info = await this.call(`inspect image ${id}`, () => this.docker.getImage(id).inspect(), { notFound: () => undefined });
+    return info && toImageDetails(info);
+  }
+
+  subscribeEvents(handlers: DockerEventHandlers): DockerSubscription {
+    const tracked = this.track();
+    void this.pumpEvents(handlers, tracked.signal).finally(tracked.release);
+    // After close() no handler is called again: the caller asked for the end, it needs no report of it.
+    return { close: () => tracked.abort() };
+  }
+
+  /**
+   * Container lifecycle events only (EVENT_FILTERS): health checks alone would otherwise send three
+   * exec events per probe and container. A clean end of the stream is reported as an error too: the
+   * stream is endless, so it ends only when the Engine goes away. An onEvent that throws ends the
+   * subscription the same way instead of taking the process down.
+   */
+  private async pumpEvents(handlers: DockerEventHandlers, signal: AbortSignal): Promise<void> {
+    // Replayed from the moment of subscribing, so events between this call and the stream's first
+    // byte are not lost (the Engine keeps its recent events). Date.now() / 1000 prints at most ms.
+    const since = Date.now() / 1000;
+    let stream: IncomingMessage | undefined;
+    let failure: Error;
+    try {
+      const options = { since, filters: EVENT_FILTERS, abortSignal: signal } as Docker.GetEventsOptions;
+      stream = (await this.docker.getEvents(options)) as IncomingMessage;
+      for await (const message of jsonLines(stream)) {
+        if (signal.aborted) return;
+        handlers.onEvent(toContainerEvent(message));
+      }
+      failure = this.fail('events', new Error('the event stream ended'));
+    } catch (error) {
+      failure = this.fail('events', error);
+    } finally {
+      stream?.destroy();
+    }
+    if (!signal.aborted) handlers.onClose(failure);
+  }
+
+  /** Ends quietly when the signal aborts (or the host closes); a failure of the stream itself is thrown. */
+  async *logs(id: string, options: DockerLogOptions, signal: AbortSignal): AsyncGenerator<DockerLogLine> {
+    const tracked = this.track(signal);
+    try {
+      const logs = await this.openLogs(id, options, tracked.signal);
+      if (!logs) return;
+      const { stream, tty } = logs;
+      tracked.signal.addEventListener('abort', () => stream.destroy(), { once: true });
+      try {
+        // A TTY merges stdout and stderr into one raw stream; without one Docker multiplexes them.
+        yield* logLines(tty ? rawFrames(stream) : demultiplex(stream), { timestamps: options.timestamps, framed: !tty });
+      } catch (error) {
+        if (!tracked.signal.aborted) throw this.fail(`logs ${id}`, error);
+      } finally {
+        stream.destroy();
+      }
+    } finally {
+      tracked.release();
+    }
+  }
+
+  /** Undefined when aborted before the stream opened. */
+  private async openLogs(id: string, options: DockerLogOptions, signal: AbortSignal) {
+    if (!CONTAINER_REF.test(id)) throw this.notFound(id);
+    const info = await this.call(`logs ${id}`, () => this.docker.getContainer(id).inspect(), { notFound: () => undefined });
+    if (!info) throw this.notFound(id);
+    const query = {
+      follow: options.follow,
+      stdout: options.stdout,
+      stderr: options.stderr,
+      timestamps: options.timestamps,
+      tail: options.tail ?? 'all',
+      ...(options.since !== undefined ? { since: options.since } : {}),
+    };
+    try {
+      const stream = await this.openStream(`/containers/${id}/logs?`, query, signal);
+      return { stream, tty: info.Config?.Tty === true };
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      throw statusOf(error) === 404 ? this.notFound(id) : this.fail(`logs ${id}`, error);
+    }
+  }
+
+  /**
+   * A stream's own abort controller, also aborted by `outer` and by close(). Plain listeners rather
+   * than AbortSignal.any, and released when the stream ends, so a long-lived host or caller signal
+   * never accumulates references to finished streams.
+   */
+  private track(outer?: AbortSignal): { signal: AbortSignal; abort(): void; release(): void } {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (this.closed || outer?.aborted) abort();
+    outer?.addEventListener('abort', abort, { once: true });
+    this.streams.add(controller);
+    const release = () => {
+      outer?.removeEventListener('abort', abort);
+      this.streams.delete(controller);
+    };
+    return { signal: controller.signal, abort, release };
+  }
+
+  /** dockerode buffers non-following logs whole; a raw dial streams them either way. */
+  private openStream(path: string, query: Record<string, unknown>, signal: AbortSignal): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const statusCodes = { 200: true, 404: 'no such container', 500: 'server error' };
+      this.docker.modem.dial({ path, method: 'GET', options: query, isStream: true, abortSignal: signal, statusCodes }, (error, result) =>
+        error ? reject(error) : resolve(result as IncomingMessage),
+      );
+    });
+  }
+
+  start(id: string): Promise<void> {
+    return this.lifecycle('start', id, (container) => container.start());
+  }
+
+  stop(id: string): Promise<void> {
+    return this.lifecycle('stop', id, (container) => container.stop());
+  }
+
+  restart(id: string): Promise<void> {
+    return this.lifecycle('restart', id, (container) => container.restart());
+  }
+
+  remove(id: string): Promise<void> {
+    return this.lifecycle('remove', id, (container) => container.remove());
+  }
+
+  async stats(id: string): Promise<DockerStats> {
+    if (!CONTAINER_REF.test(id)) throw this.notFound(id);
+    // Not one-shot: the Engine then waits for a second sample, which the CPU share is computed from.
+    const stats = await this.call(`stats ${id}`, () => this.docker.getContainer(id).stats({ stream: false }), {
+      notFound: () => {
+        throw this.notFound(id);
+      },
+    });
+    return toStats(stats);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const controller of this.streams) controller.abort();
+  }
+
+  /** 304 ("already started", "already stopped") is the state the caller asked for, not a failure. */
+  private async lifecycle(operation: string, id: string, action: (container: Docker.Container) => Promise<unknown>): Promise<void> {
+    if (!CONTAINER_REF.test(id)) throw this.notFound(id);
+    await this.call(`${operation} ${id}`, () => action(this.docker.getContainer(id)), {
+      notFound: () => {
+        throw this.notFound(id);
+      },
+      notModified: () => undefined,
+    });
+  }
+
+  private async call<T, F = never>(
+    operation: string,
+    run: () => Promise<T>,
+    on: { notFound?: () => F; notModified?: () => F } = {},
+  ): Promise<T | F> {
+    try {
+      return await run();
+    } catch (error) {
+      const status = statusOf(error);
+      if (status === 404 && on.notFound) return on.notFound();
+      if (status === 304 && on.notModified) return on.notModified();
+      throw this.fail(operation, error);
+    }
+  }
+
+  private notFound(id: string): DockerNotFoundError {
+    return new DockerNotFoundError(`docker(${this.endpoint}): container ${id}`);
+  }
+
+  /** The message names the Engine and the operation; dockerode's own message says what went wrong. */
+  private fail(operation: string, error: unknown): Error {
+    const message = error instanceof Error ? error.message : String(error);
+    return new Error(`docker(${this.endpoint}): ${operation}: ${message.trim()}`, { cause: error });
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = typeof error === 'object' && error !== null ? (error as { statusCode?: unknown }).statusCode : undefined;
+  return typeof status === 'number' ? status : undefined;
+}

@@ -1,0 +1,1 @@
+export { createDockerHost, type DockerHostOptions } from './dockerode-host';
