@@ -93,11 +93,16 @@ describeHubMatrix(
 describeHubMatrix(
   'WUD-card compatibility endpoints (DD_COMPAT_WUDCARD=true)',
   (client) => {
-    it('serves only the whitelisted legacy routes, through the /api/v1 handlers', async () => {
-      // The containers routes arrive with the containers capability; until then the v1 handler answers 404,
-      // which proves the request was dispatched there instead of being refused with 410.
-      const dispatched = await client().request('/api/containers');
-      expect(dispatched.status).not.toBe(410);
+    it('serves only the whitelisted legacy routes, through the /api/v1 handlers, as bare arrays', async () => {
+      const list = await client().request('/api/containers');
+      expect(list.status).toBe(200);
+      expect(await list.json()).toEqual([]);
+      const watched = await client().request('/api/containers/watch', { method: 'POST' });
+      expect(watched.status).toBe(200);
+      expect(await watched.json()).toEqual([]);
+      // An unknown container gets the /api/v1 handler's 404 unchanged: errors are never reshaped.
+      const triggers = await expectJsonError(await client().request('/api/containers/nope/triggers'), 404);
+      expect(triggers.error).toContain('nope');
       await expectJsonError(await client().request('/api/settings'), 410);
       await expectJsonError(await client().request('/api/containers', { method: 'DELETE' }), 410);
     });
