@@ -91,6 +91,20 @@ describe('fleet-wide registry checks against a real registry', () => {
     expect(requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /v2/app/api/tags/list', 'HEAD /v2/app/web/manifests/latest']);
   });
 
+  it('lets scheduled watchers join a cycle begun moments ago, while "watch now" asks afresh', async () => {
+    lookups.beginCycle();
+    requests.length = 0;
+    await checkImage(input({ repository: 'app/api', tag: '1.0.0' }), lookups);
+    // A second watcher on the same schedule joins: nothing is asked again.
+    lookups.beginCycle({ sharedWithinMs: 60_000 });
+    await checkImage(input({ repository: 'app/api', tag: '1.0.0' }), lookups);
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v2/app/api/tags/list']);
+    // A requested cycle starts afresh.
+    lookups.beginCycle();
+    await checkImage(input({ repository: 'app/api', tag: '1.0.0' }), lookups);
+    expect(requests).toHaveLength(2);
+  });
+
   it('compares multi-arch images like with like', async () => {
     lookups.beginCycle();
     const check = (over: Partial<ImageCheckInput>) => checkImage(input({ repository: 'app/multi', tag: 'stable', ...over }), lookups);

@@ -19,6 +19,7 @@ export class FleetLookups {
   private readonly candidateDigests: BoundedCache<string, string>;
   private readonly published = new BoundedCache<string, PublishedAt | null>(20_000);
   private cycle = new Map<string, Promise<unknown>>();
+  private cycleStartedAt = Number.NEGATIVE_INFINITY;
   private tagCandidates = new WeakMap<CompiledTagPolicy, Map<string, TagCandidate | undefined>>();
 
   constructor(
@@ -28,8 +29,15 @@ export class FleetLookups {
     this.candidateDigests = new BoundedCache(20_000, now);
   }
 
-  /** Starts a new cycle: per-cycle answers are forgotten, immutable ones kept. */
-  beginCycle(): void {
+  /**
+   * Starts a new cycle: per-cycle answers are forgotten, immutable ones kept. With `sharedWithinMs`,
+   * a cycle begun that recently is joined instead, so watchers on the same schedule (every host
+   * at the top of the hour) ask the registry once between them.
+   */
+  beginCycle(options: { sharedWithinMs?: number } = {}): void {
+    const now = this.now();
+    if (options.sharedWithinMs !== undefined && now - this.cycleStartedAt < options.sharedWithinMs) return;
+    this.cycleStartedAt = now;
     this.cycle = new Map();
     this.tagCandidates = new WeakMap();
   }

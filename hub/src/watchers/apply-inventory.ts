@@ -14,10 +14,10 @@ export interface ApplyTargets {
 
 const imageOf = (c: Container) => `${c.image.registry.url ? `${c.image.registry.url}/` : ''}${c.image.name}:${c.image.tag.value}`;
 
-/** Everything but the bookkeeping of the last check: a change here is worth an event. */
+/** Everything but the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
 function comparable(container: Container): string {
-  const { checkedAt: _checkedAt, ...rest } = container;
-  return JSON.stringify(rest);
+  const { checkedAt: _checkedAt, error, ...rest } = container;
+  return JSON.stringify({ ...rest, error: error && { ...error, at: undefined } });
 }
 
 function isNewUpdate(previous: Container | undefined, next: Container): boolean {
@@ -35,7 +35,7 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
   for (const record of observed.records) {
     const previous = store.get(record.id);
     if (previous && comparable(previous) === comparable(record)) {
-      if (previous.checkedAt !== record.checkedAt) await store.put(record);
+      if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) await store.put(record);
       continue;
     }
     await store.put(record);

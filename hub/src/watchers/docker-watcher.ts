@@ -75,8 +75,8 @@ export class DockerWatcher {
    * A full watch cycle. Single-flight: a call during a running cycle is folded into one follow-up
    * cycle that starts when it ends, so every caller sees a cycle that began after its call.
    */
-  watch(): Promise<WatchResult> {
-    if (!this.running) return this.begin();
+  watch(options: { scheduled?: boolean } = {}): Promise<WatchResult> {
+    if (!this.running) return this.begin(options.scheduled ?? false);
     this.queued ??= this.running
       .then(
         () => undefined,
@@ -84,13 +84,13 @@ export class DockerWatcher {
       )
       .then(() => {
         this.queued = undefined;
-        return this.begin();
+        return this.begin(options.scheduled ?? false);
       });
     return this.queued.then((result) => ({ ...result, coalesced: true }));
   }
 
-  private begin(): Promise<WatchResult> {
-    const cycle: Promise<WatchResult> = this.runCycle().finally(() => {
+  private begin(scheduled: boolean): Promise<WatchResult> {
+    const cycle: Promise<WatchResult> = this.runCycle(scheduled).finally(() => {
       if (this.running === cycle) this.running = undefined;
     });
     this.running = cycle;
@@ -132,13 +132,19 @@ export class DockerWatcher {
   private schedule(delayMs: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.watch().catch((error: unknown) => this.deps.logger.error('watch cycle failed', { watcher: this.id, error: String(error) }));
+      this.watch({ scheduled: true }).catch((error: unknown) =>
+        this.deps.logger.error('watch cycle failed', { watcher: this.id, error: String(error) }),
+      );
     }, delayMs);
     this.timers.add(timer);
   }
 
-  private async runCycle(): Promise<WatchResult> {
-    this.deps.lookups?.beginCycle();
+  /**
+   * A scheduled cycle joins a registry lookup cycle begun within the jitter window by another
+   * watcher (fleet-wide deduplication); a requested one ("watch now") always asks afresh.
+   */
+  private async runCycle(scheduled: boolean): Promise<WatchResult> {
+    this.deps.lookups?.beginCycle(scheduled ? { sharedWithinMs: (this.deps.config.jitterSeconds + 60) * 1000 } : {});
     const observed = await this.observe({ check: true });
     await applyInventory(observed, this.deps);
     this.lastRunAt = this.deps.now();
