@@ -143,6 +143,18 @@ describe('containers on a real Docker Engine, checked against a real registry', 
     expect(await byName('worker')).toBeUndefined();
   });
 
+  it('announces a container whose health check turns unhealthy, and audits it', async () => {
+    stream ??= await openSse(api, '/api/v1/events/ui');
+    await importBusyboxImage(dockerd.docker, { repository: 'test/sick', tag: '1', cmd: ['sleep', '3600'], healthcheck: ['/bin/false'] });
+    const id = await runContainer(dockerd.docker, { name: 'sick', image: 'test/sick:1', labels: { 'dd.watch': 'false' } });
+    const event = JSON.parse((await stream.nextOfType('dd:container-unhealthy', 20_000)).data);
+    expect(event).toMatchObject({ containerName: 'sick', health: 'unhealthy', container: { id, health: 'unhealthy' } });
+    const audit = await json('/api/v1/audit?action=container-unhealthy');
+    expect(audit.data[0]).toMatchObject({ action: 'container-unhealthy', containerName: 'sick' });
+    await dockerd.docker.getContainer(id).remove({ force: true });
+    await stream.nextOfType('dd:container-removed', 15_000);
+  });
+
   it('refreshes the inventory without registry checks, exactly as spec 4.3 says', async () => {
     const result = await json('/api/v1/watchers/docker/local/inventory', {
       method: 'POST',

@@ -38,9 +38,9 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
       if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) await store.put(record);
       continue;
     }
+    // Stored and audited before it is announced: a client reacting to the event finds both.
     await store.put(record);
     const shown = toPublicContainer(record);
-    publish(previous ? 'dd:container-updated' : 'dd:container-added', shown);
     if (!previous) await audit({ action: 'container-added', containerName: record.name, containerImage: imageOf(record) });
     if (isNewUpdate(previous, record) && record.updateKind.kind !== 'unknown') {
       await audit({
@@ -52,21 +52,23 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
         details: record.updateKind.kind,
       });
     }
-    if (record.health === 'unhealthy' && previous && previous.health !== 'unhealthy') {
+    const turnedUnhealthy = record.health === 'unhealthy' && previous !== undefined && previous.health !== 'unhealthy';
+    if (turnedUnhealthy) await audit({ action: 'container-unhealthy', containerName: record.name, containerImage: imageOf(record) });
+    publish(previous ? 'dd:container-updated' : 'dd:container-added', shown);
+    if (turnedUnhealthy) {
       publish('dd:container-unhealthy', {
         containerName: record.name,
         health: 'unhealthy',
-        previousHealth: previous.health ?? null,
+        previousHealth: previous?.health ?? null,
         container: shown,
       });
-      await audit({ action: 'container-unhealthy', containerName: record.name, containerImage: imageOf(record) });
     }
   }
   for (const id of observed.removedIds) {
     const previous = store.get(id);
     if (!previous) continue;
     await store.remove(id);
-    publish('dd:container-removed', toPublicContainer(previous));
     await audit({ action: 'container-removed', containerName: previous.name, containerImage: imageOf(previous) });
+    publish('dd:container-removed', toPublicContainer(previous));
   }
 }
