@@ -6,10 +6,10 @@ import { RegistryService } from '../hub/src/registries/registry-service';
 import { MANIFEST_ACCEPT } from '../shared/registry/media-types';
 import { createConcurrencyLimiter } from '../shared/registry/request-limiter';
 import { compileTagPolicy } from '../shared/tags';
+import { type LatencyProxy, startLatencyProxy } from '../test/support/latency-proxy';
 import { pushImage } from '../test/support/registry/push-image';
 import { startRegistry } from '../test/support/registry/start-registry';
 import { type Benchmark, formatCount, markdownTable } from './support/benchmark';
-import { type LatencyProxy, startLatencyProxy } from './support/latency-proxy';
 
 const LATENCY_MS = 20;
 const REPOSITORIES = 50;

@@ -75,8 +75,8 @@ export class DockerWatcher {
    * A full watch cycle. Single-flight: a call during a running cycle is folded into one follow-up
    * cycle that starts when it ends, so every caller sees a cycle that began after its call.
    */
-  watch(options: { scheduled?: boolean } = {}): Promise<WatchResult> {
-    if (!this.running) return this.begin(options.scheduled ?? false);
+  watch(options: { joinCycle?: boolean } = {}): Promise<WatchResult> {
+    if (!this.running) return this.begin(options.joinCycle ?? false);
     this.queued ??= this.running
       .then(
         () => undefined,
@@ -84,13 +84,13 @@ export class DockerWatcher {
       )
       .then(() => {
         this.queued = undefined;
-        return this.begin(options.scheduled ?? false);
+        return this.begin(options.joinCycle ?? false);
       });
     return this.queued.then((result) => ({ ...result, coalesced: true }));
   }
 
-  private begin(scheduled: boolean): Promise<WatchResult> {
-    const cycle: Promise<WatchResult> = this.runCycle(scheduled).finally(() => {
+  private begin(joinCycle: boolean): Promise<WatchResult> {
+    const cycle: Promise<WatchResult> = this.runCycle(joinCycle).finally(() => {
       if (this.running === cycle) this.running = undefined;
     });
     this.running = cycle;
@@ -132,7 +132,7 @@ export class DockerWatcher {
   private schedule(delayMs: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.watch({ scheduled: true }).catch((error: unknown) =>
+      this.watch({ joinCycle: true }).catch((error: unknown) =>
         this.deps.logger.error('watch cycle failed', { watcher: this.id, error: String(error) }),
       );
     }, delayMs);
@@ -140,11 +140,12 @@ export class DockerWatcher {
   }
 
   /**
-   * A scheduled cycle joins a registry lookup cycle begun within the jitter window by another
-   * watcher (fleet-wide deduplication); a requested one ("watch now") always asks afresh.
+   * With `joinCycle`, a registry lookup cycle begun within the jitter window (by another watcher
+   * on the same schedule, or by a fleet-wide "watch all") is joined: fleet-wide deduplication.
+   * Without it ("watch this host now") the registry is asked afresh.
    */
-  private async runCycle(scheduled: boolean): Promise<WatchResult> {
-    this.deps.lookups?.beginCycle(scheduled ? { sharedWithinMs: (this.deps.config.jitterSeconds + 60) * 1000 } : {});
+  private async runCycle(joinCycle: boolean): Promise<WatchResult> {
+    this.deps.lookups?.beginCycle(joinCycle ? { sharedWithinMs: (this.deps.config.jitterSeconds + 60) * 1000 } : {});
     const observed = await this.observe({ check: true });
     await applyInventory(observed, this.deps);
     this.lastRunAt = this.deps.now();
