@@ -1,15 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { containerList } from './container-list';
 import { httpThroughput } from './http-throughput';
 import { registryRequests } from './registry-requests';
 import { sseFanout } from './sse-fanout';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
+import { watchCycle } from './watch-cycle';
 
 // Static and ordered: the order of the sections in docs/benchmarks.md.
-const BENCHMARKS: readonly Benchmark[] = [httpThroughput, registryRequests, sseFanout];
+const BENCHMARKS: readonly Benchmark[] = [httpThroughput, registryRequests, sseFanout, watchCycle, containerList];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_PATH = join(ROOT, 'docs', 'benchmarks.md');

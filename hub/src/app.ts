@@ -14,7 +14,10 @@ import type { HubDeps } from './hub-deps';
 import { createHubServices, type HubServices } from './hub-services';
 import { registerAuditRoutes } from './routes/audit-routes';
 import { registerAuthStatusRoutes } from './routes/auth-status-routes';
+import { registerContainerActionRoutes } from './routes/container-action-routes';
+import { registerContainerLogRoutes } from './routes/container-log-routes';
 import { registerContainerRoutes } from './routes/container-routes';
+import { registerContainerStatsRoutes } from './routes/container-stats-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
 import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
@@ -121,6 +124,9 @@ export function createHubApp(deps: HubDeps): Hub {
       ),
   );
   registerContainerRoutes(api, services);
+  registerContainerActionRoutes(api, services);
+  registerContainerLogRoutes(api, services);
+  registerContainerStatsRoutes(api, services);
   registerWatcherRoutes(api, services);
   registerRegistryRoutes(api, services);
   registerOpenApiRoute(api, services);

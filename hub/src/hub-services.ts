@@ -54,6 +54,7 @@ function createRegistries(deps: HubDeps, metrics: HubMetrics, now: () => number)
     fallback: deps.registries.fallback,
     ...(deps.registryFetch && { fetchFor: deps.registryFetch }),
     onRequest: (event) => metrics.registryRequests.inc({ host: event.host, status: String(event.status) }),
+    timeoutMs: deps.config.registry.timeoutMs,
     now,
   });
   return { providers: deps.registries, service, lookups: new FleetLookups(service, now) };

@@ -706,7 +706,7 @@ function judgeText(body: BodyCase, text: string, judge: (value: Record<string, u
  * The body is decoded as UTF-8 (one leading BOM is not content). Whether a second leading BOM is
  * content is left open: undici's Request.text() strips every leading BOM, TextDecoder only one.
  */
-function judgeBody(body: BodyCase, judge: (value: Record<string, unknown>) => BodyVerdict): BodyVerdict {
+export function judgeBody(body: BodyCase, judge: (value: Record<string, unknown>) => BodyVerdict): BodyVerdict {
   const text = decoder.decode(body.bytes);
   const strict = judgeText(body, text, judge);
   if (!text.startsWith('\ufeff')) return strict;

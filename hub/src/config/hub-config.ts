@@ -24,6 +24,8 @@ export interface HubConfig {
   ui: { maturityThresholdDays: number };
   compat: { wudCard: boolean };
   edge: { enabled: boolean };
+  /** Deadline of one registry request, redirects included (DD_REGISTRY_TIMEOUT, seconds). */
+  registry: { timeoutMs: number };
   /** Docker watchers (DD_WATCHER_*), the default `local` one included unless DD_LOCAL_WATCHER=false. */
   watchers: WatcherConfig[];
   /** True when no DD_AUTH_* provider is configured (decisions §4). */
@@ -116,6 +118,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     ui: { maturityThresholdDays: vars.get('DD_UI_MATURITY_THRESHOLD_DAYS', envInteger(1, 3650), 7) },
     compat: { wudCard: vars.get('DD_COMPAT_WUDCARD', envBoolean, false) },
     edge: { enabled: vars.get('DD_EXPERIMENTAL_EDGE', envBoolean, true) },
+    registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
     watchers: loadWatcherConfigs(new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])])),
     anonymous,
     unknownVariables: [...vars.names()].filter(

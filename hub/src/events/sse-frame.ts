@@ -9,7 +9,12 @@ const published = new WeakMap<UiEvent, Uint8Array>();
  * (JSON.stringify escapes every CR and LF, so a payload can never end the frame early).
  */
 export function encodeFrame(id: string, type: UiEventType, data: unknown): Uint8Array {
-  return encoder.encode(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data) ?? 'null'}\n\n`);
+  return encodeSseFrame(id, type, data);
+}
+
+/** The same wire form for streams with event names of their own (the stats streams). */
+export function encodeSseFrame(id: string, event: string, data: unknown): Uint8Array {
+  return encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data) ?? 'null'}\n\n`);
 }
 
 /**

@@ -55,7 +55,8 @@ function identityOf(principal: Principal): string | undefined {
   return undefined;
 }
 
-function streamHeaders(runtime: HubServices['deps']['runtime']): Record<string, string> {
+/** Headers of every SSE answer of the hub (the UI stream, the stats streams). */
+export function streamHeaders(runtime: HubServices['deps']['runtime']): Record<string, string> {
   return {
     'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache',

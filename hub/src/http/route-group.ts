@@ -128,9 +128,9 @@ export function createRouteGroup(table: RouteTable, basePath: string): RouteGrou
     app,
     add(spec, handler) {
       const fullPath = `${basePath}${spec.path}`.replace(/\/$/, '') || '/';
-      table.add(spec as RouteSpec, fullPath);
+      const route = table.add(spec as RouteSpec, fullPath);
       app.on(spec.method.toUpperCase(), spec.path, async (c) => {
-        c.set('route', fullPath);
+        c.set('route', route.fullPath);
         // Before any check, so error answers of a deprecated route carry the notice too.
         if (spec.deprecation) setDeprecationHeaders(c, spec.deprecation);
         assertAccess(c.get('principal'), spec.access);

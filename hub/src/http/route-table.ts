@@ -34,21 +34,35 @@ export interface RegisteredRoute {
   matcher: RegExp;
 }
 
+// A parameter at the start of a segment, with Hono's optional pattern: `:id` or `:id{(?!stats$)[^/]+}`.
+const PARAMETER = /(?<=^|\/):([A-Za-z0-9_]+)(?:\{((?:[^{}]|\{[^{}]*\})+)\})?/g;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The path as documented and labelled in metrics: parameter patterns reduced to their names. */
+export function plainPath(path: string): string {
+  return path.replace(PARAMETER, ':$1');
+}
+
 function compilePathPattern(path: string): RegExp {
-  const source = path
-    .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
+  let source = '';
+  let end = 0;
+  for (const match of path.matchAll(PARAMETER)) {
+    source += `${escapeRegExp(path.slice(end, match.index))}${match[2] ? `(?:${match[2]})` : '[^/]+'}`;
+    end = match.index + match[0].length;
+  }
   // Strict like Hono's router: `/health/` is another path, so it must not earn a 405 here.
-  return new RegExp(`^${source}$`);
+  return new RegExp(`^${source}${escapeRegExp(path.slice(end))}$`);
 }
 
 /** The registry of every route, read by the OpenAPI generator and the 405 handler. */
 export class RouteTable {
   readonly routes: RegisteredRoute[] = [];
 
-  add(spec: RouteSpec, fullPath: string): void {
-    this.routes.push({ spec, fullPath, matcher: compilePathPattern(fullPath) });
+  /** The path may hold Hono parameter patterns; the route keeps the plain form. */
+  add(spec: RouteSpec, fullPath: string): RegisteredRoute {
+    const route = { spec, fullPath: plainPath(fullPath), matcher: compilePathPattern(fullPath) };
+    this.routes.push(route);
+    return route;
   }
 
   /** Methods registered for a concrete request path (upper case; HEAD implied by GET). */

@@ -28,7 +28,7 @@ export async function loadRegistryProviders(
       .filter(Boolean),
   );
   const configured: RegistryProvider[] = [];
-  for (const variables of groupProviderVariables(entries, 'DD_REGISTRY_', ['INSECURE'])) {
+  for (const variables of groupProviderVariables(entries, 'DD_REGISTRY_', ['INSECURE', 'TIMEOUT'])) {
     const load = REGISTRY_PROVIDER_TYPES[variables.type];
     if (!load) {
       const variable = variables.values.values().next().value?.variable ?? `DD_REGISTRY_${variables.type.toUpperCase()}`;

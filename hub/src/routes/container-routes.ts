@@ -9,6 +9,8 @@ import { HttpError } from '../http/http-error';
 import { qBool, qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
+import { effectivePolicy } from '../watchers/container-check';
+import { readContainerLabels } from '../watchers/container-labels';
 import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { containerSummary, recentStatus } from './container-views';
@@ -140,7 +142,9 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       const container = find(c.req.param('id') ?? '');
       const watcher = watcherOf(container.watcher, container.agent);
       if (!watcher) throw new HttpError(503, `The watcher ${container.watcher} is not available`);
-      const updated = await watcher.watchContainer(container.id);
+      const { container: updated, errors } = await watcher.watchContainer(container.id);
+      const unreachable = errors.find((error) => error.phase !== 'check');
+      if (unreachable) throw new HttpError(503, `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`);
       if (!updated) throw new HttpError(404, 'The container is gone');
       return c.json(toPublicContainer(updated));
     },
@@ -194,9 +198,11 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       const outcome = applyPolicyAction(state.policy ?? {}, body, { now, currentUpdate: pending });
       if (!outcome.ok) throw new HttpError(400, outcome.error.message, { code: outcome.error.code });
       await containers.setIdentityState(identity, { ...state, policy: outcome.policy });
-      const blockers = updateBlockers({ policy: outcome.policy, update: pending, gate: state.gate, now });
+      // The record shows what a check would: the label policy with the API policy on top.
+      const policy = effectivePolicy(readContainerLabels(container.labels).labelPolicy, outcome.policy);
+      const blockers = updateBlockers({ policy, update: pending, gate: state.gate, now });
       const { blockers: _old, ...rest } = container;
-      const updated = { ...rest, updatePolicy: outcome.policy, ...(blockers.length > 0 && { blockers }) };
+      const updated = { ...rest, updatePolicy: policy, ...(blockers.length > 0 && { blockers }) };
       await containers.put(updated);
       services.publish('dd:container-updated', toPublicContainer(updated));
       await services.audit.append({

@@ -105,9 +105,15 @@ export class DockerWatcher {
   }
 
   /** One container, checked against its registry. Undefined when it is not (or no longer) there. */
-  async watchContainer(id: string): Promise<Container | undefined> {
+  async watchContainer(id: string): Promise<{ container: Container | undefined; errors: ObservedInventory['errors'] }> {
     const observed = await this.observe({ check: true, onlyIds: new Set([id]) });
     await applyInventory(observed, this.deps);
+    return { container: this.deps.store.get(id), errors: observed.errors };
+  }
+
+  /** One container's runtime state, without registry checks (after a start, stop or restart). */
+  async refreshContainer(id: string): Promise<Container | undefined> {
+    await applyInventory(await this.observe({ check: false, onlyIds: new Set([id]) }), this.deps);
     return this.deps.store.get(id);
   }
 

@@ -65,15 +65,23 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
   const images = new Map<string, Promise<DockerImageDetails | undefined>>();
   const seen = new Set<string>();
   const records: Container[] = [];
+  // Docker is asked under the inspect cap; registry checks run outside it (the registry client has
+  // its own limits), so a slow registry never holds back inspecting the other containers.
   await Promise.all(
-    ids.map((id) =>
-      limiter.run(async () => {
-        const record = await observeOne(id, options, images, errors);
-        if (record === 'gone') return;
-        seen.add(id);
-        records.push(record ?? (options.previous.get(id) as Container));
-      }),
-    ),
+    ids.map(async (id) => {
+      const observed = await limiter.run(() => observeOne(id, options, images, errors));
+      if (observed === 'gone') return;
+      seen.add(id);
+      if (!observed) {
+        records.push(options.previous.get(id) as Container);
+        return;
+      }
+      const { record, labelPolicy } = observed;
+      const check = options.check;
+      records.push(
+        check && record.watched ? await checkWithPolicy(record, labelPolicy, { ...check, policies: options.policies }, errors) : record,
+      );
+    }),
   );
   // Only observations count: a failed registry check says nothing about which containers exist.
   const authoritative = errors.every((error) => error.phase === 'check');
@@ -87,7 +95,7 @@ async function observeOne(
   options: ObserveOptions,
   images: Map<string, Promise<DockerImageDetails | undefined>>,
   errors: SyncError[],
-): Promise<Container | 'gone' | undefined> {
+): Promise<{ record: Container; labelPolicy: UpdatePolicy } | 'gone' | undefined> {
   try {
     const details = await options.host.inspectContainer(id);
     if (!details) return 'gone'; // removed between list and inspect
@@ -116,8 +124,7 @@ async function observeOne(
       previous,
       now: options.now,
     });
-    if (!options.check || !record.watched) return record;
-    return await checkWithPolicy(record, labels.labelPolicy, { ...options.check, policies: options.policies }, errors);
+    return { record, labelPolicy: labels.labelPolicy };
   } catch (error) {
     errors.push({ phase: 'inspect', id, message: message(error) });
     return undefined;

@@ -1,0 +1,250 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Container } from '../shared/schemas/container';
+import { startDockerd } from '../test/support/docker/start-dockerd';
+import { type LatencyProxy, startLatencyProxy } from '../test/support/latency-proxy';
+import { startRegistry } from '../test/support/registry/start-registry';
+import { type Benchmark, formatCount, markdownTable } from './support/benchmark';
+import { createContainers, publishBuild, removeContainers } from './support/docker-fleet';
+import { type EngineProxy, startEngineProxy } from './support/engine-proxy';
+import { type HubProcess, startHubProcess } from './support/hub-process';
+import type { ProcessSample } from './support/proc-stats';
+
+const LATENCY_MS = 20;
+const REPOSITORIES = 5;
+const PARALLELISM = 8;
+/** Repositories whose `latest` is pushed again once the containers run: those containers see a digest update. */
+const REBUILT = new Set([0, 2, 4]);
+
+export interface Cycle {
+  label: string;
+  /** From the cycle's first Engine call to the end the hub records (the watcher's lastRunAt). */
+  cycleMs: number | undefined;
+  /** The HTTP request that ran it, as its client waited (the response carries every record). */
+  requestMs: number | undefined;
+  hubCpuMs: number;
+  engine: Map<string, number>;
+  registry: Map<string, number>;
+}
+
+interface Rig {
+  hub: HubProcess;
+  engine: EngineProxy;
+  registry: LatencyProxy;
+}
+
+function positiveIntegerEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`bench: ${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+const cpuMs = (before: ProcessSample, after: ProcessSample) => after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
+
+async function api<T>(hub: HubProcess, path: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(`${hub.url}${path}`, init);
+  if (!response.ok) throw new Error(`watch-cycle: ${init?.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function lastRunAt(hub: HubProcess): Promise<number | undefined> {
+  const watchers = await api<{ data: { metadata: { lastRunAt?: string } }[] }>(hub, '/api/v1/watchers');
+  const at = watchers.data[0]?.metadata.lastRunAt;
+  return at === undefined ? undefined : Date.parse(at);
+}
+
+/** Polls until the watcher records a cycle that ended after `after`. */
+async function cycleEnd(hub: HubProcess, after: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const at = await lastRunAt(hub);
+    if (at !== undefined && at > after) return at;
+    if (Date.now() > deadline) throw new Error('watch-cycle: the watcher recorded no cycle in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function snapshot(rig: Rig, label: string, cycleEndAt: number | undefined, requestMs: number | undefined, before: ProcessSample): Cycle {
+  const engine = new Map([...rig.engine.counts].filter(([kind]) => kind !== 'events'));
+  const started = rig.engine.firstAt.get('list containers');
+  return {
+    label,
+    cycleMs: cycleEndAt !== undefined && started !== undefined ? cycleEndAt - started : undefined,
+    requestMs,
+    hubCpuMs: cpuMs(before, rig.hub.sample()),
+    engine,
+    registry: new Map(rig.registry.counts),
+  };
+}
+
+function reset(rig: Rig): ProcessSample {
+  rig.engine.reset();
+  rig.registry.reset();
+  return rig.hub.sample();
+}
+
+/** The watch route, as the UI's "check now" calls it; the cycle's end is read from the watcher. */
+async function warmCycle(rig: Rig, expected: number): Promise<Cycle> {
+  const before = reset(rig);
+  const started = performance.now();
+  const body = await api<{ total: number }>(rig.hub, '/api/v1/containers/watch', { method: 'POST' });
+  const requestMs = performance.now() - started;
+  if (body.total !== expected) throw new Error(`watch-cycle: the watch listed ${body.total} containers, not ${expected}`);
+  return snapshot(rig, 'next cycle (warm)', await cycleEnd(rig.hub, 0, 1000), requestMs, before);
+}
+
+async function inventoryRefresh(rig: Rig, expected: number): Promise<Cycle> {
+  const before = reset(rig);
+  const started = performance.now();
+  const body = await api<{ containers: unknown[]; authoritative: boolean; errors: unknown[] }>(
+    rig.hub,
+    '/api/v1/watchers/docker/local/inventory',
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+  );
+  const requestMs = performance.now() - started;
+  if (!body.authoritative || body.errors.length > 0 || body.containers.length !== expected) {
+    throw new Error(`watch-cycle: inventory refresh gave ${JSON.stringify({ ...body, containers: body.containers.length })}`);
+  }
+  return snapshot(rig, 'inventory refresh (no registry checks)', undefined, requestMs, before);
+}
+
+function median(cycles: readonly Cycle[]): Cycle {
+  const key = (cycle: Cycle) => cycle.cycleMs ?? cycle.requestMs ?? 0;
+  return [...cycles].sort((a, b) => key(a) - key(b))[Math.floor(cycles.length / 2)] as Cycle;
+}
+
+/** The records the first cycle produced must be what the fleet holds, or the figures measure the wrong work. */
+function verify(records: readonly Container[], expected: number): { updates: number } {
+  if (records.length !== expected) throw new Error(`watch-cycle: ${records.length} records for ${expected} containers`);
+  const failed = records.filter((record) => record.error || !record.checkedAt);
+  if (failed.length > 0) throw new Error(`watch-cycle: ${failed.length} unchecked records, e.g. ${JSON.stringify(failed[0]?.error)}`);
+  const due = (c: Container) => c.image.tag.value === '1.0.0' || REBUILT.has(Number(/app(\d+)$/.exec(c.image.name)?.[1]));
+  const wrong = records.filter((record) => record.updateAvailable !== due(record));
+  if (wrong.length > 0) throw new Error(`watch-cycle: ${wrong.length} records with a wrong update verdict`);
+  return { updates: records.filter((record) => record.updateAvailable).length };
+}
+
+export const watchCycle: Benchmark = {
+  name: 'watch-cycle',
+  async run(ctx) {
+    const target = positiveIntegerEnv('BENCH_WATCH_CONTAINERS', 500);
+    const repeats = positiveIntegerEnv('BENCH_WATCH_REPEATS', 5);
+    const cleanups: (() => Promise<unknown>)[] = [];
+    try {
+      const dockerd = await startDockerd();
+      cleanups.push(() => dockerd.stop());
+      const registry = await startRegistry({ variant: 'plain' });
+      cleanups.push(() => registry.stop());
+      const proxy = await startLatencyProxy(registry.url, LATENCY_MS);
+      cleanups.push(() => proxy.close());
+
+      ctx.log(`pushing ${REPOSITORIES} repositories through the ${LATENCY_MS} ms proxy`);
+      const images: string[] = [];
+      for (let i = 0; i < REPOSITORIES; i++) {
+        await publishBuild(dockerd, proxy.host, `bench/app${i}`, 'a', ['1.0.0', 'latest']);
+        await publishBuild(dockerd, proxy.host, `bench/app${i}`, 'b', ['1.1.0']);
+        images.push(`${proxy.host}/bench/app${i}:1.0.0`, `${proxy.host}/bench/app${i}:latest`);
+      }
+      ctx.log(`creating ${target} containers, ${PARALLELISM} at a time`);
+      const createStarted = performance.now();
+      const fleet = await createContainers(dockerd, images, target, {
+        prefix: 'bench-',
+        parallelism: PARALLELISM,
+        onProgress: (done) => ctx.log(`${done} containers running`),
+      });
+      const createMs = performance.now() - createStarted;
+      if (fleet.error) ctx.log(`creation stopped at ${fleet.ids.length}: ${fleet.error.message}`);
+      const count = fleet.ids.length;
+      for (const i of REBUILT) await publishBuild(dockerd, proxy.host, `bench/app${i}`, 'c', ['latest']);
+
+      const dir = await mkdtemp(join(tmpdir(), 'dockwatch-bench-'));
+      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+      const engine = await startEngineProxy(dockerd.socketPath, join(dir, 'engine.sock'));
+      cleanups.push(() => engine.close());
+      engine.reset();
+      proxy.reset();
+      const hub = await startHubProcess({ env: { DD_WATCHER_LOCAL_SOCKET: engine.socketPath, DD_WATCHER_LOCAL_JITTER: '0' } });
+      cleanups.push(() => hub.stop());
+      const rig: Rig = { hub, engine, registry: proxy };
+
+      // The first cycle is the one the watcher schedules 2 s after start, measured from outside.
+      const idle = hub.sample();
+      const first = snapshot(rig, 'first cycle (cold hub)', await cycleEnd(hub, 0, 600_000), undefined, idle);
+      const { updates } = verify((await api<{ data: Container[] }>(hub, '/api/v1/containers')).data, count);
+      ctx.log(`first cycle: ${first.cycleMs} ms for ${count} containers, ${updates} updates`);
+      const warmRuns: Cycle[] = [];
+      for (let run = 0; run < repeats; run++) warmRuns.push(await warmCycle(rig, count));
+      const refreshRuns: Cycle[] = [];
+      for (let run = 0; run < repeats; run++) refreshRuns.push(await inventoryRefresh(rig, count));
+      const warm = median(warmRuns);
+      ctx.log(`warm cycle: ${warm.cycleMs} ms; force-removing ${count} containers`);
+
+      const removeStarted = performance.now();
+      await removeContainers(dockerd, fleet.ids, PARALLELISM);
+      const removeMs = performance.now() - removeStarted;
+      const setup = { target, count, createMs, removeMs, updates, repeats, creationError: fleet.error?.message };
+      return { title: 'Watch cycle on a real Docker Engine', markdown: report(setup, [first, warm, median(refreshRuns)]) };
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => ctx.log(`cleanup failed: ${String(error)}`));
+    }
+  },
+};
+
+interface Setup {
+  target: number;
+  count: number;
+  createMs: number;
+  removeMs: number;
+  updates: number;
+  repeats: number;
+  creationError: string | undefined;
+}
+
+function report(setup: Setup, cycles: readonly Cycle[]): string {
+  const [first, warm, refresh] = cycles as [Cycle, Cycle, Cycle];
+  const engineKinds = ['list containers', 'inspect container', 'inspect image'];
+  const otherEngine = [...new Set(cycles.flatMap((c) => [...c.engine.keys()]))].filter((kind) => !engineKinds.includes(kind)).sort();
+  const registryKinds = [...new Set(cycles.flatMap((c) => [...c.registry.keys()]))].sort();
+  const sum = (map: Map<string, number>) => [...map.values()].reduce((total, n) => total + n, 0);
+  const ms = (value: number | undefined) => (value === undefined ? '–' : `${value.toFixed(0)} ms`);
+  const rows = cycles.map((cycle) => [
+    cycle.label,
+    ms(cycle.cycleMs),
+    ms(cycle.requestMs),
+    `${cycle.hubCpuMs.toFixed(0)} ms`,
+    ...[...engineKinds, ...otherEngine].map((kind) => formatCount(cycle.engine.get(kind) ?? 0)),
+    formatCount(sum(cycle.engine)),
+    ...registryKinds.map((kind) => formatCount(cycle.registry.get(kind) ?? 0)),
+    formatCount(sum(cycle.registry)),
+  ]);
+  const headers = [
+    'cycle',
+    'cycle time',
+    'HTTP request',
+    'hub CPU',
+    ...[...engineKinds, ...otherEngine].map((kind) => `Engine: ${kind}`),
+    'Engine total',
+    ...registryKinds.map((kind) => `registry: ${kind}`),
+    'registry total',
+  ];
+  const references = REPOSITORIES * 2;
+  const doubleInspected = (warm.engine.get('inspect container') ?? 0) - setup.count;
+  const fleetLine =
+    setup.count === setup.target
+      ? `${formatCount(setup.count)} containers`
+      : `${formatCount(setup.count)} containers (of ${formatCount(setup.target)} asked for: ${setup.creationError ?? 'creation stopped'})`;
+  return [
+    `${fleetLine} on a real dockerd (Debian's docker.io 20.10, API 1.41; test/support/docker), running ${references} image references over ${REPOSITORIES} repositories (\`:1.0.0\` and \`:latest\` of each, ${Math.round(setup.count / references)} containers per reference). The images were pushed with the docker CLI to Debian's docker-registry behind a proxy that adds ${LATENCY_MS} ms to every request; \`1.1.0\` exists in every repository and \`latest\` was pushed again for ${REBUILT.size} repositories after the containers started, so **${formatCount(setup.updates)} containers have an update** (checked against every record before measuring). The hub runs as its own process (\`node --import tsx hub/src/entry/node.ts\`, memory store) and reaches the daemon through a pass-through on its socket that counts Engine API calls. \`BENCH_WATCH_CONTAINERS\` (default 500) and \`BENCH_WATCH_REPEATS\` (default 5) set the size and the repeats.`,
+    '',
+    markdownTable(headers, rows, ['left', ...headers.slice(1).map(() => 'right' as const)]),
+    '',
+    `- **First cycle: ${ms(first.cycleMs)}** for ${formatCount(setup.count)} containers (${((first.cycleMs ?? 0) / setup.count).toFixed(1)} ms per container), the one the watcher runs 2 s after start, timed from its first Engine call to the end it records (\`metadata.lastRunAt\`). **Warm cycle: ${ms(warm.cycleMs)}** (median of ${setup.repeats}, run by \`POST /api/v1/containers/watch\`; the HTTP request adds the ${formatCount(setup.count)}-record response). Inventory refresh (\`POST /api/v1/watchers/docker/local/inventory\`, Engine only): ${ms(refresh.requestMs)} (median of ${setup.repeats}).`,
+    `- Registry lookups are deduplicated across the fleet: the warm cycle asks **${sum(warm.registry)} requests for ${formatCount(setup.count)} containers** (${(sum(warm.registry) / references).toFixed(2)} per distinct reference: one tag list per repository, one HEAD per \`latest\`); the first cycle ${sum(first.registry)}, also learning each candidate's manifest and config once. Checked one container at a time, the warm cycle alone would be at least ${formatCount(setup.count)} requests.`,
+    `- Engine calls: ${formatCount(sum(warm.engine))} per cycle, one list, one inspect per container, one per distinct image (${warm.engine.get('inspect image') ?? 0}), at most 8 inspects in flight. ${doubleInspected > 0 ? `${formatCount(doubleInspected)} containers are inspected twice: the ones whose tag was pushed again (pending digest updates), which the Engine lists by image id, so the listing inspects them for their reference and the cycle inspects them again.` : 'No container is inspected twice.'} The inventory refresh makes the same Engine calls without any registry check and takes ${((refresh.requestMs ?? 0) / (warm.cycleMs ?? 1)).toFixed(2)}× the warm cycle: ${(refresh.requestMs ?? 0) > (warm.cycleMs ?? 0) / 2 ? 'Docker, not the registry, is most of the cycle' : 'the registry lookups, not Docker, are most of the cycle'}.`,
+    `- "hub CPU" is the hub process's CPU time (user + system, /proc) during the cycle; the first cycle's figure also covers the 2 s before it. Hub, daemon, registry, proxies and this runner share the machine's cores.`,
+    `- Setup, not measured above: creating and starting the ${formatCount(setup.count)} containers took ${(setup.createMs / 1000).toFixed(1)} s (${PARALLELISM} at a time), force-removing them ${(setup.removeMs / 1000).toFixed(1)} s.`,
+  ].join('\n');
+}

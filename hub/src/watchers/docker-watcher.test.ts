@@ -1,0 +1,102 @@
+import { createStorage } from 'unstorage';
+import { describe, expect, it } from 'vitest';
+import type { ContainerState, DockerContainerDetails, DockerHost } from '../../../shared/docker/docker-host';
+import type { FleetLookups } from '../checks/fleet-lookups';
+import { createLogRing } from '../logging/log-ring';
+import { createLogger, silentSink } from '../logging/logger';
+import { createContainerStore } from '../store/container-store';
+import { TagPolicyCache } from './container-check';
+import { DockerWatcher } from './docker-watcher';
+
+const ID = 'c'.repeat(64);
+
+/** A Docker host with one container whose state the test sets; everything else is never called. */
+function fakeHost(state: { current: ContainerState | 'gone' }): DockerHost {
+  const details = (): DockerContainerDetails | undefined =>
+    state.current === 'gone'
+      ? undefined
+      : {
+          id: ID,
+          name: 'web',
+          image: 'example.com/web:1.0.0',
+          imageId: 'sha256:1',
+          state: state.current,
+          labels: {},
+          createdAt: 0,
+          env: ['MODE=prod'],
+          restartCount: 0,
+        };
+  const unused = () => {
+    throw new Error('not expected in this test');
+  };
+  return {
+    endpoint: 'unix:///fake.sock',
+    ping: async () => undefined,
+    listContainers: async (all) => {
+      const found = details();
+      return found && (all || found.state === 'running') ? [found] : [];
+    },
+    inspectContainer: async () => details(),
+    inspectImage: async () => ({ id: 'sha256:1', repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' }),
+    subscribeEvents: unused,
+    logs: unused,
+    start: unused,
+    stop: unused,
+    restart: unused,
+    remove: unused,
+    stats: unused,
+    close: async () => undefined,
+  };
+}
+
+function watcherOn(host: DockerHost, watchAll: boolean) {
+  const logRing = createLogRing();
+  const logger = createLogger({ level: 'fatal', ring: logRing, sink: silentSink });
+  const store = createContainerStore(createStorage(), logger);
+  const published: string[] = [];
+  // Any use of the registry lookups fails the test: a refresh must not check registries.
+  const lookups = new Proxy({} as FleetLookups, {
+    get: () => {
+      throw new Error('a refresh must not check registries');
+    },
+  });
+  const watcher = new DockerWatcher({
+    config: { name: 'local', endpoint: { socketPath: '/fake.sock' }, cron: '0 * * * *', jitterSeconds: 0, watchByDefault: true, watchAll },
+    host,
+    store,
+    lookups,
+    policies: new TagPolicyCache(),
+    thresholdDays: 7,
+    logger,
+    now: () => Date.UTC(2026, 0, 1),
+    publish: (type) => published.push(type),
+    audit: async () => undefined,
+  });
+  return { watcher, store, published };
+}
+
+describe('DockerWatcher.refreshContainer', () => {
+  it('stores the container as Docker reports it now, without registry checks', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    const { watcher, store, published } = watcherOn(fakeHost(state), true);
+    expect(await watcher.refreshContainer(ID)).toMatchObject({ id: ID, name: 'web', status: 'running' });
+    state.current = 'exited';
+    expect(await watcher.refreshContainer(ID)).toMatchObject({ status: 'exited' });
+    expect(store.get(ID)?.status).toBe('exited');
+    expect(published).toEqual(['dd:container-added', 'dd:container-updated']);
+  });
+
+  it('drops the record of a container that stopped without WATCHALL, or that is gone', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    const { watcher, store, published } = watcherOn(fakeHost(state), false);
+    await watcher.refreshContainer(ID);
+    state.current = 'exited';
+    expect(await watcher.refreshContainer(ID)).toBeUndefined();
+    expect(store.get(ID)).toBeUndefined();
+    state.current = 'running';
+    await watcher.refreshContainer(ID);
+    state.current = 'gone';
+    expect(await watcher.refreshContainer(ID)).toBeUndefined();
+    expect(published).toEqual(['dd:container-added', 'dd:container-removed', 'dd:container-added', 'dd:container-removed']);
+  });
+});

@@ -1,0 +1,219 @@
+/**
+ * The hub the container fuzz runs against: two Docker watchers on Engines that are not there (a
+ * socket path that does not exist, a TCP port nobody listens on), in memory or over a socket, with
+ * records seeded through the hub's own container store. Plus the request helpers and invariants.
+ */
+
+import { createStorage } from 'unstorage';
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { createDockerHost } from '../../edge-agent/src/docker';
+import { createHubApp } from '../../hub/src/app';
+import type { Environment } from '../../hub/src/config/env-source';
+import { loadHubConfig } from '../../hub/src/config/hub-config';
+import { createLogRing } from '../../hub/src/logging/log-ring';
+import { createLogger, type silentSink } from '../../hub/src/logging/logger';
+import { loadRegistryProvidersFromEnv } from '../../hub/src/registries/load-registry-providers';
+import type { Container } from '../../shared/schemas/container';
+import { ContainerSchema } from '../../shared/schemas/container';
+import { ErrorBodySchema } from '../../shared/schemas/error-body';
+import { createServerHub, type HubClient } from '../support/hub-harness';
+import { type ContainerPageExpectation, publicView } from './container-generators';
+import { preview, type QueryExpectation } from './generators';
+
+/** GET /api/v1/containers (spec 4.8). */
+export const PageSchema = v.object({
+  data: v.array(ContainerSchema),
+  total: v.number(),
+  limit: v.number(),
+  offset: v.number(),
+  hasMore: v.boolean(),
+});
+
+export const METRICS_TOKEN = 'fuzz-containers-t0ken-5e1a';
+export const HUB_ENV: Environment = {
+  DD_LOCAL_WATCHER: 'false',
+  DD_WATCHER_FUZZ_SOCKET: '/nonexistent-dockwatch-fuzz/docker.sock',
+  DD_WATCHER_ALPHA_HOST: '127.0.0.1',
+  DD_WATCHER_ALPHA_PORT: '1',
+  DD_SERVER_METRICS_TOKEN: METRICS_TOKEN,
+};
+const REQUEST_TIMEOUT_MS = 10_000;
+
+const readNothing = (path: string): string => {
+  throw new Error(`no file ${path} in tests`);
+};
+
+/** createMemoryHub of ../support/hub-harness, plus the Node Docker client: the watchers exist in memory too. */
+async function createMemoryHubWithDocker(env: Environment): Promise<HubClient> {
+  const logged: HubClient['logged'] = [];
+  const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...env }, readNothing);
+  const logRing = createLogRing(1000, config.log.bufferEnabled);
+  const sink = (entry: Parameters<typeof silentSink>[0], fields: Parameters<typeof silentSink>[1]) => logged.push({ entry, fields });
+  const logger = createLogger({ level: config.log.level, ring: logRing, sink });
+  const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
+  const hub = createHubApp({
+    config,
+    storage: createStorage(),
+    logger,
+    logRing,
+    version: '0.0.0-test',
+    runtime: 'test',
+    registries,
+    dockerHostFor: (endpoint) => createDockerHost(endpoint),
+  });
+  await hub.start();
+  return {
+    mode: 'memory',
+    hub,
+    url: undefined,
+    request: async (path, init) => hub.app.request(path, init),
+    logged,
+    async close() {
+      await hub.stop();
+    },
+  };
+}
+
+/** Runs the suite in memory and over a real socket, each against a fresh hub prepared by `seed`. */
+export function describeContainerHubs(
+  name: string,
+  seed: (hub: HubClient) => Promise<void>,
+  suite: (client: () => HubClient) => void,
+): void {
+  for (const mode of ['memory', 'server'] as const) {
+    describe(`${name} [${mode}]`, () => {
+      let client: HubClient | undefined;
+      beforeAll(async () => {
+        client = mode === 'memory' ? await createMemoryHubWithDocker(HUB_ENV) : await createServerHub(HUB_ENV);
+        await seed(client);
+      });
+      afterAll(async () => {
+        await client?.close();
+      });
+      suite(() => {
+        if (!client) throw new Error('hub not started');
+        return client;
+      });
+    });
+  }
+}
+
+export interface Seen {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+async function withTimeout<T>(promise: Promise<T>, label: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`hang: no answer within ${REQUEST_TIMEOUT_MS} ms to ${label}`)), REQUEST_TIMEOUT_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function call(
+  hub: HubClient,
+  method: string,
+  path: string,
+  body?: { bytes: Uint8Array<ArrayBuffer>; contentType: string | undefined },
+): Promise<Seen> {
+  const headers: Record<string, string> = {};
+  if (body?.contentType !== undefined) headers['content-type'] = body.contentType;
+  const init: RequestInit = { method, headers, ...(body && { body: body.bytes }) };
+  const label = `${method} ${path.slice(0, 200)}`;
+  const response = await withTimeout(hub.request(path, init), label);
+  const text = await withTimeout(response.text(), `${label} (body)`);
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export const shown = (seen: Seen): string => `-> ${seen.status} ${preview(seen.text, 300)}`;
+
+/**
+ * Whatever was sent: never a 5xx (but those the spec prescribes, e.g. 501 for an inventory refresh of a
+ * provider that cannot), every error a spec 2.15 JSON body, no secret in any answer.
+ */
+export function checkInvariants(seen: Seen, context: string, secretMark: string, prescribed: readonly number[] = []): void {
+  const where = `${context}\n  ${shown(seen)}`;
+  if (!prescribed.includes(seen.status)) expect(seen.status, `5xx or non-HTTP status: ${where}`).toBeLessThan(500);
+  expect(seen.status, where).toBeGreaterThanOrEqual(200);
+  expect(seen.text.includes(secretMark), `a secret environment value left the hub: ${where}`).toBe(false);
+  if (seen.status < 400) return;
+  expect(seen.headers.get('content-type') ?? '', `error without JSON content-type: ${where}`).toMatch(/^application\/json/);
+  const body = v.safeParse(ErrorBodySchema, seen.json);
+  expect(body.success && body.output.error.length > 0, `not a spec 2.15 error body: ${where}`).toBe(true);
+}
+
+export function expectSchema(schema: v.GenericSchema, value: unknown, context: string): void {
+  const result = v.safeParse(schema, value);
+  const issues = result.success ? '' : result.issues.map((issue) => `${v.getDotPath(issue) ?? ''}: ${issue.message}`).join('; ');
+  expect(result.success, `${context}\n  body does not match its schema: ${issues} ${preview(JSON.stringify(value) ?? '', 300)}`).toBe(true);
+}
+
+/** Every key the driver holds, with its value: what "a rejected request changes nothing" is checked against. */
+export async function storedState(hub: HubClient): Promise<Record<string, unknown>> {
+  const storage = hub.hub.services.deps.storage;
+  const stored: Record<string, unknown> = {};
+  for (const key of (await storage.getKeys()).sort()) stored[key] = await storage.getItem(key);
+  return stored;
+}
+
+/** Answers with 5xx statuses the spec or the route prescribes; any other 5xx is a failure. */
+const PRESCRIBED = [
+  /route="\/api\/v1\/watchers\/:type\/:name\/inventory",status="501"/,
+  /route="\/api\/v1\/containers\/:id\/watch",status="503"/,
+];
+
+/** No 5xx counted by the hub itself (but the prescribed ones), no error logged, and still healthy. */
+export async function expectHealthyAfter(hub: HubClient, context: string): Promise<void> {
+  expect((await call(hub, 'GET', '/health')).status, `${context}: /health`).toBe(200);
+  const metrics = await hub.request('/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const fiveHundreds = (await metrics.text())
+    .split('\n')
+    .filter((line) => /^dd_http_requests_total\{.*status="5\d\d"\}/.test(line) && !PRESCRIBED.some((pattern) => pattern.test(line)));
+  const errors = hub.logged.filter(({ entry }) => entry.level === 'error' || entry.level === 'fatal').map(({ entry }) => entry.msg);
+  expect({ fiveHundreds, errors }, context).toEqual({ fiveHundreds: [], errors: [] });
+}
+
+export function checkQueryOutcome(seen: Seen, expected: QueryExpectation, context: string): 'ok' | 'rejected' {
+  const detail = `${context}\n  expected ${JSON.stringify({ ...expected, values: Object.fromEntries(expected.values) })}\n  ${shown(seen)}`;
+  const parameter = (seen.json as { details?: { parameter?: unknown } } | undefined)?.details?.parameter;
+  if (expected.outcome === 'ok') expect(seen.status, detail).toBe(200);
+  else if (expected.outcome === 'error')
+    expect({ status: seen.status, parameter }, detail).toEqual({ status: 400, parameter: expected.parameter });
+  else expect([200, 400], detail).toContain(seen.status);
+  return seen.status === 200 ? 'ok' : 'rejected';
+}
+
+export function expectPage(seen: Seen, expected: ContainerPageExpectation, byId: Map<string, Container>, context: string): void {
+  const body = seen.json as v.InferOutput<typeof PageSchema>;
+  const ids = body.data.map((c) => c.id);
+  const detail = `${context}\n  ${shown(seen)}`;
+  expect(new Set(ids).size, `duplicates in a page: ${detail}`).toBe(ids.length);
+  const fits = expected.matching.some((set) => set.size === body.total && ids.every((id) => set.has(id)));
+  expect(fits, `total or members differ from the filter: expected one of ${expected.matching.map((s) => s.size)}: ${detail}`).toBe(true);
+  const rest = Math.max(0, body.total - expected.offset);
+  const length = expected.limit === 0 ? rest : Math.min(expected.limit, rest);
+  expect({ limit: body.limit, offset: body.offset, length: ids.length, hasMore: body.hasMore }, detail).toEqual({
+    limit: expected.limit,
+    offset: expected.offset,
+    length,
+    hasMore: expected.offset + ids.length < body.total,
+  });
+  if (expected.keys && expected.key) expect(expected.keys, `page out of order: ${detail}`).toContainEqual(body.data.map(expected.key));
+  for (const item of body.data) expect(item, detail).toEqual(publicView(byId.get(item.id) as Container));
+}
