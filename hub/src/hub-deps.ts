@@ -30,6 +30,8 @@ export interface HubDeps {
   registryFetch?: ((connection: ProviderConnection) => FetchLike) | undefined;
   /** A Docker Engine client for a watcher's endpoint (Node: the edge agent's Docker module); no watchers without it. */
   dockerHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
+  /** Deadline of an inventory refresh (spec 4.3: 30 s); shorter in tests. */
+  inventoryDeadlineMs?: number | undefined;
   /** Runtime-specific Prometheus text appended to /metrics (process metrics on Node). */
   runtimeMetrics?: (() => Promise<string>) | undefined;
   /**

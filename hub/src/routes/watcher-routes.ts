@@ -114,7 +114,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       const isCurrent = () => !timedOut && latest.get(watcher.id) === operationId;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), INVENTORY_DEADLINE_MS);
+        timer = setTimeout(() => resolve('timeout'), services.deps.inventoryDeadlineMs ?? INVENTORY_DEADLINE_MS);
       });
       const outcome = await Promise.race([watcher.refreshInventory(isCurrent), deadline]).finally(() => clearTimeout(timer));
       if (outcome === 'timeout') {

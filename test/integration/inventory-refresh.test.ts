@@ -1,0 +1,78 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createStorage } from 'unstorage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDockerHost } from '../../edge-agent/src/docker';
+import { createHubApp, type Hub } from '../../hub/src/app';
+import { loadHubConfig } from '../../hub/src/config/hub-config';
+import { createLogRing } from '../../hub/src/logging/log-ring';
+import { createLogger, silentSink } from '../../hub/src/logging/logger';
+import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
+import { importBusyboxImage, runContainer } from '../support/docker/test-images';
+
+/**
+ * Spec 4.3's guarantees about time: a refresh past its deadline answers 504, and a refresh
+ * superseded by a newer one reports itself stale and removes nothing. A real dockerd frozen with
+ * SIGSTOP makes the timing deterministic.
+ */
+describe('inventory refresh deadlines and superseded requests, on a real dockerd', () => {
+  let dockerd: TestDockerd;
+  let hub: Hub;
+  let pid: number;
+  const post = () => hub.app.request('/api/v1/watchers/docker/local/inventory', { method: 'POST' });
+
+  beforeAll(async () => {
+    dockerd = await startDockerd();
+    await importBusyboxImage(dockerd.docker, { repository: 'test/app', tag: '1', cmd: ['sleep', '3600'] });
+    await runContainer(dockerd.docker, { name: 'web', image: 'test/app:1', labels: { 'dd.watch': 'false' } });
+    pid = Number(await readFile(join(dirname(dockerd.socketPath), 'dockerd.pid'), 'utf8'));
+    const config = loadHubConfig(
+      { DD_STORE_DRIVER: 'memory', DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath, DD_WATCHER_LOCAL_CRON: '0 0 1 1 *' },
+      () => '',
+    );
+    const logRing = createLogRing();
+    hub = createHubApp({
+      config,
+      storage: createStorage(),
+      logger: createLogger({ level: 'fatal', ring: logRing, sink: silentSink }),
+      logRing,
+      version: '0',
+      runtime: 'test',
+      dockerHostFor: (endpoint) => createDockerHost(endpoint),
+      inventoryDeadlineMs: 1_000,
+    });
+    await hub.start();
+    expect((await (await post()).json()).containers.map((c: { name: string }) => c.name)).toEqual(['web']);
+  }, 60_000);
+
+  afterAll(async () => {
+    process.kill(pid, 'SIGCONT');
+    await hub?.stop();
+    await dockerd?.stop();
+  });
+
+  it('answers 504 past the deadline, with the operation id', async () => {
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const response = await post();
+      expect(response.status).toBe(504);
+      expect((await response.json()).details.operationId).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
+  it('reports a superseded refresh as stale and lets it remove nothing', async () => {
+    process.kill(pid, 'SIGSTOP');
+    const first = post();
+    const second = post();
+    // Both wait on the frozen daemon, so the second has superseded the first before either observes anything.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.kill(pid, 'SIGCONT');
+    const [older, newer] = await Promise.all([(await first).json(), (await second).json()]);
+    expect(older.errors).toEqual(expect.arrayContaining([expect.objectContaining({ phase: 'stale' })]));
+    expect(older).toMatchObject({ authoritative: false, removedIds: [] });
+    expect(newer).toMatchObject({ authoritative: true, errors: [] });
+    expect(newer.context.operationId).not.toBe(older.context.operationId);
+  });
+});
