@@ -4,20 +4,14 @@
  * records seeded through the hub's own container store. Plus the request helpers and invariants.
  */
 
-import { createStorage } from 'unstorage';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { createDockerHost } from '../../edge-agent/src/docker';
-import { createHubApp } from '../../hub/src/app';
 import type { Environment } from '../../hub/src/config/env-source';
-import { loadHubConfig } from '../../hub/src/config/hub-config';
-import { createLogRing } from '../../hub/src/logging/log-ring';
-import { createLogger, type silentSink } from '../../hub/src/logging/logger';
-import { loadRegistryProvidersFromEnv } from '../../hub/src/registries/load-registry-providers';
 import type { Container } from '../../shared/schemas/container';
 import { ContainerSchema } from '../../shared/schemas/container';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';
-import { createServerHub, type HubClient } from '../support/hub-harness';
+import { createMemoryHub, createServerHub, type HubClient } from '../support/hub-harness';
 import { type ContainerPageExpectation, publicView } from './container-generators';
 import { preview, type QueryExpectation } from './generators';
 
@@ -40,39 +34,13 @@ export const HUB_ENV: Environment = {
 };
 const REQUEST_TIMEOUT_MS = 10_000;
 
-const readNothing = (path: string): string => {
+const _readNothing = (path: string): string => {
   throw new Error(`no file ${path} in tests`);
 };
 
 /** createMemoryHub of ../support/hub-harness, plus the Node Docker client: the watchers exist in memory too. */
-async function createMemoryHubWithDocker(env: Environment): Promise<HubClient> {
-  const logged: HubClient['logged'] = [];
-  const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...env }, readNothing);
-  const logRing = createLogRing(1000, config.log.bufferEnabled);
-  const sink = (entry: Parameters<typeof silentSink>[0], fields: Parameters<typeof silentSink>[1]) => logged.push({ entry, fields });
-  const logger = createLogger({ level: config.log.level, ring: logRing, sink });
-  const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
-  const hub = createHubApp({
-    config,
-    storage: createStorage(),
-    logger,
-    logRing,
-    version: '0.0.0-test',
-    runtime: 'test',
-    registries,
-    dockerHostFor: (endpoint) => createDockerHost(endpoint),
-  });
-  await hub.start();
-  return {
-    mode: 'memory',
-    hub,
-    url: undefined,
-    request: async (path, init) => hub.app.request(path, init),
-    logged,
-    async close() {
-      await hub.stop();
-    },
-  };
+function createMemoryHubWithDocker(env: Environment): Promise<HubClient> {
+  return createMemoryHub(env, { dockerHostFor: (endpoint) => createDockerHost(endpoint) });
 }
 
 /** Runs the suite in memory and over a real socket, each against a fresh hub prepared by `seed`. */

@@ -1,14 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createStorage } from 'unstorage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerHost } from '../../edge-agent/src/docker';
-import { createHubApp, type Hub } from '../../hub/src/app';
-import { loadHubConfig } from '../../hub/src/config/hub-config';
-import { createLogRing } from '../../hub/src/logging/log-ring';
-import { createLogger, silentSink } from '../../hub/src/logging/logger';
+import type { Hub } from '../../hub/src/app';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
+import { createMemoryHub } from '../support/hub-harness';
 
 /**
  * Spec 4.3's guarantees about time: a refresh past its deadline answers 504, and a refresh
@@ -26,22 +23,11 @@ describe('inventory refresh deadlines and superseded requests, on a real dockerd
     await importBusyboxImage(dockerd.docker, { repository: 'test/app', tag: '1', cmd: ['sleep', '3600'] });
     await runContainer(dockerd.docker, { name: 'web', image: 'test/app:1', labels: { 'dd.watch': 'false' } });
     pid = Number(await readFile(join(dirname(dockerd.socketPath), 'dockerd.pid'), 'utf8'));
-    const config = loadHubConfig(
-      { DD_STORE_DRIVER: 'memory', DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath, DD_WATCHER_LOCAL_CRON: '0 0 1 1 *' },
-      () => '',
+    const client = await createMemoryHub(
+      { DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath, DD_WATCHER_LOCAL_CRON: '0 0 1 1 *' },
+      { dockerHostFor: (endpoint) => createDockerHost(endpoint), inventoryDeadlineMs: 1_000 },
     );
-    const logRing = createLogRing();
-    hub = createHubApp({
-      config,
-      storage: createStorage(),
-      logger: createLogger({ level: 'fatal', ring: logRing, sink: silentSink }),
-      logRing,
-      version: '0',
-      runtime: 'test',
-      dockerHostFor: (endpoint) => createDockerHost(endpoint),
-      inventoryDeadlineMs: 1_000,
-    });
-    await hub.start();
+    hub = client.hub;
     expect((await (await post()).json()).containers.map((c: { name: string }) => c.name)).toEqual(['web']);
   }, 60_000);
 

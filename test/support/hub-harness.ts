@@ -4,6 +4,7 @@ import { startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import { createHubApp, type Hub } from '../../hub/src/app';
 import type { Environment } from '../../hub/src/config/env-source';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
+import type { HubDeps } from '../../hub/src/hub-deps';
 import { createLogRing } from '../../hub/src/logging/log-ring';
 import { createLogger, type LogSink, silentSink } from '../../hub/src/logging/logger';
 import { loadRegistryProvidersFromEnv } from '../../hub/src/registries/load-registry-providers';
@@ -32,14 +33,26 @@ function capturingSink(into: HubClient['logged']): LogSink {
   };
 }
 
-/** The hub in memory: createHubApp with the memory driver, requests through app.request. */
-export async function createMemoryHub(env: Environment = {}): Promise<HubClient> {
+/**
+ * The hub in memory: createHubApp with the memory driver, requests through app.request. `deps`
+ * adds what a test needs besides (a Docker host, a shorter deadline).
+ */
+export async function createMemoryHub(env: Environment = {}, deps: Partial<HubDeps> = {}): Promise<HubClient> {
   const logged: HubClient['logged'] = [];
   const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...env }, readNothing);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: capturingSink(logged) });
   const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
-  const hub = createHubApp({ config, storage: createStorage(), logger, logRing, version: '0.0.0-test', runtime: 'test', registries });
+  const hub = createHubApp({
+    config,
+    storage: createStorage(),
+    logger,
+    logRing,
+    version: '0.0.0-test',
+    runtime: 'test',
+    registries,
+    ...deps,
+  });
   await hub.start();
   return {
     mode: 'memory',

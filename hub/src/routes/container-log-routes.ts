@@ -4,7 +4,7 @@ import { type ContainerLogFrame, LOG_STREAM_CLOSE } from '../../../shared/schema
 import { HttpError } from '../http/http-error';
 import { qBool, qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import { isSameOrigin } from '../http/same-origin';
+import { acceptWebSocket } from '../http/websocket-upgrade';
 import type { HubServices } from '../hub-services';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import { acceptsGzip, logFileName, logText, qSince } from './container-log-query';
@@ -118,12 +118,7 @@ export function registerContainerLogRoutes(api: RouteGroup, services: HubService
       statuses: { 400: 'Invalid query', 403: 'Origin does not match the server', 426: 'Not a WebSocket upgrade' },
     },
     (c, { query }) => {
-      const upgrade = services.deps.upgradeWebSocket;
-      if (!upgrade) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
-      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-        throw new HttpError(426, 'This route is a WebSocket stream; connect with Upgrade: websocket');
-      }
-      if (!isSameOrigin(c, services.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+      const upgrade = acceptWebSocket(c, services);
       requireOneStream(query);
       return upgrade(c, logStreamSession(services, c.req.param('id') ?? '', { ...query, timestamps: true }));
     },

@@ -1,9 +1,8 @@
 import * as v from 'valibot';
 import { LOG_LEVELS, LogEntrySchema } from '../../../shared/schemas/log-entry';
-import { HttpError } from '../http/http-error';
 import { qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import { isSameOrigin } from '../http/same-origin';
+import { acceptWebSocket } from '../http/websocket-upgrade';
 import type { HubServices } from '../hub-services';
 import { matchesLogQuery } from '../logging/log-ring';
 
@@ -75,12 +74,7 @@ export function registerLogRoutes(api: RouteGroup, services: HubServices): void 
       statuses: { 400: 'Invalid query', 403: 'Origin does not match the server', 426: 'Not a WebSocket upgrade' },
     },
     (c, { query }) => {
-      const upgrade = services.deps.upgradeWebSocket;
-      if (!upgrade) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
-      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-        throw new HttpError(426, 'This route is a WebSocket stream; connect with Upgrade: websocket');
-      }
-      if (!isSameOrigin(c, services.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+      const upgrade = acceptWebSocket(c, services);
       const live = { level: query.level, component: query.component };
       let unsubscribe: (() => void) | undefined;
       return upgrade(c, {
