@@ -13,6 +13,7 @@ import { effectivePolicy } from '../watchers/container-check';
 import { readContainerLabels } from '../watchers/container-labels';
 import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
+import { findContainer, watcherOf } from './container-target';
 import { containerSummary, recentStatus } from './container-views';
 
 const Envelope = v.object({
@@ -29,12 +30,7 @@ function envelope(data: ReturnType<typeof toPublicContainer>[], total: number, l
 
 export function registerContainerRoutes(api: RouteGroup, services: HubServices): void {
   const { containers } = services;
-  const find = (id: string) => {
-    const container = containers.get(id);
-    if (!container) throw new HttpError(404, `Unknown container ${id.slice(0, 80)}`);
-    return container;
-  };
-  const watcherOf = (name: string, agent: string | undefined) => services.watchers.find((w) => w.name === name && agent === undefined);
+  const find = (id: string) => findContainer(services, id);
 
   api.add(
     {
@@ -140,8 +136,7 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
     },
     async (c) => {
       const container = find(c.req.param('id') ?? '');
-      const watcher = watcherOf(container.watcher, container.agent);
-      if (!watcher) throw new HttpError(503, `The watcher ${container.watcher} is not available`);
+      const watcher = watcherOf(services, container);
       const { container: updated, errors } = await watcher.watchContainer(container.id);
       const unreachable = errors.find((error) => error.phase !== 'check');
       if (unreachable) throw new HttpError(503, `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`);

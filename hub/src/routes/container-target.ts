@@ -20,11 +20,7 @@ export function watcherOf(services: HubServices, container: Container): DockerWa
   return watcher;
 }
 
-/** `registry/name:tag`, as the audit trail names an image elsewhere. */
-export function imageOf(container: Container): string {
-  const { registry, name, tag } = container.image;
-  return `${registry.url ? `${registry.url}/` : ''}${name}:${tag.value}`;
-}
+export { imageOf } from '../watchers/container-record';
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

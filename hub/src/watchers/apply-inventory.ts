@@ -1,6 +1,7 @@
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import type { ContainerStore } from '../store/container-store';
+import { imageOf } from './container-record';
 import type { ObservedInventory } from './inventory-sync';
 import { toPublicContainer } from './public-container';
 
@@ -11,8 +12,6 @@ export interface ApplyTargets {
   publish: Publish;
   audit: (record: AuditRecord) => Promise<unknown>;
 }
-
-const imageOf = (c: Container) => `${c.image.registry.url ? `${c.image.registry.url}/` : ''}${c.image.name}:${c.image.tag.value}`;
 
 /** Everything but the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
 function comparable(container: Container): string {

@@ -27,6 +27,12 @@ export function lookupReference(container: Pick<Container, 'image'>): ImageRefer
   }
 }
 
+/** `registry/name:tag`, as the audit trail names a container's image. */
+export function imageOf(container: Pick<Container, 'image'>): string {
+  const { registry, name, tag } = container.image;
+  return `${registry.url ? `${registry.url}/` : ''}${name}:${tag.value}`;
+}
+
 function parseReference(image: string): ImageReference | undefined {
   // A container created from an image id has no repository to look in.
   if (/^(sha256:)?[a-f0-9]{12,64}$/.test(image)) return undefined;
