@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
+import { createApiKeyAuthenticator } from './auth/api-key-auth';
 import { ANONYMOUS } from './auth/principal';
 import { registerUiEventRoutes } from './events/sse-route';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
@@ -12,6 +13,7 @@ import { legacyApiGuard } from './http/legacy-api';
 import { createRouteGroup } from './http/route-group';
 import type { HubDeps } from './hub-deps';
 import { createHubServices, type HubServices } from './hub-services';
+import { registerApiKeyRoutes } from './routes/api-key-routes';
 import { registerAuditRoutes } from './routes/audit-routes';
 import { registerAuthStatusRoutes } from './routes/auth-status-routes';
 import { registerContainerActionRoutes } from './routes/container-action-routes';
@@ -73,9 +75,14 @@ export function createHubApp(deps: HubDeps): Hub {
   app.use(requestId());
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
   app.use(httpMetrics(services.metrics));
+  const apiKeyAuth = createApiKeyAuthenticator(services);
   app.use(async function authenticate(c, next) {
-    // Sessions and API keys arrive with the authentication capability; until then every caller is anonymous.
     c.set('principal', ANONYMOUS);
+    // A failed key credential ends the request here: it is never retried against a session cookie (spec 5.4).
+    const keyResult = await apiKeyAuth.authenticate(c);
+    if (keyResult instanceof Response) return keyResult;
+    if (keyResult) c.set('principal', keyResult);
+    // Sessions arrive with the login capability; until then a caller without a key is anonymous.
     await next();
   });
   const limitBody = bodyLimit({
@@ -106,6 +113,7 @@ export function createHubApp(deps: HubDeps): Hub {
   registerLogRoutes(api, services);
   registerUiEventRoutes(api, services);
   registerAuditRoutes(api, services);
+  registerApiKeyRoutes(api, services);
   registerNotificationRoutes(api, services);
   api.add(
     {
@@ -150,6 +158,7 @@ export function createHubApp(deps: HubDeps): Hub {
         await services.settings.load();
         await services.notificationRules.load();
         await services.audit.load();
+        await services.apiKeys.load();
         await services.containers.load();
         readiness.markReady('store');
       } catch (error) {
@@ -164,6 +173,7 @@ export function createHubApp(deps: HubDeps): Hub {
       services.events.closeAll();
       await Promise.all(services.watchers.map((watcher) => watcher.stop()));
       await Promise.all(services.watchers.map((watcher) => watcher.host.close()));
+      await services.apiKeys.flush();
     },
   };
 }

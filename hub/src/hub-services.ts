@@ -10,6 +10,7 @@ import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
 import { createReadiness, type Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import { RegistryService } from './registries/registry-service';
+import { type ApiKeyStore, createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
 import { createNotificationRuleStore, type NotificationRuleStore } from './store/notification-rule-store';
@@ -31,6 +32,8 @@ export interface HubServices {
   routes: RouteTable;
   settings: SettingsStore;
   audit: AuditStore;
+  /** API keys (spec 2.1): digests only, lastUsedAt flushed lazily. */
+  apiKeys: ApiKeyStore;
   notificationRules: NotificationRuleStore;
   containers: ContainerStore;
   /** Docker watchers, created at start; empty where the runtime has no Docker access. */
@@ -100,6 +103,7 @@ export function createHubServices(deps: HubDeps): HubServices {
         return entry;
       },
     },
+    apiKeys: createApiKeyStore(deps.storage, now, storeLogger.child('api-keys')),
     notificationRules: createNotificationRuleStore(deps.storage, storeLogger),
     registries: createRegistries(deps, metrics, now),
     containers: createContainerStore(deps.storage, storeLogger.child('containers')),

@@ -34,4 +34,17 @@ describe('fixed-window rate limiter', () => {
     expect(limiter.take('d').allowed).toBe(true);
     expect(limiter.take('b').allowed).toBe(true);
   });
+
+  it('peeks without counting, and takes a per-call limit', () => {
+    let now = 0;
+    const limiter = createRateLimiter({ limit: 100, windowMs: 10_000, now: () => now });
+    expect(limiter.peek('a', 2).allowed).toBe(true);
+    expect(limiter.take('a', 2).allowed).toBe(true);
+    expect(limiter.take('a', 2).allowed).toBe(true);
+    expect(limiter.peek('a', 2)).toEqual({ allowed: false, retryAfterSeconds: 10 });
+    expect(limiter.take('a', 2).allowed).toBe(false);
+    expect(limiter.peek('a').allowed).toBe(true);
+    now = 10_000;
+    expect(limiter.peek('a', 2).allowed).toBe(true);
+  });
 });

@@ -5,8 +5,13 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one attempt for this key and says whether it is within the limit. */
-  take(key: string): RateLimitDecision;
+  /**
+   * Counts one attempt for this key and says whether it is within the limit; `limit` overrides
+   * the limiter's own for this key (a per-key ceiling such as an API key's rateLimitMax).
+   */
+  take(key: string, limit?: number): RateLimitDecision;
+  /** Says whether the next attempt would be allowed, without counting one. */
+  peek(key: string, limit?: number): RateLimitDecision;
 }
 
 export interface RateLimiterOptions {
@@ -43,22 +48,33 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
   };
 
+  const current = (key: string, at: number): Window | undefined => {
+    const window = windows.get(key);
+    return window && at - window.startedAt < options.windowMs ? window : undefined;
+  };
+  const refusal = (window: Window, at: number): RateLimitDecision => {
+    const left = window.startedAt + options.windowMs - at;
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
+  };
+
   return {
-    take(key) {
+    take(key, limit = options.limit) {
       const at = now();
-      let window = windows.get(key);
-      if (!window || at - window.startedAt >= options.windowMs) {
+      let window = current(key, at);
+      if (!window) {
         windows.delete(key);
         if (windows.size >= maxKeys) sweep(at);
         window = { startedAt: at, count: 0 };
         windows.set(key, window);
       }
-      if (window.count >= options.limit) {
-        const left = window.startedAt + options.windowMs - at;
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
-      }
+      if (window.count >= limit) return refusal(window, at);
       window.count++;
       return { allowed: true, retryAfterSeconds: 0 };
+    },
+    peek(key, limit = options.limit) {
+      const at = now();
+      const window = current(key, at);
+      return window && window.count >= limit ? refusal(window, at) : { allowed: true, retryAfterSeconds: 0 };
     },
   };
 }

@@ -1,0 +1,90 @@
+import type { Context } from 'hono';
+import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
+import { errorBody } from '../http/http-error';
+import type { HubEnv } from '../http/hub-env';
+import { createRateLimiter } from '../http/rate-limit';
+import type { HubServices } from '../hub-services';
+import { digestSecret, looksLikeApiKey, parseCredential } from './api-key-credential';
+import type { Principal } from './principal';
+
+const WINDOW_MS = 15 * 60_000;
+// A runtime that cannot name the caller puts every caller in one bucket (as the UI stream limit does).
+const UNKNOWN_CLIENT_ADDRESS = 'unknown';
+/** Server-wide ceiling of decisions §5, per key id, when a key sets no rateLimitMax of its own. */
+export const DEFAULT_KEY_REQUEST_LIMIT = 1_000;
+/** Failed key attempts per client address before every key attempt from it gets 429: slows guessing. */
+export const FAILED_ATTEMPT_LIMIT = 30;
+/** At most one api-key-auth-failed audit entry per client per minute, so a brute force cannot flood the trail. */
+const AUDIT_FAILURE_WINDOW_MS = 60_000;
+// One body for every failure (spec 5.4): nothing tells an unknown key from a wrong secret or a revoked one.
+const FAILURE_MESSAGE = 'Invalid API key';
+
+type FailureReason = 'malformed' | 'unknown-key' | 'wrong-secret' | 'revoked' | 'expired';
+
+export interface ApiKeyAuthenticator {
+  /**
+   * The principal for a request carrying `Authorization: Bearer ddk_…`, or the answer that ends it
+   * (401 or 429). Undefined when there is no such credential: other Bearer tokens (metrics, webhooks)
+   * belong to their routes.
+   */
+  authenticate(c: Context<HubEnv>): Promise<Principal | Response | undefined>;
+}
+
+function bearerValue(c: Context<HubEnv>): string | undefined {
+  const header = c.req.header('authorization');
+  const match = header === undefined ? null : /^bearer +(.+)$/i.exec(header.trim());
+  return match?.[1];
+}
+
+export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenticator {
+  const { apiKeys, now } = services;
+  const logger = services.logger.child('auth.api-key');
+  const requests = createRateLimiter({ limit: DEFAULT_KEY_REQUEST_LIMIT, windowMs: WINDOW_MS, now });
+  const failures = createRateLimiter({ limit: FAILED_ATTEMPT_LIMIT, windowMs: WINDOW_MS, now });
+  const auditedFailures = createRateLimiter({ limit: 1, windowMs: AUDIT_FAILURE_WINDOW_MS, now });
+
+  const tooMany = (c: Context<HubEnv>, retryAfterSeconds: number, message: string) => {
+    c.header('Retry-After', String(retryAfterSeconds));
+    return c.json(errorBody(429, message, { retryAfterSeconds }), 429);
+  };
+
+  async function fail(c: Context<HubEnv>, address: string, reason: FailureReason, keyId: string | undefined): Promise<Response> {
+    const counted = failures.take(address);
+    if (auditedFailures.take(address).allowed) {
+      // Never the credential: the key id (when it parsed) and why, for whoever reads the trail.
+      const details = `API key authentication failed (${reason})${keyId ? ` for key ${keyId}` : ''} from ${address}`;
+      await services.audit.append({ action: 'api-key-auth-failed', status: 'failed', details });
+      logger.warn('API key authentication failed', { reason, keyId, address });
+    }
+    if (!counted.allowed) return tooMany(c, counted.retryAfterSeconds, 'Too many failed API key attempts');
+    c.header('WWW-Authenticate', 'Bearer error="invalid_token"');
+    return c.json(errorBody(401, FAILURE_MESSAGE), 401);
+  }
+
+  return {
+    async authenticate(c) {
+      const value = bearerValue(c);
+      if (value === undefined || !looksLikeApiKey(value)) return undefined;
+      const address = services.deps.clientAddress?.(c) ?? UNKNOWN_CLIENT_ADDRESS;
+      // Checked before the key: answering a blocked address 401 or 200 would still tell a guess right from wrong.
+      const blocked = failures.peek(address);
+      if (!blocked.allowed) return tooMany(c, blocked.retryAfterSeconds, 'Too many failed API key attempts');
+
+      const credential = parseCredential(value);
+      if (!credential) return fail(c, address, 'malformed', undefined);
+      const record = apiKeys.get(credential.keyId);
+      // An unknown key is digested and compared all the same, so its answer takes as long as a wrong secret's.
+      const digest = await digestSecret(credential.secret);
+      const matches = await timingSafeEqualText(digest, record?.digest ?? '0'.repeat(64));
+      if (!record) return fail(c, address, 'unknown-key', credential.keyId);
+      if (!matches) return fail(c, address, 'wrong-secret', credential.keyId);
+      const status = apiKeys.statusOf(record);
+      if (status !== 'active') return fail(c, address, status, credential.keyId);
+
+      const limit = requests.take(record.keyId, record.rateLimitMax ?? DEFAULT_KEY_REQUEST_LIMIT);
+      if (!limit.allowed) return tooMany(c, limit.retryAfterSeconds, 'This API key exceeded its request limit');
+      apiKeys.touch(record.keyId);
+      return { kind: 'api-key', keyId: record.keyId, scopes: record.scopes };
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { KEY_ID_PATTERN, KEY_PREFIX } from '../../../shared/schemas/api-key';
+
+const KEY_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const KEY_ID_LENGTH = 12;
+const SECRET_BYTES = 32;
+// 32 bytes in unpadded base64url.
+const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const encoder = new TextEncoder();
+
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** 12 characters of [a-z0-9]; bytes of 252 and above are redrawn so that no character is likelier than another. */
+export function generateKeyId(): string {
+  let id = '';
+  while (id.length < KEY_ID_LENGTH) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(KEY_ID_LENGTH))) {
+      if (byte < 252 && id.length < KEY_ID_LENGTH) id += KEY_ID_ALPHABET[byte % 36];
+    }
+  }
+  return id;
+}
+
+export function generateSecret(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
+}
+
+export const formatCredential = (keyId: string, secret: string): string => `${KEY_PREFIX}_${keyId}_${secret}`;
+export const displayPrefixOf = (keyId: string): string => `${KEY_PREFIX}_${keyId}\u2026`;
+
+/** Whether a Bearer value claims to be one of our keys; only those are handled (and failed) here. */
+export const looksLikeApiKey = (value: string): boolean => value.startsWith(`${KEY_PREFIX}_`);
+
+/** Splits `ddk_<keyId>_<secret>`; undefined for any other spelling. */
+export function parseCredential(value: string): { keyId: string; secret: string } | undefined {
+  const parts = value.split('_');
+  // The secret is base64url and may itself contain underscores: rejoin everything after the keyId.
+  if (parts.length < 3 || parts[0] !== KEY_PREFIX) return undefined;
+  const keyId = parts[1] as string;
+  const secret = parts.slice(2).join('_');
+  if (!KEY_ID_PATTERN.test(keyId) || !SECRET_PATTERN.test(secret)) return undefined;
+  return { keyId, secret };
+}
+
+/** Hex SHA-256 of the secret: what the store keeps instead of the secret. */
+export async function digestSecret(secret: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(secret)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
