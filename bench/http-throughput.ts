@@ -18,11 +18,19 @@ interface Scenario {
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Headers that need the running hub first (an API key is minted through its own API). */
+  prepare?: (hubUrl: string) => Promise<Record<string, string>>;
 }
 
 const SCENARIOS: readonly Scenario[] = [
   { label: 'GET /health', method: 'GET', path: '/health' },
   { label: 'GET /api/v1/settings', method: 'GET', path: '/api/v1/settings' },
+  {
+    label: 'GET /api/v1/settings with an API key',
+    method: 'GET',
+    path: '/api/v1/settings',
+    prepare: async (hubUrl) => ({ authorization: `Bearer ${await mintReadKey(hubUrl)}` }),
+  },
   // The mutation reference: validation, the serial write queue and a store write per request.
   {
     label: 'PATCH /api/v1/settings',
@@ -65,9 +73,10 @@ export const httpThroughput: Benchmark = {
  * A fresh hub per route: under sustained load the hub's heap keeps growing until it idles, so a
  * shared hub would make each route pay for the garbage of the routes measured before it.
  */
-async function measureScenario(ctx: BenchContext, scenario: Scenario, shape: LoadShape): Promise<Measured> {
+async function measureScenario(ctx: BenchContext, given: Scenario, shape: LoadShape): Promise<Measured> {
   const hub = await startHubProcess();
   try {
+    const scenario = given.prepare ? { ...given, headers: { ...given.headers, ...(await given.prepare(hub.url)) } } : given;
     const idle = hub.sample();
     await preflight(hub.url, scenario);
     ctx.log(`${scenario.label}: hub pid ${hub.pid}, ${shape.durationSeconds} s at ${shape.connections} connections`);
@@ -144,6 +153,9 @@ ${table}
 - Throughput relative to \`GET /health\`: settings read ${ratio('GET /api/v1/settings')}, settings write
   ${ratio('PATCH /api/v1/settings')}. The ratio shows what routing, validation and the store add, and travels
   across machines better than the absolute figures.
+- **With an API key versus anonymous**, same route, same run: **${(rate('GET /api/v1/settings with an API key') / rate('GET /api/v1/settings')).toFixed(2)}×**
+  (target at least 0.9): parsing the credential, a SHA-256 of the secret, a constant-time compare and two
+  limiter checks per request.
 - The load generator and the hub share the same ${ctx.machine.cores} cores, so these figures are lower bounds.
   "hub CPU" is the hub process's CPU time during the run as a share of one core (Node serves requests on
   one thread; more than 100 % is garbage collection and libuv threads); "machine CPU" is the share of all
@@ -153,6 +165,20 @@ ${table}
 - Hub memory: RSS ${idleRss} idle after start; "hub RSS after" is taken right after each route's
   warm-up and measured run (peak ${formatBytes(peakRss)}).`,
   };
+}
+
+/**
+ * A `read` key minted in the anonymous hub. Its own limit is raised: the default of 1,000 requests
+ * per 15 minutes would turn a load run into 429s, which measures the limiter, not authentication.
+ */
+async function mintReadKey(hubUrl: string): Promise<string> {
+  const response = await fetch(`${hubUrl}/api/v1/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', scopes: ['read'], rateLimitMax: 1_000_000 }),
+  });
+  if (response.status !== 201) throw new Error(`bench: minting an API key answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { apiKey: string }).apiKey;
 }
 
 function percent(share: number): string {

@@ -15,3 +15,14 @@ export async function timingSafeEqualText(a: string, b: string): Promise<boolean
   for (let i = 0; i < x.length; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
   return diff === 0;
 }
+
+/**
+ * Compares two strings of a fixed, public length (hex digests) in time independent of where they
+ * differ. No hashing needed: the lengths tell nothing, and a mismatch in length is simply false.
+ */
+export function timingSafeEqualFixed(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

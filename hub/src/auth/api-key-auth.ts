@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
+import { timingSafeEqualFixed } from '../../../shared/crypto/timing-safe-equal';
 import { errorBody } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter } from '../http/rate-limit';
@@ -14,6 +14,9 @@ const UNKNOWN_CLIENT_ADDRESS = 'unknown';
 export const DEFAULT_KEY_REQUEST_LIMIT = 1_000;
 /** Failed key attempts per client address before every key attempt from it gets 429: slows guessing. */
 export const FAILED_ATTEMPT_LIMIT = 30;
+const VERIFIED_TTL_MS = 5 * 60_000;
+const MAX_VERIFIED = 10_000;
+
 /** At most one api-key-auth-failed audit entry per client per minute, so a brute force cannot flood the trail. */
 const AUDIT_FAILURE_WINDOW_MS = 60_000;
 // One body for every failure (spec 5.4): nothing tells an unknown key from a wrong secret or a revoked one.
@@ -61,6 +64,23 @@ export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenti
     return c.json(errorBody(401, FAILURE_MESSAGE), 401);
   }
 
+  // A key's secret verified within the last few minutes, so a dashboard polling with one key costs a
+  // constant-time compare per request instead of a SHA-256 (the bench's key/anonymous ratio rose from
+  // 0.65 to above 0.9). Status and revocation are still read from the record on every request.
+  const recentlyVerified = new Map<string, { secret: string; at: number }>();
+  const verify = (keyId: string, secret: string, storedDigest: string | undefined): boolean => {
+    const cached = recentlyVerified.get(keyId);
+    if (storedDigest !== undefined && cached && now() - cached.at < VERIFIED_TTL_MS && timingSafeEqualFixed(cached.secret, secret))
+      return true;
+    // An unknown key is digested and compared all the same, so its answer takes as long as a wrong secret's.
+    const matches = timingSafeEqualFixed(digestSecret(secret), storedDigest ?? '0'.repeat(64));
+    if (matches) {
+      if (recentlyVerified.size >= MAX_VERIFIED) recentlyVerified.clear();
+      recentlyVerified.set(keyId, { secret, at: now() });
+    }
+    return matches;
+  };
+
   return {
     async authenticate(c) {
       const value = bearerValue(c);
@@ -73,9 +93,7 @@ export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenti
       const credential = parseCredential(value);
       if (!credential) return fail(c, address, 'malformed', undefined);
       const record = apiKeys.get(credential.keyId);
-      // An unknown key is digested and compared all the same, so its answer takes as long as a wrong secret's.
-      const digest = await digestSecret(credential.secret);
-      const matches = await timingSafeEqualText(digest, record?.digest ?? '0'.repeat(64));
+      const matches = verify(credential.keyId, credential.secret, record?.digest);
       if (!record) return fail(c, address, 'unknown-key', credential.keyId);
       if (!matches) return fail(c, address, 'wrong-secret', credential.keyId);
       const status = apiKeys.statusOf(record);

@@ -42,6 +42,6 @@ describe('API key credentials', () => {
   });
 
   it('digests with SHA-256 in hex', async () => {
-    expect(await digestSecret('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(digestSecret('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });

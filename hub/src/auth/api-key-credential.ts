@@ -1,3 +1,5 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { KEY_ID_PATTERN, KEY_PREFIX } from '../../../shared/schemas/api-key';
 
 const KEY_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -46,7 +48,10 @@ export function parseCredential(value: string): { keyId: string; secret: string 
 }
 
 /** Hex SHA-256 of the secret: what the store keeps instead of the secret. */
-export async function digestSecret(secret: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(secret)));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+/**
+ * SHA-256 of the secret, hex. Synchronous (noble's portable SHA-256): Web Crypto's digest is async,
+ * and its round trips on every keyed request cost more than half the throughput (bench finding).
+ */
+export function digestSecret(secret: string): string {
+  return bytesToHex(sha256(encoder.encode(secret)));
 }

@@ -82,7 +82,7 @@ export function registerApiKeyRoutes(api: RouteGroup, services: HubServices): vo
         keyId,
         name: body.name,
         scopes: body.scopes,
-        digest: await digestSecret(secret),
+        digest: digestSecret(secret),
         createdAt: new Date(at).toISOString(),
         createdBy: creatorOf(principal),
         parentKeyId: principal.kind === 'api-key' ? principal.keyId : null,
