@@ -3,7 +3,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { createApiKeyAuthenticator } from './auth/api-key-auth';
-import { ANONYMOUS } from './auth/principal';
+import { ANONYMOUS, UNAUTHENTICATED } from './auth/principal';
+import { applySession } from './auth/session-auth';
+import { createSessionStore } from './auth/session-store';
 import { registerUiEventRoutes } from './events/sse-route';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
 import { errorBody } from './http/http-error';
@@ -15,6 +17,7 @@ import type { HubDeps } from './hub-deps';
 import { createHubServices, type HubServices } from './hub-services';
 import { registerApiKeyRoutes } from './routes/api-key-routes';
 import { registerAuditRoutes } from './routes/audit-routes';
+import { registerAuthSessionRoutes } from './routes/auth-session-routes';
 import { registerAuthStatusRoutes } from './routes/auth-status-routes';
 import { registerContainerActionRoutes } from './routes/container-action-routes';
 import { registerContainerLogRoutes } from './routes/container-log-routes';
@@ -25,6 +28,7 @@ import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
 import { registerNotificationRoutes } from './routes/notification-routes';
 import { registerOpenApiRoute } from './routes/openapi-routes';
+import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 import { registerWatcherRoutes } from './routes/watcher-routes';
@@ -76,13 +80,18 @@ export function createHubApp(deps: HubDeps): Hub {
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
   app.use(httpMetrics(services.metrics));
   const apiKeyAuth = createApiKeyAuthenticator(services);
+  const sessions = createSessionStore(deps.storage, services.now);
   app.use(async function authenticate(c, next) {
-    c.set('principal', ANONYMOUS);
+    c.set('principal', config.anonymous ? ANONYMOUS : UNAUTHENTICATED);
     // A failed key credential ends the request here: it is never retried against a session cookie (spec 5.4).
     const keyResult = await apiKeyAuth.authenticate(c);
     if (keyResult instanceof Response) return keyResult;
     if (keyResult) c.set('principal', keyResult);
-    // Sessions arrive with the login capability; until then a caller without a key is anonymous.
+    else if (!config.anonymous) {
+      // A session cookie (decisions §4); routes then answer 401 to a caller with neither.
+      const refused = await applySession(c, services, sessions);
+      if (refused) return refused;
+    }
     await next();
   });
   const limitBody = bodyLimit({
@@ -108,6 +117,8 @@ export function createHubApp(deps: HubDeps): Hub {
   registerHealthRoute(root, services);
   registerMetricsRoute(root, services);
   registerAuthStatusRoutes(api, root, services);
+  registerAuthSessionRoutes(api, services, sessions);
+  registerPreferencesRoutes(api, services);
   registerAppRoutes(api, services);
   registerSettingsRoutes(api, services);
   registerLogRoutes(api, services);

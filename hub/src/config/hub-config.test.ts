@@ -9,6 +9,11 @@ const readFile = (path: string) => {
   return content;
 };
 const load = (env: Record<string, string>) => loadHubConfig(env, readFile);
+/** A well-formed argon2id PHC string (configuration only parses it). */
+const ADMIN = {
+  DD_AUTH_BASIC_ADMIN_USER: 'admin',
+  DD_AUTH_BASIC_ADMIN_HASH: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXoxMjM0NTY',
+};
 
 function errorOf(env: Record<string, string>): ConfigError {
   try {
@@ -32,8 +37,24 @@ describe('loadHubConfig', () => {
   });
 
   it('listens on every interface by default once authentication is configured', () => {
-    expect(load({ DD_AUTH_BASIC_ADMIN_USER: 'admin' }).server.host).toBe('0.0.0.0');
-    expect(load({ DD_AUTH_BASIC_ADMIN_USER: 'admin', DD_SERVER_HOST: '::1' }).server.host).toBe('::1');
+    expect(load(ADMIN).server.host).toBe('0.0.0.0');
+    expect(load({ ...ADMIN, DD_SERVER_HOST: '::1' }).server.host).toBe('::1');
+  });
+
+  it.each([
+    [{ DD_AUTH_BASIC_ADMIN_USER: 'admin' }, 'DD_AUTH_BASIC_ADMIN_HASH'],
+    [{ DD_AUTH_BASIC_ADMIN_HASH: ADMIN.DD_AUTH_BASIC_ADMIN_HASH }, 'DD_AUTH_BASIC_ADMIN_USER'],
+    [{ ...ADMIN, DD_AUTH_BASIC_ADMIN_HASH: '$2b$10$abcdefghijklmnopqrstuuabcdefghijklmnopqrstuvwxyz01234' }, 'DD_AUTH_BASIC_ADMIN_HASH'],
+    [{ ...ADMIN, DD_AUTH_BASIC_ADMIN_TOTP: 'not base32!' }, 'DD_AUTH_BASIC_ADMIN_TOTP'],
+    [{ ...ADMIN, DD_AUTH_BASIC_ADMIN_RECOVERY: ' , ' }, 'DD_AUTH_BASIC_ADMIN_RECOVERY'],
+  ])('refuses a bad basic user, naming the variable (%#)', (env, variable) => {
+    expect(() => load(env)).toThrow(variable);
+  });
+
+  it('masks basic users down to their id and username', () => {
+    const shown = JSON.stringify(maskHubConfig(load(ADMIN)));
+    expect(shown).toContain('"username":"admin"');
+    expect(shown).not.toContain('argon2id');
   });
 
   it.each([

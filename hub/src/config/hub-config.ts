@@ -1,4 +1,5 @@
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
+import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { loadWatcherConfigs, type WatcherConfig } from '../watchers/watcher-config';
 import { ConfigError } from './config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from './env-readers';
@@ -30,6 +31,8 @@ export interface HubConfig {
   watchers: WatcherConfig[];
   /** True when no DD_AUTH_* provider is configured (decisions §4). */
   anonymous: boolean;
+  /** Basic users (DD_AUTH_BASIC_*); OIDC ids are recognised but not served yet. */
+  auth: AuthProviders;
   /** DD_* variables that no part of the hub reads: reported at start so typos are visible. */
   unknownVariables: string[];
 }
@@ -121,6 +124,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
     watchers: loadWatcherConfigs(new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])])),
     anonymous,
+    auth: loadAuthProviders(resolved),
     unknownVariables: [...vars.names()].filter(
       (name) => !KNOWN_VARIABLES.has(name) && !PROVIDER_PREFIXES.some((prefix) => name.startsWith(prefix)),
     ),
@@ -138,9 +142,10 @@ function rejectRemovedVariables(vars: EnvReaderContext): void {
 
 /** The configuration as the API may show it: secrets replaced, never echoed. */
 export function maskHubConfig(config: HubConfig): Record<string, unknown> {
-  const { unknownVariables: _unknown, ...shown } = config;
+  const { unknownVariables: _unknown, auth, ...shown } = config;
   return {
     ...shown,
+    auth: { basic: auth.basic.map((user) => ({ id: user.id, username: user.username })), unsupported: auth.unsupported },
     server: { ...config.server, metricsToken: config.server.metricsToken === undefined ? undefined : '***' },
     store: { ...config.store, url: config.store.url === undefined ? undefined : '***' },
   };

@@ -133,7 +133,7 @@ export function createRouteGroup(table: RouteTable, basePath: string): RouteGrou
         c.set('route', route.fullPath);
         // Before any check, so error answers of a deprecated route carry the notice too.
         if (spec.deprecation) setDeprecationHeaders(c, spec.deprecation);
-        assertAccess(c.get('principal'), spec.access);
+        if (!(await spec.grantedBy?.(c))) assertAccess(c.get('principal'), spec.access);
         if (spec.confirm !== undefined && c.req.header(CONFIRM_HEADER) !== spec.confirm) {
           throw new HttpError(428, `This action needs the header ${CONFIRM_HEADER}: ${spec.confirm}`, {
             header: CONFIRM_HEADER,

@@ -1,6 +1,8 @@
+import type { Context } from 'hono';
 import type * as v from 'valibot';
 import type { RouteAccess } from '../../../shared/scopes';
 import type { DeprecationNotice } from './deprecation';
+import type { HubEnv } from './hub-env';
 import type { QuerySpec } from './query-params';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -20,6 +22,11 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
   /** Documented statuses besides the success one, with their meaning. */
   statuses?: Record<number, string>;
   successStatus?: number;
+  /**
+   * A credential of the route's own that opens it whatever the principal (the metrics token,
+   * spec 5.10); checked before `access`, so an unauthenticated caller holding it is let through.
+   */
+  grantedBy?: (c: Context<HubEnv>) => boolean | Promise<boolean>;
   /** Token required in X-DD-Confirm-Action (spec 4.1). */
   confirm?: string;
   deprecated?: boolean;

@@ -17,5 +17,7 @@ export function acceptWebSocket(c: Context<HubEnv>, services: HubServices): Upgr
     throw new HttpError(426, 'This route is a WebSocket stream; connect with Upgrade: websocket');
   }
   if (!isSameOrigin(c, services.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+  // Streams are session-only (spec 5.11): without a session cookie the upgrade is refused.
+  if (!services.config.anonymous && c.get('principal').kind !== 'session') throw new HttpError(401, 'A signed-in session is required');
   return upgrade;
 }

@@ -8,8 +8,12 @@ const AuthStatusSchema = v.object({ providers: v.array(ProviderSchema), errors: 
 
 /** The login methods on offer. Basic and OIDC providers join with the authentication capability. */
 function authStatus(services: HubServices) {
-  const providers = services.config.anonymous ? [{ type: 'anonymous', name: 'anonymous' }] : [];
-  return { providers, errors: [] as string[] };
+  if (services.config.anonymous) return { providers: [{ type: 'anonymous', name: 'anonymous' }], errors: [] as string[] };
+  const { basic, unsupported } = services.config.auth;
+  return {
+    providers: basic.map((user) => ({ type: 'basic', name: user.id })),
+    errors: unsupported.map((provider) => `The ${provider.type} provider "${provider.name}" is not supported yet and was ignored`),
+  };
 }
 
 /**

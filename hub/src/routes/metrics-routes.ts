@@ -1,27 +1,34 @@
+import type { Context } from 'hono';
 import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
 import { HttpError } from '../http/http-error';
+import type { HubEnv } from '../http/hub-env';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 
 /** GET /metrics: Prometheus text, guarded as spec 5.10 says. */
 export function registerMetricsRoute(root: RouteGroup, services: HubServices): void {
   const { metricsAuth, metricsToken } = services.config.server;
+  // With a token configured, the token itself opens /metrics, signed in or not (spec 5.10).
+  const tokenMatches = async (c: Context<HubEnv>): Promise<boolean> => {
+    if (!metricsAuth || metricsToken === undefined) return false;
+    const presented = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    return presented !== undefined && timingSafeEqualText(presented, metricsToken);
+  };
   root.add(
     {
       method: 'get',
       path: '/metrics',
       // With DD_SERVER_METRICS_AUTH=false anyone may scrape; otherwise the metrics token, a session or a read key.
       access: metricsAuth ? 'read' : 'public',
+      grantedBy: tokenMatches,
       tag: 'system',
       summary: 'Prometheus metrics (text exposition format)',
       statuses: { 401: 'Metrics token missing or wrong' },
     },
     async (c) => {
-      if (metricsAuth && metricsToken !== undefined) {
-        const presented = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
-        const tokenOk = presented !== undefined && (await timingSafeEqualText(presented, metricsToken));
-        // An anonymous caller must present the token; a signed-in session or a key got here through its own check.
-        if (!tokenOk && c.get('principal').kind === 'anonymous') throw new HttpError(401, 'A valid metrics token is required');
+      // In anonymous mode everyone passes the access check: a configured token must still be presented.
+      if (metricsAuth && metricsToken !== undefined && c.get('principal').kind === 'anonymous' && !(await tokenMatches(c))) {
+        throw new HttpError(401, 'A valid metrics token is required');
       }
       const own = services.metrics.registry.render();
       const runtime = services.deps.runtimeMetrics ? await services.deps.runtimeMetrics() : '';

@@ -1,0 +1,74 @@
+import type { Storage } from 'unstorage';
+import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
+import { type Argon2idHash, verifyArgon2id } from './argon2-phc';
+import type { BasicUser } from './basic-users';
+import type { SessionPrincipal } from './session-store';
+import { matchTotp } from './totp';
+
+export interface LoginAttempt {
+  username: string;
+  password: string;
+  otp?: string | undefined;
+  recoveryCode?: string | undefined;
+}
+
+export interface LoginVerifier {
+  /** The assurance reached, or undefined on any failure (which one is never told). */
+  verify(attempt: LoginAttempt): Promise<SessionPrincipal['assurance'] | undefined>;
+}
+
+const usedRecoveryKey = (userId: string): string => `auth:recovery-used:${userId}`;
+
+async function digest(text: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Checks basic users' credentials. A TOTP code is accepted once (its step and earlier ones are
+ * refused afterwards, in memory); a recovery code once ever (its digest is kept in storage).
+ */
+export function createLoginVerifier(users: readonly BasicUser[], storage: Storage, now: () => number): LoginVerifier {
+  const lastTotpStep = new Map<string, number>();
+  // An unknown username still costs one verification with the same parameters, so timing tells nothing.
+  const first = users[0];
+  const decoy: Argon2idHash | undefined = first && { ...first.hash, hash: new Uint8Array(first.hash.hash.length) };
+
+  async function consumeRecovery(user: BasicUser, code: string): Promise<boolean> {
+    let matched: string | undefined;
+    for (const candidate of user.recoveryCodes) {
+      if ((await timingSafeEqualText(candidate, code)) && matched === undefined) matched = candidate;
+    }
+    if (matched === undefined) return false;
+    const used = (await storage.getItem<string[]>(usedRecoveryKey(user.id))) ?? [];
+    const hashed = await digest(matched);
+    if (Array.isArray(used) && used.includes(hashed)) return false;
+    await storage.setItem(usedRecoveryKey(user.id), [...(Array.isArray(used) ? used : []), hashed]);
+    return true;
+  }
+
+  async function secondFactor(user: BasicUser, attempt: LoginAttempt): Promise<SessionPrincipal['assurance'] | undefined> {
+    if (attempt.otp !== undefined && user.totpSecret) {
+      const step = await matchTotp(user.totpSecret, attempt.otp.trim(), now());
+      if (step === undefined || step <= (lastTotpStep.get(user.id) ?? Number.NEGATIVE_INFINITY)) return undefined;
+      lastTotpStep.set(user.id, step);
+      return 'otp';
+    }
+    if (attempt.recoveryCode !== undefined && user.recoveryCodes.length > 0) {
+      return (await consumeRecovery(user, attempt.recoveryCode.trim())) ? 'recovery-code' : undefined;
+    }
+    // A user with a TOTP secret must give a second factor; one with recovery codes only may use them.
+    return user.totpSecret ? undefined : 'password';
+  }
+
+  return {
+    async verify(attempt) {
+      const user = users.find((candidate) => candidate.username === attempt.username);
+      const hash = user?.hash ?? decoy;
+      if (!hash) return undefined;
+      const passwordOk = await verifyArgon2id(attempt.password, hash);
+      if (!user || !passwordOk) return undefined;
+      return secondFactor(user, attempt);
+    },
+  };
+}

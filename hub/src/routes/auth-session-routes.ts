@@ -1,0 +1,117 @@
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { createLoginVerifier } from '../auth/login-service';
+import { clearSessionCookie, passesSameOrigin, sessionCookieOf, setSessionCookie } from '../auth/session-auth';
+import type { SessionStore } from '../auth/session-store';
+import { errorBody } from '../http/http-error';
+import type { HubEnv } from '../http/hub-env';
+import { createRateLimiter } from '../http/rate-limit';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+
+/** Failed logins per address and per username within the window before 429. */
+export const LOGIN_FAILURE_LIMIT = 10;
+const LOGIN_WINDOW_MS = 15 * 60_000;
+// One body for every failure: nothing tells a wrong user from a wrong password or code.
+const FAILURE_MESSAGE = 'Invalid credentials';
+
+const field = (max: number) => v.pipe(v.string(), v.maxLength(max));
+const LoginBodySchema = v.object({
+  username: field(200),
+  password: field(1024),
+  otp: v.optional(field(20)),
+  recoveryCode: v.optional(field(200)),
+});
+const UserSchema = v.object({ username: v.string(), assurance: v.optional(v.string()), anonymous: v.optional(v.boolean()) });
+
+/** POST /auth/login, POST /auth/logout and GET /auth/user (decisions §4). */
+export function registerAuthSessionRoutes(api: RouteGroup, services: HubServices, sessions: SessionStore): void {
+  const { now } = services;
+  const verifier = createLoginVerifier(services.config.auth.basic, services.deps.storage, now);
+  const byAddress = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
+  const byUsername = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
+  const logger = services.logger.child('auth.login');
+
+  const tooMany = (c: Context<HubEnv>, retryAfterSeconds: number) => {
+    c.header('Retry-After', String(retryAfterSeconds));
+    return c.json(errorBody(429, 'Too many failed sign-in attempts', { retryAfterSeconds }), 429);
+  };
+
+  api.add(
+    {
+      method: 'post',
+      path: '/auth/login',
+      access: 'public',
+      tag: 'auth',
+      summary: 'Sign in with a basic user; sets the HttpOnly session cookie',
+      body: LoginBodySchema,
+      response: UserSchema,
+      statuses: { 401: 'Any credential wrong (one uniform answer)', 403: 'Cross-origin', 429: 'Too many failures' },
+    },
+    async (c, { body }) => {
+      if (!passesSameOrigin(c, services.config.server.trustProxy)) {
+        return c.json(errorBody(403, 'Cross-origin sign-in is refused', { reason: 'cross-origin' }), 403);
+      }
+      const address = services.deps.clientAddress?.(c) ?? 'unknown';
+      const username = body.username.trim();
+      const blocked = [byAddress.peek(address), byUsername.peek(username)].find((decision) => !decision.allowed);
+      if (blocked) return tooMany(c, blocked.retryAfterSeconds);
+      const assurance = await verifier.verify({ ...body, username });
+      if (!assurance) {
+        byAddress.take(address);
+        byUsername.take(username);
+        await services.audit.append({
+          action: 'auth-login',
+          status: 'failed',
+          details: `Sign-in failed for "${username.slice(0, 100)}" from ${address}`,
+        });
+        logger.warn('sign-in failed', { username: username.slice(0, 100), address });
+        return c.json(errorBody(401, FAILURE_MESSAGE), 401);
+      }
+      const id = await sessions.create(username, assurance);
+      setSessionCookie(c, services, id);
+      await services.audit.append({
+        action: 'auth-login',
+        status: 'success',
+        details: `${username} signed in (${assurance}) from ${address}`,
+      });
+      logger.info('signed in', { username, assurance });
+      return c.json({ username, assurance });
+    },
+  );
+
+  api.add(
+    {
+      method: 'post',
+      path: '/auth/logout',
+      access: 'session',
+      tag: 'auth',
+      summary: 'End the session and clear its cookie',
+      successStatus: 204,
+    },
+    async (c) => {
+      const id = sessionCookieOf(c);
+      if (id !== undefined) await sessions.destroy(id);
+      clearSessionCookie(c);
+      return c.body(null, 204);
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/auth/user',
+      access: 'public',
+      tag: 'auth',
+      summary: 'Who is signed in',
+      response: UserSchema,
+      statuses: { 401: 'Not signed in' },
+    },
+    (c) => {
+      const principal = c.get('principal');
+      if (principal.kind === 'session') return c.json({ username: principal.username, assurance: principal.assurance });
+      if (services.config.anonymous) return c.json({ username: 'anonymous', anonymous: true });
+      return c.json(errorBody(401, 'Not signed in'), 401);
+    },
+  );
+}

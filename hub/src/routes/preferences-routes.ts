@@ -1,0 +1,63 @@
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { HttpError } from '../http/http-error';
+import type { HubEnv } from '../http/hub-env';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+
+/** A user's UI preferences: a small flat-ish JSON object, at most this many bytes serialised. */
+export const MAX_PREFERENCES_BYTES = 16 * 1024;
+const PreferencesSchema = v.record(v.pipe(v.string(), v.maxLength(100)), v.unknown());
+
+const keyOf = (username: string): string => `preferences:${encodeURIComponent(username)}`;
+
+function usernameOf(c: Context<HubEnv>): string {
+  const principal = c.get('principal');
+  if (principal.kind !== 'session') throw new HttpError(403, 'Preferences belong to a signed-in user; anonymous mode has none');
+  return principal.username;
+}
+
+/** GET/PATCH /api/v1/preferences (spec 4.12): session-only; PATCH merges top-level keys, null removes one. */
+export function registerPreferencesRoutes(api: RouteGroup, services: HubServices): void {
+  const storage = services.deps.storage;
+  const read = async (username: string): Promise<Record<string, unknown>> => {
+    const stored = await storage.getItem<Record<string, unknown>>(keyOf(username));
+    return stored && typeof stored === 'object' && !Array.isArray(stored) ? stored : {};
+  };
+  api.add(
+    {
+      method: 'get',
+      path: '/preferences',
+      access: 'session',
+      tag: 'auth',
+      summary: 'The signed-in user preferences',
+      response: PreferencesSchema,
+    },
+    async (c) => c.json(await read(usernameOf(c))),
+  );
+  api.add(
+    {
+      method: 'patch',
+      path: '/preferences',
+      access: 'session',
+      tag: 'auth',
+      summary: 'Merge into the signed-in user preferences (null removes a key)',
+      body: PreferencesSchema,
+      response: PreferencesSchema,
+      statuses: { 413: 'Preferences larger than 16 KiB' },
+    },
+    async (c, { body }) => {
+      const username = usernameOf(c);
+      const next: Record<string, unknown> = { ...(await read(username)) };
+      for (const [key, value] of Object.entries(body)) {
+        if (value === null) delete next[key];
+        else next[key] = value;
+      }
+      if (new TextEncoder().encode(JSON.stringify(next)).length > MAX_PREFERENCES_BYTES) {
+        throw new HttpError(413, `Preferences may hold at most ${MAX_PREFERENCES_BYTES} bytes`, { maxBytes: MAX_PREFERENCES_BYTES });
+      }
+      await storage.setItem(keyOf(username), next);
+      return c.json(next);
+    },
+  );
+}
