@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { type ContainerQuery, queryContainers } from '../hub/src/watchers/container-query';
 import { toPublicContainer } from '../hub/src/watchers/public-container';
 import type { Container } from '../shared/schemas/container';
-import { type Align, type BenchContext, type Benchmark, formatBytes, formatCount, formatMs, markdownTable } from './support/benchmark';
+import {
+  type Align,
+  type BenchContext,
+  type Benchmark,
+  formatBytes,
+  formatCount,
+  formatMs,
+  markdownTable,
+  positiveIntegerEnv,
+} from './support/benchmark';
 import { fleetRecords, writeRecords } from './support/container-records';
 import { type ProfileSummary, startProfiledHub, summarizeProfile, topSelf, totalOf } from './support/cpu-profile';
 import { type HubProcess, startHubProcess } from './support/hub-process';
@@ -37,14 +46,6 @@ interface Row {
   hubCpu: number;
   bytes: number;
   total: number;
-}
-
-function positiveIntegerEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`bench: ${name} must be a positive integer, got "${raw}"`);
-  return value;
 }
 
 /** One request first: the figures must be of a full page, not of a fast error. */

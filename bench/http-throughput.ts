@@ -7,6 +7,7 @@ import {
   formatCount,
   formatMs,
   markdownTable,
+  positiveIntegerEnv,
 } from './support/benchmark';
 import { startHubProcess } from './support/hub-process';
 import { DEFAULT_WARMUP_SECONDS, type LoadResult, runLoad } from './support/load';
@@ -183,12 +184,4 @@ async function mintReadKey(hubUrl: string): Promise<string> {
 
 function percent(share: number): string {
   return `${Math.round(share * 100)} %`;
-}
-
-function positiveIntegerEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`bench: ${name} must be a positive integer, got "${raw}"`);
-  return value;
 }

@@ -3,7 +3,7 @@ import { type NodeHub, startNodeHub } from '../hub/src/adapter/node/start-node-h
 import { UI_STREAM_DEFAULTS } from '../hub/src/events/sse-route';
 import { silentSink } from '../hub/src/logging/logger';
 import { readSse, type SseStream } from '../test/support/sse-client';
-import { type Benchmark, markdownTable } from './support/benchmark';
+import { type Benchmark, markdownTable, positiveIntegerEnv } from './support/benchmark';
 
 const CLIENTS = 100;
 const PER_ADDRESS = UI_STREAM_DEFAULTS.maxPerIp;
@@ -14,12 +14,6 @@ interface Round {
   firstMs: number;
   medianMs: number;
   lastMs: number;
-}
-
-function positiveIntegerEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`bench: ${name} must be a positive integer`);
-  return value;
 }
 
 function percentile(sorted: readonly number[], p: number): number {

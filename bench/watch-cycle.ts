@@ -5,7 +5,7 @@ import type { Container } from '../shared/schemas/container';
 import { startDockerd } from '../test/support/docker/start-dockerd';
 import { type LatencyProxy, startLatencyProxy } from '../test/support/latency-proxy';
 import { startRegistry } from '../test/support/registry/start-registry';
-import { type Benchmark, formatCount, markdownTable } from './support/benchmark';
+import { type Benchmark, formatCount, markdownTable, positiveIntegerEnv } from './support/benchmark';
 import { createContainers, publishBuild, removeContainers } from './support/docker-fleet';
 import { type EngineProxy, startEngineProxy } from './support/engine-proxy';
 import { type HubProcess, startHubProcess } from './support/hub-process';
@@ -32,14 +32,6 @@ interface Rig {
   hub: HubProcess;
   engine: EngineProxy;
   registry: LatencyProxy;
-}
-
-function positiveIntegerEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`bench: ${name} must be a positive integer, got "${raw}"`);
-  return value;
 }
 
 const cpuMs = (before: ProcessSample, after: ProcessSample) => after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;

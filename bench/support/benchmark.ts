@@ -51,3 +51,12 @@ export function formatCount(value: number): string {
 export function formatMs(value: number): string {
   return `${value} ms`;
 }
+
+/** A positive integer knob from the environment (BENCH_DURATION, ...), or the default; a bad value stops the run. */
+export function positiveIntegerEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`bench: ${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
