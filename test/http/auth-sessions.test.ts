@@ -249,6 +249,27 @@ describe('authentication: clocks, limits, restarts and streams', () => {
     }
   });
 
+  it('upgrades a WebSocket with a session cookie, and streams the application log', async () => {
+    const client = await createServerHub(ENV);
+    try {
+      const { cookie } = await login(client, { username: 'alice' });
+      client.hub.services.logger.child('ws-test').warn('seen through a signed-in stream');
+      const url = `${(client.url as string).replace(/^http/, 'ws')}/api/v1/log/stream?component=ws-test`;
+      const frame = await new Promise<{ msg: string }>((resolve, reject) => {
+        const socket = new WebSocket(url, { headers: withCookie(cookie as string, { origin: client.url as string }) });
+        socket.on('message', (data) => {
+          resolve(JSON.parse(String(data)));
+          socket.close();
+        });
+        socket.on('unexpected-response', (_request, response) => reject(new Error(`refused with ${response.statusCode}`)));
+        socket.on('error', reject);
+      });
+      expect(frame.msg).toBe('seen through a signed-in stream');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('gives anonymous mode no preferences and an anonymous user', async () => {
     const client = await createMemoryHub();
     try {
