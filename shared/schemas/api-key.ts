@@ -31,20 +31,12 @@ export const StoredApiKeySchema = v.object({
 });
 export type StoredApiKey = v.InferOutput<typeof StoredApiKeySchema>;
 
-/** The API resource (spec 2.1), as listed: no key material. */
+/** The API resource (spec 2.1), as listed: the stored fields without the digest, plus what is derived. */
+const { digest: _digest, ...publicEntries } = StoredApiKeySchema.entries;
 export const ApiKeySchema = v.object({
-  keyId: v.string(),
-  name: v.string(),
+  ...publicEntries,
   displayPrefix: v.string(),
-  scopes: ScopeListSchema,
   status: v.picklist(API_KEY_STATUSES),
-  createdAt: IsoTimestampSchema,
-  createdBy: v.string(),
-  parentKeyId: v.nullable(v.string()),
-  expiresAt: v.nullable(IsoTimestampSchema),
-  lastUsedAt: v.nullable(IsoTimestampSchema),
-  revokedAt: v.nullable(IsoTimestampSchema),
-  rateLimitMax: v.optional(v.number()),
 });
 export type ApiKey = v.InferOutput<typeof ApiKeySchema>;
 

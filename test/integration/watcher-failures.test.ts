@@ -6,18 +6,15 @@
  * covered by containers-e2e.test.ts.)
  */
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import { createStorage } from 'unstorage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import { createHubApp, type Hub } from '../../hub/src/app';
-import { loadHubConfig } from '../../hub/src/config/hub-config';
-import { createLogRing } from '../../hub/src/logging/log-ring';
-import { createLogger, silentSink } from '../../hub/src/logging/logger';
-import { loadRegistryProvidersFromEnv } from '../../hub/src/registries/load-registry-providers';
+import type { Hub } from '../../hub/src/app';
+import { silentSink } from '../../hub/src/logging/logger';
 import type { DockerHost } from '../../shared/docker/docker-host';
 import type { Container } from '../../shared/schemas/container';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
+import { createMemoryHub } from '../support/hub-harness';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
 let registry: TestRegistry;
@@ -88,29 +85,17 @@ function removingAfterList(real: DockerHost, dockerd: TestDockerd) {
   return { host, inspected, removeAfterNextList: (id: string) => (armed = id) };
 }
 
-const readNothing = (path: string): string => {
+const _readNothing = (path: string): string => {
   throw new Error(`no file ${path} in tests`);
 };
 
-/** The hub as startNodeHub builds it, but with the given Engine client for its one watcher. */
+/** The hub in memory, its one watcher on the given Engine client. */
 async function startHubOn(host: DockerHost, socketPath: string): Promise<Hub> {
-  const env = { DD_STORE_DRIVER: 'memory', DD_WATCHER_LOCAL_SOCKET: socketPath, DD_WATCHER_LOCAL_JITTER: '0' };
-  const config = loadHubConfig(env, readNothing);
-  const logRing = createLogRing(1000, true);
-  const logger = createLogger({ level: 'info', ring: logRing, sink: silentSink });
-  const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
-  const hub = createHubApp({
-    config,
-    storage: createStorage(),
-    logger,
-    logRing,
-    version: 'test',
-    runtime: 'test',
-    registries,
-    dockerHostFor: () => host,
-  });
-  await hub.start();
-  return hub;
+  const client = await createMemoryHub(
+    { DD_WATCHER_LOCAL_SOCKET: socketPath, DD_WATCHER_LOCAL_JITTER: '0' },
+    { dockerHostFor: () => host },
+  );
+  return client.hub;
 }
 
 const withError = (records: readonly Container[]) => records.filter((c) => c.error).map((c) => `${c.name}: ${JSON.stringify(c.error)}`);
