@@ -1,17 +1,31 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { batchNotification } from './batch-notification';
 import { containerList } from './container-list';
+import { edgeAgents } from './edge-agents';
 import { httpThroughput } from './http-throughput';
+import { pushNotifyLatency } from './push-notify-latency';
 import { registryRequests } from './registry-requests';
 import { sseFanout } from './sse-fanout';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
+import { updateContainer } from './update-container';
 import { watchCycle } from './watch-cycle';
 
 // Static and ordered: the order of the sections in docs/benchmarks.md.
-const BENCHMARKS: readonly Benchmark[] = [httpThroughput, registryRequests, sseFanout, watchCycle, containerList];
+const BENCHMARKS: readonly Benchmark[] = [
+  httpThroughput,
+  registryRequests,
+  sseFanout,
+  watchCycle,
+  containerList,
+  pushNotifyLatency,
+  batchNotification,
+  updateContainer,
+  edgeAgents,
+];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_PATH = join(ROOT, 'docs', 'benchmarks.md');

@@ -23,6 +23,8 @@ export async function startProfiledHub(root: string, env: Record<string, string>
       HOME: process.env['HOME'] ?? '/root',
       DD_SERVER_PORT: '0',
       DD_SERVER_HOST: '127.0.0.1',
+      // A load generator from one address: the server-wide request limit must not shape the figures.
+      DD_SERVER_RATELIMIT_MAX: '1000000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,12 +1,56 @@
-/**
- * The edge agent's command line (`npm run agent -- ...`). The agent itself (edge/1.0 link,
- * Docker module, listen mode) is the edge-agents capability; until it lands this entry says so
- * instead of pretending to run.
- */
-const USAGE = `usage:
-  npm run agent -- keygen
-  npm run agent -- --hub wss://host:3000 --key FILE [--name NAME]
-  npm run agent -- --listen PORT --secret SECRET`;
+import os from 'node:os';
+import { ConfigError } from '../../shared/config/config-error';
+import { runKeygen } from './cli/keygen';
+import { parseArguments, USAGE } from './cli/parse-args';
+import { startAgent } from './cli/run-agent';
+import { startListenAgent } from './cli/run-listen';
+import { KeyFileError } from './keys/key-file';
 
-console.error(`edge agent: not available in this version yet (planned: the edge-agents capability)\n${USAGE}`);
-process.exit(2);
+/** sysexits EX_CONFIG, as the hub exits on a bad variable. */
+const EXIT_CONFIG = 78;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** The edge agent's command line: `npm run agent -- keygen ...`, `-- --hub ... --key ...` and `-- --listen PORT`. */
+async function main(): Promise<void> {
+  try {
+    const command = parseArguments(process.argv.slice(2));
+    if (command.command === 'help') {
+      console.log(USAGE);
+      return;
+    }
+    if (command.command === 'keygen') {
+      const { registration, text } = await runKeygen(command, os.hostname());
+      process.stdout.write(command.json ? `${JSON.stringify(registration)}\n` : text);
+      return;
+    }
+    const agent =
+      command.command === 'listen'
+        ? await startListenAgent(command, { env: process.env })
+        : await startAgent(command, { env: process.env });
+    let stopping = false;
+    const shutdown = () => {
+      if (stopping) return;
+      stopping = true;
+      setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+      agent.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.on('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`edge agent: configuration error: ${error.message}`);
+      process.exit(EXIT_CONFIG);
+    }
+    if (error instanceof KeyFileError) {
+      console.error(`edge agent: --key: ${error.message}`);
+      process.exit(EXIT_CONFIG);
+    }
+    console.error(`edge agent: ${(error as Error).stack ?? String(error)}`);
+    process.exit(1);
+  }
+}
+
+void main();

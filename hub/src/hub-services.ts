@@ -1,5 +1,7 @@
 import { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
+import { type AgentEvents, createAgentEvents } from './edge/agent-events';
+import type { EdgeHub } from './edge/edge-hub';
 import { type ConnectedClients, createConnectedClients } from './events/connected-clients';
 import { createEventBus, type EventBus, isBroadcastUiEventType } from './events/event-bus';
 import { RouteTable } from './http/route-table';
@@ -7,6 +9,8 @@ import type { HubDeps } from './hub-deps';
 import type { LogRing } from './logging/log-ring';
 import type { Logger } from './logging/logger';
 import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
+import { createNotifications } from './notifications/create-notifications';
+import type { NotificationService } from './notifications/notification-service';
 import { createReadiness, type Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import { RegistryService } from './registries/registry-service';
@@ -15,6 +19,7 @@ import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
 import { createNotificationRuleStore, type NotificationRuleStore } from './store/notification-rule-store';
 import { createSettingsStore, type SettingsStore } from './store/settings-store';
+import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
 import type { DockerWatcher } from './watchers/docker-watcher';
 
@@ -47,6 +52,14 @@ export interface HubServices {
   events: EventBus;
   /** Clients with an open UI stream and their dd:connected tokens, for the self-update ack. */
   connectedClients: ConnectedClients;
+  /** Edge agents (decisions §6); undefined with DD_EXPERIMENTAL_EDGE=false. Set by createHubApp. */
+  edge: EdgeHub | undefined;
+  /** agent-disconnect / agent-reconnect (spec 6.3), for the notification capability to deliver. */
+  agentEvents: AgentEvents;
+  /** Notification triggers, rules routing, the outbox, the bell, and the entry points of the eight events (spec 6.3). */
+  notifications: NotificationService;
+  /** Container updates (issue 7): docker action triggers, operations, backups, rollback. */
+  updates: UpdateService;
 }
 
 function createRegistries(deps: HubDeps, metrics: HubMetrics, now: () => number): HubServices['registries'] {
@@ -82,7 +95,34 @@ export function createHubServices(deps: HubDeps): HubServices {
   const audit = createAuditStore(deps.storage, deps.config.audit, now, storeLogger.child('audit'));
   const bootId = crypto.randomUUID().slice(0, 8);
   const events = createUiEventBus(deps, now, bootId, logger.child('events'));
-  return {
+  const countedAudit: AuditStore = {
+    ...audit,
+    // Counting here keeps every writer of the trail in the metric without each one remembering.
+    append: async (record) => {
+      const entry = await audit.append(record);
+      metrics.auditEntries.inc({ action: entry.action });
+      return entry;
+    },
+  };
+  const notificationRules = createNotificationRuleStore(deps.storage, storeLogger);
+  const containers = createContainerStore(deps.storage, storeLogger.child('containers'));
+  const notifications = createNotifications(deps, {
+    audit: countedAudit,
+    rules: notificationRules,
+    containers,
+    logger,
+    now,
+    onDeliveryAttempt: (trigger, result) => metrics.triggerDeliveries.inc({ trigger, result }),
+    // Home Assistant's Install button (mqtt) queues the same update as the API; services exist by then.
+    onInstall: async (containerId) => {
+      await services.updates.requestUpdate(containerId, { source: 'mqtt' });
+    },
+  });
+  metrics.bindSources({
+    containers: () => containers.all(),
+    outboxStatuses: () => notifications.outbox.list().map((entry) => entry.status),
+  });
+  const services: HubServices = {
     deps,
     config: deps.config,
     logger,
@@ -94,19 +134,11 @@ export function createHubServices(deps: HubDeps): HubServices {
     metrics,
     routes: new RouteTable(),
     settings: createSettingsStore(deps.storage, storeLogger),
-    audit: {
-      ...audit,
-      // Counting here keeps every writer of the trail in the metric without each one remembering.
-      append: async (record) => {
-        const entry = await audit.append(record);
-        metrics.auditEntries.inc({ action: entry.action });
-        return entry;
-      },
-    },
+    audit: countedAudit,
     apiKeys: createApiKeyStore(deps.storage, now, storeLogger.child('api-keys')),
-    notificationRules: createNotificationRuleStore(deps.storage, storeLogger),
+    notificationRules,
     registries: createRegistries(deps, metrics, now),
-    containers: createContainerStore(deps.storage, storeLogger.child('containers')),
+    containers,
     watchers: [],
     tagPolicies: new TagPolicyCache(),
     publish: (type, data) => {
@@ -115,5 +147,18 @@ export function createHubServices(deps: HubDeps): HubServices {
     },
     events,
     connectedClients: createConnectedClients(),
+    edge: undefined,
+    agentEvents: createAgentEvents((error, event) =>
+      logger.child('edge').warn('an agent event listener failed', { event: event.event, error: String(error) }),
+    ),
+    notifications,
+    // Built with a reference to the finished services: its requests reach watchers and notifications.
+    updates: createUpdateService(() => services, {
+      storage: deps.storage,
+      logger,
+      triggers: deps.config.actions,
+      options: deps.updates,
+    }),
   };
+  return services;
 }

@@ -30,6 +30,8 @@ export interface DockerContainerDetails extends DockerContainerSummary {
   /** ISO 8601, when running. */
   startedAt?: string;
   restartCount: number;
+  /** The main process's exit code, once the container has exited. */
+  exitCode?: number;
 }
 
 export interface DockerImageDetails {
@@ -115,4 +117,152 @@ export interface DockerHost {
   remove(id: string): Promise<void>;
   stats(id: string): Promise<DockerStats>;
   close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Updating containers (issue 7): what the update engine (shared/update-engine/) needs of a host.
+// ---------------------------------------------------------------------------------------------
+
+/** One network the container is attached to, as it has to be attached again. */
+export interface ContainerNetworkSpec {
+  name: string;
+  /** User-given aliases; Docker's automatic one (the container's short id) is left out. */
+  aliases: string[];
+  /** Static addresses only (`--ip`, `--ip6`); dynamically assigned ones are not kept. */
+  ipv4Address?: string;
+  ipv6Address?: string;
+  links?: string[];
+  driverOpts?: Record<string, string>;
+}
+
+export interface ContainerHealthcheckSpec {
+  /** `["CMD", ...]`, `["CMD-SHELL", "..."]` or `["NONE"]`. */
+  test: string[];
+  intervalNs?: number;
+  timeoutNs?: number;
+  startPeriodNs?: number;
+  retries?: number;
+}
+
+/**
+ * Everything needed to create a container again the way it was, in plain data (it crosses the
+ * edge protocol and is kept in backups). Fields that come from the image (cmd, entrypoint, env,
+ * labels, user, working dir, healthcheck, exposed ports) hold only what was set explicitly, so the
+ * new image's own defaults apply to the rest; absent means "the image's default".
+ */
+export interface ContainerSpec {
+  name: string;
+  /** The reference to create it from (`Config.Image`); the engine replaces it with the update's target. */
+  image: string;
+  cmd?: string[];
+  entrypoint?: string[];
+  /** `KEY=value` entries that are not the image's own. */
+  env: string[];
+  /** Labels that are not the image's own (compose labels, dd.* labels, …). */
+  labels: Record<string, string>;
+  user?: string;
+  workingDir?: string;
+  /** Only when set explicitly: Docker's default host name is the container's short id. */
+  hostname?: string;
+  domainname?: string;
+  /** `80/tcp` entries beyond the image's own. */
+  exposedPorts: string[];
+  /** `80/tcp` → host bindings, as `-p` made them. */
+  portBindings: Record<string, { hostIp: string; hostPort: string }[]>;
+  publishAllPorts: boolean;
+  /** `volume:/path[:opts]` and `/host:/path[:opts]`, plus anonymous volumes by their name so their data stays. */
+  binds: string[];
+  /** `--mount` entries, as Docker reported them (HostConfig.Mounts). */
+  mounts: Record<string, unknown>[];
+  tmpfs: Record<string, string>;
+  /** `bridge`, `host`, `none`, `container:<id>` or the first user network. */
+  networkMode: string;
+  networks: ContainerNetworkSpec[];
+  restartPolicy: { name: string; maximumRetryCount: number };
+  healthcheck?: ContainerHealthcheckSpec;
+  resources: {
+    memory?: number;
+    memoryReservation?: number;
+    memorySwap?: number;
+    nanoCpus?: number;
+    cpuShares?: number;
+    cpuQuota?: number;
+    cpuPeriod?: number;
+    cpusetCpus?: string;
+    pidsLimit?: number;
+  };
+  capAdd: string[];
+  capDrop: string[];
+  devices: { pathOnHost: string; pathInContainer: string; cgroupPermissions: string }[];
+  privileged: boolean;
+  /** `--init`; absent leaves it to the daemon's default. */
+  init?: boolean;
+  logConfig?: { type: string; config: Record<string, string> };
+  extraHosts: string[];
+  tty: boolean;
+  openStdin: boolean;
+  stdinOnce: boolean;
+  stopSignal?: string;
+  stopTimeout?: number;
+  /**
+   * Every other HostConfig setting Docker reported with a non-default value (sysctls, ulimits,
+   * dns, security options, …), passed back unchanged so an update loses nothing.
+   */
+  otherHostConfig: Record<string, unknown>;
+}
+
+/** Registry credentials for one pull (the hub holds them; they are never logged). */
+export interface RegistryPullAuth {
+  username: string;
+  password: string;
+  /** The registry host as in the reference (`ghcr.io`, `127.0.0.1:5000`). */
+  serverAddress: string;
+}
+
+export interface DockerImageSummary {
+  id: string;
+  repoTags: string[];
+  repoDigests: string[];
+  /** Unix milliseconds. */
+  createdAt: number;
+  sizeBytes: number;
+  /** How many containers use it (-1 when the Engine did not count). */
+  containers: number;
+}
+
+/** Docker answered 409: a name is taken, or an image is in use. */
+export class DockerConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DockerConflictError';
+  }
+}
+
+/**
+ * What updating containers needs beyond watching them. A host that can update containers
+ * implements both interfaces; `canUpdateContainers` tells them apart (edge hosts cannot yet).
+ */
+export interface ContainerUpdateHost {
+  /** Pulls `reference` and answers the pulled image; a failed pull (unknown tag, refused credentials) throws. */
+  pullImage(reference: string, auth?: RegistryPullAuth): Promise<DockerImageDetails>;
+  /** Gives the image another name (`docker tag`); `reference` is `name:tag`. */
+  tagImage(imageId: string, reference: string): Promise<void>;
+  /** The container's configuration, as it must be created again; undefined when it is gone. */
+  inspectContainerSpec(id: string): Promise<ContainerSpec | undefined>;
+  /** Creates (does not start) a container from a spec, attached to every one of its networks; answers its id. */
+  createContainer(spec: ContainerSpec): Promise<string>;
+  /** Throws DockerNotFoundError, or DockerConflictError when the name is taken. */
+  renameContainer(id: string, name: string): Promise<void>;
+  /** Removes it whatever its state (running ones are killed). Gone already is not an error. */
+  forceRemoveContainer(id: string): Promise<void>;
+  listImages(): Promise<DockerImageSummary[]>;
+  /** Throws DockerConflictError while a container uses it (never forced); gone already is not an error. */
+  removeImage(reference: string): Promise<void>;
+}
+
+export type UpdatableDockerHost = DockerHost & ContainerUpdateHost;
+
+export function canUpdateContainers(host: DockerHost): host is UpdatableDockerHost {
+  const candidate = host as Partial<ContainerUpdateHost>;
+  return typeof candidate.createContainer === 'function' && typeof candidate.pullImage === 'function';
 }

@@ -52,6 +52,9 @@ export const AUDIT_ACTIONS = [
   'api-key-created',
   'api-key-revoked',
   'api-key-auth-failed',
+  // Beyond spec 4.10's list: the edge key registry of decisions §6 is audited like API keys.
+  'edge-key-created',
+  'edge-key-revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

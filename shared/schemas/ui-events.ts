@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AgentSchema } from './agent';
 
 /** Every event of the UI stream (spec 6.1), plus the end-of-bulk-scan event that spec 6.1 mentions below its table. */
 export const UI_EVENT_TYPES = [
@@ -137,6 +138,8 @@ export const UI_EVENT_PAYLOAD_SCHEMAS = {
   'dd:update-applied': UpdateAppliedEventSchema,
   'dd:update-failed': UpdateFailedEventSchema,
   'dd:batch-update-completed': BatchUpdateCompletedEventSchema,
+  'dd:agent-connected': AgentSchema,
+  'dd:agent-disconnected': AgentSchema,
   'dd:agent-stats-changed': AgentStatsChangedEventSchema,
   'dd:resync-required': ResyncRequiredEventSchema,
   'dd:preferences-updated': PreferencesUpdatedEventSchema,

@@ -1,6 +1,6 @@
 import { createStorage } from 'unstorage';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
+import { type StartNodeHubOptions, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import { createHubApp, type Hub } from '../../hub/src/app';
 import type { Environment } from '../../hub/src/config/env-source';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
@@ -22,6 +22,12 @@ export interface HubClient {
   close(): Promise<void>;
 }
 
+/**
+ * Every suite is a load generator from one address (in memory, from no address at all), so the
+ * server-wide request limit (1,000 per 15 minutes) is raised here; a test of the limit sets its own.
+ */
+export const HARNESS_REQUEST_LIMIT = { DD_SERVER_RATELIMIT_MAX: '1000000000' };
+
 const readNothing = (path: string): string => {
   throw new Error(`no file ${path} in tests`);
 };
@@ -39,7 +45,7 @@ function capturingSink(into: HubClient['logged']): LogSink {
  */
 export async function createMemoryHub(env: Environment = {}, deps: Partial<HubDeps> = {}): Promise<HubClient> {
   const logged: HubClient['logged'] = [];
-  const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...env }, readNothing);
+  const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...HARNESS_REQUEST_LIMIT, ...env }, readNothing);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: capturingSink(logged) });
   const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
@@ -65,12 +71,20 @@ export async function createMemoryHub(env: Environment = {}, deps: Partial<HubDe
 }
 
 /** The hub as `npm start` runs it, in-process, listening on an ephemeral loopback port. */
-export async function createServerHub(env: Environment = {}): Promise<HubClient> {
+export async function createServerHub(env: Environment = {}, deps?: StartNodeHubOptions['deps']): Promise<HubClient> {
   const logged: HubClient['logged'] = [];
   const running = await startNodeHub({
     // No local watcher unless a test asks for one: /var/run/docker.sock is not a test server.
-    env: { DD_STORE_DRIVER: 'memory', DD_SERVER_PORT: '0', DD_SERVER_HOST: '127.0.0.1', DD_LOCAL_WATCHER: 'false', ...env },
+    env: {
+      DD_STORE_DRIVER: 'memory',
+      DD_SERVER_PORT: '0',
+      DD_SERVER_HOST: '127.0.0.1',
+      DD_LOCAL_WATCHER: 'false',
+      ...HARNESS_REQUEST_LIMIT,
+      ...env,
+    },
     sink: capturingSink(logged),
+    ...(deps && { deps }),
   });
   return {
     mode: 'server',

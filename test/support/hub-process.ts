@@ -49,7 +49,14 @@ export function spawnHub(env: Record<string, string>): {
  * `hub listening` (which it does once stored state is loaded).
  */
 export async function startHubProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<HubProcess> {
-  const spawned = spawnHub({ DD_SERVER_PORT: '0', DD_SERVER_HOST: '127.0.0.1', DD_LOG_LEVEL: 'info', ...env });
+  // Callers load it from one address (crash bursts, benchmarks): the server-wide request limit is raised.
+  const spawned = spawnHub({
+    DD_SERVER_PORT: '0',
+    DD_SERVER_HOST: '127.0.0.1',
+    DD_LOG_LEVEL: 'info',
+    DD_SERVER_RATELIMIT_MAX: '1000000000',
+    ...env,
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`hub did not start in ${timeoutMs} ms: ${spawned.stderr.join('\n')}`)), timeoutMs);
     const poll = setInterval(() => {

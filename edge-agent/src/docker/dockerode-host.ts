@@ -6,18 +6,24 @@ import type { IncomingMessage } from 'node:http';
 import type DockerModem from 'docker-modem';
 import Docker from 'dockerode';
 import {
+  type ContainerSpec,
+  DockerConflictError,
   type DockerContainerDetails,
   type DockerContainerSummary,
   type DockerEventHandlers,
-  type DockerHost,
   type DockerImageDetails,
+  type DockerImageSummary,
   type DockerLogLine,
   type DockerLogOptions,
   DockerNotFoundError,
   type DockerStats,
   type DockerSubscription,
+  type RegistryPullAuth,
+  type UpdatableDockerHost,
 } from '../../../shared/docker/docker-host';
-import { EVENT_FILTERS, toContainerEvent, toDetails, toImageDetails, toStats, toSummary } from './engine-mapping';
+import { pullReference, splitReference } from '../../../shared/docker/image-names';
+import { endpointOf, type InspectedContainer, type RawConfig, toContainerSpec, toCreateRequest } from './container-spec';
+import { EVENT_FILTERS, toContainerEvent, toDetails, toImageDetails, toImageSummary, toStats, toSummary } from './engine-mapping';
 import { demultiplex, jsonLines, logLines, rawFrames } from './engine-streams';
 
 export interface DockerHostOptions {
@@ -35,11 +41,11 @@ const CONTAINER_REF = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 // Image ids and references (`ghcr.io/a/b:1.2@sha256:…`), without path traversal.
 const IMAGE_REF = /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9][A-Za-z0-9_.:/@-]*$/;
 
-export function createDockerHost(options: DockerHostOptions = {}): DockerHost {
+export function createDockerHost(options: DockerHostOptions = {}): UpdatableDockerHost {
   return new DockerodeHost(options);
 }
 
-class DockerodeHost implements DockerHost {
+class DockerodeHost implements UpdatableDockerHost {
   readonly endpoint: string;
   private readonly docker: Docker;
   /** The streams open now (events, logs): close() aborts them. */
@@ -235,6 +241,112 @@ class DockerodeHost implements DockerHost {
     return toStats(stats);
   }
 
+  async pullImage(reference: string, auth?: RegistryPullAuth): Promise<DockerImageDetails> {
+    const target = pullReference(reference);
+    if (!IMAGE_REF.test(target)) throw new Error(`docker(${this.endpoint}): pull: not an image reference: ${reference.slice(0, 200)}`);
+    const authconfig = auth && { username: auth.username, password: auth.password, serveraddress: auth.serverAddress };
+    const stream = (await this.call(`pull ${target}`, () => this.docker.pull(target, authconfig ? { authconfig } : {}))) as IncomingMessage;
+    // The Engine answers 200 at once and reports a failed pull as the last progress message.
+    await new Promise<void>((resolve, reject) => {
+      this.docker.modem.followProgress(
+        stream,
+        (error: Error | null, messages: Array<{ error?: string; errorDetail?: { message?: string } }>) => {
+          const failed = error?.message ?? messages.find((message) => message.error)?.error;
+          if (failed) reject(this.fail(`pull ${target}`, new Error(failed)));
+          else resolve();
+        },
+      );
+    });
+    const pulled = await this.inspectImage(target);
+    if (!pulled) throw new Error(`docker(${this.endpoint}): pull ${target}: the image is not there after the pull`);
+    return pulled;
+  }
+
+  async tagImage(imageId: string, reference: string): Promise<void> {
+    const { repository, tag = 'latest' } = splitReference(reference);
+    if (!IMAGE_REF.test(imageId) || !IMAGE_REF.test(repository)) throw new Error(`docker(${this.endpoint}): tag: bad reference`);
+    await this.call(`tag ${imageId} as ${reference}`, () => this.docker.getImage(imageId).tag({ repo: repository, tag }), {
+      notFound: () => {
+        throw new DockerNotFoundError(`docker(${this.endpoint}): image ${imageId}`);
+      },
+    });
+  }
+
+  async inspectContainerSpec(id: string): Promise<ContainerSpec | undefined> {
+    if (!CONTAINER_REF.test(id)) return undefined;
+    const info = await this.call(`inspect ${id}`, () => this.docker.getContainer(id).inspect(), { notFound: () => undefined });
+    if (!info) return undefined;
+    // The image's own configuration tells what the container set explicitly; a missing image (it
+    // cannot be removed while the container exists, but an Engine may still say so) makes all of it explicit.
+    const image = await this.call(`inspect image ${info.Image}`, () => this.docker.getImage(info.Image).inspect(), {
+      notFound: () => undefined,
+    });
+    return toContainerSpec(info as unknown as InspectedContainer, image?.Config as RawConfig | undefined);
+  }
+
+  /** Created with its first network, then connected to the others; a failed connect removes it again. */
+  async createContainer(spec: ContainerSpec): Promise<string> {
+    if (!CONTAINER_REF.test(spec.name)) throw new Error(`docker(${this.endpoint}): create: bad container name ${spec.name.slice(0, 100)}`);
+    const { body, laterNetworks } = toCreateRequest(spec);
+    const created = await this.call(
+      `create ${spec.name}`,
+      () => this.docker.createContainer({ ...body, name: spec.name } as Docker.ContainerCreateOptions),
+      {
+        conflict: () => {
+          throw new DockerConflictError(`docker(${this.endpoint}): create: the name ${spec.name} is taken`);
+        },
+      },
+    );
+    try {
+      for (const network of laterNetworks) {
+        const EndpointConfig = endpointOf(network);
+        await this.call(`connect ${spec.name} to ${network.name}`, () =>
+          this.docker.getNetwork(network.name).connect({ Container: created.id, EndpointConfig }),
+        );
+      }
+    } catch (error) {
+      await this.forceRemoveContainer(created.id).catch(() => undefined);
+      throw error;
+    }
+    return created.id;
+  }
+
+  async renameContainer(id: string, name: string): Promise<void> {
+    if (!CONTAINER_REF.test(id)) throw this.notFound(id);
+    if (!CONTAINER_REF.test(name)) throw new Error(`docker(${this.endpoint}): rename: bad container name ${name.slice(0, 100)}`);
+    await this.call(`rename ${id} to ${name}`, () => this.docker.getContainer(id).rename({ name }), {
+      notFound: () => {
+        throw this.notFound(id);
+      },
+      conflict: () => {
+        throw new DockerConflictError(`docker(${this.endpoint}): rename ${id}: the name ${name} is taken`);
+      },
+    });
+  }
+
+  /** Volumes are never removed with it (`v` false): a new container may be using them. */
+  async forceRemoveContainer(id: string): Promise<void> {
+    if (!CONTAINER_REF.test(id)) return;
+    await this.call(`remove ${id}`, () => this.docker.getContainer(id).remove({ force: true, v: false }), {
+      notFound: () => undefined,
+    });
+  }
+
+  async listImages(): Promise<DockerImageSummary[]> {
+    const images = await this.call('list images', () => this.docker.listImages({ all: false }));
+    return images.map(toImageSummary);
+  }
+
+  async removeImage(reference: string): Promise<void> {
+    if (!IMAGE_REF.test(reference)) return;
+    await this.call(`remove image ${reference}`, () => this.docker.getImage(reference).remove(), {
+      notFound: () => undefined,
+      conflict: () => {
+        throw new DockerConflictError(`docker(${this.endpoint}): the image ${reference} is in use`);
+      },
+    });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const controller of this.streams) controller.abort();
@@ -254,13 +366,14 @@ class DockerodeHost implements DockerHost {
   private async call<T, F = never>(
     operation: string,
     run: () => Promise<T>,
-    on: { notFound?: () => F; notModified?: () => F } = {},
+    on: { notFound?: () => F; notModified?: () => F; conflict?: () => F } = {},
   ): Promise<T | F> {
     try {
       return await run();
     } catch (error) {
       const status = statusOf(error);
       if (status === 404 && on.notFound) return on.notFound();
+      if (status === 409 && on.conflict) return on.conflict();
       if (status === 304 && on.notModified) return on.notModified();
       throw this.fail(operation, error);
     }

@@ -11,6 +11,7 @@ import {
   type DockerContainerEvent,
   type DockerContainerSummary,
   type DockerImageDetails,
+  type DockerImageSummary,
   type DockerStats,
 } from '../../../shared/docker/docker-host';
 
@@ -86,6 +87,18 @@ export function toDetails(info: Docker.ContainerInspectInfo): DockerContainerDet
     // StartedAt stays set (or is Go's zero time) after the container stops: only a running one has started.
     ...(state.Running && state.StartedAt ? { startedAt: state.StartedAt } : {}),
     restartCount: info.RestartCount ?? 0,
+    ...(state.Status === 'exited' && typeof state.ExitCode === 'number' ? { exitCode: state.ExitCode } : {}),
+  };
+}
+
+export function toImageSummary(info: Docker.ImageInfo): DockerImageSummary {
+  return {
+    id: info.Id,
+    repoTags: (info.RepoTags ?? []).filter((tag) => tag !== '<none>:<none>'),
+    repoDigests: (info.RepoDigests ?? []).filter((digest) => digest !== '<none>@<none>'),
+    createdAt: info.Created * 1000,
+    sizeBytes: info.Size,
+    containers: typeof info.Containers === 'number' ? info.Containers : -1,
   };
 }
 

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/config-error';
 import { groupProviderVariables } from '../config/provider-variables';
 import { type Argon2idHash, parseArgon2id } from './argon2-phc';
+import { type OidcProviderConfig, parseOidcProvider } from './oidc-config';
 import { decodeBase32 } from './totp';
 
 /** One DD_AUTH_BASIC_<ID>_* user (decisions §4). Holds secrets: never logged nor shown. */
@@ -14,8 +15,8 @@ export interface BasicUser {
 
 export interface AuthProviders {
   basic: BasicUser[];
-  /** Provider ids under DD_AUTH_OIDC_*: recognised, not served yet (reported by /auth/status). */
-  unsupported: { type: string; name: string }[];
+  /** OpenID Connect providers (DD_AUTH_OIDC_*), signed in through the authorization-code flow with PKCE. */
+  oidc: OidcProviderConfig[];
 }
 
 const BASIC_KEYS = new Set(['user', 'hash', 'totp', 'recovery']);
@@ -24,11 +25,11 @@ const BASIC_KEYS = new Set(['user', 'hash', 'totp', 'recovery']);
 export function loadAuthProviders(vars: ReadonlyMap<string, string>): AuthProviders {
   const providers = groupProviderVariables(vars, 'DD_AUTH_');
   const basic: BasicUser[] = [];
-  const unsupported: AuthProviders['unsupported'] = [];
+  const oidc: OidcProviderConfig[] = [];
   for (const provider of providers) {
     const prefix = `DD_AUTH_${provider.type.toUpperCase()}_${provider.name.toUpperCase().replace(/-/g, '_')}`;
     if (provider.type === 'oidc') {
-      unsupported.push({ type: 'oidc', name: provider.name });
+      oidc.push(parseOidcProvider(provider, prefix));
       continue;
     }
     if (provider.type !== 'basic') throw new ConfigError(`${prefix}_*`, `unknown authentication provider type "${provider.type}"`);
@@ -56,5 +57,5 @@ export function loadAuthProviders(vars: ReadonlyMap<string, string>): AuthProvid
       throw new ConfigError(`${prefix}_USER`, `the user "${username}" is configured twice`);
     basic.push({ id: provider.name, username, hash, totpSecret, recoveryCodes });
   }
-  return { basic, unsupported };
+  return { basic, oidc };
 }

@@ -4,6 +4,7 @@ import { type Argon2idHash, verifyArgon2id } from './argon2-phc';
 import type { BasicUser } from './basic-users';
 import type { SessionPrincipal } from './session-store';
 import { matchTotp } from './totp';
+import { createTotpReplayGuard } from './totp-replay';
 
 export interface LoginAttempt {
   username: string;
@@ -26,10 +27,12 @@ async function digest(text: string): Promise<string> {
 
 /**
  * Checks basic users' credentials. A TOTP code is accepted once (its step and earlier ones are
- * refused afterwards, in memory); a recovery code once ever (its digest is kept in storage).
+ * refused afterwards, restarts included: the step is kept in storage until its window passes); a
+ * recovery code once ever (its digest is kept in storage).
  */
 export function createLoginVerifier(users: readonly BasicUser[], storage: Storage, now: () => number): LoginVerifier {
-  const lastTotpStep = new Map<string, number>();
+  const totpReplay = createTotpReplayGuard(storage, now);
+  const recoveryTurns = new Map<string, Promise<boolean>>();
   // An unknown username still costs one verification with the same parameters, so timing tells nothing.
   const first = users[0];
   const decoy: Argon2idHash | undefined = first && { ...first.hash, hash: new Uint8Array(first.hash.hash.length) };
@@ -40,18 +43,25 @@ export function createLoginVerifier(users: readonly BasicUser[], storage: Storag
       if ((await timingSafeEqualText(candidate, code)) && matched === undefined) matched = candidate;
     }
     if (matched === undefined) return false;
-    const used = (await storage.getItem<string[]>(usedRecoveryKey(user.id))) ?? [];
     const hashed = await digest(matched);
-    if (Array.isArray(used) && used.includes(hashed)) return false;
-    await storage.setItem(usedRecoveryKey(user.id), [...(Array.isArray(used) ? used : []), hashed]);
-    return true;
+    // Read, check and write one user's list in turn: two concurrent sign-ins with one code would
+    // otherwise both read it unused.
+    const turn = (recoveryTurns.get(user.id) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(async () => {
+        const used = (await storage.getItem<string[]>(usedRecoveryKey(user.id))) ?? [];
+        if (Array.isArray(used) && used.includes(hashed)) return false;
+        await storage.setItem(usedRecoveryKey(user.id), [...(Array.isArray(used) ? used : []), hashed]);
+        return true;
+      });
+    recoveryTurns.set(user.id, turn);
+    return turn;
   }
 
   async function secondFactor(user: BasicUser, attempt: LoginAttempt): Promise<SessionPrincipal['assurance'] | undefined> {
     if (attempt.otp !== undefined && user.totpSecret) {
       const step = await matchTotp(user.totpSecret, attempt.otp.trim(), now());
-      if (step === undefined || step <= (lastTotpStep.get(user.id) ?? Number.NEGATIVE_INFINITY)) return undefined;
-      lastTotpStep.set(user.id, step);
+      if (step === undefined || !(await totpReplay.claim(user.id, step))) return undefined;
       return 'otp';
     }
     if (attempt.recoveryCode !== undefined && user.recoveryCodes.length > 0) {

@@ -6,7 +6,8 @@ export type Principal =
   | { kind: 'anonymous' }
   /** No credential while authentication is configured: public routes only. */
   | { kind: 'unauthenticated' }
-  | { kind: 'session'; username: string; assurance: 'password' | 'otp' | 'recovery-code' }
+  /** `oidc`: signed in at an OpenID Connect provider, which owns the second factor if any. */
+  | { kind: 'session'; username: string; assurance: 'password' | 'otp' | 'recovery-code' | 'oidc' }
   | { kind: 'api-key'; keyId: string; scopes: readonly Scope[] };
 
 export const ANONYMOUS: Principal = { kind: 'anonymous' };

@@ -1,6 +1,13 @@
 /** RFC 6238 TOTP (SHA-1, 30 s steps, 6 digits) over Web Crypto, and RFC 4648 base32. */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export const TOTP_STEP_MS = 30_000;
+/** Steps accepted either side of the current one, for clocks that drift. */
+export const TOTP_DRIFT_STEPS = 1;
+
+/** The instant a code of this step stops being accepted: once no current step has it within the drift. */
+export function totpStepExpiresAt(step: number): number {
+  return (step + TOTP_DRIFT_STEPS + 1) * TOTP_STEP_MS;
+}
 
 /** The secret's bytes, or undefined when it is not base32 (spaces and padding are tolerated). */
 export function decodeBase32(text: string): Uint8Array | undefined {
@@ -42,7 +49,7 @@ export async function matchTotp(secret: Uint8Array, code: string, at: number): P
   if (!/^\d{6}$/.test(code)) return undefined;
   const current = Math.floor(at / TOTP_STEP_MS);
   let matched: number | undefined;
-  for (const counter of [current - 1, current, current + 1]) {
+  for (let counter = current - TOTP_DRIFT_STEPS; counter <= current + TOTP_DRIFT_STEPS; counter++) {
     if ((await totpCode(secret, counter)) === code && matched === undefined) matched = counter;
   }
   return matched;

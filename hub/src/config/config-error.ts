@@ -1,10 +1,2 @@
-/** A bad configuration value. The message always starts with the variable's name. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable}: ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
+// Moved to shared/ so the edge agent reports configuration errors the same way; re-exported for the hub.
+export { ConfigError } from '../../../shared/config/config-error';

@@ -1,9 +1,13 @@
+import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
-import { loadWatcherConfigs, type WatcherConfig } from '../watchers/watcher-config';
+import { type ListenAgentConfig, loadListenAgentConfigs } from '../edge/listen-agent-config';
+import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
+import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { ConfigError } from './config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from './env-readers';
 import { type Environment, type ReadTextFile, resolveFileVariables } from './env-source';
+import { groupProviderVariables, type ProviderVariables } from './provider-variables';
 
 export const STORE_DRIVERS = ['fs', 'memory', 'redis'] as const;
 export type StoreDriver = (typeof STORE_DRIVERS)[number];
@@ -18,20 +22,37 @@ export interface HubConfig {
     metricsToken: string | undefined;
     featureContainerActions: boolean;
     featureDelete: boolean;
+    /** Requests per 15 minutes per client on routes without a limit of their own (decisions §5). */
+    requestLimit: number;
+    /** WebSocket upgrades per 15 minutes per session or address (spec 8). */
+    webSocketUpgradeLimit: number;
   };
   store: { driver: StoreDriver; path: string; url: string | undefined };
   log: { level: LogLevel; format: 'json' | 'pretty'; bufferEnabled: boolean };
   audit: { retentionDays: number; maxEntries: number };
   ui: { maturityThresholdDays: number };
   compat: { wudCard: boolean };
-  edge: { enabled: boolean };
+  /** DD_EXPERIMENTAL_EDGE, and DD_EDGE_AUTHORIZED_KEYS: the path of a file of keys to register at start (the Node entry reads it). */
+  edge: { enabled: boolean; authorizedKeysFile: string | undefined };
   /** Deadline of one registry request, redirects included (DD_REGISTRY_TIMEOUT, seconds). */
   registry: { timeoutMs: number };
+  /**
+   * Notification triggers (DD_NOTIFICATION_<TYPE>_<NAME>_<KEY>), grouped but not yet checked: the
+   * hub checks them against the provider types of its runtime (some come from the entry point).
+   * DD_NOTIFICATION_TIMEOUT (seconds) bounds each delivery attempt.
+   */
+  notifications: { triggers: ProviderVariables[]; timeoutMs: number };
+  /** Action triggers (DD_ACTION_DOCKER_<NAME>_*): what updates containers (issue 7). */
+  actions: DockerActionTrigger[];
   /** Docker watchers (DD_WATCHER_*), the default `local` one included unless DD_LOCAL_WATCHER=false. */
   watchers: WatcherConfig[];
+  /** Listen-mode agents the hub connects to (DD_AGENT_<NAME>_HOST, _PORT, _SECRET, _PROTOCOL, _CAFILE). */
+  agents: ListenAgentConfig[];
+  /** Action and registry webhooks (DD_SERVER_WEBHOOK_*, spec 4.11, 5.8, 5.9). */
+  webhooks: WebhookConfig;
   /** True when no DD_AUTH_* provider is configured (decisions §4). */
   anonymous: boolean;
-  /** Basic users (DD_AUTH_BASIC_*); OIDC ids are recognised but not served yet. */
+  /** Basic users (DD_AUTH_BASIC_*) and OpenID Connect providers (DD_AUTH_OIDC_*). */
   auth: AuthProviders;
   /** DD_* variables that no part of the hub reads: reported at start so typos are visible. */
   unknownVariables: string[];
@@ -64,6 +85,8 @@ const KNOWN_VARIABLES = new Set([
   'DD_SERVER_METRICS_TOKEN',
   'DD_SERVER_FEATURE_CONTAINERACTIONS',
   'DD_SERVER_FEATURE_DELETE',
+  'DD_SERVER_RATELIMIT_MAX',
+  'DD_SERVER_RATELIMIT_WEBSOCKET',
   'DD_STORE_DRIVER',
   'DD_STORE_PATH',
   'DD_STORE_URL',
@@ -107,6 +130,8 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       metricsToken: vars.secret('DD_SERVER_METRICS_TOKEN'),
       featureContainerActions: vars.get('DD_SERVER_FEATURE_CONTAINERACTIONS', envBoolean, true),
       featureDelete: vars.get('DD_SERVER_FEATURE_DELETE', envBoolean, false),
+      requestLimit: vars.get('DD_SERVER_RATELIMIT_MAX', envInteger(1, 1_000_000_000), 1_000),
+      webSocketUpgradeLimit: vars.get('DD_SERVER_RATELIMIT_WEBSOCKET', envInteger(1, 1_000_000_000), 1_000),
     },
     store: { driver, path: vars.get('DD_STORE_PATH', envText, './data'), url: storeUrl },
     log: {
@@ -120,9 +145,19 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     },
     ui: { maturityThresholdDays: vars.get('DD_UI_MATURITY_THRESHOLD_DAYS', envInteger(1, 3650), 7) },
     compat: { wudCard: vars.get('DD_COMPAT_WUDCARD', envBoolean, false) },
-    edge: { enabled: vars.get('DD_EXPERIMENTAL_EDGE', envBoolean, true) },
+    edge: {
+      enabled: vars.get('DD_EXPERIMENTAL_EDGE', envBoolean, true),
+      authorizedKeysFile: vars.optional('DD_EDGE_AUTHORIZED_KEYS', envText),
+    },
     registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
+    notifications: {
+      triggers: groupProviderVariables(resolved, 'DD_NOTIFICATION_', ['TIMEOUT']),
+      timeoutMs: vars.get('DD_NOTIFICATION_TIMEOUT', envInteger(1, 300), 10) * 1000,
+    },
+    actions: loadActionTriggers(resolved),
+    webhooks: loadWebhookConfig(vars),
     watchers: loadWatcherConfigs(new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])])),
+    agents: loadListenAgentConfigs(resolved),
     anonymous,
     auth: loadAuthProviders(resolved),
     unknownVariables: [...vars.names()].filter(
@@ -145,8 +180,18 @@ export function maskHubConfig(config: HubConfig): Record<string, unknown> {
   const { unknownVariables: _unknown, auth, ...shown } = config;
   return {
     ...shown,
-    auth: { basic: auth.basic.map((user) => ({ id: user.id, username: user.username })), unsupported: auth.unsupported },
+    auth: {
+      basic: auth.basic.map((user) => ({ id: user.id, username: user.username })),
+      oidc: auth.oidc.map(({ clientSecret: _secret, ...provider }) => ({ ...provider, clientSecret: '***' })),
+    },
     server: { ...config.server, metricsToken: config.server.metricsToken === undefined ? undefined : '***' },
     store: { ...config.store, url: config.store.url === undefined ? undefined : '***' },
+    agents: config.agents.map((agent) => ({ ...agent, secret: '***' })),
+    webhooks: maskWebhookConfig(config.webhooks),
+    // Raw values hold secrets; GET /api/v1/triggers shows each trigger masked.
+    notifications: {
+      timeoutMs: config.notifications.timeoutMs,
+      triggers: config.notifications.triggers.map((group) => `${group.type}.${group.name}`),
+    },
   };
 }

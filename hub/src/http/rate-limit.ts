@@ -28,6 +28,8 @@ interface Window {
 }
 
 const DEFAULT_MAX_KEYS = 10_000;
+// One shared answer for the common case: limiters run on every request, and callers only read it.
+const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
 
 /**
  * A fixed-window counter per key, in memory: simple, portable, and exact enough for limits such
@@ -69,12 +71,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       }
       if (window.count >= limit) return refusal(window, at);
       window.count++;
-      return { allowed: true, retryAfterSeconds: 0 };
+      return ALLOWED;
     },
     peek(key, limit = options.limit) {
       const at = now();
       const window = current(key, at);
-      return window && window.count >= limit ? refusal(window, at) : { allowed: true, retryAfterSeconds: 0 };
+      return window && window.count >= limit ? refusal(window, at) : ALLOWED;
     },
   };
 }

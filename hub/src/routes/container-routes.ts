@@ -9,12 +9,14 @@ import { HttpError } from '../http/http-error';
 import { qBool, qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
+import { describeTrigger } from '../notifications/notification-triggers';
 import { effectivePolicy } from '../watchers/container-check';
 import { readContainerLabels } from '../watchers/container-labels';
 import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { findContainer, watcherOf } from './container-target';
 import { containerSummary, recentStatus } from './container-views';
+import { triggersOfContainer } from './trigger-routes';
 
 const Envelope = v.object({
   data: v.array(ContainerSchema),
@@ -47,7 +49,8 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
         order: qEnum(['asc', 'desc']),
         status: qEnum(CONTAINER_STATUS_FILTERS),
         kind: qEnum(CONTAINER_KIND_FILTERS),
-        watcher: qText({ maxLength: 128 }),
+        watcher: qText({ maxLength: 128, description: 'Watcher name' }),
+        agent: qText({ maxLength: 63, description: "An edge agent's name: only its containers" }),
         maturity: qEnum(MATURITY_LEVELS),
         containerIds: qText({ maxLength: 20_000, pattern: /^[A-Za-z0-9_.,-]*$/, patternText: 'must be comma-separated container ids' }),
       },
@@ -137,6 +140,8 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
     async (c) => {
       const container = find(c.req.param('id') ?? '');
       const watcher = watcherOf(services, container);
+      // "Watch now" means asking the registry now, not reusing the last cycle's answers.
+      services.registries?.lookups.beginCycle();
       const { container: updated, errors } = await watcher.watchContainer(container.id);
       const unreachable = errors.find((error) => error.phase !== 'check');
       if (unreachable) throw new HttpError(503, `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`);
@@ -151,11 +156,11 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       path: '/containers/:id/triggers',
       access: 'read',
       tag: 'containers',
-      summary: 'Triggers that apply to this container',
+      summary: 'Notification triggers that apply to this container (its dd.notification.* labels considered), configuration masked',
     },
     (c) => {
-      find(c.req.param('id') ?? '');
-      return c.json({ data: [], total: 0 });
+      const data = triggersOfContainer(services, find(c.req.param('id') ?? '')).map(describeTrigger);
+      return c.json({ data, total: data.length });
     },
   );
 

@@ -11,11 +11,24 @@ export function findContainer(services: HubServices, id: string): Container {
 }
 
 /**
- * The watcher that reaches the container's Docker host, or a 503. Remote agents' containers have
- * no local watcher: their commands go over the edge link, which these routes do not speak yet.
+ * The watcher that reaches the container's Docker host, or a 503: the hub's own watcher, or for
+ * an edge agent's container the agent's watcher, whose host sends the command over the agent's
+ * session (503 while the agent is away).
  */
 export function watcherOf(services: HubServices, container: Container): DockerWatcher {
-  const watcher = container.agent === undefined ? services.watchers.find((w) => w.name === container.watcher) : undefined;
+  const agent = container.agent;
+  if (agent !== undefined) {
+    const watcher = services.edge?.runtime(agent)?.get(container.watcher)?.watcher;
+    if (!watcher) {
+      throw new HttpError(503, `The watcher ${container.watcher} of agent ${agent} is not available`, {
+        watcher: container.watcher,
+        agent,
+      });
+    }
+    if (!services.edge?.isConnected(agent)) throw new HttpError(503, `The agent ${agent} is not connected`, { agent });
+    return watcher;
+  }
+  const watcher = services.watchers.find((w) => w.name === container.watcher && w.agent === undefined);
   if (!watcher) throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
   return watcher;
 }

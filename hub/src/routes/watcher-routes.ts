@@ -1,29 +1,45 @@
 import * as v from 'valibot';
+import { describeEndpoint } from '../../../shared/docker/watcher-config';
+import type { EdgeHub } from '../edge/edge-hub';
+import { EdgeRequestError } from '../edge/edge-requests';
 import { HttpError } from '../http/http-error';
 import { qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 import type { DockerWatcher } from '../watchers/docker-watcher';
+import type { ObservedInventory } from '../watchers/inventory-sync';
 import { toPublicContainer } from '../watchers/public-container';
-import { describeEndpoint } from '../watchers/watcher-config';
+import { agentFailure } from './agent-routes';
 
 export const INVENTORY_DEADLINE_MS = 30_000;
 const WATCHER_TYPES = new Set(['docker']);
 
 /** A watcher as spec 2.2 shows it: configuration masked (there are no secrets in it today). */
-function describeWatcher(watcher: DockerWatcher, config: HubServices['config']) {
-  const watcherConfig = config.watchers.find((w) => w.name === watcher.name);
+function describeWatcher(watcher: DockerWatcher, services: HubServices) {
+  const agent = watcher.agent;
+  const local = agent === undefined ? services.config.watchers.find((w) => w.name === watcher.name) : undefined;
+  const remote = agent === undefined ? undefined : services.edge?.runtime(agent)?.get(watcher.name)?.config;
+  const configuration = local
+    ? {
+        endpoint: describeEndpoint(local.endpoint),
+        cron: local.cron,
+        jitter: local.jitterSeconds,
+        watchbydefault: local.watchByDefault,
+        watchall: local.watchAll,
+      }
+    : remote && {
+        endpoint: remote.endpoint,
+        cron: remote.cron,
+        jitter: remote.jitterSeconds,
+        watchbydefault: remote.watchByDefault,
+        watchall: remote.watchAll,
+      };
   return {
     id: watcher.id,
     type: watcher.type,
     name: watcher.name,
-    configuration: watcherConfig && {
-      endpoint: describeEndpoint(watcherConfig.endpoint),
-      cron: watcherConfig.cron,
-      jitter: watcherConfig.jitterSeconds,
-      watchbydefault: watcherConfig.watchByDefault,
-      watchall: watcherConfig.watchAll,
-    },
+    configuration,
+    ...(agent !== undefined && { agent }),
     metadata: {
       ...(watcher.lastRunAt !== undefined && { lastRunAt: new Date(watcher.lastRunAt).toISOString() }),
       ...(watcher.nextRunAt !== undefined && { nextRunAt: new Date(watcher.nextRunAt).toISOString() }),
@@ -34,20 +50,75 @@ function describeWatcher(watcher: DockerWatcher, config: HubServices['config']) 
 
 const EmptyBody = v.optional(v.strictObject({}));
 
+type InventoryOutcome = ObservedInventory;
+type Source = { type: string; name: string; agent?: string };
+
+/** The spec 4.3 result: the source's persisted inventory, and what kept it from being authoritative. */
+function inventoryResult(outcome: InventoryOutcome, operationId: string, source: Source, current: boolean) {
+  const errors: { phase: string; id?: string; message: string }[] = outcome.errors.map(({ phase, id, message }) => ({
+    phase,
+    ...(id && { id }),
+    message: message.slice(0, 500),
+  }));
+  if (!current)
+    errors.push({ phase: 'stale', message: 'a newer inventory request superseded this one; its observations were not written' });
+  return {
+    context: { operationId, source },
+    containers: outcome.records.map(toPublicContainer),
+    removedIds: current ? outcome.removedIds : [],
+    errors,
+    authoritative: outcome.authoritative && current,
+  };
+}
+
+/**
+ * One inventory operation under the spec 4.3 deadline: `work` gets the operation's id and its
+ * isCurrent (false once timed out or superseded: then it must write nothing).
+ */
+async function runInventory(
+  services: HubServices,
+  latest: Map<string, string>,
+  key: string,
+  work: (operationId: string, isCurrent: () => boolean) => Promise<InventoryOutcome>,
+  onSettled: (operationId: string) => void = () => undefined,
+): Promise<{ operationId: string; outcome: InventoryOutcome; current: boolean }> {
+  const operationId = crypto.randomUUID();
+  latest.set(key, operationId);
+  let timedOut = false;
+  const isCurrent = () => !timedOut && latest.get(key) === operationId;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), services.deps.inventoryDeadlineMs ?? INVENTORY_DEADLINE_MS);
+  });
+  const outcome = await Promise.race([work(operationId, isCurrent), deadline]).finally(() => {
+    clearTimeout(timer);
+    onSettled(operationId);
+  });
+  if (outcome === 'timeout') {
+    timedOut = true;
+    throw new HttpError(504, 'The inventory refresh did not finish within 30 seconds; nothing it observes later is written', {
+      operationId,
+    });
+  }
+  return { operationId, outcome, current: isCurrent() };
+}
+
 export function registerWatcherRoutes(api: RouteGroup, services: HubServices): void {
   // The newest inventory request per watcher; an older one still running may no longer write.
   const latest = new Map<string, string>();
 
-  const find = (type: string, name: string): DockerWatcher => {
-    const watcher = services.watchers.find((w) => w.type === type && w.name === name);
-    if (!watcher) {
-      if (!WATCHER_TYPES.has(type)) throw new HttpError(404, `Unknown watcher type ${type.slice(0, 40)}`);
-      throw new HttpError(404, `Unknown watcher ${type.slice(0, 40)}.${name.slice(0, 80)}`);
-    }
-    return watcher;
+  const unknownWatcher = (type: string, name: string): never => {
+    if (!WATCHER_TYPES.has(type)) throw new HttpError(404, `Unknown watcher type ${type.slice(0, 40)}`);
+    throw new HttpError(404, `Unknown watcher ${type.slice(0, 40)}.${name.slice(0, 80)}`);
   };
-  const noAgent = (agent: string): never => {
-    throw new HttpError(404, `Unknown agent ${agent.slice(0, 80)}`);
+  /** The hub's own watcher; agents' watchers are reached through their agent segment. */
+  const find = (type: string, name: string): DockerWatcher =>
+    services.watchers.find((w) => w.type === type && w.name === name && w.agent === undefined) ?? unknownWatcher(type, name);
+  const findOnAgent = (type: string, name: string, agent: string): DockerWatcher => {
+    const runtime = services.edge?.runtime(agent);
+    if (!runtime) throw new HttpError(404, `Unknown agent ${agent.slice(0, 80)}`);
+    const entry = WATCHER_TYPES.has(type) ? runtime.get(name) : undefined;
+    return entry?.watcher ?? unknownWatcher(type, name);
   };
 
   api.add(
@@ -56,11 +127,13 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       path: '/watchers',
       access: 'read',
       tag: 'watchers',
-      summary: 'Watchers',
+      summary: "Watchers: the hub's own, then those of edge agents (with agent)",
       query: { limit: qInt({ min: 0, max: 200, default: 0 }), offset: qInt({ min: 0, max: 100_000, default: 0 }) },
     },
     (c, { query }) => {
-      const all = services.watchers.map((w) => describeWatcher(w, services.config));
+      // The hub's own in configuration order, then each agent's (a stable sort keeps their order).
+      const ordered = [...services.watchers].sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? ''));
+      const all = ordered.map((w) => describeWatcher(w, services));
       const data = query.limit === 0 ? all.slice(query.offset) : all.slice(query.offset, query.offset + query.limit);
       return c.json({
         data,
@@ -80,7 +153,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       summary: 'One watcher',
       statuses: { 404: 'Unknown watcher' },
     },
-    (c) => c.json(describeWatcher(find(c.req.param('type') ?? '', c.req.param('name') ?? ''), services.config)),
+    (c) => c.json(describeWatcher(find(c.req.param('type') ?? '', c.req.param('name') ?? ''), services)),
   );
   api.add(
     {
@@ -91,7 +164,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       summary: 'A watcher registered on an agent',
       statuses: { 404: 'Unknown agent or watcher' },
     },
-    (c) => noAgent(c.req.param('agent') ?? ''),
+    (c) => c.json(describeWatcher(findOnAgent(c.req.param('type') ?? '', c.req.param('name') ?? '', c.req.param('agent') ?? ''), services)),
   );
 
   api.add(
@@ -108,35 +181,8 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       const type = c.req.param('type') ?? '';
       if (!WATCHER_TYPES.has(type)) throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
       const watcher = find(type, c.req.param('name') ?? '');
-      const operationId = crypto.randomUUID();
-      latest.set(watcher.id, operationId);
-      let timedOut = false;
-      const isCurrent = () => !timedOut && latest.get(watcher.id) === operationId;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const deadline = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), services.deps.inventoryDeadlineMs ?? INVENTORY_DEADLINE_MS);
-      });
-      const outcome = await Promise.race([watcher.refreshInventory(isCurrent), deadline]).finally(() => clearTimeout(timer));
-      if (outcome === 'timeout') {
-        timedOut = true;
-        throw new HttpError(504, 'The inventory refresh did not finish within 30 seconds; nothing it observes later is written', {
-          operationId,
-        });
-      }
-      const errors: { phase: string; id?: string; message: string }[] = outcome.errors.map(({ phase, id, message }) => ({
-        phase,
-        ...(id && { id }),
-        message: message.slice(0, 500),
-      }));
-      if (!isCurrent())
-        errors.push({ phase: 'stale', message: 'a newer inventory request superseded this one; its observations were not written' });
-      return c.json({
-        context: { operationId, source: { type: watcher.type, name: watcher.name } },
-        containers: outcome.records.map(toPublicContainer),
-        removedIds: isCurrent() ? outcome.removedIds : [],
-        errors,
-        authoritative: outcome.authoritative && isCurrent(),
-      });
+      const run = await runInventory(services, latest, watcher.id, (_id, isCurrent) => watcher.refreshInventory(isCurrent));
+      return c.json(inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name }, run.current));
     },
   );
   api.add(
@@ -145,10 +191,58 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       path: '/watchers/:type/:name/:agent/inventory',
       access: 'containers:watch',
       tag: 'watchers',
-      summary: "Refresh an agent's watcher inventory",
+      summary: "Refresh an agent's watcher inventory (a fresh observation by the agent, no registry checks)",
       body: EmptyBody,
-      statuses: { 404: 'Unknown agent or watcher', 503: 'Agent not connected' },
+      statuses: {
+        404: 'Unknown agent or watcher',
+        501: 'The provider cannot refresh its inventory',
+        503: 'Agent not connected',
+        504: 'Past the 30-second deadline',
+      },
     },
-    (c) => noAgent(c.req.param('agent') ?? ''),
+    async (c) => {
+      const type = c.req.param('type') ?? '';
+      const agent = c.req.param('agent') ?? '';
+      if (!WATCHER_TYPES.has(type)) throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
+      const watcher = findOnAgent(type, c.req.param('name') ?? '', agent);
+      const edge = services.edge as EdgeHub;
+      if (!edge.isConnected(agent)) throw new HttpError(503, `The agent ${agent} is not connected`, { agent });
+      const run = await runInventory(
+        services,
+        latest,
+        `${agent}/${watcher.id}`,
+        (operationId, isCurrent) =>
+          refreshThroughAgent(edge, agent, watcher, {
+            operationId,
+            isCurrent,
+            deadlineMs: services.deps.inventoryDeadlineMs ?? INVENTORY_DEADLINE_MS,
+          }),
+        (operationId) => edge.forgetInventory(agent, watcher.name, operationId),
+      );
+      return c.json(inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name, agent }, run.current));
+    },
   );
+}
+
+/**
+ * The agent observes afresh and sends the snapshot (echoing operationId, which the hub applies
+ * only while this operation is the awaited one), then replies; the watcher then reads that
+ * inventory like any other. An agent that could not observe keeps the last-known records.
+ */
+async function refreshThroughAgent(
+  edge: EdgeHub,
+  agent: string,
+  watcher: DockerWatcher,
+  { operationId, isCurrent, deadlineMs }: { operationId: string; isCurrent: () => boolean; deadlineMs: number },
+): Promise<InventoryOutcome> {
+  edge.expectInventory(agent, watcher.name, operationId);
+  try {
+    await edge.request(agent, { method: 'inventory', watcher: watcher.name, operationId }, { timeoutMs: deadlineMs });
+  } catch (error) {
+    if (error instanceof EdgeRequestError && error.code !== 'disconnected' && error.code !== 'aborted') {
+      return { records: watcher.containers(), removedIds: [], errors: [{ phase: 'list', message: error.message }], authoritative: false };
+    }
+    throw agentFailure(agent, error);
+  }
+  return watcher.refreshInventory(isCurrent);
 }

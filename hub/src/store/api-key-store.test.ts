@@ -29,6 +29,34 @@ describe('API key store', () => {
     expect(apiKeyStatus({ ...expired, revokedAt: '2026-01-01T13:00:00.000Z' }, now)).toBe('revoked');
   });
 
+  it('keeps expiring a key whose expiry it has already parsed', () => {
+    const expiring = record('a'.repeat(12), '2026-01-01T00:00:00.000Z', { expiresAt: '2026-01-01T12:00:00.000Z' });
+    const expiry = Date.parse('2026-01-01T12:00:00.000Z');
+    expect(apiKeyStatus(expiring, expiry - 1)).toBe('active');
+    expect(apiKeyStatus(expiring, expiry)).toBe('expired');
+    // A record changed in place (no caller does) must not keep the expiry parsed before.
+    expiring.expiresAt = '2026-01-01T06:00:00.000Z';
+    expect(apiKeyStatus(expiring, expiry - 1)).toBe('expired');
+  });
+
+  it('shows a use at once in the resource, and stores it with the next write', async () => {
+    const storage = createStorage();
+    let now = 1_000_000;
+    const store = createApiKeyStore(storage, () => now, logger);
+    const created = await store.create(record('aaaaaaaaaaaa', new Date(now).toISOString()));
+    now += 5_000;
+    store.touch('aaaaaaaaaaaa');
+    expect(store.toResource(created).lastUsedAt).toBe(new Date(now).toISOString());
+    expect(store.page(10, undefined)?.data[0]?.lastUsedAt).toBe(new Date(now).toISOString());
+    store.touch('aaaaaaaaaaaa', now + 1);
+    await store.revoke(['aaaaaaaaaaaa']);
+    expect(await storage.getItem('api-keys:aaaaaaaaaaaa')).toMatchObject({
+      lastUsedAt: new Date(now + 1).toISOString(),
+      revokedAt: new Date(now).toISOString(),
+    });
+    expect(store.get('aaaaaaaaaaaa')?.lastUsedAt).toBe(new Date(now + 1).toISOString());
+  });
+
   it('writes lastUsedAt at most once a minute per key, and the rest at flush', async () => {
     const storage = createStorage();
     let now = 1_000_000;

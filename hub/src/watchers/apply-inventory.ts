@@ -1,5 +1,7 @@
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
+import { type AppliedChange, turnedUnhealthy as healthTurnedBad, maturityClearedBetween } from '../notifications/inventory-events';
+import { updateLevel } from '../notifications/update-threshold';
 import type { ContainerStore } from '../store/container-store';
 import { imageOf } from './container-record';
 import type { ObservedInventory } from './inventory-sync';
@@ -11,6 +13,11 @@ export interface ApplyTargets {
   store: ContainerStore;
   publish: Publish;
   audit: (record: AuditRecord) => Promise<unknown>;
+  /**
+   * Told every record written, with what was stored before (notifications: update-available,
+   * maturity-cleared, container-unhealthy). Awaited, but its failure never fails the observation.
+   */
+  notify?: ((changes: readonly AppliedChange[]) => Promise<void>) | undefined;
 }
 
 /** Everything but the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
@@ -31,8 +38,10 @@ function isNewUpdate(previous: Container | undefined, next: Container): boolean 
  */
 export async function applyInventory(observed: ObservedInventory, targets: ApplyTargets): Promise<void> {
   const { store, publish, audit } = targets;
+  const changes: AppliedChange[] = [];
   for (const record of observed.records) {
     const previous = store.get(record.id);
+    changes.push({ previous, next: record });
     if (previous && comparable(previous) === comparable(record)) {
       if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) await store.put(record);
       continue;
@@ -48,10 +57,20 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
         containerImage: imageOf(record),
         fromVersion: record.updateKind.localValue,
         toVersion: record.updateKind.remoteValue,
-        details: record.updateKind.kind,
+        // The update's level (major … digest): the bell filters these entries by bellThreshold.
+        details: updateLevel(record.updateKind),
       });
     }
-    const turnedUnhealthy = record.health === 'unhealthy' && previous !== undefined && previous.health !== 'unhealthy';
+    if (maturityClearedBetween(previous, record) && record.updateKind.kind !== 'unknown') {
+      await audit({
+        action: 'maturity-cleared',
+        containerName: record.name,
+        containerImage: imageOf(record),
+        fromVersion: record.updateKind.localValue,
+        toVersion: record.updateKind.remoteValue,
+      });
+    }
+    const turnedUnhealthy = healthTurnedBad(previous, record);
     if (turnedUnhealthy) await audit({ action: 'container-unhealthy', containerName: record.name, containerImage: imageOf(record) });
     publish(previous ? 'dd:container-updated' : 'dd:container-added', shown);
     if (turnedUnhealthy) {
@@ -70,4 +89,5 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
     await audit({ action: 'container-removed', containerName: previous.name, containerImage: imageOf(previous) });
     publish('dd:container-removed', toPublicContainer(previous));
   }
+  if (targets.notify && changes.length > 0) await targets.notify(changes).catch(() => undefined);
 }

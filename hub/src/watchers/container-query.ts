@@ -22,6 +22,8 @@ export interface ContainerQuery {
   status?: (typeof CONTAINER_STATUS_FILTERS)[number] | undefined;
   kind?: (typeof CONTAINER_KIND_FILTERS)[number] | undefined;
   watcher?: string | undefined;
+  /** An edge agent's name: only its containers. */
+  agent?: string | undefined;
   maturity?: 'hot' | 'mature' | 'established' | undefined;
   containerIds?: string | undefined;
 }
@@ -75,6 +77,7 @@ export function queryContainers(all: readonly Container[], query: ContainerQuery
       matchesStatus(c, query.status) &&
       matchesKind(c, query.kind) &&
       (query.watcher === undefined || c.watcher === query.watcher) &&
+      (query.agent === undefined || c.agent === query.agent) &&
       (query.maturity === undefined || c.updateMaturityLevel === query.maturity),
   );
   const sortName = query.sort?.replace(/^-/, '') ?? 'name';

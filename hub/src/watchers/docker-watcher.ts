@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import type { DockerHost, DockerSubscription } from '../../../shared/docker/docker-host';
+import type { WatcherConfig } from '../../../shared/docker/watcher-config';
 import type { Container } from '../../../shared/schemas/container';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import type { Logger } from '../logging/logger';
@@ -7,7 +8,6 @@ import type { ContainerStore } from '../store/container-store';
 import { type ApplyTargets, applyInventory } from './apply-inventory';
 import type { TagPolicyCache } from './container-check';
 import { type ObservedInventory, observeInventory } from './inventory-sync';
-import type { WatcherConfig } from './watcher-config';
 
 export interface DockerWatcherDeps extends ApplyTargets {
   config: WatcherConfig;
@@ -23,6 +23,8 @@ export interface DockerWatcherDeps extends ApplyTargets {
   eventDebounceMs?: number;
   /** The first run after start, before the cron schedule takes over. */
   startDelayMs?: number;
+  /** Told how each watch cycle ended (dd_watcher_runs_total): `partial` had some inspect or check errors, `failed` no listing. */
+  onCycle?: ((outcome: { durationMs: number; result: 'success' | 'partial' | 'failed' }) => void) | undefined;
 }
 
 export interface WatchResult extends ObservedInventory {
@@ -60,6 +62,11 @@ export class DockerWatcher {
 
   get name(): string {
     return this.deps.config.name;
+  }
+
+  /** The edge agent this watcher belongs to; undefined for the hub's own watchers. */
+  get agent(): string | undefined {
+    return this.deps.agent;
   }
 
   get id(): string {
@@ -111,6 +118,16 @@ export class DockerWatcher {
     return { container: this.deps.store.get(id), errors: observed.errors };
   }
 
+  /**
+   * Several of this watcher's containers checked in one observation (a registry webhook's event):
+   * one listing, and one applied change set, so a batch notification trigger sends one message.
+   */
+  async watchContainers(ids: readonly string[]): Promise<ObservedInventory['errors']> {
+    const observed = await this.observe({ check: true, onlyIds: new Set(ids) });
+    await applyInventory(observed, this.deps);
+    return observed.errors;
+  }
+
   /** One container's runtime state, without registry checks (after a start, stop or restart). */
   async refreshContainer(id: string): Promise<Container | undefined> {
     await applyInventory(await this.observe({ check: false, onlyIds: new Set([id]) }), this.deps);
@@ -151,9 +168,20 @@ export class DockerWatcher {
    * Without it ("watch this host now") the registry is asked afresh.
    */
   private async runCycle(joinCycle: boolean): Promise<WatchResult> {
+    const startedAt = this.deps.now();
+    const report = (result: 'success' | 'partial' | 'failed') => this.deps.onCycle?.({ durationMs: this.deps.now() - startedAt, result });
     this.deps.lookups?.beginCycle(joinCycle ? { sharedWithinMs: (this.deps.config.jitterSeconds + 60) * 1000 } : {});
-    const observed = await this.observe({ check: true });
-    await applyInventory(observed, this.deps);
+    let observed: ObservedInventory;
+    try {
+      observed = await this.observe({ check: true });
+      await applyInventory(observed, this.deps);
+    } catch (error) {
+      report('failed');
+      throw error;
+    }
+    // Docker did not even list its containers: nothing was watched.
+    if (observed.errors.some((error) => error.phase === 'list')) report('failed');
+    else report(observed.errors.length > 0 ? 'partial' : 'success');
     this.lastRunAt = this.deps.now();
     this.nextRunAt = this.cron?.nextRun()?.getTime();
     if (observed.errors.length > 0)

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CRON, loadWatcherConfigs } from '../../../shared/docker/watcher-config';
 import type { Container } from '../../../shared/schemas/container';
 import { ConfigError } from '../config/config-error';
 import { readContainerLabels } from './container-labels';
 import { queryContainers } from './container-query';
-import { DEFAULT_CRON, loadWatcherConfigs } from './watcher-config';
 
 const vars = (entries: Record<string, string>) => new Map(Object.entries(entries));
 

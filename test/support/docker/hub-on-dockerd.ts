@@ -1,4 +1,4 @@
-import { type NodeHub, startNodeHub } from '../../../hub/src/adapter/node/start-node-hub';
+import { type NodeHub, type StartNodeHubOptions, startNodeHub } from '../../../hub/src/adapter/node/start-node-hub';
 import type { Environment } from '../../../hub/src/config/env-source';
 import type { HubServices } from '../../../hub/src/hub-services';
 import type { Container } from '../../../shared/schemas/container';
@@ -23,7 +23,11 @@ export interface HubOnDockerd {
  * No registry is involved: containers are unwatched by default (DD_WATCHER_LOCAL_WATCHBYDEFAULT=false),
  * so no watch cycle ever looks an image up, and tests fill the inventory with refresh().
  */
-export async function startHubOnDockerd(dockerd: TestDockerd, env: Environment = {}): Promise<HubOnDockerd> {
+export async function startHubOnDockerd(
+  dockerd: TestDockerd,
+  env: Environment = {},
+  deps?: StartNodeHubOptions['deps'],
+): Promise<HubOnDockerd> {
   const logged: string[] = [];
   const hub = await startNodeHub({
     env: {
@@ -33,9 +37,12 @@ export async function startHubOnDockerd(dockerd: TestDockerd, env: Environment =
       DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath,
       DD_WATCHER_LOCAL_JITTER: '0',
       DD_WATCHER_LOCAL_WATCHBYDEFAULT: 'false',
+      // Tests poll it from one address: the server-wide request limit is raised (as in ../hub-harness).
+      DD_SERVER_RATELIMIT_MAX: '1000000000',
       ...env,
     },
     sink: (entry, fields) => logged.push(JSON.stringify({ ...entry, ...fields })),
+    ...(deps && { deps }),
   });
   const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
   return {

@@ -45,6 +45,26 @@ export interface StartRegistryOptions {
   variant: RegistryVariant;
   /** Accounts for `basic` and `token`; defaults to one test user. Ignored by `plain` and `tls`. */
   users?: Record<string, string>;
+  /**
+   * The registry's own webhook notifications (its config's `notifications.endpoints`): each
+   * endpoint gets every event as a `{events: [...]}` envelope, POSTed with these headers.
+   */
+  notifications?: RegistryNotificationEndpoint[];
+}
+
+/** One `notifications.endpoints` entry of distribution's configuration. */
+export interface RegistryNotificationEndpoint {
+  name: string;
+  url: string;
+  headers?: Record<string, string[]>;
+  /** Go durations: `500ms`, `1s`. */
+  timeout?: string;
+  threshold?: number;
+  backoff?: string;
+  /** Events of these target media types are not sent (`application/octet-stream`: blob pushes). */
+  ignoredmediatypes?: string[];
+  /** Events of these actions (`pull`) or media types are not sent either (distribution 2.7 and later). */
+  ignore?: { mediatypes?: string[]; actions?: string[] };
 }
 
 export interface TestRegistry {
@@ -91,7 +111,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Test
     const caFile = variant === 'tls' ? join(dir, 'server.crt') : undefined;
     const ca = caFile ? await readFile(caFile, 'utf8') : undefined;
     const logFile = join(dir, 'registry.log');
-    const { child, port } = await spawnOnFreePort(dir, logFile, { auth, tls, scheme, ca });
+    const { child, port } = await spawnOnFreePort(dir, logFile, { auth, tls, scheme, ca, notifications: options.notifications ?? [] });
     const host = `127.0.0.1:${port}`;
     return {
       url: `${scheme}://${host}`,
@@ -147,6 +167,7 @@ interface SpawnSettings {
   tls: Record<string, string>;
   scheme: 'http' | 'https';
   ca: string | undefined;
+  notifications: RegistryNotificationEndpoint[];
 }
 
 /** The port is free when probed but another process may take it before the registry binds: retry then. */
@@ -186,6 +207,7 @@ function registryConfig(dir: string, port: number, settings: SpawnSettings): Rec
       ...(Object.keys(settings.tls).length > 0 ? { tls: settings.tls } : {}),
     },
     ...(Object.keys(settings.auth).length > 0 ? { auth: settings.auth } : {}),
+    ...(settings.notifications.length > 0 ? { notifications: { endpoints: settings.notifications } } : {}),
     // The default 10 s storage health check would only add log noise to short-lived registries.
     health: { storagedriver: { enabled: false } },
   };

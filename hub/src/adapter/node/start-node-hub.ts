@@ -2,21 +2,29 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, upgradeWebSocket } from '@hono/node-server';
+import type { UpgradeWebSocket } from 'hono/ws';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { createDockerHost } from '../../../../edge-agent/src/docker';
 import packageJson from '../../../../package.json' with { type: 'json' };
+import { EDGE_MAX_FRAME_BYTES } from '../../../../shared/edge/protocol';
 import { createHubApp, type Hub } from '../../app';
+import { ConfigError } from '../../config/config-error';
 import type { Environment } from '../../config/env-source';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
+import { type AuthorizedKey, parseAuthorizedKeys } from '../../edge/authorized-keys';
+import { selectEdgeSubprotocol } from '../../edge/edge-endpoint';
+import type { HubDeps } from '../../hub-deps';
 import { createLogRing } from '../../logging/log-ring';
 import { createLogger, type LogSink } from '../../logging/logger';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
+import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
 import { createRegistryFetchFactory } from './registry-fetch';
+import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 
 export interface NodeHub {
   hub: Hub;
@@ -31,9 +39,37 @@ export interface StartNodeHubOptions {
   env: Environment;
   /** Where log lines go; pino on stdout by default. */
   sink?: LogSink;
+  /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
+  deps?: Pick<Partial<HubDeps>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates'>;
 }
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
+
+/** DD_EDGE_AUTHORIZED_KEYS names a file: read and parsed here, so a bad file stops start-up (exit 78). */
+function readAuthorizedKeys(config: HubConfig): AuthorizedKey[] | undefined {
+  const path = config.edge.authorizedKeysFile;
+  if (path === undefined || !config.edge.enabled) return undefined;
+  let content: string;
+  try {
+    content = readTextFile(path);
+  } catch (error) {
+    throw new ConfigError('DD_EDGE_AUTHORIZED_KEYS', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseAuthorizedKeys(content);
+  } catch (error) {
+    throw new ConfigError('DD_EDGE_AUTHORIZED_KEYS', `${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * ws's subprotocol choice: the edge endpoint answers with the edge version the route selected
+ * (the same function), every other stream with the first offered, as ws does by default.
+ */
+function handleProtocols(protocols: Set<string>, request: { url?: string | undefined }): string | false {
+  if (request.url?.split('?')[0]?.endsWith('/api/v1/edge/ws')) return selectEdgeSubprotocol(protocols) ?? false;
+  return protocols.values().next().value ?? false;
+}
 
 /**
  * Builds and starts the hub on Node: configuration (throws ConfigError naming the variable),
@@ -42,6 +78,7 @@ const readTextFile = (path: string) => readFileSync(path, 'utf8');
  */
 export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHub> {
   const config = loadHubConfig(options.env, readTextFile);
+  const authorizedKeys = readAuthorizedKeys(config);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: options.sink ?? createPinoSink(config.log.format) });
   const registries = await loadRegistryProvidersFromEnv(options.env, readTextFile, {
@@ -53,6 +90,9 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const processMetrics = new Registry();
   collectDefaultMetrics({ register: processMetrics });
 
+  // Lets refused upgrades carry their JSON error body; the hub's routes upgrade through it. The
+  // hub is only called once requests arrive, after it exists.
+  const upgrades = answerRefusedUpgrades((request, env) => hub.app.fetch(request, env), upgradeWebSocket as UpgradeWebSocket<unknown>);
   const hub = createHubApp({
     config,
     storage,
@@ -60,7 +100,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     logRing,
     version: packageJson.version,
     runtime: 'node',
-    upgradeWebSocket,
+    upgradeWebSocket: upgrades.upgradeWebSocket,
     registries,
     registryFetch: createRegistryFetchFactory(),
     dockerHostFor: (endpoint) => createDockerHost(endpoint),
@@ -69,15 +109,21 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
     clientAddress: nodeClientAddress(config.server.trustProxy),
     dropConnection: dropNodeConnection,
+    // smtp and mqtt need Node sockets, so they come from here rather than from the portable core.
+    notificationProviders: nodeNotificationProviders,
+    ...options.deps,
+    edge: { ...options.deps?.edge, authorizedKeys },
   });
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  // The edge protocol's 4 MiB frame cap (ws closes a larger frame with 1009); the UI streams
+  // receive nothing of substance, so the one larger cap costs them nothing.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: EDGE_MAX_FRAME_BYTES, handleProtocols });
   // node-server types `noServer` as required boolean; ws's own options type has it optional.
   const websocketServer = wss as unknown as Parameters<typeof serve>[0] extends { websocket?: { server: infer S } } ? S : never;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve(
       {
-        fetch: hub.app.fetch,
+        fetch: upgrades.fetch,
         port: config.server.port,
         hostname: config.server.host,
         websocket: { server: websocketServer },
@@ -85,6 +131,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       },
       () => resolve(listening),
     );
+    upgrades.attach(listening as Server);
     listening.once('error', reject);
   });
   answerParserErrorsInJson(server as Server);

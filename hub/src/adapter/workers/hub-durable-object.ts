@@ -72,6 +72,8 @@ export class HubDurableObject {
           runtime: 'workers',
           upgradeWebSocket,
           registries,
+          // Cloudflare names the client; without it every caller would share one rate-limit bucket.
+          clientAddress: (c) => c.req.header('cf-connecting-ip') ?? undefined,
         });
       } catch (error) {
         this.refuse(error);

@@ -5,11 +5,16 @@ interface AcceptableWebSocket extends WebSocket {
 }
 declare const WebSocketPair: new () => { 0: WebSocket; 1: AcceptableWebSocket };
 
+/** `protocol`: the subprotocol the route selected (the edge endpoint), sent back in the 101. */
+export interface WorkersUpgradeOptions {
+  protocol?: string;
+}
+
 /**
  * Not hono/cloudflare-workers' helper: it never calls onOpen (its types omit it), and the log
  * stream subscribes there, so it would stay silent. An accepted server socket can send at once.
  */
-export const upgradeWebSocket = defineWebSocketHelper<WebSocket>((c, events) => {
+export const upgradeWebSocket = defineWebSocketHelper<WebSocket, WorkersUpgradeOptions>((c, events, options) => {
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return;
   const { 0: client, 1: server } = new WebSocketPair();
   const ws = new WSContext<WebSocket>({
@@ -33,5 +38,6 @@ export const upgradeWebSocket = defineWebSocketHelper<WebSocket>((c, events) => 
   });
   server.accept();
   events.onOpen?.(new Event('open'), ws);
-  return new Response(null, { status: 101, webSocket: client } as ResponseInit);
+  const headers = options?.protocol ? { 'Sec-WebSocket-Protocol': options.protocol } : undefined;
+  return new Response(null, { status: 101, webSocket: client, headers } as ResponseInit);
 });

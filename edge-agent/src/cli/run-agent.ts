@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import type { LogSink } from '../../../shared/logging/logger';
+import { createEdgeAgent, type EdgeAgent, type EdgeAgentOptions } from '../edge/edge-agent';
+import { readKeyFile } from '../keys/key-file';
+import { createAgentLogging } from '../logging/agent-logging';
+import { loadAgentEnvironment } from './agent-environment';
+import { type AgentCommand, resolveAgentName } from './parse-args';
+
+export interface StartOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Defaults to pino JSON lines on stdout. */
+  sink?: LogSink;
+  hostname?: string;
+  /** Anything else of the agent's options (timers, tuning, onEvent): for tests. */
+  overrides?: Partial<EdgeAgentOptions>;
+}
+
+/**
+ * Everything `npm run agent -- --hub ...` does before the signals: variables, name, logging, key,
+ * then the agent, started. Throws ConfigError (a flag or variable) or KeyFileError; the entry
+ * turns both into exit code 78.
+ */
+export async function startAgent(command: Extract<AgentCommand, { command: 'run' }>, options: StartOptions): Promise<EdgeAgent> {
+  const environment = loadAgentEnvironment(options.env, (path) => readFileSync(path, 'utf8'));
+  const agentName = resolveAgentName(command.name, options.hostname ?? os.hostname());
+  const key = await readKeyFile(command.keyFile);
+  const { logger, ring } = createAgentLogging(environment.logLevel, options.sink);
+  if (key.readableByOthers) logger.warn(`the key file ${command.keyFile} is readable by other users: chmod 600 it`);
+  if (environment.unknown.length > 0) logger.warn(`unknown variables ignored: ${environment.unknown.join(', ')}`);
+  if (environment.watchers.length === 0) logger.warn('no Docker watcher is configured (DD_LOCAL_WATCHER=false and no DD_WATCHER_*)');
+  logger.info(
+    `edge agent ${agentName} starting: hub ${command.url}, key id ${key.keyId}, watchers ${environment.watchers.map((w) => w.name).join(', ') || 'none'}`,
+  );
+  const agent = createEdgeAgent({
+    url: command.url,
+    key,
+    agentName,
+    watchers: environment.watchers,
+    logger,
+    ring,
+    logLevel: environment.logLevel,
+    reconnect: environment.reconnect,
+    ...options.overrides,
+  });
+  agent.start();
+  return agent;
+}

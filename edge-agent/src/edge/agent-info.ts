@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import type { AgentInfo } from '../../../shared/edge/protocol';
+import type { LogLevel } from '../../../shared/schemas/log-entry';
+import { shortText } from './frame-checks';
+
+/** The project's version as built (package.json), prerelease suffix included: the hub derives version and build from it. */
+export function readAgentVersion(): string {
+  const path = new URL('../../../package.json', import.meta.url);
+  const { version } = JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown };
+  return typeof version === 'string' ? version : '0.0.0';
+}
+
+/** What `hello` tells the hub about this agent (spec 2.3); uptime is the agent process's. */
+export function collectAgentInfo(version: string, logLevel: LogLevel): AgentInfo {
+  return {
+    version: shortText(version),
+    hostname: shortText(os.hostname()),
+    os: os.platform(),
+    arch: os.arch(),
+    cpus: os.availableParallelism(),
+    memoryGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    uptimeSeconds: Math.round(process.uptime()),
+    logLevel,
+  };
+}

@@ -1,0 +1,121 @@
+import { type DockerLogLine, type DockerLogOptions, DockerNotFoundError } from '../../../shared/docker/docker-host';
+import type { EdgeRequest } from '../../../shared/edge/protocol';
+import type { LogRing } from '../../../shared/logging/log-ring';
+import { shortText } from './frame-checks';
+import type { Timers } from './timers';
+import type { WatcherRuntime } from './watcher-runtime';
+
+type EdgeLogOptions = Extract<EdgeRequest, { method: 'container.logs' }>['options'];
+
+export type EdgeErrorCode = 'not-found' | 'unsupported' | 'invalid' | 'busy' | 'failed';
+
+/** A request that cannot be served, with the protocol's error code. */
+export class EdgeRequestError extends Error {
+  constructor(
+    readonly code: EdgeErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EdgeRequestError';
+  }
+}
+
+export interface RequestContext {
+  watcher(name: string): WatcherRuntime | undefined;
+  ring: LogRing;
+  timers: Timers;
+  /** Aborted by a `cancel` of this request, or when the session ends. */
+  signal: AbortSignal;
+  /** Sends log lines as one `stream` frame of this request, after waiting for room in the send queue. */
+  stream(lines: DockerLogLine[]): Promise<void>;
+  /** A fresh observation of the watcher sent as snapshot parts (echoing operationId); resolves when all are sent. */
+  inventory(watcher: WatcherRuntime, operationId: string | undefined): Promise<{ syncId: string; containers: number }>;
+}
+
+/** spec 4.6: the entries query returns the last 100 when no tail is given. */
+const DEFAULT_LOG_TAIL = 100;
+const STREAM_MAX_LINES = 1000;
+const STREAM_MAX_BYTES = 512 * 1024;
+const STREAM_FLUSH_MS = 50;
+
+/** Runs one hub request; resolves with the reply's result (undefined for none), throws EdgeRequestError. */
+export async function runRequest(request: EdgeRequest, context: RequestContext): Promise<unknown> {
+  if (request.method === 'log.entries') {
+    const entries = context.ring.query({
+      level: request.level,
+      component: request.component,
+      since: request.since,
+      tail: request.tail ?? DEFAULT_LOG_TAIL,
+    });
+    return { entries };
+  }
+  const watcher = context.watcher(request.watcher);
+  if (!watcher) throw new EdgeRequestError('not-found', `no watcher ${request.watcher} on this agent`);
+  const { host } = watcher;
+  switch (request.method) {
+    case 'inventory':
+      return context.inventory(watcher, request.operationId);
+    case 'container.start':
+    case 'container.stop':
+    case 'container.restart':
+    case 'container.remove': {
+      const action = request.method.slice('container.'.length) as 'start' | 'stop' | 'restart' | 'remove';
+      await host[action](request.containerId);
+      // The changed (or removed) record goes out before the reply (docs/edge-protocol.md).
+      await watcher.feed.reportNow(request.containerId);
+      return undefined;
+    }
+    case 'container.stats':
+      return host.stats(request.containerId);
+    case 'container.logs':
+      return void (await streamLogs(watcher, request.containerId, request.options, context));
+  }
+}
+
+/**
+ * Log lines in `stream` frames of at most 1,000 lines and about 512 kB; a partial batch goes out
+ * after 50 ms, so a followed log shows up promptly. Each frame waits for room in the send queue,
+ * which slows the Docker stream down instead of letting lines pile up in memory.
+ */
+async function streamLogs(watcher: WatcherRuntime, id: string, options: EdgeLogOptions, context: RequestContext): Promise<void> {
+  const dockerOptions: DockerLogOptions = {
+    stdout: options.stdout,
+    stderr: options.stderr,
+    timestamps: options.timestamps,
+    follow: options.follow,
+    ...(options.tail !== undefined ? { tail: options.tail } : {}),
+    ...(options.since !== undefined ? { since: options.since } : {}),
+  };
+  let batch: DockerLogLine[] = [];
+  let bytes = 0;
+  let timer: unknown;
+  let chain = Promise.resolve();
+  const flush = (): Promise<void> => {
+    if (timer !== undefined) context.timers.clearTimeout(timer);
+    timer = undefined;
+    if (batch.length > 0) {
+      const lines = batch;
+      batch = [];
+      bytes = 0;
+      chain = chain.then(() => (context.signal.aborted ? undefined : context.stream(lines)));
+    }
+    return chain;
+  };
+  try {
+    for await (const line of watcher.host.logs(id, dockerOptions, context.signal)) {
+      batch.push(line);
+      bytes += line.line.length + 64;
+      if (batch.length >= STREAM_MAX_LINES || bytes >= STREAM_MAX_BYTES) await flush();
+      else timer ??= context.timers.setTimeout(() => void flush(), STREAM_FLUSH_MS);
+    }
+  } finally {
+    await flush();
+  }
+}
+
+/** The reply's error for anything a handler threw. */
+export function replyError(error: unknown): { code: EdgeErrorCode; message: string } {
+  if (error instanceof EdgeRequestError) return { code: error.code, message: shortText(error.message) };
+  if (error instanceof DockerNotFoundError) return { code: 'not-found', message: shortText(error.message) };
+  return { code: 'failed', message: shortText(error instanceof Error ? error.message : String(error)) };
+}

@@ -1,0 +1,85 @@
+import type { AgentFrame, EdgeRequest } from '../../../shared/edge/protocol';
+import type { LogRing } from '../../../shared/logging/log-ring';
+import type { Logger } from '../../../shared/logging/logger';
+import { EdgeRequestError, replyError, runRequest } from './request-handlers';
+import type { EdgeSender } from './send-queue';
+import { sendSnapshot } from './snapshot-sync';
+import type { Timers } from './timers';
+import type { WatcherRuntime } from './watcher-runtime';
+
+export interface SessionRequestsOptions {
+  sender: EdgeSender;
+  watchers: readonly WatcherRuntime[];
+  ring: LogRing;
+  logger: Logger;
+  timers: Timers;
+  maxRequests: number;
+  /** Replies and streams go out only while this holds (the session is signed in and open). */
+  isOpen(): boolean;
+}
+
+/**
+ * The hub's requests within one session: each runs with its own abort signal (a `cancel` or the
+ * end of the session stops it), and gets exactly one reply: its result, or the protocol's error.
+ */
+export class SessionRequests {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly options: SessionRequestsOptions) {}
+
+  start(id: string, request: EdgeRequest): void {
+    const refusal = this.running.has(id)
+      ? new EdgeRequestError('invalid', `request id ${id} is already running`)
+      : this.running.size >= this.options.maxRequests
+        ? new EdgeRequestError('busy', `${this.running.size} requests are running`)
+        : undefined;
+    if (refusal) {
+      this.reply(id, undefined, refusal);
+      return;
+    }
+    const controller = new AbortController();
+    this.running.set(id, controller);
+    const { sender, logger, ring, timers, isOpen } = this.options;
+    runRequest(request, {
+      watcher: (name) => this.options.watchers.find((w) => w.name === name),
+      ring,
+      timers,
+      signal: controller.signal,
+      stream: async (lines) => {
+        await sender.whenWritable();
+        if (!controller.signal.aborted) sender.send({ type: 'stream', id, lines });
+      },
+      inventory: (watcher, operationId) => sendSnapshot(watcher, sender, isOpen, logger, operationId),
+    })
+      .then(
+        (result) => this.reply(id, result),
+        (error: unknown) => this.reply(id, undefined, error),
+      )
+      .finally(() => this.running.delete(id));
+  }
+
+  /** A `cancel`: the request stops and then replies. Unknown ids (already answered) are ignored. */
+  cancel(id: string): void {
+    this.running.get(id)?.abort();
+  }
+
+  /** The session ended: every running request stops; their replies have nowhere to go. */
+  abortAll(): void {
+    for (const controller of this.running.values()) controller.abort();
+  }
+
+  /** An answer to a request that could not even be read (unknown method, bad fields). */
+  refuse(id: string, error: EdgeRequestError): void {
+    this.reply(id, undefined, error);
+  }
+
+  private reply(id: string, result: unknown, error?: unknown): void {
+    if (!this.options.isOpen()) return;
+    let frame: AgentFrame;
+    if (error !== undefined) {
+      frame = { type: 'reply', id, ok: false, error: replyError(error) };
+      this.options.logger.debug(`request ${id} failed: ${frame.error.code}: ${frame.error.message}`);
+    } else frame = result === undefined ? { type: 'reply', id, ok: true } : { type: 'reply', id, ok: true, result };
+    this.options.sender.send(frame);
+  }
+}

@@ -1,0 +1,138 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { AGENT_KEEPALIVE_MS, type AgentAck } from '../../../shared/agent-api/listen-schemas';
+import type { DockerHost } from '../../../shared/docker/docker-host';
+import type { DockerEndpoint, WatcherConfig } from '../../../shared/docker/watcher-config';
+import type { LogRing } from '../../../shared/logging/log-ring';
+import type { Logger } from '../../../shared/logging/logger';
+import type { LogLevel } from '../../../shared/schemas/log-entry';
+import { createDockerHost } from '../docker';
+import { collectAgentInfo, readAgentVersion } from '../edge/agent-info';
+import { realTimers, type Timers } from '../edge/timers';
+import { createListenApp } from './listen-app';
+import { ListenState } from './listen-state';
+import { ListenWatcher } from './listen-watcher';
+
+export interface ListenAgentOptions {
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** The address to bind: 127.0.0.1 unless widened (--listen-host, DD_AGENT_LISTEN_HOST). */
+  host: string;
+  secret: string;
+  watchers: readonly WatcherConfig[];
+  logger: Logger;
+  ring: LogRing;
+  logLevel: LogLevel;
+  featureDelete: boolean;
+  featureContainerActions: boolean;
+  /** Defaults to package.json's version. */
+  version?: string;
+  dockerHostFor?: (endpoint: DockerEndpoint) => DockerHost;
+  timers?: Timers;
+  eventDebounceMs?: number;
+  keepaliveMs?: number;
+}
+
+export interface ListenAgent {
+  readonly watchers: readonly ListenWatcher[];
+  readonly state: ListenState;
+  /** `http://host:port` once started. */
+  readonly url: string;
+  readonly port: number;
+  /** Opens the listener, then starts the watchers (their first observation runs at once). */
+  start(): Promise<void>;
+  /** Ends the event streams, closes the listener, stops the watchers and closes the Docker hosts. */
+  stop(): Promise<void>;
+}
+
+/** Spec 2.3: `version` without any prerelease suffix, `build` the full identity. */
+function versionParts(full: string): { version: string; build: string } {
+  return { version: full.replace(/[-+].*$/, '') || full, build: full };
+}
+
+/** The agent in listen mode: the hub connects to it (spec 4.5) instead of the agent dialling the hub. */
+export function createListenAgent(options: ListenAgentOptions): ListenAgent {
+  const timers = options.timers ?? realTimers;
+  const hostFor = options.dockerHostFor ?? ((endpoint: DockerEndpoint) => createDockerHost(endpoint));
+  const version = options.version ?? readAgentVersion();
+  const state = new ListenState(options.watchers.map((config) => config.name));
+  const watchers = options.watchers.map(
+    (config) =>
+      new ListenWatcher({
+        config,
+        host: hostFor(config.endpoint),
+        state,
+        logger: options.logger.child(`listen.watcher.${config.name}`),
+        timers,
+        ...(options.eventDebounceMs !== undefined && { eventDebounceMs: options.eventDebounceMs }),
+      }),
+  );
+
+  const ack = (): AgentAck => {
+    const info = collectAgentInfo(version, options.logLevel);
+    const containers = state.all();
+    const running = containers.filter((container) => container.status === 'running').length;
+    return {
+      ...versionParts(version),
+      os: info.os,
+      arch: info.arch,
+      cpus: info.cpus,
+      memoryGb: info.memoryGb,
+      uptimeSeconds: info.uptimeSeconds,
+      lastSeen: new Date().toISOString(),
+      logLevel: options.logLevel,
+      pollInterval: options.watchers[0]?.cron ?? '',
+      containers: { total: containers.length, running, stopped: containers.length - running },
+      images: new Set(containers.map((container) => container.image.id)).size,
+    };
+  };
+
+  const { app, closeStreams } = createListenApp({
+    secret: options.secret,
+    watchers,
+    state,
+    ring: options.ring,
+    logger: options.logger.child('listen.http'),
+    featureDelete: options.featureDelete,
+    featureContainerActions: options.featureContainerActions,
+    ack,
+    keepaliveMs: options.keepaliveMs ?? AGENT_KEEPALIVE_MS,
+  });
+
+  let server: Server | undefined;
+  let port = 0;
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    watchers,
+    state,
+    get url() {
+      return `http://${hostForUrl}:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    async start() {
+      if (server) return;
+      server = await new Promise<Server>((resolve, reject) => {
+        const listening = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolve(listening as Server));
+        listening.once('error', reject);
+      });
+      port = (server.address() as AddressInfo).port;
+      for (const watcher of watchers) watcher.start();
+    },
+    async stop() {
+      closeStreams();
+      const closing = server
+        ? new Promise<void>((resolve) => {
+            server?.close(() => resolve());
+            server?.closeAllConnections();
+          })
+        : Promise.resolve();
+      await Promise.all(watchers.map((watcher) => watcher.stop()));
+      await Promise.all(watchers.map((watcher) => watcher.host.close()));
+      await closing;
+    },
+  };
+}

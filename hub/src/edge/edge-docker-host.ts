@@ -1,0 +1,228 @@
+import * as v from 'valibot';
+import {
+  type DockerContainerDetails,
+  type DockerContainerSummary,
+  type DockerEventHandlers,
+  type DockerHost,
+  type DockerImageDetails,
+  type DockerLogLine,
+  type DockerLogOptions,
+  DockerNotFoundError,
+  type DockerStats,
+  type DockerSubscription,
+} from '../../../shared/docker/docker-host';
+import { StatsSchema } from '../../../shared/edge/docker-schemas';
+import type { EdgeRequest } from '../../../shared/edge/protocol';
+import { EdgeRequestError, type EdgeRequestOptions } from './edge-requests';
+import { LineQueue } from './line-queue';
+
+/** What the host needs of the agent's live session; undefined while the agent is away. */
+export interface EdgeLink {
+  request(request: EdgeRequest, options?: EdgeRequestOptions): Promise<unknown>;
+}
+
+export class AgentNotConnectedError extends Error {
+  constructor(agentName: string) {
+    super(`agent ${agentName} is not connected`);
+    this.name = 'AgentNotConnectedError';
+  }
+}
+
+export interface EdgeDockerHostOptions {
+  agentName: string;
+  watcherName: string;
+  /** Masked endpoint the agent reported (`unix:///var/run/docker.sock`). */
+  endpoint: string;
+  /** Deadline of a command (start, stop, stats, …). */
+  requestTimeoutMs: number;
+}
+
+type ContainerAction = 'container.start' | 'container.stop' | 'container.restart' | 'container.remove';
+
+/** A followed log whose reader fell this far behind is cut off rather than buffered without end. */
+const MAX_BUFFERED_LOG_LINES = 50_000;
+
+/**
+ * One watcher of an edge agent seen as a Docker host (shared/docker/docker-host.ts), so the hub's
+ * ordinary DockerWatcher runs it: reads answer from the inventory the agent keeps current
+ * (snapshots and deltas), commands travel as `request` frames. While the agent is away every call
+ * throws AgentNotConnectedError, which makes an observation non-authoritative: the last-known
+ * records stay.
+ */
+export class EdgeDockerHost implements DockerHost {
+  readonly endpoint: string;
+  private link: EdgeLink | undefined;
+  private containers = new Map<string, DockerContainerDetails>();
+  private images = new Map<string, DockerImageDetails>();
+  /** True once a full snapshot arrived in the current session; reads before that would be partial. */
+  private synced = false;
+  private readonly listeners = new Set<DockerEventHandlers>();
+
+  constructor(private readonly options: EdgeDockerHostOptions) {
+    this.endpoint = options.endpoint;
+  }
+
+  get connected(): boolean {
+    return this.link !== undefined;
+  }
+
+  /** A new session (or none): the inventory must be sent afresh before reads are answered again. */
+  setLink(link: EdgeLink | undefined): void {
+    this.link = link;
+    this.synced = false;
+  }
+
+  /** A complete snapshot replaces the whole inventory. No events: the caller runs one full observation. */
+  applySnapshot(containers: readonly DockerContainerDetails[], images: readonly DockerImageDetails[]): void {
+    this.containers = new Map(containers.map((container) => [container.id, container]));
+    this.images = new Map(images.map((image) => [image.id, image]));
+    this.synced = true;
+  }
+
+  applyChanged(container: DockerContainerDetails, image: DockerImageDetails | undefined): void {
+    this.containers.set(container.id, container);
+    if (image) this.images.set(image.id, image);
+    this.emit(container.id, 'changed');
+  }
+
+  applyRemoved(containerId: string): void {
+    this.containers.delete(containerId);
+    this.emit(containerId, 'removed');
+  }
+
+  /** Counts of the inventory as the agent reported it. */
+  inventory(): DockerContainerDetails[] {
+    return [...this.containers.values()];
+  }
+
+  async ping(): Promise<void> {
+    this.readable();
+  }
+
+  async listContainers(all: boolean): Promise<DockerContainerSummary[]> {
+    this.readable();
+    const listed: DockerContainerSummary[] = [];
+    for (const { env: _env, health: _health, startedAt: _startedAt, restartCount: _restarts, ...summary } of this.containers.values()) {
+      if (all || summary.state === 'running') listed.push(summary);
+    }
+    return listed;
+  }
+
+  async inspectContainer(id: string): Promise<DockerContainerDetails | undefined> {
+    this.readable();
+    return this.containers.get(id);
+  }
+
+  async inspectImage(id: string): Promise<DockerImageDetails | undefined> {
+    this.readable();
+    return this.images.get(id);
+  }
+
+  subscribeEvents(handlers: DockerEventHandlers): DockerSubscription {
+    // The deltas arrive over the session; there is no stream of our own to fail, so onClose is never called.
+    this.listeners.add(handlers);
+    return { close: () => this.listeners.delete(handlers) };
+  }
+
+  start(id: string): Promise<void> {
+    return this.act('container.start', id);
+  }
+
+  stop(id: string): Promise<void> {
+    return this.act('container.stop', id);
+  }
+
+  restart(id: string): Promise<void> {
+    return this.act('container.restart', id);
+  }
+
+  remove(id: string): Promise<void> {
+    return this.act('container.remove', id);
+  }
+
+  async stats(id: string): Promise<DockerStats> {
+    const result = await this.call(
+      { method: 'container.stats', watcher: this.options.watcherName, containerId: id },
+      { timeoutMs: this.options.requestTimeoutMs },
+      id,
+    );
+    const parsed = v.safeParse(StatsSchema, result);
+    if (!parsed.success) throw new Error(`agent ${this.options.agentName}: malformed stats reply`);
+    return parsed.output;
+  }
+
+  async *logs(id: string, options: DockerLogOptions, signal: AbortSignal): AsyncIterable<DockerLogLine> {
+    const link = this.requireLink();
+    const queue = new LineQueue<DockerLogLine>(MAX_BUFFERED_LOG_LINES);
+    const stop = new AbortController();
+    const abort = () => stop.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    const request: EdgeRequest = {
+      method: 'container.logs',
+      watcher: this.options.watcherName,
+      containerId: id,
+      options: { ...options },
+    };
+    link
+      .request(request, {
+        // A followed log may stay quiet for hours; a one-off read must keep moving.
+        timeoutMs: options.follow ? undefined : this.options.requestTimeoutMs,
+        idle: true,
+        signal: stop.signal,
+        onStream: (lines) => {
+          if (!queue.push(lines)) stop.abort();
+        },
+      })
+      .then(
+        () => queue.end(),
+        (error: unknown) => queue.fail(this.translate(error, id)),
+      );
+    try {
+      for await (const line of queue) yield line;
+    } finally {
+      signal.removeEventListener('abort', abort);
+      // The reader left early (client gone, download cancelled): the agent stops reading Docker.
+      stop.abort();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  private async act(method: ContainerAction, id: string): Promise<void> {
+    await this.call({ method, watcher: this.options.watcherName, containerId: id }, { timeoutMs: this.options.requestTimeoutMs }, id);
+  }
+
+  private async call(request: EdgeRequest, options: EdgeRequestOptions, containerId: string): Promise<unknown> {
+    const link = this.requireLink();
+    try {
+      return await link.request(request, options);
+    } catch (error) {
+      throw this.translate(error, containerId);
+    }
+  }
+
+  private translate(error: unknown, containerId: string): Error {
+    if (error instanceof EdgeRequestError) {
+      if (error.code === 'not-found') return new DockerNotFoundError(`container ${containerId.slice(0, 80)}`);
+      if (error.code === 'disconnected') return new AgentNotConnectedError(this.options.agentName);
+    }
+    return error instanceof Error ? error : new Error(String(error));
+  }
+
+  private requireLink(): EdgeLink {
+    if (!this.link) throw new AgentNotConnectedError(this.options.agentName);
+    return this.link;
+  }
+
+  private readable(): void {
+    this.requireLink();
+    if (!this.synced) throw new Error(`agent ${this.options.agentName} has not sent the inventory of ${this.options.watcherName} yet`);
+  }
+
+  private emit(id: string, action: string): void {
+    const event = { id, action, time: Date.now(), attributes: {} };
+    for (const listener of this.listeners) listener.onEvent(event);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Context } from 'hono';
+import { EDGE_SUBPROTOCOLS, edgeProtocolOf } from '../../../shared/edge/protocol';
+import { HttpError } from '../http/http-error';
+import type { HubEnv } from '../http/hub-env';
+import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
+import type { RouteGroup } from '../http/route-group';
+import { isSameOrigin } from '../http/same-origin';
+import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS, tooManyRequests } from '../http/server-rate-limit';
+import type { HubServices } from '../hub-services';
+import type { EdgeHub } from './edge-hub';
+
+export const EDGE_WS_PATH = '/edge/ws';
+
+/** The subprotocols a client offers (Sec-WebSocket-Protocol is a comma-separated token list). */
+export function offeredProtocols(header: string | undefined): string[] {
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((token) => token.trim())
+    .filter((token) => token !== '');
+}
+
+/**
+ * The subprotocol token the hub answers with (`edge.1.0` for edge/1.0): the newest it speaks
+ * among those offered, or undefined. The Node adapter asks the same function through ws's
+ * handleProtocols, so the 101 answer and the session agree.
+ */
+export function selectEdgeSubprotocol(offered: Iterable<string>): string | undefined {
+  const set = new Set(offered);
+  return EDGE_SUBPROTOCOLS.find((token) => set.has(token));
+}
+
+/**
+ * What the edge upgrade checks (docs/edge-protocol.md "Connecting"). Like acceptWebSocket of the
+ * UI streams but without a session: agents sign in inside the socket. The per-address upgrade
+ * limit (DD_SERVER_RATELIMIT_WEBSOCKET per 15 minutes) comes first, so refused attempts count.
+ */
+function acceptEdgeUpgrade(c: Context<HubEnv>, services: HubServices, limiter: RateLimiter): { token: string; protocol: string } {
+  if (!services.deps.upgradeWebSocket) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
+  const address = services.deps.clientAddress?.(c);
+  const limit = services.config.server.webSocketUpgradeLimit;
+  const decision = limiter.take(address === undefined ? 'unknown' : `ip:${address}`);
+  if (!decision.allowed) throw tooManyRequests(`At most ${limit} WebSocket upgrades per 15 minutes from one address`, decision, limit);
+  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+    throw new HttpError(426, 'The edge endpoint is a WebSocket; connect with Upgrade: websocket and an edge subprotocol', {
+      supported: [...EDGE_SUBPROTOCOLS],
+    });
+  }
+  if (!isSameOrigin(c, services.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+  const token = selectEdgeSubprotocol(offeredProtocols(c.req.header('sec-websocket-protocol')));
+  const protocol = token === undefined ? undefined : edgeProtocolOf(token);
+  if (token === undefined || protocol === undefined) {
+    throw new HttpError(426, 'Offer a supported edge subprotocol in Sec-WebSocket-Protocol', { supported: [...EDGE_SUBPROTOCOLS] });
+  }
+  return { token, protocol };
+}
+
+/** GET /api/v1/edge/ws: the agents' WebSocket (registered only with DD_EXPERIMENTAL_EDGE on). */
+export function registerEdgeEndpoint(api: RouteGroup, services: HubServices, edge: EdgeHub): void {
+  const limiter = createRateLimiter({
+    limit: services.config.server.webSocketUpgradeLimit,
+    windowMs: REQUEST_LIMIT_WINDOW_MS,
+    now: services.now,
+    maxKeys: MAX_TRACKED_CLIENTS,
+  });
+  api.add(
+    {
+      method: 'get',
+      path: EDGE_WS_PATH,
+      access: 'public',
+      tag: 'edge',
+      websocket: true,
+      summary:
+        'WebSocket of edge agents (subprotocol edge.1.0, protocol edge/1.0); agents sign in inside the socket (docs/edge-protocol.md)',
+      statuses: {
+        403: 'Origin does not match the server',
+        426: 'Not a WebSocket upgrade, or no supported edge subprotocol offered',
+        429: 'Too many upgrades from this address',
+        503: 'The hub is still starting',
+      },
+    },
+    (c) => {
+      const { token, protocol } = acceptEdgeUpgrade(c, services, limiter);
+      // The listener opens before stored state is loaded; an agent then retries with its backoff.
+      if (!edge.ready) throw new HttpError(503, 'The hub is starting', undefined, { 'Retry-After': '1' });
+      const upgrade = services.deps.upgradeWebSocket as NonNullable<typeof services.deps.upgradeWebSocket>;
+      // The token is for runtimes whose helper writes the 101 itself (Workers); on Node, ws's handleProtocols picks it.
+      return upgrade(c, edge.connect({ protocol, address: services.deps.clientAddress?.(c) }), { protocol: token });
+    },
+  );
+}

@@ -1,0 +1,259 @@
+import type { WSContext } from 'hono/ws';
+import { type AgentFrame, EDGE_CLOSE, type EDGE_PROTOCOL, type EdgeRequest, type HubFrame } from '../../../shared/edge/protocol';
+import { newChallenge } from '../../../shared/edge/sign-in';
+import type { Logger } from '../logging/logger';
+import { type EdgeRequestOptions, PendingRequests } from './edge-requests';
+import { type CloseVerdict, readAgentFrame } from './frame-reader';
+
+export type HelloFrame = Extract<AgentFrame, { type: 'hello' }>;
+/** The frames the session hands to its owner once signed in (the rest it answers itself). */
+export type InventoryFrame = Extract<AgentFrame, { type: 'snapshot' | 'container.changed' | 'container.removed' | 'info' }>;
+
+export interface EdgeTimings {
+  /** Both sides ping this often (welcome.heartbeatMs). */
+  heartbeatMs: number;
+  /** Nothing received for this long closes with 4006. */
+  silenceLimitMs: number;
+  /** No valid hello this long after the upgrade closes with 4005. */
+  signInDeadlineMs: number;
+  /** Deadline of a command sent to the agent. */
+  requestTimeoutMs: number;
+}
+
+export type SignInVerdict = { ok: true } | { ok: false; code: number; message: string };
+
+/** What a session needs from the hub: the sign-in decision and somewhere to deliver what arrives. */
+export interface SessionOwner {
+  signIn(session: EdgeSession, hello: HelloFrame): Promise<SignInVerdict>;
+  /** Called after the welcome went out; the session is live from here on. */
+  welcomed(session: EdgeSession, hello: HelloFrame): void;
+  /** A frame for the inventory; a verdict closes the session (a watcher it never announced, a part out of order). */
+  frame(session: EdgeSession, frame: InventoryFrame): CloseVerdict | undefined;
+  /** Once per session, whoever closed it; `signedIn` tells whether it got past the welcome. */
+  closed(session: EdgeSession, code: number, signedIn: boolean): void;
+}
+
+export interface EdgeSessionOptions {
+  ws: WSContext;
+  /** The subprotocol selected at upgrade: hello.protocol must equal it. */
+  protocol: string;
+  /** The client address, where the runtime knows it. */
+  address: string | undefined;
+  hubVersion: string;
+  timings: EdgeTimings;
+  owner: SessionOwner;
+  logger: Logger;
+  now: () => number;
+}
+
+type State = 'connecting' | 'challenged' | 'verifying' | 'open' | 'closed';
+
+/** Closes caused by what the peer sent (logged; the others are logged by whoever decided them). */
+const PEER_FAULTS: ReadonlySet<number> = new Set([
+  EDGE_CLOSE.tooLarge,
+  EDGE_CLOSE.invalidFrame,
+  EDGE_CLOSE.signInTimeout,
+  EDGE_CLOSE.heartbeatMissed,
+  EDGE_CLOSE.unsupportedVersion,
+]);
+
+/** Close reasons are at most 123 bytes of UTF-8; ours are ASCII and short, and never echo the peer's input. */
+function safeReason(reason: string): string {
+  return reason.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);
+}
+
+/**
+ * One agent connection, as docs/edge-protocol.md describes it: challenge, sign-in deadline,
+ * hello, welcome, then frames both ways with heartbeats, until either side closes. Nothing here
+ * throws out of a socket handler: every fault ends in a documented close code.
+ */
+export class EdgeSession {
+  readonly challenge = newChallenge();
+  readonly openedAt: number;
+  agentName: string | undefined;
+  keyId: string | undefined;
+  lastFrameAt: number;
+  private lastPingAt: number;
+  private state: State = 'connecting';
+  private readonly requests: PendingRequests;
+
+  constructor(private readonly options: EdgeSessionOptions) {
+    this.openedAt = options.now();
+    this.lastFrameAt = this.openedAt;
+    this.lastPingAt = this.openedAt;
+    this.requests = new PendingRequests((frame) => this.send(frame), 'edge agent');
+  }
+
+  get protocol(): string {
+    return this.options.protocol;
+  }
+
+  get address(): string | undefined {
+    return this.options.address;
+  }
+
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** The socket is open: the challenge goes out. */
+  open(): void {
+    if (this.state !== 'connecting') return;
+    this.state = 'challenged';
+    // The selected subprotocol is one of EDGE_PROTOCOLS, today edge/1.0 only.
+    this.send({
+      type: 'challenge',
+      protocol: this.options.protocol as typeof EDGE_PROTOCOL,
+      challenge: this.challenge,
+      hubVersion: this.options.hubVersion,
+    });
+  }
+
+  message(data: unknown): void {
+    if (this.state === 'closed') return;
+    this.lastFrameAt = this.options.now();
+    try {
+      this.handle(data);
+    } catch (error) {
+      this.options.logger.error('edge frame handling failed', { agent: this.agentName, error: String(error) });
+      this.close(EDGE_CLOSE.internalError, 'hub internal error');
+    }
+  }
+
+  request(request: EdgeRequest, options?: EdgeRequestOptions): Promise<unknown> {
+    return this.requests.request(request, options);
+  }
+
+  /** Closes with an error frame first for the protocol's own codes, so the agent's log says why. */
+  close(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    const text = safeReason(reason);
+    if (PEER_FAULTS.has(code)) {
+      // Before sign-in anyone can cause these: debug only, so a scanner cannot flood the log.
+      const level = this.state === 'open' ? 'warn' : 'debug';
+      this.options.logger[level](`edge session closed (${code}): ${text}`, { agent: this.agentName, address: this.options.address });
+    }
+    if (code >= 4000) this.send({ type: 'error', code, message: text });
+    this.finish(code);
+    try {
+      this.options.ws.close(code, text);
+    } catch {
+      // Already closing: the runtime ends it either way.
+    }
+  }
+
+  /** The socket closed under us (the agent left, the network dropped). */
+  socketClosed(code: number): void {
+    this.finish(code);
+  }
+
+  /** Called by the hub's heartbeat ticker: sign-in deadline, pings, and silence. */
+  tick(now: number): void {
+    const { timings } = this.options;
+    // The deadline is the agent's to meet: once its hello is in, the time the hub takes to verify
+    // it is not held against the agent. Counted, a hub busy with a fleet's syncs closed agents that
+    // had answered in time, and their retries added to the load (bench edge-agents, 1,000 at once).
+    if (this.state === 'challenged') {
+      if (now - this.openedAt > timings.signInDeadlineMs) this.close(EDGE_CLOSE.signInTimeout, 'sign-in deadline passed');
+      return;
+    }
+    if (this.state !== 'open') return;
+    if (now - this.lastFrameAt > timings.silenceLimitMs) {
+      this.close(EDGE_CLOSE.heartbeatMissed, 'heartbeat missed');
+      return;
+    }
+    if (now - this.lastPingAt >= timings.heartbeatMs) {
+      this.lastPingAt = now;
+      this.send({ type: 'ping' });
+    }
+  }
+
+  send(frame: HubFrame): void {
+    if (this.state === 'closed') return;
+    try {
+      this.options.ws.send(JSON.stringify(frame));
+    } catch {
+      // A socket that cannot take a frame is closing; its close event ends the session.
+    }
+  }
+
+  private handle(data: unknown): void {
+    const read = readAgentFrame(data, this.options.protocol);
+    if ('close' in read) {
+      this.close(read.close.code, read.close.reason);
+      return;
+    }
+    const { frame } = read;
+    if (this.state !== 'open') {
+      if (this.state === 'challenged' && frame.type === 'hello') this.verify(frame);
+      else this.close(EDGE_CLOSE.invalidFrame, 'only hello is allowed before the welcome');
+      return;
+    }
+    switch (frame.type) {
+      case 'hello':
+        this.close(EDGE_CLOSE.invalidFrame, 'already signed in');
+        return;
+      case 'ping':
+        this.send({ type: 'pong' });
+        return;
+      case 'pong':
+        return;
+      case 'reply':
+        this.requests.settle(frame);
+        return;
+      case 'stream':
+        this.requests.stream(frame);
+        return;
+      default: {
+        const verdict = this.options.owner.frame(this, frame);
+        if (verdict) this.close(verdict.code, verdict.reason);
+      }
+    }
+  }
+
+  private verify(hello: HelloFrame): void {
+    this.state = 'verifying';
+    this.options.owner.signIn(this, hello).then(
+      (verdict) => {
+        if (this.state !== 'verifying') return;
+        if (!verdict.ok) {
+          this.close(verdict.code, verdict.message);
+          return;
+        }
+        this.agentName = hello.agentName;
+        this.keyId = hello.keyId;
+        this.state = 'open';
+        this.lastPingAt = this.options.now();
+        this.send({
+          type: 'welcome',
+          agentName: hello.agentName,
+          keyId: hello.keyId,
+          heartbeatMs: this.options.timings.heartbeatMs,
+          hubVersion: this.options.hubVersion,
+        });
+        try {
+          this.options.owner.welcomed(this, hello);
+        } catch (error) {
+          this.options.logger.error('edge session setup failed', { agent: hello.agentName, error: String(error) });
+          this.close(EDGE_CLOSE.internalError, 'hub internal error');
+        }
+      },
+      (error: unknown) => {
+        this.options.logger.error('edge sign-in failed unexpectedly', { error: String(error) });
+        this.close(EDGE_CLOSE.internalError, 'hub internal error');
+      },
+    );
+  }
+
+  private finish(code: number): void {
+    if (this.state === 'closed') return;
+    const wasOpen = this.state === 'open';
+    this.state = 'closed';
+    this.requests.failAll(`the session closed (${code})`);
+    this.options.owner.closed(this, code, wasOpen);
+  }
+}

@@ -1,0 +1,49 @@
+import type { FetchLike } from '../../../shared/registry/registry-transport';
+import type { HubServices } from '../hub-services';
+import type { EdgeHub } from './edge-hub';
+import { ListenAgentClient } from './listen-agent-client';
+import type { ListenAgentConfig } from './listen-agent-config';
+
+export interface ListenAgents {
+  readonly clients: readonly ListenAgentClient[];
+  stop(): Promise<void>;
+}
+
+const RECONNECT = { reconnectMinMs: 1_000, reconnectMaxMs: 60_000 };
+
+/**
+ * One client per DD_AGENT_<NAME>_* agent, started now. A private CA (CAFILE) needs the runtime's
+ * fetch for it: the one registries use (Node binds the CA file); a runtime without one (Workers)
+ * falls back to its own fetch with a warning.
+ */
+export function startListenAgents(services: HubServices, edge: EdgeHub, configs: readonly ListenAgentConfig[]): ListenAgents {
+  const logger = services.logger.child('edge.listen');
+  const clients = configs.map((config) => {
+    let fetchFor: FetchLike = (input, init) => fetch(input, init);
+    if (config.caFile !== undefined) {
+      const trusting = services.deps.registryFetch?.({ caFile: config.caFile, concurrency: 1 });
+      if (trusting) fetchFor = trusting;
+      else
+        logger.warn(`DD_AGENT_${config.name.replaceAll('-', '_').toUpperCase()}_CAFILE is ignored: this runtime reads no files`, {
+          agent: config.name,
+        });
+    }
+    const client = new ListenAgentClient({
+      config,
+      edge,
+      fetch: fetchFor,
+      logger,
+      now: services.now,
+      timings: { silenceLimitMs: edge.timings.silenceLimitMs, requestTimeoutMs: edge.timings.requestTimeoutMs, ...RECONNECT },
+    });
+    client.start();
+    return client;
+  });
+  if (clients.length > 0) logger.info(`connecting to ${clients.length} listen-mode agent(s): ${clients.map((c) => c.name).join(', ')}`);
+  return {
+    clients,
+    async stop() {
+      await Promise.all(clients.map((client) => client.stop()));
+    },
+  };
+}

@@ -1,0 +1,265 @@
+import * as v from 'valibot';
+import {
+  AGENT_REVISION_HEADER,
+  AGENT_SECRET_HEADER,
+  AgentActionResultSchema,
+  AgentInventoryResultSchema,
+} from '../../../shared/agent-api/listen-schemas';
+import type { DockerLogLine } from '../../../shared/docker/docker-host';
+import { LogLineSchema, StatsSchema } from '../../../shared/edge/docker-schemas';
+import type { EdgeRequest } from '../../../shared/edge/protocol';
+import type { FetchLike } from '../../../shared/registry/registry-transport';
+import { LogEntrySchema } from '../../../shared/schemas/log-entry';
+import type { EdgeLink } from './edge-docker-host';
+import { EdgeRequestError, type EdgeRequestFailure, type EdgeRequestOptions } from './edge-requests';
+import type { ListenReplica } from './listen-replica';
+
+export interface ListenLinkOptions {
+  agentName: string;
+  /** `http://host:port` of the agent. */
+  baseUrl: string;
+  secret: string;
+  fetch: FetchLike;
+  now: () => number;
+}
+
+/** A log line longer than this (or an NDJSON line without end) ends the download. */
+const MAX_LOG_LINE_BYTES = 1024 * 1024;
+/** Log lines handed on per batch at most. */
+const LOG_BATCH_LINES = 1000;
+
+const EntriesSchema = v.array(LogEntrySchema);
+
+/**
+ * The hub's requests to a listen-mode agent as calls of its HTTP interface (spec 4.5 and this
+ * agent's additions: start, stop, restart, stats, followed logs). It is the EdgeLink of the
+ * agent's EdgeDockerHosts while the event stream is up, so the hub's routes and watchers reach a
+ * listen-mode agent exactly as they reach an edge agent. Closing it fails what is in flight with
+ * `disconnected` (503 at the API).
+ */
+export class ListenLink implements EdgeLink {
+  lastFrameAt: number;
+  /** Set once the inventory is mirrored: answers that carry containers are applied through it. */
+  replica: ListenReplica | undefined;
+  private readonly inFlight = new Set<AbortController>();
+  private closed = false;
+
+  constructor(
+    private readonly options: ListenLinkOptions,
+    private readonly onClose: (reason: string) => void,
+  ) {
+    this.lastFrameAt = options.now();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Ends the link (the stream dropped, or the hub asked): pending requests fail with `disconnected`. */
+  close(_code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const controller of this.inFlight) controller.abort();
+    this.onClose(reason);
+  }
+
+  async request(request: EdgeRequest, options: EdgeRequestOptions = {}): Promise<unknown> {
+    const watcher = 'watcher' in request ? `watcher=${encodeURIComponent(request.watcher)}` : '';
+    switch (request.method) {
+      case 'inventory': {
+        const operationId = request.operationId ?? crypto.randomUUID();
+        const path = `/api/watchers/docker/${encodeURIComponent(request.watcher)}/inventory`;
+        return this.call('POST', path, options, { operationId }, async (response) => {
+          const result = parse(AgentInventoryResultSchema, await response.json(), this.options.agentName, 'inventory result');
+          if (!result.authoritative) throw new EdgeRequestError('failed', result.errors[0]?.message ?? 'the agent could not observe');
+          this.replica?.applyInventory(request.watcher, operationId, result.containers, revisionOf(response));
+          return { syncId: operationId, containers: result.containers.length };
+        });
+      }
+      case 'container.start':
+      case 'container.stop':
+      case 'container.restart': {
+        const action = request.method.slice('container.'.length);
+        const path = `/api/containers/${encodeURIComponent(request.containerId)}/${action}?${watcher}`;
+        return this.call('POST', path, options, undefined, async (response) => {
+          const result = parse(AgentActionResultSchema, await response.json(), this.options.agentName, `${action} result`);
+          this.replica?.applyAction(result, revisionOf(response));
+          return undefined;
+        });
+      }
+      case 'container.remove':
+        // The agent's DELETE (spec 4.5) drops a record, it does not remove the container.
+        throw new EdgeRequestError('unsupported', `agent ${this.options.agentName}: a listen-mode agent does not remove containers`);
+      case 'container.stats': {
+        const path = `/api/containers/${encodeURIComponent(request.containerId)}/stats?${watcher}`;
+        return this.call('GET', path, options, undefined, async (response) =>
+          parse(StatsSchema, await response.json(), this.options.agentName, 'stats'),
+        );
+      }
+      case 'container.logs': {
+        const { options: log } = request;
+        const query = new URLSearchParams({
+          watcher: request.watcher,
+          stdout: String(log.stdout),
+          stderr: String(log.stderr),
+          timestamps: 'true',
+          follow: String(log.follow),
+          format: 'jsonl',
+          // The agent's default is 1,000 lines; "everything" is its cap.
+          tail: String(log.tail ?? 100_000),
+          ...(log.since !== undefined && { since: String(log.since) }),
+        });
+        const path = `/api/containers/${encodeURIComponent(request.containerId)}/logs?${query}`;
+        return this.call('GET', path, options, undefined, (response, rearm) => readLogLines(response, options.onStream, rearm));
+      }
+      case 'log.entries': {
+        const query = new URLSearchParams({
+          ...(request.level !== undefined && { level: request.level }),
+          ...(request.component !== undefined && { component: request.component }),
+          ...(request.tail !== undefined && { tail: String(request.tail) }),
+          ...(request.since !== undefined && { since: String(request.since) }),
+        });
+        return this.call('GET', `/api/log/entries?${query}`, options, undefined, async (response) => ({
+          entries: parse(EntriesSchema, await response.json(), this.options.agentName, 'log entries'),
+        }));
+      }
+    }
+  }
+
+  /**
+   * One HTTP call under the request's deadline (restarted by `rearm` for an idle deadline), its
+   * abort signal and the link's life; a non-2xx answer becomes the matching request error.
+   */
+  private async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    options: EdgeRequestOptions,
+    body: unknown,
+    read: (response: Response, rearm: () => void) => Promise<T>,
+  ): Promise<T> {
+    const label = `agent ${this.options.agentName}`;
+    if (this.closed) throw new EdgeRequestError('disconnected', `${label}: the link closed`);
+    if (options.signal?.aborted) throw new EdgeRequestError('aborted', `${label}: aborted`);
+    const controller = new AbortController();
+    let why: EdgeRequestFailure | undefined;
+    const abort = (reason: EdgeRequestFailure) => {
+      why ??= reason;
+      controller.abort();
+    };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const rearm = () => {
+      if (timer) clearTimeout(timer);
+      if (options.timeoutMs !== undefined) timer = setTimeout(() => abort('timeout'), options.timeoutMs);
+    };
+    const onCallerAbort = () => abort('aborted');
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    this.inFlight.add(controller);
+    rearm();
+    try {
+      const response = await this.options.fetch(`${this.options.baseUrl}${path}`, {
+        method,
+        headers: { [AGENT_SECRET_HEADER]: this.options.secret, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        signal: controller.signal,
+      });
+      this.lastFrameAt = this.options.now();
+      if (!response.ok) throw await failureOf(response, label);
+      return await read(response, rearm);
+    } catch (error) {
+      if (controller.signal.aborted) {
+        const reason = why ?? (this.closed ? 'disconnected' : 'aborted');
+        const message =
+          reason === 'timeout' ? `no answer within ${options.timeoutMs} ms` : reason === 'disconnected' ? 'the link closed' : 'aborted';
+        throw new EdgeRequestError(reason, `${label}: ${path.split('?')[0]}: ${message}`);
+      }
+      if (error instanceof EdgeRequestError) throw error;
+      if (error instanceof SyntaxError) throw new EdgeRequestError('failed', `${label}: malformed answer to ${path.split('?')[0]}`);
+      // The agent cannot be reached (refused, reset): it is away, as far as this request goes.
+      throw new EdgeRequestError('disconnected', `${label}: ${causeOf(error)}`);
+    } finally {
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+      this.inFlight.delete(controller);
+    }
+  }
+}
+
+function parse<T>(schema: v.GenericSchema<unknown, T>, value: unknown, agent: string, what: string): T {
+  const result = v.safeParse(schema, value);
+  if (!result.success) throw new EdgeRequestError('failed', `agent ${agent}: malformed ${what}`);
+  return result.output;
+}
+
+export function revisionOf(response: Response): number | undefined {
+  const text = response.headers.get(AGENT_REVISION_HEADER);
+  const revision = text === null ? Number.NaN : Number(text);
+  return Number.isSafeInteger(revision) && revision >= 0 ? revision : undefined;
+}
+
+/** The agent's error status as the request error the hub's routes already answer for. */
+async function failureOf(response: Response, label: string): Promise<EdgeRequestError> {
+  let message = `HTTP ${response.status}`;
+  try {
+    const body = (await response.json()) as { error?: unknown };
+    if (typeof body.error === 'string') message = body.error.slice(0, 300);
+  } catch {
+    // Not JSON: a proxy's page.
+  }
+  const code: EdgeRequestFailure =
+    response.status === 404 ? 'not-found' : response.status === 400 ? 'invalid' : response.status === 403 ? 'unsupported' : 'failed';
+  const hint = response.status === 401 ? ' (the agent refused the secret: check DD_AGENT_<NAME>_SECRET)' : '';
+  return new EdgeRequestError(code, `${label}: ${message}${hint}`);
+}
+
+export function causeOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // Web fetch says "fetch failed"; the cause names the problem (ECONNREFUSED, a TLS error).
+  const cause = (error as Error & { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
+}
+
+/** NDJSON `{stream, ts, line}` lines, handed on in batches as they arrive; each chunk restarts an idle deadline. */
+async function readLogLines(
+  response: Response,
+  onStream: ((lines: DockerLogLine[]) => void) | undefined,
+  rearm: () => void,
+): Promise<undefined> {
+  if (!response.body) return undefined;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rearm();
+      buffer += decoder.decode(value, { stream: true });
+      const cut = buffer.lastIndexOf('\n');
+      if (cut < 0) {
+        if (buffer.length > MAX_LOG_LINE_BYTES) throw new EdgeRequestError('failed', 'a log line exceeds 1 MiB');
+        continue;
+      }
+      const lines = buffer.slice(0, cut).split('\n');
+      buffer = buffer.slice(cut + 1);
+      const parsed: DockerLogLine[] = [];
+      for (const line of lines) {
+        if (!line) continue;
+        const result = v.safeParse(LogLineSchema, parseJson(line));
+        if (!result.success) throw new EdgeRequestError('failed', 'a malformed log line');
+        parsed.push(result.output);
+      }
+      for (let i = 0; i < parsed.length; i += LOG_BATCH_LINES) onStream?.(parsed.slice(i, i + LOG_BATCH_LINES));
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

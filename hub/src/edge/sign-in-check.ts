@@ -1,0 +1,73 @@
+import { hashes, verify } from '@noble/ed25519';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { Cron } from 'croner';
+import { EDGE_CLOSE } from '../../../shared/edge/protocol';
+import { fromBase64Url, generateEdgeKeyPair, signInMessage } from '../../../shared/edge/sign-in';
+import type { EdgeKeyStore } from './edge-key-store';
+import type { HelloFrame, SignInVerdict } from './edge-session';
+
+const refuse = (code: number, message: string): SignInVerdict => ({ ok: false, code, message });
+
+/** What the hub accepts of a hello's watchers: unique names and cron expressions it can schedule. */
+export function checkAnnouncedWatchers(hello: HelloFrame): string | undefined {
+  const names = new Set<string>();
+  for (const watcher of hello.watchers) {
+    if (names.has(watcher.name)) return `watcher ${watcher.name} is announced twice`;
+    names.add(watcher.name);
+    try {
+      new Cron(watcher.cron, { paused: true }).stop();
+    } catch {
+      return `watcher ${watcher.name} has an invalid cron expression`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * verifySignIn of shared/edge/sign-in.ts, on this thread: its verifyAsync hashes through
+ * WebCrypto, which Node runs on the libuv threadpool, so under a burst of storage writes (a fleet
+ * syncing into the fs store) every sign-in queued behind thousands of fsyncs and took seconds
+ * (bench edge-agents). @noble/hashes' SHA-512 keeps the whole check on the CPU, about a millisecond.
+ */
+function verifyNow(publicKey: Uint8Array, hello: HelloFrame, challenge: string, protocol: string): boolean {
+  // noble's documented way to enable its synchronous functions; process-wide, and the async ones are unaffected.
+  hashes.sha512 ??= sha512;
+  const signature = fromBase64Url(hello.signature);
+  if (signature?.length !== 64 || publicKey.length !== 32) return false;
+  try {
+    return verify(signature, signInMessage(challenge, protocol, hello.keyId, hello.agentName), publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks a hello against the key registry (docs/edge-protocol.md "Sign-in"): an unknown key and a
+ * bad signature get the same 4001, and an unknown key costs the same verification as a known one,
+ * so neither the answer nor its timing tells which key ids exist. Only a caller that proved it
+ * holds the key learns that it was revoked (4002) or that the name belongs to another key (4003).
+ */
+export function createSignInCheck(keys: EdgeKeyStore) {
+  // A real key pair, so the stand-in verification of an unknown key does the full work.
+  let decoy: Promise<Uint8Array> | undefined;
+  const decoyKey = () => {
+    decoy ??= generateEdgeKeyPair().then((pair) => pair.publicKey);
+    return decoy;
+  };
+
+  return async function checkSignIn(hello: HelloFrame, challenge: string, protocol: string): Promise<SignInVerdict> {
+    const problem = checkAnnouncedWatchers(hello);
+    if (problem) return refuse(EDGE_CLOSE.invalidFrame, problem);
+    const known = keys.publicKeyBytes(hello.keyId);
+    const publicKey = known ?? (await decoyKey());
+    const verified = verifyNow(publicKey, hello, challenge, protocol);
+    const key = keys.get(hello.keyId);
+    if (!known || !verified || !key) return refuse(EDGE_CLOSE.signInFailed, 'sign-in failed: unknown key or bad signature');
+    if (key.revokedAt !== null) return refuse(EDGE_CLOSE.keyRevoked, 'this key was revoked');
+    const claim = await keys.claimName(hello.agentName, hello.keyId);
+    if (claim === 'taken') return refuse(EDGE_CLOSE.nameTaken, `the name ${hello.agentName} is bound to another key`);
+    // Revoked while the name was being stored: the revocation wins.
+    if (keys.get(hello.keyId)?.revokedAt !== null) return refuse(EDGE_CLOSE.keyRevoked, 'this key was revoked');
+    return { ok: true };
+  };
+}

@@ -1,0 +1,70 @@
+import type { Storage } from 'unstorage';
+import * as v from 'valibot';
+import { ContainerSchema } from '../../../shared/schemas/container';
+import { NOTIFICATION_RULE_IDS } from '../../../shared/schemas/notification-rule';
+import type { Logger } from '../logging/logger';
+import { readValidated } from './validated-storage';
+
+const PREFIX = 'notification-outbox';
+const keyOf = (id: string) => `${PREFIX}:${id}`;
+
+/**
+ * `pending`: waiting for its first attempt (or requeued by an admin); `retrying`: failed at least
+ * once, the next attempt is scheduled; `dead-letter`: out of attempts, or refused in a way a retry
+ * cannot fix (spec 3.6). A delivered entry is deleted.
+ */
+export const OUTBOX_STATUSES = ['pending', 'retrying', 'dead-letter'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+export const OutboxEntrySchema = v.object({
+  id: v.string(),
+  triggerId: v.string(),
+  event: v.picklist(NOTIFICATION_RULE_IDS),
+  kind: v.picklist(['simple', 'batch']),
+  status: v.picklist(OUTBOX_STATUSES),
+  attempts: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  /** Absent on dead-letter entries. */
+  nextAttemptAt: v.optional(v.string()),
+  lastError: v.optional(v.string()),
+  /** A manual run (POST /api/v1/triggers/…): shown as such in the outbox. */
+  manual: v.optional(v.boolean()),
+  /** What the provider is handed; stored whole, never returned by the API (see outboxEntryView). */
+  message: v.object({ title: v.string(), body: v.string(), containers: v.array(ContainerSchema) }),
+});
+export type OutboxEntry = v.InferOutput<typeof OutboxEntrySchema>;
+
+/** The outbox (spec 2.9): one stored record per entry, mirrored in memory, written through. */
+export interface NotificationOutboxStore {
+  load(): Promise<void>;
+  all(): OutboxEntry[];
+  get(id: string): OutboxEntry | undefined;
+  put(entry: OutboxEntry): Promise<void>;
+  remove(id: string): Promise<boolean>;
+}
+
+export function createNotificationOutboxStore(storage: Storage, logger: Logger): NotificationOutboxStore {
+  const entries = new Map<string, OutboxEntry>();
+  return {
+    async load() {
+      entries.clear();
+      const keys = await storage.getKeys(PREFIX);
+      const loaded = await Promise.all(keys.map((key) => readValidated(storage, key, OutboxEntrySchema, logger)));
+      for (const entry of loaded) if (entry) entries.set(entry.id, entry);
+    },
+    // Ids sort in creation order.
+    all: () => [...entries.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    get: (id) => entries.get(id),
+    async put(entry) {
+      await storage.setItem(keyOf(entry.id), entry);
+      entries.set(entry.id, entry);
+    },
+    async remove(id) {
+      if (!entries.has(id)) return false;
+      await storage.removeItem(keyOf(id));
+      entries.delete(id);
+      return true;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import type { Container } from '../../../shared/schemas/container';
+import { containerIdentity } from '../../../shared/update/update-clock';
+import { TEMPORARY_NAME } from '../../../shared/update-engine';
+import { HttpError } from '../http/http-error';
+import { actionAllowed } from './action-routing';
+import { type DockerActionTrigger, triggerCoversWatcher } from './action-triggers';
+import { type UpdateContext, updatableWatcher } from './update-context';
+
+/**
+ * The checks every update or rollback request passes before anything is queued (spec 4.8), each
+ * answering its own status: 403 actions disabled, 404 container or action trigger missing, 409
+ * excluded by labels, already queued or running, or a temporary rollback container.
+ */
+export function findUpdatable(context: UpdateContext, containerId: string): Container {
+  const services = context.services();
+  const container = services.containers.get(containerId);
+  if (!container) throw new HttpError(404, `Unknown container ${containerId.slice(0, 80)}`);
+  if (!services.config.server.featureContainerActions) {
+    throw new HttpError(403, 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)', {
+      feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
+    });
+  }
+  if (TEMPORARY_NAME.test(container.name)) {
+    throw new HttpError(409, `${container.name} is a temporary rollback container of an update; it is not updated itself`, {
+      reason: 'rollback-container',
+    });
+  }
+  return container;
+}
+
+/** The trigger named (by id `docker.x` or name `x`), else the first of the container's watcher that its labels allow. */
+export function resolveTrigger(context: UpdateContext, container: Container, name?: string): DockerActionTrigger {
+  const candidates = context.triggers.filter((trigger) => triggerCoversWatcher(trigger, container.watcher));
+  const named = name === undefined ? candidates : candidates.filter((trigger) => trigger.id === name || trigger.name === name);
+  if (named.length === 0) {
+    throw new HttpError(
+      404,
+      `No Docker action trigger${name === undefined ? '' : ` ${name.slice(0, 80)}`} is configured for the watcher ${container.watcher}`,
+      {
+        watcher: container.watcher,
+        reason: 'no-action-trigger',
+      },
+    );
+  }
+  const allowed = named.find((trigger) => actionAllowed(container.labels, trigger));
+  if (!allowed) {
+    throw new HttpError(409, 'The dd.action.include / dd.action.exclude labels of this container keep the Docker action from it', {
+      reason: 'excluded-by-labels',
+      triggers: named.map((trigger) => trigger.id),
+    });
+  }
+  return allowed;
+}
+
+/** 409 while an operation of this container (by identity: it outlives the id) is queued or running. */
+export function assertNotBusy(context: UpdateContext, container: Container): string {
+  const identity = containerIdentity(container);
+  const holder = context.claims.get(identity);
+  if (holder !== undefined) {
+    const operation = context.store.get(holder);
+    throw new HttpError(409, `An update of ${container.name} is already ${operation?.status === 'queued' ? 'queued' : 'in progress'}`, {
+      reason: operation?.status === 'queued' ? 'queued' : 'in-progress',
+      operationId: holder,
+    });
+  }
+  return identity;
+}
+
+/** Edge agents' containers are updated through the agent, which is later work: 501 rather than a pretend 202. */
+export function assertLocal(context: UpdateContext, container: Container) {
+  if (container.agent !== undefined) {
+    throw new HttpError(501, `Updating containers of edge agents (${container.agent}) is not available yet; nothing was changed`, {
+      agent: container.agent,
+      reason: 'agent-updates-not-available',
+    });
+  }
+  const reached = updatableWatcher(context, container.watcher);
+  if (!reached) throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
+  return reached;
+}
+
+/** Spec 3.3: a manual request is refused while the maturity gate holds the update. */
+export function assertMature(container: Container): void {
+  const held = container.blockers?.find((blocker) => blocker.reason === 'maturity-not-reached');
+  if (held) {
+    throw new HttpError(409, 'The maturity gate holds this update', {
+      reason: 'maturity-not-reached',
+      ...(held.liftableAt !== undefined && { liftableAt: held.liftableAt }),
+    });
+  }
+}

@@ -1,0 +1,77 @@
+import { canUpdateContainers, type UpdatableDockerHost } from '../../../shared/docker/docker-host';
+import { containerIdentity } from '../../../shared/update/update-clock';
+import { type HealthTiming, publicOperation, type UpdateOperation, type UpdateScheduler } from '../../../shared/update-engine';
+import type { HubServices } from '../hub-services';
+import type { Logger } from '../logging/logger';
+import type { DockerWatcher } from '../watchers/docker-watcher';
+import type { DockerActionTrigger } from './action-triggers';
+import type { BackupStore } from './backup-store';
+import type { UpdateOperationStore } from './operation-store';
+
+/** Runtime tuning and test seams of the update capability (HubDeps.updates). */
+export interface UpdateServiceOptions {
+  /** Told after every journal write, before the next Docker call: crash tests pause a hub here. */
+  afterSave?: ((operation: UpdateOperation) => Promise<void>) | undefined;
+  /** Health polling and the start check of images without a healthcheck. */
+  timing?: Partial<HealthTiming> | undefined;
+  /** Operations running at once (default 8). */
+  maxConcurrent?: number | undefined;
+  /** How often a container under automatic rollback is inspected (default 2 s). */
+  autoRollbackPollMs?: number | undefined;
+  /** Retry of a recovery whose Docker host did not answer (default 30 s). */
+  recoveryRetryMs?: number | undefined;
+}
+
+/** What the parts of the update capability share. */
+export interface UpdateContext {
+  services: () => HubServices;
+  options: UpdateServiceOptions;
+  logger: Logger;
+  triggers: readonly DockerActionTrigger[];
+  store: UpdateOperationStore;
+  backups: BackupStore;
+  scheduler: UpdateScheduler;
+  /** The per-container lock: identity → the operation holding it, from request to settled. */
+  claims: Map<string, string>;
+  /** Operations cancelled by a user: settled without a failure notification. */
+  cancelled: Map<string, string>;
+}
+
+export const identityOf = (operation: Pick<UpdateOperation, 'agent' | 'watcher' | 'containerName'>) =>
+  containerIdentity({ agent: operation.agent, watcher: operation.watcher, name: operation.containerName });
+
+export function isoNow(context: UpdateContext): string {
+  return new Date(context.services().now()).toISOString();
+}
+
+/** The hub's own watcher of that name with a host that can update containers (edge agents' cannot yet). */
+export function updatableWatcher(
+  context: UpdateContext,
+  watcherName: string,
+): { watcher: DockerWatcher; host: UpdatableDockerHost } | undefined {
+  const watcher = context.services().watchers.find((candidate) => candidate.name === watcherName && candidate.agent === undefined);
+  if (!watcher || !canUpdateContainers(watcher.host)) return undefined;
+  return { watcher, host: watcher.host };
+}
+
+export function triggerById(context: UpdateContext, id: string | undefined): DockerActionTrigger | undefined {
+  return context.triggers.find((trigger) => trigger.id === id);
+}
+
+/** dd:update-operation-changed (spec 6.1), with the queue as it stands. */
+export function publishChanged(context: UpdateContext, operation: UpdateOperation): void {
+  const queue = context.scheduler.position(operation.id) ?? { queuePosition: 0, queueTotal: context.scheduler.total() };
+  context.services().publish('dd:update-operation-changed', {
+    operationId: operation.id,
+    containerName: operation.containerName,
+    ...(operation.triggerName !== undefined && { triggerName: operation.triggerName }),
+    status: operation.status,
+    phase: operation.phase,
+    queuePosition: queue.queuePosition,
+    queueTotal: queue.queueTotal,
+  });
+}
+
+export function viewOf(context: UpdateContext, operation: UpdateOperation) {
+  return publicOperation(operation, context.scheduler.position(operation.id));
+}

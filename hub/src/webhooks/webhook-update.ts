@@ -1,0 +1,14 @@
+import type { Container } from '../../../shared/schemas/container';
+import type { HubServices } from '../hub-services';
+
+/**
+ * POST /api/v1/webhook/update/{containerName}, once the container is resolved, authorised and
+ * opted in: an update operation queued by the update service (issue 7) with source `webhook`,
+ * through the same checks as POST /containers/{id}/update, each refusal with its status (400 no
+ * update, 403 container actions disabled, 404 no Docker action trigger, 409 queued, running or
+ * excluded by labels, 501 a container of an edge agent, 503 its watcher unavailable).
+ */
+export async function startWebhookUpdate(services: HubServices, container: Container): Promise<{ operationId: string }> {
+  const operation = await services.updates.requestUpdate(container.id, { source: 'webhook' });
+  return { operationId: operation.id };
+}

@@ -1,0 +1,85 @@
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { AgentFrameSchema, EDGE_PROTOCOL, EDGE_SUBPROTOCOLS, edgeProtocolOf, HubFrameSchema } from './protocol';
+import {
+  edgeKeyId,
+  fromBase64Url,
+  generateEdgeKeyPair,
+  newChallenge,
+  signChallenge,
+  signInMessage,
+  toBase64Url,
+  verifySignIn,
+} from './sign-in';
+
+describe('edge/1.0 sign-in', () => {
+  it('signs the documented bytes exactly', () => {
+    const text = new TextDecoder().decode(signInMessage('abc', 'edge/1.0', '0123456789abcdef', 'nas'));
+    expect(text).toBe('dockwatch-edge-sign-in\nedge/1.0\nabc\n0123456789abcdef\nnas');
+  });
+
+  it('derives the key id from the first 8 bytes of SHA-256 of the raw key', () => {
+    // SHA-256 of 32 zero bytes starts 66687aadf862bd77 (a known vector).
+    expect(edgeKeyId(new Uint8Array(32))).toBe('66687aadf862bd77');
+  });
+
+  it('verifies its own signature and refuses any change of challenge, version, key id or name', async () => {
+    const { secretKey, publicKey } = await generateEdgeKeyPair();
+    const keyId = edgeKeyId(publicKey);
+    const challenge = newChallenge();
+    const signature = await signChallenge(secretKey, challenge, EDGE_PROTOCOL, keyId, 'nas');
+    expect(await verifySignIn(publicKey, signature, challenge, EDGE_PROTOCOL, keyId, 'nas')).toBe(true);
+    expect(await verifySignIn(publicKey, signature, newChallenge(), EDGE_PROTOCOL, keyId, 'nas')).toBe(false);
+    expect(await verifySignIn(publicKey, signature, challenge, 'edge/1.1', keyId, 'nas')).toBe(false);
+    expect(await verifySignIn(publicKey, signature, challenge, EDGE_PROTOCOL, '0000000000000000', 'nas')).toBe(false);
+    expect(await verifySignIn(publicKey, signature, challenge, EDGE_PROTOCOL, keyId, 'nas2')).toBe(false);
+    const other = await generateEdgeKeyPair();
+    expect(await verifySignIn(other.publicKey, signature, challenge, EDGE_PROTOCOL, keyId, 'nas')).toBe(false);
+  });
+
+  it('answers false, never throws, for malformed signatures and keys', async () => {
+    const { publicKey } = await generateEdgeKeyPair();
+    for (const signature of ['', 'not base64!', toBase64Url(new Uint8Array(63)), toBase64Url(new Uint8Array(64))]) {
+      expect(await verifySignIn(publicKey, signature, 'c', EDGE_PROTOCOL, 'k', 'n')).toBe(false);
+    }
+    expect(await verifySignIn(new Uint8Array(31), toBase64Url(new Uint8Array(64)), 'c', EDGE_PROTOCOL, 'k', 'n')).toBe(false);
+    expect(fromBase64Url('a')).toBeUndefined();
+  });
+});
+
+describe('edge/1.0 frames', () => {
+  it('accepts both reply forms and refuses a reply mixing them', () => {
+    expect(v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: true, result: { a: 1 } }).success).toBe(true);
+    expect(v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: false, error: { code: 'failed', message: 'x' } }).success).toBe(
+      true,
+    );
+    expect(v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: false }).success).toBe(false);
+  });
+
+  it('refuses unknown types, unknown methods and bad names', () => {
+    expect(v.safeParse(AgentFrameSchema, { type: 'shell', cmd: 'rm -rf /' }).success).toBe(false);
+    expect(v.safeParse(HubFrameSchema, { type: 'request', id: '1', request: { method: 'exec' } }).success).toBe(false);
+    const hello = {
+      type: 'hello',
+      protocol: EDGE_PROTOCOL,
+      keyId: '0123456789abcdef',
+      agentName: 'Bad Name',
+      signature: 'abc',
+      agent: { version: '1', hostname: 'h', os: 'linux', arch: 'x64', cpus: 2, memoryGb: 1, uptimeSeconds: 1, logLevel: 'info' },
+      watchers: [],
+    };
+    expect(v.safeParse(AgentFrameSchema, hello).success).toBe(false);
+    expect(v.safeParse(AgentFrameSchema, { ...hello, agentName: 'nas-1' }).success).toBe(true);
+  });
+});
+
+describe('edge/1.0 subprotocol', () => {
+  it('offers RFC 7230 tokens in the upgrade (ws and browsers refuse `/` there) and maps them back', () => {
+    const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+    for (const subprotocol of EDGE_SUBPROTOCOLS) expect(subprotocol).toMatch(token);
+    expect(EDGE_SUBPROTOCOLS).toEqual(['edge.1.0']);
+    expect(edgeProtocolOf('edge.1.0')).toBe(EDGE_PROTOCOL);
+    expect(edgeProtocolOf('edge/1.0')).toBeUndefined();
+    expect(edgeProtocolOf('edge.2.0')).toBeUndefined();
+  });
+});

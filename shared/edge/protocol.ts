@@ -1,0 +1,183 @@
+import * as v from 'valibot';
+import { LOG_LEVELS, LogEntrySchema } from '../schemas/log-entry';
+import { ContainerDetailsSchema, ImageDetailsSchema, LogLineSchema, LogOptionsSchema, StatsSchema } from './docker-schemas';
+
+/**
+ * The edge protocol, `edge/1.0`: every frame in both directions. docs/edge-protocol.md is the prose
+ * form of this file; change both together. One JSON object per WebSocket text frame, `{type, ...}`.
+ */
+export const EDGE_PROTOCOL = 'edge/1.0';
+/** Protocol versions this side understands, newest first (the `edge/1.x` rule is in docs/edge-protocol.md). */
+export const EDGE_PROTOCOLS = [EDGE_PROTOCOL] as const;
+
+/**
+ * The WebSocket subprotocol token of a version. Sec-WebSocket-Protocol values must be RFC 7230
+ * tokens and `/` is not a token character: ws (on either end) and browsers refuse `edge/1.0` in an
+ * upgrade. So in the upgrade a version is written with `.` for `/` (`edge.1.0`); everywhere else
+ * (challenge, hello, the signed bytes) it is written `edge/1.0`.
+ */
+export function edgeSubprotocol(protocol: string): string {
+  return protocol.replace('/', '.');
+}
+
+/** The tokens to offer (agent) or accept (hub) in Sec-WebSocket-Protocol, newest first. */
+export const EDGE_SUBPROTOCOLS: readonly string[] = EDGE_PROTOCOLS.map(edgeSubprotocol);
+
+/** The version a subprotocol token stands for, when this side speaks it. */
+export function edgeProtocolOf(subprotocol: string): (typeof EDGE_PROTOCOLS)[number] | undefined {
+  return EDGE_PROTOCOLS.find((protocol) => edgeSubprotocol(protocol) === subprotocol);
+}
+
+/** Largest frame either side accepts; a larger one closes the socket with 1009. */
+export const EDGE_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** A snapshot is sent in parts of at most this many containers, so a large host stays under the frame cap. */
+export const EDGE_SNAPSHOT_PART_SIZE = 200;
+/** The agent must send a valid `hello` within this long after the upgrade. */
+export const EDGE_SIGN_IN_DEADLINE_MS = 10_000;
+export const EDGE_HEARTBEAT_MS = 15_000;
+/** A peer from which nothing arrived for two beats (plus a little slack) is dropped. */
+export const EDGE_SILENCE_LIMIT_MS = 2 * EDGE_HEARTBEAT_MS + 5_000;
+
+/** Close codes: the 4xxx ones are this protocol's own (docs/edge-protocol.md lists what each asks of the agent). */
+export const EDGE_CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  tooLarge: 1009,
+  internalError: 1011,
+  superseded: 4000,
+  signInFailed: 4001,
+  keyRevoked: 4002,
+  nameTaken: 4003,
+  invalidFrame: 4004,
+  signInTimeout: 4005,
+  heartbeatMissed: 4006,
+  unsupportedVersion: 4008,
+} as const;
+
+// ---- pieces ----------------------------------------------------------------------------------
+
+/** Agent names appear in URLs (`/api/v1/agents/{name}`) and in container ids' namespaces. */
+export const AGENT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const AgentName = v.pipe(v.string(), v.regex(AGENT_NAME, 'agent names are 1-63 of [a-z0-9-], starting alphanumeric'));
+const KeyId = v.pipe(v.string(), v.regex(/^[0-9a-f]{16}$/, 'a key id is 16 lower-case hex digits'));
+const RequestId = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
+const WatcherName = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]*$/), v.maxLength(63));
+const ShortText = v.pipe(v.string(), v.maxLength(256));
+const Base64Url = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/), v.maxLength(128));
+
+/** What an agent says about itself (spec 2.3 fields; the hub derives `version` and `build` from `version`). */
+export const AgentInfoSchema = v.object({
+  /** The agent's full version as built, prerelease suffix included: `1.4.0-rc.2`. */
+  version: ShortText,
+  /** Older agents may send their build identity separately. */
+  build: v.optional(ShortText),
+  hostname: ShortText,
+  os: ShortText,
+  arch: ShortText,
+  cpus: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  memoryGb: v.pipe(v.number(), v.minValue(0)),
+  uptimeSeconds: v.pipe(v.number(), v.minValue(0)),
+  logLevel: v.picklist(LOG_LEVELS),
+});
+export type AgentInfo = v.InferOutput<typeof AgentInfoSchema>;
+
+/** One Docker watcher of the agent; the hub schedules its cycles and runs its registry checks. */
+export const EdgeWatcherSchema = v.object({
+  name: WatcherName,
+  /** Masked: `unix:///var/run/docker.sock`, `tcp://host:2375`. */
+  endpoint: ShortText,
+  cron: ShortText,
+  jitterSeconds: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  watchAll: v.boolean(),
+  watchByDefault: v.boolean(),
+});
+export type EdgeWatcher = v.InferOutput<typeof EdgeWatcherSchema>;
+
+const ErrorCode = v.picklist(['not-found', 'unsupported', 'invalid', 'busy', 'failed']);
+
+// ---- hub → agent -----------------------------------------------------------------------------
+
+/** The commands a hub sends; each is answered by one `reply` with the same `id`. */
+export const EdgeRequestSchema = v.variant('method', [
+  /** A fresh, authoritative observation of one watcher; answered by `snapshot` parts, then the reply. */
+  v.object({ method: v.literal('inventory'), watcher: WatcherName, operationId: v.optional(ShortText) }),
+  v.object({
+    method: v.picklist(['container.start', 'container.stop', 'container.restart', 'container.remove']),
+    watcher: WatcherName,
+    containerId: ShortText,
+  }),
+  v.object({ method: v.literal('container.stats'), watcher: WatcherName, containerId: ShortText }),
+  /** Log lines arrive as `stream` frames; the reply ends the stream. `cancel` stops it early. */
+  v.object({ method: v.literal('container.logs'), watcher: WatcherName, containerId: ShortText, options: LogOptionsSchema }),
+  v.object({
+    method: v.literal('log.entries'),
+    level: v.optional(v.picklist(LOG_LEVELS)),
+    component: v.optional(ShortText),
+    tail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000))),
+    since: v.optional(v.number()),
+  }),
+]);
+export type EdgeRequest = v.InferOutput<typeof EdgeRequestSchema>;
+export type EdgeMethod = EdgeRequest['method'];
+
+export const HubFrameSchema = v.variant('type', [
+  v.object({ type: v.literal('challenge'), protocol: v.literal(EDGE_PROTOCOL), challenge: Base64Url, hubVersion: ShortText }),
+  v.object({ type: v.literal('welcome'), agentName: AgentName, keyId: KeyId, heartbeatMs: v.number(), hubVersion: ShortText }),
+  /** Sent just before the hub closes with the same code, so an agent's log says why. */
+  v.object({ type: v.literal('error'), code: v.number(), message: ShortText }),
+  v.object({ type: v.literal('request'), id: RequestId, request: EdgeRequestSchema }),
+  v.object({ type: v.literal('cancel'), id: RequestId }),
+  v.object({ type: v.literal('ping') }),
+  v.object({ type: v.literal('pong') }),
+]);
+export type HubFrame = v.InferOutput<typeof HubFrameSchema>;
+
+// ---- agent → hub -----------------------------------------------------------------------------
+
+/** Results of the requests that answer with data (the others reply `{type: "reply", id, ok: true}` without a result). */
+export const InventoryResultSchema = v.object({ syncId: ShortText, containers: v.number() });
+export const StatsResultSchema = StatsSchema;
+export const LogEntriesResultSchema = v.object({ entries: v.array(LogEntrySchema) });
+
+export const AgentFrameSchema = v.variant('type', [
+  v.object({
+    type: v.literal('hello'),
+    protocol: v.literal(EDGE_PROTOCOL),
+    keyId: KeyId,
+    agentName: AgentName,
+    /** Ed25519 signature (base64url) over signInMessage(challenge, protocol, keyId, agentName). */
+    signature: Base64Url,
+    agent: AgentInfoSchema,
+    watchers: v.pipe(v.array(EdgeWatcherSchema), v.maxLength(32)),
+  }),
+  /**
+   * One part of a watcher's full inventory. Parts of one sync share `syncId`; the hub applies the
+   * whole when the part with `last: true` arrives. `operationId` echoes an inventory request's.
+   */
+  v.object({
+    type: v.literal('snapshot'),
+    watcher: WatcherName,
+    syncId: ShortText,
+    operationId: v.optional(ShortText),
+    part: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    last: v.boolean(),
+    containers: v.pipe(v.array(ContainerDetailsSchema), v.maxLength(EDGE_SNAPSHOT_PART_SIZE)),
+    images: v.array(ImageDetailsSchema),
+  }),
+  /** A container appeared or changed (a Docker event, re-inspected by the agent). */
+  v.object({
+    type: v.literal('container.changed'),
+    watcher: WatcherName,
+    container: ContainerDetailsSchema,
+    image: v.optional(ImageDetailsSchema),
+  }),
+  v.object({ type: v.literal('container.removed'), watcher: WatcherName, containerId: ShortText }),
+  /** Sent when something of AgentInfo changed (the hub then emits dd:agent-stats-changed). */
+  v.object({ type: v.literal('info'), agent: AgentInfoSchema }),
+  v.object({ type: v.literal('stream'), id: RequestId, lines: v.pipe(v.array(LogLineSchema), v.maxLength(1000)) }),
+  v.object({ type: v.literal('reply'), id: RequestId, ok: v.literal(true), result: v.optional(v.unknown()) }),
+  v.object({ type: v.literal('reply'), id: RequestId, ok: v.literal(false), error: v.object({ code: ErrorCode, message: ShortText }) }),
+  v.object({ type: v.literal('ping') }),
+  v.object({ type: v.literal('pong') }),
+]);
+export type AgentFrame = v.InferOutput<typeof AgentFrameSchema>;

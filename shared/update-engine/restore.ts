@@ -1,0 +1,62 @@
+import type { DockerHost, UpdatableDockerHost } from '../docker/docker-host';
+import type { UpdateOperation } from './operation';
+import { UpdateStepError } from './update-step-error';
+
+/** Docker's clock and ours may differ a little: a container created this long before the operation still counts as its own. */
+const CLOCK_SLACK_MS = 5_000;
+
+/**
+ * The new container of this operation, if Docker has it: by the id the journal recorded, else (a
+ * stop between create and the journal write) the container holding the original name that is not
+ * the old one and was created after the operation began.
+ */
+async function findNewContainer(operation: UpdateOperation, host: DockerHost) {
+  if (operation.newContainerId) return host.inspectContainer(operation.newContainerId);
+  const holder = await host.inspectContainer(operation.containerName);
+  if (!holder || holder.id === operation.containerId) return undefined;
+  return holder.createdAt >= Date.parse(operation.createdAt) - CLOCK_SLACK_MS ? holder : undefined;
+}
+
+/**
+ * Puts the old container back as it was: the new one removed, the old one under its own name,
+ * running if it was. Idempotent, and driven by what Docker has now rather than by the journal's
+ * phase alone, so it also finishes a restore that a crash interrupted. Answers whether it changed
+ * anything. Throws when it cannot, leaving the old container in place (never removed here).
+ */
+export async function restoreOldContainer(operation: UpdateOperation, host: UpdatableDockerHost): Promise<boolean> {
+  const old = await host.inspectContainer(operation.containerId);
+  const fresh = await findNewContainer(operation, host);
+  if (!old) {
+    // Never neither: with the old container gone, the new one (if any) is kept and kept running.
+    if (fresh && fresh.state !== 'running' && operation.oldWasRunning !== false) await host.start(fresh.id).catch(() => undefined);
+    throw new UpdateStepError(
+      `the old container ${operation.containerId.slice(0, 12)} is gone${fresh ? '; the new container was kept' : ''}`,
+    );
+  }
+  let changed = false;
+  if (fresh && fresh.id !== old.id) {
+    await host.forceRemoveContainer(fresh.id);
+    changed = true;
+  }
+  if (old.name !== operation.containerName) {
+    const holder = await host.inspectContainer(operation.containerName);
+    if (holder && holder.id !== old.id) {
+      throw new UpdateStepError(`another container (${holder.id.slice(0, 12)}) now holds the name ${operation.containerName}`);
+    }
+    await host.renameContainer(old.id, operation.containerName);
+    changed = true;
+  }
+  if (operation.oldWasRunning !== false && old.state !== 'running') {
+    await host.start(old.id);
+    changed = true;
+  }
+  return changed;
+}
+
+/** After a passed health gate: the new container runs (started again if a crash stopped it), the old one goes. */
+export async function keepNewContainer(operation: UpdateOperation, host: UpdatableDockerHost): Promise<boolean> {
+  const fresh = await findNewContainer(operation, host);
+  if (!fresh) return false;
+  if (operation.oldWasRunning !== false && fresh.state !== 'running') await host.start(fresh.id);
+  return true;
+}

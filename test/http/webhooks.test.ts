@@ -1,0 +1,314 @@
+import { describe, expect, it } from 'vitest';
+import { signBody } from '../../hub/src/webhooks/registry-signature';
+import { containerRecord, withImage } from '../support/container-fixture';
+import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../support/hub-harness';
+
+/**
+ * The webhook routes (spec 4.11, 5.8, 5.9, 7, 8) without Docker: every status they document.
+ * Containers are records put in the store; their watcher is not running, so a resolved
+ * container's check answers 503 here (against a real dockerd and registry:
+ * test/integration/action-webhooks.test.ts and registry-webhook-e2e.test.ts).
+ */
+
+const TOKEN = 'ci-token-5f2a9c';
+const SECRET = 'registry-hmac-secret';
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const post = (headers: Record<string, string> = {}, body?: string): RequestInit => ({
+  method: 'POST',
+  headers,
+  ...(body !== undefined && { body }),
+});
+
+const web = containerRecord({ id: '1'.repeat(64), name: 'web', watcher: 'local' });
+const webEast = containerRecord({ id: '2'.repeat(64), name: 'web', watcher: 'east' });
+const webNas = containerRecord({ id: '3'.repeat(64), name: 'web', watcher: 'local', agent: 'nas' });
+const optedOut = containerRecord({ id: '4'.repeat(64), name: 'private', webhookEnabled: false, labels: { 'dd.webhook.enabled': 'false' } });
+const app = withImage(containerRecord({ id: '5'.repeat(64), name: 'app' }), '127.0.0.1:5000', 'team/app');
+const pending = {
+  updateAvailable: true,
+  updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '1.1.0', semverDiff: 'minor' },
+} as const;
+const outdated = { ...withImage(containerRecord({ id: '6'.repeat(64), name: 'outdated' }), '127.0.0.1:5000', 'team/app'), ...pending };
+const outdatedOnAgent = { ...containerRecord({ id: '7'.repeat(64), name: 'remote', agent: 'nas' }), ...pending };
+
+async function seed(client: HubClient): Promise<void> {
+  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent]) await client.hub.services.containers.put(record);
+}
+
+async function metric(client: HubClient, line: RegExp): Promise<string | undefined> {
+  const text = await (await client.request('/metrics')).text();
+  return text.split('\n').find((candidate) => line.test(candidate));
+}
+
+async function auditActions(client: HubClient, action: string): Promise<{ containerName?: string; status?: string; details?: string }[]> {
+  return (await (await client.request(`/api/v1/audit?action=${action}`)).json()).data;
+}
+
+describeHubMatrix(
+  'action webhooks with a shared token',
+  (client) => {
+    it('seeds the records', async () => {
+      await seed(client());
+    });
+
+    it('answer 401 without a token or with a wrong one, whichever route, and never echo the token', async () => {
+      for (const path of ['/api/v1/webhook/watch', '/api/v1/webhook/watch/web', '/api/v1/webhook/update/web']) {
+        const missing = await client().request(path, post());
+        expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+        await expectJsonError(missing, 401);
+      }
+      const wrong = await client().request('/api/v1/webhook/watch', post(bearer(`${TOKEN}x`)));
+      expect(wrong.headers.get('www-authenticate')).toContain('invalid_token');
+      const body = await expectJsonError(wrong, 401);
+      expect(JSON.stringify(body)).not.toContain(TOKEN);
+    });
+
+    it('POST /webhook/watch runs every watcher and reports result.coalesced; audited and counted', async () => {
+      const response = await client().request('/api/v1/webhook/watch', post(bearer(TOKEN)));
+      expect(response.status).toBe(200);
+      // No Docker in this hub: no watcher runs, and nothing was folded into a running cycle.
+      expect(await response.json()).toEqual({
+        message: 'Watched 0 watchers',
+        result: { watchers: 0, failedWatchers: 0, errors: 0, containers: 7, coalesced: false },
+      });
+      expect(await auditActions(client(), 'webhook-watch')).toEqual([
+        expect.objectContaining({ status: 'succeeded', details: '0 watchers, 0 failed, coalesced: false' }),
+      ]);
+      expect(await metric(client(), /^dd_webhook_total\{action="watch"\}/)).toBe('dd_webhook_total{action="watch"} 1');
+    });
+
+    it('answers 404 for an unknown name and 409 for an ambiguous one, listing agent/watcher pairs', async () => {
+      const unknown = await expectJsonError(await client().request('/api/v1/webhook/watch/nope', post(bearer(TOKEN))), 404);
+      expect(unknown.details).toEqual({ containerName: 'nope' });
+      const ambiguous = await expectJsonError(await client().request('/api/v1/webhook/watch/web', post(bearer(TOKEN))), 409);
+      expect(ambiguous.error).toContain('__local__/east, __local__/local, nas/local');
+      expect(ambiguous.details?.candidates).toEqual([
+        { agent: '__local__', watcher: 'east' },
+        { agent: '__local__', watcher: 'local' },
+        { agent: 'nas', watcher: 'local' },
+      ]);
+      const stillAmbiguous = await client().request('/api/v1/webhook/update/web?agent=__local__', post(bearer(TOKEN)));
+      await expectJsonError(stillAmbiguous, 409);
+    });
+
+    it('selects with agent= and watcher=; the resolved container’s watcher is not running here: 503', async () => {
+      const local = await expectJsonError(
+        await client().request('/api/v1/webhook/watch/web?agent=__local__&watcher=east', post(bearer(TOKEN))),
+        503,
+      );
+      expect(local.details).toEqual({ watcher: 'east' });
+      const remote = await expectJsonError(await client().request('/api/v1/webhook/watch/web?agent=nas', post(bearer(TOKEN))), 503);
+      expect(remote.details).toEqual({ watcher: 'local', agent: 'nas' });
+      await expectJsonError(await client().request('/api/v1/webhook/watch/web?agent=elsewhere', post(bearer(TOKEN))), 404);
+      await expectJsonError(await client().request(`/api/v1/webhook/watch/web?watcher=${'x'.repeat(129)}`, post(bearer(TOKEN))), 400);
+    });
+
+    it('answers 403 on both per-container routes for a container labelled dd.webhook.enabled=false', async () => {
+      for (const route of ['watch', 'update']) {
+        const body = await expectJsonError(await client().request(`/api/v1/webhook/${route}/private`, post(bearer(TOKEN))), 403);
+        expect(body.error).toContain('dd.webhook.enabled=false');
+      }
+    });
+
+    it('POST /webhook/update goes through the update service’s checks: 400 no update, 503 watcher away, 501 agent', async () => {
+      const none = await expectJsonError(await client().request('/api/v1/webhook/update/app', post(bearer(TOKEN))), 400);
+      expect(none.details).toEqual({ reason: 'no-update-available' });
+      // Updatable, but its watcher does not run in this hub (no Docker here).
+      await expectJsonError(await client().request('/api/v1/webhook/update/outdated', post(bearer(TOKEN))), 503);
+      const agent = await expectJsonError(await client().request('/api/v1/webhook/update/remote', post(bearer(TOKEN))), 501);
+      expect(agent.details).toMatchObject({ agent: 'nas' });
+      expect((await auditActions(client(), 'webhook-update')).map((entry) => [entry.containerName, entry.status])).toEqual([
+        ['remote', 'failed'],
+        ['outdated', 'failed'],
+        ['app', 'failed'],
+      ]);
+      expect(await metric(client(), /^dd_webhook_total\{action="update"\}/)).toMatch(/ [1-9]\d*$/);
+      expect(await metric(client(), /^dd_webhook_total\{action="watch-container"\}/)).toMatch(/ [1-9]\d*$/);
+    });
+
+    it('never writes the token into the log', () => {
+      expect(JSON.stringify(client().logged)).not.toContain(TOKEN);
+    });
+  },
+  // One Docker action trigger, so an update request gets past the trigger check.
+  { DD_SERVER_WEBHOOK_ENABLED: 'true', DD_SERVER_WEBHOOK_TOKEN: TOKEN, DD_ACTION_DOCKER_DEPLOY_BACKUPCOUNT: '1' },
+);
+
+describeHubMatrix(
+  'registry webhook',
+  (client) => {
+    const envelope = (host: string, repository: string, tag: string) =>
+      JSON.stringify({
+        events: [
+          { action: 'pull', target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' }, request: { host } },
+          { action: 'push', target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' }, request: { host } },
+        ],
+      });
+    const send = async (body: string, headers: Record<string, string>) =>
+      client().request(
+        '/api/v1/webhooks/registry',
+        post({ 'content-type': 'application/vnd.docker.distribution.events.v1+json', ...headers }, body),
+      );
+
+    it('seeds the records', async () => {
+      await seed(client());
+    });
+
+    it('answers 401 without a signature and with a wrong one', async () => {
+      const body = envelope('127.0.0.1:5000', 'team/app', '2.0.0');
+      const missing = await expectJsonError(await send(body, {}), 401);
+      expect(missing.error).toContain('x-hub-signature-256');
+      await expectJsonError(await send(body, { 'x-hub-signature-256': await signBody('another-secret', body) }), 401);
+      // Signed, then changed by one byte on the way: the signature covers the exact bytes.
+      await expectJsonError(await send(`${body} `, { 'x-hub-signature-256': await signBody(SECRET, body) }), 401);
+    });
+
+    it('accepts the signature in each of the six headers, as sha256=<hex> or bare hex', async () => {
+      const body = envelope('ghcr.io', 'nobody/nothing', '1.0.0');
+      const signed = await signBody(SECRET, body);
+      const headers = [
+        'x-drydock-signature',
+        'x-hub-signature-256',
+        'x-quay-signature',
+        'x-harbor-signature',
+        'x-ms-signature',
+        'x-registry-signature',
+      ];
+      for (const [index, header] of headers.entries()) {
+        const value = index % 2 === 0 ? signed : signed.slice('sha256='.length);
+        const response = await send(body, { [header]: value });
+        expect(response.status).toBe(202);
+        expect(await response.json()).toMatchObject({ format: 'distribution', received: 1, ignored: 1, matched: 0, dispatched: 0 });
+      }
+    });
+
+    it('answers 400 for a signed body that is not JSON or not a known format', async () => {
+      await expectJsonError(await send('not json', { 'x-registry-signature': await signBody(SECRET, 'not json') }), 400);
+      const odd = JSON.stringify({ hello: 'world' });
+      const unknown = await expectJsonError(await send(odd, { 'x-registry-signature': await signBody(SECRET, odd) }), 400);
+      expect(unknown.details?.formats).toEqual(['distribution', 'acr', 'docker-hub', 'harbor', 'quay', 'ghcr']);
+    });
+
+    it('answers 202 with dispatch counts: matching containers whose watcher is unavailable are counted, not checked', async () => {
+      const body = envelope('127.0.0.1:5000', 'team/app', '2.0.0');
+      const response = await send(body, { 'x-drydock-signature': await signBody(SECRET, body) });
+      expect(response.status).toBe(202);
+      expect(await response.json()).toEqual({
+        message: 'Checking 0 containers',
+        format: 'distribution',
+        received: 1,
+        ignored: 1,
+        matched: 2,
+        dispatched: 0,
+        queued: 0,
+        unavailable: 2,
+        images: ['127.0.0.1:5000/team/app:2.0.0'],
+      });
+      expect(await metric(client(), /^dd_webhook_total\{action="registry"\}/)).toMatch(/ [1-9]\d*$/);
+    });
+  },
+  { DD_SERVER_WEBHOOK_ENABLED: 'true', DD_SERVER_WEBHOOK_SECRET: SECRET },
+);
+
+describeHubMatrix('webhooks disabled (the default)', (client) => {
+  it('answer 403 on every webhook route, whatever the credentials', async () => {
+    for (const path of ['/api/v1/webhook/watch', '/api/v1/webhook/watch/web', '/api/v1/webhook/update/web', '/api/v1/webhooks/registry']) {
+      const body = await expectJsonError(await client().request(path, post(bearer(TOKEN))), 403);
+      expect(body.error).toContain('DD_SERVER_WEBHOOK_ENABLED');
+    }
+  });
+});
+
+describe('webhook configuration at the routes', () => {
+  it('per-endpoint tokens: each route takes its own token only', async () => {
+    const client = await createMemoryHub({
+      DD_SERVER_WEBHOOK_ENABLED: 'true',
+      DD_SERVER_WEBHOOK_TOKENS_WATCHALL: 'tok-all',
+      DD_SERVER_WEBHOOK_TOKENS_WATCH: 'tok-one',
+      DD_SERVER_WEBHOOK_TOKENS_UPDATE: 'tok-upd',
+    });
+    try {
+      await seed(client);
+      await expectJsonError(await client.request('/api/v1/webhook/watch', post(bearer('tok-one'))), 401);
+      expect((await client.request('/api/v1/webhook/watch', post(bearer('tok-all')))).status).toBe(200);
+      await expectJsonError(await client.request('/api/v1/webhook/watch/app', post(bearer('tok-all'))), 401);
+      await expectJsonError(await client.request('/api/v1/webhook/watch/app', post(bearer('tok-one'))), 503);
+      await expectJsonError(await client.request('/api/v1/webhook/update/app', post(bearer('tok-one'))), 401);
+      // No Docker action trigger is configured in this hub.
+      const noTrigger = await expectJsonError(await client.request('/api/v1/webhook/update/app', post(bearer('tok-upd'))), 404);
+      expect(noTrigger.details).toMatchObject({ reason: 'no-action-trigger' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('enabled without a token: the action routes answer 500; without a secret: the registry route answers 500', async () => {
+    const client = await createMemoryHub({ DD_SERVER_WEBHOOK_ENABLED: 'true' });
+    try {
+      const action = await expectJsonError(await client.request('/api/v1/webhook/watch', post(bearer('anything'))), 500);
+      expect(action.error).toContain('DD_SERVER_WEBHOOK_TOKEN');
+      const registry = await expectJsonError(await client.request('/api/v1/webhooks/registry', post({}, '{}')), 500);
+      expect(registry.error).toContain('DD_SERVER_WEBHOOK_SECRET');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('container actions disabled: the update webhook answers 403', async () => {
+    const client = await createMemoryHub({
+      DD_SERVER_WEBHOOK_ENABLED: 'true',
+      DD_SERVER_WEBHOOK_TOKEN: TOKEN,
+      DD_SERVER_FEATURE_CONTAINERACTIONS: 'false',
+    });
+    try {
+      await seed(client);
+      const body = await expectJsonError(await client.request('/api/v1/webhook/update/app', post(bearer(TOKEN))), 403);
+      expect(body.error).toContain('DD_SERVER_FEATURE_CONTAINERACTIONS');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('webhook rate limits (spec 8), per client address on a real socket', () => {
+  it('action webhooks: 30 per 15 minutes, then 429 with Retry-After; the server-wide limit does not apply', async () => {
+    // A server-wide limit of 5: the webhooks have their own limit and are not counted against it.
+    const client = await createServerHub({
+      DD_SERVER_WEBHOOK_ENABLED: 'true',
+      DD_SERVER_WEBHOOK_TOKEN: TOKEN,
+      DD_SERVER_RATELIMIT_MAX: '5',
+    });
+    try {
+      for (let i = 0; i < 30; i++) {
+        // Failed tokens count too: guessing is limited.
+        const response = await client.request('/api/v1/webhook/watch', post(bearer(i % 2 === 0 ? TOKEN : 'guess')));
+        expect(response.status).toBe(i % 2 === 0 ? 200 : 401);
+      }
+      const limited = await client.request('/api/v1/webhook/watch/web', post(bearer(TOKEN)));
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(800);
+      expect(retryAfter).toBeLessThanOrEqual(900);
+      const body = await expectJsonError(limited, 429);
+      expect(body.details).toMatchObject({ limit: 30, windowSeconds: 900 });
+      // The registry webhook has a budget of its own.
+      const registry = await client.request('/api/v1/webhooks/registry', post({}, '{}'));
+      expect(registry.status).toBe(500);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('registry webhook: 60 per 15 minutes, then 429', async () => {
+    const client = await createServerHub({ DD_SERVER_WEBHOOK_ENABLED: 'true', DD_SERVER_WEBHOOK_SECRET: SECRET });
+    try {
+      const statuses = new Set<number>();
+      for (let i = 0; i < 60; i++) statuses.add((await client.request('/api/v1/webhooks/registry', post({}, '{}'))).status);
+      expect([...statuses]).toEqual([401]);
+      const limited = await client.request('/api/v1/webhooks/registry', post({}, '{}'));
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await expectJsonError(limited, 429)).details).toMatchObject({ limit: 60 });
+    } finally {
+      await client.close();
+    }
+  });
+});

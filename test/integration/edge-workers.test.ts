@@ -1,0 +1,117 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Miniflare, type MiniflareOptions } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
+import { EDGE_CLOSE, EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
+import { signChallenge } from '../../shared/edge/sign-in';
+import {
+  newEdgeIdentity,
+  sampleAgentInfo,
+  sampleContainer,
+  sampleImage,
+  sampleWatcher,
+  snapshotFrames,
+  waitFor,
+} from '../support/edge-peer';
+
+const ORIGIN = 'http://hub.test';
+let workDir: string;
+let mf: Miniflare;
+
+/** A workerd WebSocket as the client end of the edge endpoint, with its frames collected. */
+async function openEdgeSocket(protocols = 'edge.1.0') {
+  const response = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/ws`, {
+    headers: { upgrade: 'websocket', 'sec-websocket-protocol': protocols },
+  });
+  const socket = response.webSocket;
+  if (!socket) throw new Error(`no WebSocket (status ${response.status})`);
+  const frames: HubFrame[] = [];
+  const closed = new Promise<number>((resolve) => socket.addEventListener('close', (event) => resolve(event.code), { once: true }));
+  socket.addEventListener('message', (event) => frames.push(JSON.parse(String(event.data)) as HubFrame));
+  socket.accept();
+  const next = (type: HubFrame['type']) => waitFor(() => frames.find((frame) => frame.type === type), 5_000, `a ${type} frame`);
+  return { response, socket, frames, closed, next, send: (frame: unknown) => socket.send(JSON.stringify(frame)) };
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'dockwatch-edge-workers-'));
+  const bundle = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
+  mf = new Miniflare({
+    modules: true,
+    scriptPath: bundle,
+    modulesRoot: dirname(bundle),
+    compatibilityDate: '2026-04-01',
+    durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
+    durableObjectsPersist: join(workDir, 'do'),
+    bindings: { DD_LOG_LEVEL: 'warn' },
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      stdout.resume();
+      stderr.resume();
+    },
+  } as MiniflareOptions);
+  await mf.ready;
+}, 120_000);
+
+afterAll(async () => {
+  await mf?.dispose();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('the edge endpoint under workerd', () => {
+  it('selects the subprotocol, signs an agent in, takes its snapshot and lists it', async () => {
+    const identity = await newEdgeIdentity();
+    const registered = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ publicKey: identity.publicKeyBase64, label: 'workers' }),
+    });
+    expect(registered.status).toBe(201);
+
+    const peer = await openEdgeSocket('edge.9.9, edge.1.0');
+    expect(peer.response.status).toBe(101);
+    expect(peer.response.headers.get('sec-websocket-protocol')).toBe('edge.1.0');
+    const challenge = await peer.next('challenge');
+    if (challenge.type !== 'challenge') throw new Error('unreachable');
+    peer.send({
+      type: 'hello',
+      protocol: EDGE_PROTOCOL,
+      keyId: identity.keyId,
+      agentName: 'edge-on-workers',
+      signature: await signChallenge(identity.secretKey, challenge.challenge, EDGE_PROTOCOL, identity.keyId, 'edge-on-workers'),
+      agent: sampleAgentInfo(),
+      watchers: [sampleWatcher()],
+    });
+    await peer.next('welcome');
+    for (const frame of snapshotFrames('local', [sampleContainer('on-workers', { labels: { 'dd.watch': 'false' } })], [sampleImage()])) {
+      peer.send(frame);
+    }
+    const listed = await waitFor(async () => {
+      const body = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/containers?agent=edge-on-workers`)).json()) as { total: number };
+      return body.total === 1 ? body : undefined;
+    });
+    expect(listed.total).toBe(1);
+    const agents = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as { data: { name: string; connected: boolean }[] };
+    expect(agents.data).toContainEqual(expect.objectContaining({ name: 'edge-on-workers', connected: true }));
+    peer.socket.close(1000);
+    await peer.closed;
+    await waitFor(async () => {
+      const after = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as { data: { connected: boolean }[] };
+      return after.data.every((agent) => !agent.connected) ? true : undefined;
+    });
+  });
+
+  it('closes 4004 for garbage and refuses an upgrade without an edge subprotocol', async () => {
+    const peer = await openEdgeSocket();
+    await peer.next('challenge');
+    peer.socket.send('not json');
+    expect(await peer.closed).toBe(EDGE_CLOSE.invalidFrame);
+    const refused = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/ws`, {
+      headers: { upgrade: 'websocket', 'sec-websocket-protocol': 'chat' },
+    });
+    expect(refused.status).toBe(426);
+    expect(((await refused.json()) as { details: { supported: string[] } }).details.supported).toEqual(['edge.1.0']);
+  });
+});
