@@ -165,7 +165,7 @@ ${table}
   ones ${keyRatio.pooled.toFixed(2)}×). Hub CPU time per request, which such load disturbs less: ${keyRatio.cpuMicrosPerRequest.anonymous.toFixed(1)} µs anonymous,
   ${keyRatio.cpuMicrosPerRequest.keyed.toFixed(1)} µs with the key, **${keyRatio.cpuMicrosPerRequest.ratio.toFixed(2)}×** for a hub with a core to itself. The two rows of the
   table, measured one after the other, give ${(rate('GET /api/v1/settings with an API key') / rate('GET /api/v1/settings')).toFixed(2)}×. Load average (1 min) at the start and the end of
-  the rounds: ${keyRatio.loadAverage.start.toFixed(2)} and ${keyRatio.loadAverage.end.toFixed(2)} (hub and autocannon alone keep it under 2). Rounds, anonymous / keyed
+  the rounds: ${keyRatio.loadAverage.start.toFixed(2)} and ${keyRatio.loadAverage.end.toFixed(2)} (the hub and autocannon themselves account for about 2). Rounds, anonymous / keyed
   req/s: ${keyRatio.rounds.map((round) => `${formatCount(round.anonymous.requestsPerSecond)} / ${formatCount(round.keyed.requestsPerSecond)}`).join(', ')}. \`BENCH_KEY_ROUNDS\` sets the number of rounds.
 - What a keyed request adds: its credential parsed, the secret compared in constant time with the one
   verified (a SHA-256 against the stored digest) in the last 5 minutes, the key's record read so that

@@ -27,12 +27,14 @@ import { registerAuditRoutes } from './routes/audit-routes';
 import { registerAuthOidcRoutes } from './routes/auth-oidc-routes';
 import { registerAuthSessionRoutes } from './routes/auth-session-routes';
 import { registerAuthStatusRoutes } from './routes/auth-status-routes';
+import { registerBulkUpdateRoutes } from './routes/bulk-update-routes';
 import { registerContainerActionRoutes } from './routes/container-action-routes';
 import { registerContainerLogRoutes } from './routes/container-log-routes';
 import { registerContainerRoutes } from './routes/container-routes';
 import { registerContainerStatsRoutes } from './routes/container-stats-routes';
 import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
+import { registerImageRoutes } from './routes/image-routes';
 import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
 import { registerNotificationRoutes } from './routes/notification-routes';
@@ -41,6 +43,7 @@ import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
+import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
 import { registerWatcherRoutes } from './routes/watcher-routes';
 import { DockerWatcher } from './watchers/docker-watcher';
@@ -66,6 +69,7 @@ function startWatchers(services: HubServices): void {
       publish: (type, data) => services.publish(type, data),
       audit: (record) => services.audit.append(record),
       notify: (changes) => services.notifications.inventoryApplied(changes),
+      autoUpdate: (changes) => services.autoUpdates.inventoryApplied(changes),
       onCycle: watchCycleRecorder(services.metrics, watcherConfig.name, undefined),
     });
     services.watchers.push(watcher);
@@ -176,6 +180,9 @@ export function createHubApp(deps: HubDeps): Hub {
   );
   // Before the container routes: `/containers/backups` must not be taken for a container id.
   registerUpdateRoutes(api, services);
+  registerImageRoutes(api, services);
+  registerUpdatePreviewRoutes(api, services);
+  registerBulkUpdateRoutes(api, services);
   registerContainerRoutes(api, services);
   registerContainerActionRoutes(api, services);
   registerContainerLogRoutes(api, services);
@@ -221,6 +228,7 @@ export function createHubApp(deps: HubDeps): Hub {
         await services.containers.load();
         await services.notifications.load();
         await services.updates.load();
+        await services.autoUpdates.load();
         await loadEdge(services);
         readiness.markReady('store');
       } catch (error) {

@@ -14,6 +14,7 @@ import type { AnyNotificationProviderDefinition, NotificationProviderHooks } fro
 import type { OutboxTiming } from './notifications/outbox';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
+import type { HookRunner } from './updates/hook-runner';
 import type { UpdateServiceOptions } from './updates/update-context';
 
 /** Everything the portable core needs from its runtime; the entry points build it. */
@@ -73,4 +74,6 @@ export interface HubDeps {
   notificationTiming?: Partial<Omit<OutboxTiming, 'timeoutMs'>> | undefined;
   /** Container updates: concurrency, health polling, and the journal hook crash tests pause at. */
   updates?: UpdateServiceOptions | undefined;
+  /** Runs dd.hook.pre / dd.hook.post commands on the hub's host (Node); hooks are refused where absent. */
+  hookRunner?: HookRunner | undefined;
 }

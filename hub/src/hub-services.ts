@@ -19,6 +19,7 @@ import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
 import { createNotificationRuleStore, type NotificationRuleStore } from './store/notification-rule-store';
 import { createSettingsStore, type SettingsStore } from './store/settings-store';
+import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
 import type { DockerWatcher } from './watchers/docker-watcher';
@@ -60,6 +61,8 @@ export interface HubServices {
   notifications: NotificationService;
   /** Container updates (issue 7): docker action triggers, operations, backups, rollback. */
   updates: UpdateService;
+  /** Automatic updates after detection (settings updateMode, dd.action.auto, the trigger's AUTO). */
+  autoUpdates: AutoUpdater;
 }
 
 function createRegistries(deps: HubDeps, metrics: HubMetrics, now: () => number): HubServices['registries'] {
@@ -159,6 +162,7 @@ export function createHubServices(deps: HubDeps): HubServices {
       triggers: deps.config.actions,
       options: deps.updates,
     }),
+    autoUpdates: createAutoUpdater(() => services, { storage: deps.storage, logger }),
   };
   return services;
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { LOG_LEVELS, LogEntrySchema } from '../schemas/log-entry';
+import { UpdateOperationSchema } from '../update-engine/operation';
 import { ContainerDetailsSchema, ImageDetailsSchema, LogLineSchema, LogOptionsSchema, StatsSchema } from './docker-schemas';
 
 /**
@@ -107,6 +108,21 @@ export const EdgeRequestSchema = v.variant('method', [
     containerId: ShortText,
   }),
   v.object({ method: v.literal('container.stats'), watcher: WatcherName, containerId: ShortText }),
+  /**
+   * edge/1.x addition: runs the update engine next to the agent's Docker. `operation` is the hub's
+   * queued record (the agent journals it); each journalled change goes out as an `operation`
+   * frame, the reply's result is the settled operation. `cancel` rolls it back at its next phase.
+   */
+  v.object({
+    method: v.literal('container.update'),
+    watcher: WatcherName,
+    operation: UpdateOperationSchema,
+    options: v.object({
+      healthTimeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      /** The hub's credentials for the target's registry, when it holds some (the agent keeps them only for the pull). */
+      auth: v.optional(v.object({ username: ShortText, password: v.pipe(v.string(), v.maxLength(8192)), serverAddress: ShortText })),
+    }),
+  }),
   /** Log lines arrive as `stream` frames; the reply ends the stream. `cancel` stops it early. */
   v.object({ method: v.literal('container.logs'), watcher: WatcherName, containerId: ShortText, options: LogOptionsSchema }),
   v.object({
@@ -174,6 +190,11 @@ export const AgentFrameSchema = v.variant('type', [
   v.object({ type: v.literal('container.removed'), watcher: WatcherName, containerId: ShortText }),
   /** Sent when something of AgentInfo changed (the hub then emits dd:agent-stats-changed). */
   v.object({ type: v.literal('info'), agent: AgentInfoSchema }),
+  /**
+   * edge/1.x addition: an update operation the agent runs changed (every journal write), and on
+   * each (re)connect the agent's unfinished and recently settled ones, so the hub's record converges.
+   */
+  v.object({ type: v.literal('operation'), watcher: WatcherName, operation: UpdateOperationSchema }),
   v.object({ type: v.literal('stream'), id: RequestId, lines: v.pipe(v.array(LogLineSchema), v.maxLength(1000)) }),
   v.object({ type: v.literal('reply'), id: RequestId, ok: v.literal(true), result: v.optional(v.unknown()) }),
   v.object({ type: v.literal('reply'), id: RequestId, ok: v.literal(false), error: v.object({ code: ErrorCode, message: ShortText }) }),

@@ -74,11 +74,14 @@ describe('update routes: refusals before anything is queued', () => {
     });
   });
 
-  it('answers 501 for a container of an edge agent, and 503 when its watcher does not run here', async () => {
+  it('answers 503 for a container of an edge agent that is not connected, and 503 when its watcher does not run here', async () => {
     const remote = pending({ id: '2'.repeat(64), name: 'remote', agent: 'nas' });
     const local = pending({ id: '3'.repeat(64), name: 'local' });
     const hub = await hubWith(TRIGGER, remote, local);
-    expect((await expectJsonError(await update(hub, remote.id), 501)).details).toMatchObject({ reason: 'agent-updates-not-available' });
+    expect((await expectJsonError(await update(hub, remote.id), 503)).details).toMatchObject({
+      reason: 'agent-not-connected',
+      agent: 'nas',
+    });
     // The memory hub has no Docker access at all: no watcher can run the update.
     await expectJsonError(await update(hub, local.id), 503);
     expect(await hub.hub.services.updates.operationsOf(local)).toEqual([]);

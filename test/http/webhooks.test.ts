@@ -110,13 +110,13 @@ describeHubMatrix(
       }
     });
 
-    it('POST /webhook/update goes through the update service’s checks: 400 no update, 503 watcher away, 501 agent', async () => {
+    it('POST /webhook/update goes through the update service’s checks: 400 no update, 503 watcher away, 503 agent not connected', async () => {
       const none = await expectJsonError(await client().request('/api/v1/webhook/update/app', post(bearer(TOKEN))), 400);
       expect(none.details).toEqual({ reason: 'no-update-available' });
       // Updatable, but its watcher does not run in this hub (no Docker here).
       await expectJsonError(await client().request('/api/v1/webhook/update/outdated', post(bearer(TOKEN))), 503);
-      const agent = await expectJsonError(await client().request('/api/v1/webhook/update/remote', post(bearer(TOKEN))), 501);
-      expect(agent.details).toMatchObject({ agent: 'nas' });
+      const agent = await expectJsonError(await client().request('/api/v1/webhook/update/remote', post(bearer(TOKEN))), 503);
+      expect(agent.details).toMatchObject({ agent: 'nas', reason: 'agent-not-connected' });
       expect((await auditActions(client(), 'webhook-update')).map((entry) => [entry.containerName, entry.status])).toEqual([
         ['remote', 'failed'],
         ['outdated', 'failed'],

@@ -426,6 +426,20 @@ describe('container updates through the hub on a real Docker Engine and registry
     await watch();
     const done = await settled(await requestUpdate(oldId));
     expect(done).toMatchObject({ status: 'succeeded', triggerName: 'docker.lean' });
+    // The prune follows the settled status (backups and prune are the settlement's after-effects).
+    const deadline = Date.now() + 15_000;
+    while (
+      Date.now() < deadline &&
+      (await docker
+        .getImage(oldImage)
+        .inspect()
+        .then(
+          () => true,
+          () => false,
+        ))
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     await expect(docker.getImage(oldImage).inspect()).rejects.toMatchObject({ statusCode: 404 });
     expect((await hub.json<{ total: number }>('/api/v1/containers/backups?containerName=lean')).total).toBe(0);
     // The web container's trigger (BACKUPCOUNT=2) kept its images: both are named by backups.

@@ -26,11 +26,11 @@ const served = (client: HubClient, operation: (typeof CONFIRMED_OPERATIONS)[numb
   client.hub.services.routes.routes.find((route) => route.spec.method === operation.method && route.matcher.test(operation.path));
 
 describeHubMatrix('confirmation header of spec 4.1', (client) => {
-  it('serves today at least container delete and key revocation, each with its token', () => {
+  it('serves today at least container delete, rollback, image prune and key revocation, each with its token', () => {
     const tokens = CONFIRMED_OPERATIONS.filter((operation) => served(client(), operation)).map(
       (operation) => served(client(), operation)?.spec.confirm,
     );
-    expect(tokens).toEqual(expect.arrayContaining(['container-delete', 'api-key-revoke']));
+    expect(tokens).toEqual(expect.arrayContaining(['container-delete', 'container-rollback', 'image-prune', 'api-key-revoke']));
     for (const operation of CONFIRMED_OPERATIONS) {
       const route = served(client(), operation);
       if (route) expect(route.spec.confirm, operation.route).toBe(operation.token);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { LogSink } from '../../../shared/logging/logger';
 import { createEdgeAgent, type EdgeAgent, type EdgeAgentOptions } from '../edge/edge-agent';
+import { UpdateJournalFile } from '../edge/update-journal-file';
 import { readKeyFile } from '../keys/key-file';
 import { createAgentLogging } from '../logging/agent-logging';
 import { loadAgentEnvironment } from './agent-environment';
@@ -41,6 +42,8 @@ export async function startAgent(command: Extract<AgentCommand, { command: 'run'
     ring,
     logLevel: environment.logLevel,
     reconnect: environment.reconnect,
+    // Beside the key: an update the agent was running when it stopped is recovered at its next start.
+    updateJournal: await UpdateJournalFile.open(`${command.keyFile}.updates.json`),
     ...options.overrides,
   });
   agent.start();

@@ -5,15 +5,18 @@ import { toBase64 } from '../../../shared/edge/sign-in';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
+import type { HealthTiming } from '../../../shared/update-engine';
 import { createDockerHost } from '../docker';
 import type { EdgeKey } from '../keys/edge-key';
 import { collectAgentInfo, readAgentVersion } from './agent-info';
+import { AgentUpdates } from './agent-updates';
 import { type BackoffOptions, createBackoff, DEFAULT_BACKOFF } from './backoff';
 import { closeMeaning } from './close-codes';
 import { EdgeSession } from './edge-session';
 import { edgeSocketUrl } from './hub-url';
 import { DEFAULT_SESSION_TUNING, type SessionEnd, type SessionTuning } from './session-options';
 import { realTimers, sleep, type Timers } from './timers';
+import { UpdateJournalFile } from './update-journal-file';
 import { WatcherFeed } from './watcher-feed';
 import { describeWatcher, type WatcherRuntime } from './watcher-runtime';
 
@@ -37,6 +40,10 @@ export interface EdgeAgentOptions {
   tuning?: Partial<SessionTuning>;
   /** Docker events of one container within this long become one delta (default 250 ms). */
   eventDebounceMs?: number;
+  /** The update journal (UpdateJournalFile.open(file)); in memory when absent, so a restart forgets a running update. */
+  updateJournal?: UpdateJournalFile;
+  /** Health polling of the update engine (tests). */
+  updateTiming?: Partial<HealthTiming>;
   /** The agent's life as it happens: for tests and for whoever embeds the agent. */
   onEvent?: (event: EdgeAgentEvent) => void;
 }
@@ -87,6 +94,12 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
   });
 
   const link = logger.child('edge.link');
+  const updates = new AgentUpdates({
+    journal: options.updateJournal ?? UpdateJournalFile.inMemory(),
+    logger: logger.child('edge.updates'),
+    timing: options.updateTiming,
+  });
+  updates.onChange = (watcher, operation) => current?.sendOperation(watcher, operation);
 
   async function connectLoop(): Promise<void> {
     while (!stopping.signal.aborted) {
@@ -96,6 +109,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
         agentName: options.agentName,
         agentInfo: () => collectAgentInfo(version, options.logLevel),
         watchers,
+        updates,
         ring: options.ring,
         logger: link,
         timers,
@@ -103,6 +117,8 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
         onWelcome: (welcome) => {
           link.info(`connected to ${url} as ${options.agentName} (key ${options.key.keyId}); heartbeat ${welcome.heartbeatMs} ms`);
           options.onEvent?.({ type: 'welcome', heartbeatMs: welcome.heartbeatMs, hubVersion: welcome.hubVersion });
+          // The hub may have missed phases (or the whole ending) while the link was down.
+          for (const operation of updates.reportable()) session.sendOperation(operation.watcher, operation);
         },
       });
       current = session;
@@ -156,12 +172,14 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
           logger.warn(`watcher ${watcher.name}: Docker at ${watcher.host.endpoint} does not answer yet: ${(error as Error).message}`);
         });
       }
-      running = connectLoop();
+      // What a stop of the agent cut short is settled before the hub hears about it.
+      running = updates.recover(watchers).then(connectLoop);
     },
     async stop() {
       stopping.abort();
       current?.close(EDGE_CLOSE.normal, 'agent shutdown');
       await running;
+      await updates.stop('the agent is stopping');
       for (const watcher of watchers) watcher.feed.stop();
       await Promise.all(watchers.map((watcher) => watcher.host.close()));
     },

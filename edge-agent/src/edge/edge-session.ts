@@ -9,6 +9,7 @@ import {
   HubFrameSchema,
 } from '../../../shared/edge/protocol';
 import { signChallenge } from '../../../shared/edge/sign-in';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import { shortText } from './frame-checks';
 import { type HttpAnswer, readHttpAnswer } from './http-answer';
 import { readRequestFrame } from './read-request';
@@ -69,6 +70,7 @@ export class EdgeSession {
     this.requests = new SessionRequests({
       sender: this.sender,
       watchers: options.watchers,
+      updates: options.updates,
       ring: options.ring,
       logger: options.logger,
       timers: options.timers,
@@ -101,6 +103,11 @@ export class EdgeSession {
   /** A delta from a watcher feed: sent when the session is signed in and the queue has room. */
   sendDelta(delta: ContainerDelta): void {
     if (this.phase === 'ready') this.sender.sendDelta(delta);
+  }
+
+  /** An update operation changed (docs/edge-protocol.md "Updates"); never dropped like a delta. */
+  sendOperation(watcher: string, operation: UpdateOperation): void {
+    if (this.phase === 'ready') this.sender.send({ type: 'operation', watcher, operation });
   }
 
   /** A full resync of these watchers (all when none are named). */

@@ -10,6 +10,7 @@ describe('reading request frames', () => {
       'container.start',
       'container.stats',
       'container.stop',
+      'container.update',
       'inventory',
       'log.entries',
     ]);

@@ -1,6 +1,7 @@
 import { type DockerLogLine, type DockerLogOptions, DockerNotFoundError } from '../../../shared/docker/docker-host';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
+import type { AgentUpdates } from './agent-updates';
 import { shortText } from './frame-checks';
 import type { Timers } from './timers';
 import type { WatcherRuntime } from './watcher-runtime';
@@ -24,6 +25,7 @@ export interface RequestContext {
   watcher(name: string): WatcherRuntime | undefined;
   ring: LogRing;
   timers: Timers;
+  updates?: AgentUpdates | undefined;
   /** Aborted by a `cancel` of this request, or when the session ends. */
   signal: AbortSignal;
   /** Sends log lines as one `stream` frame of this request, after waiting for room in the send queue. */
@@ -31,6 +33,9 @@ export interface RequestContext {
   /** A fresh observation of the watcher sent as snapshot parts (echoing operationId); resolves when all are sent. */
   inventory(watcher: WatcherRuntime, operationId: string | undefined): Promise<{ syncId: string; containers: number }>;
 }
+
+/** The abort reason when the session ended rather than the hub cancelling: an update goes on regardless. */
+export const SESSION_ENDED = 'the session ended';
 
 /** spec 4.6: the entries query returns the last 100 when no tail is given. */
 const DEFAULT_LOG_TAIL = 100;
@@ -69,6 +74,19 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
       return host.stats(request.containerId);
     case 'container.logs':
       return void (await streamLogs(watcher, request.containerId, request.options, context));
+    case 'container.update': {
+      const { updates, signal } = context;
+      if (!updates) throw new EdgeRequestError('unsupported', 'this agent does not run updates');
+      const cancel = () => {
+        if (signal.reason !== SESSION_ENDED) updates.cancel(request.operation.id, 'cancelled by the hub');
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      try {
+        return await updates.run(watcher, request);
+      } finally {
+        signal.removeEventListener('abort', cancel);
+      }
+    }
   }
 }
 

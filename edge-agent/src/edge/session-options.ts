@@ -2,6 +2,7 @@ import type { AgentInfo, HubFrame } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { EdgeKey } from '../keys/edge-key';
+import type { AgentUpdates } from './agent-updates';
 import type { Timers } from './timers';
 import type { WatcherRuntime } from './watcher-runtime';
 
@@ -53,6 +54,8 @@ export interface EdgeSessionOptions {
   agentName: string;
   agentInfo(): AgentInfo;
   watchers: readonly WatcherRuntime[];
+  /** The agent's update runner; without one `container.update` is answered `unsupported`. */
+  updates?: AgentUpdates;
   ring: LogRing;
   logger: Logger;
   timers: Timers;

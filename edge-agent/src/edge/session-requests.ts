@@ -1,7 +1,8 @@
 import type { AgentFrame, EdgeRequest } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
-import { EdgeRequestError, replyError, runRequest } from './request-handlers';
+import type { AgentUpdates } from './agent-updates';
+import { EdgeRequestError, replyError, runRequest, SESSION_ENDED } from './request-handlers';
 import type { EdgeSender } from './send-queue';
 import { sendSnapshot } from './snapshot-sync';
 import type { Timers } from './timers';
@@ -10,6 +11,7 @@ import type { WatcherRuntime } from './watcher-runtime';
 export interface SessionRequestsOptions {
   sender: EdgeSender;
   watchers: readonly WatcherRuntime[];
+  updates?: AgentUpdates | undefined;
   ring: LogRing;
   logger: Logger;
   timers: Timers;
@@ -44,6 +46,7 @@ export class SessionRequests {
       watcher: (name) => this.options.watchers.find((w) => w.name === name),
       ring,
       timers,
+      updates: this.options.updates,
       signal: controller.signal,
       stream: async (lines) => {
         await sender.whenWritable();
@@ -65,7 +68,7 @@ export class SessionRequests {
 
   /** The session ended: every running request stops; their replies have nowhere to go. */
   abortAll(): void {
-    for (const controller of this.running.values()) controller.abort();
+    for (const controller of this.running.values()) controller.abort(SESSION_ENDED);
   }
 
   /** An answer to a request that could not even be read (unknown method, bad fields). */

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { DockerLogLine } from '../../../shared/docker/docker-host';
+import { logLineStream } from '../../../shared/docker/log-line-stream';
 import { LOG_LEVELS } from '../../../shared/schemas/log-entry';
 import { parseIsoInstant } from '../../../shared/update/timestamp';
 import { ListenHttpError, parseOr400 } from './listen-errors';
@@ -76,9 +77,8 @@ export function parseLogEntriesQuery(query: Record<string, string>) {
 
 /**
  * The log as a byte stream, pulled only as fast as the client reads; cancelling (the client left)
- * aborts the Docker stream. `first` is the line already read to learn whether the log opened. A
- * followed log goes out line by line (a chunk must not wait for lines that come later); a
- * download in chunks of 256 lines.
+ * aborts the Docker stream. A followed log goes out line by line (a chunk must not wait for lines
+ * that come later); a download in chunks of 256 lines.
  */
 export function logBody(
   lines: AsyncIterator<DockerLogLine>,
@@ -87,32 +87,5 @@ export function logBody(
   onCancel: () => void,
   linesPerChunk: number,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let pending: IteratorResult<DockerLogLine> | undefined = first;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let text = '';
-      try {
-        for (let i = 0; i < linesPerChunk; i++) {
-          const result = pending ?? (await lines.next());
-          pending = undefined;
-          if (result.done) {
-            if (text) controller.enqueue(encoder.encode(text));
-            controller.close();
-            return;
-          }
-          text += format(result.value);
-        }
-      } catch (error) {
-        // Headers are sent: a cut connection is the only way left to say the log is incomplete.
-        controller.error(error);
-        return;
-      }
-      controller.enqueue(encoder.encode(text));
-    },
-    async cancel() {
-      onCancel();
-      await lines.return?.();
-    },
-  });
+  return logLineStream(lines, first, { format, onCancel, linesPerChunk });
 }

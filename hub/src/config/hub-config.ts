@@ -3,6 +3,7 @@ import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../edge/listen-agent-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
+import { type HookConfig, loadHookConfig } from '../updates/hook-config';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { ConfigError } from './config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from './env-readers';
@@ -44,6 +45,8 @@ export interface HubConfig {
   notifications: { triggers: ProviderVariables[]; timeoutMs: number };
   /** Action triggers (DD_ACTION_DOCKER_<NAME>_*): what updates containers (issue 7). */
   actions: DockerActionTrigger[];
+  /** Update hooks dd.hook.pre / dd.hook.post (DD_HOOKS_ENABLED, DD_HOOKS_TIMEOUT). */
+  hooks: HookConfig;
   /** Docker watchers (DD_WATCHER_*), the default `local` one included unless DD_LOCAL_WATCHER=false. */
   watchers: WatcherConfig[];
   /** Listen-mode agents the hub connects to (DD_AGENT_<NAME>_HOST, _PORT, _SECRET, _PROTOCOL, _CAFILE). */
@@ -155,6 +158,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       timeoutMs: vars.get('DD_NOTIFICATION_TIMEOUT', envInteger(1, 300), 10) * 1000,
     },
     actions: loadActionTriggers(resolved),
+    hooks: loadHookConfig(vars),
     webhooks: loadWebhookConfig(vars),
     watchers: loadWatcherConfigs(new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])])),
     agents: loadListenAgentConfigs(resolved),

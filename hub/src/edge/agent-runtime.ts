@@ -161,6 +161,8 @@ export class AgentRuntime {
       audit: (record) => services.audit.append(record),
       // Agents' containers raise the same notification events as local ones.
       notify: (changes) => services.notifications.inventoryApplied(changes),
+      // ...and go through the same automatic-update policy (updates then run on the agent).
+      autoUpdate: (changes) => services.autoUpdates.inventoryApplied(changes),
       onCycle: watchCycleRecorder(services.metrics, config.name, this.name),
     });
     const entry: AgentWatcher = { config, host, watcher, running: false };

@@ -13,6 +13,8 @@ import {
 } from '../../../shared/docker/docker-host';
 import { StatsSchema } from '../../../shared/edge/docker-schemas';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
+import { type UpdateOperation, UpdateOperationSchema } from '../../../shared/update-engine';
+import { AgentOperations } from './agent-operations';
 import { EdgeRequestError, type EdgeRequestOptions } from './edge-requests';
 import { LineQueue } from './line-queue';
 
@@ -57,6 +59,8 @@ export class EdgeDockerHost implements DockerHost {
   /** True once a full snapshot arrived in the current session; reads before that would be partial. */
   private synced = false;
   private readonly listeners = new Set<DockerEventHandlers>();
+  /** The update operations the agent runs on this watcher, as its `operation` frames report them. */
+  readonly operations = new AgentOperations();
 
   constructor(private readonly options: EdgeDockerHostOptions) {
     this.endpoint = options.endpoint;
@@ -88,6 +92,30 @@ export class EdgeDockerHost implements DockerHost {
   applyRemoved(containerId: string): void {
     this.containers.delete(containerId);
     this.emit(containerId, 'removed');
+  }
+
+  applyOperation(operation: UpdateOperation): void {
+    this.operations.apply(operation);
+  }
+
+  /**
+   * Has the agent run the update engine on this watcher (`container.update`); resolves with the
+   * settled operation. No deadline: a health gate may take minutes, and the phases arrive meanwhile
+   * as `operation` frames. Rejects with EdgeRequestError (`disconnected`, `aborted`, the agent's codes).
+   */
+  async runUpdate(
+    operation: UpdateOperation,
+    options: Extract<EdgeRequest, { method: 'container.update' }>['options'],
+    signal: AbortSignal,
+  ): Promise<UpdateOperation> {
+    const result = await this.requireLink().request(
+      { method: 'container.update', watcher: this.options.watcherName, operation, options },
+      { signal },
+    );
+    const parsed = v.safeParse(UpdateOperationSchema, result);
+    if (!parsed.success) throw new Error(`agent ${this.options.agentName}: malformed update reply`);
+    this.operations.apply(parsed.output);
+    return parsed.output;
   }
 
   /** Counts of the inventory as the agent reported it. */

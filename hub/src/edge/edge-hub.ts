@@ -249,6 +249,7 @@ export class EdgeHub implements SessionOwner {
     if (!entry) return { code: EDGE_CLOSE.invalidFrame, reason: `watcher ${frame.watcher} was not announced in hello` };
     if (frame.type === 'container.changed') entry.host.applyChanged(frame.container, frame.image);
     else if (frame.type === 'container.removed') entry.host.applyRemoved(frame.containerId);
+    else if (frame.type === 'operation') entry.host.applyOperation(frame.operation);
     else {
       const step = this.assemblers.get(session)?.add(frame);
       if (!step || 'error' in step) return { code: EDGE_CLOSE.invalidFrame, reason: step?.error ?? 'no snapshot in progress' };

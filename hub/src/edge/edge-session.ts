@@ -7,7 +7,7 @@ import { type CloseVerdict, readAgentFrame } from './frame-reader';
 
 export type HelloFrame = Extract<AgentFrame, { type: 'hello' }>;
 /** The frames the session hands to its owner once signed in (the rest it answers itself). */
-export type InventoryFrame = Extract<AgentFrame, { type: 'snapshot' | 'container.changed' | 'container.removed' | 'info' }>;
+export type InventoryFrame = Extract<AgentFrame, { type: 'snapshot' | 'container.changed' | 'container.removed' | 'info' | 'operation' }>;
 
 export interface EdgeTimings {
   /** Both sides ping this often (welcome.heartbeatMs). */

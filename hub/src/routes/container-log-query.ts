@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { DockerLogLine } from '../../../shared/docker/docker-host';
+import { logLineStream } from '../../../shared/docker/log-line-stream';
 import { parseIsoInstant } from '../../../shared/update/timestamp';
 import type { QueryParam } from '../http/query-params';
 
@@ -64,34 +65,10 @@ export function logText(
   first: IteratorResult<DockerLogLine>,
   options: { timestamps: boolean; onCancel: () => void; onError: (error: unknown) => void },
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let pending: IteratorResult<DockerLogLine> | undefined = first;
-  const format = (line: DockerLogLine) => (options.timestamps && line.ts ? `${line.ts} ${line.line}\n` : `${line.line}\n`);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let text = '';
-      try {
-        for (let i = 0; i < LINES_PER_CHUNK; i++) {
-          const result = pending ?? (await lines.next());
-          pending = undefined;
-          if (result.done) {
-            if (text) controller.enqueue(encoder.encode(text));
-            controller.close();
-            return;
-          }
-          text += format(result.value);
-        }
-      } catch (error) {
-        // Headers are sent: a cut connection is the only way left to say the file is incomplete.
-        options.onError(error);
-        controller.error(error);
-        return;
-      }
-      controller.enqueue(encoder.encode(text));
-    },
-    async cancel() {
-      options.onCancel();
-      await lines.return?.();
-    },
+  return logLineStream(lines, first, {
+    format: (line) => (options.timestamps && line.ts ? `${line.ts} ${line.line}\n` : `${line.line}\n`),
+    linesPerChunk: LINES_PER_CHUNK,
+    onCancel: options.onCancel,
+    onError: options.onError,
   });
 }

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { UpdateOperationSchema } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
+import { pageOf } from '../http/paged-list';
 import { qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
@@ -45,8 +46,7 @@ export function registerUpdateRoutes(api: RouteGroup, services: HubServices): vo
         403: 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)',
         404: 'Unknown container, or no Docker action trigger for its watcher',
         409: 'Already queued or in progress, held by the maturity gate, excluded by dd.action.* labels, or a temporary -old- container',
-        501: 'A container of an edge agent (not available yet)',
-        503: 'Its watcher is not available',
+        503: 'Its watcher is not available, or its edge agent is not connected',
       },
     },
     async (c) => {
@@ -78,15 +78,9 @@ export function registerUpdateRoutes(api: RouteGroup, services: HubServices): vo
     (c, { query }) => {
       const container = findContainer(services, c.req.param('id') ?? '');
       const all = updates.operationsOf(container);
-      const page = query.limit === 0 ? all.slice(query.offset) : all.slice(query.offset, query.offset + query.limit);
-      const data = page.map((operation) => updates.view(operation));
-      return c.json({
-        data,
-        total: all.length,
-        limit: query.limit,
-        offset: query.offset,
-        hasMore: query.offset + data.length < all.length,
-      });
+      const page = pageOf(all, query);
+      // Views only for the page shown.
+      return c.json({ ...page, data: page.data.map((operation) => updates.view(operation)) });
     },
   );
 
@@ -172,7 +166,7 @@ export function registerUpdateRoutes(api: RouteGroup, services: HubServices): vo
         403: 'Container actions are disabled',
         404: 'Unknown container, backup or action trigger',
         409: 'An operation of the container is queued or in progress',
-        501: 'A container of an edge agent (not available yet)',
+        503: 'Its watcher is not available, or its edge agent is not connected',
       },
     },
     async (c, { body }) => {

@@ -3,6 +3,7 @@ import { describeEndpoint } from '../../../shared/docker/watcher-config';
 import type { EdgeHub } from '../edge/edge-hub';
 import { EdgeRequestError } from '../edge/edge-requests';
 import { HttpError } from '../http/http-error';
+import { pageOf } from '../http/paged-list';
 import { qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
@@ -134,14 +135,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       // The hub's own in configuration order, then each agent's (a stable sort keeps their order).
       const ordered = [...services.watchers].sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? ''));
       const all = ordered.map((w) => describeWatcher(w, services));
-      const data = query.limit === 0 ? all.slice(query.offset) : all.slice(query.offset, query.offset + query.limit);
-      return c.json({
-        data,
-        total: all.length,
-        limit: query.limit,
-        offset: query.offset,
-        hasMore: query.offset + data.length < all.length,
-      });
+      return c.json(pageOf(all, query));
     },
   );
   api.add(

@@ -20,7 +20,7 @@ export interface DockerActionTrigger {
   prune: boolean;
   /** The health gate's limit, in milliseconds. */
   healthTimeoutMs: number;
-  /** Auto mode: updates may fire by themselves after detection (the policy that uses it is issue 7's later part). */
+  /** Auto mode: its containers are updated by themselves after detection (auto-update-policy.ts). */
   auto: boolean;
   /** The watchers whose containers it updates; undefined: every watcher. */
   watchers: string[] | undefined;

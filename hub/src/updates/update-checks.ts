@@ -20,6 +20,10 @@ export function findUpdatable(context: UpdateContext, containerId: string): Cont
       feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
     });
   }
+  // Mid-update the old container carries its temporary name; it is the update in progress that
+  // refuses the request, which says more than "a temporary container".
+  const running = context.store.unsettled().find((operation) => operation.containerId === container.id);
+  if (running) throw busyError(running.containerName, running.status, running.id);
   if (TEMPORARY_NAME.test(container.name)) {
     throw new HttpError(409, `${container.name} is a temporary rollback container of an update; it is not updated itself`, {
       reason: 'rollback-container',
@@ -57,23 +61,13 @@ export function assertNotBusy(context: UpdateContext, container: Container): str
   const identity = containerIdentity(container);
   const holder = context.claims.get(identity);
   if (holder !== undefined) {
-    const operation = context.store.get(holder);
-    throw new HttpError(409, `An update of ${container.name} is already ${operation?.status === 'queued' ? 'queued' : 'in progress'}`, {
-      reason: operation?.status === 'queued' ? 'queued' : 'in-progress',
-      operationId: holder,
-    });
+    throw busyError(container.name, context.store.get(holder)?.status, holder);
   }
   return identity;
 }
 
-/** Edge agents' containers are updated through the agent, which is later work: 501 rather than a pretend 202. */
+/** A local container's watcher, able to update; agents' containers go through assertAgentReachable instead. */
 export function assertLocal(context: UpdateContext, container: Container) {
-  if (container.agent !== undefined) {
-    throw new HttpError(501, `Updating containers of edge agents (${container.agent}) is not available yet; nothing was changed`, {
-      agent: container.agent,
-      reason: 'agent-updates-not-available',
-    });
-  }
   const reached = updatableWatcher(context, container.watcher);
   if (!reached) throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
   return reached;
@@ -88,4 +82,13 @@ export function assertMature(container: Container): void {
       ...(held.liftableAt !== undefined && { liftableAt: held.liftableAt }),
     });
   }
+}
+
+/** The 409 of spec 4.8 for a container whose update is queued or running. */
+function busyError(name: string, status: string | undefined, operationId: string): HttpError {
+  const queued = status === 'queued';
+  return new HttpError(409, `An update of ${name} is already ${queued ? 'queued' : 'in progress'}`, {
+    reason: queued ? 'queued' : 'in-progress',
+    operationId,
+  });
 }

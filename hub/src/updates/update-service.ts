@@ -15,7 +15,9 @@ import { HttpError } from '../http/http-error';
 import type { HubServices } from '../hub-services';
 import type { Logger } from '../logging/logger';
 import type { DockerActionTrigger } from './action-triggers';
+import { assertAgentReachable, awaitAgentOperation, runOnAgent } from './agent-update-runner';
 import { AutoRollbackMonitor } from './auto-rollback';
+import { assertUpdateModeAllows } from './auto-update-policy';
 import { createBackupStore, type ImageBackup } from './backup-store';
 import { createUpdateOperationStore } from './operation-store';
 import { pullAuthFor } from './pull-auth';
@@ -32,6 +34,8 @@ import {
   updatableWatcher,
   viewOf,
 } from './update-context';
+import { updateHooksFor } from './update-hooks';
+import { previewUpdate, type UpdatePreview } from './update-preview';
 import { currentVersion, updateTargetOf } from './update-target';
 
 export interface UpdateRequestOptions {
@@ -70,6 +74,10 @@ export interface UpdateService {
   operationsOf(container: Container): UpdateOperation[];
   backupsOf(container: Container): ImageBackup[];
   backups(containerName?: string): ImageBackup[];
+  /** What requestUpdate would do now, touching nothing (spec 4.8 preview). */
+  preview(containerId: string): UpdatePreview;
+  /** Queued, running or being recovered: their images must not be pruned. */
+  unsettled(): UpdateOperation[];
   /** Resolves once nothing is queued, running or being recovered (tests, benchmarks). */
   idle(): Promise<void>;
 }
@@ -103,6 +111,8 @@ export function createUpdateService(
   const retries = new Set<ReturnType<typeof setTimeout>>();
   const published = new Map<string, string>();
   let stopping = false;
+  /** Ends the hub's waits on agents' operations (they go on on the agent and are taken up at the next start). */
+  const stopWaiting = new AbortController();
 
   const journal = {
     save: async (operation: UpdateOperation) => {
@@ -151,6 +161,7 @@ export function createUpdateService(
   async function runJob(operationId: string, signal: AbortSignal): Promise<void> {
     const operation = store.get(operationId);
     if (operation?.status !== 'queued') return;
+    if (operation.agent !== undefined) return runAgentJob(operation, signal);
     const reached = updatableWatcher(context, operation.watcher);
     const trigger = triggerById(context, operation.triggerName);
     if (!reached || !trigger) {
@@ -169,8 +180,39 @@ export function createUpdateService(
     }
     const backup = operation.backupId ? context.backups.get(operation.backupId) : undefined;
     const plan = { auth, healthTimeoutMs: trigger.healthTimeoutMs, spec: backup?.spec };
+    // dd.hook.pre before anything is touched (a failure ends the operation failed in prepare); dd.hook.post after a success.
+    const hooks = updateHooksFor(services(), logger.child('hooks'), operation);
+    const refused = await hooks.pre(journal, signal);
+    if (refused !== undefined) {
+      await failUnstarted(store.get(operation.id) ?? operation, refused);
+      return;
+    }
     const settled = await runUpdateOperation(operation, plan, engineDeps(reached.host), signal);
     await settle(settled);
+    await hooks.post(settled);
+  }
+
+  /** An edge agent's container: its agent runs the engine, the hub mirrors the phases (agent-update-runner.ts). */
+  async function runAgentJob(operation: UpdateOperation, signal: AbortSignal): Promise<void> {
+    const trigger = triggerById(context, operation.triggerName);
+    if (!trigger) return failUnstarted(operation, `the action trigger ${operation.triggerName} is not available; nothing was changed`);
+    let auth: Awaited<ReturnType<typeof pullAuthFor>>;
+    try {
+      auth = await pullAuthFor(services(), operation.targetImage);
+    } catch (error) {
+      return failUnstarted(operation, `registry credentials: ${errorText(error)}; nothing was changed`);
+    }
+    const latest = await runOnAgent(context, operation, {
+      healthTimeoutMs: trigger.healthTimeoutMs,
+      auth,
+      signal,
+      cancelledByUser: () => context.cancelled.has(operation.id),
+      save: journal.save,
+    });
+    if (latest.status === 'failed' && latest.phase === 'prepare' && store.get(operation.id)?.status === 'queued') {
+      return failUnstarted(operation, latest.lastError ?? 'the edge agent did not run the update');
+    }
+    if (isTerminal(latest)) await settle(latest);
   }
 
   function enqueue(operation: UpdateOperation, groupKey: string | undefined): void {
@@ -218,6 +260,19 @@ export function createUpdateService(
   }
 
   async function recoverOne(operation: UpdateOperation): Promise<void> {
+    if (operation.agent !== undefined) {
+      // The agent settles its own operation (it recovers at its start); the hub waits for its report.
+      const settled = await awaitAgentOperation(context, operation, journal.save, stopWaiting.signal);
+      if (settled) await settle(settled);
+      else if (!stopping) {
+        const timer = setTimeout(() => {
+          retries.delete(timer);
+          if (!stopping) track(recoverOne(store.get(operation.id) ?? operation));
+        }, options.recoveryRetryMs ?? DEFAULT_RECOVERY_RETRY_MS);
+        retries.add(timer);
+      }
+      return;
+    }
     const reached = updatableWatcher(context, operation.watcher);
     if (!reached) {
       logger.warn('an unfinished update waits for its watcher, which is not configured', {
@@ -288,6 +343,7 @@ export function createUpdateService(
     },
     async stop() {
       stopping = true;
+      stopWaiting.abort();
       monitor.stop();
       for (const timer of retries) clearTimeout(timer);
       // Running operations roll back at their next boundary; queued ones stay queued for the next start.
@@ -297,12 +353,14 @@ export function createUpdateService(
 
     async requestUpdate(containerId, request) {
       const container = findUpdatable(context, containerId);
+      assertUpdateModeAllows(services().settings.get().updateMode, request.source);
       const trigger = resolveTrigger(context, container, request.triggerName);
       const target = updateTargetOf(container);
       if (!target) throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
       assertMature(container);
       assertNotBusy(context, container);
-      assertLocal(context, container);
+      if (container.agent === undefined) assertLocal(context, container);
+      else assertAgentReachable(context, container);
       const window = autoRollbackWindowMs(container.labels);
       const operation = newOperation(container, {
         kind: 'update',
@@ -343,7 +401,8 @@ export function createUpdateService(
         );
       }
       assertNotBusy(context, container);
-      assertLocal(context, container);
+      if (container.agent === undefined) assertLocal(context, container);
+      else assertAgentReachable(context, container);
       const operation = newOperation(container, {
         kind: 'rollback',
         source: request.source ?? 'rollback',
@@ -386,6 +445,8 @@ export function createUpdateService(
     backupsOf: (container) => context.backups.ofIdentity(containerIdentity(container)),
     backups: (containerName) =>
       context.backups.all().filter((backup) => containerName === undefined || backup.containerName === containerName),
+    preview: (containerId) => previewUpdate(context, containerId),
+    unsettled: () => store.unsettled(),
     async idle() {
       for (;;) {
         await scheduler.idle();

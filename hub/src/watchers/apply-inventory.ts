@@ -18,6 +18,8 @@ export interface ApplyTargets {
    * maturity-cleared, container-unhealthy). Awaited, but its failure never fails the observation.
    */
   notify?: ((changes: readonly AppliedChange[]) => Promise<void>) | undefined;
+  /** Told the same changes after notify: the auto-update policy (issue 7). Its failure never fails the observation. */
+  autoUpdate?: ((changes: readonly AppliedChange[]) => Promise<void>) | undefined;
 }
 
 /** Everything but the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
@@ -90,4 +92,5 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
     publish('dd:container-removed', toPublicContainer(previous));
   }
   if (targets.notify && changes.length > 0) await targets.notify(changes).catch(() => undefined);
+  if (targets.autoUpdate && changes.length > 0) await targets.autoUpdate(changes).catch(() => undefined);
 }

@@ -143,7 +143,7 @@ export function registerActionWebhookRoutes(api: RouteGroup, services: HubServic
         403: 'Webhooks or container actions are disabled, or the container is labelled dd.webhook.enabled=false',
         404: 'No container of that name, or no Docker action trigger for its watcher',
         409: 'The name is ambiguous (agent/watcher pairs listed), or an update is already queued or running, or labels exclude it',
-        501: 'The container belongs to an edge agent: agent updates are not available yet',
+        503: 'Its watcher is not available, or its edge agent is not connected',
       },
     },
     async (c, { query }) => {

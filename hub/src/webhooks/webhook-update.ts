@@ -6,7 +6,7 @@ import type { HubServices } from '../hub-services';
  * opted in: an update operation queued by the update service (issue 7) with source `webhook`,
  * through the same checks as POST /containers/{id}/update, each refusal with its status (400 no
  * update, 403 container actions disabled, 404 no Docker action trigger, 409 queued, running or
- * excluded by labels, 501 a container of an edge agent, 503 its watcher unavailable).
+ * excluded by labels, 503 its watcher unavailable or its edge agent not connected).
  */
 export async function startWebhookUpdate(services: HubServices, container: Container): Promise<{ operationId: string }> {
   const operation = await services.updates.requestUpdate(container.id, { source: 'webhook' });

@@ -19,6 +19,7 @@ import { createLogRing } from '../../logging/log-ring';
 import { createLogger, type LogSink } from '../../logging/logger';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
+import { createNodeHookRunner } from './hook-runner';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
@@ -40,7 +41,7 @@ export interface StartNodeHubOptions {
   /** Where log lines go; pino on stdout by default. */
   sink?: LogSink;
   /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
-  deps?: Pick<Partial<HubDeps>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates'>;
+  deps?: Pick<Partial<HubDeps>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner'>;
 }
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
@@ -111,6 +112,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     dropConnection: dropNodeConnection,
     // smtp and mqtt need Node sockets, so they come from here rather than from the portable core.
     notificationProviders: nodeNotificationProviders,
+    // dd.hook.pre / dd.hook.post run as shell commands on this host (only with DD_HOOKS_ENABLED=true).
+    hookRunner: createNodeHookRunner(),
     ...options.deps,
     edge: { ...options.deps?.edge, authorizedKeys },
   });

@@ -1,0 +1,105 @@
+import { canUpdateContainers } from '../../../shared/docker/docker-host';
+import type { EdgeRequest } from '../../../shared/edge/protocol';
+import type { Logger } from '../../../shared/logging/logger';
+import {
+  errorText,
+  type HealthTiming,
+  isTerminal,
+  recoverOperation,
+  runUpdateOperation,
+  type UpdateOperation,
+} from '../../../shared/update-engine';
+import { EdgeRequestError } from './request-handlers';
+import type { UpdateJournalFile } from './update-journal-file';
+import type { WatcherRuntime } from './watcher-runtime';
+
+type UpdateRequest = Extract<EdgeRequest, { method: 'container.update' }>;
+
+export interface AgentUpdatesOptions {
+  journal: UpdateJournalFile;
+  logger: Logger;
+  now?: () => number;
+  timing?: Partial<HealthTiming> | undefined;
+}
+
+/**
+ * The update operations this agent runs for its hub (docs/edge-protocol.md "Updates"): the shared
+ * engine next to the agent's Docker, journalled in the agent's own file. An operation outlives the
+ * session that asked for it (a dropped link must not roll an update back); every journal write is
+ * told to `onChange`, which sends it as an `operation` frame when a session is open.
+ */
+export class AgentUpdates {
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<UpdateOperation> }>();
+  onChange: ((watcher: string, operation: UpdateOperation) => void) | undefined;
+
+  constructor(private readonly options: AgentUpdatesOptions) {}
+
+  /** Unfinished and recently settled operations: reported on every (re)connect so the hub's record converges. */
+  reportable(): UpdateOperation[] {
+    return this.options.journal.all();
+  }
+
+  /** Runs (or, for a repeated request of the same operation, joins) one update; resolves settled. */
+  run(watcher: WatcherRuntime, request: UpdateRequest): Promise<UpdateOperation> {
+    const { operation } = request;
+    const joined = this.running.get(operation.id)?.done;
+    if (joined) return joined;
+    const known = this.options.journal.get(operation.id);
+    if (known && isTerminal(known)) return Promise.resolve(known);
+    if (known) throw new EdgeRequestError('busy', `operation ${operation.id} is being recovered`);
+    const host = watcher.host;
+    if (!canUpdateContainers(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot update containers`);
+    const controller = new AbortController();
+    const done = runUpdateOperation(
+      operation,
+      { auth: request.options.auth, healthTimeoutMs: request.options.healthTimeoutMs },
+      this.engineDeps(watcher, host),
+      controller.signal,
+    ).finally(() => this.running.delete(operation.id));
+    this.running.set(operation.id, { controller, done });
+    return done;
+  }
+
+  /** The hub cancelled it: it rolls back at its next phase boundary. */
+  cancel(operationId: string, reason: string): void {
+    this.running.get(operationId)?.controller.abort(new Error(reason));
+  }
+
+  /** At start: settles what a stop of the agent cut short, from what its Docker has now. */
+  async recover(watchers: readonly WatcherRuntime[]): Promise<void> {
+    for (const operation of this.options.journal.unsettled()) {
+      const watcher = watchers.find((candidate) => candidate.name === operation.watcher);
+      if (!watcher || !canUpdateContainers(watcher.host)) {
+        this.options.logger.warn(`an unfinished update waits for watcher ${operation.watcher}, which is not configured`);
+        continue;
+      }
+      this.options.logger.info(`recovering update ${operation.id} of ${operation.containerName} (phase ${operation.phase})`);
+      try {
+        await recoverOperation(operation, this.engineDeps(watcher, watcher.host));
+      } catch (error) {
+        this.options.logger.error(`recovering update ${operation.id} failed: ${errorText(error)}`);
+      }
+    }
+  }
+
+  /** Lets running operations settle (they roll back if `cancel`led) before the agent stops. */
+  async stop(reason: string): Promise<void> {
+    for (const { controller } of this.running.values()) controller.abort(new Error(reason));
+    await Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+  }
+
+  private engineDeps(watcher: WatcherRuntime, host: Parameters<typeof recoverOperation>[1]['host']) {
+    const { journal } = this.options;
+    return {
+      host,
+      now: this.options.now ?? Date.now,
+      timing: this.options.timing,
+      journal: {
+        save: async (operation: UpdateOperation) => {
+          await journal.save(operation);
+          this.onChange?.(watcher.name, operation);
+        },
+      },
+    };
+  }
+}

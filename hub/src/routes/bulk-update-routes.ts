@@ -1,0 +1,89 @@
+import * as v from 'valibot';
+import { errorText } from '../../../shared/update-engine';
+import { HttpError } from '../http/http-error';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+import { startUpdateBatch } from '../updates/update-batch';
+
+const MAX_CONTAINERS = 100;
+
+const BulkBodySchema = v.object({
+  containerIds: v.pipe(
+    v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
+    v.minLength(1, 'At least one container id is needed'),
+    v.maxLength(MAX_CONTAINERS, `At most ${MAX_CONTAINERS} containers per request`),
+    v.check((ids) => new Set(ids).size === ids.length, 'Container ids must not repeat'),
+  ),
+});
+
+const ResultSchema = v.object({
+  containerId: v.string(),
+  containerName: v.optional(v.string()),
+  result: v.picklist(['accepted', 'refused']),
+  operationId: v.optional(v.string()),
+  status: v.number(),
+  error: v.optional(v.string()),
+  details: v.optional(v.record(v.string(), v.unknown())),
+});
+
+/**
+ * Bulk update (spec 4.8): each container is checked and queued as `POST /containers/{id}/update`
+ * would, all under one batchId; dd:batch-update-completed follows when the accepted ones settle.
+ */
+export function registerBulkUpdateRoutes(api: RouteGroup, services: HubServices): void {
+  api.add(
+    {
+      method: 'post',
+      path: '/containers/update',
+      access: 'containers:update',
+      tag: 'containers',
+      summary:
+        'Queue updates of several containers under one batchId; answers each one accepted (its operationId) or refused (the status and error a single update would get)',
+      body: BulkBodySchema,
+      response: v.object({
+        message: v.string(),
+        batchId: v.nullable(v.string()),
+        total: v.number(),
+        accepted: v.number(),
+        refused: v.number(),
+        results: v.array(ResultSchema),
+      }),
+      successStatus: 202,
+      statuses: { 400: 'Invalid body: containerIds missing, empty, repeated or over 100' },
+    },
+    async (c, { body }) => {
+      const batch = startUpdateBatch(services);
+      const results: v.InferOutput<typeof ResultSchema>[] = [];
+      for (const containerId of body.containerIds) {
+        try {
+          const operation = await services.updates.requestUpdate(containerId, { source: 'api', batchId: batch.batchId });
+          batch.add(operation);
+          results.push({ containerId, containerName: operation.containerName, result: 'accepted', operationId: operation.id, status: 202 });
+        } catch (error) {
+          const name = services.containers.get(containerId)?.name;
+          results.push({
+            containerId: containerId.slice(0, 80),
+            ...(name !== undefined && { containerName: name }),
+            result: 'refused',
+            status: error instanceof HttpError ? error.status : 500,
+            error: error instanceof HttpError ? error.message : errorText(error),
+            ...(error instanceof HttpError && error.details !== undefined && { details: error.details }),
+          });
+        }
+      }
+      batch.seal();
+      const accepted = results.filter((result) => result.result === 'accepted').length;
+      return c.json(
+        {
+          message: `${accepted} of ${results.length} updates queued`,
+          batchId: accepted > 0 ? batch.batchId : null,
+          total: results.length,
+          accepted,
+          refused: results.length - accepted,
+          results,
+        },
+        202,
+      );
+    },
+  );
+}

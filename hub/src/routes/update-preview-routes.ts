@@ -1,0 +1,60 @@
+import * as v from 'valibot';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+
+const BlockerSchema = v.object({
+  reason: v.string(),
+  message: v.string(),
+  applies: v.picklist(['manual', 'auto']),
+  status: v.optional(v.number()),
+  details: v.optional(v.record(v.string(), v.unknown())),
+});
+const ImageRefSchema = v.object({ image: v.string(), tag: v.string(), digest: v.nullable(v.string()) });
+
+const PreviewSchema = v.object({
+  containerId: v.string(),
+  containerName: v.string(),
+  watcher: v.string(),
+  agent: v.optional(v.string()),
+  current: v.object({ ...ImageRefSchema.entries, imageId: v.string() }),
+  target: v.nullable(ImageRefSchema),
+  updateKind: v.record(v.string(), v.unknown()),
+  triggerName: v.nullable(v.string()),
+  phases: v.array(v.string()),
+  backup: v.nullable(
+    v.object({ made: v.boolean(), imageReference: v.string(), imageId: v.string(), keep: v.number(), wouldDrop: v.array(v.string()) }),
+  ),
+  pruneOldImage: v.boolean(),
+  blockers: v.array(BlockerSchema),
+  canUpdate: v.boolean(),
+});
+
+/** Spec 4.8 preview: what an update of the container would change, reading only; audited as `preview`. */
+export function registerUpdatePreviewRoutes(api: RouteGroup, services: HubServices): void {
+  api.add(
+    {
+      method: 'post',
+      path: '/containers/:id/preview',
+      access: 'containers:update',
+      tag: 'containers',
+      summary:
+        'Dry run of an update: current and target image, the phases it would run, the backup it would make and every blocker; changes nothing',
+      response: PreviewSchema,
+      statuses: { 404: 'Unknown container' },
+    },
+    async (c) => {
+      const preview = services.updates.preview(c.req.param('id') ?? '');
+      await services.audit.append({
+        action: 'preview',
+        containerName: preview.containerName,
+        containerImage: preview.target?.image ?? preview.current.image,
+        fromVersion: preview.current.tag || preview.current.imageId,
+        ...(preview.target && { toVersion: preview.target.tag }),
+        ...(preview.triggerName !== null && { triggerName: preview.triggerName }),
+        status: preview.canUpdate ? 'allowed' : 'blocked',
+        ...(preview.blockers.length > 0 && { details: preview.blockers.map((blocker) => blocker.reason).join(', ') }),
+      });
+      return c.json(preview);
+    },
+  );
+}

@@ -1,0 +1,152 @@
+import type { Container } from '../../../shared/schemas/container';
+import { errorText, isTerminal, type UpdateOperation } from '../../../shared/update-engine';
+import { EdgeDockerHost } from '../edge/edge-docker-host';
+import { EdgeRequestError } from '../edge/edge-requests';
+import { HttpError } from '../http/http-error';
+import { isoNow, type UpdateContext } from './update-context';
+
+/**
+ * Updates of edge agents' containers (docs/updates.md "On edge agents"): the agent runs the shared
+ * engine next to its Docker (`container.update`, docs/edge-protocol.md "Updates"); the hub mirrors
+ * every phase the agent reports into its own operation record, so the API, the events and the
+ * settle effects are the same as for a local container.
+ */
+
+type Located = { agent?: string | undefined; watcher: string };
+
+/** The agent watcher's host, where the hub has one (it exists once the agent announced the watcher). */
+export function agentHostOf(context: UpdateContext, located: Located): EdgeDockerHost | undefined {
+  const watcher = context.services().watchers.find((candidate) => candidate.name === located.watcher && candidate.agent === located.agent);
+  return watcher?.host instanceof EdgeDockerHost ? watcher.host : undefined;
+}
+
+/** A request for an agent's container is accepted only while the agent is connected (503 otherwise). */
+export function assertAgentReachable(context: UpdateContext, container: Container): void {
+  const host = agentHostOf(context, { agent: container.agent, watcher: container.watcher });
+  if (!host?.connected) {
+    throw new HttpError(503, `The edge agent ${container.agent} is not connected; nothing was changed`, {
+      agent: container.agent,
+      reason: 'agent-not-connected',
+    });
+  }
+}
+
+/** What the agent reports, with the fields that identify the operation kept as the hub recorded them. */
+function trusted(recorded: UpdateOperation, reported: UpdateOperation): UpdateOperation {
+  const { id, kind, source, containerName, containerId, watcher, agent, createdAt, triggerName, batchId, backupId } = recorded;
+  return {
+    ...reported,
+    id,
+    kind,
+    source,
+    containerName,
+    containerId,
+    watcher,
+    createdAt,
+    ...(agent !== undefined && { agent }),
+    ...(triggerName !== undefined && { triggerName }),
+    ...(batchId !== undefined && { batchId }),
+    ...(backupId !== undefined && { backupId }),
+  };
+}
+
+/**
+ * Saves each reported change once, in order, stamped with the hub's clock (the agent's may differ;
+ * its own stamps only order its reports); never goes back from a settled state.
+ */
+function createMirror(context: UpdateContext, recorded: UpdateOperation, save: (operation: UpdateOperation) => Promise<void>) {
+  let latest = recorded;
+  let reportedAt = '';
+  let chain = Promise.resolve();
+  const push = (reported: UpdateOperation): Promise<void> => {
+    chain = chain.then(async () => {
+      if (isTerminal(latest) || reported.updatedAt < reportedAt) return;
+      if (reported.updatedAt === reportedAt && reported.status === latest.status && reported.phase === latest.phase) return;
+      const next = { ...trusted(recorded, reported), updatedAt: isoNow(context) };
+      await save(next);
+      latest = next;
+      reportedAt = reported.updatedAt;
+    });
+    return chain;
+  };
+  return { push, latest: () => latest, drained: () => chain };
+}
+
+export interface AgentRunOptions {
+  healthTimeoutMs: number;
+  auth?: { username: string; password: string; serverAddress: string } | undefined;
+  /** Aborted when the operation is cancelled by a user, or the hub stops. */
+  signal: AbortSignal;
+  /** True when the abort is a user's cancel (the agent rolls back); otherwise the hub only stops waiting. */
+  cancelledByUser(): boolean;
+  save(operation: UpdateOperation): Promise<void>;
+}
+
+/**
+ * Runs a queued operation on its agent and answers it as the hub last recorded it: settled, or
+ * still in progress when the hub stopped waiting (it is taken up again at the next start).
+ */
+export async function runOnAgent(context: UpdateContext, operation: UpdateOperation, options: AgentRunOptions): Promise<UpdateOperation> {
+  const host = agentHostOf(context, operation);
+  const failed = (why: string): UpdateOperation => ({
+    ...operation,
+    status: 'failed',
+    phase: 'prepare',
+    lastError: `${why}; nothing was changed`,
+  });
+  if (!host?.connected) return failed(`the edge agent ${operation.agent} is not connected`);
+  const mirror = createMirror(context, operation, options.save);
+  const watching = host.operations.watch(operation.id, (reported) => void mirror.push(reported).catch(() => undefined));
+  const request = new AbortController();
+  const stopWaiting = new AbortController();
+  const onAbort = () => (options.cancelledByUser() ? request.abort(options.signal.reason) : stopWaiting.abort());
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const settled = await Promise.race([
+      host.runUpdate(operation, { healthTimeoutMs: options.healthTimeoutMs, auth: options.auth }, request.signal),
+      whenAborted(stopWaiting.signal),
+    ]);
+    if (settled) await mirror.push(settled);
+  } catch (error) {
+    const began = host.operations.get(operation.id) !== undefined;
+    const refused = error instanceof EdgeRequestError && ['not-found', 'unsupported', 'invalid', 'busy'].includes(error.code);
+    if (refused && !began) return failed(`the edge agent ${operation.agent} refused the update: ${errorText(error)}`);
+    // The link went down or the user cancelled: the agent goes on (or rolls back) and reports the end.
+    const settled = await host.operations.settled(operation.id, stopWaiting.signal);
+    if (settled) await mirror.push(settled);
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+    watching.close();
+  }
+  await mirror.drained();
+  return mirror.latest();
+}
+
+/** After a hub restart: waits for the agent to report the end of an operation it was running. */
+export async function awaitAgentOperation(
+  context: UpdateContext,
+  operation: UpdateOperation,
+  save: (operation: UpdateOperation) => Promise<void>,
+  signal: AbortSignal,
+): Promise<UpdateOperation | undefined> {
+  const host = agentHostOf(context, operation);
+  if (!host) return undefined;
+  const mirror = createMirror(context, operation, save);
+  const watching = host.operations.watch(operation.id, (reported) => void mirror.push(reported).catch(() => undefined));
+  try {
+    const settled = await host.operations.settled(operation.id, signal);
+    if (settled) await mirror.push(settled);
+  } finally {
+    watching.close();
+  }
+  await mirror.drained();
+  const latest = mirror.latest();
+  return isTerminal(latest) ? latest : undefined;
+}
+
+function whenAborted(signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+}

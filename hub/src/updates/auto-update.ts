@@ -1,0 +1,130 @@
+import type { Storage } from 'unstorage';
+import * as v from 'valibot';
+import type { Container } from '../../../shared/schemas/container';
+import { containerIdentity } from '../../../shared/update/update-clock';
+import { errorText } from '../../../shared/update-engine';
+import { HttpError } from '../http/http-error';
+import type { HubServices } from '../hub-services';
+import type { Logger } from '../logging/logger';
+import type { AppliedChange } from '../notifications/inventory-events';
+import { createSerialQueue, readValidated } from '../store/validated-storage';
+import { imageOf } from '../watchers/container-record';
+import { autoUpdateDecision } from './auto-update-policy';
+import { updateTargetOf } from './update-target';
+
+const AUDITED_KEY = 'auto-update:blocked-audited';
+/** Container identity → the target whose block was audited (once per container and target). */
+const AuditedSchema = v.record(v.string(), v.string());
+
+/** Refusals of requestUpdate that only mean "an update is already under way": nothing to report. */
+const BUSY_REASONS = new Set(['queued', 'in-progress']);
+/** Refusals of requestUpdate that carry no details.reason, named for the audit entry. */
+const STATUS_REASONS: Readonly<Record<number, string>> = { 403: 'container-actions-disabled', 503: 'watcher-unavailable' };
+
+/**
+ * Automatic updates (issue 7 part 4): after each applied observation, every container checked in
+ * it with a pending update is put to the auto-update policy; when every gate allows, the update is
+ * queued with source `auto` through the same requestUpdate as the API. A blocked one is audited
+ * `auto-update-blocked` once per (container, target), remembered across restarts.
+ */
+export interface AutoUpdater {
+  load(): Promise<void>;
+  /** The sibling of notifications.inventoryApplied; its failures are logged, never thrown. */
+  inventoryApplied(changes: readonly AppliedChange[]): Promise<void>;
+}
+
+const targetKey = (container: Container) => {
+  const target = updateTargetOf(container);
+  return target ? `${target.targetImage}@${target.toVersion}` : undefined;
+};
+
+export function createAutoUpdater(services: () => HubServices, deps: { storage: Storage; logger: Logger }): AutoUpdater {
+  const logger = deps.logger.child('updates.auto');
+  const serial = createSerialQueue();
+  let audited: Record<string, string> = {};
+
+  /** An automatic attempt at this target already ended badly: it is not tried again by itself. */
+  function failedBefore(container: Container, target: string): boolean {
+    return services()
+      .updates.operationsOf(container)
+      .some(
+        (operation) =>
+          operation.kind === 'update' &&
+          operation.source === 'auto' &&
+          (operation.status === 'rolled-back' || operation.status === 'failed') &&
+          `${operation.targetImage}@${operation.toVersion}` === target,
+      );
+  }
+
+  async function remember(identity: string, target: string | undefined): Promise<void> {
+    const next = { ...audited };
+    if (target === undefined) delete next[identity];
+    else next[identity] = target;
+    if (JSON.stringify(next) === JSON.stringify(audited)) return;
+    await deps.storage.setItem(AUDITED_KEY, next);
+    audited = next;
+  }
+
+  async function block(container: Container, target: string, reason: string, liftableAt?: string): Promise<void> {
+    const identity = containerIdentity(container);
+    if (audited[identity] === target) return;
+    const update = updateTargetOf(container);
+    await services().audit.append({
+      action: 'auto-update-blocked',
+      containerName: container.name,
+      containerImage: imageOf(container),
+      ...(update && { fromVersion: update.fromVersion, toVersion: update.toVersion }),
+      status: reason,
+      details: liftableAt === undefined ? reason : `${reason} until ${liftableAt}`,
+    });
+    await remember(identity, target);
+    logger.info('an automatic update is blocked', { container: container.name, reason });
+  }
+
+  async function consider(container: Container): Promise<void> {
+    const target = targetKey(container);
+    if (target === undefined) return;
+    const hub = services();
+    const decision = autoUpdateDecision({
+      mode: hub.settings.get().updateMode,
+      container,
+      triggers: hub.updates.triggers,
+      failedBefore: failedBefore(container, target),
+    });
+    if (decision.kind === 'off') return;
+    if (decision.kind === 'blocked') {
+      await block(container, target, decision.reason, decision.liftableAt);
+      return;
+    }
+    try {
+      const operation = await hub.updates.requestUpdate(container.id, { source: 'auto', triggerName: decision.trigger.id });
+      logger.info('automatic update queued', { container: container.name, operationId: operation.id, target });
+      await remember(containerIdentity(container), undefined);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      const named = error.details?.['reason'];
+      const reason = typeof named === 'string' ? named : (STATUS_REASONS[error.status] ?? `http-${error.status}`);
+      if (BUSY_REASONS.has(reason)) return;
+      const liftableAt = error.details?.['liftableAt'];
+      await block(container, target, reason, typeof liftableAt === 'string' ? liftableAt : undefined);
+    }
+  }
+
+  return {
+    async load() {
+      audited = (await readValidated(deps.storage, AUDITED_KEY, AuditedSchema, logger)) ?? {};
+    },
+    inventoryApplied: (changes) =>
+      serial(async () => {
+        for (const { previous, next } of changes) {
+          // Only what this observation checked against its registry: a detection, not a mere refresh.
+          if (next.checkedAt === undefined || next.checkedAt === previous?.checkedAt) continue;
+          try {
+            await consider(services().containers.get(next.id) ?? next);
+          } catch (error) {
+            logger.warn('the auto-update policy failed for a container', { container: next.name, error: errorText(error) });
+          }
+        }
+      }),
+  };
+}

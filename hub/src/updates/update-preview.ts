@@ -1,0 +1,144 @@
+import type { Container } from '../../../shared/schemas/container';
+import { containerIdentity } from '../../../shared/update/update-clock';
+import { HttpError } from '../http/http-error';
+import type { DockerActionTrigger } from './action-triggers';
+import { assertAgentReachable } from './agent-update-runner';
+import { assertUpdateModeAllows } from './auto-update-policy';
+import { assertLocal, assertMature, assertNotBusy, findUpdatable, resolveTrigger } from './update-checks';
+import type { UpdateContext } from './update-context';
+import { currentReference, updateTargetOf } from './update-target';
+
+/**
+ * A blocker of the update. `manual` ones refuse a request now (with `status`, the answer
+ * `POST /containers/{id}/update` would give); `auto` ones (snooze, skips) only hold automatic updates.
+ */
+export interface PreviewBlocker {
+  reason: string;
+  message: string;
+  applies: 'manual' | 'auto';
+  status?: number;
+  details?: Record<string, unknown>;
+}
+
+export interface UpdatePreview {
+  containerId: string;
+  containerName: string;
+  watcher: string;
+  agent?: string;
+  current: { image: string; tag: string; digest: string | null; imageId: string };
+  target: { image: string; tag: string; digest: string | null } | null;
+  updateKind: Container['updateKind'];
+  triggerName: string | null;
+  /** The phases of spec 2.6 a successful run passes; `health-gate*` only when the new image has a healthcheck. */
+  phases: string[];
+  backup: { made: boolean; imageReference: string; imageId: string; keep: number; wouldDrop: string[] } | null;
+  pruneOldImage: boolean;
+  blockers: PreviewBlocker[];
+  /** True when `POST /containers/{id}/update` would queue an operation now. */
+  canUpdate: boolean;
+}
+
+export const PREVIEW_PHASES = [
+  'prepare',
+  'renamed',
+  'new-created',
+  'old-stopped',
+  'new-started',
+  'health-gate',
+  'health-gate-passed',
+  'succeeded',
+] as const;
+
+/** Runs a check; an HttpError becomes a blocker, anything else is a real failure. */
+function check<T>(blockers: PreviewBlocker[], run: () => T): T | undefined {
+  try {
+    return run();
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    const { reason, ...rest } = error.details ?? {};
+    blockers.push({
+      reason: typeof reason === 'string' ? reason : `http-${error.status}`,
+      message: error.message,
+      applies: 'manual',
+      status: error.status,
+      ...(Object.keys(rest).length > 0 && { details: rest }),
+    });
+    return undefined;
+  }
+}
+
+function backupOf(context: UpdateContext, container: Container, trigger: DockerActionTrigger | undefined): UpdatePreview['backup'] {
+  if (!trigger) return null;
+  const kept = context.backups.ofIdentity(containerIdentity(container));
+  // The new backup is added first, then the newest `keep` stay: these would go.
+  const wouldDrop = kept.slice(Math.max(trigger.backupCount - 1, 0)).map((backup) => backup.id);
+  return {
+    made: trigger.backupCount > 0,
+    imageReference: currentReference(container),
+    imageId: container.image.id,
+    keep: trigger.backupCount,
+    wouldDrop,
+  };
+}
+
+/**
+ * What `POST /containers/{id}/update` would do now (spec 4.8 preview), by the same checks, reading
+ * only: no claim, no journal write, no Docker call. 404 for an unknown container only.
+ */
+export function previewUpdate(context: UpdateContext, containerId: string): UpdatePreview {
+  const container = context.services().containers.get(containerId);
+  if (!container) throw new HttpError(404, `Unknown container ${containerId.slice(0, 80)}`);
+  const blockers: PreviewBlocker[] = [];
+  check(blockers, () => findUpdatable(context, containerId));
+  check(blockers, () => assertUpdateModeAllows(context.services().settings.get().updateMode, 'api'));
+  const trigger = check(blockers, () => resolveTrigger(context, container));
+  const target = updateTargetOf(container);
+  if (!target) {
+    blockers.push({
+      reason: 'no-update-available',
+      message: `No update is available for ${container.name}`,
+      applies: 'manual',
+      status: 400,
+    });
+  }
+  check(blockers, () => assertMature(container));
+  check(blockers, () => assertNotBusy(context, container));
+  // The same reachability check as requestUpdate: the local watcher's host, or the edge agent's session.
+  check(blockers, () => (container.agent === undefined ? assertLocal(context, container) : assertAgentReachable(context, container)));
+  for (const held of container.blockers ?? []) {
+    if (held.reason === 'maturity-not-reached') continue;
+    blockers.push({
+      reason: held.reason,
+      message: `Automatic updates are held (${held.reason})`,
+      applies: 'auto',
+      ...(held.liftableAt !== undefined && { details: { liftableAt: held.liftableAt } }),
+    });
+  }
+  const kind = container.updateKind;
+  return {
+    containerId: container.id,
+    containerName: container.name,
+    watcher: container.watcher,
+    ...(container.agent !== undefined && { agent: container.agent }),
+    current: {
+      image: currentReference(container),
+      tag: container.image.tag.value,
+      digest: container.image.digest.value ?? null,
+      imageId: container.image.id,
+    },
+    target: target
+      ? {
+          image: target.targetImage,
+          tag: kind.kind === 'tag' ? kind.remoteValue : container.image.tag.value,
+          digest: kind.kind === 'digest' ? kind.remoteValue : (container.result?.digest ?? null),
+        }
+      : null,
+    updateKind: kind,
+    triggerName: trigger?.id ?? null,
+    phases: [...PREVIEW_PHASES],
+    backup: backupOf(context, container, trigger),
+    pruneOldImage: trigger?.prune ?? false,
+    blockers,
+    canUpdate: !blockers.some((blocker) => blocker.applies === 'manual'),
+  };
+}
