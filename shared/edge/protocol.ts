@@ -178,7 +178,8 @@ export const AgentFrameSchema = v.variant('type', [
     part: v.pipe(v.number(), v.integer(), v.minValue(0)),
     last: v.boolean(),
     containers: v.pipe(v.array(ContainerDetailsSchema), v.maxLength(EDGE_SNAPSHOT_PART_SIZE)),
-    images: v.array(ImageDetailsSchema),
+    // Each image once per part; a part's images serve its containers, so never more of them.
+    images: v.pipe(v.array(ImageDetailsSchema), v.maxLength(EDGE_SNAPSHOT_PART_SIZE)),
   }),
   /** A container appeared or changed (a Docker event, re-inspected by the agent). */
   v.object({

@@ -236,6 +236,25 @@ describe('OIDC sign-in (authorization code with PKCE) against a real OpenID prov
     );
   });
 
+  it('audits a flood of bogus callbacks at most once per address and reason a minute, so the trail is not rotated out', async () => {
+    const browser = newBrowser();
+    // Signed in, to read the audit trail.
+    const { callback } = await signInUpToCallback(browser, 'corp');
+    expect((await browser.request(callback.href)).status).toBe(302);
+    const invalidStates = async () => {
+      const audit = await browser.request(`${hubUrl}/api/v1/audit?action=auth-login&limit=200`);
+      return ((await audit.json()) as { data: { status: string; details: string }[] }).data.filter(
+        (entry) => entry.status === 'failed' && entry.details.endsWith('invalid-state'),
+      ).length;
+    };
+    const before = await invalidStates();
+    for (let i = 0; i < 20; i++) {
+      const response = await browser.request(`${hubUrl}/api/v1/auth/oidc/corp/callback?code=x&state=bogus-${i}`);
+      expect(response.status).toBe(401);
+    }
+    expect((await invalidStates()) - before).toBeLessThanOrEqual(1);
+  });
+
   it('never writes the client secret, a code, a verifier, a token or a session id to its output', async () => {
     const { codes, codeVerifiers, accessTokens, idTokens } = provider.issued;
     expect(codeVerifiers.length).toBeGreaterThanOrEqual(3);

@@ -249,6 +249,22 @@ describe('WebSocket upgrade limit [server]', () => {
   });
   const wsUrl = (path: string) => `${(client?.url ?? '').replace(/^http/, 'ws')}${path}`;
 
+  it('refuses at once, 400 JSON, an upgrade to a route that is no WebSocket (an endless SSE stream included)', async () => {
+    client = await createServerHub({});
+    const origin = { origin: client.url as string };
+    for (const path of ['/api/v1/events/ui', '/api/v1/settings']) {
+      const started = Date.now();
+      const refused = await upgrade(wsUrl(path), origin);
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.body)).toMatchObject({ error: expect.any(String) });
+      expect(Date.now() - started).toBeLessThan(3_000);
+    }
+    // The stream's connection slot was released: the UI stream still accepts this address.
+    const stream = await fetch(`${client.url}/api/v1/events/ui`);
+    expect(stream.status).toBe(200);
+    await stream.body?.cancel();
+  });
+
   it('refuses the upgrade past the limit with 429 JSON and Retry-After, on every WebSocket route', async () => {
     client = await createServerHub({ ...USERS_ENV, DD_SERVER_RATELIMIT_WEBSOCKET: '3' });
     const signIn = async (username: string, password: string) =>

@@ -214,7 +214,9 @@ export class EdgeHub implements SessionOwner {
       verdict = { ok: false, code: EDGE_CLOSE.nameTaken, message: `${hello.agentName} is a listen-mode agent of this hub (DD_AGENT_*)` };
     }
     if (!verdict.ok) {
-      this.logger.warn(`edge sign-in of ${hello.agentName} with key id ${hello.keyId} refused (${verdict.code}): ${verdict.message}`, {
+      // Unknown keys come from anyone who can reach the port (scanners): not worth a warning each.
+      const level = verdict.code === EDGE_CLOSE.signInFailed ? 'debug' : 'warn';
+      this.logger[level](`edge sign-in of ${hello.agentName} with key id ${hello.keyId} refused (${verdict.code}): ${verdict.message}`, {
         address: session.address,
       });
     }

@@ -113,8 +113,10 @@ function parseProviderKeys(group: ProviderVariables, definition: AnyNotification
       ? (group.values.get(key)?.variable ??
         `${prefix}${group.type.toUpperCase()}_${group.name.toUpperCase().replaceAll('-', '_')}_${key.toUpperCase()}`)
       : (group.values.values().next().value?.variable ?? `${prefix}${group.type.toUpperCase()}`);
-  const secret = typeof key === 'string' && definition.secretKeys.includes(key);
-  const raw = typeof key === 'string' ? group.values.get(key)?.value : undefined;
+  const secret = typeof key === 'string' && (definition.secretKeys.includes(key) || isSensitiveKey(key));
+  const given = typeof key === 'string' ? group.values.get(key)?.value : undefined;
+  // A URL that failed validation may still hold a password: quoted masked, like the trigger listing shows it.
+  const raw = given === undefined ? undefined : maskUrl(given).replace(/\/\/([^/:@]*):[^@/]*@/, `//$1:${REDACTED}@`);
   const shown = raw === undefined || secret ? '' : ` (got "${raw.length > 60 ? `${raw.slice(0, 60)}…` : raw}")`;
   throw new ConfigError(variable, `${issue?.message ?? 'invalid value'}${shown}`);
 }

@@ -7,6 +7,7 @@ import type { SessionStore } from '../auth/session-store';
 import { errorBody, HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { qText } from '../http/query-params';
+import { createRateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 
@@ -31,6 +32,9 @@ const oidcErrorResponse = (c: Context<HubEnv>, id: string, error: OidcError) =>
  */
 export function registerAuthOidcRoutes(api: RouteGroup, services: HubServices, sessions: SessionStore, oidc: OidcLogin): void {
   const logger = services.logger.child('auth.oidc');
+  // Anyone can call the callback: one failed-sign-in entry per address and reason a minute keeps a
+  // flood of bogus callbacks from rotating the audit trail out (as for failed API keys).
+  const auditedFailures = createRateLimiter({ limit: 1, windowMs: 60_000, now: services.now, maxKeys: 10_000 });
   const configOf = (id: string) => {
     const config = services.config.auth.oidc.find((provider) => provider.id === id);
     if (!config || !oidc.has(id)) throw new HttpError(404, 'No such OIDC provider', { provider: id.slice(0, 100) });
@@ -87,12 +91,14 @@ export function registerAuthOidcRoutes(api: RouteGroup, services: HubServices, s
         ({ username } = await oidc.complete(id, query, boundState));
       } catch (error) {
         if (!(error instanceof OidcError)) throw error;
-        await services.audit.append({
-          action: 'auth-login',
-          status: 'failed',
-          details: `OIDC sign-in with "${id}" failed from ${address}: ${error.reason}`,
-        });
-        logger.warn('OIDC sign-in failed', { provider: id, reason: error.reason, problem: error.message, address });
+        if (auditedFailures.take(`${address} ${error.reason}`).allowed) {
+          await services.audit.append({
+            action: 'auth-login',
+            status: 'failed',
+            details: `OIDC sign-in with "${id}" failed from ${address}: ${error.reason}`,
+          });
+          logger.warn('OIDC sign-in failed', { provider: id, reason: error.reason, problem: error.message, address });
+        }
         return oidcErrorResponse(c, id, error);
       }
       const sessionId = await sessions.create(username, 'oidc');

@@ -54,7 +54,15 @@ export function answerRefusedUpgrades(
         response = Response.json(errorBody(500), { status: 500 });
       }
       if (accepting.has(incoming) && response.status < 300) return response;
-      writeRefusal(incoming, response.status, response.headers, await response.text());
+      if (response.status < 300) {
+        // A route that is no WebSocket (an SSE stream, say) answered the upgrade: its body may never
+        // end, so it is dropped, and the upgrade refused with a fixed 400.
+        await response.body?.cancel().catch(() => undefined);
+        const body = JSON.stringify(errorBody(400, 'This route is not a WebSocket'));
+        writeRefusal(incoming, 400, new Headers({ 'content-type': 'application/json' }), body);
+        return response;
+      }
+      writeRefusal(incoming, response.status, response.headers, await boundedText(response));
       return response;
     },
     attach(server) {
@@ -64,12 +72,28 @@ export function answerRefusedUpgrades(
   };
 }
 
+/** An error body is a small JSON object; more than this is cut (and the rest never read). */
+const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
+
+async function boundedText(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < MAX_REFUSAL_BODY_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  await reader.cancel().catch(() => undefined);
+  return Buffer.concat(chunks).subarray(0, MAX_REFUSAL_BODY_BYTES).toString('utf8');
+}
+
 function writeRefusal(incoming: IncomingMessage, status: number, headers: Headers, body: string): void {
   const socket = incoming.socket;
   if (socket.destroyed) return;
-  // A route that is not a WebSocket answering 2xx to an upgrade still refuses it.
-  const code = status < 300 ? 400 : status;
-  const lines = [`HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`];
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`];
   headers.forEach((value, key) => {
     if (!SKIPPED_HEADERS.has(key.toLowerCase())) lines.push(`${key}: ${value}`);
   });
