@@ -20,6 +20,10 @@ export async function* readSseMessages(
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  // Where the search for the next blank line resumes: text already searched holds none, so a peer
+  // dribbling a large message in tiny chunks costs linear, not quadratic, time.
+  let searched = 0;
+  const blankLine = /\r\n\r\n|\n\n|\r\r/g;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -27,10 +31,16 @@ export async function* readSseMessages(
       onActivity();
       buffer += decoder.decode(value, { stream: true });
       for (;;) {
-        const end = /\r\n\r\n|\n\n|\r\r/.exec(buffer);
-        if (!end) break;
+        // A delimiter may straddle the previous end: back up by its longest length minus one.
+        blankLine.lastIndex = Math.max(0, searched - 3);
+        const end = blankLine.exec(buffer);
+        if (!end) {
+          searched = buffer.length;
+          break;
+        }
         const block = buffer.slice(0, end.index);
         buffer = buffer.slice(end.index + end[0].length);
+        searched = 0;
         const message = parseBlock(block);
         if (message) yield message;
       }
