@@ -45,7 +45,9 @@ export async function startProfiledHub(root: string, env: Record<string, string>
     async stop() {
       child.kill('SIGTERM');
       await exited;
-      const file = (await readdir(profileDir)).find((name) => name.endsWith('.cpuprofile'));
+      // One profile per thread (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): tsx's module loader
+      // runs in a worker thread of its own, and the requests are served on the main one, thread 0.
+      const file = (await readdir(profileDir)).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
       if (!file) throw new Error('bench.profile: the hub wrote no CPU profile');
       return join(profileDir, file);
     },
