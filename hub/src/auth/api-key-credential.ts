@@ -46,9 +46,8 @@ export function parseCredential(value: string): { keyId: string; secret: string 
   return match ? { keyId: match[1] as string, secret: match[2] as string } : undefined;
 }
 
-/** Hex SHA-256 of the secret: what the store keeps instead of the secret. */
 /**
- * SHA-256 of the secret, hex. Synchronous (noble's portable SHA-256): Web Crypto's digest is async,
+ * SHA-256 of the secret, hex: what the store keeps instead of the secret. Synchronous (noble's portable SHA-256): Web Crypto's digest is async,
  * and its round trips on every keyed request cost more than half the throughput (bench finding).
  */
 export function digestSecret(secret: string): string {
