@@ -1,5 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
+import { containerRecord } from '../support/container-fixture';
 import { describeHubMatrix, expectJsonError } from '../support/hub-harness';
 import { dataOf, openSse } from '../support/sse-client';
 
@@ -12,36 +13,17 @@ const ID = 'a'.repeat(64);
 const UNKNOWN = 'b'.repeat(64);
 const CONFIRM = { 'X-DD-Confirm-Action': 'container-delete' };
 
+/** The shared test record, unwatched, with one sensitive and one plain env value. */
 function record(over: Partial<Container> = {}): Container {
-  return {
+  return containerRecord({
     id: ID,
-    name: 'web',
-    displayName: 'web',
-    watcher: 'local',
-    status: 'running',
     watched: false,
-    webhookEnabled: true,
-    labels: {},
     env: [
       { key: 'API_TOKEN', value: 's3cr3t-token' },
       { key: 'MODE', value: 'prod' },
     ],
-    image: {
-      id: 'sha256:1',
-      registry: { url: 'docker.io' },
-      name: 'library/web',
-      tag: { value: '1.0.0', semver: true },
-      digest: { watch: false },
-      architecture: 'amd64',
-      os: 'linux',
-    },
-    updateAvailable: false,
-    updateKind: { kind: 'unknown' },
-    updatePolicy: {},
-    createdAt: '2026-01-01T00:00:00.000Z',
-    firstSeenAt: '2026-01-01T00:00:00.000Z',
     ...over,
-  };
+  });
 }
 
 const post = { method: 'POST' };

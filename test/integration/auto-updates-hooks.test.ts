@@ -13,7 +13,7 @@ import type { Container } from '../../shared/schemas/container';
 import type { UpdateOperation } from '../../shared/update-engine';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { publishApp, pullApp } from '../support/docker/update-images';
+import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { expectJsonError } from '../support/hub-harness';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
@@ -49,15 +49,7 @@ describe('automatic updates and hooks on a real Docker Engine and registry', () 
   }
 
   async function runApp(name: string, labels: Record<string, string> = {}): Promise<string> {
-    const created = await docker.createContainer({
-      name,
-      Image: from,
-      Labels: { 'dd.watch': 'true', ...labels },
-      StopTimeout: 2,
-      HostConfig: { Init: true, NetworkMode: 'none' },
-    });
-    await created.start();
-    return created.id;
+    return startWatchedApp(dockerd, name, from, labels);
   }
 
   /** A watch cycle (the registry is asked), then every update it queued run to its end. */

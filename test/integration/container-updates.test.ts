@@ -10,7 +10,7 @@ import type { Container } from '../../shared/schemas/container';
 import { TEMPORARY_NAME, type UpdateOperation } from '../../shared/update-engine';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { type AppKind, publishApp, pullApp } from '../support/docker/update-images';
+import { type AppKind, publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { expectJsonError } from '../support/hub-harness';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 import { dataOf, openSse } from '../support/sse-client';
@@ -83,15 +83,7 @@ describe('container updates through the hub on a real Docker Engine and registry
     const from = await image(repository, '1.0.0', kinds.from);
     await image(repository, '2.0.0', kinds.to);
     await pullApp(dockerd, from);
-    const created = await docker.createContainer({
-      name,
-      Image: from,
-      Labels: { 'dd.watch': 'true', ...labels },
-      StopTimeout: 2,
-      HostConfig: { Init: true, NetworkMode: 'none' },
-    });
-    await created.start();
-    return created.id;
+    return startWatchedApp(dockerd, name, from, labels);
   }
 
   async function watch(): Promise<void> {

@@ -68,3 +68,21 @@ export async function publishApp(
 export async function pullApp(dockerd: TestDockerd, reference: string): Promise<void> {
   await cli(dockerd, ['pull', reference]);
 }
+
+/** Starts a watched container of a pulled reference, without a network, quick to stop; answers its id. */
+export async function startWatchedApp(
+  dockerd: TestDockerd,
+  name: string,
+  reference: string,
+  labels: Record<string, string> = {},
+): Promise<string> {
+  const created = await dockerd.docker.createContainer({
+    name,
+    Image: reference,
+    Labels: { 'dd.watch': 'true', ...labels },
+    StopTimeout: 2,
+    HostConfig: { Init: true, NetworkMode: 'none' },
+  });
+  await created.start();
+  return created.id;
+}
