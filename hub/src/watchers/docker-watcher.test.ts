@@ -1,6 +1,6 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
-import type { ContainerState, DockerContainerDetails, DockerHost } from '../../../shared/docker/docker-host';
+import type { ContainerState, DockerContainerDetails, DockerEventHandlers, DockerHost } from '../../../shared/docker/docker-host';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import { createLogRing } from '../logging/log-ring';
 import { createLogger, silentSink } from '../logging/logger';
@@ -49,7 +49,7 @@ function fakeHost(state: { current: ContainerState | 'gone' }): DockerHost {
   };
 }
 
-function watcherOn(host: DockerHost, watchAll: boolean) {
+function watcherOn(host: DockerHost, watchAll: boolean, timing: { startDelayMs?: number; eventDebounceMs?: number } = {}) {
   const logRing = createLogRing();
   const logger = createLogger({ level: 'fatal', ring: logRing, sink: silentSink });
   const store = createContainerStore(createStorage(), logger);
@@ -71,6 +71,7 @@ function watcherOn(host: DockerHost, watchAll: boolean) {
     now: () => Date.UTC(2026, 0, 1),
     publish: (type) => published.push(type),
     audit: async () => undefined,
+    ...timing,
   });
   return { watcher, store, published };
 }
@@ -98,5 +99,39 @@ describe('DockerWatcher.refreshContainer', () => {
     state.current = 'gone';
     expect(await watcher.refreshContainer(ID)).toBeUndefined();
     expect(published).toEqual(['dd:container-added', 'dd:container-removed', 'dd:container-added', 'dd:container-removed']);
+  });
+});
+
+describe('DockerWatcher events', () => {
+  it('does not bring back a record deleted through the API while its earlier event waited', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    let handlers: DockerEventHandlers | undefined;
+    const host: DockerHost = {
+      ...fakeHost(state),
+      subscribeEvents: (given) => {
+        handlers = given;
+        return { close: () => undefined };
+      },
+    };
+    const { watcher, store, published } = watcherOn(host, true, { startDelayMs: 3_600_000, eventDebounceMs: 5 });
+    await watcher.refreshContainer(ID);
+    watcher.start();
+    try {
+      const flushed = () => new Promise((resolve) => setTimeout(resolve, 50));
+      handlers?.onEvent({ id: ID, action: 'start', time: Date.now(), attributes: {} });
+      await store.remove(ID);
+      await flushed();
+      expect(store.get(ID)).toBeUndefined();
+
+      // A known container's event still refreshes its record.
+      await watcher.refreshContainer(ID);
+      state.current = 'exited';
+      handlers?.onEvent({ id: ID, action: 'die', time: Date.now(), attributes: {} });
+      await flushed();
+      expect(store.get(ID)?.status).toBe('exited');
+      expect(published).toEqual(['dd:container-added', 'dd:container-added', 'dd:container-updated']);
+    } finally {
+      await watcher.stop();
+    }
   });
 });

@@ -49,6 +49,8 @@ export class DockerWatcher {
   private cron: Cron | undefined;
   private events: DockerSubscription | undefined;
   private pendingIds = new Set<string>();
+  /** Of the pending ids, those with a record when their event came: one gone since was removed meanwhile. */
+  private pendingKnownIds = new Set<string>();
   private debounce: ReturnType<typeof setTimeout> | undefined;
   private timers = new Set<ReturnType<typeof setTimeout>>();
   private reconnectMs = RECONNECT_MIN_MS;
@@ -214,6 +216,7 @@ export class DockerWatcher {
       onEvent: (event) => {
         this.reconnectMs = RECONNECT_MIN_MS;
         this.pendingIds.add(event.id);
+        if (this.deps.store.get(event.id)) this.pendingKnownIds.add(event.id);
         this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
       },
       onClose: (error) => {
@@ -239,11 +242,22 @@ export class DockerWatcher {
   private flushEvents(): void {
     this.debounce = undefined;
     const ids = this.pendingIds;
+    const knownAtEvent = this.pendingKnownIds;
     this.pendingIds = new Set();
+    this.pendingKnownIds = new Set();
     // New containers get their registry check at once; known ones only their runtime state.
     const unknown = [...ids].some((id) => !this.deps.store.get(id));
     this.observe({ check: unknown, onlyIds: ids })
-      .then((observed) => applyInventory(observed, this.deps))
+      .then((observed) => applyInventory(withoutRemovedSince(observed, knownAtEvent, this.deps.store), this.deps))
       .catch((error: unknown) => this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }));
   }
+}
+
+/**
+ * A record deleted through the API while its event waited (spec 4.5) stays deleted until the next
+ * watch cycle: an event that came before the deletion must not bring it back.
+ */
+function withoutRemovedSince(observed: ObservedInventory, knownAtEvent: ReadonlySet<string>, store: ContainerStore): ObservedInventory {
+  const records = observed.records.filter((record) => !knownAtEvent.has(record.id) || store.get(record.id) !== undefined);
+  return records.length === observed.records.length ? observed : { ...observed, records };
 }
