@@ -32,6 +32,7 @@ import { registerContainerActionRoutes } from './routes/container-action-routes'
 import { registerContainerLogRoutes } from './routes/container-log-routes';
 import { registerContainerRoutes } from './routes/container-routes';
 import { registerContainerStatsRoutes } from './routes/container-stats-routes';
+import { registerDependencyGroupRoutes } from './routes/dependency-group-routes';
 import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
 import { registerImageRoutes } from './routes/image-routes';
@@ -183,6 +184,7 @@ export function createHubApp(deps: HubDeps): Hub {
   registerImageRoutes(api, services);
   registerUpdatePreviewRoutes(api, services);
   registerBulkUpdateRoutes(api, services);
+  registerDependencyGroupRoutes(api, services);
   registerContainerRoutes(api, services);
   registerContainerActionRoutes(api, services);
   registerContainerLogRoutes(api, services);
@@ -250,6 +252,7 @@ export function createHubApp(deps: HubDeps): Hub {
       // Open UI streams would otherwise hold the server's close open until their clients left.
       services.events.closeAll();
       // Running updates roll back at their next phase boundary while the watchers' hosts are still open.
+      await services.dependencyGroups.stop();
       await services.updates.stop();
       await services.edge?.stop();
       // After the edge hub: an agent whose stream ends now is not reported as gone (the hub is).

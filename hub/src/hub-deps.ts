@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { UpgradeWebSocket } from 'hono/ws';
 import type { Storage } from 'unstorage';
+import type { ComposeFileEditor } from '../../shared/compose';
 import type { DockerHost } from '../../shared/docker/docker-host';
 import type { DockerEndpoint } from '../../shared/docker/watcher-config';
 import type { FetchLike } from '../../shared/registry/registry-transport';
@@ -76,4 +77,8 @@ export interface HubDeps {
   updates?: UpdateServiceOptions | undefined;
   /** Runs dd.hook.pre / dd.hook.post commands on the hub's host (Node); hooks are refused where absent. */
   hookRunner?: HookRunner | undefined;
+  /** The id of the container the hub runs in, where it runs in one (Node reads it from /proc): never updated by the hub. */
+  selfContainerId?: string | undefined;
+  /** Brings compose files to the new image after an update (Node); compose files are left alone where absent (Workers). */
+  composeFiles?: ComposeFileEditor | undefined;
 }

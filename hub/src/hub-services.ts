@@ -20,6 +20,7 @@ import { type ContainerStore, createContainerStore } from './store/container-sto
 import { createNotificationRuleStore, type NotificationRuleStore } from './store/notification-rule-store';
 import { createSettingsStore, type SettingsStore } from './store/settings-store';
 import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
+import { createDependencyGroupUpdates, type DependencyGroupUpdates } from './updates/dependency-group-updates';
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
 import type { DockerWatcher } from './watchers/docker-watcher';
@@ -63,6 +64,8 @@ export interface HubServices {
   updates: UpdateService;
   /** Automatic updates after detection (settings updateMode, dd.action.auto, the trigger's AUTO). */
   autoUpdates: AutoUpdater;
+  /** Updates of a container and what depends on it, in waves (dd.depends_on, compose depends_on). */
+  dependencyGroups: DependencyGroupUpdates;
 }
 
 function createRegistries(deps: HubDeps, metrics: HubMetrics, now: () => number): HubServices['registries'] {
@@ -163,6 +166,7 @@ export function createHubServices(deps: HubDeps): HubServices {
       options: deps.updates,
     }),
     autoUpdates: createAutoUpdater(() => services, { storage: deps.storage, logger }),
+    dependencyGroups: createDependencyGroupUpdates(() => services, logger),
   };
   return services;
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ContainerSpecSchema } from '../docker/container-spec-schema';
 import { LOG_LEVELS, LogEntrySchema } from '../schemas/log-entry';
 import { UpdateOperationSchema } from '../update-engine/operation';
 import { ContainerDetailsSchema, ImageDetailsSchema, LogLineSchema, LogOptionsSchema, StatsSchema } from './docker-schemas';
@@ -94,7 +95,8 @@ export const EdgeWatcherSchema = v.object({
 });
 export type EdgeWatcher = v.InferOutput<typeof EdgeWatcherSchema>;
 
-const ErrorCode = v.picklist(['not-found', 'unsupported', 'invalid', 'busy', 'failed']);
+/** `conflict` (edge/1.x addition) answers only `image.remove`: the image is in use, nothing was removed. */
+const ErrorCode = v.picklist(['not-found', 'unsupported', 'invalid', 'busy', 'failed', 'conflict']);
 
 // ---- hub → agent -----------------------------------------------------------------------------
 
@@ -121,8 +123,18 @@ export const EdgeRequestSchema = v.variant('method', [
       healthTimeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
       /** The hub's credentials for the target's registry, when it holds some (the agent keeps them only for the pull). */
       auth: v.optional(v.object({ username: ShortText, password: v.pipe(v.string(), v.maxLength(8192)), serverAddress: ShortText })),
+      /**
+       * edge/1.x addition: the configuration to create the container with (a rollback's backup);
+       * the current container's when absent. An agent that predates it ignores it.
+       */
+      spec: v.optional(ContainerSpecSchema),
     }),
   }),
+  /**
+   * edge/1.x addition: removes an image the hub's prune found no kept backup needs. Never forced:
+   * an image a container (any state) uses is refused with `conflict`; one already gone is not an error.
+   */
+  v.object({ method: v.literal('image.remove'), watcher: WatcherName, imageId: ShortText }),
   /** Log lines arrive as `stream` frames; the reply ends the stream. `cancel` stops it early. */
   v.object({ method: v.literal('container.logs'), watcher: WatcherName, containerId: ShortText, options: LogOptionsSchema }),
   v.object({

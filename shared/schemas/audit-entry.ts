@@ -55,6 +55,10 @@ export const AUDIT_ACTIONS = [
   // Beyond spec 4.10's list: the edge key registry of decisions §6 is audited like API keys.
   'edge-key-created',
   'edge-key-revoked',
+  // Beyond spec 4.10's list: the outcome of a dependency-group update (its operations are audited one by one too).
+  'dependency-group-update',
+  // Beyond spec 4.10's list (issue 7 item 6): an update brought the container's compose file to the new image.
+  'compose-file-updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -57,6 +57,15 @@ export const UpdateOperationSchema = v.object({
    * long (from updatedAt) and rolled back if it turns unhealthy.
    */
   autoRollbackWindowMs: v.exactOptional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  /** After a success of a compose service: what became of its compose file (shared/compose; never its contents). */
+  composeFile: v.exactOptional(
+    v.object({
+      path: v.string(),
+      backupPath: v.exactOptional(v.string()),
+      status: v.picklist(['rewritten', 'unchanged', 'skipped']),
+      reason: v.exactOptional(v.string()),
+    }),
+  ),
 });
 export type UpdateOperation = v.InferOutput<typeof UpdateOperationSchema>;
 

@@ -2,7 +2,7 @@ import type { UpdatableDockerHost } from '../docker/docker-host';
 import type { UpdateOperation } from './operation';
 import { OperationRecorder, type RecorderDeps } from './operation-recorder';
 import { keepNewContainer, restoreOldContainer } from './restore';
-import { finishSuccess, rollBack } from './update-engine';
+import { finishSuccess, rollBack, type UpdateEngineDeps } from './update-engine';
 import { errorText } from './update-step-error';
 
 /**
@@ -18,12 +18,12 @@ import { errorText } from './update-step-error';
  */
 export async function recoverOperation(
   operation: UpdateOperation,
-  deps: RecorderDeps & { host: UpdatableDockerHost },
+  deps: RecorderDeps & { host: UpdatableDockerHost; composeFiles?: UpdateEngineDeps['composeFiles'] },
 ): Promise<UpdateOperation> {
   const { host } = deps;
   const run = new OperationRecorder(operation, deps);
   if ((operation.phase === 'health-gate-passed' || operation.phase === 'succeeded') && (await keepNewContainer(operation, host))) {
-    return finishSuccess(run, host);
+    return finishSuccess(run, host, deps.composeFiles);
   }
   const reason =
     operation.phase === 'rollback-started' && operation.rollbackReason

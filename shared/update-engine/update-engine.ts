@@ -11,6 +11,7 @@
  * prepare changed nothing: it ends `failed` in phase prepare. Every change is journalled before the
  * next Docker call, so recoverOperation() can settle an operation that a crash cut short.
  */
+import { type ComposeFileEditor, updateComposeFile } from '../compose';
 import type { ContainerSpec, RegistryPullAuth, UpdatableDockerHost } from '../docker/docker-host';
 import { splitReference } from '../docker/image-names';
 import { checkStarted, DEFAULT_HEALTH_TIMING, type HealthTiming, waitHealthy } from './container-health';
@@ -22,6 +23,8 @@ import { cancelReason, errorText, UpdateCancelledError, UpdateStepError } from '
 export interface UpdateEngineDeps extends RecorderDeps {
   host: UpdatableDockerHost;
   timing?: Partial<HealthTiming> | undefined;
+  /** Brings a compose service's file to the new image after a success; compose files are left alone without it. */
+  composeFiles?: ComposeFileEditor | undefined;
 }
 
 export interface UpdatePlan {
@@ -99,18 +102,32 @@ export async function rollBack(run: OperationRecorder, host: UpdatableDockerHost
   }
 }
 
-/** The old container goes; if Docker refuses, the update still stands and the leftover is named in cleanupError. */
-export async function finishSuccess(run: OperationRecorder, host: UpdatableDockerHost): Promise<UpdateOperation> {
+/**
+ * The old container goes; if Docker refuses, the update still stands and the leftover is named in
+ * cleanupError. Then a compose service's file is brought to the new image (never failing the update).
+ */
+export async function finishSuccess(
+  run: OperationRecorder,
+  host: UpdatableDockerHost,
+  composeFiles?: ComposeFileEditor,
+): Promise<UpdateOperation> {
+  let cleanupError: string | undefined;
   try {
     await host.forceRemoveContainer(run.op.containerId);
-    return await run.save({ status: 'succeeded', phase: 'succeeded' });
   } catch (error) {
-    return run.save({
-      status: 'succeeded',
-      phase: 'succeeded',
-      cleanupError: `the old container could not be removed: ${errorText(error)}`,
-    });
+    cleanupError = `the old container could not be removed: ${errorText(error)}`;
   }
+  const { spec, oldImage, targetImage, triggerName } = run.op;
+  const composeFile =
+    oldImage === undefined
+      ? undefined
+      : await updateComposeFile(composeFiles, { labels: spec?.labels, oldImage, newImage: targetImage, triggerName });
+  return run.save({
+    status: 'succeeded',
+    phase: 'succeeded',
+    ...(cleanupError !== undefined && { cleanupError }),
+    ...(composeFile && { composeFile }),
+  });
 }
 
 /**
@@ -163,5 +180,5 @@ export async function runUpdateOperation(
   } catch (error) {
     return rollBack(run, host, signal.aborted ? cancelReason(signal) : errorText(error));
   }
-  return finishSuccess(run, host);
+  return finishSuccess(run, host, deps.composeFiles);
 }

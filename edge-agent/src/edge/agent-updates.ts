@@ -1,3 +1,4 @@
+import type { ComposeFileEditor } from '../../../shared/compose';
 import { canUpdateContainers } from '../../../shared/docker/docker-host';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
@@ -9,6 +10,7 @@ import {
   runUpdateOperation,
   type UpdateOperation,
 } from '../../../shared/update-engine';
+import { createComposeFileEditor } from '../compose';
 import { EdgeRequestError } from './request-handlers';
 import type { UpdateJournalFile } from './update-journal-file';
 import type { WatcherRuntime } from './watcher-runtime';
@@ -20,6 +22,8 @@ export interface AgentUpdatesOptions {
   logger: Logger;
   now?: () => number;
   timing?: Partial<HealthTiming> | undefined;
+  /** Compose files of updated services (default: this host's files, shared/compose's rules). */
+  composeFiles?: ComposeFileEditor | undefined;
 }
 
 /**
@@ -52,7 +56,7 @@ export class AgentUpdates {
     const controller = new AbortController();
     const done = runUpdateOperation(
       operation,
-      { auth: request.options.auth, healthTimeoutMs: request.options.healthTimeoutMs },
+      { auth: request.options.auth, healthTimeoutMs: request.options.healthTimeoutMs, spec: request.options.spec },
       this.engineDeps(watcher, host),
       controller.signal,
     ).finally(() => this.running.delete(operation.id));
@@ -94,6 +98,7 @@ export class AgentUpdates {
       host,
       now: this.options.now ?? Date.now,
       timing: this.options.timing,
+      composeFiles: this.options.composeFiles ?? createComposeFileEditor(),
       journal: {
         save: async (operation: UpdateOperation) => {
           await journal.save(operation);

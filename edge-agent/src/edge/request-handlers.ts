@@ -1,4 +1,10 @@
-import { type DockerLogLine, type DockerLogOptions, DockerNotFoundError } from '../../../shared/docker/docker-host';
+import {
+  canUpdateContainers,
+  DockerConflictError,
+  type DockerLogLine,
+  type DockerLogOptions,
+  DockerNotFoundError,
+} from '../../../shared/docker/docker-host';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { AgentUpdates } from './agent-updates';
@@ -8,7 +14,7 @@ import type { WatcherRuntime } from './watcher-runtime';
 
 type EdgeLogOptions = Extract<EdgeRequest, { method: 'container.logs' }>['options'];
 
-export type EdgeErrorCode = 'not-found' | 'unsupported' | 'invalid' | 'busy' | 'failed';
+export type EdgeErrorCode = 'not-found' | 'unsupported' | 'invalid' | 'busy' | 'failed' | 'conflict';
 
 /** A request that cannot be served, with the protocol's error code. */
 export class EdgeRequestError extends Error {
@@ -74,6 +80,8 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
       return host.stats(request.containerId);
     case 'container.logs':
       return void (await streamLogs(watcher, request.containerId, request.options, context));
+    case 'image.remove':
+      return void (await removeImage(watcher, request.imageId));
     case 'container.update': {
       const { updates, signal } = context;
       if (!updates) throw new EdgeRequestError('unsupported', 'this agent does not run updates');
@@ -87,6 +95,29 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
         signal.removeEventListener('abort', cancel);
       }
     }
+  }
+}
+
+/**
+ * The hub's prune (docs/edge-protocol.md `image.remove`): never forced, and refused with `conflict`
+ * while any container (running or not) was created from the image. Docker refuses that itself for
+ * an image id, but a tag of an image with several would only be untagged, so the check is ours.
+ */
+async function removeImage(watcher: WatcherRuntime, imageId: string): Promise<void> {
+  const { host } = watcher;
+  if (!canUpdateContainers(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot remove images`);
+  const image = await host.inspectImage(imageId);
+  if (!image) return;
+  const users = (await host.listContainers(true)).filter((container) => container.imageId === image.id);
+  if (users.length > 0) {
+    throw new EdgeRequestError('conflict', `the image ${imageId} is used by ${users.map((container) => container.name).join(', ')}`);
+  }
+  try {
+    await host.removeImage(imageId);
+  } catch (error) {
+    // Only this request answers `conflict`: a hub that predates it never asks, so never sees the code.
+    if (error instanceof DockerConflictError) throw new EdgeRequestError('conflict', error.message);
+    throw error;
   }
 }
 

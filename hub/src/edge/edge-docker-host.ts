@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import {
+  DockerConflictError,
   type DockerContainerDetails,
   type DockerContainerSummary,
   type DockerEventHandlers,
@@ -166,6 +167,25 @@ export class EdgeDockerHost implements DockerHost {
 
   remove(id: string): Promise<void> {
     return this.act('container.remove', id);
+  }
+
+  /**
+   * Has the agent remove an image (`image.remove`, never forced): DockerConflictError while a
+   * container of the agent's host uses it, as a local host answers Docker's 409; gone already is
+   * not an error. The inventory forgets it at once.
+   */
+  async removeImage(imageId: string): Promise<void> {
+    try {
+      await this.requireLink().request(
+        { method: 'image.remove', watcher: this.options.watcherName, imageId },
+        { timeoutMs: this.options.requestTimeoutMs },
+      );
+    } catch (error) {
+      if (error instanceof EdgeRequestError && error.code === 'conflict') throw new DockerConflictError(error.message);
+      if (error instanceof EdgeRequestError && error.code === 'disconnected') throw new AgentNotConnectedError(this.options.agentName);
+      throw error;
+    }
+    this.images.delete(imageId);
   }
 
   async stats(id: string): Promise<DockerStats> {

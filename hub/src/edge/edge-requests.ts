@@ -2,7 +2,16 @@ import type { DockerLogLine } from '../../../shared/docker/docker-host';
 import type { AgentFrame, EdgeRequest, HubFrame } from '../../../shared/edge/protocol';
 
 /** Why a request failed: the agent's own error codes, or the hub's (deadline, link gone, caller gave up). */
-export type EdgeRequestFailure = 'not-found' | 'unsupported' | 'invalid' | 'busy' | 'failed' | 'timeout' | 'disconnected' | 'aborted';
+export type EdgeRequestFailure =
+  | 'not-found'
+  | 'unsupported'
+  | 'invalid'
+  | 'busy'
+  | 'failed'
+  | 'conflict'
+  | 'timeout'
+  | 'disconnected'
+  | 'aborted';
 
 export class EdgeRequestError extends Error {
   constructor(

@@ -14,6 +14,7 @@ import { effectivePolicy } from '../watchers/container-check';
 import { readContainerLabels } from '../watchers/container-labels';
 import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
+import { containerGroups } from './container-groups';
 import { findContainer, watcherOf } from './container-target';
 import { containerSummary, recentStatus } from './container-views';
 import { triggersOfContainer } from './trigger-routes';
@@ -72,6 +73,21 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       summary: 'Counts of containers, updates and maturity',
     },
     (c) => c.json(containerSummary(containers.all())),
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/groups',
+      access: 'read',
+      tag: 'containers',
+      summary:
+        'Groups of containers: by the dd.group label, else by compose project per host; each member with what it depends on and what depends on it',
+    },
+    (c) => {
+      const groups = containerGroups(containers.all());
+      return c.json({ data: groups, total: groups.length });
+    },
   );
 
   api.add(

@@ -24,9 +24,11 @@ export interface DockerActionTrigger {
   auto: boolean;
   /** The watchers whose containers it updates; undefined: every watcher. */
   watchers: string[] | undefined;
+  /** `COMPOSE=false`: compose files of its containers are left alone (absent: they are brought to the new image). */
+  compose?: false;
 }
 
-const KEYS = ['backupcount', 'prune', 'healthtimeout', 'auto', 'watcher'] as const;
+const KEYS = ['backupcount', 'prune', 'healthtimeout', 'auto', 'watcher', 'compose'] as const;
 export const DEFAULT_BACKUP_COUNT = 3;
 export const DEFAULT_HEALTH_TIMEOUT_S = 120;
 
@@ -55,6 +57,7 @@ function parseTrigger(group: ProviderVariables): DockerActionTrigger {
     healthTimeoutMs: vars.get(name('healthtimeout'), envInteger(1, 3600), DEFAULT_HEALTH_TIMEOUT_S) * 1000,
     auto: vars.get(name('auto'), envBoolean, false),
     watchers: watchers && watchers.length > 0 ? watchers : undefined,
+    ...(!vars.get(name('compose'), envBoolean, true) && { compose: false as const }),
   };
 }
 
@@ -81,6 +84,8 @@ export function describeActionTrigger(trigger: DockerActionTrigger) {
       healthtimeout: trigger.healthTimeoutMs / 1000,
       auto: trigger.auto,
       ...(trigger.watchers && { watcher: trigger.watchers.join(',') }),
+      // Listed only when turned off, as the watcher list only when set.
+      ...(trigger.compose === false && { compose: false }),
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { ContainerSpec } from '../../../shared/docker/docker-host';
 import type { Container } from '../../../shared/schemas/container';
 import { errorText, isTerminal, type UpdateOperation } from '../../../shared/update-engine';
 import { EdgeDockerHost } from '../edge/edge-docker-host';
@@ -75,6 +76,8 @@ function createMirror(context: UpdateContext, recorded: UpdateOperation, save: (
 export interface AgentRunOptions {
   healthTimeoutMs: number;
   auth?: { username: string; password: string; serverAddress: string } | undefined;
+  /** A rollback's backup configuration: the agent creates the container with it (`options.spec`). */
+  spec?: ContainerSpec | undefined;
   /** Aborted when the operation is cancelled by a user, or the hub stops. */
   signal: AbortSignal;
   /** True when the abort is a user's cancel (the agent rolls back); otherwise the hub only stops waiting. */
@@ -103,7 +106,11 @@ export async function runOnAgent(context: UpdateContext, operation: UpdateOperat
   options.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const settled = await Promise.race([
-      host.runUpdate(operation, { healthTimeoutMs: options.healthTimeoutMs, auth: options.auth }, request.signal),
+      host.runUpdate(
+        operation,
+        { healthTimeoutMs: options.healthTimeoutMs, auth: options.auth, ...(options.spec && { spec: options.spec }) },
+        request.signal,
+      ),
       whenAborted(stopWaiting.signal),
     ]);
     if (settled) await mirror.push(settled);

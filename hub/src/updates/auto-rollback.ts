@@ -1,4 +1,6 @@
+import type { DockerContainerDetails } from '../../../shared/docker/docker-host';
 import { errorText, type UpdateOperation } from '../../../shared/update-engine';
+import { agentHostOf } from './agent-update-runner';
 import { identityOf, type UpdateContext, updatableWatcher } from './update-context';
 
 export const DEFAULT_AUTO_ROLLBACK_POLL_MS = 2_000;
@@ -9,7 +11,8 @@ export type RollbackStarter = (operation: UpdateOperation, reason: string) => Pr
  * Automatic rollback (`dd.rollback.auto`): after a successful update the new container is watched
  * until its window ends; if it turns unhealthy meanwhile, it goes back to what it ran before. The
  * watch stops early when the container goes away or another operation takes it over. Windows are
- * resumed after a restart (the window runs from the operation's updatedAt).
+ * resumed after a restart (the window runs from the operation's updatedAt). An agent's container
+ * is read from the inventory its agent pushes; while the agent is away the window goes on unread.
  */
 export class AutoRollbackMonitor {
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -46,8 +49,18 @@ export class AutoRollbackMonitor {
   private async check(operation: UpdateOperation, until: number): Promise<void> {
     const claimedBy = this.context.claims.get(identityOf(operation));
     if (claimedBy !== undefined && claimedBy !== operation.id) return;
-    const reached = updatableWatcher(this.context, operation.watcher);
-    const details = reached && operation.newContainerId ? await reached.host.inspectContainer(operation.newContainerId) : undefined;
+    let details: DockerContainerDetails | undefined;
+    try {
+      details = await this.inspectNew(operation);
+    } catch (error) {
+      // An agent away (or a host not answering) says nothing about health: look again while the window lasts.
+      this.context.logger.debug('automatic rollback: the container could not be read', {
+        operationId: operation.id,
+        error: errorText(error),
+      });
+      if (this.context.services().now() < until) this.schedule(operation, until);
+      return;
+    }
     if (!details) return;
     if (details.health === 'unhealthy') {
       await this.startRollback(
@@ -57,5 +70,13 @@ export class AutoRollbackMonitor {
       return;
     }
     if (this.context.services().now() < until) this.schedule(operation, until);
+  }
+
+  /** The new container on its own host: the hub's local watcher, or its agent's inventory. */
+  private async inspectNew(operation: UpdateOperation): Promise<DockerContainerDetails | undefined> {
+    if (!operation.newContainerId) return undefined;
+    const host =
+      operation.agent === undefined ? updatableWatcher(this.context, operation.watcher)?.host : agentHostOf(this.context, operation);
+    return host?.inspectContainer(operation.newContainerId);
   }
 }

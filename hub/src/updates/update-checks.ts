@@ -1,9 +1,11 @@
+import type { UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { TEMPORARY_NAME } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import { actionAllowed } from './action-routing';
 import { type DockerActionTrigger, triggerCoversWatcher } from './action-triggers';
+import { lifelineReason, lifelineRefusal } from './lifeline-guard';
 import { type UpdateContext, updatableWatcher } from './update-context';
 
 /**
@@ -71,6 +73,16 @@ export function assertLocal(context: UpdateContext, container: Container) {
   const reached = updatableWatcher(context, container.watcher);
   if (!reached) throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
   return reached;
+}
+
+/** 409 for the hub's own container, or the proxy it reaches this Docker through (lifeline-guard.ts). */
+export async function assertNotLifeline(context: UpdateContext, container: Container, host: UpdatableDockerHost): Promise<void> {
+  const services = context.services();
+  const endpoint = services.config.watchers.find((watcher) => watcher.name === container.watcher)?.endpoint;
+  // Only a TCP endpoint can be served by a container of this host; its configuration says whether this one does.
+  const spec = endpoint && !('socketPath' in endpoint) ? await host.inspectContainerSpec(container.id) : undefined;
+  const reason = lifelineReason(container, spec, endpoint, services.deps.selfContainerId);
+  if (reason !== undefined) throw lifelineRefusal(reason);
 }
 
 /** Spec 3.3: a manual request is refused while the maturity gate holds the update. */

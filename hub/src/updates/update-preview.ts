@@ -4,6 +4,7 @@ import { HttpError } from '../http/http-error';
 import type { DockerActionTrigger } from './action-triggers';
 import { assertAgentReachable } from './agent-update-runner';
 import { assertUpdateModeAllows } from './auto-update-policy';
+import { lifelineReason, lifelineRefusal } from './lifeline-guard';
 import { assertLocal, assertMature, assertNotBusy, findUpdatable, resolveTrigger } from './update-checks';
 import type { UpdateContext } from './update-context';
 import { currentReference, updateTargetOf } from './update-target';
@@ -103,6 +104,11 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
   }
   check(blockers, () => assertMature(container));
   check(blockers, () => assertNotBusy(context, container));
+  // The hub's own container; the proxy check reads Docker, so only the update request makes it.
+  const self = lifelineReason(container, undefined, undefined, context.services().deps.selfContainerId);
+  check(blockers, () => {
+    if (self !== undefined) throw lifelineRefusal(self);
+  });
   // The same reachability check as requestUpdate: the local watcher's host, or the edge agent's session.
   check(blockers, () => (container.agent === undefined ? assertLocal(context, container) : assertAgentReachable(context, container)));
   for (const held of container.blockers ?? []) {

@@ -19,11 +19,12 @@ import { assertAgentReachable, awaitAgentOperation, runOnAgent } from './agent-u
 import { AutoRollbackMonitor } from './auto-rollback';
 import { assertUpdateModeAllows } from './auto-update-policy';
 import { createBackupStore, type ImageBackup } from './backup-store';
+import { composeFilesFor } from './compose-files';
 import { createUpdateOperationStore } from './operation-store';
 import { pullAuthFor } from './pull-auth';
 import { autoRollbackWindowMs } from './rollback-labels';
 import { afterSettled } from './settle-effects';
-import { assertLocal, assertMature, assertNotBusy, findUpdatable, resolveTrigger } from './update-checks';
+import { assertLocal, assertMature, assertNotBusy, assertNotLifeline, findUpdatable, resolveTrigger } from './update-checks';
 import {
   identityOf,
   isoNow,
@@ -126,6 +127,7 @@ export function createUpdateService(
     now: () => services().now(),
     timing: options.timing,
     afterSave: options.afterSave,
+    composeFiles: composeFilesFor(context),
   });
 
   /** Queue positions move for everyone when one job starts or ends: each waiting operation is told once per change. */
@@ -205,6 +207,7 @@ export function createUpdateService(
     const latest = await runOnAgent(context, operation, {
       healthTimeoutMs: trigger.healthTimeoutMs,
       auth,
+      spec: operation.backupId ? context.backups.get(operation.backupId)?.spec : undefined,
       signal,
       cancelledByUser: () => context.cancelled.has(operation.id),
       save: journal.save,
@@ -358,9 +361,10 @@ export function createUpdateService(
       const target = updateTargetOf(container);
       if (!target) throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
       assertMature(container);
+      // Awaited before the busy check: nothing may come between that check and the claim in admit().
+      if (container.agent === undefined) await assertNotLifeline(context, container, assertLocal(context, container).host);
       assertNotBusy(context, container);
-      if (container.agent === undefined) assertLocal(context, container);
-      else assertAgentReachable(context, container);
+      if (container.agent !== undefined) assertAgentReachable(context, container);
       const window = autoRollbackWindowMs(container.labels);
       const operation = newOperation(container, {
         kind: 'update',
@@ -400,9 +404,10 @@ export function createUpdateService(
           },
         );
       }
+      // Awaited before the busy check: nothing may come between that check and the claim in admit().
+      if (container.agent === undefined) await assertNotLifeline(context, container, assertLocal(context, container).host);
       assertNotBusy(context, container);
-      if (container.agent === undefined) assertLocal(context, container);
-      else assertAgentReachable(context, container);
+      if (container.agent !== undefined) assertAgentReachable(context, container);
       const operation = newOperation(container, {
         kind: 'rollback',
         source: request.source ?? 'rollback',

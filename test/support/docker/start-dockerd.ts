@@ -103,6 +103,7 @@ export async function startDockerd(): Promise<TestDockerd> {
       stopping ??= (async () => {
         await dockerHost.close();
         await removeAllContainers(docker);
+        await removeUserNetworks(docker);
         await shutdown(child, exited, dir);
       })();
       return stopping;
@@ -182,6 +183,17 @@ async function removeAllContainers(docker: Docker): Promise<void> {
         .catch(() => undefined),
     ),
   );
+}
+
+/**
+ * A user-defined bridge network is a Linux bridge in the host's namespace (`br-<id>`), which
+ * dockerd keeps across its own shutdown: left alone, each one holds an address pool until the
+ * defaults (31 of them) run out and no test can create a network any more.
+ */
+async function removeUserNetworks(docker: Docker): Promise<void> {
+  const networks = await docker.listNetworks().catch(() => []);
+  const own = networks.filter((network) => !['bridge', 'host', 'none'].includes(network.Name));
+  await Promise.all(own.map((network) => docker.getNetwork(network.Id).remove().catch(() => undefined)));
 }
 
 async function shutdown(child: ChildProcess, exited: Promise<void>, dir: string): Promise<void> {

@@ -5,6 +5,7 @@ import { serve, upgradeWebSocket } from '@hono/node-server';
 import type { UpgradeWebSocket } from 'hono/ws';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
+import { createComposeFileEditor } from '../../../../edge-agent/src/compose';
 import { createDockerHost } from '../../../../edge-agent/src/docker';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { EDGE_MAX_FRAME_BYTES } from '../../../../shared/edge/protocol';
@@ -25,6 +26,7 @@ import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
 import { createRegistryFetchFactory } from './registry-fetch';
+import { readSelfContainerId } from './self-container';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 
 export interface NodeHub {
@@ -41,7 +43,7 @@ export interface StartNodeHubOptions {
   /** Where log lines go; pino on stdout by default. */
   sink?: LogSink;
   /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
-  deps?: Pick<Partial<HubDeps>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner'>;
+  deps?: Pick<Partial<HubDeps>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId'>;
 }
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
@@ -114,6 +116,10 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     notificationProviders: nodeNotificationProviders,
     // dd.hook.pre / dd.hook.post run as shell commands on this host (only with DD_HOOKS_ENABLED=true).
     hookRunner: createNodeHookRunner(),
+    // The hub's own container is never updated by the hub (it would stop itself halfway).
+    selfContainerId: readSelfContainerId(),
+    // An updated compose service's file names the new image afterwards (docs/updates.md "Compose files").
+    composeFiles: createComposeFileEditor(),
     ...options.deps,
     edge: { ...options.deps?.edge, authorizedKeys },
   });

@@ -1,0 +1,1 @@
+export { type ComposeFileEditorOptions, createComposeFileEditor } from './compose-file';

@@ -1,0 +1,83 @@
+import type { Container } from '../../../shared/schemas/container';
+import { dependenciesOf } from '../updates/dependency-graph';
+
+/** A user's own grouping (it may span hosts); without it, the compose project groups per host. */
+const GROUP_LABEL = 'dd.group';
+
+export interface GroupMemberSummary {
+  id: string;
+  name: string;
+  updateAvailable: boolean;
+  /** Names of the containers it depends on (dd.depends_on, compose depends_on), on its host. */
+  dependsOn: string[];
+  /** Names of the containers that depend on it: a dependency group can be updated from it. */
+  dependents: string[];
+}
+
+export interface ContainerGroup {
+  name: string;
+  /** `label`: from dd.group (may span hosts); `compose`: a compose project on one host. */
+  kind: 'label' | 'compose';
+  /** The host of a compose project; a label group names none. */
+  watcher: string | null;
+  agent: string | null;
+  total: number;
+  updatesAvailable: number;
+  containers: GroupMemberSummary[];
+}
+
+/** The record's `group` (container-labels.ts: `dd.group`, else the compose project), keyed per host for a compose project. */
+function keyOf(
+  container: Container,
+): { key: string; group: Omit<ContainerGroup, 'total' | 'updatesAvailable' | 'containers'> } | undefined {
+  const name = container.group;
+  if (!name) return undefined;
+  if (container.labels[GROUP_LABEL]) return { key: `label\u0000${name}`, group: { name, kind: 'label', watcher: null, agent: null } };
+  return {
+    key: `compose\u0000${container.agent ?? ''}\u0000${container.watcher}\u0000${name}`,
+    group: { name, kind: 'compose', watcher: container.watcher, agent: container.agent ?? null },
+  };
+}
+
+/**
+ * The inventory's groups (GET /api/v1/containers/groups): by `dd.group`, else by compose project
+ * per host; containers in neither are in no group. Each member shows its dependencies both ways.
+ */
+export function containerGroups(all: readonly Container[]): ContainerGroup[] {
+  const byId = new Map(all.map((container) => [container.id, container]));
+  const dependsOn = new Map<string, string[]>();
+  const dependents = new Map<string, string[]>();
+  const hosts = new Map<string, Container[]>();
+  for (const container of all) {
+    const host = `${container.agent ?? ''}\u0000${container.watcher}`;
+    hosts.set(host, [...(hosts.get(host) ?? []), container]);
+  }
+  for (const fleet of hosts.values()) {
+    for (const container of fleet) {
+      const ids = dependenciesOf(container, fleet).ids;
+      dependsOn.set(
+        container.id,
+        ids.flatMap((id) => byId.get(id)?.name ?? []),
+      );
+      for (const id of ids) dependents.set(id, [...(dependents.get(id) ?? []), container.name]);
+    }
+  }
+  const groups = new Map<string, ContainerGroup>();
+  for (const container of all) {
+    const found = keyOf(container);
+    if (!found) continue;
+    const group = groups.get(found.key) ?? { ...found.group, total: 0, updatesAvailable: 0, containers: [] };
+    group.total += 1;
+    if (container.updateAvailable) group.updatesAvailable += 1;
+    group.containers.push({
+      id: container.id,
+      name: container.name,
+      updateAvailable: container.updateAvailable,
+      dependsOn: dependsOn.get(container.id) ?? [],
+      dependents: (dependents.get(container.id) ?? []).sort(),
+    });
+    groups.set(found.key, group);
+  }
+  for (const group of groups.values()) group.containers.sort((a, b) => a.name.localeCompare(b.name));
+  return [...groups.values()].sort((a, b) => a.name.localeCompare(b.name) || (a.watcher ?? '').localeCompare(b.watcher ?? ''));
+}

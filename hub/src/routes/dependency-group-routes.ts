@@ -1,0 +1,54 @@
+import * as v from 'valibot';
+import { HttpError } from '../http/http-error';
+import type { RouteGroup } from '../http/route-group';
+import type { HubServices } from '../hub-services';
+
+const MemberSchema = v.object({
+  containerId: v.string(),
+  containerName: v.string(),
+  wave: v.number(),
+  dependsOn: v.array(v.string()),
+  result: v.picklist(['pending', 'queued', 'unchanged', 'refused', 'skipped']),
+  operationId: v.optional(v.string()),
+  status: v.optional(v.number()),
+  error: v.optional(v.string()),
+  details: v.optional(v.record(v.string(), v.unknown())),
+});
+
+/** Dependency groups (issue 7): a container and everything that depends on it, updated in waves. */
+export function registerDependencyGroupRoutes(api: RouteGroup, services: HubServices): void {
+  api.add(
+    {
+      method: 'post',
+      path: '/dependency-groups/:rootId/update',
+      access: 'containers:update',
+      tag: 'containers',
+      summary:
+        'Update a container and every container that depends on it (dd.depends_on, compose depends_on), wave by wave: a wave starts once every update of the one before has succeeded, and a failure stops the group',
+      confirm: 'dependency-group-update',
+      response: v.object({
+        message: v.string(),
+        batchId: v.string(),
+        rootId: v.string(),
+        rootName: v.string(),
+        waves: v.number(),
+        members: v.array(MemberSchema),
+      }),
+      successStatus: 202,
+      statuses: {
+        400: 'Nothing in the group has an update',
+        403: 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)',
+        404: 'Unknown container',
+        409: 'The dependencies in the group form a cycle (details.containers names them)',
+      },
+    },
+    async (c) => {
+      if (!services.config.server.featureContainerActions) {
+        throw new HttpError(403, 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)', {
+          feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
+        });
+      }
+      return c.json(await services.dependencyGroups.start(c.req.param('rootId') ?? ''), 202);
+    },
+  );
+}
