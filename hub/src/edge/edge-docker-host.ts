@@ -60,6 +60,8 @@ export class EdgeDockerHost implements DockerHost {
   /** True once a full snapshot arrived in the current session; reads before that would be partial. */
   private synced = false;
   private readonly listeners = new Set<DockerEventHandlers>();
+  private readonly syncWaiters = new Set<() => void>();
+  private linkChanges = 0;
   /** The update operations the agent runs on this watcher, as its `operation` frames report them. */
   readonly operations = new AgentOperations();
 
@@ -75,6 +77,21 @@ export class EdgeDockerHost implements DockerHost {
   setLink(link: EdgeLink | undefined): void {
     this.link = link;
     this.synced = false;
+    this.linkChanges += 1;
+  }
+
+  /** Counts link changes: a different value means the session a request went out on is gone. */
+  get linkGeneration(): number {
+    return this.linkChanges;
+  }
+
+  /**
+   * True once this session's first snapshot arrived. The agent reports every operation it knows
+   * right after the welcome, before any snapshot, so by then an operation it has not reported is
+   * one it never received (or forgot long ago).
+   */
+  get inventorySynced(): boolean {
+    return this.synced;
   }
 
   /** A complete snapshot replaces the whole inventory. No events: the caller runs one full observation. */
@@ -82,6 +99,26 @@ export class EdgeDockerHost implements DockerHost {
     this.containers = new Map(containers.map((container) => [container.id, container]));
     this.images = new Map(images.map((image) => [image.id, image]));
     this.synced = true;
+    const waiters = [...this.syncWaiters];
+    this.syncWaiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves true at the next complete snapshot, false if `signal` aborts first. */
+  nextSnapshot(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const wake = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      };
+      const onAbort = () => {
+        this.syncWaiters.delete(wake);
+        resolve(false);
+      };
+      this.syncWaiters.add(wake);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   applyChanged(container: DockerContainerDetails, image: DockerImageDetails | undefined): void {

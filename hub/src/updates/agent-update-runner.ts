@@ -104,6 +104,7 @@ export async function runOnAgent(context: UpdateContext, operation: UpdateOperat
   const stopWaiting = new AbortController();
   const onAbort = () => (options.cancelledByUser() ? request.abort(options.signal.reason) : stopWaiting.abort());
   options.signal.addEventListener('abort', onAbort, { once: true });
+  const sentOn = host.linkGeneration;
   try {
     const settled = await Promise.race([
       host.runUpdate(
@@ -118,8 +119,10 @@ export async function runOnAgent(context: UpdateContext, operation: UpdateOperat
     const began = host.operations.get(operation.id) !== undefined;
     const refused = error instanceof EdgeRequestError && ['not-found', 'unsupported', 'invalid', 'busy'].includes(error.code);
     if (refused && !began) return failed(`the edge agent ${operation.agent} refused the update: ${errorText(error)}`);
-    // The link went down or the user cancelled: the agent goes on (or rolls back) and reports the end.
-    const settled = await host.operations.settled(operation.id, stopWaiting.signal);
+    // The link went down or the user cancelled: the agent goes on (or rolls back) and reports the end,
+    // unless the request never reached it: then, once it is back and has reported what it knows, nothing ran.
+    const settled = await reportedEnd(host, operation.id, sentOn, stopWaiting.signal);
+    if (settled === 'unknown') return failed(`the edge agent ${operation.agent} never received the update (the link dropped first)`);
     if (settled) await mirror.push(settled);
   } finally {
     options.signal.removeEventListener('abort', onAbort);
@@ -149,6 +152,37 @@ export async function awaitAgentOperation(
   await mirror.drained();
   const latest = mirror.latest();
   return isTerminal(latest) ? latest : undefined;
+}
+
+/**
+ * The operation as the agent reports it settled; `unknown` when the agent is connected again, has
+ * sent its first snapshot (every operation it knows is reported before it) and never mentioned this
+ * one; undefined when `signal` aborts first.
+ */
+async function reportedEnd(
+  host: EdgeDockerHost,
+  operationId: string,
+  sentOn: number,
+  signal: AbortSignal,
+): Promise<UpdateOperation | 'unknown' | undefined> {
+  // Back and synced on a later session than the request went out on: the agent's reports are all in.
+  const forgotten = () => host.linkGeneration !== sentOn && host.inventorySynced && host.operations.get(operationId) === undefined;
+  if (forgotten()) return 'unknown';
+  const done = new AbortController();
+  const stop = () => done.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  const settled = host.operations.settled(operationId, done.signal).then((operation) => ({ operation }));
+  try {
+    for (;;) {
+      const next = await Promise.race([settled, host.nextSnapshot(done.signal).then((synced) => ({ synced }))]);
+      if ('operation' in next) return next.operation;
+      if (!next.synced) return undefined;
+      if (forgotten()) return 'unknown';
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    done.abort();
+  }
 }
 
 function whenAborted(signal: AbortSignal): Promise<undefined> {

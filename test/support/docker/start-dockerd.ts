@@ -193,7 +193,14 @@ async function removeAllContainers(docker: Docker): Promise<void> {
 async function removeUserNetworks(docker: Docker): Promise<void> {
   const networks = await docker.listNetworks().catch(() => []);
   const own = networks.filter((network) => !['bridge', 'host', 'none'].includes(network.Name));
-  await Promise.all(own.map((network) => docker.getNetwork(network.Id).remove().catch(() => undefined)));
+  await Promise.all(
+    own.map((network) =>
+      docker
+        .getNetwork(network.Id)
+        .remove()
+        .catch(() => undefined),
+    ),
+  );
 }
 
 async function shutdown(child: ChildProcess, exited: Promise<void>, dir: string): Promise<void> {

@@ -1,0 +1,97 @@
+/**
+ * An update request that never reached the edge agent (the link dropped first) must not hold the
+ * container locked forever: once the agent is back and has reported every operation it knows
+ * (they come before its first snapshot), the hub settles it `failed`, nothing changed. The hub is
+ * real and listening; the agent is a scripted edge/1.0 peer (test/support/edge-peer.ts), so the
+ * test decides exactly which frames the agent sends.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Container } from '../../shared/schemas/container';
+import {
+  type EdgeIdentity,
+  type EdgePeer,
+  newEdgeIdentity,
+  sampleContainer,
+  sampleImage,
+  sampleWatcher,
+  signedInPeer,
+  snapshotFrames,
+  waitFor,
+} from '../support/edge-peer';
+import { createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
+
+// The scripted peer answers no pings: heartbeats far apart keep its sessions open for the test.
+const TIMINGS = { heartbeatMs: 10_000, silenceLimitMs: 30_000, signInDeadlineMs: 5_000, requestTimeoutMs: 5_000 };
+// A closed loopback port: the registry check fails at once and never leaves the machine.
+const IMAGE = '127.0.0.1:9/team/app:1.0.0';
+const AGENT = 'far-host';
+
+describe('an update request lost on the way to the edge agent', () => {
+  let client: HubClient;
+  let identity: EdgeIdentity;
+  const web = sampleContainer('web', { image: IMAGE });
+
+  /** Signs in as the agent and sends its inventory, reporting no operation. */
+  async function agentBack(syncId: string): Promise<EdgePeer> {
+    const peer = await signedInPeer(client.url as string, identity, AGENT, { watchers: [sampleWatcher()] });
+    for (const frame of snapshotFrames(sampleWatcher().name, [web], [sampleImage({ id: web.imageId, repoTags: [IMAGE] })], { syncId })) {
+      peer.send(frame);
+    }
+    return peer;
+  }
+
+  /** The hub's record of web, with 2.0.0 pending (no registry runs here to find it). */
+  async function markPending(): Promise<Container> {
+    const record = await waitFor(() => client.hub.services.containers.all().find((c) => c.name === 'web' && c.agent === AGENT), 5_000);
+    const pending: Container = {
+      ...record,
+      updateAvailable: true,
+      updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '2.0.0', semverDiff: 'major' },
+      result: { tag: '2.0.0' },
+    };
+    await client.hub.services.containers.put(pending);
+    return pending;
+  }
+
+  beforeAll(async () => {
+    client = await createServerHub({ DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' }, { edge: { timings: TIMINGS } });
+    identity = await newEdgeIdentity();
+    const registered = await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'far' }));
+    expect(registered.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('settles it failed once the agent is back without it, and the container can be updated again', async () => {
+    const first = await agentBack('sync-1');
+    const record = await markPending();
+    const accepted = await client.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
+    expect(accepted.status).toBe(202);
+    const { operationId } = (await accepted.json()) as { operationId: string };
+    const request = await first.next('request');
+    expect(request.request).toMatchObject({ method: 'container.update', operation: { id: operationId } });
+    // The link drops before the agent took the request in: it never journals or reports it.
+    first.ws.terminate();
+    await first.closed;
+    const operation = () => client.hub.services.updates.get(operationId);
+    expect(operation()?.status).toBe('queued');
+
+    const second = await agentBack('sync-2');
+    const settled = await waitFor(() => {
+      const now = operation();
+      return now && now.status !== 'queued' ? now : undefined;
+    }, 5_000);
+    expect(settled).toMatchObject({ status: 'failed', phase: 'prepare' });
+    expect(settled.lastError).toContain('never received the update');
+    expect(settled.lastError).toContain('nothing was changed');
+
+    // The lock is gone: a new request goes out to the agent.
+    await markPending();
+    const again = await client.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
+    expect(again.status).toBe(202);
+    expect((await second.next('request')).request).toMatchObject({ method: 'container.update' });
+    second.ws.terminate();
+  });
+});
