@@ -9,6 +9,14 @@ export type UpdateOperationPhase = (typeof UPDATE_OPERATION_PHASES)[number];
 export const UPDATE_SOURCES = ['api', 'webhook', 'mqtt', 'auto', 'rollback', 'auto-rollback'] as const;
 export type UpdateSource = (typeof UPDATE_SOURCES)[number];
 
+/** What became of one hook of an update run by an edge agent (never its environment). */
+export const HookOutcomeSchema = v.object({
+  status: v.picklist(['success', 'failed']),
+  /** A failure's exit code or timeout and the output's last part. */
+  detail: v.exactOptional(v.pipe(v.string(), v.maxLength(300))),
+});
+export type HookOutcome = v.InferOutput<typeof HookOutcomeSchema>;
+
 /**
  * An update operation (spec 2.6) as the journal keeps it. Besides the spec's fields it holds what
  * a restart needs to settle it: the old container's id and temporary name, the new container's id,
@@ -66,6 +74,11 @@ export const UpdateOperationSchema = v.object({
       reason: v.exactOptional(v.string()),
     }),
   ),
+  /**
+   * An edge agent's hooks (dd.hook.pre / dd.hook.post, run on its host when its DD_HOOKS_ENABLED
+   * is true): the hub audits each outcome once when it first appears in a report.
+   */
+  hooks: v.exactOptional(v.object({ pre: v.exactOptional(HookOutcomeSchema), post: v.exactOptional(HookOutcomeSchema) })),
 });
 export type UpdateOperation = v.InferOutput<typeof UpdateOperationSchema>;
 

@@ -54,7 +54,11 @@ describe('container updates through the hub on a real Docker Engine and registry
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const current = await operation(id);
-      if (SETTLED.includes(current.status)) return current;
+      if (SETTLED.includes(current.status)) {
+        // Its follow-ups (inventory, audit, notifications) end just after the status is written.
+        await hub.services.updates.idle();
+        return current;
+      }
       if (Date.now() > deadline) throw new Error(`operation ${id} still ${current.status}/${current.phase}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

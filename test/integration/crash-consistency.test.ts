@@ -8,14 +8,15 @@ import { SettingsSchema } from '../../shared/schemas/settings';
 import { startHubProcess } from '../support/hub-process';
 
 const ROUNDS = 6;
+const MIN_WRITES_PER_ROUND = 15;
 
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** Fires PATCHes without pause until the hub dies under them. */
-async function writeBurst(url: string, round: number): Promise<number> {
+/** Fires PATCHes without pause until the hub dies under them; `progress.sent` counts the answered ones. */
+async function writeBurst(url: string, round: number, progress: { sent: number }): Promise<number> {
   let sent = 0;
   const worker = async (lane: number) => {
     for (let i = 0; ; i++) {
@@ -28,6 +29,7 @@ async function writeBurst(url: string, round: number): Promise<number> {
       try {
         await fetch(`${url}${path}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         sent++;
+        progress.sent = sent;
       } catch {
         return; // the hub was killed
       }
@@ -50,8 +52,13 @@ describe('crash consistency of the fs store (kill -9 during a burst of writes)',
       const hub = await startHubProcess({ DD_STORE_PATH: dataDir });
       // The hub must come back after every kill with what it had.
       expect((await fetch(`${hub.url}/health`)).status).toBe(200);
-      const burst = writeBurst(hub.url, round);
-      await new Promise((resolve) => setTimeout(resolve, 40 + ((round * 37) % 160)));
+      const progress = { sent: 0 };
+      const burst = writeBurst(hub.url, round, progress);
+      // Killed in the middle of the burst: after some writes have landed (a loaded machine answers
+      // slowly, so a fixed delay alone could kill it before any), then at a varying moment.
+      const since = Date.now();
+      while (progress.sent < MIN_WRITES_PER_ROUND && Date.now() - since < 20_000) await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, (round * 37) % 160));
       expect(await hub.kill('SIGKILL')).toBe('SIGKILL');
       totalWrites += await burst;
 

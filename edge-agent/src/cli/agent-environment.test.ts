@@ -32,8 +32,15 @@ describe('agent variables', () => {
       logLevel: 'info',
       reconnect: { minMs: 1_000, maxMs: 60_000 },
       listen: { secret: undefined, host: undefined, featureDelete: false, featureContainerActions: true },
+      hooks: { enabled: false, timeoutMs: 60_000 },
       unknown: [],
     });
+  });
+
+  it("reads the agent's own DD_HOOKS_ENABLED and DD_HOOKS_TIMEOUT (seconds), which are not unknown", () => {
+    const environment = loadAgentEnvironment({ DD_HOOKS_ENABLED: 'true', DD_HOOKS_TIMEOUT: '90' }, noFiles);
+    expect(environment.hooks).toEqual({ enabled: true, timeoutMs: 90_000 });
+    expect(environment.unknown).toEqual([]);
   });
 
   it("reads listen mode's secret from DD_AGENT_SECRET, its __FILE form or spec 5.7's DD_AGENT_SECRET_FILE", () => {
@@ -102,6 +109,9 @@ describe('agent variables', () => {
     [{ DD_EDGE_RECONNECT_MIN_MS: '500', DD_EDGE_RECONNECT_MAX_MS: '100' }, 'DD_EDGE_RECONNECT_MAX_MS'],
     [{ DD_SERVER_FEATURE_DELETE: 'maybe' }, 'DD_SERVER_FEATURE_DELETE'],
     [{ DD_AGENT_LISTEN_HOST: '' }, 'DD_AGENT_LISTEN_HOST'],
+    [{ DD_HOOKS_ENABLED: 'yes please' }, 'DD_HOOKS_ENABLED'],
+    [{ DD_HOOKS_TIMEOUT: '0' }, 'DD_HOOKS_TIMEOUT'],
+    [{ DD_HOOKS_TIMEOUT: '5m' }, 'DD_HOOKS_TIMEOUT'],
   ])('%j fails naming %s', (env, variable) => {
     const error = failure(env);
     expect(error.variable).toBe(variable);

@@ -3,6 +3,7 @@ import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '..
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
+import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { DEFAULT_BACKOFF } from '../edge/backoff';
 
 export interface AgentEnvironment {
@@ -12,6 +13,12 @@ export interface AgentEnvironment {
   reconnect: { minMs: number; maxMs: number };
   /** Listen mode's variables (spec 4.5, 5.7); read in edge mode too, where they are ignored. */
   listen: ListenEnvironment;
+  /**
+   * DD_HOOKS_ENABLED (default false) and DD_HOOKS_TIMEOUT (seconds, default 60): dd.hook.pre /
+   * dd.hook.post of this host's containers run here only when this host's owner turns them on; the
+   * hub's own DD_HOOKS_ENABLED does not (a label would otherwise become a command on this host).
+   */
+  hooks: HookConfig;
   /** DD_* variables the agent does not know (reported in a warning, as the hub does). */
   unknown: string[];
 }
@@ -37,6 +44,8 @@ const KNOWN = new Set([
   'DD_AGENT_LISTEN_HOST',
   'DD_SERVER_FEATURE_DELETE',
   'DD_SERVER_FEATURE_CONTAINERACTIONS',
+  'DD_HOOKS_ENABLED',
+  'DD_HOOKS_TIMEOUT',
 ]);
 /** hello lists at most this many watchers (shared/edge/protocol.ts). */
 const MAX_WATCHERS = 32;
@@ -44,7 +53,7 @@ const MAX_WATCHERS = 32;
 /**
  * The agent's variables: its Docker watchers exactly as the hub reads them (`DD_WATCHER_<NAME>_*`,
  * the default `local` on DOCKER_HOST or /var/run/docker.sock, DD_LOCAL_WATCHER), DD_LOG_LEVEL and
- * the reconnect bounds; `<NAME>__FILE` works as on the hub. Throws ConfigError naming the variable.
+ * the reconnect bounds, the hooks; `<NAME>__FILE` works as on the hub. Throws ConfigError naming the variable.
  */
 export function loadAgentEnvironment(env: Environment, readTextFile: ReadTextFile): AgentEnvironment {
   const resolved = resolveFileVariables(env, readTextFile);
@@ -65,6 +74,7 @@ export function loadAgentEnvironment(env: Environment, readTextFile: ReadTextFil
       featureDelete: vars.get('DD_SERVER_FEATURE_DELETE', envBoolean, false),
       featureContainerActions: vars.get('DD_SERVER_FEATURE_CONTAINERACTIONS', envBoolean, true),
     },
+    hooks: loadHookConfig(vars),
     unknown: [...resolved.keys()].filter((name) => !KNOWN.has(name) && !name.startsWith('DD_WATCHER_')).sort(),
   };
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { LogSink } from '../../../shared/logging/logger';
 import { createEdgeAgent, type EdgeAgent, type EdgeAgentOptions } from '../edge/edge-agent';
 import { UpdateJournalFile } from '../edge/update-journal-file';
+import { createNodeHookRunner } from '../hooks/hook-runner';
 import { readKeyFile } from '../keys/key-file';
 import { createAgentLogging } from '../logging/agent-logging';
 import { loadAgentEnvironment } from './agent-environment';
@@ -30,6 +31,8 @@ export async function startAgent(command: Extract<AgentCommand, { command: 'run'
   if (key.readableByOthers) logger.warn(`the key file ${command.keyFile} is readable by other users: chmod 600 it`);
   if (environment.unknown.length > 0) logger.warn(`unknown variables ignored: ${environment.unknown.join(', ')}`);
   if (environment.watchers.length === 0) logger.warn('no Docker watcher is configured (DD_LOCAL_WATCHER=false and no DD_WATCHER_*)');
+  if (environment.hooks.enabled)
+    logger.info(`DD_HOOKS_ENABLED=true: the dd.hook.pre / dd.hook.post labels of this host's containers run as commands on this host`);
   logger.info(
     `edge agent ${agentName} starting: hub ${command.url}, key id ${key.keyId}, watchers ${environment.watchers.map((w) => w.name).join(', ') || 'none'}`,
   );
@@ -44,6 +47,8 @@ export async function startAgent(command: Extract<AgentCommand, { command: 'run'
     reconnect: environment.reconnect,
     // Beside the key: an update the agent was running when it stopped is recovered at its next start.
     updateJournal: await UpdateJournalFile.open(`${command.keyFile}.updates.json`),
+    // Only this host's own DD_HOOKS_ENABLED turns hooks on (docs/updates.md "Hooks", "On edge agents").
+    hooks: { ...environment.hooks, runner: createNodeHookRunner() },
     ...options.overrides,
   });
   agent.start();

@@ -1,7 +1,8 @@
 import type { ComposeFileEditor } from '../../../shared/compose';
-import { canUpdateContainers } from '../../../shared/docker/docker-host';
+import { canUpdateContainers, type UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
+import { preHookRefusal } from '../../../shared/update/hooks';
 import {
   errorText,
   type HealthTiming,
@@ -11,6 +12,7 @@ import {
   type UpdateOperation,
 } from '../../../shared/update-engine';
 import { createComposeFileEditor } from '../compose';
+import { type AgentHookSettings, agentUpdateHooks } from '../hooks/agent-update-hooks';
 import { EdgeRequestError } from './request-handlers';
 import type { UpdateJournalFile } from './update-journal-file';
 import type { WatcherRuntime } from './watcher-runtime';
@@ -24,6 +26,8 @@ export interface AgentUpdatesOptions {
   timing?: Partial<HealthTiming> | undefined;
   /** Compose files of updated services (default: this host's files, shared/compose's rules). */
   composeFiles?: ComposeFileEditor | undefined;
+  /** dd.hook.pre / dd.hook.post on this host: this agent's DD_HOOKS_* (off when absent). */
+  hooks?: AgentHookSettings | undefined;
 }
 
 /**
@@ -54,14 +58,67 @@ export class AgentUpdates {
     const host = watcher.host;
     if (!canUpdateContainers(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot update containers`);
     const controller = new AbortController();
-    const done = runUpdateOperation(
-      operation,
-      { auth: request.options.auth, healthTimeoutMs: request.options.healthTimeoutMs, spec: request.options.spec },
-      this.engineDeps(watcher, host),
-      controller.signal,
-    ).finally(() => this.running.delete(operation.id));
+    const done = this.execute(watcher, host, request, controller.signal).finally(() => this.running.delete(operation.id));
     this.running.set(operation.id, { controller, done });
     return done;
+  }
+
+  /**
+   * dd.hook.pre (a failure ends it failed in prepare, nothing changed), the engine, then after a
+   * success dd.hook.post (a failure is reported, never rolled back). The success is journalled at
+   * once but reported with the post hook's outcome, so the hub sees one settled state, hooks included.
+   */
+  private async execute(
+    watcher: WatcherRuntime,
+    host: UpdatableDockerHost,
+    request: UpdateRequest,
+    signal: AbortSignal,
+  ): Promise<UpdateOperation> {
+    const now = () => new Date((this.options.now ?? Date.now)()).toISOString();
+    let operation = request.operation;
+    let hooks: Awaited<ReturnType<typeof agentUpdateHooks>>;
+    try {
+      hooks = await agentUpdateHooks(this.options.hooks, host, operation, this.options.logger);
+    } catch (error) {
+      // Its hooks unknown, the update must not run without them.
+      const failed: UpdateOperation = {
+        ...operation,
+        status: 'failed',
+        phase: 'prepare',
+        lastError: `cannot read the container's dd.hook.* labels: ${errorText(error)}; nothing was changed`,
+        updatedAt: now(),
+      };
+      await this.engineDeps(watcher, host).journal.save(failed);
+      return failed;
+    }
+    const deps = this.engineDeps(watcher, host, hooks.post);
+    if (hooks.pre) {
+      // Shown as started while the hook runs; a stop of the agent meanwhile recovers it as failed in prepare.
+      await deps.journal.save({ ...operation, status: 'in-progress', phase: 'prepare', updatedAt: now() });
+      const pre = await hooks.runPre(operation, signal);
+      if (pre) {
+        operation = { ...operation, hooks: { pre: pre.outcome } };
+        if (pre.failure !== undefined) {
+          const failed: UpdateOperation = {
+            ...operation,
+            status: 'failed',
+            phase: 'prepare',
+            lastError: preHookRefusal(pre.failure),
+            updatedAt: now(),
+          };
+          await deps.journal.save(failed);
+          return failed;
+        }
+      }
+    }
+    const plan = { auth: request.options.auth, healthTimeoutMs: request.options.healthTimeoutMs, spec: request.options.spec };
+    const settled = await runUpdateOperation(operation, plan, deps, signal);
+    const post = await hooks.runPost(settled);
+    if (!post) return settled;
+    const reported: UpdateOperation = { ...settled, hooks: { ...settled.hooks, post: post.outcome }, updatedAt: now() };
+    await this.options.journal.save(reported);
+    this.onChange?.(watcher.name, reported);
+    return reported;
   }
 
   /** The hub cancelled it: it rolls back at its next phase boundary. */
@@ -92,7 +149,8 @@ export class AgentUpdates {
     await Promise.allSettled([...this.running.values()].map((entry) => entry.done));
   }
 
-  private engineDeps(watcher: WatcherRuntime, host: Parameters<typeof recoverOperation>[1]['host']) {
+  /** `holdSuccess`: a success is journalled but not reported yet (its post hook's outcome goes with it). */
+  private engineDeps(watcher: WatcherRuntime, host: Parameters<typeof recoverOperation>[1]['host'], holdSuccess = false) {
     const { journal } = this.options;
     return {
       host,
@@ -102,7 +160,7 @@ export class AgentUpdates {
       journal: {
         save: async (operation: UpdateOperation) => {
           await journal.save(operation);
-          this.onChange?.(watcher.name, operation);
+          if (!(holdSuccess && operation.status === 'succeeded')) this.onChange?.(watcher.name, operation);
         },
       },
     };

@@ -7,6 +7,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
 import type { HealthTiming } from '../../../shared/update-engine';
 import { createDockerHost } from '../docker';
+import type { AgentHookSettings } from '../hooks/agent-update-hooks';
 import type { EdgeKey } from '../keys/edge-key';
 import { collectAgentInfo, readAgentVersion } from './agent-info';
 import { AgentUpdates } from './agent-updates';
@@ -44,6 +45,8 @@ export interface EdgeAgentOptions {
   updateJournal?: UpdateJournalFile;
   /** Health polling of the update engine (tests). */
   updateTiming?: Partial<HealthTiming>;
+  /** dd.hook.pre / dd.hook.post of this host's containers (the agent's DD_HOOKS_*); none run when absent. */
+  hooks?: AgentHookSettings;
   /** The agent's life as it happens: for tests and for whoever embeds the agent. */
   onEvent?: (event: EdgeAgentEvent) => void;
 }
@@ -98,6 +101,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
     journal: options.updateJournal ?? UpdateJournalFile.inMemory(),
     logger: logger.child('edge.updates'),
     timing: options.updateTiming,
+    hooks: options.hooks,
   });
   updates.onChange = (watcher, operation) => current?.sendOperation(watcher, operation);
 

@@ -5,6 +5,7 @@ import { EdgeDockerHost } from '../edge/edge-docker-host';
 import { EdgeRequestError } from '../edge/edge-requests';
 import { HttpError } from '../http/http-error';
 import { isoNow, type UpdateContext } from './update-context';
+import { auditHook } from './update-hooks';
 
 /**
  * Updates of edge agents' containers (docs/updates.md "On edge agents"): the agent runs the shared
@@ -51,6 +52,20 @@ function trusted(recorded: UpdateOperation, reported: UpdateOperation): UpdateOp
   };
 }
 
+const HOOK_STAGES = ['pre', 'post'] as const;
+
+/**
+ * The agent's dd.hook.* outcomes that `next` reports first: audited like the hub's own hooks
+ * (update-hooks.ts), once each, since the record they are compared with already holds the earlier ones.
+ */
+async function auditNewHooks(context: UpdateContext, previous: UpdateOperation, next: UpdateOperation): Promise<void> {
+  for (const stage of HOOK_STAGES) {
+    const outcome = next.hooks?.[stage];
+    if (outcome === undefined || previous.hooks?.[stage] !== undefined) continue;
+    await auditHook(context.services(), stage, next, outcome.status === 'success' ? undefined : (outcome.detail ?? 'failed'));
+  }
+}
+
 /**
  * Saves each reported change once, in order, stamped with the hub's clock (the agent's may differ;
  * its own stamps only order its reports); never goes back from a settled state.
@@ -62,15 +77,26 @@ function createMirror(context: UpdateContext, recorded: UpdateOperation, save: (
   const push = (reported: UpdateOperation): Promise<void> => {
     chain = chain.then(async () => {
       if (isTerminal(latest) || reported.updatedAt < reportedAt) return;
-      if (reported.updatedAt === reportedAt && reported.status === latest.status && reported.phase === latest.phase) return;
+      const same = reported.status === latest.status && reported.phase === latest.phase && sameHooks(reported, latest);
+      if (reported.updatedAt === reportedAt && same) return;
       const next = { ...trusted(recorded, reported), updatedAt: isoNow(context) };
       await save(next);
+      const previous = latest;
       latest = next;
       reportedAt = reported.updatedAt;
+      try {
+        await auditNewHooks(context, previous, next);
+      } catch (error) {
+        context.logger.warn(`audit of the agent's hooks of operation ${next.id} failed: ${errorText(error)}`);
+      }
     });
     return chain;
   };
   return { push, latest: () => latest, drained: () => chain };
+}
+
+function sameHooks(a: UpdateOperation, b: UpdateOperation): boolean {
+  return HOOK_STAGES.every((stage) => a.hooks?.[stage]?.status === b.hooks?.[stage]?.status);
 }
 
 export interface AgentRunOptions {

@@ -1,16 +1,2 @@
-import { type EnvReaderContext, envBoolean, envInteger } from '../config/env-readers';
-
-/** DD_HOOKS_ENABLED (default false) and DD_HOOKS_TIMEOUT (seconds, default 60): the hooks of dd.hook.pre / dd.hook.post. */
-export interface HookConfig {
-  enabled: boolean;
-  timeoutMs: number;
-}
-
-export const DEFAULT_HOOK_TIMEOUT_S = 60;
-
-export function loadHookConfig(vars: EnvReaderContext): HookConfig {
-  return {
-    enabled: vars.get('DD_HOOKS_ENABLED', envBoolean, false),
-    timeoutMs: vars.get('DD_HOOKS_TIMEOUT', envInteger(1, 3600), DEFAULT_HOOK_TIMEOUT_S) * 1000,
-  };
-}
+// Moved to shared/ (edge agents read the same variables for their own hosts); re-exported for the hub.
+export { DEFAULT_HOOK_TIMEOUT_S, type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';

@@ -7,8 +7,9 @@ import { type ImageHost, keepBackup } from './keep-backup';
 import { identityOf, triggerById, type UpdateContext, updatableWatcher } from './update-context';
 
 /**
- * Everything that follows a settled operation: the inventory brought up to date through the
- * watcher, the backup and the prune (success), the UI events, the notifications and the audit.
+ * Everything that follows a settled operation: the backup and the prune (success), the inventory
+ * brought up to date through the watcher, the UI events, the notifications and the audit; the
+ * dd:update-applied / dd:update-failed event marks the end of them.
  * An agent's container has the same backup and prune on its agent's host; its inventory follows
  * through the agent's own deltas. Never throws: the operation is settled whatever a follow-up does.
  */
@@ -20,11 +21,17 @@ export async function afterSettled(context: UpdateContext, operation: UpdateOper
   const trigger = triggerById(context, operation.triggerName);
   const imageHost: ImageHost | undefined = operation.agent === undefined ? reached?.host : agentHostOf(context, operation);
   let record: Container | undefined;
+  // The backup first: a client that reads `succeeded` may ask for a rollback at once, and the
+  // inventory refresh that follows checks a registry, which can take seconds.
   try {
-    if (reached) record = await refreshInventory(reached.watcher, operation);
     if (operation.status === 'succeeded' && imageHost && trigger) await keepBackup(context, operation, trigger, imageHost);
   } catch (error) {
-    logger.warn('a follow-up of an update failed', { operationId: operation.id, error: errorText(error) });
+    logger.warn('keeping the backup of an update failed', { operationId: operation.id, error: errorText(error) });
+  }
+  try {
+    if (reached) record = await refreshInventory(reached.watcher, operation);
+  } catch (error) {
+    logger.warn('refreshing the inventory after an update failed', { operationId: operation.id, error: errorText(error) });
   }
   record ??= services.containers.get(operation.newContainerId ?? operation.containerId) ?? services.containers.get(operation.containerId);
   try {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeHookRunner } from './hook-runner';
 
-describe('the Node hook runner: /bin/sh -c on the hub host', () => {
+describe('the Node hook runner: /bin/sh -c on this host', () => {
   const runner = createNodeHookRunner();
   let dir: string;
   beforeAll(async () => {
