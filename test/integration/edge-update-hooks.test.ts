@@ -5,34 +5,24 @@
  * 2.0.0. The hooks run on the agent's host only under the agent's own DD_HOOKS_ENABLED; the hub
  * audits the outcomes the agent reports, once each.
  */
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNewKeyFile } from '../../edge-agent/src/keys/key-file';
-import { toBase64 } from '../../shared/edge/sign-in';
 import type { AuditEntry } from '../../shared/schemas/audit-entry';
-import type { Container } from '../../shared/schemas/container';
-import type { UpdateOperation } from '../../shared/update-engine';
-import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { publishApp, pullApp } from '../support/docker/update-images';
-import { type AgentProcess, signedIn, spawnAgent } from '../support/edge-agent-process';
+import type { AgentProcess } from '../support/edge-agent-process';
+import {
+  type EdgeUpdateBed,
+  edgeUpdateApi,
+  runApp as runBedApp,
+  spawnBedAgent,
+  startEdgeUpdateBed,
+  until,
+} from '../support/edge-update-bed';
 import { createServerHub, type HubClient } from '../support/hub-harness';
-import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import type { TestRegistry } from '../support/registry/start-registry';
 
-const SETTLED = ['succeeded', 'rolled-back', 'failed'];
 const AGENT = 'edge-hooks';
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not in time`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const exists = (path: string) =>
   stat(path).then(
@@ -41,18 +31,14 @@ const exists = (path: string) =>
   );
 
 describe("hooks of an edge agent's containers, run on the agent's host under its own DD_HOOKS_ENABLED", () => {
-  let dir: string;
+  let bed: EdgeUpdateBed;
   let markers: string;
-  let dockerd: TestDockerd;
   let registry: TestRegistry;
   let docker: Docker;
   let hub: HubClient;
-  let keyFile: string;
   let agent: AgentProcess | undefined;
 
-  const json = async <T>(path: string, init?: RequestInit) => (await hub.request(path, init)).json() as Promise<T>;
-  const byName = async (name: string) =>
-    (await json<{ data: Container[] }>(`/api/v1/containers?agent=${AGENT}`)).data.find((c) => c.name === name);
+  const { json, pending, requestUpdate, settled } = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
   const audit = async (action: string, containerName: string) =>
     (await json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${action}&limit=200`)).data.filter(
       (entry) => entry.containerName === containerName,
@@ -68,68 +54,24 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
       return entries.length >= count ? entries : undefined;
     }, `${count} hook audit entries of ${containerName}`);
 
-  async function startAgent(env: Record<string, string>): Promise<AgentProcess> {
-    const started = spawnAgent({
-      hubUrl: hub.url as string,
-      keyFile,
-      name: AGENT,
-      env: { DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath, DD_EDGE_RECONNECT_MIN_MS: '100', DD_EDGE_RECONNECT_MAX_MS: '400', ...env },
-    });
-    await started.waitForLog(signedIn, 30_000);
-    return started;
-  }
-
-  async function runApp(name: string, labels: Record<string, string>): Promise<string> {
-    const repository = `hooks/${name}`;
-    const from = await publishApp(dockerd, registry, { repository, tag: '1.0.0', kind: 'http' });
-    await publishApp(dockerd, registry, { repository, tag: '2.0.0', kind: 'http' });
-    await pullApp(dockerd, from);
-    const created = await docker.createContainer({
-      name,
-      Image: from,
-      Labels: { 'dd.watch': 'true', ...labels },
-      StopTimeout: 2,
-      HostConfig: { Init: true, NetworkMode: 'none' },
-    });
-    await created.start();
-    return created.id;
-  }
+  const startAgent = (env: Record<string, string>) => spawnBedAgent(bed, hub.url as string, env);
+  /** 1.0.0 and 2.0.0 of `hooks/<name>` published, 1.0.0 running with these hook labels. */
+  const runApp = (name: string, labels: Record<string, string>) =>
+    runBedApp(bed, name, `hooks/${name}`, { from: 'http', to: 'http' }, labels);
 
   /** Waits for the hub to list 2.0.0 for the container, asks for the update, answers the settled operation. */
-  async function update(name: string): Promise<UpdateOperation> {
-    const record = await until(async () => {
-      await hub.request('/api/v1/containers/watch', { method: 'POST' });
-      const found = await byName(name);
-      return found?.updateAvailable ? found : undefined;
-    }, `${name} listed with an update`);
-    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
-    return until(
-      async () => {
-        const operation = await json<UpdateOperation>(`/api/v1/update-operations/${operationId}`);
-        return SETTLED.includes(operation.status) ? operation : undefined;
-      },
-      `operation ${operationId} settled`,
-      90_000,
-    );
-  }
+  const update = async (name: string) => settled(await requestUpdate(await pending(name)));
 
   const containersNamed = async (name: string) =>
     (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n === `/${name}` || n.startsWith(`/${name}-old-`)));
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'dd-edge-hooks-'));
-    markers = join(dir, 'markers');
+    bed = await startEdgeUpdateBed(AGENT);
+    ({ docker, registry } = bed);
+    markers = join(bed.dir, 'markers');
     await mkdir(markers);
-    [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
-    docker = dockerd.docker;
-    keyFile = join(dir, 'agent.key');
-    const key = await writeNewKeyFile(keyFile);
-    const authorizedKeys = join(dir, 'authorized_keys');
-    await writeFile(authorizedKeys, `${toBase64(key.publicKey)} ${AGENT}\n`);
     hub = await createServerHub({
-      DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
+      DD_EDGE_AUTHORIZED_KEYS: bed.authorizedKeys,
       DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '5',
       // The hub's own switch: it must not turn on hooks of an agent's host.
       DD_HOOKS_ENABLED: 'true',
@@ -140,8 +82,7 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
   afterAll(async () => {
     await agent?.kill('SIGTERM');
     await hub?.close();
-    await Promise.all([dockerd?.stop(), registry?.stop()]);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await bed?.stop();
   }, 60_000);
 
   it('runs dd.hook.pre before and dd.hook.post after the update on the agent host; the hub audits each once', async () => {

@@ -6,34 +6,19 @@
  * The hub restarted on the same data dir, port and keys takes the operation up from its store
  * (recoverOne → awaitAgentOperation) and settles it from the agent's report once it reconnects.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNewKeyFile } from '../../edge-agent/src/keys/key-file';
-import { toBase64 } from '../../shared/edge/sign-in';
-import type { Container } from '../../shared/schemas/container';
 import { TEMPORARY_NAME, type UpdateOperation } from '../../shared/update-engine';
-import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
+import type { TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage } from '../support/docker/test-images';
-import { publishApp, pullApp } from '../support/docker/update-images';
-import { type AgentProcess, signedIn, spawnAgent } from '../support/edge-agent-process';
+import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
+import { type AgentProcess, signedIn } from '../support/edge-agent-process';
+import { type EdgeUpdateBed, edgeUpdateApi, spawnBedAgent, startEdgeUpdateBed, until } from '../support/edge-update-bed';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
-import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import type { TestRegistry } from '../support/registry/start-registry';
 
-const SETTLED = ['succeeded', 'rolled-back', 'failed'];
 const AGENT = 'edge-restart';
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not in time`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 /** `<registry>/<repository>:<tag>`: busybox httpd whose health probe takes 4 s (healthy after ~4.5 s, under its 5 s timeout). */
 async function publishSlowHealthy(dockerd: TestDockerd, registry: TestRegistry, repository: string, tag: string): Promise<string> {
@@ -59,7 +44,7 @@ async function publishSlowHealthy(dockerd: TestDockerd, registry: TestRegistry, 
 }
 
 describe('the hub killed during an edge agent update', () => {
-  let dir: string;
+  let bed: EdgeUpdateBed;
   let dockerd: TestDockerd;
   let registry: TestRegistry;
   let docker: Docker;
@@ -67,64 +52,37 @@ describe('the hub killed during an edge agent update', () => {
   let agent: AgentProcess | undefined;
   let hubEnv: Record<string, string>;
 
-  const json = async <T>(path: string, init?: RequestInit) => (await fetch(`${hub?.url}${path}`, init)).json() as Promise<T>;
+  // The hub is looked up on each call: the test replaces it.
+  const { json, pending, settled } = edgeUpdateApi((path, init) => fetch(`${hub?.url}${path}`, init), AGENT);
   const operationOf = (id: string) => json<UpdateOperation>(`/api/v1/update-operations/${id}`);
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'dd-edge-restart-'));
-    [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
-    docker = dockerd.docker;
-    const keyFile = join(dir, 'agent.key');
-    const key = await writeNewKeyFile(keyFile);
-    const authorizedKeys = join(dir, 'authorized_keys');
-    await writeFile(authorizedKeys, `${toBase64(key.publicKey)} ${AGENT}\n`);
+    bed = await startEdgeUpdateBed(AGENT);
+    ({ docker, dockerd, registry } = bed);
     hubEnv = {
-      DD_STORE_PATH: join(dir, 'store'),
+      DD_STORE_PATH: join(bed.dir, 'store'),
       DD_LOCAL_WATCHER: 'false',
-      DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
+      DD_EDGE_AUTHORIZED_KEYS: bed.authorizedKeys,
       DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '30',
     };
     hub = await startHubProcess(hubEnv, 60_000);
-    agent = spawnAgent({
-      hubUrl: hub.url,
-      keyFile,
-      name: AGENT,
-      env: { DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath, DD_EDGE_RECONNECT_MIN_MS: '100', DD_EDGE_RECONNECT_MAX_MS: '400' },
-    });
-    await agent.waitForLog(signedIn, 60_000);
+    agent = await spawnBedAgent(bed, hub.url, {}, 60_000);
   }, 240_000);
 
   afterAll(async () => {
     await agent?.kill('SIGTERM');
     await hub?.kill('SIGTERM');
-    await Promise.all([dockerd?.stop(), registry?.stop()]);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await bed?.stop();
   }, 60_000);
 
   it('settles the operation succeeded once the agent reconnects to the restarted hub, no -old- container left', async () => {
     const from = await publishApp(dockerd, registry, { repository: 'edge/slow', tag: '1.0.0', kind: 'http' });
     const to = await publishSlowHealthy(dockerd, registry, 'edge/slow', '2.0.0');
     await pullApp(dockerd, from);
-    const created = await docker.createContainer({
-      name: 'slow',
-      Image: from,
-      Labels: { 'dd.watch': 'true' },
-      StopTimeout: 2,
-      HostConfig: { Init: true, NetworkMode: 'none' },
-    });
-    await created.start();
-    const oldImageId = (await created.inspect()).Image;
+    const oldId = await startWatchedApp(dockerd, 'slow', from);
+    const oldImageId = (await docker.getContainer(oldId).inspect()).Image;
 
-    const record = await until(
-      async () => {
-        await fetch(`${hub?.url}/api/v1/containers/watch`, { method: 'POST' });
-        const found = (await json<{ data: Container[] }>(`/api/v1/containers?agent=${AGENT}`)).data.find((c) => c.name === 'slow');
-        return found?.id === created.id && found.updateAvailable ? found : undefined;
-      },
-      'slow listed with an update',
-      60_000,
-      250,
-    );
+    const record = await pending('slow', { id: oldId, everyMs: 250 });
     const response = await fetch(`${hub?.url}/api/v1/containers/${record.id}/update`, { method: 'POST' });
     expect(response.status).toBe(202);
     const { operationId } = (await response.json()) as { operationId: string };
@@ -150,15 +108,7 @@ describe('the hub killed during an edge agent update', () => {
     hub = await startHubProcess({ ...hubEnv, DD_SERVER_PORT: String(port) }, 60_000);
     expect(hub.port).toBe(port);
     await agent?.waitForLog(signedIn, 60_000, logFrom);
-    const operation = await until(
-      async () => {
-        const current = await operationOf(operationId);
-        return SETTLED.includes(current.status) ? current : undefined;
-      },
-      'the operation settled on the restarted hub',
-      90_000,
-      100,
-    );
+    const operation = await settled(operationId);
     const settledAfterMs = Date.now() - killedAt;
     expect(operation).toMatchObject({ status: 'succeeded', phase: 'succeeded', agent: AGENT, toVersion: '2.0.0' });
     const running = await docker.getContainer('slow').inspect();

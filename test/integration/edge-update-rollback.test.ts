@@ -5,24 +5,17 @@
  * rolls back through the agent with the backup's configuration, prunes on the agent's host
  * (`image.remove`), and watches the automatic rollback window through the agent's inventory.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEdgeAgent, type EdgeAgent } from '../../edge-agent/src/edge/edge-agent';
-import { UpdateJournalFile } from '../../edge-agent/src/edge/update-journal-file';
-import { writeNewKeyFile } from '../../edge-agent/src/keys/key-file';
-import { createAgentLogging } from '../../edge-agent/src/logging/agent-logging';
-import { toBase64 } from '../../shared/edge/sign-in';
+import type { EdgeAgent } from '../../edge-agent/src/edge/edge-agent';
 import type { Container } from '../../shared/schemas/container';
-import { TEMPORARY_NAME, type UpdateOperation } from '../../shared/update-engine';
-import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
+import { TEMPORARY_NAME } from '../../shared/update-engine';
+import type { TestDockerd } from '../support/docker/start-dockerd';
 import { type AppKind, publishApp, pullApp } from '../support/docker/update-images';
+import { type EdgeUpdateBed, edgeUpdateApi, startEdgeUpdateBed, startInProcessAgent, until } from '../support/edge-update-bed';
 import { createServerHub, type HubClient } from '../support/hub-harness';
-import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import type { TestRegistry } from '../support/registry/start-registry';
 
-const SETTLED = ['succeeded', 'rolled-back', 'failed'];
 const AGENT = 'edge-parity';
 
 interface Backup {
@@ -42,27 +35,16 @@ interface AuditEntry {
   details?: string;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not in time`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('an edge agent container: backups, rollback, prune and the automatic rollback window', () => {
-  let dir: string;
+  let bed: EdgeUpdateBed;
   let dockerd: TestDockerd;
   let registry: TestRegistry;
   let docker: Docker;
   let hub: HubClient;
   let agent: EdgeAgent;
 
-  const json = async <T>(path: string, init?: RequestInit) => (await hub.request(path, init)).json() as Promise<T>;
-  const byName = async (name: string) =>
-    (await json<{ data: Container[] }>(`/api/v1/containers?agent=${AGENT}`)).data.find((c) => c.name === name);
+  const api = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
+  const { json, byName, settled } = api;
   const audit = async (actions: string) => (await json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${actions}&limit=200`)).data;
   const imageExists = (id: string) =>
     docker
@@ -97,17 +79,7 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
   }
 
   /** The hub lists the container (by this Docker id) under the agent with an update pending. */
-  async function pending(name: string, id: string): Promise<Container> {
-    return until(
-      async () => {
-        await hub.request('/api/v1/containers/watch', { method: 'POST' });
-        const record = await byName(name);
-        return record?.id === id && record.updateAvailable ? record : undefined;
-      },
-      `${name} listed with an update`,
-      60_000,
-    );
-  }
+  const pending = (name: string, id: string) => api.pending(name, { id });
 
   /** The hub's record of the container once it is this Docker id (the agent's deltas brought it). */
   async function listedAs(name: string, id: string): Promise<Container> {
@@ -120,34 +92,14 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
     );
   }
 
-  async function settled(id: string): Promise<UpdateOperation> {
-    return until(
-      async () => {
-        const operation = await json<UpdateOperation>(`/api/v1/update-operations/${id}`);
-        return SETTLED.includes(operation.status) ? operation : undefined;
-      },
-      `operation ${id} settled`,
-      90_000,
-    );
-  }
-
-  async function update(record: Container): Promise<UpdateOperation> {
-    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    return settled(((await response.json()) as { operationId: string }).operationId);
-  }
+  const update = async (record: Container) => settled(await api.requestUpdate(record));
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'dd-edge-parity-'));
-    [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
-    docker = dockerd.docker;
-    const keyFile = join(dir, 'agent.key');
-    const key = await writeNewKeyFile(keyFile);
-    const authorizedKeys = join(dir, 'authorized_keys');
-    await writeFile(authorizedKeys, `${toBase64(key.publicKey)} ${AGENT}\n`);
+    bed = await startEdgeUpdateBed(AGENT);
+    ({ docker, dockerd, registry } = bed);
     hub = await createServerHub(
       {
-        DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
+        DD_EDGE_AUTHORIZED_KEYS: bed.authorizedKeys,
         DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15',
         // Two backups per container; an image a dropped backup named is pruned on the agent.
         DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2',
@@ -161,38 +113,13 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
       },
       { updates: { autoRollbackPollMs: 200 } },
     );
-    const { logger, ring } = createAgentLogging('info', () => {});
-    agent = createEdgeAgent({
-      url: hub.url as string,
-      key,
-      agentName: AGENT,
-      watchers: [
-        {
-          name: 'local',
-          endpoint: { socketPath: dockerd.socketPath },
-          cron: '0 * * * *',
-          jitterSeconds: 0,
-          watchAll: false,
-          watchByDefault: true,
-        },
-      ],
-      logger,
-      ring,
-      logLevel: 'info',
-      reconnect: { minMs: 50, maxMs: 200 },
-      eventDebounceMs: 50,
-      updateJournal: await UpdateJournalFile.open(`${keyFile}.updates.json`),
-      updateTiming: { pollMs: 100, startSettleMs: 500 },
-    });
-    agent.start();
-    await until(async () => (agent.connected ? true : undefined), 'agent connected');
+    agent = await startInProcessAgent(bed, hub.url as string);
   }, 180_000);
 
   afterAll(async () => {
     await agent?.stop();
     await hub?.close();
-    await Promise.all([dockerd?.stop(), registry?.stop()]);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await bed?.stop();
   }, 60_000);
 
   it('keeps a backup of the agent update and rolls back through the agent: 1.0.0 → 2.0.0 → 1.0.0 (its image id, its configuration)', async () => {
