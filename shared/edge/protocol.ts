@@ -80,6 +80,8 @@ export const AgentInfoSchema = v.object({
   memoryGb: v.pipe(v.number(), v.minValue(0)),
   uptimeSeconds: v.pipe(v.number(), v.minValue(0)),
   logLevel: v.picklist(LOG_LEVELS),
+  /** edge/1.x addition: the container the agent runs in, when it runs in one. The hub never updates it through the agent (it would stop the agent halfway). */
+  containerId: v.exactOptional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/))),
 });
 export type AgentInfo = v.InferOutput<typeof AgentInfoSchema>;
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { AgentInfo } from '../../../shared/edge/protocol';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
+import { readSelfContainerId } from '../docker/self-container';
 import { shortText } from './frame-checks';
 
 /** The project's version as built (package.json), prerelease suffix included: the hub derives version and build from it. */
@@ -11,8 +12,11 @@ export function readAgentVersion(): string {
   return typeof version === 'string' ? version : '0.0.0';
 }
 
-/** What `hello` tells the hub about this agent (spec 2.3); uptime is the agent process's. */
-export function collectAgentInfo(version: string, logLevel: LogLevel): AgentInfo {
+/**
+ * What `hello` tells the hub about this agent (spec 2.3); uptime is the agent process's. The
+ * container it runs in (read once: it does not change) keeps the hub from updating it.
+ */
+export function collectAgentInfo(version: string, logLevel: LogLevel, containerId = ownContainerId()): AgentInfo {
   return {
     version: shortText(version),
     hostname: shortText(os.hostname()),
@@ -22,5 +26,12 @@ export function collectAgentInfo(version: string, logLevel: LogLevel): AgentInfo
     memoryGb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     uptimeSeconds: Math.round(process.uptime()),
     logLevel,
+    ...(containerId !== undefined && { containerId }),
   };
+}
+
+let ownContainer: { id: string | undefined } | undefined;
+function ownContainerId(): string | undefined {
+  ownContainer ??= { id: readSelfContainerId() };
+  return ownContainer.id;
 }

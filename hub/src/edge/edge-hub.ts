@@ -161,6 +161,12 @@ export class EdgeHub implements SessionOwner {
     return description && this.viewOf(description);
   }
 
+  /** What the agent said of itself and its watchers at its last sign-in (or info frame). */
+  agentDetails(name: string): { info: AgentInfo; watchers: readonly EdgeWatcher[] } | undefined {
+    const description = this.registry.get(name);
+    return description && { info: description.info, watchers: description.watchers };
+  }
+
   isConnected(name: string): boolean {
     return this.live.has(name);
   }

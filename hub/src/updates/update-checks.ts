@@ -5,7 +5,7 @@ import { TEMPORARY_NAME } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import { actionAllowed } from './action-routing';
 import { type DockerActionTrigger, triggerCoversWatcher } from './action-triggers';
-import { lifelineReason, lifelineRefusal } from './lifeline-guard';
+import { lifelineReason, lifelineRefusal, tcpEndpointOf } from './lifeline-guard';
 import { type UpdateContext, updatableWatcher } from './update-context';
 
 /**
@@ -75,14 +75,38 @@ export function assertLocal(context: UpdateContext, container: Container) {
   return reached;
 }
 
-/** 409 for the hub's own container, or the proxy it reaches this Docker through (lifeline-guard.ts). */
-export async function assertNotLifeline(context: UpdateContext, container: Container, host: UpdatableDockerHost): Promise<void> {
+/**
+ * 409 for the container the update's runner lives in (the hub, or the edge agent of an agent's
+ * container), or the proxy it reaches that Docker through (lifeline-guard.ts). `host` is the local
+ * watcher's (undefined for an agent's container).
+ */
+export async function assertNotLifeline(
+  context: UpdateContext,
+  container: Container,
+  host: UpdatableDockerHost | undefined,
+): Promise<void> {
+  const reason = host ? await localLifeline(context, container, host) : agentLifeline(context, container);
+  if (reason !== undefined) throw lifelineRefusal(reason);
+}
+
+async function localLifeline(context: UpdateContext, container: Container, host: UpdatableDockerHost): Promise<string | undefined> {
   const services = context.services();
   const endpoint = services.config.watchers.find((watcher) => watcher.name === container.watcher)?.endpoint;
   // Only a TCP endpoint can be served by a container of this host; its configuration says whether this one does.
   const spec = endpoint && !('socketPath' in endpoint) ? await host.inspectContainerSpec(container.id) : undefined;
-  const reason = lifelineReason(container, spec, endpoint, services.deps.selfContainerId);
-  if (reason !== undefined) throw lifelineRefusal(reason);
+  return lifelineReason(container, spec, endpoint, { containerId: services.deps.selfContainerId, runs: 'the hub' });
+}
+
+/** From what the agent said at sign-in: the container it runs in, and its watcher's endpoint (names only: no configuration is at hand). */
+export function agentLifeline(context: UpdateContext, container: Container): string | undefined {
+  if (container.agent === undefined) return undefined;
+  const details = context.services().edge?.agentDetails(container.agent);
+  if (!details) return undefined;
+  const shown = details.watchers.find((watcher) => watcher.name === container.watcher)?.endpoint;
+  return lifelineReason(container, undefined, shown === undefined ? undefined : tcpEndpointOf(shown), {
+    containerId: details.info.containerId,
+    runs: `the edge agent ${container.agent}`,
+  });
 }
 
 /** Spec 3.3: a manual request is refused while the maturity gate holds the update. */

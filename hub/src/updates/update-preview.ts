@@ -5,7 +5,7 @@ import type { DockerActionTrigger } from './action-triggers';
 import { assertAgentReachable } from './agent-update-runner';
 import { assertUpdateModeAllows } from './auto-update-policy';
 import { lifelineReason, lifelineRefusal } from './lifeline-guard';
-import { assertLocal, assertMature, assertNotBusy, findUpdatable, resolveTrigger } from './update-checks';
+import { agentLifeline, assertLocal, assertMature, assertNotBusy, findUpdatable, resolveTrigger } from './update-checks';
 import type { UpdateContext } from './update-context';
 import { currentReference, updateTargetOf } from './update-target';
 
@@ -104,8 +104,11 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
   }
   check(blockers, () => assertMature(container));
   check(blockers, () => assertNotBusy(context, container));
-  // The hub's own container; the proxy check reads Docker, so only the update request makes it.
-  const self = lifelineReason(container, undefined, undefined, context.services().deps.selfContainerId);
+  // The hub's own container (or an agent's, and its proxy by name); the local proxy check reads Docker, so only the update request makes it.
+  const self =
+    container.agent === undefined
+      ? lifelineReason(container, undefined, undefined, { containerId: context.services().deps.selfContainerId, runs: 'the hub' })
+      : agentLifeline(context, container);
   check(blockers, () => {
     if (self !== undefined) throw lifelineRefusal(self);
   });

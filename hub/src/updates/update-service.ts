@@ -362,7 +362,7 @@ export function createUpdateService(
       if (!target) throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
       assertMature(container);
       // Awaited before the busy check: nothing may come between that check and the claim in admit().
-      if (container.agent === undefined) await assertNotLifeline(context, container, assertLocal(context, container).host);
+      await assertNotLifeline(context, container, container.agent === undefined ? assertLocal(context, container).host : undefined);
       assertNotBusy(context, container);
       if (container.agent !== undefined) assertAgentReachable(context, container);
       const window = autoRollbackWindowMs(container.labels);
@@ -405,7 +405,7 @@ export function createUpdateService(
         );
       }
       // Awaited before the busy check: nothing may come between that check and the claim in admit().
-      if (container.agent === undefined) await assertNotLifeline(context, container, assertLocal(context, container).host);
+      await assertNotLifeline(context, container, container.agent === undefined ? assertLocal(context, container).host : undefined);
       assertNotBusy(context, container);
       if (container.agent !== undefined) assertAgentReachable(context, container);
       const operation = newOperation(container, {

@@ -7,6 +7,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { createComposeFileEditor } from '../../../../edge-agent/src/compose';
 import { createDockerHost } from '../../../../edge-agent/src/docker';
+import { readSelfContainerId } from '../../../../edge-agent/src/docker/self-container';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { EDGE_MAX_FRAME_BYTES } from '../../../../shared/edge/protocol';
 import { createHubApp, type Hub } from '../../app';
@@ -26,7 +27,6 @@ import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
 import { createRegistryFetchFactory } from './registry-fetch';
-import { readSelfContainerId } from './self-container';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 
 export interface NodeHub {
