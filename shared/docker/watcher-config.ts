@@ -17,12 +17,23 @@ export interface WatcherConfig {
   watchByDefault: boolean;
   /** Stopped containers are listed too. */
   watchAll: boolean;
+  /**
+   * Whether its containers' compose files are on this machine at the paths their labels give, so an
+   * update may rewrite them. Unset: yes for a socket, no for a TCP endpoint (another machine's
+   * files; a TCP socket proxy on this machine sets it true).
+   */
+  composeFiles?: boolean;
+}
+
+/** See WatcherConfig.composeFiles. */
+export function composeFilesAreLocal(config: Pick<WatcherConfig, 'composeFiles' | 'endpoint'>): boolean {
+  return config.composeFiles ?? 'socketPath' in config.endpoint;
 }
 
 export const DEFAULT_CRON = '0 * * * *';
 const DEFAULT_SOCKET = '/var/run/docker.sock';
 const PREFIX = 'DD_WATCHER_';
-const KEYS = ['socket', 'host', 'port', 'cron', 'jitter', 'watchbydefault', 'watchall'] as const;
+const KEYS = ['socket', 'host', 'port', 'cron', 'jitter', 'watchbydefault', 'watchall', 'composefiles'] as const;
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 
 type Raw = Partial<Record<(typeof KEYS)[number], { variable: string; value: string }>>;
@@ -97,6 +108,7 @@ export function loadWatcherConfigs(vars: ReadonlyMap<string, string>): WatcherCo
     jitterSeconds: read(raw, 'jitter', envInteger(0, 3600), 60),
     watchByDefault: read(raw, 'watchbydefault', envBoolean, true),
     watchAll: read(raw, 'watchall', envBoolean, false),
+    ...(raw.composefiles && { composeFiles: read(raw, 'composefiles', envBoolean, false) }),
   }));
 }
 

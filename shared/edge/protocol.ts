@@ -137,6 +137,11 @@ export const EdgeRequestSchema = v.variant('method', [
    * an image a container (any state) uses is refused with `conflict`; one already gone is not an error.
    */
   v.object({ method: v.literal('image.remove'), watcher: WatcherName, imageId: ShortText }),
+  /**
+   * edge/1.x addition: the images of the watcher's Docker host, for the hub's image list and prune
+   * (docs/updates.md "Images"). The reply's result is ImageListResultSchema.
+   */
+  v.object({ method: v.literal('image.list'), watcher: WatcherName }),
   /** Log lines arrive as `stream` frames; the reply ends the stream. `cancel` stops it early. */
   v.object({ method: v.literal('container.logs'), watcher: WatcherName, containerId: ShortText, options: LogOptionsSchema }),
   v.object({
@@ -168,6 +173,25 @@ export type HubFrame = v.InferOutput<typeof HubFrameSchema>;
 export const InventoryResultSchema = v.object({ syncId: ShortText, containers: v.number() });
 export const StatsResultSchema = StatsSchema;
 export const LogEntriesResultSchema = v.object({ entries: v.array(LogEntrySchema) });
+
+/** `image.list` answers at most this many images (the Engine's order), so the reply stays well under the frame cap. */
+export const EDGE_IMAGE_LIST_MAX = 5_000;
+/** One image as the agent's Docker lists it (shared/docker/docker-host.ts DockerImageSummary). */
+export const ImageSummarySchema = v.object({
+  id: v.pipe(v.string(), v.maxLength(256)),
+  // No count cap of their own: the frame cap bounds them, and the agent cuts the list to fit it.
+  repoTags: v.array(v.pipe(v.string(), v.maxLength(1024))),
+  repoDigests: v.array(v.pipe(v.string(), v.maxLength(1024))),
+  createdAt: v.number(),
+  sizeBytes: v.number(),
+  containers: v.number(),
+});
+/** `truncated`: the host has more images than EDGE_IMAGE_LIST_MAX (or than fit half a frame); the rest were left out. */
+export const ImageListResultSchema = v.object({
+  images: v.pipe(v.array(ImageSummarySchema), v.maxLength(EDGE_IMAGE_LIST_MAX)),
+  truncated: v.boolean(),
+});
+export type ImageListResult = v.InferOutput<typeof ImageListResultSchema>;
 
 export const AgentFrameSchema = v.variant('type', [
   v.object({

@@ -3,7 +3,10 @@
  * notes: users saw a tool update its own socket proxy and lose Docker halfway). A real Docker Engine
  * reached over TCP through a forwarder on a loopback port, a real registry, the hub as `npm start` runs it.
  */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
@@ -46,6 +49,8 @@ describe('containers the hub depends on are not updated by it', () => {
   const ids: Record<string, string> = {};
   let from = '';
   let to = '';
+  let composeDir = '';
+  let composeFile = '';
 
   beforeAll(async () => {
     [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
@@ -65,7 +70,16 @@ describe('containers the hub depends on are not updated by it', () => {
     });
     ids['proxy'] = proxy.id;
     ids['self'] = await startWatchedApp(dockerd, 'dockwatch', from);
-    ids['plain'] = await startWatchedApp(dockerd, 'plain', from);
+    // plain says it comes from a compose file. Over TCP that file is another machine's: a file at
+    // the same path here belongs to another stack and must stay as it is.
+    composeDir = await mkdtemp(join(tmpdir(), 'dockwatch-lifeline-compose-'));
+    composeFile = join(composeDir, 'compose.yml');
+    await writeFile(composeFile, `services:\n  plain:\n    image: ${from} # pinned\n`);
+    ids['plain'] = await startWatchedApp(dockerd, 'plain', from, {
+      'com.docker.compose.project': 'lifeline',
+      'com.docker.compose.service': 'plain',
+      'com.docker.compose.project.config_files': composeFile,
+    });
     hub = await startHubOnDockerd(
       dockerd,
       {
@@ -85,6 +99,7 @@ describe('containers the hub depends on are not updated by it', () => {
     await forwarder?.close();
     await dockerd?.stop();
     await registry?.stop();
+    if (composeDir) await rm(composeDir, { recursive: true, force: true });
   });
 
   it('refuses the socket proxy and its own container with 409 hub-lifeline, touching nothing', async () => {
@@ -104,7 +119,7 @@ describe('containers the hub depends on are not updated by it', () => {
     expect((await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State} ${c.Image}`).sort()).toEqual(before);
   });
 
-  it('updates any other container through the same TCP endpoint', async () => {
+  it('updates any other container through the same TCP endpoint, leaving a same-path compose file here alone', async () => {
     const response = await hub.api(`/api/v1/containers/${ids['plain']}/update`, { method: 'POST' });
     expect(response.status).toBe(202);
     const { operationId } = (await response.json()) as { operationId: string };
@@ -116,5 +131,9 @@ describe('containers the hub depends on are not updated by it', () => {
       .toBe('succeeded');
     const [plain] = await docker.listContainers({ all: true, filters: { name: ['^/plain$'] } });
     expect(plain?.Image).toBe(to);
+    const settled = await hub.json<{ composeFile?: { status: string; reason?: string } }>(`/api/v1/update-operations/${operationId}`);
+    expect(settled.composeFile).toMatchObject({ status: 'skipped', reason: expect.stringContaining('DD_WATCHER_LOCAL_COMPOSEFILES=true') });
+    expect(await readFile(composeFile, 'utf8')).toBe(`services:\n  plain:\n    image: ${from} # pinned\n`);
+    expect(await readdir(composeDir)).toEqual(['compose.yml']);
   }, 90_000);
 });

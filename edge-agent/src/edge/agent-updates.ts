@@ -1,4 +1,5 @@
 import type { ComposeFileEditor } from '../../../shared/compose';
+import { composeEditorForWatcher } from '../../../shared/compose';
 import { canUpdateContainers, type UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
@@ -156,7 +157,7 @@ export class AgentUpdates {
       host,
       now: this.options.now ?? Date.now,
       timing: this.options.timing,
-      composeFiles: this.options.composeFiles ?? createComposeFileEditor(),
+      composeFiles: composeEditorForWatcher(this.options.composeFiles ?? createComposeFileEditor(), watcher.config),
       journal: {
         save: async (operation: UpdateOperation) => {
           await journal.save(operation);

@@ -11,6 +11,7 @@ describe('reading request frames', () => {
       'container.stats',
       'container.stop',
       'container.update',
+      'image.list',
       'image.remove',
       'inventory',
       'log.entries',

@@ -5,10 +5,11 @@ import {
   type DockerLogOptions,
   DockerNotFoundError,
 } from '../../../shared/docker/docker-host';
-import type { EdgeRequest } from '../../../shared/edge/protocol';
+import type { EdgeRequest, ImageListResult } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { AgentUpdates } from './agent-updates';
 import { shortText } from './frame-checks';
+import { cutImageList } from './image-list';
 import type { Timers } from './timers';
 import type { WatcherRuntime } from './watcher-runtime';
 
@@ -82,6 +83,8 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
       return void (await streamLogs(watcher, request.containerId, request.options, context));
     case 'image.remove':
       return void (await removeImage(watcher, request.imageId));
+    case 'image.list':
+      return listImages(watcher);
     case 'container.update': {
       const { updates, signal } = context;
       if (!updates) throw new EdgeRequestError('unsupported', 'this agent does not run updates');
@@ -119,6 +122,13 @@ async function removeImage(watcher: WatcherRuntime, imageId: string): Promise<vo
     if (error instanceof DockerConflictError) throw new EdgeRequestError('conflict', error.message);
     throw error;
   }
+}
+
+/** The hub's image list (docs/edge-protocol.md `image.list`): the host's images as Docker lists them, cut to fit a reply. */
+async function listImages(watcher: WatcherRuntime): Promise<ImageListResult> {
+  const { host } = watcher;
+  if (!canUpdateContainers(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot list images`);
+  return cutImageList(await host.listImages());
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   type DockerSubscription,
 } from '../../../shared/docker/docker-host';
 import { StatsSchema } from '../../../shared/edge/docker-schemas';
-import type { EdgeRequest } from '../../../shared/edge/protocol';
+import { type EdgeRequest, type ImageListResult, ImageListResultSchema } from '../../../shared/edge/protocol';
 import { type UpdateOperation, UpdateOperationSchema } from '../../../shared/update-engine';
 import { AgentOperations } from './agent-operations';
 import { EdgeRequestError, type EdgeRequestOptions } from './edge-requests';
@@ -223,6 +223,27 @@ export class EdgeDockerHost implements DockerHost {
       throw error;
     }
     this.images.delete(imageId);
+  }
+
+  /**
+   * The images of the agent's host as its Docker lists them (`image.list`), cut by the agent at
+   * EDGE_IMAGE_LIST_MAX (`truncated`). An agent that predates the request answers `unsupported`
+   * (EdgeRequestError); a listen-mode agent has no such call and answers nothing usable.
+   */
+  async listImages(): Promise<ImageListResult> {
+    let result: unknown;
+    try {
+      result = await this.requireLink().request(
+        { method: 'image.list', watcher: this.options.watcherName },
+        { timeoutMs: this.options.requestTimeoutMs },
+      );
+    } catch (error) {
+      if (error instanceof EdgeRequestError && error.code === 'disconnected') throw new AgentNotConnectedError(this.options.agentName);
+      throw error;
+    }
+    const parsed = v.safeParse(ImageListResultSchema, result);
+    if (!parsed.success) throw new Error(`agent ${this.options.agentName}: no usable image list in its reply`);
+    return parsed.output;
   }
 
   async stats(id: string): Promise<DockerStats> {

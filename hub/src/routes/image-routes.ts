@@ -6,6 +6,8 @@ import { listImages, pruneImages } from '../updates/image-inventory';
 const ImageViewSchema = v.object({
   id: v.string(),
   watcher: v.string(),
+  /** The edge agent whose host holds it; absent for the hub's own hosts. */
+  agent: v.optional(v.string()),
   repoTags: v.array(v.string()),
   repoDigests: v.array(v.string()),
   createdAt: v.string(),
@@ -14,7 +16,7 @@ const ImageViewSchema = v.object({
   keptBy: v.array(v.picklist(['container', 'backup', 'update-operation'])),
   prunable: v.boolean(),
 });
-const HostFailureSchema = v.object({ watcher: v.string(), error: v.string() });
+const HostFailureSchema = v.object({ watcher: v.string(), agent: v.optional(v.string()), error: v.string() });
 const ImageIdSchema = v.pipe(v.string(), v.regex(/^sha256:[a-f0-9]{64}$/, 'Expected an image id sha256:<64 hex>'));
 const PruneBodySchema = v.optional(
   v.object({ imageIds: v.optional(v.pipe(v.array(ImageIdSchema), v.minLength(1), v.maxLength(1000))) }),
@@ -22,8 +24,9 @@ const PruneBodySchema = v.optional(
 );
 
 /**
- * Images of the hub's own Docker hosts (spec 4.14; admin per decisions §5). A prune removes only
- * images no container uses, no kept backup needs and no unsettled update works with.
+ * Images of the hub's own Docker hosts and of its edge agents' hosts (spec 4.14; admin per
+ * decisions §5). A prune removes only images no container uses, no kept backup needs and no
+ * unsettled update works with.
  */
 export function registerImageRoutes(api: RouteGroup, services: HubServices): void {
   api.add(
@@ -32,7 +35,7 @@ export function registerImageRoutes(api: RouteGroup, services: HubServices): voi
       path: '/images',
       access: 'admin',
       tag: 'images',
-      summary: 'Images of the local watchers’ Docker hosts, with what keeps each one from a prune',
+      summary: 'Images of every watcher’s Docker host (edge agents’ included), with what keeps each one from a prune',
       response: v.object({ data: v.array(ImageViewSchema), total: v.number(), errors: v.array(HostFailureSchema) }),
     },
     async (c) => {
@@ -73,7 +76,7 @@ export function registerImageRoutes(api: RouteGroup, services: HubServices): voi
       body: PruneBodySchema,
       response: v.object({
         removed: v.array(ImageViewSchema),
-        skipped: v.array(v.object({ id: v.string(), watcher: v.string(), error: v.string() })),
+        skipped: v.array(v.object({ id: v.string(), watcher: v.string(), agent: v.optional(v.string()), error: v.string() })),
         reclaimedBytes: v.number(),
         errors: v.array(HostFailureSchema),
       }),

@@ -1,13 +1,15 @@
-import type { ComposeFileEditor } from '../../../shared/compose';
+import { type ComposeFileEditor, composeEditorForWatcher } from '../../../shared/compose';
 import { triggerById, type UpdateContext } from './update-context';
 
 /**
- * The compose file editor the engine gets for the hub's local containers: the runtime's
+ * The compose file editor the engine gets for a local watcher's containers: the runtime's
  * (`HubDeps.composeFiles`, Node only; none on Workers, where compose files are left alone), with
- * the trigger's `COMPOSE=false` honoured.
+ * the trigger's `COMPOSE=false` honoured, and skipping a watcher whose files are on another machine.
  */
-export function composeFilesFor(context: UpdateContext): ComposeFileEditor | undefined {
-  const editor = context.services().deps.composeFiles;
+export function composeFilesFor(context: UpdateContext, watcherName: string): ComposeFileEditor | undefined {
+  const services = context.services();
+  const watcher = services.config.watchers.find((candidate) => candidate.name === watcherName);
+  const editor = composeEditorForWatcher(services.deps.composeFiles, watcher);
   if (!editor) return undefined;
   return {
     setServiceImage(change) {

@@ -1,5 +1,11 @@
-import { canUpdateContainers, type DockerImageSummary, type UpdatableDockerHost } from '../../../shared/docker/docker-host';
+import {
+  canUpdateContainers,
+  type DockerContainerSummary,
+  type DockerImageSummary,
+  type UpdatableDockerHost,
+} from '../../../shared/docker/docker-host';
 import { errorText } from '../../../shared/update-engine';
+import { EdgeDockerHost } from '../edge/edge-docker-host';
 import type { HubServices } from '../hub-services';
 
 /** Why an image is kept: a container (any state) uses it, a kept backup needs it, or an unsettled update does. */
@@ -8,6 +14,8 @@ export type ImageKeptBy = 'container' | 'backup' | 'update-operation';
 export interface ImageView {
   id: string;
   watcher: string;
+  /** The edge agent whose host holds it; absent for the hub's own hosts. */
+  agent?: string;
   repoTags: string[];
   repoDigests: string[];
   /** ISO 8601. */
@@ -21,6 +29,7 @@ export interface ImageView {
 
 export interface HostFailure {
   watcher: string;
+  agent?: string;
   error: string;
 }
 
@@ -30,11 +39,55 @@ export interface ImageInventory {
   errors: HostFailure[];
 }
 
-/** The hub's own watchers whose host can list and remove images (edge agents' hosts cannot yet). */
-export function localImageHosts(services: HubServices): { watcher: string; host: UpdatableDockerHost }[] {
-  return services.watchers.flatMap((watcher) =>
-    watcher.agent === undefined && canUpdateContainers(watcher.host) ? [{ watcher: watcher.name, host: watcher.host }] : [],
-  );
+/**
+ * A Docker host as the image list and prune see it, the hub's own or an edge agent's: the same
+ * loop serves both. `truncated` says the host listed only part of its images (an agent cuts its
+ * answer to fit a frame).
+ */
+export interface ImageHost {
+  watcher: string;
+  agent?: string;
+  listImages(): Promise<{ images: DockerImageSummary[]; truncated: boolean }>;
+  listContainers(all: boolean): Promise<DockerContainerSummary[]>;
+  /** Throws DockerConflictError while a container uses it (never forced); gone already is not an error. */
+  removeImage(reference: string): Promise<void>;
+}
+
+function localImageHost(watcher: string, host: UpdatableDockerHost): ImageHost {
+  return {
+    watcher,
+    listImages: async () => ({ images: await host.listImages(), truncated: false }),
+    listContainers: (all) => host.listContainers(all),
+    removeImage: (reference) => host.removeImage(reference),
+  };
+}
+
+/** Users come from the inventory the agent pushes; images and removals are requests (`image.list`, `image.remove`). */
+function agentImageHost(watcher: string, agent: string, host: EdgeDockerHost): ImageHost {
+  return {
+    watcher,
+    agent,
+    listImages: () => host.listImages(),
+    listContainers: (all) => host.listContainers(all),
+    removeImage: (reference) => host.removeImage(reference),
+  };
+}
+
+/**
+ * Every watcher's host that can list and remove images: the hub's own, and each edge agent's
+ * (connected or not: one that is away fails its listing, and lands in `errors` under its name).
+ */
+export function imageHosts(services: HubServices): ImageHost[] {
+  return services.watchers.flatMap((watcher) => {
+    if (watcher.agent !== undefined)
+      return watcher.host instanceof EdgeDockerHost ? [agentImageHost(watcher.name, watcher.agent, watcher.host)] : [];
+    return canUpdateContainers(watcher.host) ? [localImageHost(watcher.name, watcher.host)] : [];
+  });
+}
+
+/** The failure entry of a host, naming its agent when it has one. */
+function failureOf(host: ImageHost, error: string): HostFailure {
+  return { watcher: host.watcher, ...(host.agent !== undefined && { agent: host.agent }), error };
 }
 
 const NO_TAG = '<none>:<none>';
@@ -53,7 +106,7 @@ function protectedByHub(services: HubServices): { backups: Set<string>; operatio
 }
 
 function viewOf(
-  watcher: string,
+  host: ImageHost,
   image: DockerImageSummary,
   users: Map<string, string[]>,
   guard: ReturnType<typeof protectedByHub>,
@@ -66,7 +119,8 @@ function viewOf(
   if (guard.operationIds.has(image.id) || repoTags.some((tag) => guard.operationRefs.has(tag))) keptBy.push('update-operation');
   return {
     id: image.id,
-    watcher,
+    watcher: host.watcher,
+    ...(host.agent !== undefined && { agent: host.agent }),
     repoTags,
     repoDigests: image.repoDigests.filter((digest) => digest !== NO_DIGEST),
     createdAt: new Date(image.createdAt).toISOString(),
@@ -77,25 +131,35 @@ function viewOf(
   };
 }
 
+interface HostImages {
+  images: ImageView[];
+  /** Set when the host listed only part of its images: the rest is neither shown nor pruned. */
+  partial?: HostFailure;
+}
+
 /** One host's images with who keeps each; containers are listed after images so one created meanwhile is seen. */
-async function hostImages(services: HubServices, watcher: string, host: UpdatableDockerHost): Promise<ImageView[]> {
-  const images = await host.listImages();
+async function hostImages(services: HubServices, host: ImageHost): Promise<HostImages> {
+  const { images, truncated } = await host.listImages();
   const users = new Map<string, string[]>();
   for (const container of await host.listContainers(true)) {
     users.set(container.imageId, [...(users.get(container.imageId) ?? []), container.name]);
   }
   const guard = protectedByHub(services);
-  return images.map((image) => viewOf(watcher, image, users, guard)).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  const views = images.map((image) => viewOf(host, image, users, guard)).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  if (!truncated) return { images: views };
+  return { images: views, partial: failureOf(host, `listed only its first ${images.length} images; the others are not shown nor pruned`) };
 }
 
-/** Every image of the local watchers' hosts, newest first per host. */
+/** Every image of the hub's hosts and of its edge agents' hosts, newest first per host. */
 export async function listImages(services: HubServices): Promise<ImageInventory> {
   const inventory: ImageInventory = { images: [], errors: [] };
-  for (const { watcher, host } of localImageHosts(services)) {
+  for (const host of imageHosts(services)) {
     try {
-      inventory.images.push(...(await hostImages(services, watcher, host)));
+      const { images, partial } = await hostImages(services, host);
+      inventory.images.push(...images);
+      if (partial) inventory.errors.push(partial);
     } catch (error) {
-      inventory.errors.push({ watcher, error: errorText(error) });
+      inventory.errors.push(failureOf(host, errorText(error)));
     }
   }
   return inventory;
@@ -103,31 +167,34 @@ export async function listImages(services: HubServices): Promise<ImageInventory>
 
 export interface PruneResult {
   removed: ImageView[];
-  /** Candidates Docker refused (a container created meanwhile uses it) or that failed; they stay. */
-  skipped: { id: string; watcher: string; error: string }[];
+  /** Candidates Docker (or the agent) refused (a container created meanwhile uses it) or that failed; they stay. */
+  skipped: { id: string; watcher: string; agent?: string; error: string }[];
   errors: HostFailure[];
   reclaimedBytes: number;
 }
 
 /**
  * Removes the prunable images (all of them, or those of `onlyIds`), each checked again just before
- * its removal; Docker refuses an image a container uses, and nothing is ever forced.
+ * its removal; Docker refuses an image a container uses (an agent answers `conflict`), and nothing
+ * is ever forced.
  */
 export async function pruneImages(services: HubServices, onlyIds?: readonly string[]): Promise<PruneResult> {
   const wanted = onlyIds ? new Set(onlyIds) : undefined;
   const result: PruneResult = { removed: [], skipped: [], errors: [], reclaimedBytes: 0 };
-  for (const { watcher, host } of localImageHosts(services)) {
+  for (const host of imageHosts(services)) {
     let candidates: ImageView[];
     try {
-      candidates = (await hostImages(services, watcher, host)).filter((image) => image.prunable && (!wanted || wanted.has(image.id)));
+      const { images, partial } = await hostImages(services, host);
+      candidates = images.filter((image) => image.prunable && (!wanted || wanted.has(image.id)));
+      if (partial) result.errors.push(partial);
     } catch (error) {
-      result.errors.push({ watcher, error: errorText(error) });
+      result.errors.push(failureOf(host, errorText(error)));
       continue;
     }
     for (const image of candidates) {
       const guard = protectedByHub(services);
       if (guard.backups.has(image.id) || guard.operationIds.has(image.id) || image.repoTags.some((tag) => guard.operationRefs.has(tag))) {
-        result.skipped.push({ id: image.id, watcher, error: 'an update or backup started to need it' });
+        result.skipped.push({ id: image.id, ...failureOf(host, 'an update or backup started to need it') });
         continue;
       }
       try {
@@ -137,7 +204,7 @@ export async function pruneImages(services: HubServices, onlyIds?: readonly stri
         result.removed.push(image);
         result.reclaimedBytes += image.sizeBytes;
       } catch (error) {
-        result.skipped.push({ id: image.id, watcher, error: errorText(error) });
+        result.skipped.push({ id: image.id, ...failureOf(host, errorText(error)) });
       }
     }
   }

@@ -121,13 +121,13 @@ export function createUpdateService(
       publishChanged(context, operation);
     },
   };
-  const engineDeps = (host: UpdatableDockerHost) => ({
+  const engineDeps = (host: UpdatableDockerHost, watcherName: string) => ({
     host,
     journal,
     now: () => services().now(),
     timing: options.timing,
     afterSave: options.afterSave,
-    composeFiles: composeFilesFor(context),
+    composeFiles: composeFilesFor(context, watcherName),
   });
 
   /** Queue positions move for everyone when one job starts or ends: each waiting operation is told once per change. */
@@ -189,7 +189,7 @@ export function createUpdateService(
       await failUnstarted(store.get(operation.id) ?? operation, refused);
       return;
     }
-    const settled = await runUpdateOperation(operation, plan, engineDeps(reached.host), signal);
+    const settled = await runUpdateOperation(operation, plan, engineDeps(reached.host, operation.watcher), signal);
     await settle(settled);
     await hooks.post(settled);
   }
@@ -301,7 +301,7 @@ export function createUpdateService(
       container: operation.containerName,
       phase: operation.phase,
     });
-    const settled = await recoverOperation(operation, engineDeps(reached.host));
+    const settled = await recoverOperation(operation, engineDeps(reached.host, operation.watcher));
     await settle(settled);
   }
 

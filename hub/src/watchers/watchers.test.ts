@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CRON, loadWatcherConfigs } from '../../../shared/docker/watcher-config';
+import { composeFilesAreLocal, DEFAULT_CRON, loadWatcherConfigs } from '../../../shared/docker/watcher-config';
 import type { Container } from '../../../shared/schemas/container';
 import { ConfigError } from '../config/config-error';
 import { readContainerLabels } from './container-labels';
@@ -40,6 +40,8 @@ describe('watcher configuration', () => {
         DD_WATCHER_NAS_WATCHALL: 'true',
         DD_WATCHER_PI_SOCKET: '/tmp/pi.sock',
         DD_WATCHER_PI_JITTER: '0',
+        DD_WATCHER_PROXIED_HOST: 'socket-proxy',
+        DD_WATCHER_PROXIED_COMPOSEFILES: 'true',
       }),
     );
     expect(configs).toEqual([
@@ -52,7 +54,18 @@ describe('watcher configuration', () => {
         watchAll: true,
       },
       { name: 'pi', endpoint: { socketPath: '/tmp/pi.sock' }, cron: DEFAULT_CRON, jitterSeconds: 0, watchByDefault: true, watchAll: false },
+      {
+        name: 'proxied',
+        endpoint: { host: 'socket-proxy', port: 2375, protocol: 'http' },
+        cron: DEFAULT_CRON,
+        jitterSeconds: 60,
+        watchByDefault: true,
+        watchAll: false,
+        composeFiles: true,
+      },
     ]);
+    // Compose files are this machine's for a socket, another machine's for TCP unless said otherwise.
+    expect(configs.map(composeFilesAreLocal)).toEqual([false, true, true]);
   });
 
   it.each([
@@ -61,6 +74,7 @@ describe('watcher configuration', () => {
     ['DD_WATCHER_NAS_COLOUR', 'red'],
     ['DD_WATCHER_NAS_WATCHALL', 'sometimes'],
     ['DD_WATCHER_NAS_SOCKET', 'relative.sock'],
+    ['DD_WATCHER_NAS_COMPOSEFILES', 'maybe'],
   ])('refuses %s=%s, naming it', (name, value) => {
     expect(() => loadWatcherConfigs(vars({ [name]: value }))).toThrow(ConfigError);
     expect(() => loadWatcherConfigs(vars({ [name]: value }))).toThrow(new RegExp(`^${name}`));
