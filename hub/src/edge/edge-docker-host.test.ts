@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type DockerContainerDetails, type DockerContainerEvent, DockerNotFoundError } from '../../../shared/docker/docker-host';
+import {
+  DockerConflictError,
+  type DockerContainerDetails,
+  type DockerContainerEvent,
+  DockerNotFoundError,
+} from '../../../shared/docker/docker-host';
 import type { EdgeRequest, HubFrame } from '../../../shared/edge/protocol';
 import { AgentNotConnectedError, EdgeDockerHost } from './edge-docker-host';
 import { PendingRequests } from './edge-requests';
@@ -16,6 +21,8 @@ const container = (id: string, state: DockerContainerDetails['state'] = 'running
   restartCount: 0,
 });
 const image = { id: 'sha256:1', repoTags: ['nginx:1'], repoDigests: [], os: 'linux', architecture: 'amd64' };
+const imageOf = (id: string) => ({ id, repoTags: [`app:${id.slice(-1)}`], repoDigests: [], os: 'linux', architecture: 'amd64' });
+const summary = { id: 'sha256:1', repoTags: ['app:1'], repoDigests: [], createdAt: 1_700_000_000_000, sizeBytes: 5, containers: -1 };
 
 /** The hub's request correlation, with an in-test agent answering each request frame as `answer` says. */
 function linked(answer: (request: EdgeRequest, id: string, requests: PendingRequests) => void) {
@@ -96,5 +103,76 @@ describe('EdgeDockerHost', () => {
     }
     expect(followed).toEqual(['line 0', 'line 1']);
     expect(sent.at(-1)).toMatchObject({ type: 'cancel' });
+  });
+});
+
+describe('EdgeDockerHost.removeImage (the prune on an agent)', () => {
+  /** Linked, with two images in the agent's inventory. */
+  const linkedWithImages = (answer: Parameters<typeof linked>[0]) => {
+    const linkedHost = linked(answer);
+    linkedHost.host.applySnapshot([], [imageOf('sha256:1'), imageOf('sha256:2')]);
+    return linkedHost;
+  };
+
+  it('sends image.remove for the watcher and forgets the image once the agent removed it', async () => {
+    const { host, sent } = linkedWithImages((_request, id, requests) => requests.settle({ type: 'reply', id, ok: true }));
+    await host.removeImage('sha256:1');
+    expect(sent).toEqual([
+      expect.objectContaining({ type: 'request', request: { method: 'image.remove', watcher: 'local', imageId: 'sha256:1' } }),
+    ]);
+    expect(await host.inspectImage('sha256:1')).toBeUndefined();
+    expect(await host.inspectImage('sha256:2')).toMatchObject({ id: 'sha256:2' });
+  });
+
+  it("answers the agent's conflict as Docker's 409 (left standing by the prune) and keeps the image", async () => {
+    const { host } = linkedWithImages((_request, id, requests) =>
+      requests.settle({ type: 'reply', id, ok: false, error: { code: 'conflict', message: 'the image sha256:1 is used by web' } }),
+    );
+    const refused = host.removeImage('sha256:1');
+    await expect(refused).rejects.toBeInstanceOf(DockerConflictError);
+    await expect(refused).rejects.toThrow(/used by web/);
+    expect(await host.inspectImage('sha256:1')).toMatchObject({ id: 'sha256:1' });
+  });
+
+  it('throws AgentNotConnectedError while the agent is away, and passes other refusals on', async () => {
+    const away = new EdgeDockerHost({ agentName: 'nas', watcherName: 'local', endpoint: 'unix:///x', requestTimeoutMs: 1_000 });
+    await expect(away.removeImage('sha256:1')).rejects.toBeInstanceOf(AgentNotConnectedError);
+    const { host } = linked((_request, id, requests) =>
+      requests.settle({ type: 'reply', id, ok: false, error: { code: 'unsupported', message: 'method image.remove is not supported' } }),
+    );
+    await expect(host.removeImage('sha256:1')).rejects.toThrow(/not supported/);
+  });
+});
+
+describe('EdgeDockerHost.listImages (the image list of an agent)', () => {
+  it("sends image.list for the watcher and answers the agent's images and whether it cut them", async () => {
+    const { host, sent } = linked((_request, id, requests) =>
+      requests.settle({ type: 'reply', id, ok: true, result: { images: [summary], truncated: true } }),
+    );
+    expect(await host.listImages()).toEqual({ images: [summary], truncated: true });
+    expect(sent).toEqual([expect.objectContaining({ type: 'request', request: { method: 'image.list', watcher: 'local' } })]);
+  });
+
+  it('passes an older agent’s unsupported on, and refuses a reply without a valid list', async () => {
+    const older = linked((_request, id, requests) =>
+      requests.settle({
+        type: 'reply',
+        id,
+        ok: false,
+        error: { code: 'unsupported', message: 'method image.list is not supported by this agent' },
+      }),
+    );
+    await expect(older.host.listImages()).rejects.toThrow(/not supported/);
+    const empty = linked((_request, id, requests) => requests.settle({ type: 'reply', id, ok: true }));
+    await expect(empty.host.listImages()).rejects.toThrow(/agent nas: no usable image list/);
+    const wrong = linked((_request, id, requests) =>
+      requests.settle({ type: 'reply', id, ok: true, result: { images: [{ ...summary, sizeBytes: 'big' }], truncated: false } }),
+    );
+    await expect(wrong.host.listImages()).rejects.toThrow(/no usable image list/);
+  });
+
+  it('throws AgentNotConnectedError while the agent is away', async () => {
+    const away = new EdgeDockerHost({ agentName: 'nas', watcherName: 'local', endpoint: 'unix:///x', requestTimeoutMs: 1_000 });
+    await expect(away.listImages()).rejects.toBeInstanceOf(AgentNotConnectedError);
   });
 });
