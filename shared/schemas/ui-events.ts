@@ -42,8 +42,8 @@ export type ResyncReason = (typeof RESYNC_REASONS)[number];
 
 /** Spec 2.6, plus `queued`, which the spec refers to and which queuePosition implies. */
 export const UPDATE_OPERATION_STATUSES = ['queued', 'in-progress', 'succeeded', 'rolled-back', 'failed'] as const;
-/** Spec 2.6. */
-export const UPDATE_OPERATION_PHASES = [
+/** The phases of an update that goes through (spec 2.6), in order: what the preview announces. */
+export const UPDATE_SEQUENCE_PHASES = [
   'prepare',
   'renamed',
   'new-created',
@@ -52,10 +52,9 @@ export const UPDATE_OPERATION_PHASES = [
   'health-gate',
   'health-gate-passed',
   'succeeded',
-  'rollback-started',
-  'rolled-back',
-  'rollback-failed',
 ] as const;
+/** Spec 2.6: the sequence, then the phases of a rollback. */
+export const UPDATE_OPERATION_PHASES = [...UPDATE_SEQUENCE_PHASES, 'rollback-started', 'rolled-back', 'rollback-failed'] as const;
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 /** A single update has no batch; the spec shows the field on every payload, so it is present and null then. */

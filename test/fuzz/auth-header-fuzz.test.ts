@@ -19,6 +19,7 @@ import { FAILED_ATTEMPT_LIMIT } from '../../hub/src/auth/api-key-auth';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';
 import { cookieHeader, PASSWORD, sessionIdOf, USERS_ENV } from '../security/auth-fixtures';
 import { createMemoryHub, createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
+import { withTimeout } from '../support/with-timeout';
 import { HOSTILE_STRINGS, preview, type Rng, rngFor, seedFromEnv, seedHex } from './generators';
 
 const SEED = seedFromEnv(process.env['FUZZ_SEED']);
@@ -218,19 +219,8 @@ interface Seen {
   text: string;
 }
 
-async function withTimeout<T>(promise: Promise<T>, label: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`hang: no answer within ${TIMEOUT_MS} ms to ${label}`)), TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Every request of the fuzz answers within TIMEOUT_MS, or the hub hung. */
+const answered = <T>(promise: Promise<T>, label: string, ms = TIMEOUT_MS): Promise<T> => withTimeout(promise, label, ms);
 
 function expectJsonRefusal(seen: Seen, context: string): void {
   if (seen.status < 400) return;
@@ -259,8 +249,8 @@ async function send(client: HubClient, path: string, headers: Record<string, str
     client.mode === 'server'
       ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace(FETCH_REFUSES, '?')]))
       : headers;
-  const response = await withTimeout(client.request(path, { headers: sent }), context);
-  return { status: response.status, headers: response.headers, text: await withTimeout(response.text(), `${context} (body)`) };
+  const response = await answered(client.request(path, { headers: sent }), context);
+  return { status: response.status, headers: response.headers, text: await answered(response.text(), `${context} (body)`) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import type { Container } from '../../shared/schemas/container';
 import { ContainerSchema } from '../../shared/schemas/container';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';
 import { createMemoryHub, createServerHub, type HubClient } from '../support/hub-harness';
+import { withTimeout } from '../support/with-timeout';
 import { type ContainerPageExpectation, publicView } from './container-generators';
 import { preview, type QueryExpectation } from './generators';
 
@@ -74,19 +75,8 @@ export interface Seen {
   json: unknown;
 }
 
-async function withTimeout<T>(promise: Promise<T>, label: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`hang: no answer within ${REQUEST_TIMEOUT_MS} ms to ${label}`)), REQUEST_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Every request of the fuzz answers within REQUEST_TIMEOUT_MS, or the hub hung. */
+const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> => withTimeout(promise, label, ms);
 
 export async function call(
   hub: HubClient,
@@ -98,8 +88,8 @@ export async function call(
   if (body?.contentType !== undefined) headers['content-type'] = body.contentType;
   const init: RequestInit = { method, headers, ...(body && { body: body.bytes }) };
   const label = `${method} ${path.slice(0, 200)}`;
-  const response = await withTimeout(hub.request(path, init), label);
-  const text = await withTimeout(response.text(), `${label} (body)`);
+  const response = await answered(hub.request(path, init), label);
+  const text = await answered(response.text(), `${label} (body)`);
   let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);

@@ -20,6 +20,7 @@ import { LOG_LEVELS, type LogEntry, LogEntrySchema } from '../../shared/schemas/
 import { NOTIFICATION_RULE_IDS, type NotificationRule, NotificationRuleSchema } from '../../shared/schemas/notification-rule';
 import { type Settings, SettingsSchema } from '../../shared/schemas/settings';
 import { createServerHub, describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+import { withTimeout } from '../support/with-timeout';
 import {
   AUDIT_QUERY,
   type BodyCase,
@@ -157,19 +158,8 @@ interface Seen {
   json: unknown;
 }
 
-async function withTimeout<T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`hang: no answer within ${ms} ms to ${label}`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Every request of the fuzz answers within REQUEST_TIMEOUT_MS, or the hub hung. */
+const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> => withTimeout(promise, label, ms);
 
 interface CallOptions {
   body?: BodyCase | undefined;
@@ -182,8 +172,8 @@ async function call(hub: HubClient, method: string, path: string, options: CallO
   const init: RequestInit = { method, headers };
   if (options.body) init.body = options.body.bytes;
   const label = `${method} ${path.slice(0, 200)}`;
-  const response = await withTimeout(hub.request(path, init), label);
-  const text = await withTimeout(response.text(), `${label} (body)`);
+  const response = await answered(hub.request(path, init), label);
+  const text = await answered(response.text(), `${label} (body)`);
   let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
@@ -827,7 +817,7 @@ describeHubMatrix(
         form.set('updateMode', 'auto');
         form.set('file', new Blob(['{"updateMode":"auto"}'], { type: 'application/json' }), 'x.json');
         for (const payload of [form, new URLSearchParams({ updateMode: 'auto', enabled: 'false' }), new Blob(['{"updateMode":"auto"}'])]) {
-          const response = await withTimeout(hub.request(path, { method, body: payload }), `${method} ${path} form`);
+          const response = await answered(hub.request(path, { method, body: payload }), `${method} ${path} form`);
           const text = await response.text();
           let json: unknown;
           try {
@@ -890,7 +880,7 @@ describeHubMatrix(
             controller.close();
           },
         });
-        const streamed = await withTimeout(
+        const streamed = await answered(
           hub.request(path, {
             method: 'PATCH',
             headers: { 'content-type': 'application/json' },

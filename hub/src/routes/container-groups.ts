@@ -50,7 +50,9 @@ export function containerGroups(all: readonly Container[]): ContainerGroup[] {
   const hosts = new Map<string, Container[]>();
   for (const container of all) {
     const host = `${container.agent ?? ''}\u0000${container.watcher}`;
-    hosts.set(host, [...(hosts.get(host) ?? []), container]);
+    const onHost = hosts.get(host);
+    if (onHost) onHost.push(container);
+    else hosts.set(host, [container]);
   }
   for (const fleet of hosts.values()) {
     for (const container of fleet) {
@@ -59,7 +61,11 @@ export function containerGroups(all: readonly Container[]): ContainerGroup[] {
         container.id,
         ids.flatMap((id) => byId.get(id)?.name ?? []),
       );
-      for (const id of ids) dependents.set(id, [...(dependents.get(id) ?? []), container.name]);
+      for (const id of ids) {
+        const names = dependents.get(id);
+        if (names) names.push(container.name);
+        else dependents.set(id, [container.name]);
+      }
     }
   }
   const groups = new Map<string, ContainerGroup>();

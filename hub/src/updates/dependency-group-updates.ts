@@ -82,7 +82,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
         containers: group.cycle.map((container) => container.name),
       });
     }
-    const members = group.waves.map((wave, index) =>
+    const members: PlannedMember[][] = group.waves.map((wave, index) =>
       wave.map(({ container, dependsOn }) => ({
         identity: containerIdentity(container),
         view: {
@@ -91,7 +91,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
           wave: index,
           dependsOn: dependsOn.map((dependency) => dependency.name),
           result: updateTargetOf(container) ? 'pending' : 'unchanged',
-        } satisfies GroupMemberView as GroupMemberView,
+        },
       })),
     );
     if (!members.flat().some((member) => member.view.result === 'pending')) {
@@ -161,7 +161,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
     });
   }
 
-  /** Runs the waves from `from`; `firstRequested` is told once the first wave with updates has been requested. */
+  /** Runs the waves in order; `firstRequested` is told once the first wave with updates has been requested. */
   async function follow(root: Container, members: PlannedMember[][], batch: UpdateBatch, firstRequested: () => void): Promise<void> {
     let failed: string[] = [];
     try {

@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/schemas/container';
+import { UPDATE_SEQUENCE_PHASES } from '../../../shared/schemas/ui-events';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { HttpError } from '../http/http-error';
 import type { DockerActionTrigger } from './action-triggers';
@@ -38,17 +39,6 @@ export interface UpdatePreview {
   /** True when `POST /containers/{id}/update` would queue an operation now. */
   canUpdate: boolean;
 }
-
-export const PREVIEW_PHASES = [
-  'prepare',
-  'renamed',
-  'new-created',
-  'old-stopped',
-  'new-started',
-  'health-gate',
-  'health-gate-passed',
-  'succeeded',
-] as const;
 
 /** Runs a check; an HttpError becomes a blocker, anything else is a real failure. */
 function check<T>(blockers: PreviewBlocker[], run: () => T): T | undefined {
@@ -144,7 +134,7 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
       : null,
     updateKind: kind,
     triggerName: trigger?.id ?? null,
-    phases: [...PREVIEW_PHASES],
+    phases: [...UPDATE_SEQUENCE_PHASES],
     backup: backupOf(context, container, trigger),
     pruneOldImage: trigger?.prune ?? false,
     blockers,
