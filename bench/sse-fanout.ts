@@ -1,7 +1,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { type NodeHub, startNodeHub } from '../hub/src/adapter/node/start-node-hub';
 import { UI_STREAM_DEFAULTS } from '../hub/src/events/sse-route';
-import { silentSink } from '../hub/src/logging/logger';
+import { silentSink } from '../shared/logging/logger';
 import { readSse, type SseStream } from '../test/support/sse-client';
 import { type Benchmark, markdownTable, positiveIntegerEnv } from './support/benchmark';
 

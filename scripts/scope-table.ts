@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { createStorage } from 'unstorage';
 import { createHubApp } from '../hub/src/app';
 import { loadHubConfig } from '../hub/src/config/hub-config';
-import { createLogRing } from '../hub/src/logging/log-ring';
-import { createLogger, silentSink } from '../hub/src/logging/logger';
+import { createLogRing } from '../shared/logging/log-ring';
+import { createLogger, silentSink } from '../shared/logging/logger';
 import { SCOPES } from '../shared/scopes';
 
 /**

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { createNodeStorage } from '../../hub/src/adapter/node/create-node-storage';
-import { createLogRing } from '../../hub/src/logging/log-ring';
-import { createLogger, silentSink } from '../../hub/src/logging/logger';
 import { createContainerStore } from '../../hub/src/store/container-store';
 import { CONTAINER_STATES } from '../../shared/docker/docker-host';
+import { createLogRing } from '../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../shared/schemas/container';
 import { mapLimit } from './docker-fleet';
 

@@ -4,18 +4,18 @@ import type { Storage } from 'unstorage';
 import type { ComposeFileEditor } from '../../shared/compose';
 import type { DockerHost } from '../../shared/docker/docker-host';
 import type { DockerEndpoint } from '../../shared/docker/watcher-config';
+import type { LogRing } from '../../shared/logging/log-ring';
+import type { Logger } from '../../shared/logging/logger';
 import type { FetchLike } from '../../shared/registry/registry-transport';
+import type { HookRunner } from '../../shared/update/hooks';
 import type { HubConfig } from './config/hub-config';
 import type { AuthorizedKey } from './edge/authorized-keys';
 import type { EdgeTimings } from './edge/edge-session';
 import type { UiEventStreamSettings } from './events/sse-route';
-import type { LogRing } from './logging/log-ring';
-import type { Logger } from './logging/logger';
 import type { AnyNotificationProviderDefinition, NotificationProviderHooks } from './notifications/notification-provider';
 import type { OutboxTiming } from './notifications/outbox';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
-import type { HookRunner } from './updates/hook-runner';
 import type { UpdateServiceOptions } from './updates/update-context';
 
 /** Everything the portable core needs from its runtime; the entry points build it. */

@@ -1,3 +1,5 @@
+import type { LogRing } from '../../shared/logging/log-ring';
+import type { Logger } from '../../shared/logging/logger';
 import { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
 import { type AgentEvents, createAgentEvents } from './edge/agent-events';
@@ -6,8 +8,6 @@ import { type ConnectedClients, createConnectedClients } from './events/connecte
 import { createEventBus, type EventBus, isBroadcastUiEventType } from './events/event-bus';
 import { RouteTable } from './http/route-table';
 import type { HubDeps } from './hub-deps';
-import type { LogRing } from './logging/log-ring';
-import type { Logger } from './logging/logger';
 import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
 import { createNotifications } from './notifications/create-notifications';
 import type { NotificationService } from './notifications/notification-service';

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { createDockerHost } from '../../edge-agent/src/docker';
-import type { Environment } from '../../hub/src/config/env-source';
+import type { Environment } from '../../shared/config/env-source';
 import type { Container } from '../../shared/schemas/container';
 import { ContainerSchema } from '../../shared/schemas/container';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';

@@ -6,8 +6,8 @@ import { dropNodeConnection, nodeClientAddress } from '../../hub/src/adapter/nod
 import { createHubApp, type Hub } from '../../hub/src/app';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
 import type { UiEventStreamSettings } from '../../hub/src/events/sse-route';
-import { createLogRing } from '../../hub/src/logging/log-ring';
-import { createLogger, silentSink } from '../../hub/src/logging/logger';
+import { createLogRing } from '../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../shared/logging/logger';
 import { createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../support/hub-harness';
 import { dataOf, openSse, readSse, type SseEvent, type SseStream } from '../support/sse-client';
 

@@ -2,8 +2,8 @@ import { createStorage, defineDriver } from 'unstorage';
 import { describe, expect, it } from 'vitest';
 import { createHubApp } from '../../hub/src/app';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
-import { createLogRing } from '../../hub/src/logging/log-ring';
-import { createLogger, silentSink } from '../../hub/src/logging/logger';
+import { createLogRing } from '../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../shared/logging/logger';
 import { describeHubMatrix, expectJsonError } from '../support/hub-harness';
 
 describe('/health readiness', () => {

@@ -4,8 +4,8 @@
  * real dockerd in test/integration/container-updates.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../hub/src/config/config-error';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
+import { ConfigError } from '../../shared/config/config-error';
 import type { Container } from '../../shared/schemas/container';
 import { containerRecord } from '../support/container-fixture';
 import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';

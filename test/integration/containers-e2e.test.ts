@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import { silentSink } from '../../hub/src/logging/logger';
+import { silentSink } from '../../shared/logging/logger';
 import type { Container } from '../../shared/schemas/container';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';

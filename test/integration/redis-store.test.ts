@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import { silentSink } from '../../hub/src/logging/logger';
+import { silentSink } from '../../shared/logging/logger';
 import { startRedisServer } from '../support/redis-server';
 
 describe('the hub on a real redis-server (DD_STORE_DRIVER=redis)', () => {

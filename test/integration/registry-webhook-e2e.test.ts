@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import { silentSink } from '../../hub/src/logging/logger';
+import { silentSink } from '../../shared/logging/logger';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';

@@ -9,8 +9,8 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import type { Hub } from '../../hub/src/app';
-import { silentSink } from '../../hub/src/logging/logger';
 import type { DockerHost } from '../../shared/docker/docker-host';
+import { silentSink } from '../../shared/logging/logger';
 import type { Container } from '../../shared/schemas/container';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { argon2id } from '@noble/hashes/argon2.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { nodeClientAddress } from '../../hub/src/adapter/node/node-connection';
-import type { Environment } from '../../hub/src/config/env-source';
+import type { Environment } from '../../shared/config/env-source';
 import { createMemoryHub, createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
 
 export const PASSWORD = 'correct horse battery staple';

@@ -5,10 +5,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { nodeClientAddress } from '../../hub/src/adapter/node/node-connection';
-import { ConfigError } from '../../hub/src/config/config-error';
-import type { Environment } from '../../hub/src/config/env-source';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
 import { hasOwnLimit, MAX_TRACKED_CLIENTS } from '../../hub/src/http/server-rate-limit';
+import { ConfigError } from '../../shared/config/config-error';
+import type { Environment } from '../../shared/config/env-source';
 import { createMemoryHub, createServerHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
 import { type AddressedHub, cookieHeader, MODES, PASSWORD, sessionIdOf, startAddressedHub, USERS_ENV } from './auth-fixtures';
 

@@ -2,12 +2,12 @@ import { createStorage } from 'unstorage';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { type StartNodeHubOptions, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import { createHubApp, type Hub } from '../../hub/src/app';
-import type { Environment } from '../../hub/src/config/env-source';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
 import type { HubDeps } from '../../hub/src/hub-deps';
-import { createLogRing } from '../../hub/src/logging/log-ring';
-import { createLogger, type LogSink, silentSink } from '../../hub/src/logging/logger';
 import { loadRegistryProvidersFromEnv } from '../../hub/src/registries/load-registry-providers';
+import type { Environment } from '../../shared/config/env-source';
+import { createLogRing } from '../../shared/logging/log-ring';
+import { createLogger, type LogSink, silentSink } from '../../shared/logging/logger';
 import type { LogEntry } from '../../shared/schemas/log-entry';
 
 /** A hub under test, reached either in memory or over a real socket; same calls either way. */

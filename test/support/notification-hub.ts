@@ -1,8 +1,8 @@
 import type { Storage } from 'unstorage';
-import type { Environment } from '../../hub/src/config/env-source';
 import type { HubDeps } from '../../hub/src/hub-deps';
 import { simulatedContainer } from '../../hub/src/notifications/simulated-container';
 import { applyInventory } from '../../hub/src/watchers/apply-inventory';
+import type { Environment } from '../../shared/config/env-source';
 import type { Container } from '../../shared/schemas/container';
 import type { SemverDiff } from '../../shared/update/update-kind';
 import { createMemoryHub, type HubClient } from './hub-harness';

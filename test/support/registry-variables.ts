@@ -1,5 +1,5 @@
-import { ConfigError } from '../../hub/src/config/config-error';
 import { groupProviderVariables, type ProviderVariables } from '../../hub/src/config/provider-variables';
+import { ConfigError } from '../../shared/config/config-error';
 
 /** One provider's variables from `DD_REGISTRY_*` entries, through the same parser the hub uses. */
 export function variablesFromEnv(env: Record<string, string>): ProviderVariables {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../../shared/config/config-error';
 import { groupProviderVariables } from '../config/provider-variables';
 import { type Argon2idHash, parseArgon2id } from './argon2-phc';
 import { type OidcProviderConfig, parseOidcProvider } from './oidc-config';

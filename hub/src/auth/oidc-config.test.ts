@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../../shared/config/config-error';
 import { loadHubConfig, maskHubConfig } from '../config/hub-config';
 import { loadAuthProviders } from './basic-users';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../../shared/config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 
 /** One DD_AUTH_OIDC_<ID>_* provider (decisions §4). Holds the client secret: never logged nor shown. */

@@ -1,13 +1,13 @@
+import { ConfigError } from '../../../shared/config/config-error';
+import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '../../../shared/config/env-readers';
+import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
+import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../edge/listen-agent-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
-import { type HookConfig, loadHookConfig } from '../updates/hook-config';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
-import { ConfigError } from './config-error';
-import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from './env-readers';
-import { type Environment, type ReadTextFile, resolveFileVariables } from './env-source';
 import { groupProviderVariables, type ProviderVariables } from './provider-variables';
 
 export const STORE_DRIVERS = ['fs', 'memory', 'redis'] as const;

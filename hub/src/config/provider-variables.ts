@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error';
+import { ConfigError } from '../../../shared/config/config-error';
 
 /** The variables of one configured provider: `DD_REGISTRY_GHCR_PRIVATE_TOKEN` → ghcr / private / token. */
 export interface ProviderVariables {

@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage';
-import type { Logger } from '../logging/logger';
+import type { Logger } from '../../../shared/logging/logger';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 import { type AgentDescription, AgentDescriptionSchema } from './agent-view';
 

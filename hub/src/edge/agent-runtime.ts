@@ -1,8 +1,8 @@
+import { imageOf } from '../../../shared/containers/container-record';
 import type { DockerContainerDetails, DockerImageDetails } from '../../../shared/docker/docker-host';
 import type { EdgeWatcher } from '../../../shared/edge/protocol';
 import type { HubServices } from '../hub-services';
 import { watchCycleRecorder } from '../metrics/hub-metrics';
-import { imageOf } from '../watchers/container-record';
 import { DockerWatcher } from '../watchers/docker-watcher';
 import { toPublicContainer } from '../watchers/public-container';
 import { EdgeDockerHost, type EdgeLink } from './edge-docker-host';

@@ -1,7 +1,7 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
-import { createLogRing } from '../logging/log-ring';
-import { createLogger, silentSink } from '../logging/logger';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { parseEdgePublicKey } from './authorized-keys';
 import { createEdgeKeyStore } from './edge-key-store';
 

@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage';
 import { fromBase64 } from '../../../shared/edge/sign-in';
+import type { Logger } from '../../../shared/logging/logger';
 import { type AgentNameBinding, AgentNameBindingSchema, type EdgeKey, EdgeKeySchema } from '../../../shared/schemas/edge-key';
-import type { Logger } from '../logging/logger';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 import type { AuthorizedKey } from './authorized-keys';
 

@@ -1,7 +1,7 @@
 import type { WSContext } from 'hono/ws';
 import { type AgentFrame, EDGE_CLOSE, type EDGE_PROTOCOL, type EdgeRequest, type HubFrame } from '../../../shared/edge/protocol';
 import { newChallenge } from '../../../shared/edge/sign-in';
-import type { Logger } from '../logging/logger';
+import type { Logger } from '../../../shared/logging/logger';
 import { type EdgeRequestOptions, PendingRequests } from './edge-requests';
 import { type CloseVerdict, readAgentFrame } from './frame-reader';
 

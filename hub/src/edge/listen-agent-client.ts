@@ -9,8 +9,8 @@ import {
   AgentWatcherSchema,
 } from '../../../shared/agent-api/listen-schemas';
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
+import type { Logger } from '../../../shared/logging/logger';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
-import type { Logger } from '../logging/logger';
 import type { EdgeHub } from './edge-hub';
 import { describeListenAgent } from './listen-ack';
 import { type ListenAgentConfig, listenAgentUrl } from './listen-agent-config';

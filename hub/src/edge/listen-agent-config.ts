@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { ConfigError } from '../../../shared/config/config-error';
+import { envChoice, envInteger } from '../../../shared/config/env-readers';
 import { AGENT_NAME } from '../../../shared/edge/protocol';
-import { ConfigError } from '../config/config-error';
-import { envChoice, envInteger } from '../config/env-readers';
 
 /** A listen-mode agent the hub connects to (decisions §2: DD_AGENT_<NAME>_HOST, _PORT, _SECRET). */
 export interface ListenAgentConfig {

@@ -1,6 +1,6 @@
 import type { AgentActionResult, AgentEvent, ParsedAgentContainer } from '../../../shared/agent-api/listen-schemas';
 import type { DockerContainerDetails, DockerImageDetails } from '../../../shared/docker/docker-host';
-import type { Logger } from '../logging/logger';
+import type { Logger } from '../../../shared/logging/logger';
 import type { AgentRuntime } from './agent-runtime';
 
 /**

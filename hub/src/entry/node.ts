@@ -1,5 +1,5 @@
+import { ConfigError } from '../../../shared/config/config-error';
 import { startNodeHub } from '../adapter/node/start-node-hub';
-import { ConfigError } from '../config/config-error';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Logger } from '../logging/logger';
+import type { Logger } from '../../../shared/logging/logger';
 import { errorBody, HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
 import { clip } from './route-group';

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { Principal } from '../auth/principal';
-import { createLogRing } from '../logging/log-ring';
-import { createLogger, silentSink } from '../logging/logger';
 import { jsonErrorHandler } from './error-handlers';
 import type { HubEnv } from './hub-env';
 import { qInt } from './query-params';

@@ -1,5 +1,5 @@
+import { imageOf } from '../../../shared/containers/container-record';
 import type { Container } from '../../../shared/schemas/container';
-import { imageOf } from '../watchers/container-record';
 
 /**
  * What a notification says about a container outside the hub (the http trigger's JSON body):

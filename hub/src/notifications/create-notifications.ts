@@ -1,6 +1,6 @@
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../../shared/config/config-error';
+import type { Logger } from '../../../shared/logging/logger';
 import type { HubDeps } from '../hub-deps';
-import type { Logger } from '../logging/logger';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { NotificationRuleStore } from '../store/notification-rule-store';

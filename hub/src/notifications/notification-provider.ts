@@ -1,8 +1,8 @@
 import type * as v from 'valibot';
+import type { Logger } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import type { NotificationRuleId } from '../../../shared/schemas/notification-rule';
-import type { Logger } from '../logging/logger';
 
 /**
  * The contract between the notification core (routing, thresholds, modes, templates, the outbox)

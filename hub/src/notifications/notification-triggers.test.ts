@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates are plain strings holding ${…} on purpose
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../../shared/config/config-error';
 import { groupProviderVariables } from '../config/provider-variables';
 import { routeContainer } from './container-routing';
 import { describeTrigger, loadNotificationTriggers, NOTIFICATION_RESERVED } from './notification-triggers';

@@ -1,8 +1,8 @@
 import { Cron } from 'croner';
 import * as v from 'valibot';
+import { ConfigError } from '../../../shared/config/config-error';
+import { type EnvReader, envBoolean, envChoice, envInteger } from '../../../shared/config/env-readers';
 import { isSensitiveKey, REDACTED } from '../../../shared/redact';
-import { ConfigError } from '../config/config-error';
-import { type EnvReader, envBoolean, envChoice, envInteger } from '../config/env-readers';
 import type { ProviderVariables } from '../config/provider-variables';
 import type { AnyNotificationProviderDefinition, DefaultTemplates, NotificationTransport } from './notification-provider';
 import { secretFragments } from './providers/secret-fragments';

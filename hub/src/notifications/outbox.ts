@@ -1,7 +1,7 @@
+import type { Logger } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import type { NotificationRuleId } from '../../../shared/schemas/notification-rule';
-import type { Logger } from '../logging/logger';
 import type { NotificationOutboxStore, OutboxEntry, OutboxStatus } from '../store/notification-outbox-store';
 import { DeliveryError, type NotificationMessage } from './notification-provider';
 import type { NotificationTrigger } from './notification-triggers';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
+import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
-import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import {
   CommonRegistryOptions,

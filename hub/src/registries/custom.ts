@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../../shared/config/config-error';
 import {
   CommonRegistryOptions,
   maskSecret,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import { RegistryError } from '../../../shared/registry/registry-error';
-import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import { type AwsCredentials, signRequest } from './aws-sigv4';
 import { defaultRateLimit } from './politeness';

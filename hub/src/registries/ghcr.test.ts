@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../shared/config/config-error';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import {
   type GithubFixtureVersion,
@@ -6,7 +7,6 @@ import {
   startGithubPackagesApi,
 } from '../../../test/support/fixtures/github-packages-api';
 import { variablesFromEnv } from '../../../test/support/registry-variables';
-import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import { createGhcrProvider, createGithubPackageDates, type GithubEndpoints } from './ghcr';
 import type { RegistryProviderContext, RegistryProviderFactory } from './registry-provider';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '../../../shared/config/config-error';
 import { loadRegistryProviders, loadRegistryProvidersFromEnv } from './load-registry-providers';
 
 const context = { now: () => 0, fetch: async () => new Response(null, { status: 599 }) };

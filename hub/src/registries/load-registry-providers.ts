@@ -1,5 +1,5 @@
-import { ConfigError } from '../config/config-error';
-import { type Environment, type ReadTextFile, resolveFileVariables } from '../config/env-source';
+import { ConfigError } from '../../../shared/config/config-error';
+import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
 import { groupProviderVariables } from '../config/provider-variables';
 import { createGenericProvider } from './generic';
 import { BUILT_IN_PUBLIC_TYPES, REGISTRY_PROVIDER_TYPES } from './provider-map';

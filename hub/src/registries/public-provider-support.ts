@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import { createConcurrencyLimiter, createTokenBucketLimiter, type RequestLimiter } from '../../../shared/registry/request-limiter';
-import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import { defaultRateLimit } from './politeness';
 import { CommonRegistryOptions, maskSecret, type PublishedAt, parseConcurrency, parseRateLimit } from './registry-provider';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
-import { ConfigError } from '../config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import { PRIVATE_CONCURRENCY } from './politeness';
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { readContainerLabels } from '../../../shared/containers/container-labels';
 import { ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
 import { UpdatePolicyActionSchema } from '../../../shared/schemas/update-policy';
 import { applyPolicyAction } from '../../../shared/update/apply-policy-action';
@@ -11,7 +12,6 @@ import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 import { describeTrigger } from '../notifications/notification-triggers';
 import { effectivePolicy } from '../watchers/container-check';
-import { readContainerLabels } from '../watchers/container-labels';
 import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';

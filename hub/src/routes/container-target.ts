@@ -33,7 +33,7 @@ export function watcherOf(services: HubServices, container: Container): DockerWa
   return watcher;
 }
 
-export { imageOf } from '../watchers/container-record';
+export { imageOf } from '../../../shared/containers/container-record';
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
+import { matchesLogQuery } from '../../../shared/logging/log-ring';
 import { LOG_LEVELS, LogEntrySchema } from '../../../shared/schemas/log-entry';
 import { qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import { acceptWebSocket } from '../http/websocket-upgrade';
 import type { HubServices } from '../hub-services';
-import { matchesLogQuery } from '../logging/log-ring';
 
 const RING_SIZE = 1000;
 const componentParam = qText({

@@ -1,8 +1,8 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it, vi } from 'vitest';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { StoredApiKey } from '../../../shared/schemas/api-key';
-import { createLogRing } from '../logging/log-ring';
-import { createLogger, silentSink } from '../logging/logger';
 import { apiKeyStatus, createApiKeyStore, LAST_USED_FLUSH_MS } from './api-key-store';
 
 const logger = createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink });

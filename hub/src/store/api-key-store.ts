@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage';
+import type { Logger } from '../../../shared/logging/logger';
 import { type ApiKey, type ApiKeyStatus, type StoredApiKey, StoredApiKeySchema } from '../../../shared/schemas/api-key';
 import { displayPrefixOf } from '../auth/api-key-credential';
-import type { Logger } from '../logging/logger';
 import { createSerialQueue, readValidated } from './validated-storage';
 
 const PREFIX = 'api-keys';

@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage';
+import type { Logger } from '../../../shared/logging/logger';
 import { type AuditAction, type AuditEntry, AuditEntrySchema, type AuditRecord } from '../../../shared/schemas/audit-entry';
-import type { Logger } from '../logging/logger';
 import { readValidated } from './validated-storage';
 
 const PREFIX = 'audit';

@@ -1,9 +1,9 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
+import type { Logger } from '../../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
 import { type UpdatePolicy, UpdatePolicySchema } from '../../../shared/schemas/update-policy';
 import { UpdateClockSchema } from '../../../shared/update/update-clock';
-import type { Logger } from '../logging/logger';
 import { readValidated } from './validated-storage';
 
 const GateSchema = v.object({

@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
-import type { Logger } from '../logging/logger';
+import type { Logger } from '../../../shared/logging/logger';
 import { createSerialQueue, readValidated } from './validated-storage';
 
 const KEY = 'notification-bell:read';

@@ -1,8 +1,8 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
+import type { Logger } from '../../../shared/logging/logger';
 import { ContainerSchema } from '../../../shared/schemas/container';
 import { NOTIFICATION_RULE_IDS } from '../../../shared/schemas/notification-rule';
-import type { Logger } from '../logging/logger';
 import { readValidated } from './validated-storage';
 
 const PREFIX = 'notification-digest';

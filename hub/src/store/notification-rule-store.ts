@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage';
+import type { Logger } from '../../../shared/logging/logger';
 import {
   defaultNotificationRules,
   NOTIFICATION_RULE_IDS,
@@ -7,7 +8,6 @@ import {
   type NotificationRulePatch,
   NotificationRuleSchema,
 } from '../../../shared/schemas/notification-rule';
-import type { Logger } from '../logging/logger';
 import { createSerialQueue, readValidated } from './validated-storage';
 
 const ruleKey = (id: NotificationRuleId) => `notifications:rules:${id}`;

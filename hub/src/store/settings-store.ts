@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage';
+import type { Logger } from '../../../shared/logging/logger';
 import { DEFAULT_SETTINGS, type Settings, type SettingsPatch, SettingsSchema } from '../../../shared/schemas/settings';
-import type { Logger } from '../logging/logger';
 import { createSerialQueue, readValidated } from './validated-storage';
 
 const SETTINGS_KEY = 'settings:global';

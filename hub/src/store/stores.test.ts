@@ -1,7 +1,7 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
-import { createLogRing } from '../logging/log-ring';
-import { createLogger, silentSink } from '../logging/logger';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { createAuditStore } from './audit-store';
 import { createNotificationRuleStore } from './notification-rule-store';
 import { createSettingsStore } from './settings-store';

@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
-import type { Logger } from '../logging/logger';
+import type { Logger } from '../../../shared/logging/logger';
 
 /**
  * Reads one record and checks it against its schema (decisions §3). A record that fails is

@@ -1,5 +1,5 @@
-import { ConfigError } from '../config/config-error';
-import { EnvReaderContext, envBoolean, envInteger, envText } from '../config/env-readers';
+import { ConfigError } from '../../../shared/config/config-error';
+import { EnvReaderContext, envBoolean, envInteger, envText } from '../../../shared/config/env-readers';
 import { groupProviderVariables, type ProviderVariables } from '../config/provider-variables';
 
 export const ACTION_PREFIX = 'DD_ACTION_';

@@ -1,14 +1,14 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
+import { imageOf } from '../../../shared/containers/container-record';
+import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { errorText } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { HubServices } from '../hub-services';
-import type { Logger } from '../logging/logger';
 import type { AppliedChange } from '../notifications/inventory-events';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
-import { imageOf } from '../watchers/container-record';
 import { autoUpdateDecision } from './auto-update-policy';
 import { updateTargetOf } from './update-target';
 

@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
 import { ContainerSpecSchema } from '../../../shared/docker/container-spec-schema';
-import type { Logger } from '../logging/logger';
+import type { Logger } from '../../../shared/logging/logger';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 
 const PREFIX = 'update-backups';

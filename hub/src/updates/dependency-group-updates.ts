@@ -1,9 +1,9 @@
+import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { errorText, isTerminal } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { HubServices } from '../hub-services';
-import type { Logger } from '../logging/logger';
 import { dependencyGroupOf } from './dependency-graph';
 import { startUpdateBatch, type UpdateBatch } from './update-batch';
 import { updateTargetOf } from './update-target';

@@ -1,8 +1,8 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { UpdateOperation } from '../../../shared/update-engine';
-import { createLogRing } from '../logging/log-ring';
-import { createLogger, silentSink } from '../logging/logger';
 import { createUpdateOperationStore, SupersededOperationError } from './operation-store';
 
 const logger = createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink });

@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage';
+import type { Logger } from '../../../shared/logging/logger';
 import { isTerminal, type UpdateJournal, type UpdateOperation, UpdateOperationSchema } from '../../../shared/update-engine';
-import type { Logger } from '../logging/logger';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 
 const PREFIX = 'update-operations';

@@ -1,8 +1,8 @@
 import { canUpdateContainers, type UpdatableDockerHost } from '../../../shared/docker/docker-host';
+import type { Logger } from '../../../shared/logging/logger';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { type HealthTiming, publicOperation, type UpdateOperation, type UpdateScheduler } from '../../../shared/update-engine';
 import type { HubServices } from '../hub-services';
-import type { Logger } from '../logging/logger';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import type { DockerActionTrigger } from './action-triggers';
 import type { BackupStore } from './backup-store';

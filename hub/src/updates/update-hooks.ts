@@ -1,8 +1,8 @@
+import type { Logger } from '../../../shared/logging/logger';
 import type { AuditAction } from '../../../shared/schemas/audit-entry';
 import { type HookStage, hookCommands, hookTimeoutMs, preHookRefusal, runHook } from '../../../shared/update/hooks';
 import type { UpdateOperation } from '../../../shared/update-engine';
 import type { HubServices } from '../hub-services';
-import type { Logger } from '../logging/logger';
 
 /** The hooks of one update, read from the labels of the container it replaces. */
 export interface UpdateHooks {

@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage';
 import type { UpdatableDockerHost } from '../../../shared/docker/docker-host';
+import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import {
@@ -13,7 +14,6 @@ import {
 } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { HubServices } from '../hub-services';
-import type { Logger } from '../logging/logger';
 import type { DockerActionTrigger } from './action-triggers';
 import { assertAgentReachable, awaitAgentOperation, runOnAgent } from './agent-update-runner';
 import { AutoRollbackMonitor } from './auto-rollback';

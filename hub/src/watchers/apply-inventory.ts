@@ -1,9 +1,9 @@
+import { imageOf } from '../../../shared/containers/container-record';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import { type AppliedChange, turnedUnhealthy as healthTurnedBad, maturityClearedBetween } from '../notifications/inventory-events';
 import { updateLevel } from '../notifications/update-threshold';
 import type { ContainerStore } from '../store/container-store';
-import { imageOf } from './container-record';
 import type { ObservedInventory } from './inventory-sync';
 import { toPublicContainer } from './public-container';
 

@@ -1,3 +1,4 @@
+import { lookupReference } from '../../../shared/containers/container-record';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
 import { type CompiledTagPolicy, compileTagPolicy, NO_TAG_POLICY, TagPolicyError } from '../../../shared/tags';
@@ -6,7 +7,6 @@ import { checkImage } from '../checks/check-image';
 import { evaluateUpdate } from '../checks/evaluate-update';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import type { ContainerStore } from '../store/container-store';
-import { lookupReference } from './container-record';
 
 /** Compiled tag policies by their text: containers with the same labels share one, and so share per-cycle work. */
 export class TagPolicyCache {

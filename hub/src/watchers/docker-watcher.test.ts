@@ -1,9 +1,9 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
 import type { ContainerState, DockerContainerDetails, DockerEventHandlers, DockerHost } from '../../../shared/docker/docker-host';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { FleetLookups } from '../checks/fleet-lookups';
-import { createLogRing } from '../logging/log-ring';
-import { createLogger, silentSink } from '../logging/logger';
 import { createContainerStore } from '../store/container-store';
 import { TagPolicyCache } from './container-check';
 import { DockerWatcher } from './docker-watcher';

@@ -1,9 +1,9 @@
 import { Cron } from 'croner';
 import type { DockerHost, DockerSubscription } from '../../../shared/docker/docker-host';
 import type { WatcherConfig } from '../../../shared/docker/watcher-config';
+import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import type { FleetLookups } from '../checks/fleet-lookups';
-import type { Logger } from '../logging/logger';
 import type { ContainerStore } from '../store/container-store';
 import { type ApplyTargets, applyInventory } from './apply-inventory';
 import type { TagPolicyCache } from './container-check';

@@ -1,10 +1,10 @@
+import { readContainerLabels } from '../../../shared/containers/container-labels';
+import { buildContainerRecord } from '../../../shared/containers/container-record';
 import type { DockerHost, DockerImageDetails } from '../../../shared/docker/docker-host';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
 import { type ContainerCheckContext, checkContainer, type TagPolicyCache } from './container-check';
-import { readContainerLabels } from './container-labels';
-import { buildContainerRecord } from './container-record';
 
 export interface SyncError {
   phase: 'list' | 'inspect' | 'check';

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { imageOf } from '../../../shared/containers/container-record';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import { HttpError } from '../http/http-error';
@@ -7,7 +8,6 @@ import { qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 import { errorMessage, watcherOf } from '../routes/container-target';
-import { imageOf } from '../watchers/container-record';
 import { toPublicContainer } from '../watchers/public-container';
 import { resolveContainerName } from './resolve-container-name';
 import type { ActionWebhook } from './webhook-config';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { containerRecord } from '../../../test/support/container-fixture';
-import { createLogRing } from '../logging/log-ring';
-import { createLogger, silentSink } from '../logging/logger';
 import { createCheckDispatcher } from './check-dispatcher';
 
 const logger = createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink });

@@ -1,6 +1,6 @@
+import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import { LOCAL_AGENT } from '../../../shared/update/update-clock';
-import type { Logger } from '../logging/logger';
 
 /** Checks containers that all belong to one watcher, in one observation. */
 export type CheckGroup = (containers: readonly Container[]) => Promise<void>;

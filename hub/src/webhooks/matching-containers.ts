@@ -1,6 +1,6 @@
+import { lookupReference } from '../../../shared/containers/container-record';
 import { parseImageReference } from '../../../shared/registry/image-reference';
 import type { Container } from '../../../shared/schemas/container';
-import { lookupReference } from '../watchers/container-record';
 import type { PushedImage } from './registry-events/index';
 
 /** `registry/repository` keys a container answers to: its own image, and its lookup override. */

@@ -1,5 +1,5 @@
-import { ConfigError } from '../config/config-error';
-import { type EnvReaderContext, envBoolean } from '../config/env-readers';
+import { ConfigError } from '../../../shared/config/config-error';
+import { type EnvReaderContext, envBoolean } from '../../../shared/config/env-readers';
 
 /** The action webhook endpoints, each with its own token when the per-endpoint set is configured (spec 5.8). */
 export const ACTION_WEBHOOKS = ['watchall', 'watch', 'update'] as const;

@@ -1,6 +1,6 @@
 import { type NodeHub, type StartNodeHubOptions, startNodeHub } from '../../../hub/src/adapter/node/start-node-hub';
-import type { Environment } from '../../../hub/src/config/env-source';
 import type { HubServices } from '../../../hub/src/hub-services';
+import type { Environment } from '../../../shared/config/env-source';
 import type { Container } from '../../../shared/schemas/container';
 import type { TestDockerd } from './start-dockerd';
 

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import pretty from 'pino-pretty';
-import type { LogSink } from '../../logging/logger';
+import type { LogSink } from '../../../../shared/logging/logger';
 
 /**
  * Log output on Node: pino JSON lines on stdout, or pino-pretty for humans. Levels are already

@@ -1,11 +1,11 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
+import { ConfigError } from '../../../../shared/config/config-error';
+import type { Environment } from '../../../../shared/config/env-source';
+import { createLogRing } from '../../../../shared/logging/log-ring';
+import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger';
 import { createHubApp, type Hub } from '../../app';
-import { ConfigError } from '../../config/config-error';
-import type { Environment } from '../../config/env-source';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { errorBody } from '../../http/http-error';
-import { createLogRing } from '../../logging/log-ring';
-import { consoleJsonSink, createLogger } from '../../logging/logger';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
 import { upgradeWebSocket } from './upgrade-websocket';

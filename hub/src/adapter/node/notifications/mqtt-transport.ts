@@ -1,10 +1,10 @@
 import { connect, type MqttClient } from 'mqtt';
+import { imageOf } from '../../../../../shared/containers/container-record';
 import type { AuditRecord } from '../../../../../shared/schemas/audit-entry';
 import type { Container } from '../../../../../shared/schemas/container';
 import { notificationContainerView } from '../../../notifications/container-view';
 import { DeliveryError, type NotificationProviderHooks, type NotificationTransport } from '../../../notifications/notification-provider';
 import { scrubSecrets, secretFragments } from '../../../notifications/providers/secret-fragments';
-import { imageOf } from '../../../watchers/container-record';
 import { abortable } from './abortable';
 import { discoveryConfig, INSTALL_PAYLOAD, objectIdOf, updateState, updateTopics, versionsOf } from './home-assistant-update';
 import type { MqttConfig } from './mqtt';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEntry } from '../../../shared/schemas/log-entry';
+import type { LogEntry } from '../schemas/log-entry';
 import { createLogRing } from './log-ring';
 import { createLogger } from './logger';
 
