@@ -1,8 +1,8 @@
 import type { LogRing } from '../../shared/logging/log-ring';
 import type { Logger } from '../../shared/logging/logger';
+import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
-import { type AgentEvents, createAgentEvents } from './edge/agent-events';
 import type { EdgeHub } from './edge/edge-hub';
 import { type ConnectedClients, createConnectedClients } from './events/connected-clients';
 import { createEventBus, type EventBus, isBroadcastUiEventType } from './events/event-bus';

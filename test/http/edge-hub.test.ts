@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { AgentNotificationEvent } from '../../hub/src/edge/agent-events';
+import type { AgentNotificationEvent } from '../../hub/src/agents/agent-events';
 import type { UiEvent } from '../../hub/src/events/event-bus';
 import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL, EDGE_SUBPROTOCOLS } from '../../shared/edge/protocol';
 import type { Agent } from '../../shared/schemas/agent';

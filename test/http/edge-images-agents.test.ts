@@ -5,7 +5,7 @@
  * runs on a real agent and dockerd in test/integration/edge-images.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EdgeDockerHost } from '../../hub/src/edge/edge-docker-host';
+import { EdgeDockerHost } from '../../hub/src/agents/edge-docker-host';
 import type { HubFrame } from '../../shared/edge/protocol';
 import {
   type EdgeIdentity,

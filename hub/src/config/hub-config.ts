@@ -5,7 +5,7 @@ import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/w
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
-import { type ListenAgentConfig, loadListenAgentConfigs } from '../edge/listen-agent-config';
+import { type ListenAgentConfig, loadListenAgentConfigs } from '../listen/listen-agent-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { groupProviderVariables, type ProviderVariables } from './provider-variables';

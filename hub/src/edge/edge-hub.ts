@@ -11,19 +11,19 @@ import {
 import type { Agent } from '../../../shared/schemas/agent';
 import type { Container } from '../../../shared/schemas/container';
 import type { EdgeKey } from '../../../shared/schemas/edge-key';
+import { createAgentRegistry } from '../agents/agent-registry';
+import { AgentRuntime } from '../agents/agent-runtime';
+import { type AgentDescription, agentView, containerCounts } from '../agents/agent-view';
+import { AgentNotConnectedError, type EdgeLink } from '../agents/edge-docker-host';
+import type { EdgeRequestOptions } from '../agents/edge-requests';
+import { createStatsNotifier } from '../agents/stats-notifier';
 import type { HubServices } from '../hub-services';
-import { createAgentRegistry } from './agent-registry';
-import { AgentRuntime } from './agent-runtime';
-import { type AgentDescription, agentView, containerCounts } from './agent-view';
 import type { AuthorizedKey } from './authorized-keys';
-import { AgentNotConnectedError, type EdgeLink } from './edge-docker-host';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
-import type { EdgeRequestOptions } from './edge-requests';
 import { EdgeSession, type EdgeTimings, type HelloFrame, type InventoryFrame, type SessionOwner, type SignInVerdict } from './edge-session';
 import type { CloseVerdict } from './frame-reader';
 import { createSignInCheck } from './sign-in-check';
 import { SnapshotAssembler } from './snapshot-assembler';
-import { createStatsNotifier } from './stats-notifier';
 
 export const EDGE_REQUEST_TIMEOUT_MS = 30_000;
 /** lastSeen reaches storage at most this often per agent (and at disconnect and stop). */

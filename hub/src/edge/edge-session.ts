@@ -2,7 +2,7 @@ import type { WSContext } from 'hono/ws';
 import { type AgentFrame, EDGE_CLOSE, type EDGE_PROTOCOL, type EdgeRequest, type HubFrame } from '../../../shared/edge/protocol';
 import { newChallenge } from '../../../shared/edge/sign-in';
 import type { Logger } from '../../../shared/logging/logger';
-import { type EdgeRequestOptions, PendingRequests } from './edge-requests';
+import { type EdgeRequestOptions, PendingRequests } from '../agents/edge-requests';
 import { type CloseVerdict, readAgentFrame } from './frame-reader';
 
 export type HelloFrame = Extract<AgentFrame, { type: 'hello' }>;

@@ -5,7 +5,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import type { NotificationRuleId } from '../../../shared/schemas/notification-rule';
-import type { AgentNotificationEvent } from '../edge/agent-events';
+import type { AgentNotificationEvent } from '../agents/agent-events';
 import type { AuditStore } from '../store/audit-store';
 import { createNotificationBellStore, type NotificationBellStore } from '../store/notification-bell-store';
 import { createNotificationDigestStore } from '../store/notification-digest-store';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describeEndpoint } from '../../../shared/docker/watcher-config';
+import { EdgeRequestError } from '../agents/edge-requests';
 import type { EdgeHub } from '../edge/edge-hub';
-import { EdgeRequestError } from '../edge/edge-requests';
 import { HttpError } from '../http/http-error';
 import { pageOf } from '../http/paged-list';
 import { qInt } from '../http/query-params';

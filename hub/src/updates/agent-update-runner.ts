@@ -1,8 +1,8 @@
 import type { ContainerSpec } from '../../../shared/docker/docker-host';
 import type { Container } from '../../../shared/schemas/container';
 import { errorText, isTerminal, type UpdateOperation } from '../../../shared/update-engine';
-import { EdgeDockerHost } from '../edge/edge-docker-host';
-import { EdgeRequestError } from '../edge/edge-requests';
+import { EdgeDockerHost } from '../agents/edge-docker-host';
+import { EdgeRequestError } from '../agents/edge-requests';
 import { HttpError } from '../http/http-error';
 import { isoNow, type UpdateContext } from './update-context';
 import { auditHook } from './update-hooks';

@@ -5,7 +5,7 @@ import {
   type UpdatableDockerHost,
 } from '../../../shared/docker/docker-host';
 import { errorText } from '../../../shared/update-engine';
-import { EdgeDockerHost } from '../edge/edge-docker-host';
+import { EdgeDockerHost } from '../agents/edge-docker-host';
 import type { HubServices } from '../hub-services';
 
 /** Why an image is kept: a container (any state) uses it, a kept backup needs it, or an unsettled update does. */

@@ -11,7 +11,7 @@ import {
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
-import type { EdgeHub } from './edge-hub';
+import type { EdgeHub } from '../edge/edge-hub';
 import { describeListenAgent } from './listen-ack';
 import { type ListenAgentConfig, listenAgentUrl } from './listen-agent-config';
 import { causeOf, ListenLink, revisionOf } from './listen-link';

@@ -1,7 +1,7 @@
 import type { AgentActionResult, AgentEvent, ParsedAgentContainer } from '../../../shared/agent-api/listen-schemas';
 import type { DockerContainerDetails, DockerImageDetails } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
-import type { AgentRuntime } from './agent-runtime';
+import type { AgentRuntime } from '../agents/agent-runtime';
 
 /**
  * A listen-mode agent's inventory as the hub mirrors it in the agent's EdgeDockerHosts (one per

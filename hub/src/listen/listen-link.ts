@@ -10,8 +10,8 @@ import { LogLineSchema, StatsSchema } from '../../../shared/edge/docker-schemas'
 import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import { LogEntrySchema } from '../../../shared/schemas/log-entry';
-import type { EdgeLink } from './edge-docker-host';
-import { EdgeRequestError, type EdgeRequestFailure, type EdgeRequestOptions } from './edge-requests';
+import type { EdgeLink } from '../agents/edge-docker-host';
+import { EdgeRequestError, type EdgeRequestFailure, type EdgeRequestOptions } from '../agents/edge-requests';
 import type { ListenReplica } from './listen-replica';
 
 export interface ListenLinkOptions {

@@ -1,6 +1,6 @@
 import type { FetchLike } from '../../../shared/registry/registry-transport';
+import type { EdgeHub } from '../edge/edge-hub';
 import type { HubServices } from '../hub-services';
-import type { EdgeHub } from './edge-hub';
 import { ListenAgentClient } from './listen-agent-client';
 import type { ListenAgentConfig } from './listen-agent-config';
 
