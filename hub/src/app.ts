@@ -73,7 +73,7 @@ function startWatchers(services: HubServices): void {
       autoUpdate: (changes) => services.autoUpdates.inventoryApplied(changes),
       onCycle: watchCycleRecorder(services.metrics, watcherConfig.name, undefined),
     });
-    services.watchers.push(watcher);
+    services.fleet.add(watcher);
     watcher.start();
   }
 }
@@ -257,8 +257,8 @@ export function createHubApp(deps: HubDeps): Hub {
       await services.edge?.stop();
       // After the edge hub: an agent whose stream ends now is not reported as gone (the hub is).
       await listenAgents?.stop();
-      await Promise.all(services.watchers.map((watcher) => watcher.stop()));
-      await Promise.all(services.watchers.map((watcher) => watcher.host.close()));
+      await Promise.all(services.fleet.all().map((watcher) => watcher.stop()));
+      await Promise.all(services.fleet.all().map((watcher) => watcher.host.close()));
       await services.notifications.stop();
       await services.apiKeys.flush();
     },

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import type { LogRing } from '../../shared/logging/log-ring';
 import type { Logger } from '../../shared/logging/logger';
 import { type AgentEvents, createAgentEvents } from './agents/agent-events';
@@ -5,7 +6,7 @@ import { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
 import type { EdgeHub } from './edge/edge-hub';
 import { type ConnectedClients, createConnectedClients } from './events/connected-clients';
-import { createEventBus, type EventBus, isBroadcastUiEventType } from './events/event-bus';
+import { createEventBus, type EventBus, type Publish } from './events/event-bus';
 import { RouteTable } from './http/route-table';
 import type { HubDeps } from './hub-deps';
 import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
@@ -24,6 +25,7 @@ import { createDependencyGroupUpdates, type DependencyGroupUpdates } from './upd
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
 import type { DockerWatcher } from './watchers/docker-watcher';
+import { createFleet, type Fleet } from './watchers/fleet';
 
 /** The hub's long-lived parts, shared by every route module. */
 export interface HubServices {
@@ -43,11 +45,21 @@ export interface HubServices {
   apiKeys: ApiKeyStore;
   notificationRules: NotificationRuleStore;
   containers: ContainerStore;
-  /** Docker watchers, created at start; empty where the runtime has no Docker access. */
-  watchers: DockerWatcher[];
   tagPolicies: TagPolicyCache;
   /** Where container events go; the UI stream subscribes to it. */
-  publish: (type: string, data: unknown) => void;
+  publish: Publish;
+  /** Every watcher, the hub's and its agents'. */
+  fleet: Fleet;
+  // Transitional: the runtime's parts, flattened, while modules move to explicit inputs.
+  storage: HubDeps['storage'];
+  version: string;
+  runtime: HubDeps['runtime'];
+  clientAddress: (c: Context) => string | undefined;
+  upgradeWebSocket: HubDeps['upgradeWebSocket'];
+  dropConnection: HubDeps['dropConnection'];
+  runtimeMetrics: HubDeps['runtimeMetrics'];
+  inventoryDeadlineMs: number | undefined;
+  selfContainerId: string | undefined;
   /** Registry access for update checks, shared by the whole fleet; absent without providers. */
   registries: { providers: LoadedRegistryProviders; service: RegistryService; lookups: FleetLookups } | undefined;
   /** The UI event stream's bus (spec 6.1): capabilities publish here, every open stream receives. */
@@ -145,12 +157,20 @@ export function createHubServices(deps: HubDeps): HubServices {
     notificationRules,
     registries: createRegistries(deps, metrics, now),
     containers,
-    watchers: [],
     tagPolicies: new TagPolicyCache(),
     publish: (type, data) => {
-      if (isBroadcastUiEventType(type)) events.publish(type, data as never);
-      else logger.child('events').warn('dropped an event of a type the UI stream does not know', { type });
+      events.publish(type, data);
     },
+    fleet: createFleet(),
+    storage: deps.storage,
+    version: deps.version,
+    runtime: deps.runtime,
+    clientAddress: (c) => deps.clientAddress?.(c),
+    upgradeWebSocket: deps.upgradeWebSocket,
+    dropConnection: deps.dropConnection,
+    runtimeMetrics: deps.runtimeMetrics,
+    inventoryDeadlineMs: deps.inventoryDeadlineMs,
+    selfContainerId: deps.selfContainerId,
     events,
     connectedClients: createConnectedClients(),
     edge: undefined,

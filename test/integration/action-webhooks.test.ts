@@ -78,7 +78,7 @@ describe('action webhooks on a real Docker Engine', () => {
       sink: silentSink,
     });
     // Each watcher's run shortly after start; the yearly cron adds none during the test.
-    await until(() => hub.hub.services.watchers.every((watcher) => watcher.lastRunAt !== undefined), 30_000);
+    await until(() => hub.hub.services.fleet.all().every((watcher) => watcher.lastRunAt !== undefined), 30_000);
   }, 120_000);
 
   afterAll(async () => {

@@ -107,7 +107,7 @@ describe('registry push → registry webhook → notification, without a watch c
     });
     relay.target = `${hub.url}/api/v1/webhooks/registry`;
     // The one cycle of this test: the watcher's run shortly after start (the cron is yearly).
-    await until(() => hub.hub.services.watchers[0]?.lastRunAt !== undefined, 30_000);
+    await until(() => hub.hub.services.fleet.all()[0]?.lastRunAt !== undefined, 30_000);
     await hub.hub.services.notifications.outbox.settled();
   }, 120_000);
 
@@ -127,7 +127,7 @@ describe('registry push → registry webhook → notification, without a watch c
   });
 
   it('a push of a new tag notifies for every container of that repository, with no watch cycle run', async () => {
-    const watcher = hub.hub.services.watchers[0];
+    const watcher = hub.hub.services.fleet.all()[0];
     const lastCycle = watcher?.lastRunAt;
     const tagListsBefore = await tagListRequests('test/app');
 

@@ -372,12 +372,8 @@ export class EdgeHub implements SessionOwner {
       this.runtimes.set(name, runtime);
     }
     const { added, removed } = runtime.reconcile(watchers);
-    const list = this.services.watchers;
-    for (const watcher of removed) {
-      const index = list.indexOf(watcher);
-      if (index >= 0) list.splice(index, 1);
-    }
-    list.push(...added);
+    for (const watcher of removed) this.services.fleet.remove(watcher);
+    for (const watcher of added) this.services.fleet.add(watcher);
     return runtime;
   }
 

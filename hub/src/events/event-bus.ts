@@ -13,6 +13,9 @@ const BROADCAST_TYPES: ReadonlySet<string> = new Set(
   UI_EVENT_TYPES.filter((type) => !(CONNECTION_EVENT_TYPES as readonly string[]).includes(type)),
 );
 
+/** How capabilities announce a change to every open UI stream: the bus's own signature, without its return value. */
+export type Publish = <T extends BroadcastUiEventType>(type: T, data: UiEventData<T>) => void;
+
 /** For publishers whose event type is only known at run time. */
 export function isBroadcastUiEventType(type: string): type is BroadcastUiEventType {
   return BROADCAST_TYPES.has(type);

@@ -113,7 +113,7 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
     async (c) => {
       // One fresh lookup cycle for the whole fleet, which every watcher joins: hosts sharing an image share its lookups.
       services.registries?.lookups.beginCycle();
-      await Promise.all(services.watchers.map((watcher) => watcher.watch({ joinCycle: true })));
+      await Promise.all(services.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
       const all = containers.all().map(toPublicContainer);
       return c.json(envelope(all, all.length, 0, 0));
     },

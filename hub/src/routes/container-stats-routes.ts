@@ -34,7 +34,7 @@ export function registerContainerStatsRoutes(api: RouteGroup, services: HubServi
     const running = containers.all().filter((container) => container.status === 'running');
     const targets: StatsTarget[] = [];
     for (const container of running) {
-      const watcher = container.agent === undefined ? services.watchers.find((w) => w.name === container.watcher) : undefined;
+      const watcher = container.agent === undefined ? services.fleet.find(container.watcher, undefined) : undefined;
       if (watcher) targets.push({ id: container.id, host: watcher.host, hostKey: watcher.id });
     }
     return { running: running.length, targets };

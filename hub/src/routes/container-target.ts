@@ -28,7 +28,7 @@ export function watcherOf(services: HubServices, container: Container): DockerWa
     if (!services.edge?.isConnected(agent)) throw new HttpError(503, `The agent ${agent} is not connected`, { agent });
     return watcher;
   }
-  const watcher = services.watchers.find((w) => w.name === container.watcher && w.agent === undefined);
+  const watcher = services.fleet.find(container.watcher, undefined);
   if (!watcher) throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
   return watcher;
 }

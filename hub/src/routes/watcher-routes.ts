@@ -114,7 +114,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
   };
   /** The hub's own watcher; agents' watchers are reached through their agent segment. */
   const find = (type: string, name: string): DockerWatcher =>
-    services.watchers.find((w) => w.type === type && w.name === name && w.agent === undefined) ?? unknownWatcher(type, name);
+    services.fleet.all().find((w) => w.type === type && w.name === name && w.agent === undefined) ?? unknownWatcher(type, name);
   const findOnAgent = (type: string, name: string, agent: string): DockerWatcher => {
     const runtime = services.edge?.runtime(agent);
     if (!runtime) throw new HttpError(404, `Unknown agent ${agent.slice(0, 80)}`);
@@ -133,7 +133,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
     },
     (c, { query }) => {
       // The hub's own in configuration order, then each agent's (a stable sort keeps their order).
-      const ordered = [...services.watchers].sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? ''));
+      const ordered = [...services.fleet.all()].sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? ''));
       const all = ordered.map((w) => describeWatcher(w, services));
       return c.json(pageOf(all, query));
     },

@@ -18,7 +18,7 @@ type Located = { agent?: string | undefined; watcher: string };
 
 /** The agent watcher's host, where the hub has one (it exists once the agent announced the watcher). */
 export function agentHostOf(context: UpdateContext, located: Located): EdgeDockerHost | undefined {
-  const watcher = context.services().watchers.find((candidate) => candidate.name === located.watcher && candidate.agent === located.agent);
+  const watcher = context.services().fleet.find(located.watcher, located.agent);
   return watcher?.host instanceof EdgeDockerHost ? watcher.host : undefined;
 }
 

@@ -78,7 +78,7 @@ function agentImageHost(watcher: string, agent: string, host: EdgeDockerHost): I
  * (connected or not: one that is away fails its listing, and lands in `errors` under its name).
  */
 export function imageHosts(services: HubServices): ImageHost[] {
-  return services.watchers.flatMap((watcher) => {
+  return services.fleet.all().flatMap((watcher) => {
     if (watcher.agent !== undefined)
       return watcher.host instanceof EdgeDockerHost ? [agentImageHost(watcher.name, watcher.agent, watcher.host)] : [];
     return canUpdateContainers(watcher.host) ? [localImageHost(watcher.name, watcher.host)] : [];

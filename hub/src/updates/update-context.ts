@@ -49,7 +49,7 @@ export function updatableWatcher(
   context: UpdateContext,
   watcherName: string,
 ): { watcher: DockerWatcher; host: UpdatableDockerHost } | undefined {
-  const watcher = context.services().watchers.find((candidate) => candidate.name === watcherName && candidate.agent === undefined);
+  const watcher = context.services().fleet.find(watcherName, undefined);
   if (!watcher || !canUpdateContainers(watcher.host)) return undefined;
   return { watcher, host: watcher.host };
 }

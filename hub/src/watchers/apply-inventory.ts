@@ -1,13 +1,12 @@
 import { imageOf } from '../../../shared/containers/container-record';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
+import type { Publish } from '../events/event-bus';
 import { type AppliedChange, turnedUnhealthy as healthTurnedBad, maturityClearedBetween } from '../notifications/inventory-events';
 import { updateLevel } from '../notifications/update-threshold';
 import type { ContainerStore } from '../store/container-store';
 import type { ObservedInventory } from './inventory-sync';
 import { toPublicContainer } from './public-container';
-
-export type Publish = (type: string, data: unknown) => void;
 
 export interface ApplyTargets {
   store: ContainerStore;

@@ -77,7 +77,7 @@ export function registerActionWebhookRoutes(api: RouteGroup, services: HubServic
       await admit(c, 'watchall', 'watch');
       // As the scheduled scan and POST /containers/watch: one fresh lookup cycle the whole fleet joins.
       services.registries?.lookups.beginCycle();
-      const outcomes = await Promise.allSettled(services.watchers.map((watcher) => watcher.watch({ joinCycle: true })));
+      const outcomes = await Promise.allSettled(services.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
       const done = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
       const coalesced = done.some((result) => result.coalesced);
       const failedWatchers = outcomes.length - done.length;
