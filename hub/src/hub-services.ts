@@ -15,6 +15,7 @@ import type { NotificationService } from './notifications/notification-service';
 import { createReadiness, type Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import { RegistryService } from './registries/registry-service';
+import type { AgentPresence } from './routes/container-target';
 import { type ApiKeyStore, createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
@@ -50,6 +51,7 @@ export interface HubServices {
   publish: Publish;
   /** Every watcher, the hub's and its agents'. */
   fleet: Fleet;
+  agents: AgentPresence;
   // Transitional: the runtime's parts, flattened, while modules move to explicit inputs.
   storage: HubDeps['storage'];
   version: string;
@@ -162,6 +164,7 @@ export function createHubServices(deps: HubDeps): HubServices {
       events.publish(type, data);
     },
     fleet: createFleet(),
+    agents: { isConnected: (name) => services.edge?.isConnected(name) ?? false },
     storage: deps.storage,
     version: deps.version,
     runtime: deps.runtime,

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
+import { imageOf } from '../../../shared/containers/container-record';
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
 import { isSensitiveKey } from '../../../shared/redact';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
@@ -9,7 +10,7 @@ import { createRateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
 import type { HubServices } from '../hub-services';
 import { toPublicContainer } from '../watchers/public-container';
-import { errorMessage, findContainer, imageOf, watcherOf } from './container-target';
+import { errorMessage, findContainer, watcherOf } from './container-target';
 
 const ACTIONS = ['start', 'stop', 'restart'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -94,7 +95,7 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
             feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
           });
         }
-        const container = findContainer(services, c.req.param('id') ?? '');
+        const container = findContainer(services.containers, c.req.param('id') ?? '');
         return c.json(toPublicContainer(await act(action, container)));
       },
     );
@@ -118,7 +119,7 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
           feature: 'DD_SERVER_FEATURE_DELETE',
         });
       }
-      const container = findContainer(services, c.req.param('id') ?? '');
+      const container = findContainer(services.containers, c.req.param('id') ?? '');
       await containers.remove(container.id);
       services.publish('dd:container-removed', toPublicContainer(container));
       await services.audit.append({
@@ -153,7 +154,7 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
           { 'Retry-After': String(decision.retryAfterSeconds) },
         );
       }
-      const container = findContainer(services, c.req.param('id') ?? '');
+      const container = findContainer(services.containers, c.req.param('id') ?? '');
       await services.audit.append({
         action: 'env-reveal',
         containerName: container.name,

@@ -67,7 +67,7 @@ export function registerContainerLogRoutes(api: RouteGroup, services: HubService
     },
     async (c, { query }) => {
       requireOneStream(query);
-      const container = findContainer(services, c.req.param('id') ?? '');
+      const container = findContainer(services.containers, c.req.param('id') ?? '');
       const watcher = watcherOf(services, container);
       const gzip = acceptsGzip(c.req.header('accept-encoding'));
       const headers: Record<string, string> = {

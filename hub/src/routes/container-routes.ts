@@ -33,7 +33,7 @@ function envelope(data: ReturnType<typeof toPublicContainer>[], total: number, l
 
 export function registerContainerRoutes(api: RouteGroup, services: HubServices): void {
   const { containers } = services;
-  const find = (id: string) => findContainer(services, id);
+  const find = (id: string) => findContainer(services.containers, id);
 
   api.add(
     {

@@ -42,7 +42,7 @@ export function registerContainerStatsRoutes(api: RouteGroup, services: HubServi
 
   /** Resolves before answering, so an unknown container or watcher gets its JSON error (404, 503). */
   const targetOf = (id: string) => {
-    const container = findContainer(services, id);
+    const container = findContainer(services.containers, id);
     return { container, watcher: watcherOf(services, container) };
   };
 

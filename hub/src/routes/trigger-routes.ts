@@ -100,7 +100,7 @@ export function registerTriggerRoutes(api: RouteGroup, services: HubServices): v
   );
 
   const containerRun = async (c: Context<HubEnv>) => {
-    const container = findContainer(services, c.req.param('id') ?? '');
+    const container = findContainer(services.containers, c.req.param('id') ?? '');
     const agent = c.req.param('agent');
     // Notification triggers run in the hub whatever the agent; the agent only has to be the container's.
     if (agent !== undefined && agent !== (container.agent ?? LOCAL_AGENT)) {

@@ -76,7 +76,7 @@ export function registerUpdateRoutes(api: RouteGroup, services: HubServices): vo
       statuses: { 404: 'Unknown container' },
     },
     (c, { query }) => {
-      const container = findContainer(services, c.req.param('id') ?? '');
+      const container = findContainer(services.containers, c.req.param('id') ?? '');
       const all = updates.operationsOf(container);
       const page = pageOf(all, query);
       // Views only for the page shown.
@@ -147,7 +147,7 @@ export function registerUpdateRoutes(api: RouteGroup, services: HubServices): vo
       statuses: { 404: 'Unknown container' },
     },
     (c) => {
-      const data = updates.backupsOf(findContainer(services, c.req.param('id') ?? '')).map(publicBackup);
+      const data = updates.backupsOf(findContainer(services.containers, c.req.param('id') ?? '')).map(publicBackup);
       return c.json({ data, total: data.length });
     },
   );
