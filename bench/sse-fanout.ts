@@ -39,7 +39,7 @@ async function connectClients(hub: NodeHub, agents: Agent[]): Promise<SseStream[
 
 async function runRound(hub: NodeHub, streams: readonly SseStream[], round: number): Promise<Round> {
   const started = performance.now();
-  const event = hub.hub.services.events.publish('dd:scan-started', { containerId: `bench-${round}` });
+  const event = hub.hub.parts.events.publish('dd:scan-started', { containerId: `bench-${round}` });
   const publishMs = performance.now() - started;
   const frames = await Promise.all(streams.map((stream) => stream.nextOfType('dd:scan-started')));
   if (frames.some((frame) => frame.id !== event.id)) throw new Error(`sse-fanout: round ${round} delivered another event`);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createStorage } from 'unstorage';
-import { createHubApp } from '../hub/src/app';
+import { composeHub } from '../hub/src/compose-hub';
 import { loadHubConfig } from '../hub/src/config/hub-config';
 import { createLogRing } from '../shared/logging/log-ring';
 import { createLogger, silentSink } from '../shared/logging/logger';
@@ -14,7 +14,7 @@ import { SCOPES } from '../shared/scopes';
 export function renderScopeTable(): string {
   const config = loadHubConfig({ DD_STORE_DRIVER: 'memory' }, () => '');
   const logRing = createLogRing();
-  const hub = createHubApp({
+  const hub = composeHub({
     config,
     storage: createStorage(),
     logger: createLogger({ level: 'fatal', ring: logRing, sink: silentSink }),
@@ -22,7 +22,7 @@ export function renderScopeTable(): string {
     version: '0',
     runtime: 'test',
   });
-  const rows = hub.services.routes.routes
+  const rows = hub.parts.routes.routes
     .map((route) => ({
       method: route.spec.method.toUpperCase(),
       path: route.fullPath,

@@ -8,19 +8,13 @@ import type { LogRing } from '../../shared/logging/log-ring';
 import type { Logger } from '../../shared/logging/logger';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { HookRunner } from '../../shared/update/hooks';
-import type { HubConfig } from './config/hub-config';
-import type { AuthorizedKey } from './edge/authorized-keys';
-import type { EdgeTimings } from './edge/edge-session';
-import type { UiEventStreamSettings } from './events/sse-route';
-import type { AnyNotificationProviderDefinition, NotificationProviderHooks } from './notifications/notification-provider';
-import type { OutboxTiming } from './notifications/outbox';
-import type { LoadedRegistryProviders } from './registries/load-registry-providers';
-import type { ProviderConnection } from './registries/registry-provider';
-import type { UpdateServiceOptions } from './updates/update-context';
 
-/** Everything the portable core needs from its runtime; the entry points build it. */
+/**
+ * The runtime boundary: what the portable core needs from the runtime it runs on (Node, workerd,
+ * a test), and nothing else. The entries build it. It names no feature of the hub, so a runtime
+ * never depends on how the hub is put together (docs/architecture.md "The dependency rule").
+ */
 export interface HubDeps {
-  config: HubConfig;
   storage: Storage;
   logger: Logger;
   logRing: LogRing;
@@ -31,19 +25,15 @@ export interface HubDeps {
   now?: () => number;
   /** Present where the runtime can upgrade to WebSocket; WebSocket routes answer 501 otherwise. */
   upgradeWebSocket?: UpgradeWebSocket<unknown> | undefined;
-  /** Registry providers from DD_REGISTRY_*; the built-in public ones when absent. */
-  registries?: LoadedRegistryProviders | undefined;
-  /** The runtime's fetch for a registry connection (Node binds a CA file); the global fetch otherwise. */
-  registryFetch?: ((connection: ProviderConnection) => FetchLike) | undefined;
   /**
    * The fetch that reaches OpenID Connect providers (discovery, token, JWKS, userinfo); the global
    * fetch when absent, which on Node trusts NODE_EXTRA_CA_CERTS besides the system CAs.
    */
   oidcFetch?: FetchLike | undefined;
+  /** The fetch notification triggers deliver with; the global fetch when absent. */
+  notificationFetch?: typeof fetch | undefined;
   /** A Docker Engine client for a watcher's endpoint (Node: the edge agent's Docker module); no watchers without it. */
   dockerHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
-  /** Deadline of an inventory refresh (spec 4.3: 30 s); shorter in tests. */
-  inventoryDeadlineMs?: number | undefined;
   /** Runtime-specific Prometheus text appended to /metrics (process metrics on Node). */
   runtimeMetrics?: (() => Promise<string>) | undefined;
   /**
@@ -56,25 +46,6 @@ export interface HubDeps {
    * off a client without the runtime reporting an error; streams error themselves where absent.
    */
   dropConnection?: ((c: Context) => void) | undefined;
-  /** UI event stream tuning (heartbeat, caps, replay ring); the spec's values when absent. */
-  uiEvents?: UiEventStreamSettings | undefined;
-  /**
-   * Edge agents: the keys of DD_EDGE_AUTHORIZED_KEYS (the runtime reads and parses the file), and
-   * the protocol's timings (heartbeat, silence, sign-in deadline, command deadline), shorter in tests.
-   */
-  edge?: { authorizedKeys?: AuthorizedKey[] | undefined; timings?: Partial<EdgeTimings> | undefined } | undefined;
-  /**
-   * Notification trigger types of this runtime besides the portable ones of
-   * notifications/providers/index.ts (Node: smtp, mqtt, which need sockets); a type given here
-   * replaces a built-in one of the same name.
-   */
-  notificationProviders?: ((hooks: NotificationProviderHooks) => AnyNotificationProviderDefinition[]) | undefined;
-  /** The fetch notification triggers deliver with; the global fetch when absent. */
-  notificationFetch?: typeof fetch | undefined;
-  /** The outbox's retry schedule (attempts, backoff, jitter); shorter in tests. */
-  notificationTiming?: Partial<Omit<OutboxTiming, 'timeoutMs'>> | undefined;
-  /** Container updates: concurrency, health polling, and the journal hook crash tests pause at. */
-  updates?: UpdateServiceOptions | undefined;
   /** Runs dd.hook.pre / dd.hook.post commands on the hub's host (Node); hooks are refused where absent. */
   hookRunner?: HookRunner | undefined;
   /** The id of the container the hub runs in, where it runs in one (Node reads it from /proc): never updated by the hub. */

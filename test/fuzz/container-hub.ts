@@ -124,7 +124,7 @@ export function expectSchema(schema: v.GenericSchema, value: unknown, context: s
 
 /** Every key the driver holds, with its value: what "a rejected request changes nothing" is checked against. */
 export async function storedState(hub: HubClient): Promise<Record<string, unknown>> {
-  const storage = hub.hub.services.deps.storage;
+  const storage = hub.hub.parts.storage;
   const stored: Record<string, unknown> = {};
   for (const key of (await storage.getKeys()).sort()) stored[key] = await storage.getItem(key);
   return stored;

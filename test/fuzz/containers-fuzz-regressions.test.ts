@@ -44,7 +44,7 @@ describe('regression: label-policy-dropped: PATCH update-policy answers and stor
   let hub: HubClient;
   beforeAll(async () => {
     hub = await createMemoryHub();
-    await hub.hub.services.containers.put(SNOOZED_BY_LABEL);
+    await hub.hub.parts.containers.put(SNOOZED_BY_LABEL);
   });
   afterAll(() => hub.close());
 
@@ -52,7 +52,7 @@ describe('regression: label-policy-dropped: PATCH update-policy answers and stor
     const path = `/api/v1/containers/${SNOOZED_BY_LABEL.id}/update-policy`;
     const response = await hub.request(path, jsonInit('PATCH', { action: 'set-maturity-policy', mode: 'all' }));
     const served = (await response.json()) as Container;
-    const stored = hub.hub.services.containers.get(SNOOZED_BY_LABEL.id);
+    const stored = hub.hub.parts.containers.get(SNOOZED_BY_LABEL.id);
     // Observed today: updatePolicy {maturityMode: 'all'} and no blockers, in the answer, the store and the
     // dd:container-updated event, until the next check merges the labels back (effectivePolicy).
     const expected = {

@@ -49,7 +49,7 @@ const pendingOf = (c: Container | undefined): PolicyContext['pending'] =>
 
 /** The records, written through the hub's store; some identities hold a policy set through the API earlier. */
 async function seedHub(hub: HubClient): Promise<void> {
-  const { containers } = hub.hub.services;
+  const { containers } = hub.hub.parts;
   for (const [index, record] of RECORDS.entries()) {
     const policy: UpdatePolicy | undefined =
       index % 10 === 0 ? { skipTags: ['9.9.9'], snoozeUntil: '2031-01-01T00:00:00.000Z' } : undefined;
@@ -68,7 +68,7 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
     const batch = 'containers-query';
     const rng = rngFor(SEED, batch);
     const before = await storedState(hub);
-    const all = hub.hub.services.containers.all();
+    const all = hub.hub.parts.containers.all();
     const byId = new Map(all.map((c) => [c.id, c]));
     const counts = { ok: 0, rejected: 0 };
     for (let i = 0; i < budget(hub, 450, 110); i++) {
@@ -105,7 +105,7 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
     let sent = 0;
     for (let i = 0; sent < budget(hub, 400, 100) && i < 20_000; i++) {
       const target = genSegment(rng, ids);
-      const record = target.value === undefined ? undefined : hub.hub.services.containers.get(target.value);
+      const record = target.value === undefined ? undefined : hub.hub.parts.containers.get(target.value);
       const body = genPolicyBody(rng, Date.now(), dates, record?.updatePolicy.skipTags ?? []);
       const verdict = policyVerdict(body, { idKnown: target.known, pending: pendingOf(record), dates });
       if (verdict.statuses.includes(200)) continue;
@@ -124,7 +124,7 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
     const hub = client();
     const batch = 'policy-model';
     const rng = rngFor(SEED, batch);
-    const { containers } = hub.hub.services;
+    const { containers } = hub.hub.parts;
     const ids = RECORDS.map((c) => c.id);
     const model = new Map(
       ids.map((id) => [id, (containers.identityState(identityOf(containers.get(id) as Container)).policy ?? {}) as Policy]),
@@ -187,7 +187,7 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
       const [method, suffix] = rng.pick(routes);
       const path = `/api/v1/containers/${target.segment}${suffix}`;
       const context = where(batch, i, method, path);
-      const record = target.value === undefined ? undefined : hub.hub.services.containers.get(target.value);
+      const record = target.value === undefined ? undefined : hub.hub.parts.containers.get(target.value);
       const seen = await call(hub, method, path);
       // Watching needs the container's Docker Engine: the fuzz hub's watchers point at unreachable
       // sockets, and a watcher no longer configured is unavailable too: 503 either way, as the route documents.

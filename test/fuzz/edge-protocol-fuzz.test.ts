@@ -14,7 +14,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeHub } from '../../hub/src/edge/edge-hub';
+import type { EdgeSessions } from '../../hub/src/edge/edge-sessions';
 import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL } from '../../shared/edge/protocol';
 import { newChallenge, signChallenge, toBase64Url } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
@@ -57,7 +57,7 @@ const WATCHERS = [sampleWatcher({ name: 'local', watchByDefault: false })];
 
 let client: HubClient;
 let url: string;
-let edge: EdgeHub;
+let edge: EdgeSessions;
 let key: EdgeIdentity;
 let otherKey: EdgeIdentity;
 let revokedKey: EdgeIdentity;
@@ -69,7 +69,7 @@ const tally = new Map<string, number>();
 const openFds = () => readdirSync('/proc/self/fd').length;
 /** The hub's own bookkeeping, read through TypeScript's escape hatch for private members. */
 const sessions = () => (edge['sessions'] as Set<unknown>).size;
-const liveAgents = () => (edge['live'] as Map<string, unknown>).size;
+const liveAgents = () => (client.hub.parts.agents['live'] as Map<string, unknown>).size;
 
 async function register(identity: EdgeIdentity, label: string): Promise<void> {
   const response = await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label }));
@@ -131,7 +131,7 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 beforeAll(async () => {
   client = await createServerHub({ DD_SERVER_RATELIMIT_WEBSOCKET: '1000000' }, { edge: { timings: TIMINGS } });
   url = client.url as string;
-  edge = client.hub.services.edge as EdgeHub;
+  edge = client.hub.parts.edge as EdgeSessions;
   [key, otherKey, revokedKey] = await Promise.all([newEdgeIdentity(), newEdgeIdentity(), newEdgeIdentity()]);
   await register(key, 'fuzz');
   await register(otherKey, 'fuzz-other');
@@ -141,7 +141,7 @@ beforeAll(async () => {
   (await signedInPeer(url, revokedKey, 'revoked', { watchers: WATCHERS })).close();
   expect((await client.request(`/api/v1/edge/keys/${revokedKey.keyId}`, { method: 'DELETE' })).status).toBe(200);
   await waitFor(() => (sessions() === 0 ? true : undefined), 5_000, 'setup sessions closed');
-  baseline = { fds: openFds(), subscribers: client.hub.services.events.subscriberCount };
+  baseline = { fds: openFds(), subscribers: client.hub.parts.events.subscriberCount };
 });
 
 afterAll(async () => {
@@ -361,8 +361,8 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
     await peer.closed;
 
     await waitFor(() => (sessions() === 0 && liveAgents() === 0 ? true : undefined), 5_000, 'good session closed');
-    expect((edge['expected'] as Map<string, string>).size).toBe(0);
-    expect(client.hub.services.events.subscriberCount).toBe(baseline.subscribers);
+    expect(client.hub.parts.expectations.pending()).toBe(0);
+    expect(client.hub.parts.events.subscriberCount).toBe(baseline.subscribers);
     // Sockets of both ends live in this process: once every session closed, the descriptors are back.
     await waitFor(() => (openFds() <= baseline.fds + 4 ? true : undefined), 5_000, `descriptors back near ${baseline.fds}`);
     const internal = client.logged.filter(({ entry }) => entry.level === 'error' || entry.level === 'fatal');

@@ -234,7 +234,7 @@ async function snapshotState(hub: HubClient): Promise<StateSnapshot> {
   const notifications = await call(hub, 'GET', '/api/v1/notifications');
   expect(settings.status).toBe(200);
   expect(notifications.status).toBe(200);
-  const storage = hub.hub.services.deps.storage;
+  const storage = hub.hub.parts.storage;
   const stored: Record<string, unknown> = {};
   for (const key of (await storage.getKeys()).sort()) stored[key] = await storage.getItem(key);
   return { settings: settings.json, notifications: notifications.json, stored };
@@ -302,7 +302,7 @@ const SEED_CONTAINERS = ['web', 'db', 'cache', 'Web', 'w\u00e9b', 'a b', '\u65e5
 const SEED_COMPONENTS = ['registry.hub', 'registry.ghcr', 'watcher.docker.local', 'store:audit', 'x/y', 'fuzz-comp_1', 'api'];
 
 async function seedHub(hub: HubClient): Promise<void> {
-  const { services } = hub.hub;
+  const { parts: services } = hub.hub;
   const rng = rngFor(SEED, 'seed-data');
   for (let i = 0; i < 36; i++) {
     await services.audit.append({
@@ -563,7 +563,7 @@ describeHubMatrix(
       const batch = 'log-entries-query';
       const rng = rngFor(SEED, batch);
       const before = await snapshotState(hub);
-      const ring = hub.hub.services.logRing;
+      const ring = hub.hub.parts.logRing;
       const midpoint = ring.query({})[Math.floor(ring.query({}).length / 2)]?.timestamp ?? Date.now();
       let ok = 0;
       let rejected = 0;
@@ -958,7 +958,7 @@ describe(`log stream WebSocket upgrade fuzz over a real socket (${SEED_TAG})`, (
   it('refuses every invalid query at upgrade with a 4xx and streams the exact filtered backfill for valid ones', async () => {
     const batch = 'ws-query';
     const rng = rngFor(SEED, batch);
-    const ring = hub.hub.services.logRing;
+    const ring = hub.hub.parts.logRing;
     const counts = { open: 0, refused: 0 };
     for (let i = 0; i < 70; i++) {
       const path = `/api/v1/log/stream${genQuery(rng, LOG_STREAM_QUERY, Date.now())}`;
@@ -1223,7 +1223,7 @@ describeHubMatrix(
       const hub = client();
       // No notification trigger can be configured over HTTP yet; save an override through the store.
       const saved = { 'smtp.ops': { simpleTitle: 'kept title' } };
-      await hub.hub.services.notificationRules.patch('update-failed', { templates: saved });
+      await hub.hub.parts.notificationRules.patch('update-failed', { templates: saved });
       const bodies = [
         '{"templates":{"__proto__":{"simpleTitle":"x"}}}',
         '{"templates":{"constructor":5}}',

@@ -3,7 +3,7 @@ import { describeHubMatrix, expectJsonError } from '../support/hub-harness';
 
 describeHubMatrix('audit', (client) => {
   beforeAll(async () => {
-    const { audit } = client().hub.services;
+    const { audit } = client().hub.parts;
     for (let i = 0; i < 60; i++) {
       await audit.append({
         action: i % 3 === 0 ? 'container-added' : i % 3 === 1 ? 'update-available' : 'container-removed',

@@ -253,7 +253,7 @@ describe('authentication: clocks, limits, restarts and streams', () => {
     const client = await createServerHub(ENV);
     try {
       const { cookie } = await login(client, { username: 'alice' });
-      client.hub.services.logger.child('ws-test').warn('seen through a signed-in stream');
+      client.hub.parts.logger.child('ws-test').warn('seen through a signed-in stream');
       const url = `${(client.url as string).replace(/^http/, 'ws')}/api/v1/log/stream?component=ws-test`;
       const frame = await new Promise<{ msg: string }>((resolve, reject) => {
         const socket = new WebSocket(url, { headers: withCookie(cookie as string, { origin: client.url as string }) });

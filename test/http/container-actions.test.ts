@@ -31,7 +31,7 @@ const post = { method: 'POST' };
 describeHubMatrix('container actions, logs and stats without Docker', (client) => {
   beforeAll(async () => {
     // A record whose watcher this hub does not run (no Docker here): as after a watcher is removed.
-    await client().hub.services.containers.put(record());
+    await client().hub.parts.containers.put(record());
   });
 
   it('answers an unknown container with 404 on every per-container route', async () => {
@@ -85,7 +85,7 @@ describeHubMatrix('container actions, logs and stats without Docker', (client) =
     await expectJsonError(await client().request(`/api/v1/containers/${ID}`, wrong), 428);
     const disabled = await expectJsonError(await client().request(`/api/v1/containers/${ID}`, { method: 'DELETE', headers: CONFIRM }), 403);
     expect(disabled.error).toContain('DD_SERVER_FEATURE_DELETE');
-    expect(client().hub.services.containers.get(ID)).toBeDefined();
+    expect(client().hub.parts.containers.get(ID)).toBeDefined();
     // The legacy stats path is not a container id: other methods than GET get 405 there.
     const legacy = await client().request('/api/v1/containers/stats', { method: 'DELETE', headers: CONFIRM });
     expect(legacy.headers.get('allow')).toBe('GET, HEAD');
@@ -148,7 +148,7 @@ describeHubMatrix(
   'container delete enabled',
   (client) => {
     it('removes the record, announces it and audits it; an unknown id is 404', async () => {
-      await client().hub.services.containers.put(record());
+      await client().hub.parts.containers.put(record());
       await expectJsonError(await client().request(`/api/v1/containers/${UNKNOWN}`, { method: 'DELETE', headers: CONFIRM }), 404);
       const events = await openSse(client().request, '/api/v1/events/ui');
       await events.nextOfType('dd:connected');

@@ -29,7 +29,7 @@ describe('container groups', () => {
 
   async function hubWith(env: Record<string, string>, ...records: Container[]): Promise<HubClient> {
     client = await createMemoryHub(env);
-    for (const one of records) await client.hub.services.containers.put(one);
+    for (const one of records) await client.hub.parts.containers.put(one);
     return client;
   }
 
@@ -92,7 +92,7 @@ describe('container groups', () => {
     expect(none.details).toEqual({ reason: 'no-update-available' });
     const cycle = await expectJsonError(await post('db'.padEnd(64, '0')), 409);
     expect(cycle.details).toEqual({ reason: 'dependency-cycle', containers: ['a', 'b'] });
-    expect(hub.hub.services.updates.unsettled()).toEqual([]);
+    expect(hub.hub.parts.updates.unsettled()).toEqual([]);
     await client?.close();
     const disabled = await hubWith({ DD_SERVER_FEATURE_CONTAINERACTIONS: 'false' }, record('db', {}));
     await expectJsonError(

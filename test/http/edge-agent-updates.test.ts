@@ -51,14 +51,14 @@ describe("edge agents' updates, decided by the hub", () => {
 
   /** The hub's record of the agent's container, with 2.0.0 pending (no registry runs here to find it). */
   async function markPending(name = 'web', agent = AGENT): Promise<Container> {
-    const record = await waitFor(() => client.hub.services.containers.all().find((c) => c.name === name && c.agent === agent), 5_000);
+    const record = await waitFor(() => client.hub.parts.containers.all().find((c) => c.name === name && c.agent === agent), 5_000);
     const pending: Container = {
       ...record,
       updateAvailable: true,
       updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '2.0.0', semverDiff: 'major' },
       result: { tag: '2.0.0' },
     };
-    await client.hub.services.containers.put(pending);
+    await client.hub.parts.containers.put(pending);
     return pending;
   }
 
@@ -84,7 +84,7 @@ describe("edge agents' updates, decided by the hub", () => {
     // The link drops before the agent took the request in: it never journals or reports it.
     first.ws.terminate();
     await first.closed;
-    const operation = () => client.hub.services.updates.get(operationId);
+    const operation = () => client.hub.parts.updates.get(operationId);
     expect(operation()?.status).toBe('queued');
 
     const second = await agentBack('sync-2');
@@ -127,7 +127,7 @@ describe("edge agents' updates, decided by the hub", () => {
     };
     expect(preview.canUpdate).toBe(false);
     expect(preview.blockers.map((blocker) => blocker.reason)).toContain('hub-lifeline');
-    expect(client.hub.services.updates.unsettled().filter((operation) => operation.agent === 'boxed')).toEqual([]);
+    expect(client.hub.parts.updates.unsettled().filter((operation) => operation.agent === 'boxed')).toEqual([]);
     // Any other container of the agent is updated through it as usual.
     expect((await update('app')).status).toBe(202);
     expect((await peer.next('request')).request).toMatchObject({ method: 'container.update', operation: { containerName: 'app' } });

@@ -64,8 +64,8 @@ async function hubStillServes(): Promise<void> {
 beforeAll(async () => {
   client = await createServerHub({}, { edge: { timings: TIMINGS }, inventoryDeadlineMs: 1_000 });
   url = client.url as string;
-  client.hub.services.events.subscribe((event) => events.push(event));
-  client.hub.services.agentEvents.on((event) => notifications.push(event));
+  client.hub.parts.events.subscribe((event) => events.push(event));
+  client.hub.parts.agentEvents.on((event) => notifications.push(event));
 });
 
 afterAll(async () => {
@@ -613,7 +613,7 @@ describe('DD_EXPERIMENTAL_EDGE=false', () => {
       });
       expect(status).toBe(404);
       expect(await (await off.request('/api/v1/agents')).json()).toEqual({ data: [], total: 0 });
-      expect(off.hub.services.edge).toBeUndefined();
+      expect(off.hub.parts.edge).toBeUndefined();
     } finally {
       await off.close();
     }

@@ -39,7 +39,7 @@ describe('the image routes with edge agents the hub cannot list fully', () => {
   let client: HubClient;
   let identity: EdgeIdentity;
   const peers: EdgePeer[] = [];
-  const hostOf = (name: string) => client.hub.services.fleet.all().find((watcher) => watcher.agent === name)?.host;
+  const hostOf = (name: string) => client.hub.parts.fleet.all().find((watcher) => watcher.agent === name)?.host;
 
   /** Signs in as `name` with one running container of USED, and waits until the hub has its inventory. */
   async function agent(name: string): Promise<EdgePeer> {

@@ -3,7 +3,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { createStorage } from 'unstorage';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dropNodeConnection, nodeClientAddress } from '../../hub/src/adapter/node/node-connection';
-import { createHubApp, type Hub } from '../../hub/src/app';
+import { composeHub, type Hub } from '../../hub/src/compose-hub';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
 import type { UiEventStreamSettings } from '../../hub/src/events/sse-route';
 import { createLogRing } from '../../shared/logging/log-ring';
@@ -16,7 +16,7 @@ const LINGER = { timeout: 5_000 };
 
 describeHubMatrix('UI event stream', (client) => {
   const open: SseStream[] = [];
-  const bus = () => client().hub.services.events;
+  const bus = () => client().hub.parts.events;
   const connect = async (query = '', headers: Record<string, string> = {}) => {
     const stream = await openSse(client().request, `${PATH}${query}`, headers);
     open.push(stream);
@@ -28,7 +28,7 @@ describeHubMatrix('UI event stream', (client) => {
     await Promise.all(open.splice(0).map((stream) => stream.close()));
     // A disconnected client leaves no subscriber, no registered client and no slot behind.
     await vi.waitFor(() => expect(bus().subscriberCount).toBe(0), LINGER);
-    expect(client().hub.services.connectedClients.size).toBe(0);
+    expect(client().hub.parts.connectedClients.size).toBe(0);
   });
 
   it('opens with dd:connected carrying a client id and a token the ack route can verify', async () => {
@@ -41,7 +41,7 @@ describeHubMatrix('UI event stream', (client) => {
     const { clientId, clientToken } = dataOf<{ clientId: string; clientToken: string }>(connected);
     expect(connected.id).toBe(bus().currentId());
     expect(connected.raw).toBe(`id: ${connected.id}\nevent: dd:connected\ndata: ${JSON.stringify({ clientId, clientToken })}\n\n`);
-    const clients = client().hub.services.connectedClients;
+    const clients = client().hub.parts.connectedClients;
     expect(await clients.verify(clientId, clientToken)).toBe(true);
     expect(await clients.verify(clientId, 'forged')).toBe(false);
   });
@@ -54,7 +54,7 @@ describeHubMatrix('UI event stream', (client) => {
     expect(counters).toEqual([counters[0], (counters[0] ?? 0) + 1, (counters[0] ?? 0) + 2]);
     for (const event of published) {
       const received = await stream.next();
-      expect(received.id).toBe(`${client().hub.services.bootId}:${event.counter}`);
+      expect(received.id).toBe(`${client().hub.parts.bootId}:${event.counter}`);
       expect(received.raw).toBe(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
     }
   });
@@ -93,7 +93,7 @@ describeHubMatrix('UI event stream', (client) => {
   it('answers malformed ids with a resync, and an id from before a restart with reason boot-changed', async () => {
     for (const [id, reason] of [
       ['not-an-id', 'invalid-event-id'],
-      [`${client().hub.services.bootId}:999999999`, 'invalid-event-id'],
+      [`${client().hub.parts.bootId}:999999999`, 'invalid-event-id'],
       ['0ther000:12', 'boot-changed'],
     ]) {
       const stream = await connect('', { 'last-event-id': id as string });
@@ -145,7 +145,7 @@ describe('UI event stream behind a trusted proxy [server]', () => {
     const other = await openSse(hub.request, PATH, from('198.51.100.2'));
     expect((await other.next()).event).toBe('dd:connected');
     await Promise.all([...streams, other].map((stream) => stream.close()));
-    await vi.waitFor(() => expect(hub.hub.services.events.subscriberCount).toBe(0), LINGER);
+    await vi.waitFor(() => expect(hub.hub.parts.events.subscriberCount).toBe(0), LINGER);
   });
 });
 
@@ -171,7 +171,7 @@ async function startTunedHub(mode: 'memory' | 'server', uiEvents: UiEventStreamS
   const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', DD_SERVER_HOST: '127.0.0.1' }, () => '');
   const logRing = createLogRing(100, false);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: silentSink });
-  const hub = createHubApp({
+  const hub = composeHub({
     config,
     storage: createStorage(),
     logger,
@@ -239,7 +239,7 @@ describeTunedHub('UI event stream heartbeats', { heartbeatMs: 60 }, (hub) => {
     ]);
     // Timers may fire late, never early; allow a little for delivery jitter.
     expect((beats[1]?.receivedAt ?? 0) - (beats[0]?.receivedAt ?? 0)).toBeGreaterThanOrEqual(45);
-    const event = hub().hub.services.events.publish('dd:preferences-updated', {});
+    const event = hub().hub.parts.events.publish('dd:preferences-updated', {});
     await stream.nextOfType('dd:preferences-updated');
     expect((await stream.nextOfType('dd:heartbeat')).id).toBe(event.id);
     await stream.close();
@@ -248,7 +248,7 @@ describeTunedHub('UI event stream heartbeats', { heartbeatMs: 60 }, (hub) => {
 
 describeTunedHub('UI event stream with a slow client', { queueLimit: 8, maxBuffered: 50 }, (hub) => {
   it('disconnects a client that stops reading, while the others get every event', async () => {
-    const bus = hub().hub.services.events;
+    const bus = hub().hub.parts.events;
     const slow = await hub().request(PATH, {}, 2);
     const fast = readSse(await hub().request(PATH, {}, 3));
     await fast.next();
@@ -260,7 +260,7 @@ describeTunedHub('UI event stream with a slow client', { queueLimit: 8, maxBuffe
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(bus.subscriberCount).toBe(1);
-    expect(hub().hub.services.connectedClients.size).toBe(1);
+    expect(hub().hub.parts.connectedClients.size).toBe(1);
     const received: string[] = [];
     while (received.length < ids.length) received.push((await fast.nextOfType('dd:container-updated')).id ?? '');
     expect(received).toEqual(ids);
@@ -280,12 +280,12 @@ describeTunedHub('UI event stream fan-out', {}, (hub, mode) => {
     await Promise.all(streams.map((stream) => stream.next()));
     await expectJsonError(await hub().request(PATH, {}, 5), 429);
     const started = performance.now();
-    const event = hub().hub.services.events.publish('dd:scan-started', { containerId: 'fan-out' });
+    const event = hub().hub.parts.events.publish('dd:scan-started', { containerId: 'fan-out' });
     const received: SseEvent[] = await Promise.all(streams.map((stream) => stream.nextOfType('dd:scan-started')));
     const lastMs = Math.max(...received.map((frame) => frame.receivedAt)) - started;
     console.info(`ui events fan-out [${mode}]: 100 clients, last received after ${lastMs.toFixed(2)} ms`);
     expect(received.every((frame) => frame.id === event.id)).toBe(true);
     await Promise.all(streams.map((stream) => stream.close()));
-    await vi.waitFor(() => expect(hub().hub.services.events.subscriberCount).toBe(0), LINGER);
+    await vi.waitFor(() => expect(hub().hub.parts.events.subscriberCount).toBe(0), LINGER);
   });
 });

@@ -4,7 +4,7 @@ import { createServerHub, describeHubMatrix, expectJsonError, type HubClient } f
 
 describeHubMatrix('log entries', (client) => {
   beforeAll(() => {
-    const logger = client().hub.services.logger;
+    const logger = client().hub.parts.logger;
     logger.child('watcher.docker.local').info('watch cycle finished');
     logger.child('registry.hub').warn('rate limited');
     logger.child('registry.ghcr').error('token request failed: 401');
@@ -49,7 +49,7 @@ describeHubMatrix(
   'log buffer disabled',
   (client) => {
     it('answers empty arrays for entries and components', async () => {
-      client().hub.services.logger.warn('not kept');
+      client().hub.parts.logger.warn('not kept');
       expect(await (await client().request('/api/v1/log/entries')).json()).toEqual([]);
       expect(await (await client().request('/api/v1/log/components')).json()).toEqual([]);
     });
@@ -61,8 +61,8 @@ describe('log stream over a real WebSocket', () => {
   let hub: HubClient;
   beforeAll(async () => {
     hub = await createServerHub();
-    hub.hub.services.logger.child('alpha').info('old one');
-    hub.hub.services.logger.child('beta').warn('old two');
+    hub.hub.parts.logger.child('alpha').info('old one');
+    hub.hub.parts.logger.child('beta').warn('old two');
   });
   afterAll(() => hub.close());
 
@@ -84,8 +84,8 @@ describe('log stream over a real WebSocket', () => {
     const socket = new WebSocket(wsUrl('/api/v1/log/stream?level=warn&component=a&tail=10'));
     const frames = collect(socket, 2);
     await new Promise((resolve) => socket.once('open', resolve));
-    hub.hub.services.logger.child('gamma').info('live but filtered out');
-    hub.hub.services.logger.child('gamma').error('live and kept');
+    hub.hub.parts.logger.child('gamma').info('live but filtered out');
+    hub.hub.parts.logger.child('gamma').error('live and kept');
     const received = await frames;
     expect(received.map((frame) => frame.msg)).toEqual(['old two', 'live and kept']);
     socket.close();

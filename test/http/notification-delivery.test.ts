@@ -186,7 +186,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     await cycle(hub, [record('api', undefined, { health: 'healthy' })]);
     await cycle(hub, [record('api', undefined, { health: 'unhealthy' })]);
     const agent = { name: 'edge-1' } as Agent;
-    const services = hub.hub.services;
+    const services = hub.hub.parts;
     services.agentEvents.emit({ event: 'agent-disconnect', agent, at: Date.now() });
     services.agentEvents.emit({ event: 'agent-reconnect', agent, at: Date.now() });
     await receiver.waitFor(3);
@@ -203,7 +203,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
       DD_NOTIFICATION_HTTP_OPS_URL: receiver.url,
       DD_NOTIFICATION_HTTP_OPS_SIMPLETITLE: 'Ignored for other events: ${container.name}',
     });
-    const notifications = hub.hub.services.notifications;
+    const notifications = hub.hub.parts.notifications;
     const web = record('web', undefined);
     await notifications.updateApplied({ container: web, fromVersion: '1.0.0', toVersion: '2.0.0', triggerName: 'docker.local' });
     await notifications.updateFailed({ container: web, toVersion: '3.0.0', error: 'pull failed: manifest unknown' });
@@ -227,7 +227,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     await cycle(hub, [record('a', { from: '1', to: '2', diff: 'major' })]);
     await cycle(hub, [record('b', { from: '1', to: '2', diff: 'major' }), record('a', { from: '1', to: '2', diff: 'major' })]);
     expect(receiver.received).toEqual([]);
-    const notifications = hub.hub.services.notifications;
+    const notifications = hub.hub.parts.notifications;
     await notifications.flushDigest('http.ops');
     await notifications.outbox.settled();
     expect(bodies()).toMatchObject([{ kind: 'batch', title: '2 updates available', count: 2 }]);

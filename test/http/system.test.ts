@@ -1,6 +1,6 @@
 import { createStorage, defineDriver } from 'unstorage';
 import { describe, expect, it } from 'vitest';
-import { createHubApp } from '../../hub/src/app';
+import { composeHub } from '../../hub/src/compose-hub';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
 import { createLogRing } from '../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../shared/logging/logger';
@@ -24,7 +24,7 @@ describe('/health readiness', () => {
     }))(undefined);
     const config = loadHubConfig({ DD_STORE_DRIVER: 'memory' }, () => '');
     const logRing = createLogRing();
-    const hub = createHubApp({
+    const hub = composeHub({
       config,
       storage: createStorage({ driver: slowDriver }),
       logger: createLogger({ level: 'info', ring: logRing, sink: silentSink }),
@@ -88,7 +88,7 @@ describeHubMatrix('OpenAPI document', (client) => {
   it('is OpenAPI 3.1.0 and lists every registered route with its scope', async () => {
     const doc = await (await client().request('/api/v1/openapi.json')).json();
     expect(doc.openapi).toBe('3.1.0');
-    const routes = client().hub.services.routes.routes;
+    const routes = client().hub.parts.routes.routes;
     for (const route of routes) {
       const path = route.fullPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       const operation = doc.paths[path]?.[route.spec.method];

@@ -35,7 +35,7 @@ describe('POST /api/v1/containers/{id}/preview', () => {
 
   async function hubWith(env: Record<string, string>, ...records: Container[]): Promise<HubClient> {
     client = await createMemoryHub(env);
-    for (const record of records) await client.hub.services.containers.put(record);
+    for (const record of records) await client.hub.parts.containers.put(record);
     return client;
   }
   const preview = async (hub: HubClient, id: string) => {
@@ -61,8 +61,8 @@ describe('POST /api/v1/containers/{id}/preview', () => {
     // No Docker here: the only blocker is the watcher that does not run on this hub.
     expect(body.blockers).toEqual([expect.objectContaining({ status: 503, applies: 'manual' })]);
     expect(body.canUpdate).toBe(false);
-    expect(hub.hub.services.updates.operationsOf(pending())).toEqual([]);
-    expect(hub.hub.services.updates.unsettled()).toEqual([]);
+    expect(hub.hub.parts.updates.operationsOf(pending())).toEqual([]);
+    expect(hub.hub.parts.updates.unsettled()).toEqual([]);
     const audit = (await (await hub.request('/api/v1/audit?actions=preview')).json()) as { data: AuditEntry[] };
     expect(audit.data).toEqual([
       expect.objectContaining({ action: 'preview', containerName: 'web', fromVersion: '1.0.0', toVersion: '2.0.0', status: 'blocked' }),
@@ -105,7 +105,7 @@ describe('POST /api/v1/containers/{id}/preview', () => {
   it('answers 404 for an unknown container and needs containers:update', async () => {
     const hub = await hubWith(TRIGGER, pending());
     await expectJsonError(await hub.request('/api/v1/containers/nope/preview', { method: 'POST' }), 404);
-    const route = hub.hub.services.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/:id/preview');
+    const route = hub.hub.parts.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/:id/preview');
     expect(route?.spec.access).toBe('containers:update');
   });
 });
@@ -120,8 +120,8 @@ describe('POST /api/v1/containers/update (bulk)', () => {
   it('answers 202 with each container refused as a single update would be, and no batch when none was queued', async () => {
     client = await createMemoryHub(TRIGGER);
     const excluded = pending({ id: 'b'.repeat(64), name: 'excluded', labels: { 'dd.action.exclude': 'update' } });
-    await client.hub.services.containers.put(pending());
-    await client.hub.services.containers.put(excluded);
+    await client.hub.parts.containers.put(pending());
+    await client.hub.parts.containers.put(excluded);
     const response = await client.request(
       '/api/v1/containers/update',
       jsonInit('POST', { containerIds: [pending().id, excluded.id, 'nope'] }),
@@ -152,7 +152,7 @@ describe('POST /api/v1/containers/update (bulk)', () => {
     ]) {
       await expectJsonError(await client.request('/api/v1/containers/update', jsonInit('POST', body)), 400);
     }
-    const route = client.hub.services.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/update');
+    const route = client.hub.parts.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/update');
     expect(route?.spec.access).toBe('containers:update');
   });
 });

@@ -28,7 +28,7 @@ describe('update routes: refusals before anything is queued', () => {
 
   async function hubWith(env: Record<string, string>, ...records: Container[]): Promise<HubClient> {
     client = await createMemoryHub(env);
-    for (const record of records) await client.hub.services.containers.put(record);
+    for (const record of records) await client.hub.parts.containers.put(record);
     return client;
   }
   const update = (hub: HubClient, id: string) => hub.request(`/api/v1/containers/${id}/update`, { method: 'POST' });
@@ -84,7 +84,7 @@ describe('update routes: refusals before anything is queued', () => {
     });
     // The memory hub has no Docker access at all: no watcher can run the update.
     await expectJsonError(await update(hub, local.id), 503);
-    expect(await hub.hub.services.updates.operationsOf(local)).toEqual([]);
+    expect(await hub.hub.parts.updates.operationsOf(local)).toEqual([]);
   });
 
   it('guards rollback with its confirmation header and 404s a container without backups', async () => {
@@ -117,7 +117,7 @@ describe('update routes: refusals before anything is queued', () => {
   it('needs the containers:update scope for update, rollback and cancel', async () => {
     const hub = await hubWith({ ...TRIGGER, DD_AUTH_BASIC_ADMIN_USER: 'admin', DD_AUTH_BASIC_ADMIN_HASH: ARGON_HASH }, pending());
     expect((await update(hub, pending().id)).status).toBe(401);
-    const routes = hub.hub.services.routes.routes.filter((route) =>
+    const routes = hub.hub.parts.routes.routes.filter((route) =>
       ['/api/v1/containers/:id/update', '/api/v1/containers/:id/rollback', '/api/v1/operations/:id/cancel'].includes(route.fullPath),
     );
     expect(routes.map((route) => route.spec.access)).toEqual(['containers:update', 'containers:update', 'containers:update']);

@@ -32,7 +32,7 @@ const outdated = { ...withImage(containerRecord({ id: '6'.repeat(64), name: 'out
 const outdatedOnAgent = { ...containerRecord({ id: '7'.repeat(64), name: 'remote', agent: 'nas' }), ...pending };
 
 async function seed(client: HubClient): Promise<void> {
-  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent]) await client.hub.services.containers.put(record);
+  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent]) await client.hub.parts.containers.put(record);
 }
 
 async function metric(client: HubClient, line: RegExp): Promise<string | undefined> {

@@ -78,7 +78,7 @@ describe('action webhooks on a real Docker Engine', () => {
       sink: silentSink,
     });
     // Each watcher's run shortly after start; the yearly cron adds none during the test.
-    await until(() => hub.hub.services.fleet.all().every((watcher) => watcher.lastRunAt !== undefined), 30_000);
+    await until(() => hub.hub.parts.fleet.all().every((watcher) => watcher.lastRunAt !== undefined), 30_000);
   }, 120_000);
 
   afterAll(async () => {
@@ -109,7 +109,7 @@ describe('action webhooks on a real Docker Engine', () => {
     const { result } = (await picked.json()) as { result: { container: Container } };
     expect(result.container).toMatchObject({ name: 'web', watcher: 'east', updateAvailable: true, updateKind: { remoteValue: '1.1.0' } });
     // Only east was checked: local's record still shows the state of its last cycle.
-    const local = hub.hub.services.containers.all().find((c) => c.name === 'web' && c.watcher === 'local');
+    const local = hub.hub.parts.containers.all().find((c) => c.name === 'web' && c.watcher === 'local');
     expect(local?.updateAvailable).toBe(false);
   });
 

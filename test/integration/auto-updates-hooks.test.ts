@@ -36,7 +36,7 @@ describe('automatic updates and hooks on a real Docker Engine and registry', () 
   const operationsOf = async (name: string): Promise<UpdateOperation[]> => {
     const container = await byName(name);
     if (!container) throw new Error(`${name} is not in the inventory`);
-    return hub.services.updates.operationsOf(container);
+    return hub.parts.updates.operationsOf(container);
   };
 
   async function setMode(updateMode: 'notify' | 'manual' | 'auto'): Promise<void> {
@@ -56,15 +56,15 @@ describe('automatic updates and hooks on a real Docker Engine and registry', () 
   async function watch(): Promise<void> {
     const response = await hub.api('/api/v1/containers/watch', post);
     expect(response.status).toBe(200);
-    await hub.services.updates.idle();
+    await hub.parts.updates.idle();
   }
 
   async function updateAndSettle(containerId: string): Promise<UpdateOperation> {
     const response = await hub.api(`/api/v1/containers/${containerId}/update`, post);
     const body = (await response.json()) as { operationId: string };
     expect(response.status).toBe(202);
-    await hub.services.updates.idle();
-    const operation = hub.services.updates.get(body.operationId);
+    await hub.parts.updates.idle();
+    const operation = hub.parts.updates.get(body.operationId);
     if (!operation) throw new Error('operation not found');
     return operation;
   }
@@ -219,8 +219,8 @@ describe('automatic updates and hooks on a real Docker Engine and registry', () 
       const response = await bare.api(`/api/v1/containers/${id}/update`, post);
       expect(response.status).toBe(202);
       const { operationId } = (await response.json()) as { operationId: string };
-      await bare.services.updates.idle();
-      const operation = bare.services.updates.get(operationId);
+      await bare.parts.updates.idle();
+      const operation = bare.parts.updates.get(operationId);
       expect(operation).toMatchObject({ status: 'failed', phase: 'prepare' });
       expect(operation?.lastError).toContain('cannot run: this runtime (node) runs no commands');
       await expect(readFile(join(dir, 'never.txt'))).rejects.toThrow();

@@ -117,7 +117,7 @@ describe('compose files follow updates, on a real Docker Engine and registry', (
     expect(await readFile(done.composeFile?.backupPath as string, 'utf8')).toBe(baseText);
 
     // The audit entry the hub writes once such an operation settles.
-    await auditComposeFile(hub.services, done);
+    await auditComposeFile(hub.parts, done);
     const entries = (await hub.json<{ data: AuditEntry[] }>('/api/v1/audit?actions=compose-file-updated')).data;
     expect(entries[0]).toMatchObject({
       action: 'compose-file-updated',

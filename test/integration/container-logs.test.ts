@@ -194,7 +194,7 @@ describe('container logs on a real Docker Engine', () => {
     const id = await runContainer(docker, { name: 'ticker2', image: IMAGE, cmd: ['sh', '-c', TICKER] });
     await hub.refresh();
     // Observes the hub's own Docker host: the stream the route opened, and when it ends.
-    const host = hub.services.fleet.all()[0]?.host as DockerHost;
+    const host = hub.parts.fleet.all()[0]?.host as DockerHost;
     const logs = host.logs;
     let signal: AbortSignal | undefined;
     let released!: () => void;

@@ -56,7 +56,7 @@ describe('container updates through the hub on a real Docker Engine and registry
       const current = await operation(id);
       if (SETTLED.includes(current.status)) {
         // Its follow-ups (inventory, audit, notifications) end just after the status is written.
-        await hub.services.updates.idle();
+        await hub.parts.updates.idle();
         return current;
       }
       if (Date.now() > deadline) throw new Error(`operation ${id} still ${current.status}/${current.phase}`);

@@ -47,7 +47,7 @@ describe('updates of an edge agent container, run by the agent on its own docker
       DD_EDGE_AUTHORIZED_KEYS: bed.authorizedKeys,
       DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '5',
     });
-    hub.hub.services.events.subscribe((event) => {
+    hub.hub.parts.events.subscribe((event) => {
       const payload = event.data as Record<string, unknown>;
       const id = String(payload['operationId'] ?? '');
       if (event.type === 'dd:update-operation-changed') phases.set(id, [...(phases.get(id) ?? []), String(payload['phase'])]);

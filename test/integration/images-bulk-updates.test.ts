@@ -98,7 +98,7 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
     expect(excluded.canUpdate).toBe(false);
     expect(excluded.blockers.map((blocker) => blocker.reason)).toEqual(['excluded-by-labels']);
     expect((await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State}`).sort()).toEqual(before);
-    expect(hub.services.updates.unsettled()).toEqual([]);
+    expect(hub.parts.updates.unsettled()).toEqual([]);
     const audit = (await hub.json<{ data: AuditEntry[] }>('/api/v1/audit?actions=preview')).data;
     expect(audit.map((entry) => `${entry.containerName}:${entry.status}`).sort()).toEqual(['alpha:allowed', 'gamma:blocked']);
   });
@@ -182,7 +182,7 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
   });
 
   it('keeps the image routes for admin', () => {
-    const routes = hub.services.routes.routes.filter((route) => route.fullPath.startsWith('/api/v1/images'));
+    const routes = hub.parts.routes.routes.filter((route) => route.fullPath.startsWith('/api/v1/images'));
     expect(routes.map((route) => `${route.spec.method} ${route.fullPath} ${route.spec.access}`).sort()).toEqual([
       'get /api/v1/images admin',
       'get /api/v1/images/prune-preview admin',

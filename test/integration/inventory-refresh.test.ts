@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerHost } from '../../edge-agent/src/docker';
-import type { Hub } from '../../hub/src/app';
+import type { Hub } from '../../hub/src/compose-hub';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { createMemoryHub } from '../support/hub-harness';

@@ -68,7 +68,7 @@ describe('notifications from a real watch cycle to a real webhook receiver', () 
   async function watchAll(): Promise<void> {
     const response = await fetch(`${hub.url}/api/v1/containers/watch`, { method: 'POST' });
     expect(response.status).toBe(200);
-    await hub.hub.services.notifications.outbox.settled();
+    await hub.hub.parts.notifications.outbox.settled();
   }
 
   const delivered = (path: string) =>

@@ -107,8 +107,8 @@ describe('registry push → registry webhook → notification, without a watch c
     });
     relay.target = `${hub.url}/api/v1/webhooks/registry`;
     // The one cycle of this test: the watcher's run shortly after start (the cron is yearly).
-    await until(() => hub.hub.services.fleet.all()[0]?.lastRunAt !== undefined, 30_000);
-    await hub.hub.services.notifications.outbox.settled();
+    await until(() => hub.hub.parts.fleet.all()[0]?.lastRunAt !== undefined, 30_000);
+    await hub.hub.parts.notifications.outbox.settled();
   }, 120_000);
 
   afterAll(async () => {
@@ -127,7 +127,7 @@ describe('registry push → registry webhook → notification, without a watch c
   });
 
   it('a push of a new tag notifies for every container of that repository, with no watch cycle run', async () => {
-    const watcher = hub.hub.services.fleet.all()[0];
+    const watcher = hub.hub.parts.fleet.all()[0];
     const lastCycle = watcher?.lastRunAt;
     const tagListsBefore = await tagListRequests('test/app');
 
@@ -162,7 +162,7 @@ describe('registry push → registry webhook → notification, without a watch c
   });
 
   it('/metrics shows the activity: webhooks, deliveries, containers, updates, cycles, registry requests, audit', async () => {
-    await hub.hub.services.notifications.outbox.settled();
+    await hub.hub.parts.notifications.outbox.settled();
     const text = await metrics();
     expect(metricValue(text, 'dd_webhook_total{action="registry"}')).toBeGreaterThanOrEqual(1);
     expect(metricValue(text, 'dd_trigger_deliveries_total{trigger="http.ops",result="delivered"}')).toBe(2);

@@ -115,7 +115,7 @@ describe('containers the hub depends on are not updated by it', () => {
       method: 'POST',
     });
     expect(preview).toMatchObject({ canUpdate: false, blockers: [{ reason: 'hub-lifeline' }] });
-    expect(hub.services.updates.unsettled()).toEqual([]);
+    expect(hub.parts.updates.unsettled()).toEqual([]);
     expect((await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State} ${c.Image}`).sort()).toEqual(before);
   });
 

@@ -8,7 +8,7 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import type { Hub } from '../../hub/src/app';
+import type { Hub } from '../../hub/src/compose-hub';
 import type { DockerHost } from '../../shared/docker/docker-host';
 import { silentSink } from '../../shared/logging/logger';
 import type { Container } from '../../shared/schemas/container';
@@ -117,7 +117,7 @@ describe('a container removed between list and inspect', () => {
     rig = removingAfterList(dockerd.dockerHost, dockerd);
     hub = await startHubOn(rig.host, dockerd.socketPath);
     // The watcher's own first cycle (2 s after start) fills the store; nothing else lists after it.
-    await waitFor(() => hub.services.fleet.all()[0]?.lastRunAt, 20_000);
+    await waitFor(() => hub.parts.fleet.all()[0]?.lastRunAt, 20_000);
   }, 90_000);
   afterAll(async () => {
     await hub?.stop();
@@ -157,7 +157,7 @@ describe('a container removed between list and inspect', () => {
     const newcomer = await runContainer(dockerd.docker, { name: 'newcomer', image: ref('1.0.0') });
     rig.removeAfterNextList(newcomer);
     rig.inspected.length = 0;
-    const watcher = hub.services.fleet.all()[0];
+    const watcher = hub.parts.fleet.all()[0];
     const result = await watcher?.watch();
     expect(rig.inspected).toContain(newcomer);
     expect({ authoritative: result?.authoritative, errors: result?.errors, removedIds: result?.removedIds }).toEqual({

@@ -22,7 +22,7 @@ const CONFIRMED_OPERATIONS = [
 ] as const;
 
 const served = (client: HubClient, operation: (typeof CONFIRMED_OPERATIONS)[number]) =>
-  client.hub.services.routes.routes.find((route) => route.spec.method === operation.method && route.matcher.test(operation.path));
+  client.hub.parts.routes.routes.find((route) => route.spec.method === operation.method && route.matcher.test(operation.path));
 
 describeHubMatrix('confirmation header of spec 4.1', (client) => {
   it('serves every operation of the table, each with its token', () => {
@@ -33,7 +33,7 @@ describeHubMatrix('confirmation header of spec 4.1', (client) => {
 
   it('asks for no token outside the table', () => {
     const confirmed = client()
-      .hub.services.routes.routes.filter((route) => route.spec.confirm !== undefined)
+      .hub.parts.routes.routes.filter((route) => route.spec.confirm !== undefined)
       .map((route) => `${route.spec.method} ${route.fullPath} ${route.spec.confirm}`);
     const listed = CONFIRMED_OPERATIONS.map((operation) => `${operation.method} ${operation.route} ${operation.token}`);
     for (const entry of confirmed) expect(listed).toContain(entry);

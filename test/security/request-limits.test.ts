@@ -149,7 +149,7 @@ describe('which routes have a limit of their own', () => {
   it('is exactly sign-in, env reveal, the UI stream, the WebSocket streams and the webhooks', async () => {
     const client = await createMemoryHub();
     try {
-      const routes = client.hub.services.routes.routes;
+      const routes = client.hub.parts.routes.routes;
       const own = routes.filter(hasOwnLimit).map((route) => `${route.spec.method} ${route.fullPath}`);
       // The edge agents' socket limits its upgrades itself; it arrives with the edge capability.
       const edge = routes.some((route) => route.fullPath === '/api/v1/edge/ws') ? ['get /api/v1/edge/ws'] : [];

@@ -166,7 +166,7 @@ function expectCleanAnswers(result: ScenarioResult, digests: readonly string[]):
 }
 
 async function digestsOf(client: HubClient, keyIds: readonly string[]): Promise<string[]> {
-  const digests = keyIds.map((keyId) => client.hub.services.apiKeys.get(keyId)?.digest);
+  const digests = keyIds.map((keyId) => client.hub.parts.apiKeys.get(keyId)?.digest);
   expect(digests.every((digest) => typeof digest === 'string' && digest.length === 64)).toBe(true);
   return digests as string[];
 }

@@ -1,9 +1,9 @@
 import { createStorage } from 'unstorage';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { type StartNodeHubOptions, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import { createHubApp, type Hub } from '../../hub/src/app';
+import type { HubInput } from '../../hub/src/compose-hub';
+import { composeHub, type Hub } from '../../hub/src/compose-hub';
 import { loadHubConfig } from '../../hub/src/config/hub-config';
-import type { HubDeps } from '../../hub/src/hub-deps';
 import { loadRegistryProvidersFromEnv } from '../../hub/src/registries/load-registry-providers';
 import type { Environment } from '../../shared/config/env-source';
 import { createLogRing } from '../../shared/logging/log-ring';
@@ -43,13 +43,13 @@ function capturingSink(into: HubClient['logged']): LogSink {
  * The hub in memory: createHubApp with the memory driver, requests through app.request. `deps`
  * adds what a test needs besides (a Docker host, a shorter deadline).
  */
-export async function createMemoryHub(env: Environment = {}, deps: Partial<HubDeps> = {}): Promise<HubClient> {
+export async function createMemoryHub(env: Environment = {}, deps: Partial<HubInput> = {}): Promise<HubClient> {
   const logged: HubClient['logged'] = [];
   const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...HARNESS_REQUEST_LIMIT, ...env }, readNothing);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: capturingSink(logged) });
   const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
-  const hub = createHubApp({
+  const hub = composeHub({
     config,
     storage: createStorage(),
     logger,

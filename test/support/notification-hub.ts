@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage';
-import type { HubDeps } from '../../hub/src/hub-deps';
+import type { HubInput } from '../../hub/src/compose-hub';
 import { simulatedContainer } from '../../hub/src/notifications/simulated-container';
 import { applyInventory } from '../../hub/src/watchers/apply-inventory';
 import type { Environment } from '../../shared/config/env-source';
@@ -8,10 +8,10 @@ import type { SemverDiff } from '../../shared/update/update-kind';
 import { createMemoryHub, type HubClient } from './hub-harness';
 
 /** Retries in milliseconds, so a test sees dead-letter without waiting half an hour. */
-export const FAST_RETRIES: HubDeps['notificationTiming'] = { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, random: () => 0.5 };
+export const FAST_RETRIES: HubInput['notificationTiming'] = { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, random: () => 0.5 };
 
 /** A memory hub with notification triggers from `env`, over `storage` when a restart must find it again. */
-export function notificationHub(env: Environment, options: { storage?: Storage; timing?: HubDeps['notificationTiming'] } = {}) {
+export function notificationHub(env: Environment, options: { storage?: Storage; timing?: HubInput['notificationTiming'] } = {}) {
   return createMemoryHub(
     { DD_SERVER_RATELIMIT_MAX: '1000000000', ...env },
     {
@@ -52,7 +52,7 @@ export function record(
 
 /** One watch cycle's records applied the way the watchers apply them, notifications included, then (unless told not to) every delivery it caused finished. */
 export async function cycle(hub: HubClient, records: Container[], options: { settle?: boolean } = {}): Promise<void> {
-  const services = hub.hub.services;
+  const services = hub.hub.parts;
   await applyInventory(
     { records, removedIds: [], errors: [], authoritative: true },
     {

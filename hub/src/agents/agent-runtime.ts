@@ -1,14 +1,21 @@
 import { imageOf } from '../../../shared/containers/container-record';
 import type { DockerContainerDetails, DockerImageDetails } from '../../../shared/docker/docker-host';
 import type { EdgeWatcher } from '../../../shared/edge/protocol';
-import type { HubServices } from '../hub-services';
-import { watchCycleRecorder } from '../metrics/hub-metrics';
-import { DockerWatcher } from '../watchers/docker-watcher';
+import type { Logger } from '../../../shared/logging/logger';
+import type { Publish } from '../events/event-bus';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
+import type { DockerWatcher } from '../watchers/docker-watcher';
 import { toPublicContainer } from '../watchers/public-container';
+import type { WatcherFactory } from '../watchers/watcher-factory';
 import { EdgeDockerHost, type EdgeLink } from './edge-docker-host';
 
 export interface AgentRuntimeDeps {
-  services: HubServices;
+  newWatcher: WatcherFactory;
+  containers: Pick<ContainerStore, 'all' | 'remove'>;
+  audit: Pick<AuditStore, 'append'>;
+  publish: Publish;
+  logger: Logger;
   requestTimeoutMs: number;
   /** A record of this agent was added, changed or removed (its counts may have moved). */
   onRecordsChanged: () => void;
@@ -73,7 +80,7 @@ export class AgentRuntime {
       changes.removed.push(entry.watcher);
       if (config) changes.added.push(this.create(config, entry.host).watcher);
       this.retire(entry, config === undefined).catch((error: unknown) =>
-        this.deps.services.logger.warn('could not retire an agent watcher', { agent: this.name, watcher: name, error: String(error) }),
+        this.deps.logger.warn('could not retire an agent watcher', { agent: this.name, watcher: name, error: String(error) }),
       );
     }
     for (const config of announced) {
@@ -118,7 +125,7 @@ export class AgentRuntime {
     }
     entry.watcher
       .watch({ joinCycle: true })
-      .catch((error: unknown) => this.deps.services.logger.warn('agent watch cycle failed', { agent: this.name, error: String(error) }));
+      .catch((error: unknown) => this.deps.logger.warn('agent watch cycle failed', { agent: this.name, error: String(error) }));
   }
 
   async stop(): Promise<void> {
@@ -126,7 +133,6 @@ export class AgentRuntime {
   }
 
   private create(config: EdgeWatcher, reuse: EdgeDockerHost | undefined): AgentWatcher {
-    const { services } = this.deps;
     const host =
       reuse ??
       new EdgeDockerHost({
@@ -135,8 +141,8 @@ export class AgentRuntime {
         endpoint: config.endpoint,
         requestTimeoutMs: this.deps.requestTimeoutMs,
       });
-    const watcher = new DockerWatcher({
-      config: {
+    const watcher = this.deps.newWatcher(
+      {
         name: config.name,
         // Not dialled: the agent reaches Docker. Kept for the type; the masked endpoint is on the host.
         endpoint: { socketPath: config.endpoint },
@@ -146,42 +152,27 @@ export class AgentRuntime {
         watchAll: config.watchAll,
       },
       host,
-      agent: this.name,
-      store: services.containers,
-      lookups: services.registries?.lookups,
-      policies: services.tagPolicies,
-      thresholdDays: services.config.ui.maturityThresholdDays,
-      logger: services.logger.child(`watcher.docker.${this.name}.${config.name}`),
-      now: services.now,
-      startDelayMs: 0,
-      publish: (type, data) => {
-        services.publish(type, data);
-        this.deps.onRecordsChanged();
-      },
-      audit: (record) => services.audit.append(record),
-      // Agents' containers raise the same notification events as local ones.
-      notify: (changes) => services.notifications.inventoryApplied(changes),
-      // ...and go through the same automatic-update policy (updates then run on the agent).
-      autoUpdate: (changes) => services.autoUpdates.inventoryApplied(changes),
-      onCycle: watchCycleRecorder(services.metrics, config.name, this.name),
-    });
+      // Agents' containers raise the same notification events and go through the same
+      // automatic-update policy as local ones (updates then run on the agent).
+      { agent: this.name, startDelayMs: 0, onPublished: this.deps.onRecordsChanged },
+    );
     const entry: AgentWatcher = { config, host, watcher, running: false };
     this.watchers.set(config.name, entry);
     return entry;
   }
 
   private async dropRecords(watcherName: string): Promise<void> {
-    const { services } = this.deps;
-    const records = services.containers.all().filter((c) => c.agent === this.name && c.watcher === watcherName);
+    const { containers, audit, publish } = this.deps;
+    const records = containers.all().filter((c) => c.agent === this.name && c.watcher === watcherName);
     for (const record of records) {
-      await services.containers.remove(record.id);
-      await services.audit.append({
+      await containers.remove(record.id);
+      await audit.append({
         action: 'container-removed',
         containerName: record.name,
         containerImage: imageOf(record),
         details: `agent ${this.name} no longer has watcher ${watcherName}`,
       });
-      services.publish('dd:container-removed', toPublicContainer(record));
+      publish('dd:container-removed', toPublicContainer(record));
     }
     if (records.length > 0) this.deps.onRecordsChanged();
   }

@@ -1,10 +1,12 @@
 import type { Context } from 'hono';
 import { timingSafeEqualFixed } from '../../../shared/crypto/timing-safe-equal';
+import type { Logger } from '../../../shared/logging/logger';
 import { KEY_PREFIX } from '../../../shared/schemas/api-key';
 import { errorBody } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter } from '../http/rate-limit';
-import type { HubServices } from '../hub-services';
+import type { ApiKeyStore } from '../store/api-key-store';
+import type { AuditStore } from '../store/audit-store';
 import { digestSecret, looksLikeApiKey, parseCredential } from './api-key-credential';
 import type { Principal } from './principal';
 
@@ -47,9 +49,18 @@ function bearerValue(c: Context<HubEnv>): string | undefined {
   return BEARER.exec(header.trim())?.[1];
 }
 
-export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenticator {
-  const { apiKeys, now } = services;
-  const logger = services.logger.child('auth.api-key');
+/** API key authentication (spec 5.4): the keys, the clock, and where failures are logged and audited. */
+export interface ApiKeyAuthenticatorDeps {
+  apiKeys: Pick<ApiKeyStore, 'get' | 'statusOf' | 'touch'>;
+  now: () => number;
+  logger: Logger;
+  audit: Pick<AuditStore, 'append'>;
+  clientAddress: (c: Context) => string | undefined;
+}
+
+export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKeyAuthenticator {
+  const { apiKeys, now, clientAddress } = deps;
+  const logger = deps.logger.child('auth.api-key');
   const requests = createRateLimiter({ limit: DEFAULT_KEY_REQUEST_LIMIT, windowMs: WINDOW_MS, now });
   const failures = createRateLimiter({ limit: FAILED_ATTEMPT_LIMIT, windowMs: WINDOW_MS, now });
   const auditedFailures = createRateLimiter({ limit: 1, windowMs: AUDIT_FAILURE_WINDOW_MS, now });
@@ -64,7 +75,7 @@ export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenti
     if (auditedFailures.take(address).allowed) {
       // Never the credential: the key id (when it parsed) and why, for whoever reads the trail.
       const details = `API key authentication failed (${reason})${keyId ? ` for key ${keyId}` : ''} from ${address}`;
-      await services.audit.append({ action: 'api-key-auth-failed', status: 'failed', details });
+      await deps.audit.append({ action: 'api-key-auth-failed', status: 'failed', details });
       logger.warn('API key authentication failed', { reason, keyId, address });
     }
     if (!counted.allowed) return tooMany(c, counted.retryAfterSeconds, 'Too many failed API key attempts');
@@ -93,7 +104,7 @@ export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenti
     async authenticate(c) {
       const value = bearerValue(c);
       if (value === undefined || !looksLikeApiKey(value)) return undefined;
-      const address = services.deps.clientAddress?.(c) ?? UNKNOWN_CLIENT_ADDRESS;
+      const address = clientAddress(c) ?? UNKNOWN_CLIENT_ADDRESS;
       // Checked before the key: answering a blocked address 401 or 200 would still tell a guess right from wrong.
       const blocked = failures.peek(address);
       if (!blocked.allowed) return tooMany(c, blocked.retryAfterSeconds, 'Too many failed API key attempts');

@@ -1,13 +1,14 @@
 import type { Context } from 'hono';
+import type { UpgradeWebSocket } from 'hono/ws';
 import { EDGE_SUBPROTOCOLS, edgeProtocolOf } from '../../../shared/edge/protocol';
+import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
 import { isSameOrigin } from '../http/same-origin';
 import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS, tooManyRequests } from '../http/server-rate-limit';
-import type { HubServices } from '../hub-services';
-import type { EdgeHub } from './edge-hub';
+import type { EdgeSessions } from './edge-sessions';
 
 export const EDGE_WS_PATH = '/edge/ws';
 
@@ -30,15 +31,25 @@ export function selectEdgeSubprotocol(offered: Iterable<string>): string | undef
   return EDGE_SUBPROTOCOLS.find((token) => set.has(token));
 }
 
+/** The agents' WebSocket endpoint: the runtime's upgrader, the upgrade limit, and the sessions it hands sockets to. */
+export interface EdgeEndpointDeps {
+  /** Absent where the runtime cannot upgrade: the endpoint answers 501. */
+  upgradeWebSocket: UpgradeWebSocket<unknown> | undefined;
+  clientAddress: (c: Context) => string | undefined;
+  config: Pick<HubConfig, 'server'>;
+  now: () => number;
+  edge: EdgeSessions;
+}
+
 /**
  * What the edge upgrade checks (docs/edge-protocol.md "Connecting"). Like acceptWebSocket of the
  * UI streams but without a session: agents sign in inside the socket. The per-address upgrade
  * limit (DD_SERVER_RATELIMIT_WEBSOCKET per 15 minutes) comes first, so refused attempts count.
  */
-function acceptEdgeUpgrade(c: Context<HubEnv>, services: HubServices, limiter: RateLimiter): { token: string; protocol: string } {
-  if (!services.deps.upgradeWebSocket) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
-  const address = services.deps.clientAddress?.(c);
-  const limit = services.config.server.webSocketUpgradeLimit;
+function acceptEdgeUpgrade(c: Context<HubEnv>, deps: EdgeEndpointDeps, limiter: RateLimiter): { token: string; protocol: string } {
+  if (!deps.upgradeWebSocket) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
+  const address = deps.clientAddress(c);
+  const limit = deps.config.server.webSocketUpgradeLimit;
   const decision = limiter.take(address === undefined ? 'unknown' : `ip:${address}`);
   if (!decision.allowed) throw tooManyRequests(`At most ${limit} WebSocket upgrades per 15 minutes from one address`, decision, limit);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
@@ -46,7 +57,7 @@ function acceptEdgeUpgrade(c: Context<HubEnv>, services: HubServices, limiter: R
       supported: [...EDGE_SUBPROTOCOLS],
     });
   }
-  if (!isSameOrigin(c, services.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+  if (!isSameOrigin(c, deps.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
   const token = selectEdgeSubprotocol(offeredProtocols(c.req.header('sec-websocket-protocol')));
   const protocol = token === undefined ? undefined : edgeProtocolOf(token);
   if (token === undefined || protocol === undefined) {
@@ -56,11 +67,12 @@ function acceptEdgeUpgrade(c: Context<HubEnv>, services: HubServices, limiter: R
 }
 
 /** GET /api/v1/edge/ws: the agents' WebSocket (registered only with DD_EXPERIMENTAL_EDGE on). */
-export function registerEdgeEndpoint(api: RouteGroup, services: HubServices, edge: EdgeHub): void {
+export function registerEdgeEndpoint(api: RouteGroup, deps: EdgeEndpointDeps): void {
+  const { edge } = deps;
   const limiter = createRateLimiter({
-    limit: services.config.server.webSocketUpgradeLimit,
+    limit: deps.config.server.webSocketUpgradeLimit,
     windowMs: REQUEST_LIMIT_WINDOW_MS,
-    now: services.now,
+    now: deps.now,
     maxKeys: MAX_TRACKED_CLIENTS,
   });
   api.add(
@@ -80,12 +92,12 @@ export function registerEdgeEndpoint(api: RouteGroup, services: HubServices, edg
       },
     },
     (c) => {
-      const { token, protocol } = acceptEdgeUpgrade(c, services, limiter);
+      const { token, protocol } = acceptEdgeUpgrade(c, deps, limiter);
       // The listener opens before stored state is loaded; an agent then retries with its backoff.
       if (!edge.ready) throw new HttpError(503, 'The hub is starting', undefined, { 'Retry-After': '1' });
-      const upgrade = services.deps.upgradeWebSocket as NonNullable<typeof services.deps.upgradeWebSocket>;
+      const upgrade = deps.upgradeWebSocket as NonNullable<typeof deps.upgradeWebSocket>;
       // The token is for runtimes whose helper writes the 101 itself (Workers); on Node, ws's handleProtocols picks it.
-      return upgrade(c, edge.connect({ protocol, address: services.deps.clientAddress?.(c) }), { protocol: token });
+      return upgrade(c, edge.connect({ protocol, address: deps.clientAddress(c) }), { protocol: token });
     },
   );
 }

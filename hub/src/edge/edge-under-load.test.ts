@@ -8,9 +8,9 @@ import { edgeKeyId, generateEdgeKeyPair, newChallenge, signChallenge, toBase64 }
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { createMemoryHub, jsonInit } from '../../../test/support/hub-harness';
-import type { EdgeHub } from './edge-hub';
 import { createEdgeKeyStore } from './edge-key-store';
 import { EdgeSession, type HelloFrame, type SessionOwner, type SignInVerdict } from './edge-session';
+import type { EdgeSessions } from './edge-sessions';
 import { createSignInCheck } from './sign-in-check';
 
 /**
@@ -177,7 +177,7 @@ describe('edge sign-in and revocation under load', () => {
         close: (code) => closes.push(code ?? 1005),
         readyState: 1,
       });
-      const events = (client.hub.services.edge as EdgeHub).connect({ protocol: EDGE_PROTOCOL, address: undefined });
+      const events = (client.hub.parts.edge as EdgeSessions).connect({ protocol: EDGE_PROTOCOL, address: undefined });
       events.onOpen?.(new Event('open'), ws);
       const challenge = sent[0]?.challenge as string;
       const signed = hello({ keyId, signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, 'nas') });

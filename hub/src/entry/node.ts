@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    running.hub.services.logger.info('shutting down', { signal });
+    running.hub.parts.logger.info('shutting down', { signal });
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     running.close().then(
       () => process.exit(0),

@@ -1,11 +1,14 @@
 import type { Context } from 'hono';
+import type { Logger } from '../../../shared/logging/logger';
 import type { Principal } from '../auth/principal';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { HubDeps } from '../hub-deps';
+import type { ConnectedClients } from './connected-clients';
 import { createConnectionLimiter } from './connection-limiter';
+import type { EventBus } from './event-bus';
 import { openUiEventStream } from './ui-event-stream';
 
 /** Tuning of the UI stream. Absent fields take the spec's values; tests shorten the heartbeat. */
@@ -56,7 +59,7 @@ function identityOf(principal: Principal): string | undefined {
 }
 
 /** Headers of every SSE answer of the hub (the UI stream, the stats streams). */
-export function streamHeaders(runtime: HubServices['deps']['runtime']): Record<string, string> {
+export function streamHeaders(runtime: HubDeps['runtime']): Record<string, string> {
   return {
     'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache',
@@ -67,11 +70,24 @@ export function streamHeaders(runtime: HubServices['deps']['runtime']): Record<s
   };
 }
 
-export function registerUiEventRoutes(api: RouteGroup, services: HubServices): void {
-  const { events, connectedClients, deps } = services;
+/** The UI event stream (spec 6.1): the bus it follows, who is connected, and the runtime's view of the socket. */
+export interface UiEventRoutesDeps {
+  events: EventBus;
+  connectedClients: ConnectedClients;
+  logger: Logger;
+  runtime: HubDeps['runtime'];
+  clientAddress: (c: Context) => string | undefined;
+  /** Cuts the client's connection at once; undefined where the runtime cannot (the stream errors itself). */
+  dropConnection: ((c: Context) => void) | undefined;
+  /** Tuning of the stream (heartbeat, caps); the spec's values where undefined. */
+  uiEvents: UiEventStreamSettings | undefined;
+}
+
+export function registerUiEventRoutes(api: RouteGroup, deps: UiEventRoutesDeps): void {
+  const { events, connectedClients, runtime, clientAddress, dropConnection } = deps;
   const settings = { ...UI_STREAM_DEFAULTS, ...deps.uiEvents };
   const limiter = createConnectionLimiter({ perIp: settings.maxPerIp, perSession: settings.maxPerSession });
-  const logger = services.logger.child('events.ui');
+  const logger = deps.logger.child('events.ui');
 
   api.add(
     {
@@ -84,10 +100,10 @@ export function registerUiEventRoutes(api: RouteGroup, services: HubServices): v
       statuses: { 400: 'last-event-id is too long', 429: 'Too many open streams from this address or session' },
     },
     (c: Context<HubEnv>, { query }) => {
-      const headers = streamHeaders(deps.runtime);
+      const headers = streamHeaders(runtime);
       // Hono answers HEAD from the GET handler and drops the body uncancelled: no stream, no slot.
       if (c.req.method === 'HEAD') return c.body(null, 200, headers);
-      const ip = deps.clientAddress?.(c) ?? UNKNOWN_CLIENT_ADDRESS;
+      const ip = clientAddress(c) ?? UNKNOWN_CLIENT_ADDRESS;
       const slot = limiter.acquire({ ip, session: identityOf(c.get('principal')) });
       if (!slot.ok) {
         const what = slot.scope === 'ip' ? 'this address' : 'this session';
@@ -108,7 +124,7 @@ export function registerUiEventRoutes(api: RouteGroup, services: HubServices): v
         heartbeatMs: settings.heartbeatMs,
         queueLimit: settings.queueLimit,
         signal: c.req.raw.signal,
-        disconnect: deps.dropConnection && (() => deps.dropConnection?.(c)),
+        disconnect: dropConnection && (() => dropConnection(c)),
         onEnd: (reason) => {
           slot.release();
           if (reason === 'too-slow')

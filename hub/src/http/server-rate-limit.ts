@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { HubServices } from '../hub-services';
+import type { HubConfig } from '../config/hub-config';
 import { HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
 import { createRateLimiter, type RateLimitDecision } from './rate-limit';
-import type { RegisteredRoute } from './route-table';
+import type { RegisteredRoute, RouteTable } from './route-table';
 
 /** The window of the server-wide request limit and of the WebSocket upgrade limit (decisions §5, spec 8). */
 export const REQUEST_LIMIT_WINDOW_MS = 15 * 60_000;
@@ -24,15 +24,24 @@ const UNVERSIONED_API = /^\/api(?:$|\/(?!v1(?:$|\/)))/;
 // A runtime that cannot name the caller puts every such caller in one bucket (as the other limits do).
 const UNKNOWN_CLIENT = 'unknown';
 
+/** The server-wide request limit: its configured ceiling, the clock, and the routes it exempts. */
+export interface ServerRateLimitDeps {
+  config: Pick<HubConfig, 'server'>;
+  now: () => number;
+  /** Every registered route; those with a limit of their own are not counted here. */
+  routes: Pick<RouteTable, 'routes'>;
+  clientAddress: (c: Context) => string | undefined;
+}
+
 /**
  * Whom a per-client limit counts: the signed-in user (all of their sessions together, so signing
  * in again buys no fresh budget), the API key, else the client address.
  */
-export function limitIdentity(c: Context<HubEnv>, services: HubServices): string {
+export function limitIdentity(c: Context<HubEnv>, deps: Pick<ServerRateLimitDeps, 'clientAddress'>): string {
   const principal = c.get('principal');
   if (principal.kind === 'session') return `session:${principal.username}`;
   if (principal.kind === 'api-key') return `api-key:${principal.keyId}`;
-  const address = services.deps.clientAddress?.(c);
+  const address = deps.clientAddress(c);
   return address === undefined ? UNKNOWN_CLIENT : `ip:${address}`;
 }
 
@@ -63,9 +72,9 @@ export function tooManyRequests(message: string, decision: RateLimitDecision, li
  * else the same 1,000, spec 8), which api-key-auth counts: counting them here too would charge a
  * key twice.
  */
-export function serverRateLimit(services: HubServices): MiddlewareHandler<HubEnv> {
-  const limit = services.config.server.requestLimit;
-  const limiter = createRateLimiter({ limit, windowMs: REQUEST_LIMIT_WINDOW_MS, now: services.now, maxKeys: MAX_TRACKED_CLIENTS });
+export function serverRateLimit(deps: ServerRateLimitDeps): MiddlewareHandler<HubEnv> {
+  const limit = deps.config.server.requestLimit;
+  const limiter = createRateLimiter({ limit, windowMs: REQUEST_LIMIT_WINDOW_MS, now: deps.now, maxKeys: MAX_TRACKED_CLIENTS });
   // Read on the first request, when every route is registered; only these few are tested per request.
   let ownLimits: RegisteredRoute[] | undefined;
   let unversionedRoutes: Set<string> | undefined;
@@ -74,10 +83,10 @@ export function serverRateLimit(services: HubServices): MiddlewareHandler<HubEnv
     if (UNLIMITED_PATHS.has(path)) return true;
     if (UNVERSIONED_API.test(path)) {
       // The permanent alias /api/auth/status is a route of its own, so it is counted.
-      unversionedRoutes ??= new Set(services.routes.routes.map((route) => route.fullPath).filter((full) => UNVERSIONED_API.test(full)));
+      unversionedRoutes ??= new Set(deps.routes.routes.map((route) => route.fullPath).filter((full) => UNVERSIONED_API.test(full)));
       return !unversionedRoutes.has(path);
     }
-    ownLimits ??= services.routes.routes.filter(hasOwnLimit);
+    ownLimits ??= deps.routes.routes.filter(hasOwnLimit);
     const method = c.req.method === 'HEAD' ? 'get' : c.req.method.toLowerCase();
     const route = ownLimits.find((candidate) => candidate.spec.method === method && candidate.matcher.test(path));
     // A route's own limit runs in its handler (acceptWebSocket for the streams), which a caller
@@ -88,7 +97,7 @@ export function serverRateLimit(services: HubServices): MiddlewareHandler<HubEnv
 
   return async function limitRequests(c, next) {
     if (c.get('principal').kind === 'api-key' || isExempt(c)) return next();
-    const decision = limiter.take(limitIdentity(c, services));
+    const decision = limiter.take(limitIdentity(c, deps));
     if (!decision.allowed) throw tooManyRequests(`At most ${limit} requests per 15 minutes from one client`, decision, limit);
     return next();
   };

@@ -1,28 +1,19 @@
 import type { Context } from 'hono';
 import type { UpgradeWebSocket } from 'hono/ws';
-import type { HubServices } from '../hub-services';
+import type { HubConfig } from '../config/hub-config';
 import { HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
 import { createRateLimiter, type RateLimiter } from './rate-limit';
 import { isSameOrigin } from './same-origin';
 import { limitIdentity, MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS, tooManyRequests } from './server-rate-limit';
 
-// One upgrade limiter per hub. This gate is a function every WebSocket route calls, so its state
-// hangs off the hub's services; a WeakMap keeps it from outliving them.
-const upgradeLimiters = new WeakMap<HubServices, RateLimiter>();
-
-function upgradeLimiterOf(services: HubServices): RateLimiter {
-  let limiter = upgradeLimiters.get(services);
-  if (!limiter) {
-    limiter = createRateLimiter({
-      limit: services.config.server.webSocketUpgradeLimit,
-      windowMs: REQUEST_LIMIT_WINDOW_MS,
-      now: services.now,
-      maxKeys: MAX_TRACKED_CLIENTS,
-    });
-    upgradeLimiters.set(services, limiter);
-  }
-  return limiter;
+/** The gate of every WebSocket route: the runtime's upgrader, the upgrade limit, and who may stream. */
+export interface WebSocketUpgradeDeps {
+  /** Undefined where the runtime cannot upgrade: the routes answer 501. */
+  upgradeWebSocket: UpgradeWebSocket<unknown> | undefined;
+  config: Pick<HubConfig, 'server' | 'anonymous'>;
+  now: () => number;
+  clientAddress: (c: Context) => string | undefined;
 }
 
 /**
@@ -33,17 +24,35 @@ function upgradeLimiterOf(services: HubServices): RateLimiter {
  * other checks, so refused attempts count too: WebSocket routes are outside the server-wide
  * request limit, and this is their only one.
  */
-export function acceptWebSocket(c: Context<HubEnv>, services: HubServices): UpgradeWebSocket<unknown> {
-  const upgrade = services.deps.upgradeWebSocket;
+export interface WebSocketGate {
+  /** Absent where the runtime cannot upgrade. */
+  readonly upgradeWebSocket: UpgradeWebSocket<unknown> | undefined;
+  /** The runtime's upgrader for this request, or the HttpError that refuses it. */
+  accept(c: Context<HubEnv>): UpgradeWebSocket<unknown>;
+}
+
+/** One gate per hub: every WebSocket route of the UI shares its upgrade limit. */
+export function createWebSocketGate(deps: WebSocketUpgradeDeps): WebSocketGate {
+  const limiter = createRateLimiter({
+    limit: deps.config.server.webSocketUpgradeLimit,
+    windowMs: REQUEST_LIMIT_WINDOW_MS,
+    now: deps.now,
+    maxKeys: MAX_TRACKED_CLIENTS,
+  });
+  return { upgradeWebSocket: deps.upgradeWebSocket, accept: (c) => acceptWebSocket(c, deps, limiter) };
+}
+
+function acceptWebSocket(c: Context<HubEnv>, deps: WebSocketUpgradeDeps, limiter: RateLimiter): UpgradeWebSocket<unknown> {
+  const upgrade = deps.upgradeWebSocket;
   if (!upgrade) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
-  const limit = services.config.server.webSocketUpgradeLimit;
-  const decision = upgradeLimiterOf(services).take(limitIdentity(c, services));
+  const limit = deps.config.server.webSocketUpgradeLimit;
+  const decision = limiter.take(limitIdentity(c, deps));
   if (!decision.allowed) throw tooManyRequests(`At most ${limit} WebSocket upgrades per 15 minutes from one client`, decision, limit);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     throw new HttpError(426, 'This route is a WebSocket stream; connect with Upgrade: websocket');
   }
-  if (!isSameOrigin(c, services.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+  if (!isSameOrigin(c, deps.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
   // Streams are session-only (spec 5.11): without a session cookie the upgrade is refused.
-  if (!services.config.anonymous && c.get('principal').kind !== 'session') throw new HttpError(401, 'A signed-in session is required');
+  if (!deps.config.anonymous && c.get('principal').kind !== 'session') throw new HttpError(401, 'A signed-in session is required');
   return upgrade;
 }

@@ -11,7 +11,8 @@ import {
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
-import type { EdgeHub } from '../edge/edge-hub';
+import type { AgentDirectory } from '../agents/agent-directory';
+import type { InventoryExpectations } from '../agents/inventory-expectations';
 import { describeListenAgent } from './listen-ack';
 import { type ListenAgentConfig, listenAgentUrl } from './listen-agent-config';
 import { causeOf, ListenLink, revisionOf } from './listen-link';
@@ -30,7 +31,8 @@ export interface ListenTimings {
 
 export interface ListenAgentClientOptions {
   config: ListenAgentConfig;
-  edge: EdgeHub;
+  directory: AgentDirectory;
+  expectations: InventoryExpectations;
   fetch: FetchLike;
   logger: Logger;
   now: () => number;
@@ -46,7 +48,7 @@ class ConnectionFailure extends Error {}
 /**
  * The hub's side of one listen-mode agent (decisions §1): it opens the agent's event stream
  * (GET /api/events with X-Dd-Agent-Secret), reads dd:ack, takes the agent's watchers and whole
- * inventory, and from then on mirrors the stream into the agent's runtime, which the edge hub
+ * inventory, and from then on mirrors the stream into the agent's runtime, which the agent directory
  * lists and routes exactly as an edge agent. A dropped or silent stream is reopened with backoff
  * and jitter (1 s to 60 s), and every reconnect is a full resync.
  */
@@ -97,7 +99,7 @@ export class ListenAgentClient {
 
   /** One connection, from the event stream's request to its end; resolves with why it ended. */
   private async connectOnce(): Promise<string> {
-    const { edge, timings, logger, now } = this.options;
+    const { directory, expectations, timings, logger, now } = this.options;
     const controller = new AbortController();
     this.current = controller;
     if (this.stopping.signal.aborted) controller.abort();
@@ -148,12 +150,12 @@ export class ListenAgentClient {
         { agentName: this.name, baseUrl: this.baseUrl, secret: this.options.config.secret, fetch: this.options.fetch, now },
         fail,
       );
-      const runtime = edge.listenConnected(this.name, link, describeListenAgent(ack, watchers, this.options.config));
+      const runtime = directory.connected(this.name, link, describeListenAgent(ack, watchers, this.options.config));
       if (!runtime) return 'the hub is stopping';
       const replica = new ListenReplica(
         this.name,
         runtime,
-        (watcher, operationId) => edge.isAwaitedInventory(this.name, watcher, operationId),
+        (watcher, operationId) => expectations.isAwaited(this.name, watcher, operationId),
         logger,
       );
       replica.applyFull(containers, revision);
@@ -176,7 +178,8 @@ export class ListenAgentClient {
       controller.abort();
       if (link) {
         link.close(EDGE_CLOSE.goingAway, reason);
-        edge.listenDisconnected(this.name, link, silent ? `no data for ${timings.silenceLimitMs} ms` : reason);
+        const why = silent ? `no data for ${timings.silenceLimitMs} ms` : reason;
+        directory.disconnected(this.name, link, { status: 'disconnected', why, brief: why });
       }
     }
   }

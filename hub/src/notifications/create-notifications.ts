@@ -1,16 +1,29 @@
+import type { Storage } from 'unstorage';
 import { ConfigError } from '../../../shared/config/config-error';
 import type { Logger } from '../../../shared/logging/logger';
-import type { HubDeps } from '../hub-deps';
+import type { HubConfig } from '../config/hub-config';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { NotificationRuleStore } from '../store/notification-rule-store';
 import { toPublicContainer } from '../watchers/public-container';
+import type { AnyNotificationProviderDefinition, NotificationProviderHooks } from './notification-provider';
 import { createNotificationService, type NotificationService, type NotificationServiceDeps } from './notification-service';
 import { loadNotificationTriggers, NOTIFICATION_PREFIX } from './notification-triggers';
-import { DEFAULT_OUTBOX_TIMING } from './outbox';
+import { DEFAULT_OUTBOX_TIMING, type OutboxTiming } from './outbox';
 import { BUILT_IN_NOTIFICATION_PROVIDERS } from './providers/index';
 
 export interface NotificationParts {
+  storage: Storage;
+  config: Pick<HubConfig, 'notifications'>;
+  /**
+   * Trigger types of this runtime besides the portable ones of providers/index.ts (Node: smtp,
+   * mqtt, which need sockets); a type given here replaces a built-in one of the same name.
+   */
+  runtimeProviders: ((hooks: NotificationProviderHooks) => AnyNotificationProviderDefinition[]) | undefined;
+  /** The fetch triggers deliver with; the global fetch when absent. */
+  fetch: typeof fetch | undefined;
+  /** The outbox's retry schedule (attempts, backoff, jitter); shorter in tests. */
+  timing: Partial<Omit<OutboxTiming, 'timeoutMs'>> | undefined;
   audit: AuditStore;
   rules: NotificationRuleStore;
   containers: ContainerStore;
@@ -24,32 +37,32 @@ export interface NotificationParts {
 
 /**
  * The notification capability of a hub: the portable provider types plus the runtime's own
- * (deps.notificationProviders), the triggers of DD_NOTIFICATION_* checked against them (a
+ * (runtimeProviders), the triggers of DD_NOTIFICATION_* checked against them (a
  * ConfigError naming the variable stops start-up), and the service around them.
  */
-export function createNotifications(deps: HubDeps, parts: NotificationParts): NotificationService {
+export function createNotifications(parts: NotificationParts): NotificationService {
   const logger = parts.logger.child('notifications');
   const runtimeProviders =
-    deps.notificationProviders?.({
+    parts.runtimeProviders?.({
       logger,
       audit: (record) => parts.audit.append(record),
       containers: async () => parts.containers.all().map(toPublicContainer),
       onInstall: parts.onInstall,
     }) ?? [];
   const byType = new Map([...BUILT_IN_NOTIFICATION_PROVIDERS, ...runtimeProviders].map((definition) => [definition.type, definition]));
-  const triggers = loadNotificationTriggers(deps.config.notifications.triggers, [...byType.values()], NOTIFICATION_PREFIX);
+  const triggers = loadNotificationTriggers(parts.config.notifications.triggers, [...byType.values()], NOTIFICATION_PREFIX);
   if (new Set(triggers.map((trigger) => trigger.id)).size !== triggers.length) {
     throw new ConfigError(NOTIFICATION_PREFIX, 'two notification triggers share one id');
   }
   return createNotificationService({
-    storage: deps.storage,
+    storage: parts.storage,
     logger,
     triggers,
     rules: parts.rules,
     audit: parts.audit,
-    fetch: deps.notificationFetch ?? ((input, init) => fetch(input, init)),
+    fetch: parts.fetch ?? ((input, init) => fetch(input, init)),
     now: parts.now,
-    timing: { ...DEFAULT_OUTBOX_TIMING, ...deps.notificationTiming, timeoutMs: deps.config.notifications.timeoutMs },
+    timing: { ...DEFAULT_OUTBOX_TIMING, ...parts.timing, timeoutMs: parts.config.notifications.timeoutMs },
     onDeliveryAttempt: parts.onDeliveryAttempt,
   });
 }

@@ -1,4 +1,8 @@
-import type { ProviderConnection } from './registry-provider';
+/** A registry's request budget: a token bucket refilled at ratePerSecond, holding at most burst. */
+export interface RegistryRateLimit {
+  ratePerSecond: number;
+  burst: number;
+}
 
 /**
  * Default request budgets (decisions §7): public registries get a token bucket, the strictest
@@ -13,7 +17,7 @@ export function isPublicRegistry(registry: string): boolean {
   return STRICT_PUBLIC.has(registry) || OTHER_PUBLIC.has(registry) || registry.endsWith('.pkg.dev') || registry.endsWith('.gcr.io');
 }
 
-export function defaultRateLimit(registry: string): ProviderConnection['rateLimit'] {
+export function defaultRateLimit(registry: string): RegistryRateLimit | undefined {
   if (STRICT_PUBLIC.has(registry)) return { ratePerSecond: 2, burst: 10 };
   if (isPublicRegistry(registry)) return { ratePerSecond: 5, burst: 10 };
   return undefined;

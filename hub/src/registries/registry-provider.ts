@@ -3,7 +3,7 @@ import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import type { ProviderVariables } from '../config/provider-variables';
-import { PRIVATE_CONCURRENCY } from './politeness';
+import { PRIVATE_CONCURRENCY, type RegistryRateLimit } from './politeness';
 
 /** A publication date and whether it came from a push-date source worth trusting (spec 2.4). */
 export interface PublishedAt {
@@ -23,7 +23,7 @@ export interface ProviderConnection {
   /** When the credentials stop working (ECR tokens): the client is rebuilt after it. */
   expiresAt?: number;
   /** Requests per second and burst; undefined → only the in-flight cap applies. */
-  rateLimit?: { ratePerSecond: number; burst: number } | undefined;
+  rateLimit?: RegistryRateLimit | undefined;
   concurrency: number;
 }
 

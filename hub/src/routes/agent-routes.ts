@@ -2,17 +2,17 @@ import * as v from 'valibot';
 import { LogEntriesResultSchema } from '../../../shared/edge/protocol';
 import { AgentSchema } from '../../../shared/schemas/agent';
 import { LOG_LEVELS, LogEntrySchema } from '../../../shared/schemas/log-entry';
+import type { AgentDirectory } from '../agents/agent-directory';
 import { AgentNotConnectedError } from '../agents/edge-docker-host';
 import { EdgeRequestError } from '../agents/edge-requests';
 import { HttpError } from '../http/http-error';
 import { qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 
 /** The agent is known, or a 404; connected, or a 503 (spec 4.4). */
-function requireConnectedAgent(services: HubServices, name: string) {
-  const edge = services.edge;
-  if (!edge?.agent(name)) throw new HttpError(404, `Unknown agent ${name.slice(0, 80)}`);
+function requireConnectedAgent(agents: AgentDirectory, name: string) {
+  const edge = agents;
+  if (!edge.agent(name)) throw new HttpError(404, `Unknown agent ${name.slice(0, 80)}`);
   if (!edge.isConnected(name)) throw new HttpError(503, `The agent ${name} is not connected`, { agent: name });
   return edge;
 }
@@ -28,7 +28,12 @@ export function agentFailure(name: string, error: unknown): HttpError {
 }
 
 /** GET /api/v1/agents and the proxied log entries of one agent (spec 4.4). */
-export function registerAgentRoutes(api: RouteGroup, services: HubServices): void {
+/** The agent routes read the agent directory and proxy requests through it. */
+export interface AgentRoutesDeps {
+  agents: AgentDirectory;
+}
+
+export function registerAgentRoutes(api: RouteGroup, deps: AgentRoutesDeps): void {
   api.add(
     {
       method: 'get',
@@ -39,7 +44,7 @@ export function registerAgentRoutes(api: RouteGroup, services: HubServices): voi
       response: v.object({ data: v.array(AgentSchema), total: v.number() }),
     },
     (c) => {
-      const data = services.edge?.agents() ?? [];
+      const data = deps.agents.agents();
       return c.json({ data, total: data.length });
     },
   );
@@ -73,7 +78,7 @@ export function registerAgentRoutes(api: RouteGroup, services: HubServices): voi
     },
     async (c, { query }) => {
       const name = c.req.param('name') ?? '';
-      const edge = requireConnectedAgent(services, name);
+      const edge = requireConnectedAgent(deps.agents, name);
       let result: unknown;
       try {
         result = await edge.request(name, {

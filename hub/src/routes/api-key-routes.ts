@@ -16,7 +16,8 @@ import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { ApiKeyStore } from '../store/api-key-store';
+import type { AuditStore } from '../store/audit-store';
 
 export const API_KEY_REVOKE_CONFIRM = 'api-key-revoke';
 
@@ -47,9 +48,16 @@ function assertMayCreate(principal: Principal, creator: StoredApiKey | undefined
   }
 }
 
+/** The API key routes: the key store, the clock, and the audit trail of creations and revocations. */
+export interface ApiKeyRoutesDeps {
+  apiKeys: Pick<ApiKeyStore, 'get' | 'create' | 'page' | 'descendants' | 'revoke' | 'toResource'>;
+  now: () => number;
+  audit: Pick<AuditStore, 'append'>;
+}
+
 /** The three key routes of spec 4.2; each needs api-keys:manage, held outright. */
-export function registerApiKeyRoutes(api: RouteGroup, services: HubServices): void {
-  const { apiKeys, now } = services;
+export function registerApiKeyRoutes(api: RouteGroup, deps: ApiKeyRoutesDeps): void {
+  const { apiKeys, now, audit } = deps;
 
   api.add(
     {
@@ -92,7 +100,7 @@ export function registerApiKeyRoutes(api: RouteGroup, services: HubServices): vo
         ...(body.rateLimitMax !== undefined && { rateLimitMax: body.rateLimitMax }),
       };
       const stored = await apiKeys.create(record);
-      await services.audit.append({
+      await audit.append({
         action: 'api-key-created',
         status: 'success',
         details: `API key ${keyId} (${record.name}) created by ${record.createdBy} with scopes ${record.scopes.join(', ')}`,
@@ -152,7 +160,7 @@ export function registerApiKeyRoutes(api: RouteGroup, services: HubServices): vo
       }
       const revokedKeyIds = apiKeys.descendants(keyId);
       await apiKeys.revoke(revokedKeyIds);
-      await services.audit.append({
+      await audit.append({
         action: 'api-key-revoked',
         status: 'success',
         details: `API key ${keyId} revoked by ${creatorOf(principal)}; cascade: ${revokedKeyIds.slice(1).join(', ') || 'none'}`,

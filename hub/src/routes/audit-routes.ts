@@ -2,9 +2,14 @@ import * as v from 'valibot';
 import { AUDIT_ACTIONS, AuditEntrySchema } from '../../../shared/schemas/audit-entry';
 import { qEnum, qEnumList, qInt, qIsoDate, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { AuditStore } from '../store/audit-store';
 
-export function registerAuditRoutes(api: RouteGroup, services: HubServices): void {
+/** The audit trail's query route. */
+export interface AuditRoutesDeps {
+  audit: Pick<AuditStore, 'query'>;
+}
+
+export function registerAuditRoutes(api: RouteGroup, deps: AuditRoutesDeps): void {
   api.add(
     {
       method: 'get',
@@ -32,7 +37,7 @@ export function registerAuditRoutes(api: RouteGroup, services: HubServices): voi
     },
     (c, { query }) => {
       const actions = [...(query.action ? [query.action] : []), ...(query.actions ?? [])];
-      const { data, total } = services.audit.query({
+      const { data, total } = deps.audit.query({
         offset: query.offset,
         limit: query.limit,
         actions,

@@ -1,15 +1,17 @@
 import type { Context } from 'hono';
+import type { Logger } from '../../../shared/logging/logger';
 import { OidcError } from '../auth/oidc-error';
 import { clearFlowCookie, flowCookieOf, setFlowCookie } from '../auth/oidc-flow-cookie';
 import type { OidcLogin } from '../auth/oidc-login';
-import { setSessionCookie } from '../auth/session-auth';
+import { type SessionAuthDeps, setSessionCookie } from '../auth/session-auth';
 import type { SessionStore } from '../auth/session-store';
+import type { HubConfig } from '../config/hub-config';
 import { errorBody, HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { qText } from '../http/query-params';
 import { createRateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { AuditStore } from '../store/audit-store';
 
 // Generous: some providers issue codes of a few KiB; the state's own shape is checked by the flow.
 const callbackQuery = {
@@ -26,17 +28,26 @@ const oidcErrorResponse = (c: Context<HubEnv>, id: string, error: OidcError) =>
     error.status,
   );
 
+/** The OIDC sign-in routes: the providers' configuration, the session cookie, and the audit of sign-ins. */
+export interface AuthOidcRoutesDeps extends SessionAuthDeps {
+  config: Pick<HubConfig, 'auth' | 'server'>;
+  logger: Logger;
+  now: () => number;
+  clientAddress: (c: Context) => string | undefined;
+  audit: Pick<AuditStore, 'append'>;
+}
+
 /**
  * GET /auth/oidc/{id}/redirect and /auth/oidc/{id}/callback: the authorization-code flow with
  * PKCE (decisions §4). Public by nature: a browser reaches them before it has a session.
  */
-export function registerAuthOidcRoutes(api: RouteGroup, services: HubServices, sessions: SessionStore, oidc: OidcLogin): void {
-  const logger = services.logger.child('auth.oidc');
+export function registerAuthOidcRoutes(api: RouteGroup, deps: AuthOidcRoutesDeps, sessions: SessionStore, oidc: OidcLogin): void {
+  const logger = deps.logger.child('auth.oidc');
   // Anyone can call the callback: one failed-sign-in entry per address and reason a minute keeps a
   // flood of bogus callbacks from rotating the audit trail out (as for failed API keys).
-  const auditedFailures = createRateLimiter({ limit: 1, windowMs: 60_000, now: services.now, maxKeys: 10_000 });
+  const auditedFailures = createRateLimiter({ limit: 1, windowMs: 60_000, now: deps.now, maxKeys: 10_000 });
   const configOf = (id: string) => {
-    const config = services.config.auth.oidc.find((provider) => provider.id === id);
+    const config = deps.config.auth.oidc.find((provider) => provider.id === id);
     if (!config || !oidc.has(id)) throw new HttpError(404, 'No such OIDC provider', { provider: id.slice(0, 100) });
     return config;
   };
@@ -81,7 +92,7 @@ export function registerAuthOidcRoutes(api: RouteGroup, services: HubServices, s
     async (c, { query }) => {
       const id = c.req.param('id') ?? '';
       const config = configOf(id);
-      const address = services.deps.clientAddress?.(c) ?? 'unknown';
+      const address = deps.clientAddress(c) ?? 'unknown';
       const boundState = flowCookieOf(c);
       // The flow cookie serves one callback, whatever its outcome.
       clearFlowCookie(c, config);
@@ -92,7 +103,7 @@ export function registerAuthOidcRoutes(api: RouteGroup, services: HubServices, s
       } catch (error) {
         if (!(error instanceof OidcError)) throw error;
         if (auditedFailures.take(`${address} ${error.reason}`).allowed) {
-          await services.audit.append({
+          await deps.audit.append({
             action: 'auth-login',
             status: 'failed',
             details: `OIDC sign-in with "${id}" failed from ${address}: ${error.reason}`,
@@ -102,8 +113,8 @@ export function registerAuthOidcRoutes(api: RouteGroup, services: HubServices, s
         return oidcErrorResponse(c, id, error);
       }
       const sessionId = await sessions.create(username, 'oidc');
-      setSessionCookie(c, services, sessionId);
-      await services.audit.append({
+      setSessionCookie(c, deps, sessionId);
+      await deps.audit.append({
         action: 'auth-login',
         status: 'success',
         details: `${username} signed in with OIDC "${id}" from ${address}`,

@@ -1,13 +1,16 @@
 import type { Context } from 'hono';
+import type { Storage } from 'unstorage';
 import * as v from 'valibot';
+import type { Logger } from '../../../shared/logging/logger';
 import { createLoginVerifier } from '../auth/login-service';
-import { clearSessionCookie, passesSameOrigin, sessionCookieOf, setSessionCookie } from '../auth/session-auth';
+import { clearSessionCookie, passesSameOrigin, type SessionAuthDeps, sessionCookieOf, setSessionCookie } from '../auth/session-auth';
 import type { SessionStore } from '../auth/session-store';
+import type { HubConfig } from '../config/hub-config';
 import { errorBody } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { AuditStore } from '../store/audit-store';
 
 /** Failed logins per address and per username within the window before 429. */
 export const LOGIN_FAILURE_LIMIT = 10;
@@ -24,13 +27,24 @@ const LoginBodySchema = v.object({
 });
 const UserSchema = v.object({ username: v.string(), assurance: v.optional(v.string()), anonymous: v.optional(v.boolean()) });
 
+/** The basic sign-in routes: the users, where TOTP replays are remembered, the session cookie, and the audit of sign-ins. */
+export interface AuthSessionRoutesDeps extends SessionAuthDeps {
+  config: Pick<HubConfig, 'auth' | 'server' | 'anonymous'>;
+  /** Where the login verifier remembers used TOTP codes. */
+  storage: Storage;
+  logger: Logger;
+  now: () => number;
+  clientAddress: (c: Context) => string | undefined;
+  audit: Pick<AuditStore, 'append'>;
+}
+
 /** POST /auth/login, POST /auth/logout and GET /auth/user (decisions §4). */
-export function registerAuthSessionRoutes(api: RouteGroup, services: HubServices, sessions: SessionStore): void {
-  const { now } = services;
-  const verifier = createLoginVerifier(services.config.auth.basic, services.deps.storage, now);
+export function registerAuthSessionRoutes(api: RouteGroup, deps: AuthSessionRoutesDeps, sessions: SessionStore): void {
+  const { now } = deps;
+  const verifier = createLoginVerifier(deps.config.auth.basic, deps.storage, now);
   const byAddress = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
   const byUsername = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
-  const logger = services.logger.child('auth.login');
+  const logger = deps.logger.child('auth.login');
 
   const tooMany = (c: Context<HubEnv>, retryAfterSeconds: number) => {
     c.header('Retry-After', String(retryAfterSeconds));
@@ -49,10 +63,10 @@ export function registerAuthSessionRoutes(api: RouteGroup, services: HubServices
       statuses: { 401: 'Any credential wrong (one uniform answer)', 403: 'Cross-origin', 429: 'Too many failures' },
     },
     async (c, { body }) => {
-      if (!passesSameOrigin(c, services.config.server.trustProxy)) {
+      if (!passesSameOrigin(c, deps.config.server.trustProxy)) {
         return c.json(errorBody(403, 'Cross-origin sign-in is refused', { reason: 'cross-origin' }), 403);
       }
-      const address = services.deps.clientAddress?.(c) ?? 'unknown';
+      const address = deps.clientAddress(c) ?? 'unknown';
       const username = body.username.trim();
       const blocked = [byAddress.peek(address), byUsername.peek(username)].find((decision) => !decision.allowed);
       if (blocked) return tooMany(c, blocked.retryAfterSeconds);
@@ -60,7 +74,7 @@ export function registerAuthSessionRoutes(api: RouteGroup, services: HubServices
       if (!assurance) {
         byAddress.take(address);
         byUsername.take(username);
-        await services.audit.append({
+        await deps.audit.append({
           action: 'auth-login',
           status: 'failed',
           details: `Sign-in failed for "${username.slice(0, 100)}" from ${address}`,
@@ -69,8 +83,8 @@ export function registerAuthSessionRoutes(api: RouteGroup, services: HubServices
         return c.json(errorBody(401, FAILURE_MESSAGE), 401);
       }
       const id = await sessions.create(username, assurance);
-      setSessionCookie(c, services, id);
-      await services.audit.append({
+      setSessionCookie(c, deps, id);
+      await deps.audit.append({
         action: 'auth-login',
         status: 'success',
         details: `${username} signed in (${assurance}) from ${address}`,
@@ -110,7 +124,7 @@ export function registerAuthSessionRoutes(api: RouteGroup, services: HubServices
     (c) => {
       const principal = c.get('principal');
       if (principal.kind === 'session') return c.json({ username: principal.username, assurance: principal.assurance });
-      if (services.config.anonymous) return c.json({ username: 'anonymous', anonymous: true });
+      if (deps.config.anonymous) return c.json({ username: 'anonymous', anonymous: true });
       return c.json(errorBody(401, 'Not signed in'), 401);
     },
   );

@@ -1,21 +1,26 @@
 import * as v from 'valibot';
 import type { OidcLogin } from '../auth/oidc-login';
+import type { HubConfig } from '../config/hub-config';
 import { AUTH_STRATEGIES_DEPRECATION } from '../http/deprecation';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 
 const ProviderSchema = v.object({ type: v.string(), name: v.string() });
 const AuthStatusSchema = v.object({ providers: v.array(ProviderSchema), errors: v.array(v.string()) });
+
+/** The authentication status routes: which login methods the configuration offers. */
+export interface AuthStatusRoutesDeps {
+  config: Pick<HubConfig, 'anonymous' | 'auth'>;
+}
 
 /**
  * The login methods on offer. `errors` holds real problems only: an OIDC provider whose discovery
  * document could not be had at its last attempt (it is fetched on first use, not at start).
  */
-function authStatus(services: HubServices, oidc: OidcLogin) {
-  if (services.config.anonymous) return { providers: [{ type: 'anonymous', name: 'anonymous' }], errors: [] as string[] };
+function authStatus(deps: AuthStatusRoutesDeps, oidc: OidcLogin) {
+  if (deps.config.anonymous) return { providers: [{ type: 'anonymous', name: 'anonymous' }], errors: [] as string[] };
   return {
     providers: [
-      ...services.config.auth.basic.map((user) => ({ type: 'basic', name: user.id })),
+      ...deps.config.auth.basic.map((user) => ({ type: 'basic', name: user.id })),
       ...oidc.ids.map((id) => ({ type: 'oidc', name: id })),
     ],
     errors: oidc.problems(),
@@ -26,14 +31,12 @@ function authStatus(services: HubServices, oidc: OidcLogin) {
  * GET /api/v1/auth/status, its permanent unversioned alias (spec 9.2) and the deprecated
  * GET /auth/strategies (spec 9.5).
  */
-export function registerAuthStatusRoutes(api: RouteGroup, root: RouteGroup, services: HubServices, oidc: OidcLogin): void {
+export function registerAuthStatusRoutes(api: RouteGroup, root: RouteGroup, deps: AuthStatusRoutesDeps, oidc: OidcLogin): void {
   const spec = { method: 'get', access: 'public', tag: 'auth', response: AuthStatusSchema } as const;
   api.add({ ...spec, path: '/auth/status', summary: 'Authentication providers and configuration errors' }, (c) =>
-    c.json(authStatus(services, oidc)),
+    c.json(authStatus(deps, oidc)),
   );
-  root.add({ ...spec, path: '/api/auth/status', summary: 'Permanent alias of /api/v1/auth/status' }, (c) =>
-    c.json(authStatus(services, oidc)),
-  );
+  root.add({ ...spec, path: '/api/auth/status', summary: 'Permanent alias of /api/v1/auth/status' }, (c) => c.json(authStatus(deps, oidc)));
   root.add(
     {
       ...spec,
@@ -44,7 +47,7 @@ export function registerAuthStatusRoutes(api: RouteGroup, root: RouteGroup, serv
       response: v.object({ strategies: v.array(ProviderSchema), warnings: v.array(v.string()) }),
     },
     (c) => {
-      const { providers, errors } = authStatus(services, oidc);
+      const { providers, errors } = authStatus(deps, oidc);
       return c.json({ strategies: providers, warnings: errors });
     },
   );

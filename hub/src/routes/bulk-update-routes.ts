@@ -2,8 +2,9 @@ import * as v from 'valibot';
 import { errorText } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
-import { startUpdateBatch } from '../updates/update-batch';
+import type { ContainerStore } from '../store/container-store';
+import { startUpdateBatch, type UpdateBatchDeps } from '../updates/update-batch';
+import type { UpdateService } from '../updates/update-service';
 
 const MAX_CONTAINERS = 100;
 
@@ -26,11 +27,17 @@ const ResultSchema = v.object({
   details: v.optional(v.record(v.string(), v.unknown())),
 });
 
+/** The bulk update route: the updates it queues under one batch, and the names of refused containers. */
+export interface BulkUpdateRoutesDeps extends UpdateBatchDeps {
+  updates: Pick<UpdateService, 'requestUpdate' | 'get'>;
+  containers: Pick<ContainerStore, 'get'>;
+}
+
 /**
  * Bulk update (spec 4.8): each container is checked and queued as `POST /containers/{id}/update`
  * would, all under one batchId; dd:batch-update-completed follows when the accepted ones settle.
  */
-export function registerBulkUpdateRoutes(api: RouteGroup, services: HubServices): void {
+export function registerBulkUpdateRoutes(api: RouteGroup, deps: BulkUpdateRoutesDeps): void {
   api.add(
     {
       method: 'post',
@@ -52,15 +59,15 @@ export function registerBulkUpdateRoutes(api: RouteGroup, services: HubServices)
       statuses: { 400: 'Invalid body: containerIds missing, empty, repeated or over 100' },
     },
     async (c, { body }) => {
-      const batch = startUpdateBatch(services);
+      const batch = startUpdateBatch(deps);
       const results: v.InferOutput<typeof ResultSchema>[] = [];
       for (const containerId of body.containerIds) {
         try {
-          const operation = await services.updates.requestUpdate(containerId, { source: 'api', batchId: batch.batchId });
+          const operation = await deps.updates.requestUpdate(containerId, { source: 'api', batchId: batch.batchId });
           batch.add(operation);
           results.push({ containerId, containerName: operation.containerName, result: 'accepted', operationId: operation.id, status: 202 });
         } catch (error) {
-          const name = services.containers.get(containerId)?.name;
+          const name = deps.containers.get(containerId)?.name;
           results.push({
             containerId: containerId.slice(0, 80),
             ...(name !== undefined && { containerName: name }),

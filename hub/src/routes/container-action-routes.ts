@@ -2,15 +2,19 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { imageOf } from '../../../shared/containers/container-record';
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
+import type { Logger } from '../../../shared/logging/logger';
 import { isSensitiveKey } from '../../../shared/redact';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
+import type { HubConfig } from '../config/hub-config';
+import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
 import { toPublicContainer } from '../watchers/public-container';
-import { errorMessage, findContainer, watcherOf } from './container-target';
+import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
 
 const ACTIONS = ['start', 'stop', 'restart'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -22,22 +26,33 @@ const EnvRevealSchema = v.object({
   env: v.array(v.object({ key: v.string(), value: v.string(), sensitive: v.boolean() })),
 });
 
+/** Container actions: the records, the hosts that act on them, the feature switches, and the audit trail. */
+export interface ContainerActionRoutesDeps extends ContainerHosts {
+  containers: Pick<ContainerStore, 'get' | 'remove'>;
+  config: Pick<HubConfig, 'server'>;
+  logger: Logger;
+  audit: Pick<AuditStore, 'append'>;
+  publish: Publish;
+  now: () => number;
+  clientAddress: (c: Context) => string | undefined;
+}
+
 /**
  * Whom a per-client limit counts: the signed-in user or key, else the address, else one shared
  * bucket (a runtime that cannot name the caller must still limit somebody).
  */
-function clientKey(c: Context<HubEnv>, services: HubServices): string {
+function clientKey(c: Context<HubEnv>, deps: Pick<ContainerActionRoutesDeps, 'clientAddress'>): string {
   const principal = c.get('principal');
   if (principal.kind === 'session') return `session:${principal.username}`;
   if (principal.kind === 'api-key') return `api-key:${principal.keyId}`;
-  const address = services.deps.clientAddress?.(c);
+  const address = deps.clientAddress(c);
   return address === undefined ? 'anonymous' : `ip:${address}`;
 }
 
 /** Start, stop and restart (spec 4.8), DELETE of a record, and the audited env reveal (spec 2.14). */
-export function registerContainerActionRoutes(api: RouteGroup, services: HubServices): void {
-  const { containers, config } = services;
-  const logger = services.logger.child('containers.actions');
+export function registerContainerActionRoutes(api: RouteGroup, deps: ContainerActionRoutesDeps): void {
+  const { containers, config } = deps;
+  const logger = deps.logger.child('containers.actions');
 
   /**
    * After an action the record is refreshed from Docker without registry checks. Without WATCHALL
@@ -45,9 +60,9 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
    * its last record with the state Docker reports now.
    */
   async function act(action: Action, container: Container): Promise<Container> {
-    const watcher = watcherOf(services, container);
+    const watcher = watcherOf(deps, container);
     const audit = (status: string, details?: string) =>
-      services.audit.append({
+      deps.audit.append({
         action: `container-${action}`,
         containerName: container.name,
         containerImage: imageOf(container),
@@ -95,7 +110,7 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
             feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
           });
         }
-        const container = findContainer(services.containers, c.req.param('id') ?? '');
+        const container = findContainer(containers, c.req.param('id') ?? '');
         return c.json(toPublicContainer(await act(action, container)));
       },
     );
@@ -119,10 +134,10 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
           feature: 'DD_SERVER_FEATURE_DELETE',
         });
       }
-      const container = findContainer(services.containers, c.req.param('id') ?? '');
+      const container = findContainer(containers, c.req.param('id') ?? '');
       await containers.remove(container.id);
-      services.publish('dd:container-removed', toPublicContainer(container));
-      await services.audit.append({
+      deps.publish('dd:container-removed', toPublicContainer(container));
+      await deps.audit.append({
         action: 'container-removed',
         containerName: container.name,
         containerImage: imageOf(container),
@@ -132,7 +147,7 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
     },
   );
 
-  const revealLimiter = createRateLimiter({ ...ENV_REVEAL_LIMIT, now: services.now });
+  const revealLimiter = createRateLimiter({ ...ENV_REVEAL_LIMIT, now: deps.now });
   api.add(
     {
       method: 'post',
@@ -145,7 +160,7 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
     },
     async (c) => {
       // Counted before the lookup, so probing for ids costs the same budget as reading them.
-      const decision = revealLimiter.take(clientKey(c, services));
+      const decision = revealLimiter.take(clientKey(c, deps));
       if (!decision.allowed) {
         throw new HttpError(
           429,
@@ -154,8 +169,8 @@ export function registerContainerActionRoutes(api: RouteGroup, services: HubServ
           { 'Retry-After': String(decision.retryAfterSeconds) },
         );
       }
-      const container = findContainer(services.containers, c.req.param('id') ?? '');
-      await services.audit.append({
+      const container = findContainer(containers, c.req.param('id') ?? '');
+      await deps.audit.append({
         action: 'env-reveal',
         containerName: container.name,
         containerImage: imageOf(container),

@@ -1,14 +1,15 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { type DockerLogLine, type DockerLogOptions, DockerNotFoundError } from '../../../shared/docker/docker-host';
+import type { Logger } from '../../../shared/logging/logger';
 import { type ContainerLogFrame, LOG_STREAM_CLOSE } from '../../../shared/schemas/container-log-stream';
 import { HttpError } from '../http/http-error';
 import { qBool, qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import { acceptWebSocket } from '../http/websocket-upgrade';
-import type { HubServices } from '../hub-services';
+import type { WebSocketGate } from '../http/websocket-upgrade';
+import type { ContainerStore } from '../store/container-store';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import { acceptsGzip, logFileName, logText, qSince } from './container-log-query';
-import { errorMessage, findContainer, watcherOf } from './container-target';
+import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
 
 const MAX_TAIL = 100_000;
 const streamParams = {
@@ -42,9 +43,16 @@ async function drained(ws: WSContext, signal: AbortSignal): Promise<void> {
   }
 }
 
+/** Container logs: the records, the hosts that read them, and the WebSocket gate of the live stream. */
+export interface ContainerLogRoutesDeps extends ContainerHosts {
+  webSockets: WebSocketGate;
+  containers: Pick<ContainerStore, 'get'>;
+  logger: Logger;
+}
+
 /** GET /containers/{id}/logs (a text file) and WS /containers/{id}/logs/stream (spec 4.8). */
-export function registerContainerLogRoutes(api: RouteGroup, services: HubServices): void {
-  const logger = services.logger.child('containers.logs');
+export function registerContainerLogRoutes(api: RouteGroup, deps: ContainerLogRoutesDeps): void {
+  const logger = deps.logger.child('containers.logs');
 
   api.add(
     {
@@ -67,8 +75,8 @@ export function registerContainerLogRoutes(api: RouteGroup, services: HubService
     },
     async (c, { query }) => {
       requireOneStream(query);
-      const container = findContainer(services.containers, c.req.param('id') ?? '');
-      const watcher = watcherOf(services, container);
+      const container = findContainer(deps.containers, c.req.param('id') ?? '');
+      const watcher = watcherOf(deps, container);
       const gzip = acceptsGzip(c.req.header('accept-encoding'));
       const headers: Record<string, string> = {
         'Content-Type': 'text/plain; charset=utf-8',
@@ -118,9 +126,9 @@ export function registerContainerLogRoutes(api: RouteGroup, services: HubService
       statuses: { 400: 'Invalid query', 403: 'Origin does not match the server', 426: 'Not a WebSocket upgrade' },
     },
     (c, { query }) => {
-      const upgrade = acceptWebSocket(c, services);
+      const upgrade = deps.webSockets.accept(c);
       requireOneStream(query);
-      return upgrade(c, logStreamSession(services, c.req.param('id') ?? '', { ...query, timestamps: true }));
+      return upgrade(c, logStreamSession(deps, c.req.param('id') ?? '', { ...query, timestamps: true }));
     },
   );
 }
@@ -129,8 +137,12 @@ export function registerContainerLogRoutes(api: RouteGroup, services: HubService
  * One socket's session. The id is resolved once the socket is open, so an unknown container is
  * told apart by its close code (4004) as spec 4.8 lists it, not by a refused upgrade.
  */
-function logStreamSession(services: HubServices, id: string, options: DockerLogOptions): WSEvents {
-  const logger = services.logger.child('containers.logs');
+function logStreamSession(
+  deps: Pick<ContainerLogRoutesDeps, 'containers' | 'logger' | 'fleet' | 'agents'>,
+  id: string,
+  options: DockerLogOptions,
+): WSEvents {
+  const logger = deps.logger.child('containers.logs');
   const controller = new AbortController();
   const { signal } = controller;
 
@@ -139,11 +151,11 @@ function logStreamSession(services: HubServices, id: string, options: DockerLogO
       if (!signal.aborted && ws.readyState === 1) ws.close(code, reason);
       controller.abort();
     };
-    const container = services.containers.get(id);
+    const container = deps.containers.get(id);
     if (!container) return close(LOG_STREAM_CLOSE.notFound, 'container not found');
     let watcher: DockerWatcher;
     try {
-      watcher = watcherOf(services, container);
+      watcher = watcherOf(deps, container);
     } catch {
       return close(LOG_STREAM_CLOSE.error, 'watcher unavailable');
     }

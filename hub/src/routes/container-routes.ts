@@ -6,18 +6,21 @@ import { applyPolicyAction } from '../../../shared/update/apply-policy-action';
 import { updateBlockers } from '../../../shared/update/snooze-skip';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { pendingUpdateOf } from '../../../shared/update/update-kind';
+import type { FleetLookups } from '../checks/fleet-lookups';
+import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
 import { qBool, qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 import { describeTrigger } from '../notifications/notification-triggers';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
 import { effectivePolicy } from '../watchers/container-check';
 import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
-import { findContainer, watcherOf } from './container-target';
+import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 import { containerSummary, recentStatus } from './container-views';
-import { triggersOfContainer } from './trigger-routes';
+import { type TriggersOfContainerDeps, triggersOfContainer } from './trigger-routes';
 
 const Envelope = v.object({
   data: v.array(ContainerSchema),
@@ -31,9 +34,19 @@ function envelope(data: ReturnType<typeof toPublicContainer>[], total: number, l
   return { data, total, limit, offset, hasMore: offset + data.length < total };
 }
 
-export function registerContainerRoutes(api: RouteGroup, services: HubServices): void {
-  const { containers } = services;
-  const find = (id: string) => findContainer(services.containers, id);
+/** The container routes: the records and their policies, the watchers that check them, and what changes are told to. */
+export interface ContainerRoutesDeps extends ContainerHosts, TriggersOfContainerDeps {
+  containers: Pick<ContainerStore, 'all' | 'get' | 'put' | 'identityState' | 'setIdentityState'>;
+  audit: Pick<AuditStore, 'recent' | 'append'>;
+  /** The fleet's registry lookups, begun afresh by "watch now"; absent without registry providers. */
+  registries: { lookups: Pick<FleetLookups, 'beginCycle'> } | undefined;
+  now: () => number;
+  publish: Publish;
+}
+
+export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDeps): void {
+  const { containers } = deps;
+  const find = (id: string) => findContainer(containers, id);
 
   api.add(
     {
@@ -98,7 +111,7 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       tag: 'containers',
       summary: 'Recent update status by name and identity, from the last 100 audit entries',
     },
-    (c) => c.json(recentStatus(services.audit.recent(100), containers.all())),
+    (c) => c.json(recentStatus(deps.audit.recent(100), containers.all())),
   );
 
   api.add(
@@ -112,8 +125,8 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
     },
     async (c) => {
       // One fresh lookup cycle for the whole fleet, which every watcher joins: hosts sharing an image share its lookups.
-      services.registries?.lookups.beginCycle();
-      await Promise.all(services.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
+      deps.registries?.lookups.beginCycle();
+      await Promise.all(deps.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
       const all = containers.all().map(toPublicContainer);
       return c.json(envelope(all, all.length, 0, 0));
     },
@@ -155,9 +168,9 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
     },
     async (c) => {
       const container = find(c.req.param('id') ?? '');
-      const watcher = watcherOf(services, container);
+      const watcher = watcherOf(deps, container);
       // "Watch now" means asking the registry now, not reusing the last cycle's answers.
-      services.registries?.lookups.beginCycle();
+      deps.registries?.lookups.beginCycle();
       const { container: updated, errors } = await watcher.watchContainer(container.id);
       const unreachable = errors.find((error) => error.phase !== 'check');
       if (unreachable) throw new HttpError(503, `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`);
@@ -175,7 +188,7 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       summary: 'Notification triggers that apply to this container (its dd.notification.* labels considered), configuration masked',
     },
     (c) => {
-      const data = triggersOfContainer(services, find(c.req.param('id') ?? '')).map(describeTrigger);
+      const data = triggersOfContainer(deps, find(c.req.param('id') ?? '')).map(describeTrigger);
       return c.json({ data, total: data.length });
     },
   );
@@ -209,7 +222,7 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       const container = find(c.req.param('id') ?? '');
       const identity = containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name });
       const state = containers.identityState(identity);
-      const now = services.now();
+      const now = deps.now();
       const pending = pendingUpdateOf(container.updateKind);
       const outcome = applyPolicyAction(state.policy ?? {}, body, { now, currentUpdate: pending });
       if (!outcome.ok) throw new HttpError(400, outcome.error.message, { code: outcome.error.code });
@@ -220,8 +233,8 @@ export function registerContainerRoutes(api: RouteGroup, services: HubServices):
       const { blockers: _old, ...rest } = container;
       const updated = { ...rest, updatePolicy: policy, ...(blockers.length > 0 && { blockers }) };
       await containers.put(updated);
-      services.publish('dd:container-updated', toPublicContainer(updated));
-      await services.audit.append({
+      deps.publish('dd:container-updated', toPublicContainer(updated));
+      await deps.audit.append({
         action: body.action === 'clear' ? 'update-policy-override-cleared' : 'update-policy-override-set',
         containerName: container.name,
         details: body.action,

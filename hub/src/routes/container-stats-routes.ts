@@ -1,13 +1,15 @@
 import * as v from 'valibot';
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
+import type { Logger } from '../../../shared/logging/logger';
 import { streamHeaders } from '../events/sse-route';
 import { HttpError } from '../http/http-error';
 import { qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { HubDeps } from '../hub-deps';
 import { openSampleStream, type SampleFrame } from '../stats/sample-stream';
 import { createStatsSampler, type StatsTarget } from '../stats/stats-sampler';
-import { errorMessage, findContainer, watcherOf } from './container-target';
+import type { ContainerStore } from '../store/container-store';
+import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
 
 const SampleSchema = v.object({ cpuPercent: v.number(), memoryBytes: v.number(), memoryLimitBytes: v.number(), at: v.string() });
 const ContainerStatsSchema = v.object({ containerId: v.string(), current: SampleSchema, history: v.array(SampleSchema) });
@@ -23,18 +25,26 @@ const SummarySchema = v.object({
 // Docker takes about a second per sample, so a shorter interval would only repeat the last one.
 const intervalParam = qInt({ min: 1, max: 60, default: 2, description: 'Seconds between samples' });
 
+/** Container stats: the records, the hosts that sample them, and the runtime the SSE headers are for. */
+export interface ContainerStatsRoutesDeps extends ContainerHosts {
+  containers: Pick<ContainerStore, 'get' | 'all'>;
+  logger: Logger;
+  now: () => number;
+  runtime: HubDeps['runtime'];
+}
+
 /** Container and fleet resource use (spec 4.14): snapshots with history, and SSE streams of samples. */
-export function registerContainerStatsRoutes(api: RouteGroup, services: HubServices): void {
-  const { containers } = services;
-  const logger = services.logger.child('containers.stats');
-  const sampler = createStatsSampler({ now: services.now, isKnown: (id) => containers.get(id) !== undefined });
+export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerStatsRoutesDeps): void {
+  const { containers } = deps;
+  const logger = deps.logger.child('containers.stats');
+  const sampler = createStatsSampler({ now: deps.now, isKnown: (id) => containers.get(id) !== undefined });
 
   /** The running containers of the inventory, and those a local watcher can sample. */
   const fleet = () => {
     const running = containers.all().filter((container) => container.status === 'running');
     const targets: StatsTarget[] = [];
     for (const container of running) {
-      const watcher = container.agent === undefined ? services.fleet.find(container.watcher, undefined) : undefined;
+      const watcher = container.agent === undefined ? deps.fleet.find(container.watcher, undefined) : undefined;
       if (watcher) targets.push({ id: container.id, host: watcher.host, hostKey: watcher.id });
     }
     return { running: running.length, targets };
@@ -42,8 +52,8 @@ export function registerContainerStatsRoutes(api: RouteGroup, services: HubServi
 
   /** Resolves before answering, so an unknown container or watcher gets its JSON error (404, 503). */
   const targetOf = (id: string) => {
-    const container = findContainer(services.containers, id);
-    return { container, watcher: watcherOf(services, container) };
+    const container = findContainer(containers, id);
+    return { container, watcher: watcherOf(deps, container) };
   };
 
   api.add(
@@ -81,7 +91,7 @@ export function registerContainerStatsRoutes(api: RouteGroup, services: HubServi
     },
     (c, { query }) => {
       const { container, watcher } = targetOf(c.req.param('id') ?? '');
-      const headers = streamHeaders(services.deps.runtime);
+      const headers = streamHeaders(deps.runtime);
       if (c.req.method === 'HEAD') return c.body(null, 200, headers);
       const next = async (): Promise<SampleFrame> => {
         try {
@@ -122,7 +132,7 @@ export function registerContainerStatsRoutes(api: RouteGroup, services: HubServi
       query: { interval: intervalParam },
     },
     (c, { query }) => {
-      const headers = streamHeaders(services.deps.runtime);
+      const headers = streamHeaders(deps.runtime);
       if (c.req.method === 'HEAD') return c.body(null, 200, headers);
       const next = async (): Promise<SampleFrame> => ({ event: 'stats-summary', data: await sampler.summary(fleet) });
       return c.body(openSampleStream({ intervalMs: query.interval * 1000, next, signal: c.req.raw.signal }), 200, headers);

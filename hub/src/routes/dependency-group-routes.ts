@@ -1,7 +1,8 @@
 import * as v from 'valibot';
+import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { DependencyGroupUpdates } from '../updates/dependency-group-updates';
 
 const MemberSchema = v.object({
   containerId: v.string(),
@@ -15,8 +16,14 @@ const MemberSchema = v.object({
   details: v.optional(v.record(v.string(), v.unknown())),
 });
 
+/** The dependency-group update route: the container actions switch and the group updates it starts. */
+export interface DependencyGroupRoutesDeps {
+  config: Pick<HubConfig, 'server'>;
+  dependencyGroups: Pick<DependencyGroupUpdates, 'start'>;
+}
+
 /** Dependency groups (issue 7): a container and everything that depends on it, updated in waves. */
-export function registerDependencyGroupRoutes(api: RouteGroup, services: HubServices): void {
+export function registerDependencyGroupRoutes(api: RouteGroup, deps: DependencyGroupRoutesDeps): void {
   api.add(
     {
       method: 'post',
@@ -43,12 +50,12 @@ export function registerDependencyGroupRoutes(api: RouteGroup, services: HubServ
       },
     },
     async (c) => {
-      if (!services.config.server.featureContainerActions) {
+      if (!deps.config.server.featureContainerActions) {
         throw new HttpError(403, 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)', {
           feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
         });
       }
-      return c.json(await services.dependencyGroups.start(c.req.param('rootId') ?? ''), 202);
+      return c.json(await deps.dependencyGroups.start(c.req.param('rootId') ?? ''), 202);
     },
   );
 }

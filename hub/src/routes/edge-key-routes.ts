@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { Logger } from '../../../shared/logging/logger';
 import {
   EDGE_KEY_ID_PATTERN,
   type EdgeKey,
@@ -7,13 +8,21 @@ import {
   RegisteredEdgeKeySchema,
 } from '../../../shared/schemas/edge-key';
 import { parseEdgePublicKey } from '../edge/authorized-keys';
-import type { EdgeHub } from '../edge/edge-hub';
+import type { EdgeSessions } from '../edge/edge-sessions';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { AuditStore } from '../store/audit-store';
 
 /** The edge key registry of decisions §6 (scope edge:manage); registered only with DD_EXPERIMENTAL_EDGE on. */
-export function registerEdgeKeyRoutes(api: RouteGroup, services: HubServices, edge: EdgeHub): void {
+/** Edge keys: registered and revoked through the edge sessions, which close a revoked key's sockets. */
+export interface EdgeKeyRoutesDeps {
+  edge: EdgeSessions;
+  audit: Pick<AuditStore, 'append'>;
+  logger: Logger;
+}
+
+export function registerEdgeKeyRoutes(api: RouteGroup, deps: EdgeKeyRoutesDeps): void {
+  const { edge } = deps;
   const resource = (key: EdgeKey) => ({ ...key, agentNames: edge.keys.namesOf(key.keyId) });
 
   api.add(
@@ -39,8 +48,8 @@ export function registerEdgeKeyRoutes(api: RouteGroup, services: HubServices, ed
           revoked: existing?.revokedAt != null,
         });
       }
-      services.logger.child('edge').info(`edge key ${key.keyId} registered`, { label: key.label });
-      await services.audit.append({
+      deps.logger.child('edge').info(`edge key ${key.keyId} registered`, { label: key.label });
+      await deps.audit.append({
         action: 'edge-key-created',
         status: 'success',
         details: `edge key ${key.keyId} (${key.label}) registered`,
@@ -80,8 +89,8 @@ export function registerEdgeKeyRoutes(api: RouteGroup, services: HubServices, ed
       const wasRevoked = edge.keys.get(keyId)?.revokedAt != null;
       const key = (await edge.revokeKey(keyId)) as EdgeKey;
       if (!wasRevoked) {
-        services.logger.child('edge').warn(`edge key ${keyId} revoked`, { label: key.label });
-        await services.audit.append({ action: 'edge-key-revoked', status: 'success', details: `edge key ${keyId} (${key.label}) revoked` });
+        deps.logger.child('edge').warn(`edge key ${keyId} revoked`, { label: key.label });
+        await deps.audit.append({ action: 'edge-key-revoked', status: 'success', details: `edge key ${keyId} (${key.label}) revoked` });
       }
       return c.json(resource(key));
     },

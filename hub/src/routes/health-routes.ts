@@ -1,20 +1,41 @@
 import * as v from 'valibot';
-import { maskHubConfig } from '../config/hub-config';
+import { type HubConfig, maskHubConfig } from '../config/hub-config';
 import { errorBody } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { HubDeps } from '../hub-deps';
+import type { Readiness } from '../readiness';
 
 const HealthSchema = v.object({ status: v.literal('ok'), uptime: v.number() });
 const AppSchema = v.object({ name: v.string(), version: v.string(), runtime: v.string() });
 
 export const PRODUCT_NAME = 'dockwatch';
 
-function uptimeSeconds(services: HubServices): number {
-  return Math.round((services.now() - services.startedAt) / 100) / 10;
+/** The liveness probe: the start-up gates and the uptime. */
+export interface HealthRouteDeps {
+  readiness: Pick<Readiness, 'isReady' | 'snapshot'>;
+  now: () => number;
+  /** When the hub started, in milliseconds since the epoch. */
+  startedAt: number;
+}
+
+/** What the hub tells of itself: version, runtime, this boot, readiness and the masked configuration. */
+export interface AppRoutesDeps {
+  version: string;
+  runtime: HubDeps['runtime'];
+  bootId: string;
+  /** When the hub started, in milliseconds since the epoch. */
+  startedAt: number;
+  now: () => number;
+  readiness: Pick<Readiness, 'isReady'>;
+  config: HubConfig;
+}
+
+function uptimeSeconds(deps: Pick<HealthRouteDeps, 'now' | 'startedAt'>): number {
+  return Math.round((deps.now() - deps.startedAt) / 100) / 10;
 }
 
 /** GET /health at the root. */
-export function registerHealthRoute(root: RouteGroup, services: HubServices): void {
+export function registerHealthRoute(root: RouteGroup, deps: HealthRouteDeps): void {
   root.add(
     {
       method: 'get',
@@ -26,31 +47,31 @@ export function registerHealthRoute(root: RouteGroup, services: HubServices): vo
       statuses: { 503: 'Start-up readiness gates are not met yet' },
     },
     (c) => {
-      if (!services.readiness.isReady()) {
-        return c.json(errorBody(503, 'The hub is starting', { gates: services.readiness.snapshot() }), 503);
+      if (!deps.readiness.isReady()) {
+        return c.json(errorBody(503, 'The hub is starting', { gates: deps.readiness.snapshot() }), 503);
       }
-      return c.json({ status: 'ok', uptime: uptimeSeconds(services) });
+      return c.json({ status: 'ok', uptime: uptimeSeconds(deps) });
     },
   );
 }
 
 /** GET /api/v1/app and /api/v1/server. */
-export function registerAppRoutes(api: RouteGroup, services: HubServices): void {
+export function registerAppRoutes(api: RouteGroup, deps: AppRoutesDeps): void {
   api.add({ method: 'get', path: '/app', access: 'read', tag: 'system', summary: 'Product name and version', response: AppSchema }, (c) =>
-    c.json({ name: PRODUCT_NAME, version: services.deps.version, runtime: services.deps.runtime }),
+    c.json({ name: PRODUCT_NAME, version: deps.version, runtime: deps.runtime }),
   );
   api.add(
     { method: 'get', path: '/server', access: 'read', tag: 'system', summary: 'Server version, uptime and masked configuration' },
     (c) =>
       c.json({
         name: PRODUCT_NAME,
-        version: services.deps.version,
-        runtime: services.deps.runtime,
-        bootId: services.bootId,
-        startedAt: new Date(services.startedAt).toISOString(),
-        uptimeSeconds: uptimeSeconds(services),
-        ready: services.readiness.isReady(),
-        configuration: maskHubConfig(services.config),
+        version: deps.version,
+        runtime: deps.runtime,
+        bootId: deps.bootId,
+        startedAt: new Date(deps.startedAt).toISOString(),
+        uptimeSeconds: uptimeSeconds(deps),
+        ready: deps.readiness.isReady(),
+        configuration: maskHubConfig(deps.config),
       }),
   );
 }

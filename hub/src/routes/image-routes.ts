@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
-import { listImages, pruneImages } from '../updates/image-inventory';
+import { type ImageInventoryDeps, listImages, pruneImages } from '../updates/image-inventory';
 
 const ImageViewSchema = v.object({
   id: v.string(),
@@ -23,12 +22,15 @@ const PruneBodySchema = v.optional(
   {},
 );
 
+/** The image routes read and prune through the image inventory, and need only what it needs. */
+export type ImageRoutesDeps = ImageInventoryDeps;
+
 /**
  * Images of the hub's own Docker hosts and of its edge agents' hosts (spec 4.14; admin per
  * decisions §5). A prune removes only images no container uses, no kept backup needs and no
  * unsettled update works with.
  */
-export function registerImageRoutes(api: RouteGroup, services: HubServices): void {
+export function registerImageRoutes(api: RouteGroup, deps: ImageRoutesDeps): void {
   api.add(
     {
       method: 'get',
@@ -39,7 +41,7 @@ export function registerImageRoutes(api: RouteGroup, services: HubServices): voi
       response: v.object({ data: v.array(ImageViewSchema), total: v.number(), errors: v.array(HostFailureSchema) }),
     },
     async (c) => {
-      const { images, errors } = await listImages(services);
+      const { images, errors } = await listImages(deps);
       return c.json({ data: images, total: images.length, errors });
     },
   );
@@ -59,7 +61,7 @@ export function registerImageRoutes(api: RouteGroup, services: HubServices): voi
       }),
     },
     async (c) => {
-      const { images, errors } = await listImages(services);
+      const { images, errors } = await listImages(deps);
       const data = images.filter((image) => image.prunable);
       return c.json({ data, total: data.length, reclaimableBytes: data.reduce((sum, image) => sum + image.sizeBytes, 0), errors });
     },
@@ -82,6 +84,6 @@ export function registerImageRoutes(api: RouteGroup, services: HubServices): voi
       }),
       statuses: { 400: 'Invalid imageIds' },
     },
-    async (c, { body }) => c.json(await pruneImages(services, body.imageIds)),
+    async (c, { body }) => c.json(await pruneImages(deps, body.imageIds)),
   );
 }

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { matchesLogQuery } from '../../../shared/logging/log-ring';
+import { type LogRing, matchesLogQuery } from '../../../shared/logging/log-ring';
+import type { Logger } from '../../../shared/logging/logger';
 import { LOG_LEVELS, LogEntrySchema } from '../../../shared/schemas/log-entry';
 import { qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import { acceptWebSocket } from '../http/websocket-upgrade';
-import type { HubServices } from '../hub-services';
+import type { WebSocketGate } from '../http/websocket-upgrade';
 
 const RING_SIZE = 1000;
 const componentParam = qText({
@@ -16,8 +16,15 @@ const componentParam = qText({
 const levelParam = qEnum(LOG_LEVELS, { description: 'Minimum level' });
 const tailParam = qInt({ min: 0, max: RING_SIZE, default: 100, description: 'Most recent entries to return' });
 
-export function registerLogRoutes(api: RouteGroup, services: HubServices): void {
-  const { logRing } = services;
+/** The hub's own log: its level, the buffered entries, and the WebSocket gate of the live stream. */
+export interface LogRoutesDeps {
+  webSockets: WebSocketGate;
+  logRing: LogRing;
+  logger: Pick<Logger, 'level'>;
+}
+
+export function registerLogRoutes(api: RouteGroup, deps: LogRoutesDeps): void {
+  const { logRing } = deps;
 
   api.add(
     {
@@ -28,7 +35,7 @@ export function registerLogRoutes(api: RouteGroup, services: HubServices): void 
       summary: 'Current logger level',
       response: v.object({ level: v.picklist(LOG_LEVELS) }),
     },
-    (c) => c.json({ level: services.logger.level }),
+    (c) => c.json({ level: deps.logger.level }),
   );
 
   api.add(
@@ -74,7 +81,7 @@ export function registerLogRoutes(api: RouteGroup, services: HubServices): void 
       statuses: { 400: 'Invalid query', 403: 'Origin does not match the server', 426: 'Not a WebSocket upgrade' },
     },
     (c, { query }) => {
-      const upgrade = acceptWebSocket(c, services);
+      const upgrade = deps.webSockets.accept(c);
       const live = { level: query.level, component: query.component };
       let unsubscribe: (() => void) | undefined;
       return upgrade(c, {

@@ -1,13 +1,22 @@
 import type { Context } from 'hono';
 import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
+import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { HubMetrics } from '../metrics/hub-metrics';
+
+/** The Prometheus endpoint: its guard's configuration, the hub's metrics and the runtime's own. */
+export interface MetricsRouteDeps {
+  config: Pick<HubConfig, 'server'>;
+  metrics: Pick<HubMetrics, 'registry'>;
+  /** Runtime-specific Prometheus text appended to the hub's (process metrics on Node). */
+  runtimeMetrics: (() => Promise<string>) | undefined;
+}
 
 /** GET /metrics: Prometheus text, guarded as spec 5.10 says. */
-export function registerMetricsRoute(root: RouteGroup, services: HubServices): void {
-  const { metricsAuth, metricsToken } = services.config.server;
+export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): void {
+  const { metricsAuth, metricsToken } = deps.config.server;
   // With a token configured, the token itself opens /metrics, signed in or not (spec 5.10).
   const tokenMatches = async (c: Context<HubEnv>): Promise<boolean> => {
     if (!metricsAuth || metricsToken === undefined) return false;
@@ -30,8 +39,8 @@ export function registerMetricsRoute(root: RouteGroup, services: HubServices): v
       if (metricsAuth && metricsToken !== undefined && c.get('principal').kind === 'anonymous' && !(await tokenMatches(c))) {
         throw new HttpError(401, 'A valid metrics token is required');
       }
-      const own = services.metrics.registry.render();
-      const runtime = services.deps.runtimeMetrics ? await services.deps.runtimeMetrics() : '';
+      const own = deps.metrics.registry.render();
+      const runtime = deps.runtimeMetrics ? await deps.runtimeMetrics() : '';
       return c.body(own + runtime, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
     },
   );

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { qBool, qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 import { listBell, markBellRead } from '../notifications/bell';
+import type { NotificationService } from '../notifications/notification-service';
 
 const BellEntrySchema = v.object({
   id: v.string(),
@@ -24,12 +24,17 @@ const MarkReadBodySchema = v.optional(
   {},
 );
 
+/** The bell routes: the notification service's bell. */
+export interface NotificationBellRoutesDeps {
+  notifications: Pick<NotificationService, 'bell'>;
+}
+
 /**
  * The in-app bell (spec 2.8): the audit entries of events whose rule has bellEnabled, newest
  * first, update-available filtered by bellThreshold, each with its read state. Reading needs
  * `read`; marking read changes state, so it needs `notifications:manage` (any signed-in session).
  */
-export function registerNotificationBellRoutes(api: RouteGroup, services: HubServices): void {
+export function registerNotificationBellRoutes(api: RouteGroup, deps: NotificationBellRoutesDeps): void {
   api.add(
     {
       method: 'get',
@@ -52,7 +57,7 @@ export function registerNotificationBellRoutes(api: RouteGroup, services: HubSer
       }),
       statuses: { 400: 'Invalid query parameter' },
     },
-    (c, { query }) => c.json(listBell(services.notifications.bell, { offset: query.offset, limit: query.limit, unreadOnly: query.unread })),
+    (c, { query }) => c.json(listBell(deps.notifications.bell, { offset: query.offset, limit: query.limit, unreadOnly: query.unread })),
   );
 
   api.add(
@@ -66,6 +71,6 @@ export function registerNotificationBellRoutes(api: RouteGroup, services: HubSer
       response: v.object({ unread: v.number() }),
       statuses: { 400: 'Invalid body' },
     },
-    async (c, { body }) => c.json(await markBellRead(services.notifications.bell, body.ids)),
+    async (c, { body }) => c.json(await markBellRead(deps.notifications.bell, body.ids)),
   );
 }

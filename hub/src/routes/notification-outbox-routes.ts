@@ -2,8 +2,8 @@ import * as v from 'valibot';
 import { HttpError } from '../http/http-error';
 import { qEnum } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 import { outboxContainerView } from '../notifications/container-view';
+import type { NotificationService } from '../notifications/notification-service';
 import { OUTBOX_STATUSES, type OutboxEntry } from '../store/notification-outbox-store';
 
 /** Containers listed per entry; `containerCount` tells the rest. */
@@ -42,10 +42,15 @@ export function outboxEntryView(entry: OutboxEntry, maxAttempts: number) {
   };
 }
 
+/** The outbox routes: the notification service's outbox and its attempt limit. */
+export interface NotificationOutboxRoutesDeps {
+  notifications: Pick<NotificationService, 'outbox' | 'maxAttempts'>;
+}
+
 /** GET, retry and delete of outbox entries: admin surfaces (spec 4.9, 5.12). */
-export function registerNotificationOutboxRoutes(api: RouteGroup, services: HubServices): void {
-  const outbox = () => services.notifications.outbox;
-  const maxAttempts = () => services.notifications.maxAttempts;
+export function registerNotificationOutboxRoutes(api: RouteGroup, deps: NotificationOutboxRoutesDeps): void {
+  const outbox = () => deps.notifications.outbox;
+  const maxAttempts = () => deps.notifications.maxAttempts;
 
   api.add(
     {

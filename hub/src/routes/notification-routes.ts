@@ -7,13 +7,13 @@ import {
 } from '../../../shared/schemas/notification-rule';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 import { templateScope, templatesFor } from '../notifications/notification-dispatcher';
+import type { NotificationService } from '../notifications/notification-service';
 import { simulatedContainer } from '../notifications/simulated-container';
 import { templateProblem } from '../notifications/template';
-import { isNotificationRuleId } from '../store/notification-rule-store';
-import { registerNotificationBellRoutes } from './notification-bell-routes';
-import { registerNotificationOutboxRoutes } from './notification-outbox-routes';
+import { isNotificationRuleId, type NotificationRuleStore } from '../store/notification-rule-store';
+import { type NotificationBellRoutesDeps, registerNotificationBellRoutes } from './notification-bell-routes';
+import { type NotificationOutboxRoutesDeps, registerNotificationOutboxRoutes } from './notification-outbox-routes';
 
 const PreviewBodySchema = v.strictObject({
   triggerId: TriggerIdSchema,
@@ -33,11 +33,18 @@ function templateProblems(templates: Record<string, Record<string, string | unde
   return problems;
 }
 
-export function registerNotificationRoutes(api: RouteGroup, services: HubServices): void {
-  const notifications = () => services.notifications;
+/** The notification routes: the rules, the triggers they name (checked and previewed), the bell and the outbox. */
+export interface NotificationRoutesDeps extends NotificationBellRoutesDeps, NotificationOutboxRoutesDeps {
+  notifications: Pick<NotificationService, 'trigger' | 'render' | 'bell' | 'outbox' | 'maxAttempts'>;
+  notificationRules: Pick<NotificationRuleStore, 'get' | 'list' | 'patch'>;
+  now: () => number;
+}
+
+export function registerNotificationRoutes(api: RouteGroup, deps: NotificationRoutesDeps): void {
+  const notifications = () => deps.notifications;
   const ruleOf = (id: string) => {
     if (!isNotificationRuleId(id)) throw new HttpError(404, `Unknown notification rule ${id.slice(0, 80)}`);
-    return services.notificationRules.get(id) as NonNullable<ReturnType<typeof services.notificationRules.get>>;
+    return deps.notificationRules.get(id) as NonNullable<ReturnType<typeof deps.notificationRules.get>>;
   };
 
   api.add(
@@ -50,14 +57,14 @@ export function registerNotificationRoutes(api: RouteGroup, services: HubService
       response: v.object({ data: v.array(NotificationRuleSchema), total: v.number() }),
     },
     (c) => {
-      const data = services.notificationRules.list();
+      const data = deps.notificationRules.list();
       return c.json({ data, total: data.length });
     },
   );
 
   // Before /notifications/:id, so these literal paths are never taken for a rule id.
-  registerNotificationBellRoutes(api, services);
-  registerNotificationOutboxRoutes(api, services);
+  registerNotificationBellRoutes(api, deps);
+  registerNotificationOutboxRoutes(api, deps);
 
   api.add(
     {
@@ -81,7 +88,7 @@ export function registerNotificationRoutes(api: RouteGroup, services: HubService
       }
       const problems = templateProblems(body.templates ?? {});
       if (problems.length > 0) throw new HttpError(400, `Invalid template: ${problems[0]}`, { templateErrors: problems.slice(0, 10) });
-      return c.json(await services.notificationRules.patch(id, body));
+      return c.json(await deps.notificationRules.patch(id, body));
     },
   );
 
@@ -104,7 +111,7 @@ export function registerNotificationRoutes(api: RouteGroup, services: HubService
       const templates = templatesFor(rule, trigger, body.templates);
       const problems = templateProblems({ [trigger.id]: { ...templates } });
       if (problems.length > 0) throw new HttpError(400, `Cannot preview: ${problems[0]}`, { templateErrors: problems });
-      const now = services.now();
+      const now = deps.now();
       const sample = [
         simulatedContainer(now),
         simulatedContainer(now, {

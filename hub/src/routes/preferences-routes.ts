@@ -3,13 +3,16 @@ import * as v from 'valibot';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { Preferences, PreferencesStore } from '../store/preferences-store';
 
 /** A user's UI preferences: a small flat-ish JSON object, at most this many bytes serialised. */
 export const MAX_PREFERENCES_BYTES = 16 * 1024;
 const PreferencesSchema = v.record(v.pipe(v.string(), v.maxLength(100)), v.unknown());
 
-const keyOf = (username: string): string => `preferences:${encodeURIComponent(username)}`;
+/** The preferences routes read and write the users' preferences store. */
+export interface PreferencesRoutesDeps {
+  preferences: PreferencesStore;
+}
 
 function usernameOf(c: Context<HubEnv>): string {
   const principal = c.get('principal');
@@ -18,12 +21,8 @@ function usernameOf(c: Context<HubEnv>): string {
 }
 
 /** GET/PATCH /api/v1/preferences (spec 4.12): session-only; PATCH merges top-level keys, null removes one. */
-export function registerPreferencesRoutes(api: RouteGroup, services: HubServices): void {
-  const storage = services.deps.storage;
-  const read = async (username: string): Promise<Record<string, unknown>> => {
-    const stored = await storage.getItem<Record<string, unknown>>(keyOf(username));
-    return stored && typeof stored === 'object' && !Array.isArray(stored) ? stored : {};
-  };
+export function registerPreferencesRoutes(api: RouteGroup, deps: PreferencesRoutesDeps): void {
+  const { preferences } = deps;
   api.add(
     {
       method: 'get',
@@ -33,7 +32,7 @@ export function registerPreferencesRoutes(api: RouteGroup, services: HubServices
       summary: 'The signed-in user preferences',
       response: PreferencesSchema,
     },
-    async (c) => c.json(await read(usernameOf(c))),
+    async (c) => c.json(await preferences.get(usernameOf(c))),
   );
   api.add(
     {
@@ -48,7 +47,7 @@ export function registerPreferencesRoutes(api: RouteGroup, services: HubServices
     },
     async (c, { body }) => {
       const username = usernameOf(c);
-      const next: Record<string, unknown> = { ...(await read(username)) };
+      const next: Preferences = { ...(await preferences.get(username)) };
       for (const [key, value] of Object.entries(body)) {
         if (value === null) delete next[key];
         else next[key] = value;
@@ -56,7 +55,7 @@ export function registerPreferencesRoutes(api: RouteGroup, services: HubServices
       if (new TextEncoder().encode(JSON.stringify(next)).length > MAX_PREFERENCES_BYTES) {
         throw new HttpError(413, `Preferences may hold at most ${MAX_PREFERENCES_BYTES} bytes`, { maxBytes: MAX_PREFERENCES_BYTES });
       }
-      await storage.setItem(keyOf(username), next);
+      await preferences.put(username, next);
       return c.json(next);
     },
   );

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
-import { describeRegistryProviders } from '../registries/load-registry-providers';
+import { describeRegistryProviders, type LoadedRegistryProviders } from '../registries/load-registry-providers';
 
 const RegistrySchema = v.object({
   id: v.string(),
@@ -11,8 +10,14 @@ const RegistrySchema = v.object({
   configuration: v.record(v.string(), v.unknown()),
 });
 
+/** The registry providers route: the providers the hub loaded. */
+export interface RegistryRoutesDeps {
+  /** Absent without registry providers: the list is empty. */
+  registries: { providers: LoadedRegistryProviders } | undefined;
+}
+
 /** GET /api/v1/registries: configured providers, the built-in public ones, and the generic fallback. */
-export function registerRegistryRoutes(api: RouteGroup, services: HubServices): void {
+export function registerRegistryRoutes(api: RouteGroup, deps: RegistryRoutesDeps): void {
   api.add(
     {
       method: 'get',
@@ -23,7 +28,7 @@ export function registerRegistryRoutes(api: RouteGroup, services: HubServices): 
       response: v.object({ data: v.array(RegistrySchema), total: v.number() }),
     },
     (c) => {
-      const data = services.registries ? describeRegistryProviders(services.registries.providers) : [];
+      const data = deps.registries ? describeRegistryProviders(deps.registries.providers) : [];
       return c.json({ data, total: data.length });
     },
   );

@@ -1,12 +1,17 @@
 import { SettingsPatchSchema, SettingsSchema } from '../../../shared/schemas/settings';
 import { SETTINGS_PUT_DEPRECATION } from '../http/deprecation';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { SettingsStore } from '../store/settings-store';
 
-export function registerSettingsRoutes(api: RouteGroup, services: HubServices): void {
+/** The settings routes: the settings store. */
+export interface SettingsRoutesDeps {
+  settings: Pick<SettingsStore, 'get' | 'patch'>;
+}
+
+export function registerSettingsRoutes(api: RouteGroup, deps: SettingsRoutesDeps): void {
   api.add(
     { method: 'get', path: '/settings', access: 'read', tag: 'settings', summary: 'Current settings', response: SettingsSchema },
-    (c) => c.json(services.settings.get()),
+    (c) => c.json(deps.settings.get()),
   );
   const write = {
     path: '/settings',
@@ -17,10 +22,10 @@ export function registerSettingsRoutes(api: RouteGroup, services: HubServices): 
     statuses: { 400: 'Invalid body' },
   } as const;
   api.add({ ...write, method: 'patch', summary: 'Change some settings; returns them all' }, async (c, { body }) =>
-    c.json(await services.settings.patch(body)),
+    c.json(await deps.settings.patch(body)),
   );
   api.add(
     { ...write, method: 'put', summary: 'Deprecated alias of PATCH', deprecated: true, deprecation: SETTINGS_PUT_DEPRECATION },
-    async (c, { body }) => c.json(await services.settings.patch(body)),
+    async (c, { body }) => c.json(await deps.settings.patch(body)),
   );
 }

@@ -5,11 +5,13 @@ import { LOCAL_AGENT } from '../../../shared/update/update-clock';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 import { routeContainer } from '../notifications/container-routing';
+import type { NotificationService } from '../notifications/notification-service';
 import { describeTrigger, type NotificationTrigger } from '../notifications/notification-triggers';
 import { containerFromBody, SimulatedContainerBodySchema } from '../notifications/simulated-container';
+import type { ContainerStore } from '../store/container-store';
 import { describeActionTrigger } from '../updates/action-triggers';
+import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
 const TriggerSchema = v.object({
@@ -20,23 +22,36 @@ const TriggerSchema = v.object({
 });
 const RunResultSchema = v.object({ triggerId: v.string(), containerId: v.string(), delivered: v.literal(true) });
 
-/** The notification triggers that apply to a container: all of them, less what its dd.notification.* labels route away. */
-export function triggersOfContainer(services: HubServices, container: Container): NotificationTrigger[] {
-  return services.notifications.triggers.filter((trigger) => routeContainer(container.labels, trigger).allowed);
+/** The configured notification triggers, which a container's labels route. */
+export interface TriggersOfContainerDeps {
+  notifications: Pick<NotificationService, 'triggers'>;
 }
 
-export function registerTriggerRoutes(api: RouteGroup, services: HubServices): void {
+/** The notification triggers that apply to a container: all of them, less what its dd.notification.* labels route away. */
+export function triggersOfContainer(deps: TriggersOfContainerDeps, container: Container): NotificationTrigger[] {
+  return deps.notifications.triggers.filter((trigger) => routeContainer(container.labels, trigger).allowed);
+}
+
+/** The trigger routes: notification triggers (listed and run now), action triggers (listed), and the containers they run for. */
+export interface TriggerRoutesDeps {
+  notifications: Pick<NotificationService, 'triggers' | 'trigger' | 'runTrigger'>;
+  updates: Pick<UpdateService, 'triggers'>;
+  containers: Pick<ContainerStore, 'get'>;
+  now: () => number;
+}
+
+export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps): void {
   const find = (c: Context<HubEnv>): NotificationTrigger => {
     const type = c.req.param('type') ?? '';
     const name = c.req.param('name') ?? '';
-    const trigger = services.notifications.trigger(`${type}.${name}`);
+    const trigger = deps.notifications.trigger(`${type}.${name}`);
     if (!trigger) throw new HttpError(404, `Unknown trigger ${type.slice(0, 40)}.${name.slice(0, 80)}`);
     return trigger;
   };
 
   /** Delivers now through the outbox; a failure answers 502 and the entry stays in the outbox for its retries. */
   const run = async (c: Context<HubEnv>, trigger: NotificationTrigger, container: Container) => {
-    const outcome = await services.notifications.runTrigger(trigger, container);
+    const outcome = await deps.notifications.runTrigger(trigger, container);
     if (!outcome.delivered) {
       throw new HttpError(502, `The trigger ${trigger.id} could not deliver: ${outcome.entry.lastError ?? 'unknown error'}`, {
         triggerId: trigger.id,
@@ -58,7 +73,7 @@ export function registerTriggerRoutes(api: RouteGroup, services: HubServices): v
     },
     (c) => {
       // Notification triggers, then the action triggers (DD_ACTION_*) that update containers.
-      const data = [...services.notifications.triggers.map(describeTrigger), ...services.updates.triggers.map(describeActionTrigger)];
+      const data = [...deps.notifications.triggers.map(describeTrigger), ...deps.updates.triggers.map(describeActionTrigger)];
       return c.json({ data, total: data.length });
     },
   );
@@ -74,7 +89,7 @@ export function registerTriggerRoutes(api: RouteGroup, services: HubServices): v
       statuses: { 404: 'Unknown trigger' },
     },
     (c) => {
-      const action = services.updates.triggers.find((trigger) => trigger.id === `${c.req.param('type')}.${c.req.param('name')}`);
+      const action = deps.updates.triggers.find((trigger) => trigger.id === `${c.req.param('type')}.${c.req.param('name')}`);
       return c.json(action ? describeActionTrigger(action) : describeTrigger(find(c)));
     },
   );
@@ -93,14 +108,14 @@ export function registerTriggerRoutes(api: RouteGroup, services: HubServices): v
     },
     async (c, { body }) => {
       const trigger = find(c);
-      const container = containerFromBody(body, services.now());
+      const container = containerFromBody(body, deps.now());
       if (typeof container === 'string') throw new HttpError(400, `Invalid container object: ${container}`);
       return run(c, trigger, container);
     },
   );
 
   const containerRun = async (c: Context<HubEnv>) => {
-    const container = findContainer(services.containers, c.req.param('id') ?? '');
+    const container = findContainer(deps.containers, c.req.param('id') ?? '');
     const agent = c.req.param('agent');
     // Notification triggers run in the hub whatever the agent; the agent only has to be the container's.
     if (agent !== undefined && agent !== (container.agent ?? LOCAL_AGENT)) {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { AuditStore } from '../store/audit-store';
+import type { UpdateService } from '../updates/update-service';
 
 const BlockerSchema = v.object({
   reason: v.string(),
@@ -29,8 +30,14 @@ const PreviewSchema = v.object({
   canUpdate: v.boolean(),
 });
 
+/** The update preview route: the update service's dry run, and the audit trail it is recorded in. */
+export interface UpdatePreviewRoutesDeps {
+  updates: Pick<UpdateService, 'preview'>;
+  audit: Pick<AuditStore, 'append'>;
+}
+
 /** Spec 4.8 preview: what an update of the container would change, reading only; audited as `preview`. */
-export function registerUpdatePreviewRoutes(api: RouteGroup, services: HubServices): void {
+export function registerUpdatePreviewRoutes(api: RouteGroup, deps: UpdatePreviewRoutesDeps): void {
   api.add(
     {
       method: 'post',
@@ -43,8 +50,8 @@ export function registerUpdatePreviewRoutes(api: RouteGroup, services: HubServic
       statuses: { 404: 'Unknown container' },
     },
     async (c) => {
-      const preview = services.updates.preview(c.req.param('id') ?? '');
-      await services.audit.append({
+      const preview = deps.updates.preview(c.req.param('id') ?? '');
+      await deps.audit.append({
         action: 'preview',
         containerName: preview.containerName,
         containerImage: preview.target?.image ?? preview.current.image,

@@ -6,8 +6,9 @@ import type { HubEnv } from '../http/hub-env';
 import { pageOf } from '../http/paged-list';
 import { qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
+import type { ContainerStore } from '../store/container-store';
 import { ImageBackupSchema, publicBackup } from '../updates/backup-store';
+import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
 const OperationViewSchema = v.object({
@@ -28,9 +29,15 @@ function callerOf(c: Context<HubEnv>): string {
   return 'an anonymous caller';
 }
 
+/** The update routes: the update service, and the container records its operations and backups are looked up by. */
+export interface UpdateRoutesDeps {
+  updates: Pick<UpdateService, 'requestUpdate' | 'requestRollback' | 'cancel' | 'get' | 'view' | 'operationsOf' | 'backups' | 'backupsOf'>;
+  containers: Pick<ContainerStore, 'get'>;
+}
+
 /** Container updates (spec 2.6, 2.7, 3.2, 4.8): update, its operations, cancel, backups and rollback. */
-export function registerUpdateRoutes(api: RouteGroup, services: HubServices): void {
-  const { updates } = services;
+export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): void {
+  const { updates, containers } = deps;
 
   api.add(
     {
@@ -76,7 +83,7 @@ export function registerUpdateRoutes(api: RouteGroup, services: HubServices): vo
       statuses: { 404: 'Unknown container' },
     },
     (c, { query }) => {
-      const container = findContainer(services.containers, c.req.param('id') ?? '');
+      const container = findContainer(containers, c.req.param('id') ?? '');
       const all = updates.operationsOf(container);
       const page = pageOf(all, query);
       // Views only for the page shown.
@@ -147,7 +154,7 @@ export function registerUpdateRoutes(api: RouteGroup, services: HubServices): vo
       statuses: { 404: 'Unknown container' },
     },
     (c) => {
-      const data = updates.backupsOf(findContainer(services.containers, c.req.param('id') ?? '')).map(publicBackup);
+      const data = updates.backupsOf(findContainer(containers, c.req.param('id') ?? '')).map(publicBackup);
       return c.json({ data, total: data.length });
     },
   );

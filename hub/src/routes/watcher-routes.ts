@@ -1,13 +1,15 @@
 import * as v from 'valibot';
 import { describeEndpoint } from '../../../shared/docker/watcher-config';
+import type { AgentDirectory } from '../agents/agent-directory';
 import { EdgeRequestError } from '../agents/edge-requests';
-import type { EdgeHub } from '../edge/edge-hub';
+import type { InventoryExpectations } from '../agents/inventory-expectations';
+import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
 import { pageOf } from '../http/paged-list';
 import { qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
 import type { DockerWatcher } from '../watchers/docker-watcher';
+import type { Fleet } from '../watchers/fleet';
 import type { ObservedInventory } from '../watchers/inventory-sync';
 import { toPublicContainer } from '../watchers/public-container';
 import { agentFailure } from './agent-routes';
@@ -15,11 +17,21 @@ import { agentFailure } from './agent-routes';
 export const INVENTORY_DEADLINE_MS = 30_000;
 const WATCHER_TYPES = new Set(['docker']);
 
+/** The watcher routes: the fleet, the configuration of the hub's own watchers, and agents reached through the directory. */
+export interface WatcherRoutesDeps {
+  fleet: Fleet;
+  config: Pick<HubConfig, 'watchers'>;
+  agents: AgentDirectory;
+  expectations: InventoryExpectations;
+  /** Deadline of an inventory refresh (30 s); shorter in tests. */
+  inventoryDeadlineMs: number | undefined;
+}
+
 /** A watcher as spec 2.2 shows it: configuration masked (there are no secrets in it today). */
-function describeWatcher(watcher: DockerWatcher, services: HubServices) {
+function describeWatcher(watcher: DockerWatcher, deps: WatcherRoutesDeps) {
   const agent = watcher.agent;
-  const local = agent === undefined ? services.config.watchers.find((w) => w.name === watcher.name) : undefined;
-  const remote = agent === undefined ? undefined : services.edge?.runtime(agent)?.get(watcher.name)?.config;
+  const local = agent === undefined ? deps.config.watchers.find((w) => w.name === watcher.name) : undefined;
+  const remote = agent === undefined ? undefined : deps.agents.runtime(agent)?.get(watcher.name)?.config;
   const configuration = local
     ? {
         endpoint: describeEndpoint(local.endpoint),
@@ -77,7 +89,7 @@ function inventoryResult(outcome: InventoryOutcome, operationId: string, source:
  * isCurrent (false once timed out or superseded: then it must write nothing).
  */
 async function runInventory(
-  services: HubServices,
+  deadlineMs: number,
   latest: Map<string, string>,
   key: string,
   work: (operationId: string, isCurrent: () => boolean) => Promise<InventoryOutcome>,
@@ -89,7 +101,7 @@ async function runInventory(
   const isCurrent = () => !timedOut && latest.get(key) === operationId;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), services.deps.inventoryDeadlineMs ?? INVENTORY_DEADLINE_MS);
+    timer = setTimeout(() => resolve('timeout'), deadlineMs);
   });
   const outcome = await Promise.race([work(operationId, isCurrent), deadline]).finally(() => {
     clearTimeout(timer);
@@ -104,7 +116,8 @@ async function runInventory(
   return { operationId, outcome, current: isCurrent() };
 }
 
-export function registerWatcherRoutes(api: RouteGroup, services: HubServices): void {
+export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps): void {
+  const deadlineMs = deps.inventoryDeadlineMs ?? INVENTORY_DEADLINE_MS;
   // The newest inventory request per watcher; an older one still running may no longer write.
   const latest = new Map<string, string>();
 
@@ -114,9 +127,9 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
   };
   /** The hub's own watcher; agents' watchers are reached through their agent segment. */
   const find = (type: string, name: string): DockerWatcher =>
-    services.fleet.all().find((w) => w.type === type && w.name === name && w.agent === undefined) ?? unknownWatcher(type, name);
+    (WATCHER_TYPES.has(type) ? deps.fleet.find(name, undefined) : undefined) ?? unknownWatcher(type, name);
   const findOnAgent = (type: string, name: string, agent: string): DockerWatcher => {
-    const runtime = services.edge?.runtime(agent);
+    const runtime = deps.agents.runtime(agent);
     if (!runtime) throw new HttpError(404, `Unknown agent ${agent.slice(0, 80)}`);
     const entry = WATCHER_TYPES.has(type) ? runtime.get(name) : undefined;
     return entry?.watcher ?? unknownWatcher(type, name);
@@ -133,8 +146,8 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
     },
     (c, { query }) => {
       // The hub's own in configuration order, then each agent's (a stable sort keeps their order).
-      const ordered = [...services.fleet.all()].sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? ''));
-      const all = ordered.map((w) => describeWatcher(w, services));
+      const ordered = [...deps.fleet.all()].sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? ''));
+      const all = ordered.map((w) => describeWatcher(w, deps));
       return c.json(pageOf(all, query));
     },
   );
@@ -147,7 +160,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       summary: 'One watcher',
       statuses: { 404: 'Unknown watcher' },
     },
-    (c) => c.json(describeWatcher(find(c.req.param('type') ?? '', c.req.param('name') ?? ''), services)),
+    (c) => c.json(describeWatcher(find(c.req.param('type') ?? '', c.req.param('name') ?? ''), deps)),
   );
   api.add(
     {
@@ -158,7 +171,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       summary: 'A watcher registered on an agent',
       statuses: { 404: 'Unknown agent or watcher' },
     },
-    (c) => c.json(describeWatcher(findOnAgent(c.req.param('type') ?? '', c.req.param('name') ?? '', c.req.param('agent') ?? ''), services)),
+    (c) => c.json(describeWatcher(findOnAgent(c.req.param('type') ?? '', c.req.param('name') ?? '', c.req.param('agent') ?? ''), deps)),
   );
 
   api.add(
@@ -175,7 +188,7 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       const type = c.req.param('type') ?? '';
       if (!WATCHER_TYPES.has(type)) throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
       const watcher = find(type, c.req.param('name') ?? '');
-      const run = await runInventory(services, latest, watcher.id, (_id, isCurrent) => watcher.refreshInventory(isCurrent));
+      const run = await runInventory(deadlineMs, latest, watcher.id, (_id, isCurrent) => watcher.refreshInventory(isCurrent));
       return c.json(inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name }, run.current));
     },
   );
@@ -199,19 +212,13 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
       const agent = c.req.param('agent') ?? '';
       if (!WATCHER_TYPES.has(type)) throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
       const watcher = findOnAgent(type, c.req.param('name') ?? '', agent);
-      const edge = services.edge as EdgeHub;
-      if (!edge.isConnected(agent)) throw new HttpError(503, `The agent ${agent} is not connected`, { agent });
+      if (!deps.agents.isConnected(agent)) throw new HttpError(503, `The agent ${agent} is not connected`, { agent });
       const run = await runInventory(
-        services,
+        deadlineMs,
         latest,
         `${agent}/${watcher.id}`,
-        (operationId, isCurrent) =>
-          refreshThroughAgent(edge, agent, watcher, {
-            operationId,
-            isCurrent,
-            deadlineMs: services.deps.inventoryDeadlineMs ?? INVENTORY_DEADLINE_MS,
-          }),
-        (operationId) => edge.forgetInventory(agent, watcher.name, operationId),
+        (operationId, isCurrent) => refreshThroughAgent(deps, agent, watcher, { operationId, isCurrent, deadlineMs }),
+        (operationId) => deps.expectations.forget(agent, watcher.name, operationId),
       );
       return c.json(inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name, agent }, run.current));
     },
@@ -224,14 +231,14 @@ export function registerWatcherRoutes(api: RouteGroup, services: HubServices): v
  * inventory like any other. An agent that could not observe keeps the last-known records.
  */
 async function refreshThroughAgent(
-  edge: EdgeHub,
+  deps: Pick<WatcherRoutesDeps, 'agents' | 'expectations'>,
   agent: string,
   watcher: DockerWatcher,
   { operationId, isCurrent, deadlineMs }: { operationId: string; isCurrent: () => boolean; deadlineMs: number },
 ): Promise<InventoryOutcome> {
-  edge.expectInventory(agent, watcher.name, operationId);
+  deps.expectations.expect(agent, watcher.name, operationId);
   try {
-    await edge.request(agent, { method: 'inventory', watcher: watcher.name, operationId }, { timeoutMs: deadlineMs });
+    await deps.agents.request(agent, { method: 'inventory', watcher: watcher.name, operationId }, { timeoutMs: deadlineMs });
   } catch (error) {
     if (error instanceof EdgeRequestError && error.code !== 'disconnected' && error.code !== 'aborted') {
       return { records: watcher.containers(), removedIds: [], errors: [{ phase: 'list', message: error.message }], authoritative: false };

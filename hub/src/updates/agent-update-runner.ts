@@ -18,7 +18,7 @@ type Located = { agent?: string | undefined; watcher: string };
 
 /** The agent watcher's host, where the hub has one (it exists once the agent announced the watcher). */
 export function agentHostOf(context: UpdateContext, located: Located): EdgeDockerHost | undefined {
-  const watcher = context.services().fleet.find(located.watcher, located.agent);
+  const watcher = context.hub.fleet.find(located.watcher, located.agent);
   return watcher?.host instanceof EdgeDockerHost ? watcher.host : undefined;
 }
 
@@ -62,7 +62,7 @@ async function auditNewHooks(context: UpdateContext, previous: UpdateOperation, 
   for (const stage of HOOK_STAGES) {
     const outcome = next.hooks?.[stage];
     if (outcome === undefined || previous.hooks?.[stage] !== undefined) continue;
-    await auditHook(context.services(), stage, next, outcome.status === 'success' ? undefined : (outcome.detail ?? 'failed'));
+    await auditHook(context.hub, stage, next, outcome.status === 'success' ? undefined : (outcome.detail ?? 'failed'));
   }
 }
 

@@ -26,7 +26,7 @@ export class AutoRollbackMonitor {
     const window = operation.autoRollbackWindowMs;
     if (operation.kind !== 'update' || operation.status !== 'succeeded' || !window || !operation.newContainerId) return;
     const until = Date.parse(operation.updatedAt) + window;
-    if (this.context.services().now() >= until) return;
+    if (this.context.hub.now() >= until) return;
     this.schedule(operation, until);
   }
 
@@ -58,7 +58,7 @@ export class AutoRollbackMonitor {
         operationId: operation.id,
         error: errorText(error),
       });
-      if (this.context.services().now() < until) this.schedule(operation, until);
+      if (this.context.hub.now() < until) this.schedule(operation, until);
       return;
     }
     if (!details) return;
@@ -69,7 +69,7 @@ export class AutoRollbackMonitor {
       );
       return;
     }
-    if (this.context.services().now() < until) this.schedule(operation, until);
+    if (this.context.hub.now() < until) this.schedule(operation, until);
   }
 
   /** The new container on its own host: the hub's local watcher, or its agent's inventory. */

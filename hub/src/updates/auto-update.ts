@@ -6,10 +6,13 @@ import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { errorText } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
-import type { HubServices } from '../hub-services';
 import type { AppliedChange } from '../notifications/inventory-events';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
+import type { SettingsStore } from '../store/settings-store';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 import { autoUpdateDecision } from './auto-update-policy';
+import type { UpdateService } from './update-service';
 import { updateTargetOf } from './update-target';
 
 const AUDITED_KEY = 'auto-update:blocked-audited';
@@ -38,15 +41,25 @@ const targetKey = (container: Container) => {
   return target ? `${target.targetImage}@${target.toVersion}` : undefined;
 };
 
-export function createAutoUpdater(services: () => HubServices, deps: { storage: Storage; logger: Logger }): AutoUpdater {
+/** The automatic-update policy: what it reads to decide, and the update service it queues through. */
+export interface AutoUpdaterDeps {
+  storage: Storage;
+  logger: Logger;
+  audit: Pick<AuditStore, 'append'>;
+  containers: Pick<ContainerStore, 'get'>;
+  settings: Pick<SettingsStore, 'get'>;
+  updates: Pick<UpdateService, 'operationsOf' | 'requestUpdate' | 'triggers'>;
+}
+
+export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
   const logger = deps.logger.child('updates.auto');
   const serial = createSerialQueue();
   let audited: Record<string, string> = {};
 
   /** An automatic attempt at this target already ended badly: it is not tried again by itself. */
   function failedBefore(container: Container, target: string): boolean {
-    return services()
-      .updates.operationsOf(container)
+    return deps.updates
+      .operationsOf(container)
       .some(
         (operation) =>
           operation.kind === 'update' &&
@@ -69,7 +82,7 @@ export function createAutoUpdater(services: () => HubServices, deps: { storage: 
     const identity = containerIdentity(container);
     if (audited[identity] === target) return;
     const update = updateTargetOf(container);
-    await services().audit.append({
+    await deps.audit.append({
       action: 'auto-update-blocked',
       containerName: container.name,
       containerImage: imageOf(container),
@@ -84,11 +97,10 @@ export function createAutoUpdater(services: () => HubServices, deps: { storage: 
   async function consider(container: Container): Promise<void> {
     const target = targetKey(container);
     if (target === undefined) return;
-    const hub = services();
     const decision = autoUpdateDecision({
-      mode: hub.settings.get().updateMode,
+      mode: deps.settings.get().updateMode,
       container,
-      triggers: hub.updates.triggers,
+      triggers: deps.updates.triggers,
       failedBefore: failedBefore(container, target),
     });
     if (decision.kind === 'off') return;
@@ -97,7 +109,7 @@ export function createAutoUpdater(services: () => HubServices, deps: { storage: 
       return;
     }
     try {
-      const operation = await hub.updates.requestUpdate(container.id, { source: 'auto', triggerName: decision.trigger.id });
+      const operation = await deps.updates.requestUpdate(container.id, { source: 'auto', triggerName: decision.trigger.id });
       logger.info('automatic update queued', { container: container.name, operationId: operation.id, target });
       await remember(containerIdentity(container), undefined);
     } catch (error) {
@@ -120,7 +132,7 @@ export function createAutoUpdater(services: () => HubServices, deps: { storage: 
           // Only what this observation checked against its registry: a detection, not a mere refresh.
           if (next.checkedAt === undefined || next.checkedAt === previous?.checkedAt) continue;
           try {
-            await consider(services().containers.get(next.id) ?? next);
+            await consider(deps.containers.get(next.id) ?? next);
           } catch (error) {
             logger.warn('the auto-update policy failed for a container', { container: next.name, error: errorText(error) });
           }

@@ -7,9 +7,9 @@ import { triggerById, type UpdateContext } from './update-context';
  * the trigger's `COMPOSE=false` honoured, and skipping a watcher whose files are on another machine.
  */
 export function composeFilesFor(context: UpdateContext, watcherName: string): ComposeFileEditor | undefined {
-  const services = context.services();
-  const watcher = services.config.watchers.find((candidate) => candidate.name === watcherName);
-  const editor = composeEditorForWatcher(services.deps.composeFiles, watcher);
+  const hub = context.hub;
+  const watcher = hub.config.watchers.find((candidate) => candidate.name === watcherName);
+  const editor = composeEditorForWatcher(hub.composeFiles, watcher);
   if (!editor) return undefined;
   return {
     setServiceImage(change) {

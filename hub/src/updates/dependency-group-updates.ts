@@ -2,10 +2,13 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { errorText, isTerminal } from '../../../shared/update-engine';
+import type { EventBus, Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
-import type { HubServices } from '../hub-services';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
 import { dependencyGroupOf } from './dependency-graph';
 import { startUpdateBatch, type UpdateBatch } from './update-batch';
+import type { UpdateService } from './update-service';
 import { updateTargetOf } from './update-target';
 
 /**
@@ -66,16 +69,26 @@ const SETTLED_EVENTS = new Set(['dd:update-applied', 'dd:update-failed']);
  * operations carry one batchId, and dd:batch-update-completed follows the last of them. Followed in
  * memory, like bulk batches: after a hub restart, queued operations still run, later waves do not.
  */
-export function createDependencyGroupUpdates(services: () => HubServices, logger: Logger): DependencyGroupUpdates {
-  const log = logger.child('dependency-groups');
+/** Dependency-group updates: the inventory they plan from, the updates they queue, the events they wait on. */
+export interface DependencyGroupUpdatesDeps {
+  logger: Logger;
+  now: () => number;
+  containers: Pick<ContainerStore, 'get' | 'all'>;
+  audit: Pick<AuditStore, 'append'>;
+  events: Pick<EventBus, 'subscribe'>;
+  publish: Publish;
+  updates: Pick<UpdateService, 'requestUpdate' | 'get'>;
+}
+
+export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): DependencyGroupUpdates {
+  const log = deps.logger.child('dependency-groups');
   const running = new Set<Promise<void>>();
   const stopping = new AbortController();
 
   function plan(rootId: string): { root: Container; members: PlannedMember[][] } {
-    const hub = services();
-    const root = hub.containers.get(rootId);
+    const root = deps.containers.get(rootId);
     if (!root) throw new HttpError(404, `Unknown container ${rootId.slice(0, 80)}`);
-    const group = dependencyGroupOf(root, hub.containers.all());
+    const group = dependencyGroupOf(root, deps.containers.all());
     if ('cycle' in group) {
       throw new HttpError(409, `The dependencies of ${root.name}'s group form a cycle`, {
         reason: 'dependency-cycle',
@@ -102,9 +115,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
 
   /** The member's record now, by identity (its id changes only if something else updated it meanwhile). */
   function current(member: PlannedMember): Container | undefined {
-    return services()
-      .containers.all()
-      .find((container) => containerIdentity(container) === member.identity);
+    return deps.containers.all().find((container) => containerIdentity(container) === member.identity);
   }
 
   async function request(member: PlannedMember, batch: UpdateBatch): Promise<void> {
@@ -112,7 +123,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
     try {
       const container = current(member);
       if (!container) throw new HttpError(404, `${view.containerName} is no longer in the inventory`);
-      const operation = await services().updates.requestUpdate(container.id, { source: 'api', batchId: batch.batchId });
+      const operation = await deps.updates.requestUpdate(container.id, { source: 'api', batchId: batch.batchId });
       batch.add(operation);
       Object.assign(view, { result: 'queued', operationId: operation.id });
     } catch (error) {
@@ -125,10 +136,9 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
 
   /** Resolves with the operations' final statuses once all have settled, or undefined if the hub stops first. */
   function settled(operationIds: readonly string[]): Promise<Map<string, string> | undefined> {
-    const hub = services();
     return new Promise((resolve) => {
       const statuses = () => {
-        const found = operationIds.map((id) => hub.updates.get(id));
+        const found = operationIds.map((id) => deps.updates.get(id));
         if (!found.every((operation) => operation && isTerminal(operation))) return undefined;
         return new Map(found.flatMap((operation) => (operation ? [[operation.id, operation.status] as const] : [])));
       };
@@ -138,7 +148,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
         resolve(value);
       };
       const onStop = () => finish(undefined);
-      const subscription = hub.events.subscribe((event) => {
+      const subscription = deps.events.subscribe((event) => {
         if (!SETTLED_EVENTS.has(event.type)) return;
         const done = statuses();
         if (done) finish(done);
@@ -153,7 +163,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
     const summary = members
       .map((wave, index) => `wave ${index}: ${wave.map((member) => `${member.view.containerName} ${member.view.result}`).join(', ')}`)
       .join('; ');
-    await services().audit.append({
+    await deps.audit.append({
       action: 'dependency-group-update',
       containerName: root.name,
       status: outcome,
@@ -199,7 +209,7 @@ export function createDependencyGroupUpdates(services: () => HubServices, logger
   return {
     async start(rootId) {
       const { root, members } = plan(rootId);
-      const batch = startUpdateBatch(services());
+      const batch = startUpdateBatch(deps);
       let answer!: () => void;
       const requested = new Promise<void>((resolve) => {
         answer = resolve;

@@ -6,7 +6,14 @@ import {
 } from '../../../shared/docker/docker-host';
 import { errorText } from '../../../shared/update-engine';
 import { EdgeDockerHost } from '../agents/edge-docker-host';
-import type { HubServices } from '../hub-services';
+import type { Fleet } from '../watchers/fleet';
+import type { UpdateService } from './update-service';
+
+/** The image list and prune: the watchers whose hosts hold images, and the updates that still need some. */
+export interface ImageInventoryDeps {
+  fleet: Pick<Fleet, 'all'>;
+  updates: Pick<UpdateService, 'backups' | 'unsettled'>;
+}
 
 /** Why an image is kept: a container (any state) uses it, a kept backup needs it, or an unsettled update does. */
 export type ImageKeptBy = 'container' | 'backup' | 'update-operation';
@@ -77,8 +84,8 @@ function agentImageHost(watcher: string, agent: string, host: EdgeDockerHost): I
  * Every watcher's host that can list and remove images: the hub's own, and each edge agent's
  * (connected or not: one that is away fails its listing, and lands in `errors` under its name).
  */
-export function imageHosts(services: HubServices): ImageHost[] {
-  return services.fleet.all().flatMap((watcher) => {
+export function imageHosts(deps: Pick<ImageInventoryDeps, 'fleet'>): ImageHost[] {
+  return deps.fleet.all().flatMap((watcher) => {
     if (watcher.agent !== undefined)
       return watcher.host instanceof EdgeDockerHost ? [agentImageHost(watcher.name, watcher.agent, watcher.host)] : [];
     return canUpdateContainers(watcher.host) ? [localImageHost(watcher.name, watcher.host)] : [];
@@ -94,11 +101,15 @@ const NO_TAG = '<none>:<none>';
 const NO_DIGEST = '<none>@<none>';
 
 /** What no prune may touch, whatever the host: image ids are content addresses, so a backup's id is protected everywhere. */
-function protectedByHub(services: HubServices): { backups: Set<string>; operationIds: Set<string>; operationRefs: Set<string> } {
-  const backups = new Set(services.updates.backups().map((backup) => backup.imageId));
+function protectedByHub(deps: Pick<ImageInventoryDeps, 'updates'>): {
+  backups: Set<string>;
+  operationIds: Set<string>;
+  operationRefs: Set<string>;
+} {
+  const backups = new Set(deps.updates.backups().map((backup) => backup.imageId));
   const operationIds = new Set<string>();
   const operationRefs = new Set<string>();
-  for (const operation of services.updates.unsettled()) {
+  for (const operation of deps.updates.unsettled()) {
     for (const id of [operation.targetImageId, operation.oldImageId]) if (id) operationIds.add(id);
     operationRefs.add(operation.targetImage);
   }
@@ -138,24 +149,24 @@ interface HostImages {
 }
 
 /** One host's images with who keeps each; containers are listed after images so one created meanwhile is seen. */
-async function hostImages(services: HubServices, host: ImageHost): Promise<HostImages> {
+async function hostImages(deps: Pick<ImageInventoryDeps, 'updates'>, host: ImageHost): Promise<HostImages> {
   const { images, truncated } = await host.listImages();
   const users = new Map<string, string[]>();
   for (const container of await host.listContainers(true)) {
     users.set(container.imageId, [...(users.get(container.imageId) ?? []), container.name]);
   }
-  const guard = protectedByHub(services);
+  const guard = protectedByHub(deps);
   const views = images.map((image) => viewOf(host, image, users, guard)).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   if (!truncated) return { images: views };
   return { images: views, partial: failureOf(host, `listed only its first ${images.length} images; the others are not shown nor pruned`) };
 }
 
 /** Every image of the hub's hosts and of its edge agents' hosts, newest first per host. */
-export async function listImages(services: HubServices): Promise<ImageInventory> {
+export async function listImages(deps: ImageInventoryDeps): Promise<ImageInventory> {
   const inventory: ImageInventory = { images: [], errors: [] };
-  for (const host of imageHosts(services)) {
+  for (const host of imageHosts(deps)) {
     try {
-      const { images, partial } = await hostImages(services, host);
+      const { images, partial } = await hostImages(deps, host);
       inventory.images.push(...images);
       if (partial) inventory.errors.push(partial);
     } catch (error) {
@@ -178,13 +189,13 @@ export interface PruneResult {
  * its removal; Docker refuses an image a container uses (an agent answers `conflict`), and nothing
  * is ever forced.
  */
-export async function pruneImages(services: HubServices, onlyIds?: readonly string[]): Promise<PruneResult> {
+export async function pruneImages(deps: ImageInventoryDeps, onlyIds?: readonly string[]): Promise<PruneResult> {
   const wanted = onlyIds ? new Set(onlyIds) : undefined;
   const result: PruneResult = { removed: [], skipped: [], errors: [], reclaimedBytes: 0 };
-  for (const host of imageHosts(services)) {
+  for (const host of imageHosts(deps)) {
     let candidates: ImageView[];
     try {
-      const { images, partial } = await hostImages(services, host);
+      const { images, partial } = await hostImages(deps, host);
       candidates = images.filter((image) => image.prunable && (!wanted || wanted.has(image.id)));
       if (partial) result.errors.push(partial);
     } catch (error) {
@@ -192,7 +203,7 @@ export async function pruneImages(services: HubServices, onlyIds?: readonly stri
       continue;
     }
     for (const image of candidates) {
-      const guard = protectedByHub(services);
+      const guard = protectedByHub(deps);
       if (guard.backups.has(image.id) || guard.operationIds.has(image.id) || image.repoTags.some((tag) => guard.operationRefs.has(tag))) {
         result.skipped.push({ id: image.id, ...failureOf(host, 'an update or backup started to need it') });
         continue;

@@ -1,6 +1,12 @@
 import type { RegistryPullAuth } from '../../../shared/docker/docker-host';
 import { DOCKER_HUB, parseImageReference } from '../../../shared/registry/image-reference';
-import type { HubServices } from '../hub-services';
+import type { RegistryService } from '../registries/registry-service';
+
+/** Pull credentials come from the configured registry providers. */
+export interface PullAuthDeps {
+  /** Absent without registry providers: every pull is anonymous. */
+  registries: { service: Pick<RegistryService, 'providerFor'> } | undefined;
+}
 
 /** What the Docker CLI sends as `serveraddress` for Docker Hub; other registries go by their host. */
 const DOCKER_HUB_SERVER = 'https://index.docker.io/v1/';
@@ -10,8 +16,8 @@ const DOCKER_HUB_SERVER = 'https://index.docker.io/v1/';
  * undefined means an anonymous pull. A provider that cannot produce credentials (an ECR token
  * request failing) makes the pull fail in prepare, with nothing changed.
  */
-export async function pullAuthFor(services: HubServices, reference: string): Promise<RegistryPullAuth | undefined> {
-  const registries = services.registries;
+export async function pullAuthFor(deps: PullAuthDeps, reference: string): Promise<RegistryPullAuth | undefined> {
+  const registries = deps.registries;
   if (!registries) return undefined;
   const { registry } = parseImageReference(reference);
   const connection = await registries.service.providerFor(registry).connection(registry);

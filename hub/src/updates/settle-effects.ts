@@ -14,7 +14,7 @@ import { identityOf, triggerById, type UpdateContext, updatableWatcher } from '.
  * through the agent's own deltas. Never throws: the operation is settled whatever a follow-up does.
  */
 export async function afterSettled(context: UpdateContext, operation: UpdateOperation): Promise<void> {
-  const services = context.services();
+  const hub = context.hub;
   const logger = context.logger;
   // An agent's watcher may share its name with a local one: only local operations refresh through the hub's watcher.
   const reached = operation.agent === undefined ? updatableWatcher(context, operation.watcher) : undefined;
@@ -33,10 +33,10 @@ export async function afterSettled(context: UpdateContext, operation: UpdateOper
   } catch (error) {
     logger.warn('refreshing the inventory after an update failed', { operationId: operation.id, error: errorText(error) });
   }
-  record ??= services.containers.get(operation.newContainerId ?? operation.containerId) ?? services.containers.get(operation.containerId);
+  record ??= hub.containers.get(operation.newContainerId ?? operation.containerId) ?? hub.containers.get(operation.containerId);
   try {
     await announce(context, operation, record);
-    await auditComposeFile(services, operation);
+    await auditComposeFile(hub, operation);
   } catch (error) {
     logger.warn('announcing an update failed', { operationId: operation.id, error: errorText(error) });
   } finally {
@@ -61,12 +61,12 @@ async function refreshInventory(watcher: DockerWatcher, operation: UpdateOperati
 
 /** Spec 6.1 events, and the notification (which writes the update-applied / update-failed audit entry) or the rollback audit. */
 async function announce(context: UpdateContext, operation: UpdateOperation, record: Container | undefined): Promise<void> {
-  const services = context.services();
+  const hub = context.hub;
   const batchId = operation.batchId ?? null;
   const succeeded = operation.status === 'succeeded';
   const error = operation.lastError ?? operation.rollbackReason ?? 'the update did not complete';
   if (succeeded) {
-    services.publish('dd:update-applied', {
+    hub.publish('dd:update-applied', {
       containerName: operation.containerName,
       containerId: operation.containerId,
       newContainerId: operation.newContainerId ?? operation.containerId,
@@ -74,7 +74,7 @@ async function announce(context: UpdateContext, operation: UpdateOperation, reco
       batchId,
     });
   } else {
-    services.publish('dd:update-failed', {
+    hub.publish('dd:update-failed', {
       containerName: operation.containerName,
       error,
       operationId: operation.id,
@@ -89,7 +89,7 @@ async function announce(context: UpdateContext, operation: UpdateOperation, reco
   };
   const cancelledBy = context.cancelled.get(operation.id);
   if (operation.kind === 'rollback' || cancelledBy !== undefined) {
-    await services.audit.append({
+    await hub.audit.append({
       action: operation.kind === 'rollback' ? (operation.source === 'auto-rollback' ? 'auto-rollback' : 'rollback') : 'container-update',
       containerName: operation.containerName,
       containerImage: operation.targetImage,
@@ -107,6 +107,6 @@ async function announce(context: UpdateContext, operation: UpdateOperation, reco
     ...(operation.triggerName !== undefined && { triggerName: operation.triggerName }),
     operationId: operation.id,
   };
-  if (succeeded) await services.notifications.updateApplied(input);
-  else await services.notifications.updateFailed({ ...input, error, status: operation.status });
+  if (succeeded) await hub.notifications.updateApplied(input);
+  else await hub.notifications.updateFailed({ ...input, error, status: operation.status });
 }

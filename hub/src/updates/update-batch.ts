@@ -1,6 +1,6 @@
 import type { UpdateOperation } from '../../../shared/update-engine';
-import type { UiEvent } from '../events/event-bus';
-import type { HubServices } from '../hub-services';
+import type { EventBus, Publish, UiEvent } from '../events/event-bus';
+import type { UpdateService } from './update-service';
 
 /** One settled operation of a batch, as dd:batch-update-completed lists it. */
 export interface BatchItem {
@@ -20,6 +20,14 @@ export interface UpdateBatch {
   seal(): void;
 }
 
+/** A batch follows its operations' events on the bus and publishes its own completion. */
+export interface UpdateBatchDeps {
+  now: () => number;
+  updates: Pick<UpdateService, 'get'>;
+  events: Pick<EventBus, 'subscribe'>;
+  publish: Publish;
+}
+
 const record = (data: unknown): Record<string, unknown> =>
   typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
 
@@ -29,9 +37,9 @@ const record = (data: unknown): Record<string, unknown> =>
  * operation that settles before the answer is sent is not missed. In memory: a batch cut short by
  * a hub restart gets no completion event (its operations still settle and are announced one by one).
  */
-export function startUpdateBatch(services: HubServices): UpdateBatch {
+export function startUpdateBatch(deps: UpdateBatchDeps): UpdateBatch {
   const batchId = crypto.randomUUID();
-  const startedAt = services.now();
+  const startedAt = deps.now();
   const pending = new Map<string, UpdateOperation>();
   const settled = new Map<string, Record<string, unknown>>();
   let sealed = false;
@@ -44,7 +52,7 @@ export function startUpdateBatch(services: HubServices): UpdateBatch {
     if (pending.size === 0) return;
     const items: BatchItem[] = [...pending.values()].map((operation) => {
       const event = settled.get(operation.id) ?? {};
-      const status = services.updates.get(operation.id)?.status ?? (event['newContainerId'] ? 'succeeded' : 'failed');
+      const status = deps.updates.get(operation.id)?.status ?? (event['newContainerId'] ? 'succeeded' : 'failed');
       return {
         operationId: operation.id,
         containerId: operation.containerId,
@@ -55,12 +63,12 @@ export function startUpdateBatch(services: HubServices): UpdateBatch {
       };
     });
     const succeeded = items.filter((item) => item.status === 'succeeded').length;
-    services.publish('dd:batch-update-completed', {
+    deps.publish('dd:batch-update-completed', {
       batchId,
       total: items.length,
       succeeded,
       failed: items.length - succeeded,
-      durationMs: Math.max(0, services.now() - startedAt),
+      durationMs: Math.max(0, deps.now() - startedAt),
       items: items as unknown as Record<string, unknown>[],
     });
   }
@@ -73,7 +81,7 @@ export function startUpdateBatch(services: HubServices): UpdateBatch {
     finishIfSettled();
   }
 
-  const subscription = services.events.subscribe(onEvent);
+  const subscription = deps.events.subscribe(onEvent);
   return {
     batchId,
     add(operation) {

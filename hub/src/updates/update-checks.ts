@@ -14,10 +14,10 @@ import { type UpdateContext, updatableWatcher } from './update-context';
  * excluded by labels, already queued or running, or a temporary rollback container.
  */
 export function findUpdatable(context: UpdateContext, containerId: string): Container {
-  const services = context.services();
-  const container = services.containers.get(containerId);
+  const hub = context.hub;
+  const container = hub.containers.get(containerId);
   if (!container) throw new HttpError(404, `Unknown container ${containerId.slice(0, 80)}`);
-  if (!services.config.server.featureContainerActions) {
+  if (!hub.config.server.featureContainerActions) {
     throw new HttpError(403, 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)', {
       feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
     });
@@ -90,17 +90,17 @@ export async function assertNotLifeline(
 }
 
 async function localLifeline(context: UpdateContext, container: Container, host: UpdatableDockerHost): Promise<string | undefined> {
-  const services = context.services();
-  const endpoint = services.config.watchers.find((watcher) => watcher.name === container.watcher)?.endpoint;
+  const hub = context.hub;
+  const endpoint = hub.config.watchers.find((watcher) => watcher.name === container.watcher)?.endpoint;
   // Only a TCP endpoint can be served by a container of this host; its configuration says whether this one does.
   const spec = endpoint && !('socketPath' in endpoint) ? await host.inspectContainerSpec(container.id) : undefined;
-  return lifelineReason(container, spec, endpoint, { containerId: services.deps.selfContainerId, runs: 'the hub' });
+  return lifelineReason(container, spec, endpoint, { containerId: hub.selfContainerId, runs: 'the hub' });
 }
 
 /** From what the agent said at sign-in: the container it runs in, and its watcher's endpoint (names only: no configuration is at hand). */
 export function agentLifeline(context: UpdateContext, container: Container): string | undefined {
   if (container.agent === undefined) return undefined;
-  const details = context.services().edge?.agentDetails(container.agent);
+  const details = context.hub.agentDescriptions.get(container.agent);
   if (!details) return undefined;
   const shown = details.watchers.find((watcher) => watcher.name === container.watcher)?.endpoint;
   return lifelineReason(container, undefined, shown === undefined ? undefined : tcpEndpointOf(shown), {

@@ -1,9 +1,19 @@
+import type { ComposeFileEditor } from '../../../shared/compose';
 import { canUpdateContainers, type UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
+import type { HookRunner } from '../../../shared/update/hooks';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { type HealthTiming, publicOperation, type UpdateOperation, type UpdateScheduler } from '../../../shared/update-engine';
-import type { HubServices } from '../hub-services';
+import type { AgentRegistry } from '../agents/agent-registry';
+import type { HubConfig } from '../config/hub-config';
+import type { Publish } from '../events/event-bus';
+import type { NotificationService } from '../notifications/notification-service';
+import type { RegistryService } from '../registries/registry-service';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
+import type { SettingsStore } from '../store/settings-store';
 import type { DockerWatcher } from '../watchers/docker-watcher';
+import type { Fleet } from '../watchers/fleet';
 import type { DockerActionTrigger } from './action-triggers';
 import type { BackupStore } from './backup-store';
 import type { UpdateOperationStore } from './operation-store';
@@ -22,9 +32,32 @@ export interface UpdateServiceOptions {
   recoveryRetryMs?: number | undefined;
 }
 
+/** Everything the update capability reads or tells outside itself. */
+export interface UpdateServiceDeps {
+  now: () => number;
+  publish: Publish;
+  fleet: Fleet;
+  /** What each agent said of itself and its watchers at its last sign-in. */
+  agentDescriptions: Pick<AgentRegistry, 'get'>;
+  containers: Pick<ContainerStore, 'get'>;
+  audit: Pick<AuditStore, 'append'>;
+  settings: Pick<SettingsStore, 'get'>;
+  notifications: Pick<NotificationService, 'updateApplied' | 'updateFailed'>;
+  /** Registry credentials for pulls; absent without registry providers. */
+  registries: { service: RegistryService } | undefined;
+  config: Pick<HubConfig, 'server' | 'watchers' | 'hooks'>;
+  /** The container the hub runs in, never updated by it. */
+  selfContainerId: string | undefined;
+  /** Runs dd.hook.pre / dd.hook.post on the hub's host; hooks are refused where absent. */
+  hookRunner: HookRunner | undefined;
+  runtime: string;
+  /** Brings compose files to the new image; absent where the runtime has no files. */
+  composeFiles: ComposeFileEditor | undefined;
+}
+
 /** What the parts of the update capability share. */
 export interface UpdateContext {
-  services: () => HubServices;
+  hub: UpdateServiceDeps;
   options: UpdateServiceOptions;
   logger: Logger;
   triggers: readonly DockerActionTrigger[];
@@ -41,7 +74,7 @@ export const identityOf = (operation: Pick<UpdateOperation, 'agent' | 'watcher' 
   containerIdentity({ agent: operation.agent, watcher: operation.watcher, name: operation.containerName });
 
 export function isoNow(context: UpdateContext): string {
-  return new Date(context.services().now()).toISOString();
+  return new Date(context.hub.now()).toISOString();
 }
 
 /** The hub's own watcher of that name with a host that can update containers (edge agents' cannot yet). */
@@ -49,7 +82,7 @@ export function updatableWatcher(
   context: UpdateContext,
   watcherName: string,
 ): { watcher: DockerWatcher; host: UpdatableDockerHost } | undefined {
-  const watcher = context.services().fleet.find(watcherName, undefined);
+  const watcher = context.hub.fleet.find(watcherName, undefined);
   if (!watcher || !canUpdateContainers(watcher.host)) return undefined;
   return { watcher, host: watcher.host };
 }
@@ -61,7 +94,7 @@ export function triggerById(context: UpdateContext, id: string | undefined): Doc
 /** dd:update-operation-changed (spec 6.1), with the queue as it stands. */
 export function publishChanged(context: UpdateContext, operation: UpdateOperation): void {
   const queue = context.scheduler.position(operation.id) ?? { queuePosition: 0, queueTotal: context.scheduler.total() };
-  context.services().publish('dd:update-operation-changed', {
+  context.hub.publish('dd:update-operation-changed', {
     operationId: operation.id,
     containerName: operation.containerName,
     ...(operation.triggerName !== undefined && { triggerName: operation.triggerName }),

@@ -1,8 +1,22 @@
 import type { Logger } from '../../../shared/logging/logger';
 import type { AuditAction } from '../../../shared/schemas/audit-entry';
-import { type HookStage, hookCommands, hookTimeoutMs, preHookRefusal, runHook } from '../../../shared/update/hooks';
+import { type HookRunner, type HookStage, hookCommands, hookTimeoutMs, preHookRefusal, runHook } from '../../../shared/update/hooks';
 import type { UpdateOperation } from '../../../shared/update-engine';
-import type { HubServices } from '../hub-services';
+import type { HubConfig } from '../config/hub-config';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
+
+/** An update's dd.hook.* commands: the labels they come from, DD_HOOKS_*, the runner, and the audit trail. */
+export interface UpdateHooksDeps {
+  containers: Pick<ContainerStore, 'get'>;
+  config: Pick<HubConfig, 'hooks'>;
+  now: () => number;
+  audit: Pick<AuditStore, 'append'>;
+  /** Runs the commands on the hub's host; undefined where the runtime runs none (hooks are refused). */
+  hookRunner: HookRunner | undefined;
+  /** The runtime's name, for the refusal where it runs no commands. */
+  runtime: string;
+}
 
 /** The hooks of one update, read from the labels of the container it replaces. */
 export interface UpdateHooks {
@@ -19,13 +33,13 @@ const NO_HOOKS: UpdateHooks = { pre: async () => undefined, post: async () => un
 
 /** Audits one hook's outcome (hook-pre-success, hook-post-failed, ...), as for a local or an agent's update. */
 export async function auditHook(
-  services: HubServices,
+  deps: Pick<UpdateHooksDeps, 'audit'>,
   stage: HookStage,
   operation: UpdateOperation,
   failure: string | undefined,
 ): Promise<void> {
   const action: AuditAction = `hook-${stage}-${failure === undefined ? 'success' : 'failed'}`;
-  await services.audit.append({
+  await deps.audit.append({
     action,
     containerName: operation.containerName,
     containerImage: operation.targetImage,
@@ -43,12 +57,12 @@ export async function auditHook(
  * them after its record is gone. An edge agent's container gets none here: its agent runs its
  * hooks on its own host, under its own DD_HOOKS_ENABLED (agent-update-runner.ts audits them).
  */
-export function updateHooksFor(services: HubServices, logger: Logger, operation: UpdateOperation): UpdateHooks {
+export function updateHooksFor(deps: UpdateHooksDeps, logger: Logger, operation: UpdateOperation): UpdateHooks {
   if (operation.kind !== 'update' || operation.agent !== undefined) return NO_HOOKS;
-  const labels = services.containers.get(operation.containerId)?.labels ?? {};
+  const labels = deps.containers.get(operation.containerId)?.labels ?? {};
   const commands = hookCommands(labels);
   if (commands === undefined) return NO_HOOKS;
-  const config = services.config.hooks;
+  const config = deps.config.hooks;
   if (!config.enabled) {
     logger.warn('the container has dd.hook.* labels but DD_HOOKS_ENABLED is not true: no hook runs', {
       container: operation.containerName,
@@ -59,11 +73,11 @@ export function updateHooksFor(services: HubServices, logger: Logger, operation:
 
   /** Runs one hook and audits it; answers the failure's description, or undefined on success. */
   async function run(stage: HookStage, command: string, current: UpdateOperation, signal?: AbortSignal): Promise<string | undefined> {
-    const runner = services.deps.hookRunner;
+    const runner = deps.hookRunner;
     const failure = runner
       ? await runHook(runner, stage, command, current, { timeoutMs, signal })
-      : `cannot run: this runtime (${services.deps.runtime}) runs no commands`;
-    await auditHook(services, stage, current, failure);
+      : `cannot run: this runtime (${deps.runtime}) runs no commands`;
+    await auditHook(deps, stage, current, failure);
     if (failure !== undefined) logger.warn(`the ${stage}-update hook failed`, { container: current.containerName, failure });
     return failure;
   }
@@ -72,7 +86,7 @@ export function updateHooksFor(services: HubServices, logger: Logger, operation:
     async pre(journal, signal) {
       if (commands.pre === undefined) return undefined;
       // The operation shows as started while its hook runs; a crash here recovers as failed in prepare.
-      await journal.save({ ...operation, status: 'in-progress', phase: 'prepare', updatedAt: new Date(services.now()).toISOString() });
+      await journal.save({ ...operation, status: 'in-progress', phase: 'prepare', updatedAt: new Date(deps.now()).toISOString() });
       const failure = await run('pre', commands.pre, operation, signal);
       return failure === undefined ? undefined : preHookRefusal(failure);
     },

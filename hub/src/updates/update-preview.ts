@@ -77,11 +77,11 @@ function backupOf(context: UpdateContext, container: Container, trigger: DockerA
  * only: no claim, no journal write, no Docker call. 404 for an unknown container only.
  */
 export function previewUpdate(context: UpdateContext, containerId: string): UpdatePreview {
-  const container = context.services().containers.get(containerId);
+  const container = context.hub.containers.get(containerId);
   if (!container) throw new HttpError(404, `Unknown container ${containerId.slice(0, 80)}`);
   const blockers: PreviewBlocker[] = [];
   check(blockers, () => findUpdatable(context, containerId));
-  check(blockers, () => assertUpdateModeAllows(context.services().settings.get().updateMode, 'api'));
+  check(blockers, () => assertUpdateModeAllows(context.hub.settings.get().updateMode, 'api'));
   const trigger = check(blockers, () => resolveTrigger(context, container));
   const target = updateTargetOf(container);
   if (!target) {
@@ -97,7 +97,7 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
   // The hub's own container (or an agent's, and its proxy by name); the local proxy check reads Docker, so only the update request makes it.
   const self =
     container.agent === undefined
-      ? lifelineReason(container, undefined, undefined, { containerId: context.services().deps.selfContainerId, runs: 'the hub' })
+      ? lifelineReason(container, undefined, undefined, { containerId: context.hub.selfContainerId, runs: 'the hub' })
       : agentLifeline(context, container);
   check(blockers, () => {
     if (self !== undefined) throw lifelineRefusal(self);

@@ -13,7 +13,6 @@ import {
   type UpdateSource,
 } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
-import type { HubServices } from '../hub-services';
 import type { DockerActionTrigger } from './action-triggers';
 import { assertAgentReachable, awaitAgentOperation, runOnAgent } from './agent-update-runner';
 import { AutoRollbackMonitor } from './auto-rollback';
@@ -31,6 +30,7 @@ import {
   publishChanged,
   triggerById,
   type UpdateContext,
+  type UpdateServiceDeps,
   type UpdateServiceOptions,
   updatableWatcher,
   viewOf,
@@ -87,13 +87,13 @@ const DEFAULT_MAX_CONCURRENT = 8;
 const DEFAULT_RECOVERY_RETRY_MS = 30_000;
 
 export function createUpdateService(
-  services: () => HubServices,
+  hub: UpdateServiceDeps,
   deps: { storage: Storage; logger: Logger; triggers: readonly DockerActionTrigger[]; options?: UpdateServiceOptions | undefined },
 ): UpdateService {
   const logger = deps.logger.child('updates');
   const options = deps.options ?? {};
   const context: UpdateContext = {
-    services,
+    hub,
     options,
     logger,
     triggers: deps.triggers,
@@ -124,7 +124,7 @@ export function createUpdateService(
   const engineDeps = (host: UpdatableDockerHost, watcherName: string) => ({
     host,
     journal,
-    now: () => services().now(),
+    now: () => hub.now(),
     timing: options.timing,
     afterSave: options.afterSave,
     composeFiles: composeFilesFor(context, watcherName),
@@ -175,7 +175,7 @@ export function createUpdateService(
     }
     let auth: Awaited<ReturnType<typeof pullAuthFor>>;
     try {
-      auth = await pullAuthFor(services(), operation.targetImage);
+      auth = await pullAuthFor(hub, operation.targetImage);
     } catch (error) {
       await failUnstarted(operation, `registry credentials: ${errorText(error)}; nothing was changed`);
       return;
@@ -183,7 +183,7 @@ export function createUpdateService(
     const backup = operation.backupId ? context.backups.get(operation.backupId) : undefined;
     const plan = { auth, healthTimeoutMs: trigger.healthTimeoutMs, spec: backup?.spec };
     // dd.hook.pre before anything is touched (a failure ends the operation failed in prepare); dd.hook.post after a success.
-    const hooks = updateHooksFor(services(), logger.child('hooks'), operation);
+    const hooks = updateHooksFor(hub, logger.child('hooks'), operation);
     const refused = await hooks.pre(journal, signal);
     if (refused !== undefined) {
       await failUnstarted(store.get(operation.id) ?? operation, refused);
@@ -200,7 +200,7 @@ export function createUpdateService(
     if (!trigger) return failUnstarted(operation, `the action trigger ${operation.triggerName} is not available; nothing was changed`);
     let auth: Awaited<ReturnType<typeof pullAuthFor>>;
     try {
-      auth = await pullAuthFor(services(), operation.targetImage);
+      auth = await pullAuthFor(hub, operation.targetImage);
     } catch (error) {
       return failUnstarted(operation, `registry credentials: ${errorText(error)}; nothing was changed`);
     }
@@ -307,7 +307,7 @@ export function createUpdateService(
 
   async function startRollback(operation: UpdateOperation, reason: string): Promise<void> {
     const id = operation.newContainerId ?? operation.containerId;
-    await services().audit.append({
+    await hub.audit.append({
       action: 'auto-rollback',
       containerName: operation.containerName,
       containerImage: operation.targetImage,
@@ -336,7 +336,7 @@ export function createUpdateService(
       for (const operation of store.unsettled()) {
         context.claims.set(identityOf(operation), operation.id);
         if (operation.status === 'queued') {
-          const container = services().containers.get(operation.containerId);
+          const container = hub.containers.get(operation.containerId);
           enqueue(operation, container ? groupOf(container) : undefined);
         } else {
           track(recoverOne(operation));
@@ -356,7 +356,7 @@ export function createUpdateService(
 
     async requestUpdate(containerId, request) {
       const container = findUpdatable(context, containerId);
-      assertUpdateModeAllows(services().settings.get().updateMode, request.source);
+      assertUpdateModeAllows(hub.settings.get().updateMode, request.source);
       const trigger = resolveTrigger(context, container, request.triggerName);
       const target = updateTargetOf(container);
       if (!target) throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
@@ -375,7 +375,7 @@ export function createUpdateService(
         ...(window !== undefined && { autoRollbackWindowMs: window }),
       });
       await admit(container, operation);
-      await services().audit.append({
+      await hub.audit.append({
         action: 'container-update',
         containerName: container.name,
         containerImage: target.targetImage,

@@ -1,19 +1,23 @@
 import type { Context } from 'hono';
 import { imageOf } from '../../../shared/containers/container-record';
+import type { Logger } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
+import type { FleetLookups } from '../checks/fleet-lookups';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
-import { errorMessage, watcherOf } from '../routes/container-target';
+import type { HubMetrics } from '../metrics/hub-metrics';
+import { type ContainerHosts, errorMessage, watcherOf } from '../routes/container-target';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
 import { toPublicContainer } from '../watchers/public-container';
 import { resolveContainerName } from './resolve-container-name';
 import type { ActionWebhook } from './webhook-config';
-import { createWebhookGuard, WEBHOOK_STATUSES } from './webhook-guard';
+import { createWebhookGuard, WEBHOOK_STATUSES, type WebhookGuardDeps } from './webhook-guard';
 import { checkWebhookToken } from './webhook-token';
-import { startWebhookUpdate } from './webhook-update';
+import { startWebhookUpdate, type WebhookUpdateDeps } from './webhook-update';
 
 const TOKEN_STATUSES = {
   ...WEBHOOK_STATUSES,
@@ -34,28 +38,38 @@ const SELECTOR_QUERY = {
   watcher: qText({ maxLength: 128, description: 'Watcher name' }),
 };
 
+/** The action webhooks: their guard and tokens, the containers they name, the watchers and updates they start. */
+export interface ActionWebhookRoutesDeps extends WebhookGuardDeps, ContainerHosts, WebhookUpdateDeps {
+  logger: Logger;
+  metrics: Pick<HubMetrics, 'webhooks'>;
+  audit: Pick<AuditStore, 'append'>;
+  containers: Pick<ContainerStore, 'all'>;
+  /** The fleet's registry lookups, begun afresh by a watch; absent without registry providers. */
+  registries: { lookups: Pick<FleetLookups, 'beginCycle'> } | undefined;
+}
+
 /**
  * The action webhooks (spec 4.11, 5.8): for CI systems, authenticated by their bearer token only
  * (so `access` is public: sessions and API keys do not open them), limited to 30 calls per 15
  * minutes per address, audited, and counted in dd_webhook_total.
  */
-export function registerActionWebhookRoutes(api: RouteGroup, services: HubServices): void {
-  const guard = createWebhookGuard(services, 'action');
-  const logger = services.logger.child('webhooks.action');
+export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhookRoutesDeps): void {
+  const guard = createWebhookGuard(deps, 'action');
+  const logger = deps.logger.child('webhooks.action');
 
   async function admit(c: Context<HubEnv>, endpoint: ActionWebhook, action: string): Promise<void> {
     guard(c);
-    await checkWebhookToken(c, services.config.webhooks.tokens, endpoint);
-    services.metrics.webhooks.inc({ action });
+    await checkWebhookToken(c, deps.config.webhooks.tokens, endpoint);
+    deps.metrics.webhooks.inc({ action });
   }
 
-  const audit = (record: AuditRecord) => services.audit.append(record);
+  const audit = (record: AuditRecord) => deps.audit.append(record);
   const auditContainer = (action: AuditRecord['action'], container: Container, status: string, details?: string) =>
     audit({ action, containerName: container.name, containerImage: imageOf(container), status, ...(details !== undefined && { details }) });
 
   /** The named container, if it accepts webhooks (the label `dd.webhook.enabled=false` opts out). */
   function target(c: Context<HubEnv>, query: { agent?: string | undefined; watcher?: string | undefined }): Container {
-    const container = resolveContainerName(services.containers.all(), c.req.param('containerName') ?? '', query);
+    const container = resolveContainerName(deps.containers.all(), c.req.param('containerName') ?? '', query);
     if (!container.webhookEnabled) {
       throw new HttpError(403, `The container ${container.name} does not accept webhooks (label dd.webhook.enabled=false)`, {
         containerName: container.name,
@@ -76,8 +90,8 @@ export function registerActionWebhookRoutes(api: RouteGroup, services: HubServic
     async (c) => {
       await admit(c, 'watchall', 'watch');
       // As the scheduled scan and POST /containers/watch: one fresh lookup cycle the whole fleet joins.
-      services.registries?.lookups.beginCycle();
-      const outcomes = await Promise.allSettled(services.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
+      deps.registries?.lookups.beginCycle();
+      const outcomes = await Promise.allSettled(deps.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
       const done = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
       const coalesced = done.some((result) => result.coalesced);
       const failedWatchers = outcomes.length - done.length;
@@ -90,7 +104,7 @@ export function registerActionWebhookRoutes(api: RouteGroup, services: HubServic
       logger.info('webhook watch of every watcher', { watchers: outcomes.length, failedWatchers, coalesced });
       return c.json({
         message: `Watched ${outcomes.length} watchers`,
-        result: { watchers: outcomes.length, failedWatchers, errors, containers: services.containers.all().length, coalesced },
+        result: { watchers: outcomes.length, failedWatchers, errors, containers: deps.containers.all().length, coalesced },
       });
     },
   );
@@ -108,9 +122,9 @@ export function registerActionWebhookRoutes(api: RouteGroup, services: HubServic
     async (c, { query }) => {
       await admit(c, 'watch', 'watch-container');
       const container = target(c, query);
-      const watcher = watcherOf(services, container);
+      const watcher = watcherOf(deps, container);
       // Fresh registry answers: a CI system calls this right after pushing.
-      services.registries?.lookups.beginCycle();
+      deps.registries?.lookups.beginCycle();
       const { container: updated, errors } = await watcher.watchContainer(container.id);
       const unreachable = errors.find((error) => error.phase !== 'check');
       if (unreachable || !updated) {
@@ -150,7 +164,7 @@ export function registerActionWebhookRoutes(api: RouteGroup, services: HubServic
       await admit(c, 'update', 'update');
       const container = target(c, query);
       try {
-        const { operationId } = await startWebhookUpdate(services, container);
+        const { operationId } = await startWebhookUpdate(deps, container);
         await auditContainer('webhook-update', container, 'queued', operationId);
         return c.json(
           { message: `Update of ${container.name} queued`, operationId, result: { container: toPublicContainer(container) } },

@@ -1,17 +1,29 @@
+import type { Logger } from '../../../shared/logging/logger';
 import { formatImageReference } from '../../../shared/registry/image-reference';
+import type { FleetLookups } from '../checks/fleet-lookups';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
-import type { HubServices } from '../hub-services';
-import { watcherOf } from '../routes/container-target';
+import type { HubMetrics } from '../metrics/hub-metrics';
+import { type ContainerHosts, watcherOf } from '../routes/container-target';
+import type { ContainerStore } from '../store/container-store';
 import { createCheckDispatcher } from './check-dispatcher';
 import { matchingContainers } from './matching-containers';
 import { parseRegistryEvent, REGISTRY_EVENT_FORMATS } from './registry-events/index';
 import { createSignatureVerifier, SIGNATURE_HEADERS, type SignatureVerifier } from './registry-signature';
-import { createWebhookGuard, WEBHOOK_STATUSES } from './webhook-guard';
+import { createWebhookGuard, WEBHOOK_STATUSES, type WebhookGuardDeps } from './webhook-guard';
 
 /** Image references echoed in the answer at most (an envelope may hold many events). */
 const MAX_ECHOED_IMAGES = 20;
 const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The registry webhook: its guard and secret, the containers a push matches, and the watchers that check them. */
+export interface RegistryWebhookRouteDeps extends WebhookGuardDeps, ContainerHosts {
+  logger: Logger;
+  metrics: Pick<HubMetrics, 'webhooks'>;
+  containers: Pick<ContainerStore, 'all'>;
+  /** The fleet's registry lookups, begun afresh for each push; absent without registry providers. */
+  registries: { lookups: Pick<FleetLookups, 'beginCycle'> } | undefined;
+}
 
 /**
  * POST /api/v1/webhooks/registry (spec 4.11, 5.9): a registry (or a relay in front of it) says
@@ -26,16 +38,16 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * `queued` folded into the follow-up of their watcher's running check, `unavailable` on a watcher
  * or agent that cannot be reached, and up to 20 `images`.
  */
-export function registerRegistryWebhookRoute(api: RouteGroup, services: HubServices): void {
-  const guard = createWebhookGuard(services, 'registry');
-  const logger = services.logger.child('webhooks.registry');
-  const secret = services.config.webhooks.secret;
+export function registerRegistryWebhookRoute(api: RouteGroup, deps: RegistryWebhookRouteDeps): void {
+  const guard = createWebhookGuard(deps, 'registry');
+  const logger = deps.logger.child('webhooks.registry');
+  const secret = deps.config.webhooks.secret;
   const verifier: SignatureVerifier | undefined = secret === undefined ? undefined : createSignatureVerifier(secret);
   const checks = createCheckDispatcher(async (containers) => {
     const [first] = containers;
     if (!first) return;
     // Resolved when the check runs: an agent may have left since the event arrived.
-    const errors = await watcherOf(services, first).watchContainers(containers.map((container) => container.id));
+    const errors = await watcherOf(deps, first).watchContainers(containers.map((container) => container.id));
     const unreachable = errors.find((error) => error.phase !== 'check');
     if (unreachable)
       logger.warn('a webhook-triggered check could not reach Docker', {
@@ -72,7 +84,7 @@ export function registerRegistryWebhookRoute(api: RouteGroup, services: HubServi
       );
       if (signature === 'missing') throw new HttpError(401, `A signature is required in one of ${SIGNATURE_HEADERS.join(', ')}`);
       if (signature === 'invalid') throw new HttpError(401, 'Invalid signature');
-      services.metrics.webhooks.inc({ action: 'registry' });
+      deps.metrics.webhooks.inc({ action: 'registry' });
 
       let payload: unknown;
       try {
@@ -84,12 +96,12 @@ export function registerRegistryWebhookRoute(api: RouteGroup, services: HubServi
       if (!event) {
         throw new HttpError(400, 'Not a registry event this hub reads', { formats: REGISTRY_EVENT_FORMATS.map((format) => format.name) });
       }
-      const matched = matchingContainers(services.containers.all(), event.images);
+      const matched = matchingContainers(deps.containers.all(), event.images);
       // One fresh lookup cycle for this event: answers cached before the push would hide it.
-      if (matched.length > 0) services.registries?.lookups.beginCycle();
+      if (matched.length > 0) deps.registries?.lookups.beginCycle();
       const reachable = matched.filter((container) => {
         try {
-          watcherOf(services, container);
+          watcherOf(deps, container);
           return true;
         } catch {
           return false;

@@ -1,5 +1,10 @@
 import type { Container } from '../../../shared/schemas/container';
-import type { HubServices } from '../hub-services';
+import type { UpdateService } from '../updates/update-service';
+
+/** What a webhook update goes through: the update service, as for the API. */
+export interface WebhookUpdateDeps {
+  updates: Pick<UpdateService, 'requestUpdate'>;
+}
 
 /**
  * POST /api/v1/webhook/update/{containerName}, once the container is resolved, authorised and
@@ -8,7 +13,7 @@ import type { HubServices } from '../hub-services';
  * update, 403 container actions disabled, 404 no Docker action trigger, 409 queued, running or
  * excluded by labels, 503 its watcher unavailable or its edge agent not connected).
  */
-export async function startWebhookUpdate(services: HubServices, container: Container): Promise<{ operationId: string }> {
-  const operation = await services.updates.requestUpdate(container.id, { source: 'webhook' });
+export async function startWebhookUpdate(deps: WebhookUpdateDeps, container: Container): Promise<{ operationId: string }> {
+  const operation = await deps.updates.requestUpdate(container.id, { source: 'webhook' });
   return { operationId: operation.id };
 }

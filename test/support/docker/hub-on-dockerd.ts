@@ -1,5 +1,5 @@
 import { type NodeHub, type StartNodeHubOptions, startNodeHub } from '../../../hub/src/adapter/node/start-node-hub';
-import type { HubServices } from '../../../hub/src/hub-services';
+import type { HubParts } from '../../../hub/src/compose-hub';
 import type { Environment } from '../../../shared/config/env-source';
 import type { Container } from '../../../shared/schemas/container';
 import type { TestDockerd } from './start-dockerd';
@@ -7,7 +7,7 @@ import type { TestDockerd } from './start-dockerd';
 /** The hub as `npm start` runs it, its local watcher on a test dockerd, and short ways to call it. */
 export interface HubOnDockerd {
   hub: NodeHub;
-  services: HubServices;
+  parts: HubParts;
   url: string;
   /** Every line the hub logged, as text with its fields, for secret-leak checks. */
   logged: string[];
@@ -47,7 +47,7 @@ export async function startHubOnDockerd(
   const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
   return {
     hub,
-    services: hub.hub.services,
+    parts: hub.hub.parts,
     url: hub.url,
     logged,
     api,

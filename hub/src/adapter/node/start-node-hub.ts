@@ -14,11 +14,10 @@ import type { Environment } from '../../../../shared/config/env-source';
 import { EDGE_MAX_FRAME_BYTES } from '../../../../shared/edge/protocol';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { createLogger, type LogSink } from '../../../../shared/logging/logger';
-import { createHubApp, type Hub } from '../../app';
+import { composeHub, type Hub, type HubInput } from '../../compose-hub';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { type AuthorizedKey, parseAuthorizedKeys } from '../../edge/authorized-keys';
 import { selectEdgeSubprotocol } from '../../edge/edge-endpoint';
-import type { HubDeps } from '../../hub-deps';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
 import { createNodeHookRunner } from './hook-runner';
@@ -43,7 +42,7 @@ export interface StartNodeHubOptions {
   /** Where log lines go; pino on stdout by default. */
   sink?: LogSink;
   /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
-  deps?: Pick<Partial<HubDeps>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId'>;
+  deps?: Pick<Partial<HubInput>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId'>;
 }
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
@@ -96,7 +95,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   // Lets refused upgrades carry their JSON error body; the hub's routes upgrade through it. The
   // hub is only called once requests arrive, after it exists.
   const upgrades = answerRefusedUpgrades((request, env) => hub.app.fetch(request, env), upgradeWebSocket as UpgradeWebSocket<unknown>);
-  const hub = createHubApp({
+  const hub = composeHub({
     config,
     storage,
     logger,

@@ -3,7 +3,7 @@ import { ConfigError } from '../../../../shared/config/config-error';
 import type { Environment } from '../../../../shared/config/env-source';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger';
-import { createHubApp, type Hub } from '../../app';
+import { composeHub, type Hub } from '../../compose-hub';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { errorBody } from '../../http/http-error';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
@@ -63,7 +63,7 @@ export class HubDurableObject {
           now: Date.now,
           fetch: (input, init) => fetch(input, init),
         });
-        this.hub = createHubApp({
+        this.hub = composeHub({
           config,
           storage,
           logger,

@@ -7,7 +7,7 @@ import { DeliveryError, type NotificationProviderHooks, type NotificationTranspo
 import { scrubSecrets, secretFragments } from '../../../notifications/providers/secret-fragments';
 import { abortable } from './abortable';
 import { discoveryConfig, INSTALL_PAYLOAD, objectIdOf, updateState, updateTopics, versionsOf } from './home-assistant-update';
-import type { MqttConfig } from './mqtt';
+import type { MqttConfig } from './mqtt-config';
 
 const RECONNECT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 10_000;

@@ -1,0 +1,239 @@
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { requestId } from 'hono/request-id';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AgentDirectory } from './agents/agent-directory';
+import type { InventoryExpectations } from './agents/inventory-expectations';
+import type { ApiKeyAuthenticator } from './auth/api-key-auth';
+import type { OidcLogin } from './auth/oidc-login';
+import { ANONYMOUS, UNAUTHENTICATED } from './auth/principal';
+import { applySession } from './auth/session-auth';
+import type { SessionStore } from './auth/session-store';
+import type { FleetLookups } from './checks/fleet-lookups';
+import type { HubConfig } from './config/hub-config';
+import { registerEdgeEndpoint } from './edge/edge-endpoint';
+import type { EdgeSessions } from './edge/edge-sessions';
+import type { ConnectedClients } from './events/connected-clients';
+import type { EventBus, Publish } from './events/event-bus';
+import { registerUiEventRoutes } from './events/sse-route';
+import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
+import { errorBody } from './http/http-error';
+import { httpMetrics } from './http/http-metrics';
+import type { HubEnv } from './http/hub-env';
+import { legacyApiGuard } from './http/legacy-api';
+import { createRouteGroup } from './http/route-group';
+import { RouteTable } from './http/route-table';
+import { serverRateLimit } from './http/server-rate-limit';
+import type { WebSocketGate } from './http/websocket-upgrade';
+import type { HubDeps } from './hub-deps';
+import type { HubMetrics } from './metrics/hub-metrics';
+import type { NotificationService } from './notifications/notification-service';
+import type { Readiness } from './readiness';
+import type { LoadedRegistryProviders } from './registries/load-registry-providers';
+import type { RegistryService } from './registries/registry-service';
+import { registerAgentRoutes } from './routes/agent-routes';
+import { registerApiKeyRoutes } from './routes/api-key-routes';
+import { registerAuditRoutes } from './routes/audit-routes';
+import { registerAuthOidcRoutes } from './routes/auth-oidc-routes';
+import { registerAuthSessionRoutes } from './routes/auth-session-routes';
+import { registerAuthStatusRoutes } from './routes/auth-status-routes';
+import { registerBulkUpdateRoutes } from './routes/bulk-update-routes';
+import { registerContainerActionRoutes } from './routes/container-action-routes';
+import { registerContainerLogRoutes } from './routes/container-log-routes';
+import { registerContainerRoutes } from './routes/container-routes';
+import { registerContainerStatsRoutes } from './routes/container-stats-routes';
+import { registerDependencyGroupRoutes } from './routes/dependency-group-routes';
+import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
+import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
+import { registerImageRoutes } from './routes/image-routes';
+import { registerLogRoutes } from './routes/log-routes';
+import { registerMetricsRoute } from './routes/metrics-routes';
+import { registerNotificationRoutes } from './routes/notification-routes';
+import { registerOpenApiRoute } from './routes/openapi-routes';
+import { registerPreferencesRoutes } from './routes/preferences-routes';
+import { registerRegistryRoutes } from './routes/registry-routes';
+import { registerSettingsRoutes } from './routes/settings-routes';
+import { registerTriggerRoutes } from './routes/trigger-routes';
+import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
+import { registerUpdateRoutes } from './routes/update-routes';
+import { registerWatcherRoutes } from './routes/watcher-routes';
+import type { ApiKeyStore } from './store/api-key-store';
+import type { AuditStore } from './store/audit-store';
+import type { ContainerStore } from './store/container-store';
+import type { NotificationRuleStore } from './store/notification-rule-store';
+import type { PreferencesStore } from './store/preferences-store';
+import type { SettingsStore } from './store/settings-store';
+import type { DependencyGroupUpdates } from './updates/dependency-group-updates';
+import type { UpdateService } from './updates/update-service';
+import type { Fleet } from './watchers/fleet';
+import { registerActionWebhookRoutes } from './webhooks/action-webhook-routes';
+import { registerRegistryWebhookRoute } from './webhooks/registry-webhook-routes';
+
+export const API_BASE = '/api/v1';
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type HubApp = Hono<HubEnv>;
+export type HubRoutes = RouteTable;
+
+/**
+ * The HTTP half of the composition root: what compose-hub.ts built, handed on here to mount the
+ * middleware and every route group, each given exactly what its options type names.
+ */
+export interface HttpParts {
+  input: Pick<HubDeps, 'storage' | 'logRing' | 'version' | 'runtime' | 'dropConnection' | 'runtimeMetrics'> & {
+    uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
+    inventoryDeadlineMs?: number | undefined;
+  };
+  config: HubConfig;
+  logger: HubDeps['logger'];
+  now: () => number;
+  clientAddress: (c: Context) => string | undefined;
+  bootId: string;
+  startedAt: number;
+  metrics: HubMetrics;
+  readiness: Readiness;
+  audit: AuditStore;
+  settings: SettingsStore;
+  apiKeys: ApiKeyStore;
+  notificationRules: NotificationRuleStore;
+  containers: ContainerStore;
+  preferences: PreferencesStore;
+  sessions: SessionStore;
+  events: EventBus;
+  publish: Publish;
+  connectedClients: ConnectedClients;
+  registries: { providers: LoadedRegistryProviders; service: RegistryService; lookups: FleetLookups } | undefined;
+  notifications: NotificationService;
+  fleet: Fleet;
+  agents: AgentDirectory;
+  expectations: InventoryExpectations;
+  edge: EdgeSessions | undefined;
+  updates: UpdateService;
+  dependencyGroups: DependencyGroupUpdates;
+  apiKeyAuth: ApiKeyAuthenticator;
+  oidc: OidcLogin;
+  webSockets: WebSocketGate;
+}
+
+export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes } {
+  const { input, config, logger, now, clientAddress, audit, containers, fleet, agents, notifications, updates, registries } = parts;
+  const { apiKeyAuth, sessions } = parts;
+  const routes = new RouteTable();
+  const app = new Hono<HubEnv>();
+  const hosts = { fleet, agents };
+
+  app.use(requestId());
+  app.use(secureHeaders({ crossOriginResourcePolicy: false }));
+  app.use(httpMetrics(parts.metrics));
+  app.use(async function authenticate(c, next) {
+    c.set('principal', config.anonymous ? ANONYMOUS : UNAUTHENTICATED);
+    // A failed key credential ends the request here: it is never retried against a session cookie.
+    const keyResult = await apiKeyAuth.authenticate(c);
+    if (keyResult instanceof Response) return keyResult;
+    if (keyResult) c.set('principal', keyResult);
+    else if (!config.anonymous) {
+      // A session cookie; routes then answer 401 to a caller with neither.
+      const refused = await applySession(c, { config }, sessions);
+      if (refused) return refused;
+    }
+    await next();
+  });
+  app.use(serverRateLimit({ config, now, routes, clientAddress }));
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => {
+      // The rest of the body is never read, so the connection cannot carry another request.
+      c.header('Connection', 'close');
+      return c.json(errorBody(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`, { maxBytes: MAX_BODY_BYTES }), 413);
+    },
+  });
+  app.use(async function limitRequestBody(c, next) {
+    // Reading c.req.raw.body on a bodiless GET makes node-server build a full Request with an
+    // AbortSignal per call, which under load halved throughput and grew memory (bench finding).
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    return limitBody(c, next);
+  });
+  const legacy = legacyApiGuard({ compatWudCard: config.compat.wudCard, dispatch: async (request, env) => app.fetch(request, env) });
+  app.use('/api', legacy);
+  app.use('/api/*', legacy);
+
+  const root = createRouteGroup(routes, '');
+  const api = createRouteGroup(routes, API_BASE);
+  registerHealthRoute(root, { readiness: parts.readiness, now, startedAt: parts.startedAt });
+  registerMetricsRoute(root, { config, metrics: parts.metrics, runtimeMetrics: input.runtimeMetrics });
+  registerAuthStatusRoutes(api, root, { config }, parts.oidc);
+  registerAuthSessionRoutes(api, { config, storage: input.storage, logger, now, clientAddress, audit }, sessions);
+  registerAuthOidcRoutes(api, { config, logger, now, clientAddress, audit }, sessions, parts.oidc);
+  registerPreferencesRoutes(api, { preferences: parts.preferences });
+  registerAppRoutes(api, {
+    version: input.version,
+    runtime: input.runtime,
+    bootId: parts.bootId,
+    startedAt: parts.startedAt,
+    now,
+    readiness: parts.readiness,
+    config,
+  });
+  registerSettingsRoutes(api, { settings: parts.settings });
+  registerLogRoutes(api, { webSockets: parts.webSockets, logRing: input.logRing, logger });
+  registerUiEventRoutes(api, {
+    events: parts.events,
+    connectedClients: parts.connectedClients,
+    logger,
+    runtime: input.runtime,
+    clientAddress,
+    dropConnection: input.dropConnection,
+    uiEvents: input.uiEvents,
+  });
+  registerAuditRoutes(api, { audit });
+  registerApiKeyRoutes(api, { apiKeys: parts.apiKeys, now, audit });
+  registerNotificationRoutes(api, { notifications, notificationRules: parts.notificationRules, now });
+  registerTriggerRoutes(api, { notifications, updates, containers, now });
+  registerRemovedStatsAlias(api);
+  // Before the container routes: `/containers/backups` must not be taken for a container id.
+  registerUpdateRoutes(api, { updates, containers });
+  registerImageRoutes(api, { fleet, updates });
+  registerUpdatePreviewRoutes(api, { updates, audit });
+  registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
+  registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });
+  registerContainerRoutes(api, { ...hosts, containers, audit, registries, now, publish: parts.publish, notifications });
+  registerContainerActionRoutes(api, { ...hosts, containers, config, logger, audit, publish: parts.publish, now, clientAddress });
+  registerContainerLogRoutes(api, { ...hosts, containers, logger, webSockets: parts.webSockets });
+  registerContainerStatsRoutes(api, { ...hosts, containers, logger, now, runtime: input.runtime });
+  registerWatcherRoutes(api, { fleet, config, agents, expectations: parts.expectations, inventoryDeadlineMs: input.inventoryDeadlineMs });
+  registerAgentRoutes(api, { agents });
+  if (parts.edge) {
+    registerEdgeEndpoint(api, { upgradeWebSocket: parts.webSockets.upgradeWebSocket, clientAddress, config, now, edge: parts.edge });
+    registerEdgeKeyRoutes(api, { edge: parts.edge, audit, logger });
+  }
+  registerRegistryRoutes(api, { registries });
+  const webhookGuard = { config, now, clientAddress };
+  registerActionWebhookRoutes(api, { ...webhookGuard, ...hosts, logger, metrics: parts.metrics, audit, containers, registries, updates });
+  registerRegistryWebhookRoute(api, { ...webhookGuard, ...hosts, logger, metrics: parts.metrics, containers, registries });
+  registerOpenApiRoute(api, { routes, version: input.version });
+  app.route('/', root.app);
+  app.route(API_BASE, api.app);
+  app.notFound(notFoundOrMethodNotAllowed(routes));
+  app.onError(jsonErrorHandler(logger.child('http')));
+  return { app, routes };
+}
+
+/** GET /api/v1/containers/stats: the legacy aggregate path, gone for good (410 with its replacement). */
+function registerRemovedStatsAlias(api: ReturnType<typeof createRouteGroup>): void {
+  api.add(
+    {
+      method: 'get',
+      path: '/containers/stats',
+      access: 'public',
+      tag: 'containers',
+      summary: 'Removed: the legacy aggregate stats path; use /api/v1/stats/summary',
+      deprecated: true,
+      statuses: { 410: 'Always' },
+    },
+    (c) =>
+      c.json(
+        errorBody(410, 'This aggregate stats path was removed. Use /api/v1/stats/summary.', { replacement: '/api/v1/stats/summary' }),
+        410,
+      ),
+  );
+}

@@ -1,0 +1,418 @@
+import type { Context } from 'hono';
+import type { FetchLike } from '../../shared/registry/registry-transport';
+import { AgentDirectory } from './agents/agent-directory';
+import { type AgentEvents, createAgentEvents } from './agents/agent-events';
+import { createAgentRegistry } from './agents/agent-registry';
+import { createInventoryExpectations, type InventoryExpectations } from './agents/inventory-expectations';
+import { createApiKeyAuthenticator } from './auth/api-key-auth';
+import { createOidcLogin } from './auth/oidc-login';
+import { createSessionStore } from './auth/session-store';
+import { FleetLookups } from './checks/fleet-lookups';
+import { composeHttp, type HubApp, type HubRoutes } from './compose-http';
+import type { HubConfig } from './config/hub-config';
+import type { AuthorizedKey } from './edge/authorized-keys';
+import type { EdgeTimings } from './edge/edge-session';
+import { DEFAULT_EDGE_TIMINGS, EdgeSessions } from './edge/edge-sessions';
+import { type ConnectedClients, createConnectedClients } from './events/connected-clients';
+import { createEventBus, type EventBus, type Publish } from './events/event-bus';
+import type { UiEventStreamSettings } from './events/sse-route';
+import { createWebSocketGate } from './http/websocket-upgrade';
+import type { HubDeps } from './hub-deps';
+import { type ListenAgents, startListenAgents } from './listen/listen-agents';
+import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
+import { createNotifications } from './notifications/create-notifications';
+import type { AnyNotificationProviderDefinition, NotificationProviderHooks } from './notifications/notification-provider';
+import type { NotificationService } from './notifications/notification-service';
+import type { OutboxTiming } from './notifications/outbox';
+import { createReadiness } from './readiness';
+import type { LoadedRegistryProviders } from './registries/load-registry-providers';
+import type { ProviderConnection } from './registries/registry-provider';
+import { RegistryService } from './registries/registry-service';
+import { createApiKeyStore } from './store/api-key-store';
+import { type AuditStore, createAuditStore } from './store/audit-store';
+import { type ContainerStore, createContainerStore } from './store/container-store';
+import { createNotificationRuleStore } from './store/notification-rule-store';
+import { createPreferencesStore } from './store/preferences-store';
+import { createSettingsStore } from './store/settings-store';
+import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
+import { createDependencyGroupUpdates, type DependencyGroupUpdates } from './updates/dependency-group-updates';
+import type { UpdateServiceOptions } from './updates/update-context';
+import { createUpdateService, type UpdateService } from './updates/update-service';
+import { TagPolicyCache } from './watchers/container-check';
+import { createFleet, type Fleet } from './watchers/fleet';
+import { createWatcherFactory } from './watchers/watcher-factory';
+
+/**
+ * What the hub is told besides its runtime: the parsed configuration, and the tuning each
+ * capability takes (the specification's values when absent; shorter in tests).
+ */
+export interface HubOptions {
+  config: HubConfig;
+  /** Registry providers from DD_REGISTRY_*; no update checks without them. */
+  registries?: LoadedRegistryProviders | undefined;
+  /** The runtime's fetch for a registry connection (Node binds a CA file); the global fetch otherwise. */
+  registryFetch?: ((connection: ProviderConnection) => FetchLike) | undefined;
+  /** Deadline of an inventory refresh (30 s). */
+  inventoryDeadlineMs?: number | undefined;
+  /** UI event stream tuning (heartbeat, caps, replay ring). */
+  uiEvents?: UiEventStreamSettings | undefined;
+  /** The keys of DD_EDGE_AUTHORIZED_KEYS (the runtime reads and parses the file), and the protocol's timings. */
+  edge?: { authorizedKeys?: AuthorizedKey[] | undefined; timings?: Partial<EdgeTimings> | undefined } | undefined;
+  /** Notification trigger types of this runtime besides the portable ones (Node: smtp, mqtt). */
+  notificationProviders?: ((hooks: NotificationProviderHooks) => AnyNotificationProviderDefinition[]) | undefined;
+  /** The outbox's retry schedule (attempts, backoff, jitter). */
+  notificationTiming?: Partial<Omit<OutboxTiming, 'timeoutMs'>> | undefined;
+  /** Container updates: concurrency, health polling, and the journal hook crash tests pause at. */
+  updates?: UpdateServiceOptions | undefined;
+}
+
+export type HubInput = HubDeps & HubOptions;
+
+/** The hub's long-lived parts, for its runtime entry, tests and benchmarks: no module receives this. */
+export interface HubParts {
+  config: HubConfig;
+  storage: HubDeps['storage'];
+  logger: HubDeps['logger'];
+  logRing: HubDeps['logRing'];
+  bootId: string;
+  metrics: HubMetrics;
+  audit: AuditStore;
+  containers: ContainerStore;
+  fleet: Fleet;
+  agents: AgentDirectory;
+  expectations: InventoryExpectations;
+  /** Undefined with DD_EXPERIMENTAL_EDGE=false: nothing of the edge transport runs. */
+  edge: EdgeSessions | undefined;
+  agentEvents: AgentEvents;
+  events: EventBus;
+  publish: Publish;
+  connectedClients: ConnectedClients;
+  notifications: NotificationService;
+  updates: UpdateService;
+  autoUpdates: AutoUpdater;
+  dependencyGroups: DependencyGroupUpdates;
+  routes: HubRoutes;
+  apiKeys: ReturnType<typeof createApiKeyStore>;
+  notificationRules: ReturnType<typeof createNotificationRuleStore>;
+}
+
+/**
+ * A function bound after its caller is built: the one back-edge of the hub's graph (Home
+ * Assistant's Install button, inside notifications, queues an update; updates notify).
+ */
+function lateBinding<A extends unknown[], R>(name: string): { call: (...args: A) => R; bind: (target: (...args: A) => R) => void } {
+  let target: ((...args: A) => R) | undefined;
+  return {
+    call: (...args) => {
+      if (!target) throw new Error(`${name} was called before the hub was composed`);
+      return target(...args);
+    },
+    bind: (next) => {
+      target = next;
+    },
+  };
+}
+
+/**
+ * The composition root: every capability of the hub, built here in dependency order from the
+ * runtime's parts and the configuration, each handed exactly what its options type names. It
+ * performs no I/O; start() loads stored state and starts the schedules, stop() ends them.
+ */
+export interface Hub {
+  app: HubApp;
+  parts: HubParts;
+  /** Loads stored state; /health reports 503 until it has finished. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function composeHub(input: HubInput): Hub {
+  const { config, storage, logger } = input;
+  const now = input.now ?? Date.now;
+  const clientAddress = (c: Context) => input.clientAddress?.(c);
+  const bootId = crypto.randomUUID().slice(0, 8);
+  const startedAt = now();
+  const storeLogger = logger.child('store');
+
+  // Observability and stores: they depend on nothing but the runtime.
+  const metrics = createHubMetrics();
+  const readiness = createReadiness();
+  const audit = countedAudit(createAuditStore(storage, config.audit, now, storeLogger.child('audit')), metrics);
+  const settings = createSettingsStore(storage, storeLogger);
+  const apiKeys = createApiKeyStore(storage, now, storeLogger.child('api-keys'));
+  const notificationRules = createNotificationRuleStore(storage, storeLogger);
+  const containers = createContainerStore(storage, storeLogger.child('containers'));
+  const preferences = createPreferencesStore(storage, storeLogger);
+  const sessions = createSessionStore(storage, now);
+
+  // The UI event stream: capabilities publish, every open stream receives.
+  const events = createEventBus({
+    now,
+    bootId,
+    ...(input.uiEvents?.replayWindowMs !== undefined && { replayWindowMs: input.uiEvents.replayWindowMs }),
+    ...(input.uiEvents?.maxBuffered !== undefined && { maxBuffered: input.uiEvents.maxBuffered }),
+    onListenerError: (error, event) =>
+      logger.child('events').warn('a UI event listener failed', { type: event.type, error: String(error) }),
+  });
+  const publish: Publish = (type, data) => {
+    events.publish(type, data);
+  };
+  const connectedClients = createConnectedClients();
+
+  // Registry access for update checks, shared by the whole fleet.
+  const registryService =
+    input.registries &&
+    new RegistryService({
+      providers: input.registries.configured,
+      builtIn: input.registries.builtIn,
+      fallback: input.registries.fallback,
+      ...(input.registryFetch && { fetchFor: input.registryFetch }),
+      onRequest: (event) => metrics.registryRequests.inc({ host: event.host, status: String(event.status) }),
+      timeoutMs: config.registry.timeoutMs,
+      now,
+    });
+  const registries = input.registries &&
+    registryService && { providers: input.registries, service: registryService, lookups: new FleetLookups(registryService, now) };
+
+  // Notifications. Their Install command reaches the updates built below (the one back-edge).
+  const installUpdate = lateBinding<[containerId: string], Promise<void>>('the Home Assistant Install command');
+  const notifications = createNotifications({
+    storage,
+    config,
+    runtimeProviders: input.notificationProviders,
+    fetch: input.notificationFetch,
+    timing: input.notificationTiming,
+    audit,
+    rules: notificationRules,
+    containers,
+    logger,
+    now,
+    onDeliveryAttempt: (trigger, result) => metrics.triggerDeliveries.inc({ trigger, result }),
+    onInstall: installUpdate.call,
+  });
+  metrics.bindSources({
+    containers: () => containers.all(),
+    outboxStatuses: () => notifications.outbox.list().map((entry) => entry.status),
+  });
+
+  // The fleet and what agents tell about themselves, before the updates that read them.
+  const fleet = createFleet();
+  const agentRegistry = createAgentRegistry(storage, storeLogger.child('edge'));
+  const expectations = createInventoryExpectations();
+  const agentEvents = createAgentEvents((error, event) =>
+    logger.child('edge').warn('an agent event listener failed', { event: event.event, error: String(error) }),
+  );
+
+  // Updates, then the policies that queue them.
+  const updates = createUpdateService(
+    {
+      now,
+      publish,
+      fleet,
+      agentDescriptions: agentRegistry,
+      containers,
+      audit,
+      settings,
+      notifications,
+      registries,
+      config,
+      selfContainerId: input.selfContainerId,
+      hookRunner: input.hookRunner,
+      runtime: input.runtime,
+      composeFiles: input.composeFiles,
+    },
+    { storage, logger, triggers: config.actions, options: input.updates },
+  );
+  installUpdate.bind(async (containerId) => {
+    await updates.requestUpdate(containerId, { source: 'mqtt' });
+  });
+  const autoUpdates = createAutoUpdater({ storage, logger, audit, containers, settings, updates });
+  const dependencyGroups = createDependencyGroupUpdates({ logger, now, containers, audit, events, publish, updates });
+
+  // Watchers, the hub's and its agents', all built alike.
+  const newWatcher = createWatcherFactory({
+    containers,
+    lookups: registries?.lookups,
+    tagPolicies: new TagPolicyCache(),
+    thresholdDays: config.ui.maturityThresholdDays,
+    logger,
+    now,
+    publish,
+    audit,
+    metrics,
+    notify: (changes) => notifications.inventoryApplied(changes),
+    autoUpdate: (changes) => autoUpdates.inventoryApplied(changes),
+  });
+  const edgeTimings = { ...DEFAULT_EDGE_TIMINGS, ...input.edge?.timings };
+  const agents = new AgentDirectory({
+    registry: agentRegistry,
+    logger,
+    now,
+    containers,
+    audit,
+    publish,
+    agentEvents,
+    fleet,
+    newWatcher,
+    expectations,
+    requestTimeoutMs: edgeTimings.requestTimeoutMs,
+  });
+  agents.reserveListenNames(config.agents.map((agent) => agent.name));
+  // DD_EXPERIMENTAL_EDGE=false: no endpoint, no key routes (404), and nothing of the edge runs.
+  const edge = config.edge.enabled
+    ? new EdgeSessions({ storage, logger, now, version: input.version, directory: agents, expectations, timings: edgeTimings })
+    : undefined;
+  // Listen-mode agents (DD_AGENT_<NAME>_*) are not the experimental edge: the directory serves them either way.
+  const agentsEnabled = config.edge.enabled || config.agents.length > 0;
+  let listenAgents: ListenAgents | undefined;
+
+  const http = composeHttp({
+    input,
+    config,
+    logger,
+    now,
+    clientAddress,
+    bootId,
+    startedAt,
+    metrics,
+    readiness,
+    audit,
+    settings,
+    apiKeys,
+    notificationRules,
+    containers,
+    preferences,
+    sessions,
+    events,
+    publish,
+    connectedClients,
+    registries,
+    notifications,
+    fleet,
+    agents,
+    expectations,
+    edge,
+    updates,
+    dependencyGroups,
+    apiKeyAuth: createApiKeyAuthenticator({ apiKeys, now, logger, audit, clientAddress }),
+    // OIDC providers are reached with the runtime's fetch (Node's honours NODE_EXTRA_CA_CERTS).
+    oidc: createOidcLogin(config.auth.oidc, input.oidcFetch ?? ((request, init) => fetch(request, init)), now),
+    webSockets: createWebSocketGate({ upgradeWebSocket: input.upgradeWebSocket, config, now, clientAddress }),
+  });
+  const parts: HubParts = {
+    config,
+    storage,
+    logger,
+    logRing: input.logRing,
+    bootId,
+    metrics,
+    audit,
+    containers,
+    fleet,
+    agents,
+    expectations,
+    edge,
+    agentEvents,
+    events,
+    publish,
+    connectedClients,
+    notifications,
+    updates,
+    autoUpdates,
+    dependencyGroups,
+    routes: http.routes,
+    apiKeys,
+    notificationRules,
+  };
+
+  readiness.add('store');
+  return {
+    app: http.app,
+    parts,
+    async start() {
+      if (config.anonymous) {
+        logger.warn('no authentication is configured: every route is open (anonymous mode)', { host: config.server.host });
+      }
+      if (config.unknownVariables.length > 0) {
+        logger.warn('ignoring unknown configuration variables', { variables: config.unknownVariables });
+      }
+      try {
+        await settings.load();
+        await notificationRules.load();
+        await audit.load();
+        await apiKeys.load();
+        await containers.load();
+        await notifications.load();
+        await updates.load();
+        await autoUpdates.load();
+        if (agentsEnabled) await agents.load();
+        await loadEdge(input, edge);
+        readiness.markReady('store');
+      } catch (error) {
+        readiness.markFailed('store', (error as Error).message);
+        throw error;
+      }
+      // Outbox entries left by the previous run are delivered now; agent events are routed from here on.
+      notifications.start();
+      agentEvents.on((event) => {
+        void notifications.agentEvent(event);
+      });
+      // One Docker watcher per configured endpoint, where the runtime can reach Docker at all.
+      const dockerHostFor = input.dockerHostFor;
+      if (dockerHostFor) {
+        for (const watcherConfig of config.watchers) {
+          const watcher = newWatcher(watcherConfig, dockerHostFor(watcherConfig.endpoint));
+          fleet.add(watcher);
+          watcher.start();
+        }
+      }
+      if (config.agents.length > 0) {
+        listenAgents = startListenAgents(
+          { logger, now, directory: agents, expectations, registryFetch: input.registryFetch, timings: edgeTimings },
+          config.agents,
+        );
+      }
+      // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
+      await updates.start();
+    },
+    async stop() {
+      readiness.add('stopping');
+      // Open UI streams would otherwise hold the server's close open until their clients left.
+      events.closeAll();
+      // Running updates roll back at their next phase boundary while the watchers' hosts are still open.
+      await dependencyGroups.stop();
+      await updates.stop();
+      // The directory first: links it closes now are the hub going away, not agents leaving.
+      await agents.stop();
+      edge?.stop();
+      await listenAgents?.stop();
+      await Promise.all(fleet.all().map((watcher) => watcher.stop()));
+      await Promise.all(fleet.all().map((watcher) => watcher.host.close()));
+      await notifications.stop();
+      await apiKeys.flush();
+    },
+  };
+}
+
+/** Every writer of the audit trail counted in dd_audit_entries_total without each one remembering. */
+function countedAudit(audit: AuditStore, metrics: HubMetrics): AuditStore {
+  return {
+    ...audit,
+    append: async (record) => {
+      const entry = await audit.append(record);
+      metrics.auditEntries.inc({ action: entry.action });
+      return entry;
+    },
+  };
+}
+
+/** Stored edge keys, and the keys of DD_EDGE_AUTHORIZED_KEYS as the runtime read them. */
+async function loadEdge(input: HubInput, edge: EdgeSessions | undefined): Promise<void> {
+  const { config, logger } = input;
+  const file = config.edge.authorizedKeysFile;
+  if (file !== undefined && !config.edge.enabled) logger.warn('DD_EDGE_AUTHORIZED_KEYS is ignored: DD_EXPERIMENTAL_EDGE is false');
+  else if (file !== undefined && input.edge?.authorizedKeys === undefined) {
+    logger.warn('DD_EDGE_AUTHORIZED_KEYS is ignored: this runtime reads no files; register keys with POST /api/v1/edge/keys');
+  }
+  await edge?.load(input.edge?.authorizedKeys);
+}

@@ -1,0 +1,205 @@
+import type { WSEvents } from 'hono/ws';
+import type { Storage } from 'unstorage';
+import { EDGE_CLOSE, EDGE_HEARTBEAT_MS, EDGE_SIGN_IN_DEADLINE_MS, EDGE_SILENCE_LIMIT_MS } from '../../../shared/edge/protocol';
+import type { Logger } from '../../../shared/logging/logger';
+import type { EdgeKey } from '../../../shared/schemas/edge-key';
+import type { AgentDirectory } from '../agents/agent-directory';
+import type { InventoryExpectations } from '../agents/inventory-expectations';
+import type { AuthorizedKey } from './authorized-keys';
+import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
+import { EdgeSession, type EdgeTimings, type HelloFrame, type InventoryFrame, type SessionOwner, type SignInVerdict } from './edge-session';
+import type { CloseVerdict } from './frame-reader';
+import { createSignInCheck } from './sign-in-check';
+import { SnapshotAssembler } from './snapshot-assembler';
+
+export const EDGE_REQUEST_TIMEOUT_MS = 30_000;
+
+export const DEFAULT_EDGE_TIMINGS: EdgeTimings = {
+  heartbeatMs: EDGE_HEARTBEAT_MS,
+  silenceLimitMs: EDGE_SILENCE_LIMIT_MS,
+  signInDeadlineMs: EDGE_SIGN_IN_DEADLINE_MS,
+  requestTimeoutMs: EDGE_REQUEST_TIMEOUT_MS,
+};
+
+export interface EdgeConnection {
+  protocol: string;
+  address: string | undefined;
+}
+
+/** The edge transport: keys in storage, and the agents it signs in go to the directory. */
+export interface EdgeSessionsDeps {
+  storage: Storage;
+  logger: Logger;
+  now: () => number;
+  /** The hub's version, told to agents in the welcome. */
+  version: string;
+  directory: AgentDirectory;
+  expectations: InventoryExpectations;
+  timings: EdgeTimings;
+}
+
+/**
+ * The hub's side of edge/1.0: the key registry and every WebSocket session from upgrade to close.
+ * A signed-in session becomes the agent's link in the directory; its inventory frames are applied
+ * to the agent's watchers there.
+ */
+export class EdgeSessions implements SessionOwner {
+  readonly keys: EdgeKeyStore;
+  readonly timings: EdgeTimings;
+  private readonly sessions = new Set<EdgeSession>();
+  private readonly assemblers = new WeakMap<EdgeSession, SnapshotAssembler>();
+  private readonly checkSignIn;
+  private readonly logger;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private stopping = false;
+  /** Keys and agents loaded: before that every sign-in would fail, so upgrades are refused (503). */
+  ready = false;
+
+  constructor(private readonly deps: EdgeSessionsDeps) {
+    this.timings = deps.timings;
+    this.logger = deps.logger.child('edge');
+    this.keys = createEdgeKeyStore(deps.storage, deps.now, deps.logger.child('store.edge'));
+    this.checkSignIn = createSignInCheck(this.keys);
+  }
+
+  /** Stored keys and bindings; the authorized-keys file's keys registered if new. */
+  async load(authorized: readonly AuthorizedKey[] = []): Promise<void> {
+    await this.keys.load();
+    let added = 0;
+    for (const key of authorized) if ((await this.keys.register(key)) !== 'exists') added += 1;
+    if (authorized.length > 0) this.logger.info(`DD_EDGE_AUTHORIZED_KEYS: ${added} new of ${authorized.length} keys registered`);
+    const tickMs = Math.max(10, Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)));
+    this.ticker = setInterval(() => this.tick(), tickMs);
+    this.ready = true;
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.ready = false;
+    if (this.ticker) clearInterval(this.ticker);
+    for (const session of [...this.sessions]) session.close(EDGE_CLOSE.goingAway, 'hub shutting down');
+  }
+
+  /** The socket events of one accepted upgrade. */
+  connect(connection: EdgeConnection): WSEvents {
+    let session: EdgeSession | undefined;
+    return {
+      onOpen: (_event, ws) => {
+        if (this.stopping) {
+          ws.close(EDGE_CLOSE.goingAway, 'hub shutting down');
+          return;
+        }
+        session = new EdgeSession({
+          ws,
+          protocol: connection.protocol,
+          address: connection.address,
+          hubVersion: this.deps.version,
+          timings: this.timings,
+          owner: this,
+          logger: this.logger,
+          now: this.deps.now,
+        });
+        this.sessions.add(session);
+        session.open();
+      },
+      onMessage: (event) => session?.message(event.data),
+      onClose: (event) => session?.socketClosed((event as CloseEvent).code ?? 1006),
+      onError: () => session?.socketClosed(1006),
+    };
+  }
+
+  async registerKey(key: AuthorizedKey): Promise<EdgeKey | 'exists'> {
+    return this.keys.register(key);
+  }
+
+  /**
+   * Revokes the key and closes its live sessions at once (4002); sign-ins still being verified
+   * see the revocation before their welcome. The sessions close before the revocation is stored:
+   * the store marks the key revoked in memory at once, and the one-second promise must not wait
+   * for a disk busy with a fleet's writes.
+   */
+  async revokeKey(keyId: string): Promise<EdgeKey | undefined> {
+    if (!this.keys.get(keyId)) return undefined;
+    const stored = this.keys.revoke(keyId);
+    for (const session of [...this.sessions]) {
+      if (session.keyId === keyId) session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
+    }
+    return stored;
+  }
+
+  // ---- SessionOwner -------------------------------------------------------------------------
+
+  async signIn(session: EdgeSession, hello: HelloFrame): Promise<SignInVerdict> {
+    let verdict = await this.checkSignIn(hello, session.challenge, session.protocol);
+    if (verdict.ok && this.deps.directory.isListenName(hello.agentName)) {
+      verdict = { ok: false, code: EDGE_CLOSE.nameTaken, message: `${hello.agentName} is a listen-mode agent of this hub (DD_AGENT_*)` };
+    }
+    if (!verdict.ok) {
+      // Unknown keys come from anyone who can reach the port (scanners): not worth a warning each.
+      const level = verdict.code === EDGE_CLOSE.signInFailed ? 'debug' : 'warn';
+      this.logger[level](`edge sign-in of ${hello.agentName} with key id ${hello.keyId} refused (${verdict.code}): ${verdict.message}`, {
+        address: session.address,
+      });
+    }
+    return verdict;
+  }
+
+  welcomed(session: EdgeSession, hello: HelloFrame): void {
+    if (this.keys.get(hello.keyId)?.revokedAt !== null) {
+      session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
+      return;
+    }
+    const runtime = this.deps.directory.connected(hello.agentName, session, {
+      keyId: hello.keyId,
+      info: hello.agent,
+      watchers: hello.watchers,
+      ...(session.address !== undefined && { address: session.address }),
+    });
+    if (!runtime) {
+      session.close(EDGE_CLOSE.goingAway, 'hub shutting down');
+      return;
+    }
+    this.assemblers.set(session, new SnapshotAssembler());
+  }
+
+  frame(session: EdgeSession, frame: InventoryFrame): CloseVerdict | undefined {
+    const name = session.agentName as string;
+    const { directory, expectations } = this.deps;
+    const runtime = directory.runtime(name);
+    if (!runtime) return { code: EDGE_CLOSE.internalError, reason: 'hub internal error' };
+    if (frame.type === 'info') {
+      directory.infoChanged(name, frame.agent);
+      return undefined;
+    }
+    const entry = runtime.get(frame.watcher);
+    if (!entry) return { code: EDGE_CLOSE.invalidFrame, reason: `watcher ${frame.watcher} was not announced in hello` };
+    if (frame.type === 'container.changed') entry.host.applyChanged(frame.container, frame.image);
+    else if (frame.type === 'container.removed') entry.host.applyRemoved(frame.containerId);
+    else if (frame.type === 'operation') entry.host.applyOperation(frame.operation);
+    else {
+      const step = this.assemblers.get(session)?.add(frame);
+      if (!step || 'error' in step) return { code: EDGE_CLOSE.invalidFrame, reason: step?.error ?? 'no snapshot in progress' };
+      if ('done' in step) {
+        const { operationId, containers, images } = step.done;
+        if (operationId !== undefined && !expectations.isAwaited(name, frame.watcher, operationId)) {
+          this.logger.debug('ignored a snapshot of an expired or unknown inventory operation', { agent: name, watcher: frame.watcher });
+          return undefined;
+        }
+        runtime.applySnapshot(frame.watcher, containers, images, operationId === undefined);
+      }
+    }
+    return undefined;
+  }
+
+  closed(session: EdgeSession, code: number, signedIn: boolean): void {
+    this.sessions.delete(session);
+    const name = session.agentName;
+    if (!signedIn || name === undefined) return;
+    this.deps.directory.disconnected(name, session, { status: String(code), why: `close code ${code}`, brief: String(code) });
+  }
+
+  private tick(): void {
+    const now = this.deps.now();
+    for (const session of [...this.sessions]) session.tick(now);
+  }
+}

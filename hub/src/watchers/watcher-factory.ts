@@ -1,0 +1,69 @@
+import type { DockerHost } from '../../../shared/docker/docker-host';
+import type { WatcherConfig } from '../../../shared/docker/watcher-config';
+import type { Logger } from '../../../shared/logging/logger';
+import type { FleetLookups } from '../checks/fleet-lookups';
+import type { Publish } from '../events/event-bus';
+import { type HubMetrics, watchCycleRecorder } from '../metrics/hub-metrics';
+import type { AppliedChange } from '../notifications/inventory-events';
+import type { AuditStore } from '../store/audit-store';
+import type { ContainerStore } from '../store/container-store';
+import type { TagPolicyCache } from './container-check';
+import { DockerWatcher } from './docker-watcher';
+
+/** What every watcher of the hub shares, local or an agent's. */
+export interface WatcherFactoryDeps {
+  containers: ContainerStore;
+  /** Registry lookups shared by the whole fleet; no update checks without registry providers. */
+  lookups: FleetLookups | undefined;
+  tagPolicies: TagPolicyCache;
+  thresholdDays: number;
+  logger: Logger;
+  now: () => number;
+  publish: Publish;
+  audit: Pick<AuditStore, 'append'>;
+  metrics: HubMetrics;
+  /** The notification events of every applied observation (update-available, maturity-cleared, unhealthy). */
+  notify: (changes: readonly AppliedChange[]) => Promise<void>;
+  /** The automatic-update policy, told the same changes after notify. */
+  autoUpdate: (changes: readonly AppliedChange[]) => Promise<void>;
+}
+
+export interface WatcherOptions {
+  /** The agent whose Docker host this is; undefined for the hub's own. */
+  agent?: string | undefined;
+  /** Told after each record this watcher writes (an agent's counts may have moved). */
+  onPublished?: (() => void) | undefined;
+  startDelayMs?: number | undefined;
+}
+
+export type WatcherFactory = (config: WatcherConfig, host: DockerHost, options?: WatcherOptions) => DockerWatcher;
+
+/** One way to build a watcher, so the hub's and its agents' behave alike. */
+export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
+  return (config, host, options = {}) => {
+    const { agent, onPublished } = options;
+    const publish: Publish = onPublished
+      ? (type, data) => {
+          deps.publish(type, data);
+          onPublished();
+        }
+      : deps.publish;
+    return new DockerWatcher({
+      config,
+      host,
+      agent,
+      store: deps.containers,
+      lookups: deps.lookups,
+      policies: deps.tagPolicies,
+      thresholdDays: deps.thresholdDays,
+      logger: deps.logger.child(agent === undefined ? `watcher.docker.${config.name}` : `watcher.docker.${agent}.${config.name}`),
+      now: deps.now,
+      ...(options.startDelayMs !== undefined && { startDelayMs: options.startDelayMs }),
+      publish,
+      audit: (record) => deps.audit.append(record),
+      notify: deps.notify,
+      autoUpdate: deps.autoUpdate,
+      onCycle: watchCycleRecorder(deps.metrics, config.name, agent),
+    });
+  };
+}
