@@ -7,11 +7,11 @@ import {
 } from '../../../shared/docker/docker-host';
 import type { EdgeRequest, ImageListResult } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
-import type { AgentUpdates } from './agent-updates';
-import { shortText } from './frame-checks';
+import type { WatcherRuntime } from '../feed/watcher-runtime';
+import { shortText } from '../link/frame-checks';
+import type { Timers } from '../link/timers';
+import type { AgentUpdates } from '../updates/agent-updates';
 import { cutImageList } from './image-list';
-import type { Timers } from './timers';
-import type { WatcherRuntime } from './watcher-runtime';
 
 type EdgeLogOptions = Extract<EdgeRequest, { method: 'container.logs' }>['options'];
 
