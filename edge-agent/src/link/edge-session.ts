@@ -14,7 +14,7 @@ import { sendSnapshot } from '../feed/snapshot-sync';
 import { SyncScheduler } from '../feed/sync-scheduler';
 import type { ContainerDelta } from '../feed/watcher-feed';
 import { readRequestFrame } from '../requests/read-request';
-import { EdgeRequestError } from '../requests/request-handlers';
+import { EdgeRequestError } from '../requests/request-error';
 import { SessionRequests } from '../requests/session-requests';
 import { shortText } from './frame-checks';
 import { type HttpAnswer, readHttpAnswer } from './http-answer';

@@ -12,21 +12,9 @@ import { shortText } from '../link/frame-checks';
 import type { Timers } from '../link/timers';
 import type { AgentUpdates } from '../updates/agent-updates';
 import { cutImageList } from './image-list';
+import { type EdgeErrorCode, EdgeRequestError } from './request-error';
 
 type EdgeLogOptions = Extract<EdgeRequest, { method: 'container.logs' }>['options'];
-
-export type EdgeErrorCode = 'not-found' | 'unsupported' | 'invalid' | 'busy' | 'failed' | 'conflict';
-
-/** A request that cannot be served, with the protocol's error code. */
-export class EdgeRequestError extends Error {
-  constructor(
-    readonly code: EdgeErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'EdgeRequestError';
-  }
-}
 
 export interface RequestContext {
   watcher(name: string): WatcherRuntime | undefined;

@@ -6,7 +6,8 @@ import type { WatcherRuntime } from '../feed/watcher-runtime';
 import type { EdgeSender } from '../link/send-queue';
 import type { Timers } from '../link/timers';
 import type { AgentUpdates } from '../updates/agent-updates';
-import { EdgeRequestError, replyError, runRequest, SESSION_ENDED } from './request-handlers';
+import { EdgeRequestError } from './request-error';
+import { replyError, runRequest, SESSION_ENDED } from './request-handlers';
 
 export interface SessionRequestsOptions {
   sender: EdgeSender;

@@ -15,7 +15,7 @@ import {
 import { createComposeFileEditor } from '../compose';
 import type { WatcherRuntime } from '../feed/watcher-runtime';
 import { type AgentHookSettings, agentUpdateHooks } from '../hooks/agent-update-hooks';
-import { EdgeRequestError } from '../requests/request-handlers';
+import { EdgeRequestError } from '../requests/request-error';
 import type { UpdateJournalFile } from './update-journal-file';
 
 type UpdateRequest = Extract<EdgeRequest, { method: 'container.update' }>;
