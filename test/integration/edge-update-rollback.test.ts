@@ -7,7 +7,7 @@
  */
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeAgent } from '../../edge-agent/src/edge/edge-agent';
+import type { EdgeAgent } from '../../edge-agent/src/agent/edge-agent';
 import type { Container } from '../../shared/schemas/container';
 import { TEMPORARY_NAME } from '../../shared/update-engine';
 import type { TestDockerd } from '../support/docker/start-dockerd';

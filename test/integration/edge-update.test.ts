@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeAgent } from '../../edge-agent/src/edge/edge-agent';
+import type { EdgeAgent } from '../../edge-agent/src/agent/edge-agent';
 import type { UpdateOperation } from '../../shared/update-engine';
 import type { AgentProcess } from '../support/edge-agent-process';
 import {

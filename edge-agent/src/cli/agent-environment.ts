@@ -4,7 +4,7 @@ import { type Environment, type ReadTextFile, resolveFileVariables } from '../..
 import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
-import { DEFAULT_BACKOFF } from '../edge/backoff';
+import { DEFAULT_BACKOFF } from '../link/backoff';
 
 export interface AgentEnvironment {
   watchers: WatcherConfig[];

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { toBase64 } from '../../../shared/edge/sign-in';
-import { agentNameFromHostname } from '../edge/agent-name';
+import { agentNameFromHostname } from '../agent/agent-name';
 import type { EdgeKey } from '../keys/edge-key';
 import { writeNewKeyFile } from '../keys/key-file';
 import type { AgentCommand } from './parse-args';

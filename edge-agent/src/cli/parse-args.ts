@@ -1,6 +1,6 @@
 import { ConfigError } from '../../../shared/config/config-error';
-import { agentNameFromHostname, isValidAgentName } from '../edge/agent-name';
-import { edgeSocketUrl } from '../edge/hub-url';
+import { agentNameFromHostname, isValidAgentName } from '../agent/agent-name';
+import { edgeSocketUrl } from '../link/hub-url';
 
 export type AgentCommand =
   | { command: 'help' }

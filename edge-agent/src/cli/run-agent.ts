@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { LogSink } from '../../../shared/logging/logger';
-import { createEdgeAgent, type EdgeAgent, type EdgeAgentOptions } from '../edge/edge-agent';
-import { UpdateJournalFile } from '../edge/update-journal-file';
+import { createEdgeAgent, type EdgeAgent, type EdgeAgentOptions } from '../agent/edge-agent';
 import { createNodeHookRunner } from '../hooks/hook-runner';
 import { readKeyFile } from '../keys/key-file';
 import { createAgentLogging } from '../logging/agent-logging';
+import { UpdateJournalFile } from '../updates/update-journal-file';
 import { loadAgentEnvironment } from './agent-environment';
 import { type AgentCommand, resolveAgentName } from './parse-args';
 

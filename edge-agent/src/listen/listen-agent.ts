@@ -7,9 +7,9 @@ import type { DockerEndpoint, WatcherConfig } from '../../../shared/docker/watch
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
+import { collectAgentInfo, readAgentVersion } from '../agent/agent-info';
 import { createDockerHost } from '../docker';
-import { collectAgentInfo, readAgentVersion } from '../edge/agent-info';
-import { realTimers, type Timers } from '../edge/timers';
+import { realTimers, type Timers } from '../link/timers';
 import { createListenApp } from './listen-app';
 import { ListenState } from './listen-state';
 import { ListenWatcher } from './listen-watcher';

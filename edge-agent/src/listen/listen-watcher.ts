@@ -3,9 +3,9 @@ import type { AgentActionResult, AgentContainer } from '../../../shared/agent-ap
 import type { DockerContainerDetails, DockerHost, DockerImageDetails } from '../../../shared/docker/docker-host';
 import type { WatcherConfig } from '../../../shared/docker/watcher-config';
 import type { Logger } from '../../../shared/logging/logger';
-import { observeWatcher } from '../edge/observe-watcher';
-import type { Timers } from '../edge/timers';
-import { WatcherFeed } from '../edge/watcher-feed';
+import { observeWatcher } from '../feed/observe-watcher';
+import { WatcherFeed } from '../feed/watcher-feed';
+import type { Timers } from '../link/timers';
 import { buildAgentContainer } from './agent-container';
 import type { ListenState } from './listen-state';
 

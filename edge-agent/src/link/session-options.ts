@@ -1,10 +1,10 @@
 import type { AgentInfo, HubFrame } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
+import type { WatcherRuntime } from '../feed/watcher-runtime';
 import type { EdgeKey } from '../keys/edge-key';
-import type { AgentUpdates } from './agent-updates';
+import type { AgentUpdates } from '../updates/agent-updates';
 import type { Timers } from './timers';
-import type { WatcherRuntime } from './watcher-runtime';
 
 export interface SessionEnd {
   /** The hub's close code, or the one this side closed with (1006: the connection was lost or never made). */

@@ -1,8 +1,8 @@
 import type { AgentFrame } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
-import { fitsContainer, fitsImage } from './frame-checks';
+import { fitsContainer, fitsImage } from '../link/frame-checks';
+import type { EdgeSender } from '../link/send-queue';
 import { observeWatcher } from './observe-watcher';
-import type { EdgeSender } from './send-queue';
 import { partitionSnapshot } from './snapshot-parts';
 import type { WatcherRuntime } from './watcher-runtime';
 

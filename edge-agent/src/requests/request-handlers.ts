@@ -7,26 +7,14 @@ import {
 } from '../../../shared/docker/docker-host';
 import type { EdgeRequest, ImageListResult } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
-import type { AgentUpdates } from './agent-updates';
-import { shortText } from './frame-checks';
+import type { WatcherRuntime } from '../feed/watcher-runtime';
+import { shortText } from '../link/frame-checks';
+import type { Timers } from '../link/timers';
+import type { AgentUpdates } from '../updates/agent-updates';
 import { cutImageList } from './image-list';
-import type { Timers } from './timers';
-import type { WatcherRuntime } from './watcher-runtime';
+import { type EdgeErrorCode, EdgeRequestError } from './request-error';
 
 type EdgeLogOptions = Extract<EdgeRequest, { method: 'container.logs' }>['options'];
-
-export type EdgeErrorCode = 'not-found' | 'unsupported' | 'invalid' | 'busy' | 'failed' | 'conflict';
-
-/** A request that cannot be served, with the protocol's error code. */
-export class EdgeRequestError extends Error {
-  constructor(
-    readonly code: EdgeErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'EdgeRequestError';
-  }
-}
 
 export interface RequestContext {
   watcher(name: string): WatcherRuntime | undefined;

@@ -2,10 +2,10 @@ import type { DockerContainerEvent, DockerHost, DockerSubscription } from '../..
 import type { AgentFrame } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
-import { createBackoff } from './backoff';
-import { fitsContainer, fitsImage } from './frame-checks';
+import { createBackoff } from '../link/backoff';
+import { fitsContainer, fitsImage } from '../link/frame-checks';
+import type { Timers } from '../link/timers';
 import { INSPECT_CONCURRENCY } from './observe-watcher';
-import type { Timers } from './timers';
 
 export type ContainerDelta = Extract<AgentFrame, { type: 'container.changed' | 'container.removed' }>;
 

@@ -13,10 +13,10 @@ import {
   type UpdateOperation,
 } from '../../../shared/update-engine';
 import { createComposeFileEditor } from '../compose';
+import type { WatcherRuntime } from '../feed/watcher-runtime';
 import { type AgentHookSettings, agentUpdateHooks } from '../hooks/agent-update-hooks';
-import { EdgeRequestError } from './request-handlers';
+import { EdgeRequestError } from '../requests/request-error';
 import type { UpdateJournalFile } from './update-journal-file';
-import type { WatcherRuntime } from './watcher-runtime';
 
 type UpdateRequest = Extract<EdgeRequest, { method: 'container.update' }>;
 

@@ -1,12 +1,13 @@
 import type { AgentFrame, EdgeRequest } from '../../../shared/edge/protocol';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
-import type { AgentUpdates } from './agent-updates';
-import { EdgeRequestError, replyError, runRequest, SESSION_ENDED } from './request-handlers';
-import type { EdgeSender } from './send-queue';
-import { sendSnapshot } from './snapshot-sync';
-import type { Timers } from './timers';
-import type { WatcherRuntime } from './watcher-runtime';
+import { sendSnapshot } from '../feed/snapshot-sync';
+import type { WatcherRuntime } from '../feed/watcher-runtime';
+import type { EdgeSender } from '../link/send-queue';
+import type { Timers } from '../link/timers';
+import type { AgentUpdates } from '../updates/agent-updates';
+import { EdgeRequestError } from './request-error';
+import { replyError, runRequest, SESSION_ENDED } from './request-handlers';
 
 export interface SessionRequestsOptions {
   sender: EdgeSender;

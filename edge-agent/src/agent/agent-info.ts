@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { AgentInfo } from '../../../shared/edge/protocol';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
 import { readSelfContainerId } from '../docker/self-container';
-import { shortText } from './frame-checks';
+import { shortText } from '../link/frame-checks';
 
 /** The project's version as built (package.json), prerelease suffix included: the hub derives version and build from it. */
 export function readAgentVersion(): string {

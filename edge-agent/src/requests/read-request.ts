@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { type EdgeRequest, EdgeRequestSchema } from '../../../shared/edge/protocol';
-import type { EdgeErrorCode } from './request-handlers';
+import type { EdgeErrorCode } from './request-error';
 
 const RequestIdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 

@@ -7,19 +7,19 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
 import type { HealthTiming } from '../../../shared/update-engine';
 import { createDockerHost } from '../docker';
+import { WatcherFeed } from '../feed/watcher-feed';
+import { describeWatcher, type WatcherRuntime } from '../feed/watcher-runtime';
 import type { AgentHookSettings } from '../hooks/agent-update-hooks';
 import type { EdgeKey } from '../keys/edge-key';
+import { type BackoffOptions, createBackoff, DEFAULT_BACKOFF } from '../link/backoff';
+import { closeMeaning } from '../link/close-codes';
+import { EdgeSession } from '../link/edge-session';
+import { edgeSocketUrl } from '../link/hub-url';
+import { DEFAULT_SESSION_TUNING, type SessionEnd, type SessionTuning } from '../link/session-options';
+import { realTimers, sleep, type Timers } from '../link/timers';
+import { AgentUpdates } from '../updates/agent-updates';
+import { UpdateJournalFile } from '../updates/update-journal-file';
 import { collectAgentInfo, readAgentVersion } from './agent-info';
-import { AgentUpdates } from './agent-updates';
-import { type BackoffOptions, createBackoff, DEFAULT_BACKOFF } from './backoff';
-import { closeMeaning } from './close-codes';
-import { EdgeSession } from './edge-session';
-import { edgeSocketUrl } from './hub-url';
-import { DEFAULT_SESSION_TUNING, type SessionEnd, type SessionTuning } from './session-options';
-import { realTimers, sleep, type Timers } from './timers';
-import { UpdateJournalFile } from './update-journal-file';
-import { WatcherFeed } from './watcher-feed';
-import { describeWatcher, type WatcherRuntime } from './watcher-runtime';
 
 export interface EdgeAgentOptions {
   /** The hub: `wss://host:3000`, `https://host`, or the endpoint itself (made into it by edgeSocketUrl(); throws if it is no URL). */

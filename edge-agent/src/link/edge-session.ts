@@ -10,16 +10,16 @@ import {
 } from '../../../shared/edge/protocol';
 import { signChallenge } from '../../../shared/edge/sign-in';
 import type { UpdateOperation } from '../../../shared/update-engine';
+import { sendSnapshot } from '../feed/snapshot-sync';
+import { SyncScheduler } from '../feed/sync-scheduler';
+import type { ContainerDelta } from '../feed/watcher-feed';
+import { readRequestFrame } from '../requests/read-request';
+import { EdgeRequestError } from '../requests/request-error';
+import { SessionRequests } from '../requests/session-requests';
 import { shortText } from './frame-checks';
 import { type HttpAnswer, readHttpAnswer } from './http-answer';
-import { readRequestFrame } from './read-request';
-import { EdgeRequestError } from './request-handlers';
 import { EdgeSender } from './send-queue';
 import type { EdgeSessionOptions, SessionEnd } from './session-options';
-import { SessionRequests } from './session-requests';
-import { sendSnapshot } from './snapshot-sync';
-import { SyncScheduler } from './sync-scheduler';
-import type { ContainerDelta } from './watcher-feed';
 
 type Phase = 'connecting' | 'challenge' | 'welcome' | 'ready' | 'closed';
 

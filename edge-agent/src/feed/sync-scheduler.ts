@@ -1,6 +1,6 @@
 import type { Logger } from '../../../shared/logging/logger';
-import { type Backoff, createBackoff } from './backoff';
-import type { Timers } from './timers';
+import { type Backoff, createBackoff } from '../link/backoff';
+import type { Timers } from '../link/timers';
 import type { WatcherRuntime } from './watcher-runtime';
 
 export interface SyncSchedulerOptions {

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EDGE_CLOSE, EDGE_PROTOCOL, edgeSubprotocol } from '../../../shared/edge/protocol';
 import { edgeKeyId, generateEdgeKeyPair, toBase64 } from '../../../shared/edge/sign-in';
 import { type HubPeer, type PeerConnection, startHubPeer } from '../../../test/support/edge-hub-peer';
+import { createEdgeAgent, type EdgeAgent, type EdgeAgentEvent, type EdgeAgentOptions } from '../agent/edge-agent';
 import type { EdgeKey } from '../keys/edge-key';
 import { createAgentLogging } from '../logging/agent-logging';
-import { createEdgeAgent, type EdgeAgent, type EdgeAgentEvent, type EdgeAgentOptions } from './edge-agent';
 
 /**
  * The link without Docker (an agent with no watchers) against a strict protocol peer on a real
