@@ -1,4 +1,6 @@
+import { withBufferedBody } from '../adapter/workers/buffer-request-body';
 import { HubDurableObject } from '../adapter/workers/hub-durable-object';
+import { MAX_BODY_BYTES } from '../app';
 
 /** The part of a Durable Object namespace binding the Worker uses. */
 interface DurableObjectNamespaceLike {
@@ -14,8 +16,11 @@ interface WorkerEnv {
 const HUB_OBJECT_NAME = 'hub';
 
 export default {
-  fetch(request: Request, env: WorkerEnv): Promise<Response> {
-    return env.HUB.get(env.HUB.idFromName(HUB_OBJECT_NAME)).fetch(request);
+  async fetch(request: Request, env: WorkerEnv): Promise<Response> {
+    // Never the client's body stream itself: the hub may answer before reading it (see withBufferedBody).
+    const forwarded = await withBufferedBody(request, MAX_BODY_BYTES);
+    if (forwarded instanceof Response) return forwarded;
+    return env.HUB.get(env.HUB.idFromName(HUB_OBJECT_NAME)).fetch(forwarded);
   },
 };
 
