@@ -16,6 +16,7 @@ import type { EdgeSessions } from './edge/edge-sessions';
 import type { ConnectedClients } from './events/connected-clients';
 import type { EventBus, Publish } from './events/event-bus';
 import { registerUiEventRoutes } from './events/sse-route';
+import { MAX_BODY_BYTES } from './http/body-size';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
@@ -70,7 +71,6 @@ import { registerActionWebhookRoutes } from './webhooks/action-webhook-routes';
 import { registerRegistryWebhookRoute } from './webhooks/registry-webhook-routes';
 
 export const API_BASE = '/api/v1';
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type HubApp = Hono<HubEnv>;
 export type HubRoutes = RouteTable;

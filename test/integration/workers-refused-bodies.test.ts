@@ -6,8 +6,8 @@ import type { Readable } from 'node:stream';
 import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { MAX_BODY_BYTES } from '../../hub/src/app';
 import { FAILED_ATTEMPT_LIMIT } from '../../hub/src/auth/api-key-auth';
+import { MAX_BODY_BYTES } from '../../hub/src/http/body-size';
 import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { type EdgePeer, newEdgeIdentity, signedInPeer } from '../support/edge-peer';
 

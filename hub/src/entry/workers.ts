@@ -1,6 +1,6 @@
 import { withBufferedBody } from '../adapter/workers/buffer-request-body';
 import { HubDurableObject } from '../adapter/workers/hub-durable-object';
-import { MAX_BODY_BYTES } from '../app';
+import { MAX_BODY_BYTES } from '../http/body-size';
 
 /** The part of a Durable Object namespace binding the Worker uses. */
 interface DurableObjectNamespaceLike {
