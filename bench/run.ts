@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentEventLatency } from './agent-event-latency';
 import { batchNotification } from './batch-notification';
 import { containerList } from './container-list';
 import { edgeAgents } from './edge-agents';
@@ -25,6 +26,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   batchNotification,
   updateContainer,
   edgeAgents,
+  agentEventLatency,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -221,6 +221,7 @@ export class AgentDirectory {
         audit: this.deps.audit,
         publish: this.deps.publish,
         logger: this.deps.logger,
+        now: this.deps.now,
         requestTimeoutMs: this.deps.requestTimeoutMs,
         onRecordsChanged: () => this.stats.changed(name),
       });

@@ -16,6 +16,7 @@ export interface AgentRuntimeDeps {
   audit: Pick<AuditStore, 'append'>;
   publish: Publish;
   logger: Logger;
+  now: () => number;
   requestTimeoutMs: number;
   /** A record of this agent was added, changed or removed (its counts may have moved). */
   onRecordsChanged: () => void;
@@ -140,6 +141,7 @@ export class AgentRuntime {
         watcherName: config.name,
         endpoint: config.endpoint,
         requestTimeoutMs: this.deps.requestTimeoutMs,
+        now: this.deps.now,
       });
     const watcher = this.deps.newWatcher(
       {
@@ -154,7 +156,9 @@ export class AgentRuntime {
       host,
       // Agents' containers raise the same notification events and go through the same
       // automatic-update policy as local ones (updates then run on the agent).
-      { agent: this.name, startDelayMs: 0, onPublished: this.deps.onRecordsChanged },
+      // The agent gathered its Docker events before sending them: the watcher applies each change at
+      // once (no second debounce), so a change reaches the UI one hop after the agent sent it.
+      { agent: this.name, startDelayMs: 0, eventDebounceMs: 0, onPublished: this.deps.onRecordsChanged },
     );
     const entry: AgentWatcher = { config, host, watcher, running: false };
     this.watchers.set(config.name, entry);

@@ -38,6 +38,8 @@ export interface EdgeDockerHostOptions {
   endpoint: string;
   /** Deadline of a command (start, stop, stats, …). */
   requestTimeoutMs: number;
+  /** The hub's clock: the time its events carry. */
+  now: () => number;
 }
 
 type ContainerAction = 'container.start' | 'container.stop' | 'container.restart' | 'container.remove';
@@ -328,7 +330,7 @@ export class EdgeDockerHost implements DockerHost {
   }
 
   private emit(id: string, action: string): void {
-    const event = { id, action, time: Date.now(), attributes: {} };
+    const event = { id, action, time: this.options.now(), attributes: {} };
     for (const listener of this.listeners) listener.onEvent(event);
   }
 }

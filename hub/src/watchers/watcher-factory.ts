@@ -34,6 +34,8 @@ export interface WatcherOptions {
   /** Told after each record this watcher writes (an agent's counts may have moved). */
   onPublished?: (() => void) | undefined;
   startDelayMs?: number | undefined;
+  /** How long Docker events are gathered before one refresh (250 ms for a local Engine). */
+  eventDebounceMs?: number | undefined;
 }
 
 export type WatcherFactory = (config: WatcherConfig, host: DockerHost, options?: WatcherOptions) => DockerWatcher;
@@ -59,6 +61,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       logger: deps.logger.child(agent === undefined ? `watcher.docker.${config.name}` : `watcher.docker.${agent}.${config.name}`),
       now: deps.now,
       ...(options.startDelayMs !== undefined && { startDelayMs: options.startDelayMs }),
+      ...(options.eventDebounceMs !== undefined && { eventDebounceMs: options.eventDebounceMs }),
       publish,
       audit: (record) => deps.audit.append(record),
       notify: deps.notify,
