@@ -33,6 +33,8 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
   /** Deprecation and Sunset headers, set on every answer of the route, errors included. */
   deprecation?: DeprecationNotice;
   websocket?: boolean;
+  /** The handler reads the body's exact bytes itself, whatever their type (a signed webhook payload). */
+  rawBody?: boolean;
 }
 
 export interface RegisteredRoute {
