@@ -11,6 +11,7 @@ import { registerEdgeEndpoint } from './edge/edge-endpoint';
 import { EdgeHub } from './edge/edge-hub';
 import { type ListenAgents, startListenAgents } from './edge/listen-agents';
 import { registerUiEventRoutes } from './events/sse-route';
+import { crossSiteGuard } from './http/cross-site-guard';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
@@ -127,6 +128,7 @@ export function createHubApp(deps: HubDeps): Hub {
     await next();
   });
   app.use(serverRateLimit(services));
+  app.use(crossSiteGuard(config.server.trustProxy));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => {
