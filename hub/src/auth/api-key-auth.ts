@@ -28,9 +28,9 @@ type FailureReason = 'malformed' | 'unknown-key' | 'wrong-secret' | 'revoked' | 
 
 export interface ApiKeyAuthenticator {
   /**
-   * The principal for a request carrying `Authorization: Bearer ddk_…`, or the answer that ends it
-   * (401 or 429). Undefined when there is no such credential: other Bearer tokens (metrics, webhooks)
-   * belong to their routes.
+   * The principal for a request carrying `Authorization: Bearer <value>`, or the answer that ends it
+   * (401 or 429). Undefined without a Bearer value, and for one not shaped like a key on a route
+   * that knows its callers by a credential of its own (metrics, webhooks).
    */
   authenticate(c: Context<HubEnv>): Promise<Principal | Response | undefined>;
 }
@@ -48,7 +48,9 @@ function bearerValue(c: Context<HubEnv>): string | undefined {
 }
 
 export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenticator {
-  const { apiKeys, now } = services;
+  const { apiKeys, now, routes } = services;
+  const hasOwnCredential = (path: string): boolean =>
+    routes.routes.some((route) => route.spec.ownCredential === true && route.matcher.test(path));
   const logger = services.logger.child('auth.api-key');
   const requests = createRateLimiter({ limit: DEFAULT_KEY_REQUEST_LIMIT, windowMs: WINDOW_MS, now });
   const failures = createRateLimiter({ limit: FAILED_ATTEMPT_LIMIT, windowMs: WINDOW_MS, now });
@@ -92,7 +94,10 @@ export function createApiKeyAuthenticator(services: HubServices): ApiKeyAuthenti
   return {
     async authenticate(c) {
       const value = bearerValue(c);
-      if (value === undefined || !looksLikeApiKey(value)) return undefined;
+      if (value === undefined) return undefined;
+      // Anywhere else a Bearer value is a key credential, so one of another shape is a malformed key and
+      // gets the same reply as every other failure (spec 5.4), not the "no credential" one.
+      if (!looksLikeApiKey(value) && hasOwnCredential(c.req.path)) return undefined;
       const address = services.deps.clientAddress?.(c) ?? UNKNOWN_CLIENT_ADDRESS;
       // Checked before the key: answering a blocked address 401 or 200 would still tell a guess right from wrong.
       const blocked = failures.peek(address);

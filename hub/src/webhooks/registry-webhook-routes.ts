@@ -55,6 +55,8 @@ export function registerRegistryWebhookRoute(api: RouteGroup, services: HubServi
       successStatus: 202,
       // Registries and relays send their own media types, or none; the signature, not the type, vouches for it.
       rawBody: true,
+      // A registry may send an Authorization header of its own choosing (Harbor's "auth header").
+      ownCredential: true,
       statuses: {
         ...WEBHOOK_STATUSES,
         400: 'Signed, but not JSON or not a known registry event format',
