@@ -17,13 +17,14 @@ import type { ConnectedClients } from './events/connected-clients';
 import type { EventBus, Publish } from './events/event-bus';
 import { registerUiEventRoutes } from './events/sse-route';
 import { MAX_BODY_BYTES } from './http/body-size';
+import { crossSiteGuard } from './http/cross-site-guard';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
 import type { HubEnv } from './http/hub-env';
 import { legacyApiGuard } from './http/legacy-api';
 import { createRouteGroup } from './http/route-group';
-import { RouteTable } from './http/route-table';
+import type { RouteTable } from './http/route-table';
 import { serverRateLimit } from './http/server-rate-limit';
 import type { WebSocketGate } from './http/websocket-upgrade';
 import type { HubDeps } from './hub-deps';
@@ -110,6 +111,8 @@ export interface HttpParts {
   edge: EdgeSessions | undefined;
   updates: UpdateService;
   dependencyGroups: DependencyGroupUpdates;
+  /** Filled here with every route; the authenticator reads it at request time. */
+  routes: RouteTable;
   apiKeyAuth: ApiKeyAuthenticator;
   oidc: OidcLogin;
   webSockets: WebSocketGate;
@@ -118,7 +121,7 @@ export interface HttpParts {
 export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes } {
   const { input, config, logger, now, clientAddress, audit, containers, fleet, agents, notifications, updates, registries } = parts;
   const { apiKeyAuth, sessions } = parts;
-  const routes = new RouteTable();
+  const { routes } = parts;
   const app = new Hono<HubEnv>();
   const hosts = { fleet, agents };
 
@@ -139,6 +142,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     await next();
   });
   app.use(serverRateLimit({ config, now, routes, clientAddress }));
+  app.use(crossSiteGuard(config.server.trustProxy));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => {

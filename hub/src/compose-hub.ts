@@ -16,6 +16,7 @@ import { DEFAULT_EDGE_TIMINGS, EdgeSessions } from './edge/edge-sessions';
 import { type ConnectedClients, createConnectedClients } from './events/connected-clients';
 import { createEventBus, type EventBus, type Publish } from './events/event-bus';
 import type { UiEventStreamSettings } from './events/sse-route';
+import { RouteTable } from './http/route-table';
 import { createWebSocketGate } from './http/websocket-upgrade';
 import type { HubDeps } from './hub-deps';
 import { type ListenAgents, startListenAgents } from './listen/listen-agents';
@@ -266,6 +267,8 @@ export function composeHub(input: HubInput): Hub {
   const agentsEnabled = config.edge.enabled || config.agents.length > 0;
   let listenAgents: ListenAgents | undefined;
 
+  // Every route, filled by composeHttp; the key authenticator asks it which routes read their own tokens.
+  const routes = new RouteTable();
   const http = composeHttp({
     input,
     config,
@@ -294,7 +297,8 @@ export function composeHub(input: HubInput): Hub {
     edge,
     updates,
     dependencyGroups,
-    apiKeyAuth: createApiKeyAuthenticator({ apiKeys, now, logger, audit, clientAddress }),
+    routes,
+    apiKeyAuth: createApiKeyAuthenticator({ apiKeys, routes, now, logger, audit, clientAddress }),
     // OIDC providers are reached with the runtime's fetch (Node's honours NODE_EXTRA_CA_CERTS).
     oidc: createOidcLogin(config.auth.oidc, input.oidcFetch ?? ((request, init) => fetch(request, init)), now),
     webSockets: createWebSocketGate({ upgradeWebSocket: input.upgradeWebSocket, config, now, clientAddress }),

@@ -4,9 +4,9 @@
  *
  * Each generated value carries its class, and an oracle derived from the spec (5.2, 5.4, 2.15)
  * says which statuses are due: the exact key credential authenticates (200, or 403 where it lacks
- * the scope); any other `Bearer ddk_…` gets the one uniform 401 (429 once its address has failed
- * too often) and is never retried against the cookie; anything else falls through to the session
- * cookie, which authenticates only as the exact `dd.sid` of a live session. Never a 5xx, every
+ * the scope); any other Bearer value, key-shaped or not, gets the one uniform 401 (429 once its
+ * address has failed too often) and is never retried against the cookie; anything else falls
+ * through to the session cookie, which authenticates only as the exact `dd.sid` of a live session. Never a 5xx, every
  * refusal is spec 2.15 JSON, and the hub keeps serving afterwards.
  *
  * Deterministic: FUZZ_SEED=<seed> npx vitest run test/fuzz/auth-header-fuzz.test.ts reproduces a run.
@@ -54,6 +54,9 @@ type Target = (typeof TARGETS)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Generators
+
+/** What the hub reads as `Authorization: Bearer <value>` (after trimming the header). */
+const BEARER_VALUE = /^bearer +(.+)$/i;
 
 const utf8AsLatin1 = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
 
@@ -122,7 +125,9 @@ function genAuthorization(rng: Rng, creds: Credentials): { value: string | undef
       () => utf8AsLatin1(rng.pick(HOSTILE_STRINGS).replace(/[\0\r\n]/g, '')) || 'x',
       () => `Bearer ${utf8AsLatin1('\u{1f433}\u202eddk_')}`,
     ];
-    return { value: rng.pick(others)(), class: 'other' };
+    const value = rng.pick(others)();
+    // A Bearer value of any shape is a key credential on these targets (spec 5.4: malformed ones too).
+    return { value, class: BEARER_VALUE.test(value.trim()) ? 'key-fail' : 'other' };
   }
   return { value: randomLatin1(rng, 300), class: 'unknown' };
 }

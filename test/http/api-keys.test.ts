@@ -202,15 +202,15 @@ describeHubMatrix('API keys', (client) => {
     const wrongSecret = `ddk_${good.keyId}_${'A'.repeat(43)}`;
     const unknown = `ddk_zzzzzzzzzzzz_${good.apiKey.slice(-43)}`;
     const bodies: string[] = [];
-    for (const credential of [unknown, wrongSecret, revoked.apiKey, expiring.apiKey, 'ddk_not-a-key']) {
+    for (const credential of [unknown, wrongSecret, revoked.apiKey, expiring.apiKey, 'ddk_not-a-key', 'not-a-key']) {
       const response = await client().request('/api/v1/settings', { headers: { ...bearer(credential), cookie: 'dd.sid=whatever' } });
       expect(response.status).toBe(401);
       bodies.push(await response.text());
     }
     expect(new Set(bodies).size).toBe(1);
     expect(JSON.parse(bodies[0] as string)).toEqual({ error: 'Invalid API key' });
-    // Other Bearer tokens are left to their routes.
-    expect((await client().request('/api/v1/settings', { headers: bearer('metrics-token') })).status).toBe(200);
+    // Only routes with a token of their own read other Bearer values as theirs.
+    expect((await client().request('/metrics', { headers: bearer('metrics-token') })).status).toBe(200);
     const audit = await (await client().request('/api/v1/audit?action=api-key-auth-failed')).json();
     expect(audit.total).toBe(1);
   });

@@ -31,14 +31,26 @@ function linked(answer: (request: EdgeRequest, id: string, requests: PendingRequ
     sent.push(frame);
     if (frame.type === 'request') queueMicrotask(() => answer(frame.request, frame.id, requests));
   }, 'agent nas');
-  const host = new EdgeDockerHost({ agentName: 'nas', watcherName: 'local', endpoint: 'unix:///x', requestTimeoutMs: 1_000, now: Date.now });
+  const host = new EdgeDockerHost({
+    agentName: 'nas',
+    watcherName: 'local',
+    endpoint: 'unix:///x',
+    requestTimeoutMs: 1_000,
+    now: Date.now,
+  });
   host.setLink({ request: (request, options) => requests.request(request, options) });
   return { host, sent };
 }
 
 describe('EdgeDockerHost', () => {
   it('refuses reads while the agent is away or before its snapshot, so an observation is never taken as complete', async () => {
-    const host = new EdgeDockerHost({ agentName: 'nas', watcherName: 'local', endpoint: 'unix:///x', requestTimeoutMs: 1_000, now: Date.now });
+    const host = new EdgeDockerHost({
+      agentName: 'nas',
+      watcherName: 'local',
+      endpoint: 'unix:///x',
+      requestTimeoutMs: 1_000,
+      now: Date.now,
+    });
     await expect(host.listContainers(false)).rejects.toBeInstanceOf(AgentNotConnectedError);
     await expect(host.listContainers(false)).rejects.toThrow('agent nas is not connected');
     host.setLink({ request: async () => undefined });
@@ -135,7 +147,13 @@ describe('EdgeDockerHost.removeImage (the prune on an agent)', () => {
   });
 
   it('throws AgentNotConnectedError while the agent is away, and passes other refusals on', async () => {
-    const away = new EdgeDockerHost({ agentName: 'nas', watcherName: 'local', endpoint: 'unix:///x', requestTimeoutMs: 1_000, now: Date.now });
+    const away = new EdgeDockerHost({
+      agentName: 'nas',
+      watcherName: 'local',
+      endpoint: 'unix:///x',
+      requestTimeoutMs: 1_000,
+      now: Date.now,
+    });
     await expect(away.removeImage('sha256:1')).rejects.toBeInstanceOf(AgentNotConnectedError);
     const { host } = linked((_request, id, requests) =>
       requests.settle({ type: 'reply', id, ok: false, error: { code: 'unsupported', message: 'method image.remove is not supported' } }),
@@ -172,7 +190,13 @@ describe('EdgeDockerHost.listImages (the image list of an agent)', () => {
   });
 
   it('throws AgentNotConnectedError while the agent is away', async () => {
-    const away = new EdgeDockerHost({ agentName: 'nas', watcherName: 'local', endpoint: 'unix:///x', requestTimeoutMs: 1_000, now: Date.now });
+    const away = new EdgeDockerHost({
+      agentName: 'nas',
+      watcherName: 'local',
+      endpoint: 'unix:///x',
+      requestTimeoutMs: 1_000,
+      now: Date.now,
+    });
     await expect(away.listImages()).rejects.toBeInstanceOf(AgentNotConnectedError);
   });
 });

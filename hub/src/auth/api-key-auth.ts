@@ -5,6 +5,7 @@ import { KEY_PREFIX } from '../../../shared/schemas/api-key';
 import { errorBody } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter } from '../http/rate-limit';
+import type { RouteTable } from '../http/route-table';
 import type { ApiKeyStore } from '../store/api-key-store';
 import type { AuditStore } from '../store/audit-store';
 import { digestSecret, looksLikeApiKey, parseCredential } from './api-key-credential';
@@ -30,9 +31,9 @@ type FailureReason = 'malformed' | 'unknown-key' | 'wrong-secret' | 'revoked' | 
 
 export interface ApiKeyAuthenticator {
   /**
-   * The principal for a request carrying `Authorization: Bearer ddk_…`, or the answer that ends it
-   * (401 or 429). Undefined when there is no such credential: other Bearer tokens (metrics, webhooks)
-   * belong to their routes.
+   * The principal for a request carrying `Authorization: Bearer <value>`, or the answer that ends it
+   * (401 or 429). Undefined without a Bearer value, and for one not shaped like a key on a route
+   * that knows its callers by a credential of its own (metrics, webhooks).
    */
   authenticate(c: Context<HubEnv>): Promise<Principal | Response | undefined>;
 }
@@ -49,9 +50,10 @@ function bearerValue(c: Context<HubEnv>): string | undefined {
   return BEARER.exec(header.trim())?.[1];
 }
 
-/** API key authentication (spec 5.4): the keys, the clock, and where failures are logged and audited. */
+/** API key authentication (spec 5.4): the keys, the routes (some read their own tokens), and where failures go. */
 export interface ApiKeyAuthenticatorDeps {
   apiKeys: Pick<ApiKeyStore, 'get' | 'statusOf' | 'touch'>;
+  routes: Pick<RouteTable, 'routes'>;
   now: () => number;
   logger: Logger;
   audit: Pick<AuditStore, 'append'>;
@@ -59,7 +61,9 @@ export interface ApiKeyAuthenticatorDeps {
 }
 
 export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKeyAuthenticator {
-  const { apiKeys, now, clientAddress } = deps;
+  const { apiKeys, now, clientAddress, routes } = deps;
+  const hasOwnCredential = (path: string): boolean =>
+    routes.routes.some((route) => route.spec.ownCredential === true && route.matcher.test(path));
   const logger = deps.logger.child('auth.api-key');
   const requests = createRateLimiter({ limit: DEFAULT_KEY_REQUEST_LIMIT, windowMs: WINDOW_MS, now });
   const failures = createRateLimiter({ limit: FAILED_ATTEMPT_LIMIT, windowMs: WINDOW_MS, now });
@@ -103,7 +107,10 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
   return {
     async authenticate(c) {
       const value = bearerValue(c);
-      if (value === undefined || !looksLikeApiKey(value)) return undefined;
+      if (value === undefined) return undefined;
+      // Anywhere else a Bearer value is a key credential, so one of another shape is a malformed key and
+      // gets the same reply as every other failure (spec 5.4), not the "no credential" one.
+      if (!looksLikeApiKey(value) && hasOwnCredential(c.req.path)) return undefined;
       const address = clientAddress(c) ?? UNKNOWN_CLIENT_ADDRESS;
       // Checked before the key: answering a blocked address 401 or 200 would still tell a guess right from wrong.
       const blocked = failures.peek(address);

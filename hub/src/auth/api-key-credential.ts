@@ -33,7 +33,7 @@ export function generateSecret(): string {
 export const formatCredential = (keyId: string, secret: string): string => `${KEY_PREFIX}_${keyId}_${secret}`;
 export const displayPrefixOf = (keyId: string): string => `${KEY_PREFIX}_${keyId}\u2026`;
 
-/** Whether a Bearer value claims to be one of our keys; only those are handled (and failed) here. */
+/** Whether a Bearer value claims to be one of our keys; others are failed as malformed keys, except on routes with a credential of their own. */
 export const looksLikeApiKey = (value: string): boolean => value.startsWith(`${KEY_PREFIX}_`);
 
 // The whole credential in one anchored pattern (the secret may itself contain underscores): on every

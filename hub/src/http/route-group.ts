@@ -86,14 +86,21 @@ function isJsonContentType(value: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-async function parseBody(c: Context<HubEnv>, schema: v.GenericSchema | undefined): Promise<unknown> {
-  if (!schema) return undefined;
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+async function parseBody(c: Context<HubEnv>, spec: RouteSpec): Promise<unknown> {
+  // The handler reads the exact bytes itself (a signed payload): decoding them here would alter them.
+  if (spec.rawBody || BODILESS_METHODS.has(c.req.method)) return undefined;
   const text = await c.req.text();
+  // Also where the route ignores its body: an HTML form or a no-cors fetch can only send form,
+  // multipart or text bodies, so this closes to them what an Origin check alone might let through.
+  if (text.trim() !== '' && !isJsonContentType(c.req.header('content-type'))) {
+    throw new HttpError(415, 'The request body must be JSON (Content-Type: application/json)');
+  }
+  const schema = spec.body as v.GenericSchema | undefined;
+  if (!schema) return undefined;
   let value: unknown;
   if (text.trim() !== '') {
-    if (!isJsonContentType(c.req.header('content-type'))) {
-      throw new HttpError(415, 'The request body must be JSON (Content-Type: application/json)');
-    }
     try {
       value = parseJsonStrict(text);
     } catch (error) {
@@ -141,7 +148,7 @@ export function createRouteGroup(table: RouteTable, basePath: string): RouteGrou
           });
         }
         const query = parseQuery(c, spec.query);
-        const body = await parseBody(c, spec.body as v.GenericSchema | undefined);
+        const body = await parseBody(c, spec as RouteSpec);
         return handler(c, { query, body } as never);
       });
     },

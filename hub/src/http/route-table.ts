@@ -33,6 +33,14 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
   /** Deprecation and Sunset headers, set on every answer of the route, errors included. */
   deprecation?: DeprecationNotice;
   websocket?: boolean;
+  /** The handler reads the body's exact bytes itself, whatever their type (a signed webhook payload). */
+  rawBody?: boolean;
+  /**
+   * The route knows its callers by a credential of its own (the metrics or a webhook token, a
+   * registry's signature): a Bearer value not shaped like an API key is left to it instead of
+   * failing as a malformed key.
+   */
+  ownCredential?: boolean;
 }
 
 export interface RegisteredRoute {

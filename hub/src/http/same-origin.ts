@@ -10,7 +10,9 @@ export function serverOrigin(c: Context, trustProxy: number): string {
     const proto = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim();
     const host = c.req.header('x-forwarded-host')?.split(',')[0]?.trim();
     if (proto === 'http' || proto === 'https') url.protocol = `${proto}:`;
-    if (host) url.host = host;
+    // Read whole: assigning it to url.host would keep the port this server listens on when the
+    // forwarded host has none, and no browser behind the proxy would ever send that origin.
+    if (host && URL.canParse(`${url.protocol}//${host}`)) return new URL(`${url.protocol}//${host}`).origin;
   }
   return url.origin;
 }

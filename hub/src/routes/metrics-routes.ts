@@ -30,6 +30,7 @@ export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): 
       // With DD_SERVER_METRICS_AUTH=false anyone may scrape; otherwise the metrics token, a session or a read key.
       access: metricsAuth ? 'read' : 'public',
       grantedBy: tokenMatches,
+      ownCredential: true,
       tag: 'system',
       summary: 'Prometheus metrics (text exposition format)',
       statuses: { 401: 'Metrics token missing or wrong' },

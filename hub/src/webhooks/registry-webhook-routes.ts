@@ -65,6 +65,10 @@ export function registerRegistryWebhookRoute(api: RouteGroup, deps: RegistryWebh
       tag: 'webhooks',
       summary: `Signed registry push event (HMAC-SHA256 of the body in ${SIGNATURE_HEADERS.join(', ')}); formats: ${REGISTRY_EVENT_FORMATS.map((format) => format.name).join(', ')}`,
       successStatus: 202,
+      // Registries and relays send their own media types, or none; the signature, not the type, vouches for it.
+      rawBody: true,
+      // A registry may send an Authorization header of its own choosing (Harbor's "auth header").
+      ownCredential: true,
       statuses: {
         ...WEBHOOK_STATUSES,
         400: 'Signed, but not JSON or not a known registry event format',
