@@ -40,7 +40,7 @@ function capturingSink(into: HubClient['logged']): LogSink {
 }
 
 /**
- * The hub in memory: createHubApp with the memory driver, requests through app.request. `deps`
+ * The hub in memory: composeHub with the memory driver, requests through app.request. `deps`
  * adds what a test needs besides (a Docker host, a shorter deadline).
  */
 export async function createMemoryHub(env: Environment = {}, deps: Partial<HubInput> = {}): Promise<HubClient> {

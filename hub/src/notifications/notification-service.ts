@@ -77,7 +77,7 @@ export interface NotificationService {
   /** The edge link (or a listen-mode agent client) calls these when an agent's connection ends or comes back. */
   agentDisconnected(input: AgentEventInput): Promise<void>;
   agentReconnected(input: AgentEventInput): Promise<void>;
-  /** The edge hub's agent events (services.agentEvents), subscribed by createHubApp at start. */
+  /** Agent events (connect, disconnect) from the agent directory, subscribed by the composition root at start. */
   agentEvent(event: AgentNotificationEvent): Promise<void>;
 
   /** A manual run (spec 4.7, 4.8): the update-available simple message for this container, delivered now. */
