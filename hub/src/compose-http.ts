@@ -5,6 +5,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AgentDirectory } from './agents/agent-directory';
 import type { InventoryExpectations } from './agents/inventory-expectations';
 import type { ApiKeyAuthenticator } from './auth/api-key-auth';
+import type { LoginVerifier } from './auth/login-service';
 import type { OidcLogin } from './auth/oidc-login';
 import { ANONYMOUS, UNAUTHENTICATED } from './auth/principal';
 import { applySession } from './auth/session-auth';
@@ -81,7 +82,7 @@ export type HubRoutes = RouteTable;
  * middleware and every route group, each given exactly what its options type names.
  */
 export interface HttpParts {
-  input: Pick<HubDeps, 'storage' | 'logRing' | 'version' | 'runtime' | 'dropConnection' | 'runtimeMetrics'> & {
+  input: Pick<HubDeps, 'logRing' | 'version' | 'runtime' | 'dropConnection' | 'runtimeMetrics'> & {
     uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
     inventoryDeadlineMs?: number | undefined;
   };
@@ -100,6 +101,7 @@ export interface HttpParts {
   containers: ContainerStore;
   preferences: PreferencesStore;
   sessions: SessionStore;
+  loginVerifier: LoginVerifier;
   events: EventBus;
   publish: Publish;
   connectedClients: ConnectedClients;
@@ -166,7 +168,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerHealthRoute(root, { readiness: parts.readiness, now, startedAt: parts.startedAt });
   registerMetricsRoute(root, { config, metrics: parts.metrics, runtimeMetrics: input.runtimeMetrics });
   registerAuthStatusRoutes(api, root, { config }, parts.oidc);
-  registerAuthSessionRoutes(api, { config, storage: input.storage, logger, now, clientAddress, audit }, sessions);
+  registerAuthSessionRoutes(api, { config, verifier: parts.loginVerifier, logger, now, clientAddress, audit }, sessions);
   registerAuthOidcRoutes(api, { config, logger, now, clientAddress, audit }, sessions, parts.oidc);
   registerPreferencesRoutes(api, { preferences: parts.preferences });
   registerAppRoutes(api, {

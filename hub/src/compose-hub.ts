@@ -5,6 +5,7 @@ import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { createAgentRegistry } from './agents/agent-registry';
 import { createInventoryExpectations, type InventoryExpectations } from './agents/inventory-expectations';
 import { createApiKeyAuthenticator } from './auth/api-key-auth';
+import { createLoginVerifier } from './auth/login-service';
 import { createOidcLogin } from './auth/oidc-login';
 import { createSessionStore } from './auth/session-store';
 import { FleetLookups } from './checks/fleet-lookups';
@@ -145,6 +146,7 @@ export function composeHub(input: HubInput): Hub {
   const containers = createContainerStore(storage, storeLogger.child('containers'));
   const preferences = createPreferencesStore(storage, storeLogger);
   const sessions = createSessionStore(storage, now);
+  const loginVerifier = createLoginVerifier(config.auth.basic, storage, now);
 
   // The UI event stream: capabilities publish, every open stream receives.
   const events = createEventBus({
@@ -286,6 +288,7 @@ export function composeHub(input: HubInput): Hub {
     containers,
     preferences,
     sessions,
+    loginVerifier,
     events,
     publish,
     connectedClients,

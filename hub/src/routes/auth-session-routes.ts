@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
-import type { Storage } from 'unstorage';
 import * as v from 'valibot';
 import type { Logger } from '../../../shared/logging/logger';
-import { createLoginVerifier } from '../auth/login-service';
+import type { LoginVerifier } from '../auth/login-service';
 import { clearSessionCookie, passesSameOrigin, type SessionAuthDeps, sessionCookieOf, setSessionCookie } from '../auth/session-auth';
 import type { SessionStore } from '../auth/session-store';
 import type { HubConfig } from '../config/hub-config';
@@ -30,8 +29,8 @@ const UserSchema = v.object({ username: v.string(), assurance: v.optional(v.stri
 /** The basic sign-in routes: the users, where TOTP replays are remembered, the session cookie, and the audit of sign-ins. */
 export interface AuthSessionRoutesDeps extends SessionAuthDeps {
   config: Pick<HubConfig, 'auth' | 'server' | 'anonymous'>;
-  /** Where the login verifier remembers used TOTP codes. */
-  storage: Storage;
+  /** Checks passwords, TOTP and recovery codes (and remembers used ones). */
+  verifier: LoginVerifier;
   logger: Logger;
   now: () => number;
   clientAddress: (c: Context) => string | undefined;
@@ -41,7 +40,7 @@ export interface AuthSessionRoutesDeps extends SessionAuthDeps {
 /** POST /auth/login, POST /auth/logout and GET /auth/user (decisions §4). */
 export function registerAuthSessionRoutes(api: RouteGroup, deps: AuthSessionRoutesDeps, sessions: SessionStore): void {
   const { now } = deps;
-  const verifier = createLoginVerifier(deps.config.auth.basic, deps.storage, now);
+  const { verifier } = deps;
   const byAddress = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
   const byUsername = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
   const logger = deps.logger.child('auth.login');
