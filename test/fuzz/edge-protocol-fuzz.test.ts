@@ -15,7 +15,7 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdgeHub } from '../../hub/src/edge/edge-hub';
-import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL } from '../../shared/edge/protocol';
+import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES } from '../../shared/edge/protocol';
 import { newChallenge, signChallenge, toBase64Url } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
 import {
@@ -204,9 +204,14 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
       kind: rng.pick(['text', 'text', 'text', 'binary', 'utf8']),
       seed: rng.int(0, 2 ** 30),
     }));
-    // The size boundary: one byte over the cap, and exactly at it (accepted, then judged as JSON).
+    // The size boundaries: one byte over each cap, and exactly at it (accepted, then judged as JSON);
+    // before sign-in the cap is 32 KiB, so a frame between the two caps is refused then only.
     const sized = [
       { signedIn: false, text: 'x'.repeat(EDGE_MAX_FRAME_BYTES + 1) },
+      { signedIn: false, text: 'x'.repeat(EDGE_SIGN_IN_MAX_FRAME_BYTES + 1) },
+      { signedIn: false, binary: Buffer.alloc(EDGE_SIGN_IN_MAX_FRAME_BYTES + 1) },
+      { signedIn: false, text: JSON.stringify({ type: 'ping' }).padEnd(EDGE_SIGN_IN_MAX_FRAME_BYTES, ' ') },
+      { signedIn: false, text: `"${'é'.repeat(EDGE_SIGN_IN_MAX_FRAME_BYTES / 2)}"` },
       { signedIn: true, text: 'x'.repeat(EDGE_MAX_FRAME_BYTES + 1) },
       { signedIn: true, binary: Buffer.alloc(EDGE_MAX_FRAME_BYTES + 1) },
       { signedIn: true, text: JSON.stringify({ type: 'ping' }).padEnd(EDGE_MAX_FRAME_BYTES, ' ') },

@@ -132,6 +132,7 @@ export class EdgeHub implements SessionOwner {
           owner: this,
           logger: this.logger,
           now: this.services.now,
+          setFrameLimit: this.services.deps.setWebSocketFrameLimit,
         });
         this.sessions.add(session);
         session.open();
