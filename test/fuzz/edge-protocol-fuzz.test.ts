@@ -129,7 +129,11 @@ function expectNoMismatch(): void {
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 beforeAll(async () => {
-  client = await createServerHub({ DD_SERVER_RATELIMIT_WEBSOCKET: '1000000' }, { edge: { timings: TIMINGS } });
+  // Many upgrades from one address, up to 16 of them signing in at once (a replay case holds two).
+  client = await createServerHub(
+    { DD_SERVER_RATELIMIT_WEBSOCKET: '1000000', DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000' },
+    { edge: { timings: TIMINGS } },
+  );
   url = client.url as string;
   edge = client.hub.services.edge as EdgeHub;
   [key, otherKey, revokedKey] = await Promise.all([newEdgeIdentity(), newEdgeIdentity(), newEdgeIdentity()]);
@@ -367,6 +371,8 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
 
     await waitFor(() => (sessions() === 0 && liveAgents() === 0 ? true : undefined), 5_000, 'good session closed');
     expect((edge['expected'] as Map<string, string>).size).toBe(0);
+    // Every place among the connections signing in was given back (at sign-in, close or deadline).
+    expect(edge.signingInCount).toBe(0);
     expect(client.hub.services.events.subscriberCount).toBe(baseline.subscribers);
     // Sockets of both ends live in this process: once every session closed, the descriptors are back.
     await waitFor(() => (openFds() <= baseline.fds + 4 ? true : undefined), 5_000, `descriptors back near ${baseline.fds}`);

@@ -22,6 +22,7 @@ import type { EdgeRequestOptions } from './edge-requests';
 import { EdgeSession, type EdgeTimings, type HelloFrame, type InventoryFrame, type SessionOwner, type SignInVerdict } from './edge-session';
 import type { CloseVerdict } from './frame-reader';
 import { createSignInCheck } from './sign-in-check';
+import { type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
 import { SnapshotAssembler } from './snapshot-assembler';
 import { createStatsNotifier } from './stats-notifier';
 
@@ -46,6 +47,8 @@ export interface AgentLink extends EdgeLink {
 export interface EdgeConnection {
   protocol: string;
   address: string | undefined;
+  /** Its place among the connections not yet signed in (admit()), freed at sign-in or close. */
+  slot?: SignInSlot | undefined;
 }
 
 /**
@@ -62,6 +65,8 @@ export class EdgeHub implements SessionOwner {
   private readonly listenNames = new Set<string>();
   private readonly sessions = new Set<EdgeSession>();
   private readonly assemblers = new WeakMap<EdgeSession, SnapshotAssembler>();
+  private readonly signingIn: SignInSlots;
+  private readonly slots = new WeakMap<EdgeSession, SignInSlot>();
   /** The inventory refresh each agent watcher waits for (`agent/watcher` → operationId); others' snapshots are ignored. */
   private readonly expected = new Map<string, string>();
   private readonly stats;
@@ -83,6 +88,7 @@ export class EdgeHub implements SessionOwner {
     this.keys = createEdgeKeyStore(services.deps.storage, services.now, storeLogger);
     this.registry = createAgentRegistry(services.deps.storage, storeLogger);
     this.checkSignIn = createSignInCheck(this.keys);
+    this.signingIn = new SignInSlots(services.config.edge.signInLimits);
     this.stats = createStatsNotifier({
       countsOf: (name) => JSON.stringify(containerCounts(this.recordsOf(name))),
       publish: (agentName) => services.publish('dd:agent-stats-changed', { agentName }),
@@ -114,12 +120,27 @@ export class EdgeHub implements SessionOwner {
     await this.registry.flushLastSeen(this.services.now(), 0).catch(() => undefined);
   }
 
+  /**
+   * A place for an upgrade among the connections not yet signed in, or the cap that refuses it
+   * (the endpoint answers 429). Taken before the upgrade, so a burst of upgrades cannot all pass
+   * the check before any of them is counted.
+   */
+  admit(address: string | undefined): SignInSlot | SlotRefusal {
+    return this.signingIn.take(address, this.services.now());
+  }
+
+  /** Connections counted as not yet signed in (tests). */
+  get signingInCount(): number {
+    return this.signingIn.size;
+  }
+
   /** The socket events of one accepted upgrade. */
   connect(connection: EdgeConnection): WSEvents {
     let session: EdgeSession | undefined;
     return {
       onOpen: (_event, ws) => {
         if (this.stopping) {
+          connection.slot?.release();
           ws.close(EDGE_CLOSE.goingAway, 'hub shutting down');
           return;
         }
@@ -134,6 +155,7 @@ export class EdgeHub implements SessionOwner {
           now: this.services.now,
           setFrameLimit: this.services.deps.setWebSocketFrameLimit,
         });
+        if (connection.slot) this.slots.set(session, connection.slot);
         this.sessions.add(session);
         session.open();
       },
@@ -231,6 +253,7 @@ export class EdgeHub implements SessionOwner {
   }
 
   welcomed(session: EdgeSession, hello: HelloFrame): void {
+    this.slots.get(session)?.release();
     if (this.keys.get(hello.keyId)?.revokedAt !== null) {
       session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
       return;
@@ -276,6 +299,7 @@ export class EdgeHub implements SessionOwner {
 
   closed(session: EdgeSession, code: number, signedIn: boolean): void {
     this.sessions.delete(session);
+    this.slots.get(session)?.release();
     const name = session.agentName;
     if (!signedIn || name === undefined) return;
     this.detach(name, session, session.lastFrameAt, { status: String(code), why: `close code ${code}`, brief: String(code) });
@@ -391,6 +415,8 @@ export class EdgeHub implements SessionOwner {
   private tick(): void {
     const now = this.services.now();
     for (const session of [...this.sessions]) session.tick(now);
+    // Sessions past the deadline were closed just above; this frees upgrades that never opened.
+    this.signingIn.expire(now - this.timings.signInDeadlineMs);
     if (now - this.lastFlush < 60_000) return;
     this.lastFlush = now;
     for (const [name, session] of this.live) this.registry.touch(name, session.lastFrameAt);
