@@ -47,7 +47,7 @@ export interface AgentLink extends EdgeLink {
 export interface EdgeConnection {
   protocol: string;
   address: string | undefined;
-  /** Its place among the connections not yet signed in (admit()), freed at sign-in or close. */
+  /** Its place among the connections not yet signed in (admit()), freed at sign-in, close or the sign-in deadline. */
   slot?: SignInSlot | undefined;
 }
 
