@@ -108,8 +108,11 @@ async function runFleet(ctx: BenchContext, shape: Shape, fleet: (FleetAgent & { 
         DD_STORE_PATH: join(dir, 'data'),
         DD_LOCAL_WATCHER: 'false',
         DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
-        // 1,000 agents from one address are 1,000 upgrades: the per-address limit is raised out of reach.
+        // 1,000 agents from one address are 1,000 upgrades, all signing in at once: the per-address
+        // limits are raised out of reach (the total too, for a fleet larger than its 1,024).
         DD_SERVER_RATELIMIT_WEBSOCKET: '1000000',
+        DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000000',
+        DD_EDGE_SIGNIN_MAX: '1000000',
       },
     });
     ctx.log(`${store} store: hub ${hub.url} (pid ${hub.pid}), ${shape.agents} keys registered from DD_EDGE_AUTHORIZED_KEYS`);

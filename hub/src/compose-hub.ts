@@ -263,7 +263,17 @@ export function composeHub(input: HubInput): Hub {
   agents.reserveListenNames(config.agents.map((agent) => agent.name));
   // DD_EXPERIMENTAL_EDGE=false: no endpoint, no key routes (404), and nothing of the edge runs.
   const edge = config.edge.enabled
-    ? new EdgeSessions({ storage, logger, now, version: input.version, directory: agents, expectations, timings: edgeTimings })
+    ? new EdgeSessions({
+        storage,
+        logger,
+        now,
+        version: input.version,
+        directory: agents,
+        expectations,
+        timings: edgeTimings,
+        signInLimits: config.edge.signInLimits,
+        setFrameLimit: input.setWebSocketFrameLimit,
+      })
     : undefined;
   // Listen-mode agents (DD_AGENT_<NAME>_*) are not the experimental edge: the directory serves them either way.
   const agentsEnabled = config.edge.enabled || config.agents.length > 0;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { UpgradeWebSocket } from 'hono/ws';
+import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { Storage } from 'unstorage';
 import type { ComposeFileEditor } from '../../shared/compose';
 import type { DockerHost } from '../../shared/docker/docker-host';
@@ -25,6 +25,12 @@ export interface HubDeps {
   now?: () => number;
   /** Present where the runtime can upgrade to WebSocket; WebSocket routes answer 501 otherwise. */
   upgradeWebSocket?: UpgradeWebSocket<unknown> | undefined;
+  /**
+   * Sets one socket's frame cap in the runtime's WebSocket parser, where it has one per socket
+   * (Node: every socket starts at the edge protocol's pre-sign-in cap, and a signed-in agent's is
+   * raised). Absent (Workers): frames arrive whole, and the edge session measures each itself.
+   */
+  setWebSocketFrameLimit?: ((ws: WSContext, maxBytes: number) => void) | undefined;
   /**
    * The fetch that reaches OpenID Connect providers (discovery, token, JWKS, userinfo); the global
    * fetch when absent, which on Node trusts NODE_EXTRA_CA_CERTS besides the system CAs.

@@ -1,6 +1,13 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { AgentFrameSchema, EDGE_PROTOCOL, EDGE_SUBPROTOCOLS, edgeProtocolOf, HubFrameSchema } from './protocol';
+import {
+  AgentFrameSchema,
+  EDGE_PROTOCOL,
+  EDGE_SIGN_IN_MAX_FRAME_BYTES,
+  EDGE_SUBPROTOCOLS,
+  edgeProtocolOf,
+  HubFrameSchema,
+} from './protocol';
 import {
   edgeKeyId,
   fromBase64Url,
@@ -70,6 +77,30 @@ describe('edge/1.0 frames', () => {
     };
     expect(v.safeParse(AgentFrameSchema, hello).success).toBe(false);
     expect(v.safeParse(AgentFrameSchema, { ...hello, agentName: 'nas-1' }).success).toBe(true);
+  });
+
+  it('fits the largest hello the schema allows (every field at its maximum, ASCII) under the pre-sign-in frame cap', () => {
+    const text = (length: number) => 'a'.repeat(length);
+    const hello = {
+      type: 'hello',
+      protocol: EDGE_PROTOCOL,
+      keyId: '0123456789abcdef',
+      agentName: `a${text(62)}`,
+      signature: text(128),
+      agent: {
+        ...{ version: text(256), build: text(256), hostname: text(256), os: text(256), arch: text(256) },
+        ...{ cpus: 1_000_000, memoryGb: 1_048_576.123456, uptimeSeconds: 123_456_789_012, logLevel: 'debug', containerId: 'f'.repeat(64) },
+      },
+      watchers: Array.from({ length: 32 }, (_, i) => ({
+        ...{ name: `w${String(i).padStart(62, '0')}`, endpoint: text(256), cron: text(256) },
+        ...{ jitterSeconds: 1_000_000, watchAll: false, watchByDefault: false },
+      })),
+    };
+    expect(v.safeParse(AgentFrameSchema, hello).success).toBe(true);
+    const bytes = new TextEncoder().encode(JSON.stringify(hello)).length;
+    // A schema change that lets a hello grow past the cap must raise the cap (or shrink the hello).
+    expect(bytes).toBeGreaterThan(20_000);
+    expect(bytes * 1.25).toBeLessThan(EDGE_SIGN_IN_MAX_FRAME_BYTES);
   });
 });
 

@@ -32,6 +32,13 @@ export function edgeProtocolOf(subprotocol: string): (typeof EDGE_PROTOCOLS)[num
 
 /** Largest frame either side accepts; a larger one closes the socket with 1009. */
 export const EDGE_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest frame the hub accepts before the welcome (1009 beyond): only a hello is allowed then.
+ * A real hello is under 1 KiB (32 watchers with long endpoints: about 6 KiB); the largest one the
+ * schema allows, every text field at its maximum in ASCII, is about 23 KiB. Whoever can reach the
+ * port can send frames this large, so it stays small (docs/edge-protocol.md "Limits before sign-in").
+ */
+export const EDGE_SIGN_IN_MAX_FRAME_BYTES = 32 * 1024;
 /** A snapshot is sent in parts of at most this many containers, so a large host stays under the frame cap. */
 export const EDGE_SNAPSHOT_PART_SIZE = 200;
 /** The agent must send a valid `hello` within this long after the upgrade. */

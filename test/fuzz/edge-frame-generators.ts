@@ -6,7 +6,13 @@
  */
 import { Cron } from 'croner';
 import * as v from 'valibot';
-import { AgentFrameSchema, EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL } from '../../shared/edge/protocol';
+import {
+  AgentFrameSchema,
+  EDGE_CLOSE,
+  EDGE_MAX_FRAME_BYTES,
+  EDGE_PROTOCOL,
+  EDGE_SIGN_IN_MAX_FRAME_BYTES,
+} from '../../shared/edge/protocol';
 import { sampleAgentInfo, sampleContainer, sampleImage } from '../support/edge-peer';
 import { HOSTILE_STRINGS, hostileJsonValue, type Rng } from './generators';
 
@@ -253,9 +259,12 @@ const encoder = new TextEncoder();
 
 type Parsed = { close: number } | { frame: v.InferOutput<typeof AgentFrameSchema>; raw: Record<string, unknown> };
 
-/** The wire rules every frame passes first (docs/edge-protocol.md "Connecting"). */
-function parseFrame(text: string): Parsed {
-  if (encoder.encode(text).length > EDGE_MAX_FRAME_BYTES) return { close: EDGE_CLOSE.tooLarge };
+/**
+ * The wire rules every frame passes first (docs/edge-protocol.md "Connecting"): at most 4 MiB once
+ * signed in, 32 KiB before (the 32 KiB is the hub's: the agent's own cap stays 4 MiB).
+ */
+function parseFrame(text: string, maxBytes: number): Parsed {
+  if (encoder.encode(text).length > maxBytes) return { close: EDGE_CLOSE.tooLarge };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -271,7 +280,7 @@ function parseFrame(text: string): Parsed {
 
 /** What a session that signed in (announcing WATCHER, no sync in progress) must do with this text frame. */
 export function expectedAfterSignIn(text: string): Outcome {
-  const parsed = parseFrame(text);
+  const parsed = parseFrame(text, EDGE_MAX_FRAME_BYTES);
   if ('close' in parsed) return parsed.close;
   const { frame } = parsed;
   if (frame.type === 'hello') return EDGE_CLOSE.invalidFrame;
@@ -301,7 +310,7 @@ function watchersProblem(watchers: readonly { name: string; cron: string }[]): b
 
 /** What a fresh connection must do with this text as its first frame, `original` being the correctly signed hello. */
 export function expectedBeforeSignIn(text: string, original: { keyId: string; agentName: string; signature: string }): Outcome | 'welcome' {
-  const parsed = parseFrame(text);
+  const parsed = parseFrame(text, EDGE_SIGN_IN_MAX_FRAME_BYTES);
   if ('close' in parsed) return parsed.close;
   const { frame } = parsed;
   if (frame.type !== 'hello') return EDGE_CLOSE.invalidFrame;

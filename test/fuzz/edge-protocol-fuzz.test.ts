@@ -15,7 +15,7 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdgeSessions } from '../../hub/src/edge/edge-sessions';
-import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL } from '../../shared/edge/protocol';
+import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES } from '../../shared/edge/protocol';
 import { newChallenge, signChallenge, toBase64Url } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
 import {
@@ -129,7 +129,11 @@ function expectNoMismatch(): void {
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 beforeAll(async () => {
-  client = await createServerHub({ DD_SERVER_RATELIMIT_WEBSOCKET: '1000000' }, { edge: { timings: TIMINGS } });
+  // Many upgrades from one address, up to 16 of them signing in at once (a replay case holds two).
+  client = await createServerHub(
+    { DD_SERVER_RATELIMIT_WEBSOCKET: '1000000', DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000' },
+    { edge: { timings: TIMINGS } },
+  );
   url = client.url as string;
   edge = client.hub.parts.edge as EdgeSessions;
   [key, otherKey, revokedKey] = await Promise.all([newEdgeIdentity(), newEdgeIdentity(), newEdgeIdentity()]);
@@ -204,9 +208,14 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
       kind: rng.pick(['text', 'text', 'text', 'binary', 'utf8']),
       seed: rng.int(0, 2 ** 30),
     }));
-    // The size boundary: one byte over the cap, and exactly at it (accepted, then judged as JSON).
+    // The size boundaries: one byte over each cap, and exactly at it (accepted, then judged as JSON);
+    // before sign-in the cap is 32 KiB, so a frame between the two caps is refused then only.
     const sized = [
       { signedIn: false, text: 'x'.repeat(EDGE_MAX_FRAME_BYTES + 1) },
+      { signedIn: false, text: 'x'.repeat(EDGE_SIGN_IN_MAX_FRAME_BYTES + 1) },
+      { signedIn: false, binary: Buffer.alloc(EDGE_SIGN_IN_MAX_FRAME_BYTES + 1) },
+      { signedIn: false, text: JSON.stringify({ type: 'ping' }).padEnd(EDGE_SIGN_IN_MAX_FRAME_BYTES, ' ') },
+      { signedIn: false, text: `"${'é'.repeat(EDGE_SIGN_IN_MAX_FRAME_BYTES / 2)}"` },
       { signedIn: true, text: 'x'.repeat(EDGE_MAX_FRAME_BYTES + 1) },
       { signedIn: true, binary: Buffer.alloc(EDGE_MAX_FRAME_BYTES + 1) },
       { signedIn: true, text: JSON.stringify({ type: 'ping' }).padEnd(EDGE_MAX_FRAME_BYTES, ' ') },
@@ -362,6 +371,8 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
 
     await waitFor(() => (sessions() === 0 && liveAgents() === 0 ? true : undefined), 5_000, 'good session closed');
     expect(client.hub.parts.expectations.pending()).toBe(0);
+    // Every place among the connections signing in was given back (at sign-in, close or deadline).
+    expect(edge.signingInCount).toBe(0);
     expect(client.hub.parts.events.subscriberCount).toBe(baseline.subscribers);
     // Sockets of both ends live in this process: once every session closed, the descriptors are back.
     await waitFor(() => (openFds() <= baseline.fds + 4 ? true : undefined), 5_000, `descriptors back near ${baseline.fds}`);

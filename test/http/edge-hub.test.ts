@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { AgentNotificationEvent } from '../../hub/src/agents/agent-events';
+import type { EdgeSessions } from '../../hub/src/edge/edge-sessions';
 import type { UiEvent } from '../../hub/src/events/event-bus';
-import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL, EDGE_SUBPROTOCOLS } from '../../shared/edge/protocol';
+import { EDGE_CLOSE, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES, EDGE_SUBPROTOCOLS } from '../../shared/edge/protocol';
 import type { Agent } from '../../shared/schemas/agent';
 import {
   connectEdgePeer,
@@ -172,10 +173,16 @@ describe('edge sign-in', () => {
     await hubStillServes();
   });
 
-  it('closes 1009 for a frame over 4 MiB and keeps serving', async () => {
-    const peer = await connectEdgePeer(url);
-    peer.send(`"${'x'.repeat(EDGE_MAX_FRAME_BYTES)}"`);
-    await expectClose(peer, 1009);
+  it('closes 1009 for a frame over 32 KiB before sign-in, takes one after it, and keeps serving', async () => {
+    const early = await connectEdgePeer(url);
+    early.send(`"${'x'.repeat(EDGE_SIGN_IN_MAX_FRAME_BYTES)}"`);
+    await expectClose(early, 1009);
+    // Signed in, the socket's cap is 4 MiB: a 64 KiB ping is answered. (Frames over 4 MiB are the
+    // fuzz suite's, whose silence limit leaves time to mask one in this loaded process.)
+    const peer = await signedInPeer(url, await registered(), 'large-frames');
+    peer.send(JSON.stringify({ type: 'ping' }).padEnd(2 * EDGE_SIGN_IN_MAX_FRAME_BYTES, ' '));
+    await peer.next('pong');
+    peer.close();
     await hubStillServes();
   });
 
@@ -595,6 +602,84 @@ describe('the edge upgrade limit', () => {
       expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+/** The upgrade's answer when it is refused: status, Retry-After and the JSON body (spec 2.15). */
+function refusedUpgrade(
+  hubUrl: string,
+  localAddress = '127.0.0.1',
+): Promise<{ status: number; retryAfter: string | undefined; body: { error?: string; details?: Record<string, unknown> } }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(edgeUrl(hubUrl), [...EDGE_SUBPROTOCOLS], { localAddress });
+    ws.on('unexpected-response', (_request, response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body: JSON.parse(text || '{}') }),
+      );
+    });
+    ws.on('open', () => {
+      ws.close();
+      reject(new Error('the upgrade was accepted'));
+    });
+    ws.on('error', () => undefined);
+  });
+}
+
+describe('the caps on edge connections not yet signed in', () => {
+  it('refuses with 429 past the per-address cap and past the total, frees a place at sign-in and close, and never counts agents', async () => {
+    const capped = await createServerHub(
+      { DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '2', DD_EDGE_SIGNIN_MAX: '3' },
+      { edge: { timings: { ...TIMINGS, signInDeadlineMs: 30_000 } } },
+    );
+    const hubUrl = capped.url as string;
+    const edge = capped.hub.parts.edge as EdgeSessions;
+    try {
+      const identity = await newEdgeIdentity();
+      const added = await capped.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'cap' }));
+      expect(added.status).toBe(201);
+      const first = await connectEdgePeer(hubUrl);
+      const second = await connectEdgePeer(hubUrl);
+      const perAddress = await refusedUpgrade(hubUrl);
+      expect(perAddress.status).toBe(429);
+      expect(Number(perAddress.retryAfter)).toBeGreaterThan(0);
+      expect(perAddress.body).toMatchObject({ error: expect.stringContaining('one address'), details: { limit: 2, scope: 'address' } });
+
+      // Another address still gets in, up to the total.
+      const third = await connectEdgePeer(hubUrl, EDGE_SUBPROTOCOLS, { localAddress: '127.0.0.2' });
+      const total = await refusedUpgrade(hubUrl, '127.0.0.3');
+      expect(total).toMatchObject({ status: 429, body: { details: { limit: 3, scope: 'total' } } });
+      expect(edge.signingInCount).toBe(3);
+
+      // Signing in frees the place: the agent is not counted.
+      first.send(await helloFor(first, identity, 'capped'));
+      await first.next('welcome');
+      expect(edge.signingInCount).toBe(2);
+      const fourth = await connectEdgePeer(hubUrl);
+      // Closing frees one too.
+      second.close();
+      await second.closed;
+      await waitFor(() => edge.signingInCount === 2 || undefined, 2_000, 'the closed socket uncounted');
+      const fifth = await connectEdgePeer(hubUrl);
+      expect(edge.signingInCount).toBe(3);
+      for (const peer of [first, third, fourth, fifth]) peer.close();
+      await waitFor(() => edge.signingInCount === 0 || undefined, 2_000, 'every socket uncounted');
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('frees the place of a connection that never signs in at its deadline (4005)', async () => {
+    const capped = await createServerHub({ DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1' }, { edge: { timings: TIMINGS } });
+    try {
+      const silent = await connectEdgePeer(capped.url as string);
+      expect((await refusedUpgrade(capped.url as string)).status).toBe(429);
+      await expectClose(silent, EDGE_CLOSE.signInTimeout);
+      (await connectEdgePeer(capped.url as string)).close();
+    } finally {
+      await capped.close();
     }
   });
 });

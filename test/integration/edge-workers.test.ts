@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
-import { EDGE_CLOSE, EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
+import { EDGE_CLOSE, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES, type HubFrame } from '../../shared/edge/protocol';
 import { signChallenge } from '../../shared/edge/sign-in';
 import {
   newEdgeIdentity,
@@ -85,6 +85,9 @@ describe('the edge endpoint under workerd', () => {
       watchers: [sampleWatcher()],
     });
     await peer.next('welcome');
+    // Signed in, a frame over the pre-sign-in cap is taken (workerd has no parser cap to raise).
+    peer.socket.send(JSON.stringify({ type: 'ping' }).padEnd(2 * EDGE_SIGN_IN_MAX_FRAME_BYTES, ' '));
+    await peer.next('pong');
     for (const frame of snapshotFrames('local', [sampleContainer('on-workers', { labels: { 'dd.watch': 'false' } })], [sampleImage()])) {
       peer.send(frame);
     }
@@ -113,5 +116,12 @@ describe('the edge endpoint under workerd', () => {
     });
     expect(refused.status).toBe(426);
     expect(((await refused.json()) as { details: { supported: string[] } }).details.supported).toEqual(['edge.1.0']);
+  });
+
+  it('closes 1009 for a frame over 32 KiB before sign-in (measured on arrival, frames arrive whole here)', async () => {
+    const peer = await openEdgeSocket();
+    await peer.next('challenge');
+    peer.socket.send(JSON.stringify({ type: 'ping' }).padEnd(EDGE_SIGN_IN_MAX_FRAME_BYTES + 1, ' '));
+    expect(await peer.closed).toBe(EDGE_CLOSE.tooLarge);
   });
 });

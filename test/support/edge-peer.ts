@@ -38,8 +38,13 @@ export function edgeUrl(hubUrl: string): string {
   return `${hubUrl.replace(/^http/, 'ws')}/api/v1/edge/ws`;
 }
 
-export function connectEdgePeer(hubUrl: string, protocols: readonly string[] = EDGE_SUBPROTOCOLS): Promise<EdgePeer> {
-  const ws = new WebSocket(edgeUrl(hubUrl), [...protocols]);
+/** `localAddress`: a loopback source (127.0.0.x) other than 127.0.0.1, to be counted as another client address. */
+export function connectEdgePeer(
+  hubUrl: string,
+  protocols: readonly string[] = EDGE_SUBPROTOCOLS,
+  options: { localAddress?: string } = {},
+): Promise<EdgePeer> {
+  const ws = new WebSocket(edgeUrl(hubUrl), [...protocols], options);
   const received: HubFrame[] = [];
   const taken = new Set<number>();
   const waiters = new Set<() => void>();

@@ -13,7 +13,11 @@ const MEANINGS: Record<number, CloseMeaning> = {
   [EDGE_CLOSE.normal]: { meaning: 'normal close', level: 'info', retryAtMaxStep: false },
   [EDGE_CLOSE.goingAway]: { meaning: 'the hub is shutting down', level: 'info', retryAtMaxStep: false },
   1006: { meaning: 'connection lost (no close frame)', level: 'warn', retryAtMaxStep: false },
-  [EDGE_CLOSE.tooLarge]: { meaning: 'a frame was over the 4 MiB limit', level: 'error', retryAtMaxStep: false },
+  [EDGE_CLOSE.tooLarge]: {
+    meaning: 'a frame was over the size limit (4 MiB; 32 KiB before sign-in)',
+    level: 'error',
+    retryAtMaxStep: false,
+  },
   [EDGE_CLOSE.internalError]: { meaning: 'hub internal error', level: 'warn', retryAtMaxStep: false },
   [EDGE_CLOSE.superseded]: {
     meaning: 'superseded by a newer session of this agent (is another agent running with the same key and name?)',

@@ -104,6 +104,15 @@ describe('loadHubConfig', () => {
     expect(error.message).toContain('DD_NOTIFICATION_');
   });
 
+  it('caps edge connections not yet signed in: 16 per address and 1,024 in total unless told otherwise', () => {
+    expect(load({}).edge.signInLimits).toEqual({ perAddress: 16, total: 1_024 });
+    const raised = load({ DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '100', DD_EDGE_SIGNIN_MAX: '5000' });
+    expect(raised.edge.signInLimits).toEqual({ perAddress: 100, total: 5_000 });
+    expect(raised.unknownVariables).toEqual([]);
+    expect(errorOf({ DD_EDGE_SIGNIN_MAX: '0' }).variable).toBe('DD_EDGE_SIGNIN_MAX');
+    expect(errorOf({ DD_EDGE_SIGNIN_MAX_PER_ADDRESS: 'many' }).variable).toBe('DD_EDGE_SIGNIN_MAX_PER_ADDRESS');
+  });
+
   it('reports unknown DD_ variables but not provider families or other prefixes', () => {
     const config = load({ DD_SERVR_PORT: '1', DD_WATCHER_LOCAL_CRON: '* * * * *', HOME: '/root', WUD_SERVER_PORT: '1' });
     expect(config.unknownVariables).toEqual(['DD_SERVR_PORT']);

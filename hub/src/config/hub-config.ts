@@ -5,6 +5,7 @@ import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/w
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
+import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../edge/sign-in-slots';
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../listen/listen-agent-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
@@ -34,7 +35,7 @@ export interface HubConfig {
   ui: { maturityThresholdDays: number };
   compat: { wudCard: boolean };
   /** DD_EXPERIMENTAL_EDGE, and DD_EDGE_AUTHORIZED_KEYS: the path of a file of keys to register at start (the Node entry reads it). */
-  edge: { enabled: boolean; authorizedKeysFile: string | undefined };
+  edge: { enabled: boolean; authorizedKeysFile: string | undefined; signInLimits: SignInLimits };
   /** Deadline of one registry request, redirects included (DD_REGISTRY_TIMEOUT, seconds). */
   registry: { timeoutMs: number };
   /**
@@ -101,6 +102,8 @@ const KNOWN_VARIABLES = new Set([
   'DD_UI_MATURITY_THRESHOLD_DAYS',
   'DD_COMPAT_WUDCARD',
   'DD_EXPERIMENTAL_EDGE',
+  'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
+  'DD_EDGE_SIGNIN_MAX',
 ]);
 
 /**
@@ -151,6 +154,11 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     edge: {
       enabled: vars.get('DD_EXPERIMENTAL_EDGE', envBoolean, true),
       authorizedKeysFile: vars.optional('DD_EDGE_AUTHORIZED_KEYS', envText),
+      // Connections not yet signed in, at once (docs/edge-protocol.md "Limits before sign-in").
+      signInLimits: {
+        perAddress: vars.get('DD_EDGE_SIGNIN_MAX_PER_ADDRESS', envInteger(1, 1_000_000), DEFAULT_SIGN_IN_LIMITS.perAddress),
+        total: vars.get('DD_EDGE_SIGNIN_MAX', envInteger(1, 1_000_000), DEFAULT_SIGN_IN_LIMITS.total),
+      },
     },
     registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
     notifications: {

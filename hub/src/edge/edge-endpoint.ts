@@ -9,8 +9,10 @@ import type { RouteGroup } from '../http/route-group';
 import { isSameOrigin } from '../http/same-origin';
 import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS, tooManyRequests } from '../http/server-rate-limit';
 import type { EdgeSessions } from './edge-sessions';
+import type { SlotRefusal } from './sign-in-slots';
 
 export const EDGE_WS_PATH = '/edge/ws';
+const SIGN_IN_CAP_RETRY_AFTER_SECONDS = 1;
 
 /** The subprotocols a client offers (Sec-WebSocket-Protocol is a comma-separated token list). */
 export function offeredProtocols(header: string | undefined): string[] {
@@ -66,6 +68,23 @@ function acceptEdgeUpgrade(c: Context<HubEnv>, deps: EdgeEndpointDeps, limiter: 
   return { token, protocol };
 }
 
+/**
+ * The 429 of the caps on connections not yet signed in. Places free up within the sign-in
+ * deadline (10 s), most within milliseconds as agents sign in, so the caller may retry soon.
+ */
+function signInCapReached(refusal: SlotRefusal): HttpError {
+  const message =
+    refusal.refused === 'address'
+      ? `At most ${refusal.limit} edge connections from one address may be signing in at once`
+      : `At most ${refusal.limit} edge connections may be signing in at once`;
+  return new HttpError(
+    429,
+    message,
+    { limit: refusal.limit, scope: refusal.refused, retryAfterSeconds: SIGN_IN_CAP_RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(SIGN_IN_CAP_RETRY_AFTER_SECONDS) },
+  );
+}
+
 /** GET /api/v1/edge/ws: the agents' WebSocket (registered only with DD_EXPERIMENTAL_EDGE on). */
 export function registerEdgeEndpoint(api: RouteGroup, deps: EdgeEndpointDeps): void {
   const { edge } = deps;
@@ -87,7 +106,7 @@ export function registerEdgeEndpoint(api: RouteGroup, deps: EdgeEndpointDeps): v
       statuses: {
         403: 'Origin does not match the server',
         426: 'Not a WebSocket upgrade, or no supported edge subprotocol offered',
-        429: 'Too many upgrades from this address',
+        429: 'Too many upgrades from this address, or too many connections not yet signed in (from it, or in all)',
         503: 'The hub is still starting',
       },
     },
@@ -95,9 +114,13 @@ export function registerEdgeEndpoint(api: RouteGroup, deps: EdgeEndpointDeps): v
       const { token, protocol } = acceptEdgeUpgrade(c, deps, limiter);
       // The listener opens before stored state is loaded; an agent then retries with its backoff.
       if (!edge.ready) throw new HttpError(503, 'The hub is starting', undefined, { 'Retry-After': '1' });
+      const address = deps.clientAddress(c);
+      // Last of the checks, so a refused upgrade never holds a place.
+      const slot = edge.admit(address);
+      if ('refused' in slot) throw signInCapReached(slot);
       const upgrade = deps.upgradeWebSocket as NonNullable<typeof deps.upgradeWebSocket>;
       // The token is for runtimes whose helper writes the 101 itself (Workers); on Node, ws's handleProtocols picks it.
-      return upgrade(c, edge.connect({ protocol, address: deps.clientAddress(c) }), { protocol: token });
+      return upgrade(c, edge.connect({ protocol, address, slot }), { protocol: token });
     },
   );
 }

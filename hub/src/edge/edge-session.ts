@@ -1,5 +1,13 @@
 import type { WSContext } from 'hono/ws';
-import { type AgentFrame, EDGE_CLOSE, type EDGE_PROTOCOL, type EdgeRequest, type HubFrame } from '../../../shared/edge/protocol';
+import {
+  type AgentFrame,
+  EDGE_CLOSE,
+  EDGE_MAX_FRAME_BYTES,
+  type EDGE_PROTOCOL,
+  EDGE_SIGN_IN_MAX_FRAME_BYTES,
+  type EdgeRequest,
+  type HubFrame,
+} from '../../../shared/edge/protocol';
 import { newChallenge } from '../../../shared/edge/sign-in';
 import type { Logger } from '../../../shared/logging/logger';
 import { type EdgeRequestOptions, PendingRequests } from '../agents/edge-requests';
@@ -44,6 +52,13 @@ export interface EdgeSessionOptions {
   owner: SessionOwner;
   logger: Logger;
   now: () => number;
+  /**
+   * Raises the socket's own frame cap to EDGE_MAX_FRAME_BYTES at the welcome, where the runtime's
+   * parser holds one (Node: the ws server starts every socket at EDGE_SIGN_IN_MAX_FRAME_BYTES, so a
+   * large frame from a stranger is refused before it is buffered). Absent where frames arrive
+   * whole (workerd): the session's own measure on arrival is the only cap there.
+   */
+  setFrameLimit?: ((ws: WSContext, maxBytes: number) => void) | undefined;
 }
 
 type State = 'connecting' | 'challenged' | 'verifying' | 'open' | 'closed';
@@ -182,7 +197,9 @@ export class EdgeSession {
   }
 
   private handle(data: unknown): void {
-    const read = readAgentFrame(data, this.options.protocol);
+    // Only a hello (under 1 KiB) is allowed before the welcome: whoever reaches the port gets no more.
+    const maxBytes = this.state === 'open' ? EDGE_MAX_FRAME_BYTES : EDGE_SIGN_IN_MAX_FRAME_BYTES;
+    const read = readAgentFrame(data, this.options.protocol, maxBytes);
     if ('close' in read) {
       this.close(read.close.code, read.close.reason);
       return;
@@ -228,6 +245,17 @@ export class EdgeSession {
         this.keyId = hello.keyId;
         this.state = 'open';
         this.lastPingAt = this.options.now();
+        // Before the welcome: the agent's snapshot parts (up to 4 MiB) follow it at once.
+        try {
+          this.options.setFrameLimit?.(this.options.ws, EDGE_MAX_FRAME_BYTES);
+        } catch (error) {
+          this.options.logger.error('edge session setup failed: could not raise the frame cap', {
+            agent: hello.agentName,
+            error: String(error),
+          });
+          this.close(EDGE_CLOSE.internalError, 'hub internal error');
+          return;
+        }
         this.send({
           type: 'welcome',
           agentName: hello.agentName,

@@ -1,4 +1,4 @@
-import type { WSEvents } from 'hono/ws';
+import type { WSContext, WSEvents } from 'hono/ws';
 import type { Storage } from 'unstorage';
 import { EDGE_CLOSE, EDGE_HEARTBEAT_MS, EDGE_SIGN_IN_DEADLINE_MS, EDGE_SILENCE_LIMIT_MS } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
@@ -10,6 +10,7 @@ import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
 import { EdgeSession, type EdgeTimings, type HelloFrame, type InventoryFrame, type SessionOwner, type SignInVerdict } from './edge-session';
 import type { CloseVerdict } from './frame-reader';
 import { createSignInCheck } from './sign-in-check';
+import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
 import { SnapshotAssembler } from './snapshot-assembler';
 
 export const EDGE_REQUEST_TIMEOUT_MS = 30_000;
@@ -24,6 +25,8 @@ export const DEFAULT_EDGE_TIMINGS: EdgeTimings = {
 export interface EdgeConnection {
   protocol: string;
   address: string | undefined;
+  /** Its place among the connections not yet signed in (admit()), freed at sign-in, close or the sign-in deadline. */
+  slot?: SignInSlot | undefined;
 }
 
 /** The edge transport: keys in storage, and the agents it signs in go to the directory. */
@@ -36,6 +39,10 @@ export interface EdgeSessionsDeps {
   directory: AgentDirectory;
   expectations: InventoryExpectations;
   timings: EdgeTimings;
+  /** Caps on connections not yet signed in, per address and in total. */
+  signInLimits: SignInLimits;
+  /** Raises a signed-in agent's frame cap in the runtime's parser (Node); absent where frames arrive whole. */
+  setFrameLimit: ((ws: WSContext, maxBytes: number) => void) | undefined;
 }
 
 /**
@@ -48,6 +55,8 @@ export class EdgeSessions implements SessionOwner {
   readonly timings: EdgeTimings;
   private readonly sessions = new Set<EdgeSession>();
   private readonly assemblers = new WeakMap<EdgeSession, SnapshotAssembler>();
+  private readonly signingIn: SignInSlots;
+  private readonly slots = new WeakMap<EdgeSession, SignInSlot>();
   private readonly checkSignIn;
   private readonly logger;
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -60,6 +69,7 @@ export class EdgeSessions implements SessionOwner {
     this.logger = deps.logger.child('edge');
     this.keys = createEdgeKeyStore(deps.storage, deps.now, deps.logger.child('store.edge'));
     this.checkSignIn = createSignInCheck(this.keys);
+    this.signingIn = new SignInSlots(deps.signInLimits);
   }
 
   /** Stored keys and bindings; the authorized-keys file's keys registered if new. */
@@ -80,12 +90,27 @@ export class EdgeSessions implements SessionOwner {
     for (const session of [...this.sessions]) session.close(EDGE_CLOSE.goingAway, 'hub shutting down');
   }
 
+  /**
+   * A place for an upgrade among the connections not yet signed in, or the cap that refuses it
+   * (the endpoint answers 429). Taken before the upgrade, so a burst of upgrades cannot all pass
+   * the check before any of them is counted.
+   */
+  admit(address: string | undefined): SignInSlot | SlotRefusal {
+    return this.signingIn.take(address, this.deps.now());
+  }
+
+  /** Connections counted as not yet signed in (tests). */
+  get signingInCount(): number {
+    return this.signingIn.size;
+  }
+
   /** The socket events of one accepted upgrade. */
   connect(connection: EdgeConnection): WSEvents {
     let session: EdgeSession | undefined;
     return {
       onOpen: (_event, ws) => {
         if (this.stopping) {
+          connection.slot?.release();
           ws.close(EDGE_CLOSE.goingAway, 'hub shutting down');
           return;
         }
@@ -98,7 +123,9 @@ export class EdgeSessions implements SessionOwner {
           owner: this,
           logger: this.logger,
           now: this.deps.now,
+          setFrameLimit: this.deps.setFrameLimit,
         });
+        if (connection.slot) this.slots.set(session, connection.slot);
         this.sessions.add(session);
         session.open();
       },
@@ -145,6 +172,7 @@ export class EdgeSessions implements SessionOwner {
   }
 
   welcomed(session: EdgeSession, hello: HelloFrame): void {
+    this.slots.get(session)?.release();
     if (this.keys.get(hello.keyId)?.revokedAt !== null) {
       session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
       return;
@@ -193,6 +221,7 @@ export class EdgeSessions implements SessionOwner {
 
   closed(session: EdgeSession, code: number, signedIn: boolean): void {
     this.sessions.delete(session);
+    this.slots.get(session)?.release();
     const name = session.agentName;
     if (!signedIn || name === undefined) return;
     this.deps.directory.disconnected(name, session, { status: String(code), why: `close code ${code}`, brief: String(code) });
@@ -201,5 +230,7 @@ export class EdgeSessions implements SessionOwner {
   private tick(): void {
     const now = this.deps.now();
     for (const session of [...this.sessions]) session.tick(now);
+    // Sessions past the deadline were closed just above; this frees upgrades that never opened.
+    this.signingIn.expire(now - this.timings.signInDeadlineMs);
   }
 }

@@ -24,7 +24,8 @@ const invalid = (reason: string): { close: CloseVerdict } => ({ close: { code: E
 
 /**
  * One agent frame off the wire (docs/edge-protocol.md "Connecting"): a text frame of at most
- * 4 MiB (1009 otherwise, for runtimes whose socket does not cap it), one JSON object, valid
+ * `maxBytes` (4 MiB, or 32 KiB before the welcome; 1009 otherwise, for runtimes whose socket does
+ * not cap it), one JSON object, valid
  * against AgentFrameSchema (4004 otherwise). A `hello` naming another protocol version than the
  * subprotocol in use gets 4008. Never throws.
  */

@@ -11,7 +11,7 @@ import { readSelfContainerId } from '../../../../edge-agent/src/docker/self-cont
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { ConfigError } from '../../../../shared/config/config-error';
 import type { Environment } from '../../../../shared/config/env-source';
-import { EDGE_MAX_FRAME_BYTES } from '../../../../shared/edge/protocol';
+import { EDGE_SIGN_IN_MAX_FRAME_BYTES } from '../../../../shared/edge/protocol';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { createLogger, type LogSink } from '../../../../shared/logging/logger';
 import { composeHub, type Hub, type HubInput } from '../../compose-hub';
@@ -27,6 +27,7 @@ import { nodeNotificationProviders } from './notifications/node-notification-pro
 import { createPinoSink } from './pino-sink';
 import { createRegistryFetchFactory } from './registry-fetch';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
+import { setWsFrameLimit } from './ws-frame-limit';
 
 export interface NodeHub {
   hub: Hub;
@@ -103,6 +104,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     version: packageJson.version,
     runtime: 'node',
     upgradeWebSocket: upgrades.upgradeWebSocket,
+    // Edge sockets start at the pre-sign-in frame cap (below) and are raised at the welcome.
+    setWebSocketFrameLimit: setWsFrameLimit,
     registries,
     registryFetch: createRegistryFetchFactory(),
     dockerHostFor: (endpoint) => createDockerHost(endpoint),
@@ -123,9 +126,11 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     edge: { ...options.deps?.edge, authorizedKeys },
   });
 
-  // The edge protocol's 4 MiB frame cap (ws closes a larger frame with 1009); the UI streams
-  // receive nothing of substance, so the one larger cap costs them nothing.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: EDGE_MAX_FRAME_BYTES, handleProtocols });
+  // Every socket starts at the edge protocol's pre-sign-in cap of 32 KiB: ws refuses a larger frame
+  // from its announced length (1009), before buffering it, so strangers cannot fill the hub's
+  // memory. A signed-in agent's socket is raised to 4 MiB (ws-frame-limit.ts). The UI streams
+  // receive nothing of substance, so the small cap costs them nothing.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: EDGE_SIGN_IN_MAX_FRAME_BYTES, handleProtocols });
   // node-server types `noServer` as required boolean; ws's own options type has it optional.
   const websocketServer = wss as unknown as Parameters<typeof serve>[0] extends { websocket?: { server: infer S } } ? S : never;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
