@@ -31,8 +31,10 @@ const MAX_GROWTH_BYTES = 150 * MiB;
 /**
  * Added to the worst answer of the same checks just before the flood: on a machine shared with
  * other work, an idle hub's answers already stall now and then, and that is not the flood's doing.
+ * Without the socket caps the stalls were 2.5–2.8 s; without the frame cap alone 0.5–0.8 s, which
+ * the memory bound above catches, so this bound leaves room for a loaded CI machine.
  */
-const MAX_LATENCY_MS = 500;
+const MAX_LATENCY_MS = 1_200;
 const BASELINE_MS = 3_000;
 
 /** The soft limit on descriptors of this process, where the hub's end of every socket lives. */
