@@ -33,7 +33,7 @@ async function oneChange(peer: EdgePeer, stream: SseStream, container: ReturnTyp
 }
 
 /**
- * Agent container change → UI SSE client (architecture issue, item 5): an edge agent (a protocol
+ * Agent container change → UI SSE client (docs/benchmarks.md, agent-event latency): an edge agent (a protocol
  * peer in this process, so the clock starts when its frame is sent) reports a changed container,
  * and a browser's event stream on the same hub process receives `dd:container-updated`. The hub
  * part is the whole path: frame, record, store, event bus, SSE. Loopback, one hub process.

@@ -60,7 +60,7 @@ interface Generator {
 }
 
 /**
- * 1,000 simulated edge agents against one hub process (issue 6): time until all are signed in
+ * 1,000 simulated edge agents against one hub process: time until all are signed in
  * and synced, hub memory, and hub CPU while only heartbeats flow. Run with the fs store (the
  * measure) and again with the memory store (the same work without the disk), so the report says
  * what the protocol and the hub cost and what the writes add.

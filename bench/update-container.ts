@@ -1,5 +1,5 @@
 /**
- * Container updates (issue 7) on a real dockerd and registry, through the real hub process:
+ * Container updates (docs/updates.md) on a real dockerd and registry, through the real hub process:
  *
  * 1. One small HTTP container (busybox httpd with a passing healthcheck, its port published on
  *    127.0.0.1): the time of each phase, as the UI stream reports the transitions, and the

@@ -22,7 +22,7 @@ export type Scope = (typeof SCOPES)[number];
 /** What a route asks of its caller: one scope, a signed-in session only, or nothing. */
 export type RouteAccess = Scope | 'session' | 'public';
 
-/** `admin` opens every scope except key management, which must be held outright (spec 5.3). */
+/** `admin` opens every scope except key management, which must be held outright (http-interface §5.3). */
 export function scopeSatisfies(held: readonly Scope[], required: Scope): boolean {
   if (held.includes(required)) return true;
   return required !== 'api-keys:manage' && held.includes('admin');

@@ -46,7 +46,7 @@ import { createWatcherFactory } from './watchers/watcher-factory';
 
 /**
  * What the hub is told besides its runtime: the parsed configuration, and the tuning each
- * capability takes (the specification's values when absent; shorter in tests).
+ * capability takes (the values of docs/http-interface.md when absent; shorter in tests).
  */
 export interface HubOptions {
   config: HubConfig;

@@ -1,5 +1,5 @@
 /**
- * Start-up readiness gates (spec 4.14: /health answers 503 until they are met). Each
+ * Start-up readiness gates (http-interface §4.14: /health answers 503 until they are met). Each
  * capability that must finish loading before the hub can serve registers a gate.
  */
 export interface Readiness {

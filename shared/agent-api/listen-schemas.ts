@@ -5,12 +5,12 @@ import type { Container } from '../schemas/container';
 import { LOG_LEVELS } from '../schemas/log-entry';
 
 /**
- * The agent internal interface of spec 4.5 as a listen-mode agent serves it and the hub reads it
+ * The agent internal interface of http-interface §4.5 as a listen-mode agent serves it and the hub reads it
  * (docs/listen-mode.md is the prose form). The agent answers with these shapes; the hub validates
  * every answer and event with them, ignoring fields it does not know.
  */
 
-/** Every route but GET /health needs the shared secret in this header (spec 5.7). */
+/** Every route but GET /health needs the shared secret in this header (http-interface §5.7). */
 export const AGENT_SECRET_HEADER = 'X-Dd-Agent-Secret';
 /**
  * The revision of the agent's state that an answer reflects (every change of the state bumps it,
@@ -24,11 +24,11 @@ export const AGENT_KEEPALIVE_MS = 15_000;
 const WatcherName = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]*$/), v.maxLength(63));
 const Id = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
 
-/** spec 4.5: the inventory route's operationId is a controller-generated UUIDv4. */
+/** http-interface §4.5: the inventory route's operationId is a controller-generated UUIDv4. */
 export const OPERATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const OperationIdSchema = v.pipe(v.string(), v.regex(OPERATION_ID, 'must be a UUIDv4'));
 
-/** Docker's own view of the container and its image: raw runtime values, env unredacted (spec 6.2). */
+/** Docker's own view of the container and its image: raw runtime values, env unredacted (http-interface §6.2). */
 export const DockerViewsSchema = v.object({ container: ContainerDetailsSchema, image: v.exactOptional(ImageDetailsSchema) });
 export interface DockerViews {
   container: DockerContainerDetails;
@@ -36,7 +36,7 @@ export interface DockerViews {
 }
 
 /**
- * A container object of the agent: the spec 2.4 record as far as the agent knows it (no registry
+ * A container object of the agent: the http-interface §2.4 record as far as the agent knows it (no registry
  * fields: registry checks run in the hub), with the Docker views it was built from under `docker`.
  * The hub reads `id`, `watcher` and `docker` and builds its own record from the views.
  */
@@ -46,7 +46,7 @@ export type ParsedAgentContainer = v.InferOutput<typeof AgentContainerSchema>;
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-/** `dd:ack`: the agent list fields of spec 2.3 (the hub adds name, host, port and connected). */
+/** `dd:ack`: the agent list fields of http-interface §2.3 (the hub adds name, host, port and connected). */
 export const AgentAckSchema = v.object({
   version: v.pipe(v.string(), v.maxLength(256)),
   /** Older agents report only `version` (with its prerelease suffix): the hub derives both then. */
@@ -66,7 +66,7 @@ export type AgentAck = v.InferOutput<typeof AgentAckSchema>;
 
 const Operation = { operationId: OperationIdSchema, watcher: WatcherName };
 
-/** One message of GET /api/events: `data: {type, data}` (spec 6.2). Other types are ignored by the hub. */
+/** One message of GET /api/events: `data: {type, data}` (http-interface §6.2). Other types are ignored by the hub. */
 export const AgentEventSchema = v.variant('type', [
   v.object({ type: v.literal('dd:ack'), data: AgentAckSchema }),
   v.object({ type: v.picklist(['dd:container-added', 'dd:container-updated']), data: AgentContainerSchema }),
@@ -90,7 +90,7 @@ export const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
   'dd:inventory-removed',
 ]);
 
-/** GET /api/watchers items: spec 2.2, as the hub lists its own. */
+/** GET /api/watchers items: http-interface §2.2, as the hub lists its own. */
 export const AgentWatcherSchema = v.object({
   id: v.string(),
   type: v.literal('docker'),
@@ -110,7 +110,7 @@ export const AgentWatcherSchema = v.object({
 });
 export type AgentWatcher = v.InferOutput<typeof AgentWatcherSchema>;
 
-/** POST /api/watchers/{type}/{name}/inventory: the spec 4.3 result, with the agent's container objects. */
+/** POST /api/watchers/{type}/{name}/inventory: the http-interface §4.3 result, with the agent's container objects. */
 export const AgentInventoryResultSchema = v.object({
   context: v.object({ operationId: OperationIdSchema, source: v.object({ type: v.string(), name: WatcherName }) }),
   containers: v.array(AgentContainerSchema),
@@ -121,7 +121,7 @@ export const AgentInventoryResultSchema = v.object({
 export type AgentInventoryResult = v.InferOutput<typeof AgentInventoryResultSchema>;
 
 /**
- * The answer to a container action (start, stop, restart: this agent's additions to spec 4.5): the
+ * The answer to a container action (start, stop, restart: this agent's additions to http-interface §4.5): the
  * container re-inspected after it, whether or not it is still in the inventory (a stopped
  * container leaves it without WATCHALL); null when Docker no longer has it.
  */

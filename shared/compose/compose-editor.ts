@@ -1,5 +1,5 @@
 /**
- * Compose awareness for updates (issue 7 item 6): after an update re-created a container that a
+ * Compose awareness for updates (docs/updates.md "Compose files"): after an update re-created a container that a
  * compose file describes, the file's `image:` line is brought in line, so that a later
  * `docker compose up` does not put the old image back. The engine only knows this interface; the
  * runtime that can read files (the hub on Node, an edge agent) provides it.

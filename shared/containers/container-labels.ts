@@ -3,7 +3,7 @@ import { parseImageReference } from '../registry/image-reference';
 import type { UpdatePolicy } from '../schemas/update-policy';
 import { UpdatePolicySchema } from '../schemas/update-policy';
 
-/** What a container's `dd.*` labels say (spec 9.7: only `dd.*` labels are read). */
+/** What a container's `dd.*` labels say (http-interface §9.7: only `dd.*` labels are read). */
 export interface ContainerLabels {
   /** `dd.watch`; undefined leaves it to the watcher's WATCHBYDEFAULT. */
   watch: boolean | undefined;

@@ -120,7 +120,7 @@ export interface DockerHost {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Updating containers (issue 7): what the update engine (shared/update-engine/) needs of a host.
+// Updating containers (docs/updates.md): what the update engine (shared/update-engine/) needs of a host.
 // ---------------------------------------------------------------------------------------------
 
 /** One network the container is attached to, as it has to be attached again. */

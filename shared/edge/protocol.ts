@@ -74,7 +74,7 @@ const WatcherName = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]*$/), v.maxLen
 const ShortText = v.pipe(v.string(), v.maxLength(256));
 const Base64Url = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/), v.maxLength(128));
 
-/** What an agent says about itself (spec 2.3 fields; the hub derives `version` and `build` from `version`). */
+/** What an agent says about itself (http-interface §2.3 fields; the hub derives `version` and `build` from `version`). */
 export const AgentInfoSchema = v.object({
   /** The agent's full version as built, prerelease suffix included: `1.4.0-rc.2`. */
   version: ShortText,

@@ -32,7 +32,7 @@ export function matchesLogQuery(entry: LogEntry, query: LogQuery): boolean {
 }
 
 /**
- * The in-memory ring of the last `capacity` log entries (spec 4.6). When disabled it keeps
+ * The in-memory ring of the last `capacity` log entries (http-interface §4.6). When disabled it keeps
  * nothing, but live subscribers are still served so the stream keeps working.
  */
 export function createLogRing(capacity = 1000, enabled = true): LogRing {

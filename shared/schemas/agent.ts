@@ -3,7 +3,7 @@ import * as v from 'valibot';
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 /**
- * An agent as the hub lists it (spec 2.3), the payload of dd:agent-connected and
+ * An agent as the hub lists it (http-interface §2.3), the payload of dd:agent-connected and
  * dd:agent-disconnected too. Edge agents and listen-mode agents look the same here.
  */
 export const AgentSchema = v.object({

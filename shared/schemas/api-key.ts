@@ -31,7 +31,7 @@ export const StoredApiKeySchema = v.object({
 });
 export type StoredApiKey = v.InferOutput<typeof StoredApiKeySchema>;
 
-/** The API resource (spec 2.1), as listed: the stored fields without the digest, plus what is derived. */
+/** The API resource (http-interface §2.1), as listed: the stored fields without the digest, plus what is derived. */
 const { digest: _digest, ...publicEntries } = StoredApiKeySchema.entries;
 export const ApiKeySchema = v.object({
   ...publicEntries,
@@ -43,7 +43,7 @@ export type ApiKey = v.InferOutput<typeof ApiKeySchema>;
 /** The create answer: the resource plus the credential, shown this once only. */
 export const CreatedApiKeySchema = v.object({ ...ApiKeySchema.entries, apiKey: v.string() });
 
-/** POST /api/v1/api-keys (spec 4.2). Whether the expiry lies in the future is checked against the hub's clock. */
+/** POST /api/v1/api-keys (http-interface §4.2). Whether the expiry lies in the future is checked against the hub's clock. */
 export const CreateApiKeyBodySchema = v.strictObject({
   name: v.pipe(
     v.string(),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** Every audit action type of spec 4.10. */
+/** Every audit action type of http-interface §4.10. */
 export const AUDIT_ACTIONS = [
   'update-available',
   'update-applied',
@@ -52,17 +52,17 @@ export const AUDIT_ACTIONS = [
   'api-key-created',
   'api-key-revoked',
   'api-key-auth-failed',
-  // Beyond spec 4.10's list: the edge key registry of decisions §6 is audited like API keys.
+  // Beyond http-interface §4.10's list: the edge key registry of decisions §6 is audited like API keys.
   'edge-key-created',
   'edge-key-revoked',
-  // Beyond spec 4.10's list: the outcome of a dependency-group update (its operations are audited one by one too).
+  // Beyond http-interface §4.10's list: the outcome of a dependency-group update (its operations are audited one by one too).
   'dependency-group-update',
-  // Beyond spec 4.10's list (issue 7 item 6): an update brought the container's compose file to the new image.
+  // Beyond http-interface §4.10's list (docs/updates.md "Compose files"): an update brought the container's compose file to the new image.
   'compose-file-updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** One audit entry (spec 2.10). Optional fields are absent when they do not apply. */
+/** One audit entry (http-interface §2.10). Optional fields are absent when they do not apply. */
 export const AuditEntrySchema = v.object({
   id: v.string(),
   timestamp: v.pipe(v.string(), v.isoTimestamp()),

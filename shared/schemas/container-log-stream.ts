@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** One frame of WS /api/v1/containers/{id}/logs/stream (spec 4.8); the line may hold ANSI escapes. */
+/** One frame of WS /api/v1/containers/{id}/logs/stream (http-interface §4.8); the line may hold ANSI escapes. */
 export const ContainerLogFrameSchema = v.object({
   type: v.picklist(['stdout', 'stderr']),
   /** ISO 8601 (RFC 3339 with Docker's nanoseconds). */
@@ -9,7 +9,7 @@ export const ContainerLogFrameSchema = v.object({
 });
 export type ContainerLogFrame = v.InferOutput<typeof ContainerLogFrameSchema>;
 
-/** Close codes of the container log stream (spec 4.8). */
+/** Close codes of the container log stream (http-interface §4.8). */
 export const LOG_STREAM_CLOSE = {
   /** The log ended (one-shot fetch, or the followed container stopped), or the client left. */
   normal: 1000,

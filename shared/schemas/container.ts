@@ -29,7 +29,7 @@ const ResultSchema = v.object({
 
 const CheckErrorSchema = v.object({ phase: v.string(), kind: v.string(), message: v.string(), at: v.string() });
 
-/** A container record (spec 2.4, 2.5) as stored and, with env redacted, as served. */
+/** A container record (http-interface §2.4, §2.5) as stored and, with env redacted, as served. */
 export const ContainerSchema = v.object({
   id: v.string(),
   name: v.string(),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** Every 4xx and 5xx body (spec 2.15). */
+/** Every 4xx and 5xx body (http-interface §2.15). */
 export const ErrorBodySchema = v.object({
   error: v.string(),
   details: v.optional(v.record(v.string(), v.unknown())),

@@ -8,7 +8,7 @@ export function logLevelRank(level: LogLevel): number {
   return LOG_LEVELS.indexOf(level);
 }
 
-/** One application log entry (spec 2.11). */
+/** One application log entry (http-interface §2.11). */
 export const LogEntrySchema = v.object({
   timestamp: v.pipe(v.number(), v.integer()),
   level: v.picklist(LOG_LEVELS),

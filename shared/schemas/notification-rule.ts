@@ -23,14 +23,14 @@ export const RuleTemplatesSchema = v.strictObject({
   batchTitle: v.optional(TemplateTextSchema),
 });
 
-/** Trigger ids are `<type>.<name>` (spec 2.12). */
+/** Trigger ids are `<type>.<name>` (http-interface §2.12). */
 export const TriggerIdSchema = v.pipe(
   v.string(),
   v.maxLength(128),
   v.regex(/^[a-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'must be a trigger id of the form <type>.<name>'),
 );
 
-/** Notification rule (spec 2.8). */
+/** Notification rule (http-interface §2.8). */
 export const NotificationRuleSchema = v.object({
   id: v.picklist(NOTIFICATION_RULE_IDS),
   name: v.string(),
@@ -43,7 +43,7 @@ export const NotificationRuleSchema = v.object({
 });
 export type NotificationRule = v.InferOutput<typeof NotificationRuleSchema>;
 
-/** PATCH body: only the given fields change (spec 4.9). */
+/** PATCH body: only the given fields change (http-interface §4.9). */
 export const NotificationRulePatchSchema = v.strictObject({
   enabled: v.optional(v.boolean()),
   triggers: v.optional(v.pipe(v.array(TriggerIdSchema), v.maxLength(100))),
@@ -55,7 +55,7 @@ export type NotificationRulePatch = v.InferOutput<typeof NotificationRulePatchSc
 
 type RuleDefaults = Pick<NotificationRule, 'id' | 'name' | 'description' | 'enabled' | 'bellEnabled'>;
 
-/** The eight defaults with the initial values of spec 2.8. */
+/** The eight defaults with the initial values of http-interface §2.8. */
 const RULE_DEFAULTS: readonly RuleDefaults[] = [
   {
     id: 'update-available',

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 
 export const UPDATE_MODES = ['notify', 'manual', 'auto'] as const;
 
-/** Settings (spec 2.13). */
+/** Settings (http-interface §2.13). */
 export const SettingsSchema = v.object({
   internetlessMode: v.boolean(),
   updateMode: v.picklist(UPDATE_MODES),

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { AgentSchema } from './agent';
 
-/** Every event of the UI stream (spec 6.1), plus the end-of-bulk-scan event that spec 6.1 mentions below its table. */
+/** Every event of the UI stream (http-interface §6.1), plus the end-of-bulk-scan event mentioned below its table. */
 export const UI_EVENT_TYPES = [
   'dd:connected',
   'dd:heartbeat',
@@ -40,9 +40,9 @@ export type BroadcastUiEventType = Exclude<UiEventType, ConnectionEventType>;
 export const RESYNC_REASONS = ['buffer-exceeded', 'invalid-event-id', 'boot-changed'] as const;
 export type ResyncReason = (typeof RESYNC_REASONS)[number];
 
-/** Spec 2.6, plus `queued`, which the spec refers to and which queuePosition implies. */
+/** http-interface §2.6, plus `queued`, which it refers to and which queuePosition implies. */
 export const UPDATE_OPERATION_STATUSES = ['queued', 'in-progress', 'succeeded', 'rolled-back', 'failed'] as const;
-/** The phases of an update that goes through (spec 2.6), in order: what the preview announces. */
+/** The phases of an update that goes through (http-interface §2.6), in order: what the preview announces. */
 export const UPDATE_SEQUENCE_PHASES = [
   'prepare',
   'renamed',
@@ -53,11 +53,11 @@ export const UPDATE_SEQUENCE_PHASES = [
   'health-gate-passed',
   'succeeded',
 ] as const;
-/** Spec 2.6: the sequence, then the phases of a rollback. */
+/** http-interface §2.6: the sequence, then the phases of a rollback. */
 export const UPDATE_OPERATION_PHASES = [...UPDATE_SEQUENCE_PHASES, 'rollback-started', 'rolled-back', 'rollback-failed'] as const;
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
-/** A single update has no batch; the spec shows the field on every payload, so it is present and null then. */
+/** A single update has no batch; http-interface §6.1 shows the field on every payload, so it is present and null then. */
 const batchId = v.nullable(v.string());
 /** The container record is owned by shared/schemas/container.ts; the event only promises an object. */
 const containerObject = v.record(v.string(), v.unknown());
@@ -84,7 +84,7 @@ export const SelfUpdateEventSchema = v.object({
   opId: v.string(),
   requiresAck: v.boolean(),
   ackTimeoutMs: count,
-  /** ISO 8601, like every timestamp of an update operation (spec 2.6). */
+  /** ISO 8601, like every timestamp of an update operation (http-interface §2.6). */
   startedAt: v.string(),
 });
 export const UpdateOperationChangedEventSchema = v.object({
@@ -109,7 +109,7 @@ export const UpdateFailedEventSchema = v.object({
   operationId: v.string(),
   batchId,
   phase: v.picklist(UPDATE_OPERATION_PHASES),
-  /** Only rolled-back operations have one (spec 2.6). */
+  /** Only rolled-back operations have one (http-interface §2.6). */
   rollbackReason: v.nullable(v.string()),
 });
 export const BatchUpdateCompletedEventSchema = v.object({
@@ -118,14 +118,14 @@ export const BatchUpdateCompletedEventSchema = v.object({
   succeeded: count,
   failed: count,
   durationMs: count,
-  /** The spec does not show an item's fields. */
+  /** Item fields: docs/updates.md "Bulk update"; the event promises objects only. */
   items: v.array(v.record(v.string(), v.unknown())),
 });
 export const AgentStatsChangedEventSchema = v.object({ agentName: v.string() });
 export const ResyncRequiredEventSchema = v.object({ reason: v.picklist(RESYNC_REASONS) });
 export const PreferencesUpdatedEventSchema = v.object({});
 
-/** Payload schemas of the events whose payload spec 6.1 shows in full; the others carry objects owned elsewhere. */
+/** Payload schemas of the events whose payload http-interface §6.1 shows in full; the others carry objects owned elsewhere. */
 export const UI_EVENT_PAYLOAD_SCHEMAS = {
   'dd:connected': ConnectedEventSchema,
   'dd:heartbeat': HeartbeatEventSchema,
@@ -146,5 +146,5 @@ export const UI_EVENT_PAYLOAD_SCHEMAS = {
 
 type PayloadSchemas = typeof UI_EVENT_PAYLOAD_SCHEMAS;
 
-/** The payload type of an event: from its schema where the spec shows it, else unknown. */
+/** The payload type of an event: from its schema where http-interface §6.1 shows it, else unknown. */
 export type UiEventData<T extends UiEventType> = T extends keyof PayloadSchemas ? v.InferOutput<PayloadSchemas[T]> : unknown;

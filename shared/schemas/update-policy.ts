@@ -4,7 +4,7 @@ import { parseTimestamp } from '../update/timestamp';
 export const MATURITY_MODES = ['all', 'mature'] as const;
 export type MaturityMode = (typeof MATURITY_MODES)[number];
 
-/** Spec 2.5 and 8: the gate's minimum age is 1 to 365 days, 7 when not given. */
+/** http-interface §2.5 and §8: the gate's minimum age is 1 to 365 days, 7 when not given. */
 export const MATURITY_MIN_AGE_DAYS_DEFAULT = 7;
 const MATURITY_MIN_AGE_DAYS_MAX = 365;
 
@@ -28,7 +28,7 @@ const TimestampStringSchema = v.pipe(
   v.check((value) => parseTimestamp(value) !== undefined, 'must be an ISO 8601 date, or date and time with a time zone, after 1970'),
 );
 
-/** The update-policy fields of a container (spec 2.5). Absent fields mean "no skip", "not snoozed", "no gate". */
+/** The update-policy fields of a container (http-interface §2.5). Absent fields mean "no skip", "not snoozed", "no gate". */
 export const UpdatePolicySchema = v.object({
   skipTags: v.optional(v.pipe(v.array(SkipValueSchema), v.maxLength(SKIP_LIST_MAX))),
   skipDigests: v.optional(v.pipe(v.array(SkipValueSchema), v.maxLength(SKIP_LIST_MAX))),
@@ -41,7 +41,7 @@ export type UpdatePolicy = v.InferOutput<typeof UpdatePolicySchema>;
 const bare = <const TAction extends string>(action: TAction) => v.strictObject({ action: v.literal(action) });
 
 /**
- * PATCH /api/v1/containers/{id}/update-policy bodies (spec 4.8). Unknown fields are refused so a typo
+ * PATCH /api/v1/containers/{id}/update-policy bodies (http-interface §4.8). Unknown fields are refused so a typo
  * (`day` for `days`) is not silently lost. Whether a snooze date lies in the future needs a clock, so
  * applyPolicyAction checks it, not this schema.
  */

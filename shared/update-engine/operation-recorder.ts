@@ -10,7 +10,7 @@ export interface RecorderDeps {
 type Patch = { [K in keyof UpdateOperation]?: UpdateOperation[K] };
 
 /**
- * The one place an operation changes: every change is a journal write (spec 2.6: persisted at
+ * The one place an operation changes: every change is a journal write (http-interface §2.6: persisted at
  * every phase), stamped with updatedAt, and is complete before the next Docker call is made.
  */
 export class OperationRecorder {

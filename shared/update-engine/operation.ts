@@ -18,7 +18,7 @@ export const HookOutcomeSchema = v.object({
 export type HookOutcome = v.InferOutput<typeof HookOutcomeSchema>;
 
 /**
- * An update operation (spec 2.6) as the journal keeps it. Besides the spec's fields it holds what
+ * An update operation (http-interface §2.6) as the journal keeps it. Besides those fields it holds what
  * a restart needs to settle it: the old container's id and temporary name, the new container's id,
  * whether the old one was running, and the configuration it was re-created with.
  */
@@ -93,15 +93,15 @@ export interface UpdateJournal {
   save(operation: UpdateOperation): Promise<void>;
 }
 
-/** `<name>-old-<timestamp>`, the old container's name while it stands by (domain notes). */
+/** `<name>-old-<timestamp>`, the old container's name while it stands by (docs/updates.md "The sequence"). */
 export function temporaryName(name: string, now: number): string {
   return `${name}-old-${now}`;
 }
 
-/** Names of temporary rollback containers: never the target of an update (spec 4.8: 409). */
+/** Names of temporary rollback containers: never the target of an update (http-interface §4.8: 409). */
 export const TEMPORARY_NAME = /-old-\d{10,}$/;
 
-/** The operation as the API shows it (spec 2.6): the journal's bookkeeping stays inside. */
+/** The operation as the API shows it (http-interface §2.6): the journal's bookkeeping stays inside. */
 export function publicOperation(operation: UpdateOperation, queue?: { queuePosition: number; queueTotal: number }) {
   const {
     spec: _spec,

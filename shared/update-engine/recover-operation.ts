@@ -6,7 +6,7 @@ import { finishSuccess, rollBack, type UpdateEngineDeps } from './update-engine'
 import { errorText } from './update-step-error';
 
 /**
- * Settles an operation that a stop of its process left in progress (spec 3.2), from what Docker has
+ * Settles an operation that a stop of its process left in progress (http-interface §3.2), from what Docker has
  * now: the container runs afterwards, old or new, never neither, and no `-old-` container is left
  * once the outcome is settled.
  *

@@ -1,5 +1,5 @@
 /**
- * The safe update sequence (spec 2.6, domain notes), on any host that can update containers:
+ * The safe update sequence (http-interface §2.6, docs/updates.md), on any host that can update containers:
  *
  *   prepare (pull first; nothing touched) → renamed (old → `<name>-old-<ts>`) → new-created (the old
  *   one's configuration, new image) → old-stopped → new-started → health-gate (only with a

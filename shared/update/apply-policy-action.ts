@@ -65,7 +65,7 @@ function snoozeEnd(action: Extract<UpdatePolicyAction, { action: 'snooze' }>, no
 }
 
 /**
- * Applies one PATCH action (spec 4.8) to a container's policy, already validated by UpdatePolicyActionSchema.
+ * Applies one PATCH action (http-interface §4.8) to a container's policy, already validated by UpdatePolicyActionSchema.
  * Returns a new policy and never changes the given one. Removing what is not there (remove-skip of an absent
  * value, unsnooze when not snoozed) succeeds: the caller asked for a state, and the state holds.
  */

@@ -3,7 +3,7 @@ import { errorText } from '../update-engine/update-step-error';
 import { parseLabelDuration } from './label-duration';
 
 /**
- * dd.hook.pre / dd.hook.post (issue 7 part 7), the part the hub and the edge agents share: the
+ * dd.hook.pre / dd.hook.post (docs/updates.md "Hooks"), the part the hub and the edge agents share: the
  * labels, the timeout, what a command learns, and how a result is described. Where the command
  * runs is the runtime's business (a HookRunner): the hub's host for its own containers, the
  * agent's host for an agent's.

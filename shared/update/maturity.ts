@@ -1,7 +1,7 @@
 import { MATURITY_MIN_AGE_DAYS_DEFAULT, type UpdatePolicy } from '../schemas/update-policy';
 import { DAY_MS, parseTimestamp, toIsoString } from './timestamp';
 
-/** Spec 3.4 and 8: display threshold default, and the age past which an update is `established`. */
+/** http-interface §3.4 and §8: display threshold default, and the age past which an update is `established`. */
 export const DISPLAY_THRESHOLD_DAYS_DEFAULT = 7;
 export const ESTABLISHED_AFTER_DAYS = 30;
 
@@ -17,7 +17,7 @@ export type MaturityGateInput = {
 };
 
 /**
- * The gate of one pending update (spec 3.3). `liftableAt` is present exactly when the gate is enabled
+ * The gate of one pending update (http-interface §3.3). `liftableAt` is present exactly when the gate is enabled
  * (mode `mature`): in the future while held, in the past once applicable. Its absence on an applicable
  * gate tells "no gate" apart from "aged out", which maturityCleared relies on.
  */
@@ -66,7 +66,7 @@ export function maturityCleared(previous: MaturityGate | undefined, current: Mat
 export type DisplayLevelInput = {
   /** When this remote value was first seen (the update clock). */
   firstSeenAt: number;
-  /** result.publishedAt, trusted or not: the level is informational (spec 3.4). */
+  /** result.publishedAt, trusted or not: the level is informational (http-interface §3.4). */
   publishedAt?: string | undefined;
   now: number;
   /** DD_UI_MATURITY_THRESHOLD_DAYS, an integer above 0; anything else falls back to the default 7. */
@@ -78,7 +78,7 @@ export type DisplayLevelInput = {
 export type DisplayMaturityLevel = 'hot' | 'mature' | 'established';
 
 /**
- * The display level of spec 3.4. With a threshold above 30 days the `mature` band is empty: an update is
+ * The display level of http-interface §3.4. With a threshold above 30 days the `mature` band is empty: an update is
  * hot until the threshold, then established.
  */
 export function displayMaturityLevel(input: DisplayLevelInput): DisplayMaturityLevel | undefined {

@@ -36,7 +36,7 @@ export type UpdateBlockersInput = {
 /**
  * Every reason that holds a pending update back from notifications and automatic updates, in a fixed order
  * (skipped, snoozed, maturity-not-reached); empty when it may go ahead. A manual update request looks only at
- * the maturity gate (spec 3.3): skips and snoozes are about what the user is told, not what they may do.
+ * the maturity gate (http-interface §3.3): skips and snoozes are about what the user is told, not what they may do.
  */
 export function updateBlockers(input: UpdateBlockersInput): UpdateBlocker[] {
   if (!input.update) return [];

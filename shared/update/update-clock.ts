@@ -8,7 +8,7 @@ export type ContainerIdentityInput = { agent?: string | undefined; watcher: stri
 /**
  * The key that survives re-creation: an update gives the container a new id but keeps agent, watcher and
  * name, so policy and update clock are stored under this key, never under the id. Same form as
- * statusesByIdentity in recent-status (spec 4.8): `agent::watcher::name`, with `__local__` for a local
+ * statusesByIdentity in recent-status (http-interface §4.8): `agent::watcher::name`, with `__local__` for a local
  * container so that a missing and an empty agent name read alike. Docker container names and watcher names
  * cannot hold `:`, so the separator is unambiguous.
  */
@@ -23,9 +23,9 @@ export function containerIdentity(input: ContainerIdentityInput): string {
 export const UpdateClockSchema = v.object({
   /** The pending remote tag or digest this clock times. */
   remoteValue: v.pipe(v.string(), v.minLength(1)),
-  /** Start of the maturity gate's own clock (spec 3.3), before any trusted publication date moves it earlier. */
+  /** Start of the maturity gate's own clock (http-interface §3.3), before any trusted publication date moves it earlier. */
   updateDetectedAt: v.pipe(v.number(), v.integer()),
-  /** When this remote value was first seen, the display level's clock (spec 3.4). */
+  /** When this remote value was first seen, the display level's clock (http-interface §3.4). */
   firstSeenAt: v.pipe(v.number(), v.integer()),
 });
 export type UpdateClock = v.InferOutput<typeof UpdateClockSchema>;
@@ -40,7 +40,7 @@ export type UpdateClock = v.InferOutput<typeof UpdateClockSchema>;
  *
  * A failed check is not "nothing pending": the caller keeps the previous clock and does not call this, or
  * a registry hiccup would restart every gate. The two instants start together and move together here;
- * they are two fields because spec 3.3 and 3.4 name two clocks, and a later source (a fleet-wide first
+ * they are two fields because http-interface §3.3 and §3.4 name two clocks, and a later source (a fleet-wide first
  * sighting) may move firstSeenAt alone.
  */
 export function advanceUpdateClock(

@@ -4,7 +4,7 @@ export const SEMVER_DIFFS = ['major', 'minor', 'patch', 'prerelease'] as const;
 export type SemverDiff = (typeof SEMVER_DIFFS)[number];
 
 /**
- * `updateKind` of a container (spec 2.4): what changed between the running image and the remote one.
+ * `updateKind` of a container (http-interface §2.4): what changed between the running image and the remote one.
  * `unknown` carries no values: there is no pending update to describe.
  */
 export const UpdateKindSchema = v.variant('kind', [
@@ -27,7 +27,7 @@ export type UpdateKindInput = {
 };
 
 /**
- * Builds `updateKind` and `updateAvailable`. A tag change wins over a digest change (domain notes): the new
+ * Builds `updateKind` and `updateAvailable`. A tag change wins over a digest change: the new
  * tag is the update the user acts on, and its digest differs from the local one anyway. The caller compares
  * like with like (index digest against the digest the image was pulled by), or multi-arch images would show
  * a permanent digest update.

@@ -2,12 +2,12 @@
  * Fuzz of the credentials a request carries: the Authorization header and the Cookie header, alone
  * and together, on the real hub in memory and on a socket (plus raw bytes no fetch would send).
  *
- * Each generated value carries its class, and an oracle derived from the spec (5.2, 5.4, 2.15)
+ * Each generated value carries its class, and an oracle derived from http-interface §5.2, §5.4 and §2.15
  * says which statuses are due: the exact key credential authenticates (200, or 403 where it lacks
  * the scope); any other Bearer value, key-shaped or not, gets the one uniform 401 (429 once its
  * address has failed too often) and is never retried against the cookie; anything else falls
  * through to the session cookie, which authenticates only as the exact `dd.sid` of a live session. Never a 5xx, every
- * refusal is spec 2.15 JSON, and the hub keeps serving afterwards.
+ * refusal is http-interface §2.15 JSON, and the hub keeps serving afterwards.
  *
  * Deterministic: FUZZ_SEED=<seed> npx vitest run test/fuzz/auth-header-fuzz.test.ts reproduces a run.
  */
@@ -126,7 +126,7 @@ function genAuthorization(rng: Rng, creds: Credentials): { value: string | undef
       () => `Bearer ${utf8AsLatin1('\u{1f433}\u202eddk_')}`,
     ];
     const value = rng.pick(others)();
-    // A Bearer value of any shape is a key credential on these targets (spec 5.4: malformed ones too).
+    // A Bearer value of any shape is a key credential on these targets (http-interface §5.4: malformed ones too).
     return { value, class: BEARER_VALUE.test(value.trim()) ? 'key-fail' : 'other' };
   }
   return { value: randomLatin1(rng, 300), class: 'unknown' };
@@ -193,7 +193,7 @@ function principals(auth: AuthClass, cookie: CookieClass): Set<Principal | 'key-
   const fromCookie = (): Principal[] =>
     cookie === 'valid' ? ['session'] : cookie === 'ambiguous' ? ['session', 'unauthenticated'] : ['unauthenticated'];
   if (auth === 'exact') return new Set(['key']);
-  // Spec 5.4: a failed key credential is never retried against the cookie.
+  // http-interface §5.4: a failed key credential is never retried against the cookie.
   if (auth === 'key-fail') return new Set(['key-refused']);
   if (auth === 'unknown') return new Set(['key-refused', ...fromCookie()]);
   return new Set(fromCookie());
@@ -236,7 +236,7 @@ function expectJsonRefusal(seen: Seen, context: string): void {
   } catch {
     json = undefined;
   }
-  expect(v.safeParse(ErrorBodySchema, json).success, `not a spec 2.15 body: ${context} -> ${preview(seen.text, 200)}`).toBe(true);
+  expect(v.safeParse(ErrorBodySchema, json).success, `no http-interface §2.15 body: ${context} -> ${preview(seen.text, 200)}`).toBe(true);
 }
 
 let uniqueAddress = 0;
@@ -306,7 +306,7 @@ for (const mode of ['memory', 'server'] as const) {
     });
     afterAll(() => client.close());
 
-    it('answers each combination as the spec says: never a 5xx, never a stray 200, JSON refusals, one uniform key 401', async () => {
+    it('answers each combination per http-interface §5: never a 5xx, never a stray 200, JSON refusals, one uniform key 401', async () => {
       const rng = rngFor(SEED, `auth-headers-${mode}`);
       const cases = mode === 'memory' ? 900 : 450;
       const keyFailureBodies = new Set<string>();

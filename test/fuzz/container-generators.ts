@@ -1,6 +1,6 @@
 /**
- * Seed records, generators and independent oracles for the container and watcher routes (spec 2.4,
- * 2.5, 4.3, 4.8). The oracles are written from the spec, not from the hub's code: where the spec
+ * Seed records, generators and independent oracles for the container and watcher routes (http-interface §2.4,
+ * §2.5, §4.3, §4.8). The oracles are written from that page, not from the hub's code: where it
  * leaves a reading open, the reading chosen is said where it is made.
  */
 import * as v from 'valibot';
@@ -97,12 +97,12 @@ export function seedContainers(rng: Rng, count: number): Container[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// GET /api/v1/containers (spec 4.8)
+// GET /api/v1/containers (http-interface §4.8)
 
 /**
- * In the spec's order, which is the order the first bad parameter is named in. Spec readings: the
+ * In the order of http-interface §4.8, which is the order the first bad parameter is named in. Readings: the
  * boolean takes true/false/1/0 (as the OpenAPI document says); offset's upper bound is the one the
- * OpenAPI document gives (the spec sets none).
+ * OpenAPI document gives (the interface sets none).
  */
 export const CONTAINER_QUERY: QuerySpecs = {
   limit: { kind: 'int', min: 0, max: 200 },
@@ -150,7 +150,7 @@ export function genValidContainerQuery(rng: Rng): string {
 function matchesStatus(c: Container, status: string): boolean {
   if (status === 'update-available') return c.updateAvailable;
   if (status === 'up-to-date') return !c.updateAvailable;
-  // Docker has no `stopped` state (spec 3.5 lists it among filter values): read as exited or never started.
+  // Docker has no `stopped` state (http-interface §3.5 lists it among filter values): read as exited or never started.
   if (status === 'stopped') return c.status === 'exited' || c.status === 'created';
   return c.status === status;
 }
@@ -164,7 +164,7 @@ function matchesKind(c: Container, kind: string): boolean {
 }
 
 /**
- * Sort keys. Spec readings: `name` is the name shown (displayName), without regard to letter case;
+ * Sort keys. Readings of the interface: `name` is the name shown (displayName), without regard to letter case;
  * `age` is the container's creation time, `created` the image's build date (the container's when
  * the image has none). Which way `age` runs is not said: both are accepted.
  */

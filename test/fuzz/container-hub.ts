@@ -16,7 +16,7 @@ import { withTimeout } from '../support/with-timeout';
 import { type ContainerPageExpectation, publicView } from './container-generators';
 import { preview, type QueryExpectation } from './generators';
 
-/** GET /api/v1/containers (spec 4.8). */
+/** GET /api/v1/containers (http-interface §4.8). */
 export const PageSchema = v.object({
   data: v.array(ContainerSchema),
   total: v.number(),
@@ -102,8 +102,8 @@ export async function call(
 export const shown = (seen: Seen): string => `-> ${seen.status} ${preview(seen.text, 300)}`;
 
 /**
- * Whatever was sent: never a 5xx (but those the spec prescribes, e.g. 501 for an inventory refresh of a
- * provider that cannot), every error a spec 2.15 JSON body, no secret in any answer.
+ * Whatever was sent: never a 5xx (but those http-interface §4.3 prescribes, e.g. 501 for an inventory refresh of a
+ * provider that cannot), every error an http-interface §2.15 JSON body, no secret in any answer.
  */
 export function checkInvariants(seen: Seen, context: string, secretMark: string, prescribed: readonly number[] = []): void {
   const where = `${context}\n  ${shown(seen)}`;
@@ -113,7 +113,7 @@ export function checkInvariants(seen: Seen, context: string, secretMark: string,
   if (seen.status < 400) return;
   expect(seen.headers.get('content-type') ?? '', `error without JSON content-type: ${where}`).toMatch(/^application\/json/);
   const body = v.safeParse(ErrorBodySchema, seen.json);
-  expect(body.success && body.output.error.length > 0, `not a spec 2.15 error body: ${where}`).toBe(true);
+  expect(body.success && body.output.error.length > 0, `not an http-interface §2.15 error body: ${where}`).toBe(true);
 }
 
 export function expectSchema(schema: v.GenericSchema, value: unknown, context: string): void {
@@ -130,7 +130,7 @@ export async function storedState(hub: HubClient): Promise<Record<string, unknow
   return stored;
 }
 
-/** Answers with 5xx statuses the spec or the route prescribes; any other 5xx is a failure. */
+/** Answers with 5xx statuses the interface (docs/http-interface.md) or the route prescribes; any other 5xx is a failure. */
 const PRESCRIBED = [
   /route="\/api\/v1\/watchers\/:type\/:name\/inventory",status="501"/,
   /route="\/api\/v1\/containers\/:id\/watch",status="503"/,

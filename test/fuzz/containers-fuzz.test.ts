@@ -1,5 +1,5 @@
 /**
- * Fuzz of the container and watcher routes (spec 4.3, 4.8): every query parameter of
+ * Fuzz of the container and watcher routes (http-interface §4.3, §4.8): every query parameter of
  * GET /api/v1/containers, every update-policy action and hostile bodies, inventory refresh bodies
  * and paths, the watcher list, and hostile path parameters, against a hub holding seeded records.
  * Invariants as in ./http-fuzz.test.ts: never a 5xx, 4xx JSON for invalid input, 2xx bodies that
@@ -248,7 +248,7 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
     for (let i = 0; i < budget(hub, 200, 50); i++) {
       const [type, name] = [genSegment(rng, ['docker']), genSegment(rng, ['fuzz', 'alpha'])];
       const body = genInventoryBody(rng);
-      // Spec 4.3 and 7: the body first, then the provider type (501), then the watcher (404).
+      // http-interface §4.3 and §7: the body first, then the provider type (501), then the watcher (404).
       const routed = type.known === 'invalid' ? 501 : name.known === 'invalid' ? 404 : 200;
       const statuses = inventoryVerdict(body).map((status) => (status === 200 ? routed : status));
       const path = `/api/v1/watchers/${type.segment}/${name.segment}/inventory`;

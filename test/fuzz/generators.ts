@@ -1,6 +1,6 @@
 /**
  * Seeded, deterministic generators of hostile HTTP input for the hub fuzz suite, and the
- * oracles that say, from the spec alone, what the hub must answer to each input.
+ * oracles that say, from docs/http-interface.md alone, what the hub must answer to each input.
  *
  * Everything is driven by one 32-bit seed (mulberry32), so a failing case is reproduced by
  * running the suite again with the seed printed in its name (FUZZ_SEED=0x...).
@@ -333,7 +333,7 @@ export type QueryKind =
 
 export type QuerySpecs = Readonly<Record<string, QueryKind>>;
 
-/** GET /api/v1/audit (spec 4.10). */
+/** GET /api/v1/audit (http-interface §4.10). */
 export const AUDIT_QUERY: QuerySpecs = {
   offset: { kind: 'int', min: 0, max: 1_000_000 },
   limit: { kind: 'int', min: 1, max: 200 },
@@ -346,7 +346,7 @@ export const AUDIT_QUERY: QuerySpecs = {
 
 const COMPONENT: QueryKind = { kind: 'text', maxLength: 100, pattern: /^[A-Za-z0-9._:/-]+$/ };
 
-/** GET /api/v1/log/entries (spec 4.6). */
+/** GET /api/v1/log/entries (http-interface §4.6). */
 export const LOG_ENTRIES_QUERY: QuerySpecs = {
   level: { kind: 'enum', values: LOG_LEVELS },
   component: COMPONENT,
@@ -354,7 +354,7 @@ export const LOG_ENTRIES_QUERY: QuerySpecs = {
   since: { kind: 'int', min: 0, max: Number.MAX_SAFE_INTEGER },
 };
 
-/** WS /api/v1/log/stream (spec 4.6): level, component, tail. */
+/** WS /api/v1/log/stream (http-interface §4.6): level, component, tail. */
 export const LOG_STREAM_QUERY: QuerySpecs = {
   level: { kind: 'enum', values: LOG_LEVELS },
   component: COMPONENT,
@@ -381,7 +381,7 @@ function validQueryText(rng: Rng, spec: QueryKind, now: number): string {
   }
 }
 
-/** A value the spec forbids for this kind, or a plainly hostile one. */
+/** A value the interface forbids for this kind, or a plainly hostile one. */
 function invalidQueryText(rng: Rng, spec: QueryKind): string {
   switch (spec.kind) {
     case 'int':
@@ -478,7 +478,7 @@ export function expectQuery(specs: QuerySpecs, search: string): QueryExpectation
   return ambiguous.length === 0 ? { outcome: 'ok', values } : { outcome: 'either', parameters: ambiguous, values };
 }
 
-/** The log entries a filter selects, oldest first (spec 4.6), computed independently of the hub. */
+/** The log entries a filter selects, oldest first (http-interface §4.6), computed independently of the hub. */
 export function expectedLogEntries(all: readonly LogEntry[], values: Map<string, string>): LogEntry[] {
   const level = values.get('level') as LogLevel | undefined;
   const component = values.get('component');
@@ -569,7 +569,7 @@ export function hostileJsonValue(rng: Rng, depth = 0): unknown {
 }
 
 export interface FieldSpec {
-  /** A value the spec allows for this field. */
+  /** A value the interface allows for this field. */
   valid: (rng: Rng) => unknown;
 }
 
@@ -673,7 +673,7 @@ export interface BodyVerdict {
 
 type Shape = { ok: true; value: Record<string, unknown> } | { ok: false; status: number };
 
-/** The steps every body route shares (spec 7): size, empty, media type, JSON syntax, object shape. */
+/** The steps every body route shares (http-interface §7): size, empty, media type, JSON syntax, object shape. */
 function parseBodyText(body: BodyCase, text: string): Shape | { ok: 'either-type'; inner: Shape } {
   if (body.bytes.length > MAX_BODY_BYTES) return { ok: false, status: 413 };
   if (text.trim() === '') return { ok: false, status: 400 };
@@ -723,7 +723,7 @@ export const SETTINGS_FIELDS: Readonly<Record<string, FieldSpec>> = {
   updateMode: { valid: (rng) => rng.pick(UPDATE_MODES) },
 };
 
-/** PATCH/PUT /api/v1/settings (spec 2.13, 4.12): only the two fields, with their types. */
+/** PATCH/PUT /api/v1/settings (http-interface §2.13, §4.12): only the two fields, with their types. */
 export function settingsVerdict(body: BodyCase): BodyVerdict {
   return judgeBody(body, (value) => {
     for (const key of Object.keys(value)) if (!Object.hasOwn(SETTINGS_FIELDS, key)) return { statuses: [400] };
@@ -770,7 +770,7 @@ export function hitsKnownNotificationBug(body: BodyCase): boolean {
 }
 
 /**
- * PATCH /api/v1/notifications/{id} (spec 2.8, 4.9). The body is checked first (400/415), then
+ * PATCH /api/v1/notifications/{id} (http-interface §2.8, §4.9). The body is checked first (400/415), then
  * the rule id (404), then the named triggers, none of which exists here (400).
  */
 export function notificationVerdict(body: BodyCase, idKnown: Validity): BodyVerdict {

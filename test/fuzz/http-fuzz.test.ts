@@ -1,9 +1,9 @@
 /**
  * Fuzz of every body and query parameter and of the generic HTTP boundaries of the hub.
  *
- * Invariants, for every request: never a 5xx, never a hang, every 4xx is a spec 2.15 JSON body,
+ * Invariants, for every request: never a 5xx, never a hang, every 4xx is an http-interface §2.15 JSON body,
  * a 405 carries an exact Allow, accepted bodies validate against the resource schema, and a
- * rejected request changes no stored state ("bad input loses nothing"). Where the spec decides
+ * rejected request changes no stored state ("bad input loses nothing"). Where docs/http-interface.md decides
  * the outcome, an independent oracle (./generators) says which status is due.
  *
  * Deterministic: one seed drives every batch and is printed in the suite names. Reproduce a
@@ -201,7 +201,7 @@ function checkInvariants(seen: Seen, method: string, context: string): void {
     expect(seen.text, shown).toBe('');
   } else {
     const body = v.safeParse(ErrorBodySchema, seen.json);
-    expect(body.success && body.output.error.length > 0, `not a spec 2.15 error body: ${shown}`).toBe(true);
+    expect(body.success && body.output.error.length > 0, `not an http-interface §2.15 error body: ${shown}`).toBe(true);
   }
   if (seen.status === 405) {
     const allow = seen.headers.get('allow');
@@ -321,7 +321,7 @@ async function seedHub(hub: HubClient): Promise<void> {
   }
 }
 
-/** The page GET /api/v1/audit must return (spec 4.10), from the full trail newest first. */
+/** The page GET /api/v1/audit must return (http-interface §4.10), from the full trail newest first. */
 function expectedAuditPage(all: readonly AuditEntry[], values: Map<string, string>) {
   const offset = values.has('offset') ? Number(values.get('offset')) : 0;
   const limit = values.has('limit') ? Number(values.get('limit')) : 50;
@@ -636,7 +636,7 @@ describeHubMatrix(
           const path = `${route.path}${genQuery(rng, anyQuery, Date.now())}`;
           const method = rng.bool(0.15) ? 'HEAD' : 'GET';
           const headers = randomHeaders(rng);
-          // A Bearer value is a key credential, never ignored (spec 5.4): test/fuzz/auth-header-fuzz.test.ts fuzzes those.
+          // A Bearer value is a key credential, never ignored (http-interface §5.4): test/fuzz/auth-header-fuzz.test.ts fuzzes those.
           if (/^bearer +./i.test(headers['authorization']?.trim() ?? '')) delete headers['authorization'];
           const context = `${describeCase(batch, i, method, path)} headers=${preview(JSON.stringify(headers), 400)}`;
           const seen = await call(hub, method, path, { headers });
@@ -1127,7 +1127,7 @@ function expectRawJsonError(reply: RawReply | undefined, status: number | readon
     parsed = undefined;
   }
   const body = v.safeParse(ErrorBodySchema, parsed);
-  expect(body.success && body.output.error.length > 0, `not a spec 2.15 error body: ${shown}`).toBe(true);
+  expect(body.success && body.output.error.length > 0, `not an http-interface §2.15 error body: ${shown}`).toBe(true);
 }
 
 const HOST = 'Host: 127.0.0.1\r\nConnection: close\r\n';

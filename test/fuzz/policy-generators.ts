@@ -1,5 +1,5 @@
 /**
- * PATCH /api/v1/containers/{id}/update-policy (spec 2.5, 4.8): bodies for every action, hostile
+ * PATCH /api/v1/containers/{id}/update-policy (http-interface §2.5, §4.8): bodies for every action, hostile
  * bodies, the oracle that says what the hub must answer, and a model of the policy it keeps.
  */
 import {
@@ -25,7 +25,7 @@ export const POLICY_ACTIONS = [
   'clear-maturity-policy',
 ] as const;
 
-/** The extra fields each action takes (spec 4.8); any other field is refused, as a typo must not pass silently. */
+/** The extra fields each action takes (http-interface §4.8); any other field is refused, as a typo must not pass silently. */
 const FIELDS: Record<string, readonly string[]> = {
   'remove-skip': ['kind', 'value'],
   snooze: ['days', 'snoozeUntil'],
@@ -33,7 +33,7 @@ const FIELDS: Record<string, readonly string[]> = {
 };
 
 const DAY_MS = 86_400_000;
-/** Bounds the spec leaves open, as shared/schemas/update-policy sets them: ten years of snooze, 256-character skip values. */
+/** Bounds http-interface §2.5 leaves open, as shared/schemas/update-policy sets them: ten years of snooze, 256-character skip values. */
 const SNOOZE_MAX_DAYS = 3650;
 const SKIP_VALUE_MAX = 256;
 const SKIP_LIST_MAX = 100;
@@ -164,7 +164,7 @@ const isInt = (value: unknown, min: number, max: number) =>
   typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 
 /**
- * What the hub must answer: the body is checked first (413, 400, 415: spec 7), then the container
+ * What the hub must answer: the body is checked first (413, 400, 415: http-interface §7), then the container
  * (404), then whether the action applies now (400: nothing to skip, a snooze date not ahead or
  * more than ten years ahead). A 200 carries the action in `patch`.
  */
@@ -207,7 +207,7 @@ export interface Policy {
 }
 
 /**
- * The policy after an accepted action (spec 4.8), absent fields rather than empty lists. A snooze
+ * The policy after an accepted action (http-interface §4.8), absent fields rather than empty lists. A snooze
  * by days ends `days` after the request: `snoozeByDays` checks the hub's instant and returns it.
  */
 export function applyPolicy(

@@ -1,11 +1,11 @@
-/** Watcher routes (spec 2.2, 4.3): response schemas, the list query, inventory bodies and their oracle. */
+/** Watcher routes (http-interface §2.2, §4.3): response schemas, the list query, inventory bodies and their oracle. */
 import * as v from 'valibot';
 import { ContainerSchema } from '../../shared/schemas/container';
 import { type BodyCase, CONTENT_TYPES, genJsonBody, judgeBody, type QuerySpecs, type Rng } from './generators';
 
 const Iso = v.pipe(v.string(), v.isoTimestamp());
 
-/** Spec 2.2. */
+/** http-interface §2.2. */
 export const WatcherSchema = v.pipe(
   v.object({
     id: v.string(),
@@ -18,7 +18,7 @@ export const WatcherSchema = v.pipe(
   v.check((watcher) => watcher.id === `${watcher.type}.${watcher.name}`, 'id is not <type>.<name>'),
 );
 
-/** Spec 4.3, inventory result. */
+/** http-interface §4.3, inventory result. */
 export const InventoryResultSchema = v.object({
   context: v.object({
     operationId: v.pipe(v.string(), v.uuid()),
@@ -39,7 +39,7 @@ export const WATCHER_QUERY: QuerySpecs = {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The body is "an empty JSON object" (spec 4.3): `{}`, nothing at all, or anything else. */
+/** The body is "an empty JSON object" (http-interface §4.3): `{}`, nothing at all, or anything else. */
 export function genInventoryBody(rng: Rng): BodyCase {
   const roll = rng.next();
   const contentType = rng.bool(0.8) ? 'application/json' : rng.pick(CONTENT_TYPES).value;

@@ -282,7 +282,7 @@ describe('authentication: clocks, limits, restarts and streams', () => {
 });
 
 describeHubMatrix(
-  'metrics token with authentication configured (spec 5.10)',
+  'metrics token with authentication configured (http-interface §5.10)',
   (client) => {
     it('opens /metrics to the token alone, and to nothing else without a session or key', async () => {
       expect((await client().request('/metrics', { headers: { authorization: 'Bearer scrape-token' } })).status).toBe(200);

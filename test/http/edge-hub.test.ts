@@ -381,7 +381,7 @@ describe('an agent inventory through the hub', () => {
     expect(cancel.id).toBe(request.id);
   });
 
-  it("proxies the agent's log entries (spec 4.4)", async () => {
+  it("proxies the agent's log entries (http-interface §4.4)", async () => {
     const answered = (async () => {
       const request = await peer.next('request');
       expect(request.request).toEqual({ method: 'log.entries', level: 'warn', tail: 5 });
@@ -399,7 +399,7 @@ describe('an agent inventory through the hub', () => {
     await expectJsonError(await client.request('/api/v1/agents/nas/log/entries?level=loud'), 400);
   });
 
-  it('refreshes the inventory through the agent (spec 4.3): only the awaited operation writes', async () => {
+  it('refreshes the inventory through the agent (http-interface §4.3): only the awaited operation writes', async () => {
     const answered = (async () => {
       const request = await peer.next('request');
       expect(request.request).toMatchObject({ method: 'inventory', watcher: 'local', operationId: expect.any(String) });

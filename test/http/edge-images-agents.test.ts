@@ -1,5 +1,5 @@
 /**
- * The image routes (spec 4.14) with edge agents that the real agent cannot play: one that predates
+ * The image routes (http-interface §4.14) with edge agents that the real agent cannot play: one that predates
  * `image.list` (answers `unsupported`) and one whose list was cut (`truncated`). The hub is real and
  * listening; the agent is a scripted edge/1.0 peer (test/support/edge-peer.ts). The ordinary case
  * runs on a real agent and dockerd in test/integration/edge-images.test.ts.

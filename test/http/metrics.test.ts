@@ -5,7 +5,7 @@ import { cycle, notificationHub, record } from '../support/notification-hub';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
 
 /**
- * The `dd_*` series of spec 6.4 scraped from /metrics after activity: records applied the way a
+ * The `dd_*` series of http-interface §6.4 scraped from /metrics after activity: records applied the way a
  * watch cycle applies them (audit and notifications included), deliveries to a real receiver.
  * Against a real dockerd and registry: test/integration/registry-webhook-e2e.test.ts.
  */

@@ -38,7 +38,7 @@ afterAll(async () => {
   await receiver.close();
 });
 
-describe('trigger routes (spec 4.7, 4.8)', () => {
+describe('trigger routes (http-interface §4.7, §4.8)', () => {
   it('lists the notification triggers in ORDER, then the action triggers, configuration masked', async () => {
     const { status, body } = await json('/api/v1/triggers');
     expect(status).toBe(200);
@@ -64,7 +64,7 @@ describe('trigger routes (spec 4.7, 4.8)', () => {
     expect(JSON.stringify(body)).not.toContain(PASSWORD);
     expect(JSON.stringify(body)).not.toContain('query-secret-1a2b3c');
     await expectJsonError(await hub.request('/api/v1/triggers/http/nope'), 404);
-    // Action triggers are listed too (spec 2.12), but are no notification target (see the PATCH tests).
+    // Action triggers are listed too (http-interface §2.12), but are no notification target (see the PATCH tests).
     expect((await json('/api/v1/triggers/docker/local')).body).toMatchObject({ id: 'docker.local', type: 'docker', name: 'local' });
   });
 
@@ -127,7 +127,7 @@ describe('trigger routes (spec 4.7, 4.8)', () => {
   });
 });
 
-describe('notification rule routes (spec 4.9)', () => {
+describe('notification rule routes (http-interface §4.9)', () => {
   it('PATCH accepts configured notification triggers only, and templates that compile', async () => {
     const ok = await json(
       '/api/v1/notifications/update-failed',

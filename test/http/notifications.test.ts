@@ -13,7 +13,7 @@ const SPEC_DEFAULTS = {
 } as const;
 
 describeHubMatrix('notification rules', (client) => {
-  it('has exactly the eight defaults of spec 2.8', async () => {
+  it('has exactly the eight defaults of http-interface §2.8', async () => {
     const body = await (await client().request('/api/v1/notifications')).json();
     expect(body.total).toBe(8);
     expect(body.data.map((rule: { id: string }) => rule.id)).toEqual(Object.keys(SPEC_DEFAULTS));

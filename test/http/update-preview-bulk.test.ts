@@ -1,5 +1,5 @@
 /**
- * Update preview and bulk update (spec 4.8) on the hub in memory: what each answers before anything
+ * Update preview and bulk update (http-interface §4.8) on the hub in memory: what each answers before anything
  * reaches Docker. The memory hub has no Docker host, so the preview always shows the 503 of a
  * watcher that does not run here; the accepted path runs on a real dockerd in
  * test/integration/images-bulk-updates.test.ts.

@@ -1,5 +1,5 @@
 /**
- * The refusals of the update routes (spec 4.8), decided before anything reaches Docker, on the
+ * The refusals of the update routes (http-interface §4.8), decided before anything reaches Docker, on the
  * hub in memory with container records put in its store. The updates themselves run against a
  * real dockerd in test/integration/container-updates.test.ts.
  */
@@ -46,7 +46,7 @@ describe('update routes: refusals before anything is queued', () => {
     expect(body.details).toEqual({ feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS' });
   });
 
-  it('answers 409 when dd.action.exclude (or an include naming another trigger) keeps the action away (spec 9.8)', async () => {
+  it('answers 409 when dd.action.exclude (or an include naming another trigger) keeps the action away (http-interface §9.8)', async () => {
     const excluded = pending({ id: 'b'.repeat(64), name: 'excluded', labels: { 'dd.action.exclude': 'docker.update' } });
     const elsewhere = pending({ id: 'c'.repeat(64), name: 'elsewhere', labels: { 'dd.action.include': 'other' } });
     const byName = pending({ id: 'd'.repeat(64), name: 'by-name', labels: { 'dd.action.exclude': 'update' } });

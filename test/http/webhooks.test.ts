@@ -4,7 +4,7 @@ import { containerRecord, withImage } from '../support/container-fixture';
 import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../support/hub-harness';
 
 /**
- * The webhook routes (spec 4.11, 5.8, 5.9, 7, 8) without Docker: every status they document.
+ * The webhook routes (http-interface §4.11, §5.8, §5.9, §7, §8) without Docker: every status they document.
  * Containers are records put in the store; their watcher is not running, so a resolved
  * container's check answers 503 here (against a real dockerd and registry:
  * test/integration/action-webhooks.test.ts and registry-webhook-e2e.test.ts).
@@ -270,7 +270,7 @@ describe('webhook configuration at the routes', () => {
   });
 });
 
-describe('webhook rate limits (spec 8), per client address on a real socket', () => {
+describe('webhook rate limits (http-interface §8), per client address on a real socket', () => {
   it('action webhooks: 30 per 15 minutes, then 429 with Retry-After; the server-wide limit does not apply', async () => {
     // A server-wide limit of 5: the webhooks have their own limit and are not counted against it.
     const client = await createServerHub({

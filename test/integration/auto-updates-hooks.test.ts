@@ -1,5 +1,5 @@
 /**
- * The update policy and hooks (issue 7 parts 4 and 7) on real components: a dockerd, a registry
+ * The update policy and hooks (docs/updates.md) on real components: a dockerd, a registry
  * holding `auto/app` 1.0.0 and 2.0.0, and the hub as `npm start` runs it, with a Docker action
  * trigger and DD_HOOKS_ENABLED=true. Hooks are real shell commands writing into a temporary directory.
  */

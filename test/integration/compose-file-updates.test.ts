@@ -1,5 +1,5 @@
 /**
- * Compose awareness of updates (issue 7 item 6), end to end: containers carrying the labels docker
+ * Compose awareness of updates (docs/updates.md "Compose files"), end to end: containers carrying the labels docker
  * compose sets (compose itself is not installed here; the test sets them with dockerode) are
  * updated through the hub on a real dockerd and registry, and their compose files on disk follow.
  */

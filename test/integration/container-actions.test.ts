@@ -105,7 +105,7 @@ describe('container actions on a real Docker Engine', () => {
     await expectJsonError(await hub.api(`/api/v1/containers/${extra}`), 404);
     expect((await inspect(extra)).State.Running).toBe(true);
     expect((await audit('container-removed'))[0]).toMatchObject({ containerName: 'extra', details: 'removed through the API' });
-    // The next watch finds it again (spec 4.5: the record, not the container, was removed).
+    // The next watch finds it again (http-interface §4.5: the record, not the container, was removed).
     expect((await hub.refresh()).map((c) => c.id)).toContain(extra);
   });
 

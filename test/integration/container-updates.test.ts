@@ -1,5 +1,5 @@
 /**
- * Container updates through the hub (issue 7), end to end on real components: a dockerd, a plain
+ * Container updates through the hub (docs/updates.md), end to end on real components: a dockerd, a plain
  * registry and a basic-auth one that the images are pushed to, and the hub as `npm start` runs it
  * with a Docker action trigger. What Docker did is checked with the test's own dockerode.
  */

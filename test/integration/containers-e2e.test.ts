@@ -155,7 +155,7 @@ describe('containers on a real Docker Engine, checked against a real registry', 
     await stream.nextOfType('dd:container-removed', 15_000);
   });
 
-  it('refreshes the inventory without registry checks, exactly as spec 4.3 says', async () => {
+  it('refreshes the inventory without registry checks, exactly as http-interface §4.3 says', async () => {
     const result = await json('/api/v1/watchers/docker/local/inventory', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

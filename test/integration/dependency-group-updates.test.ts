@@ -1,5 +1,5 @@
 /**
- * Dependency-group updates (issue 7) on a real Docker Engine and registry, with the hub as
+ * Dependency-group updates (docs/updates.md) on a real Docker Engine and registry, with the hub as
  * `npm start` runs it: the order comes from dd.depends_on and compose depends_on labels, waves run
  * one after the other, and a failed wave stops the group. Docker is checked with the test's own dockerode.
  */

@@ -124,7 +124,7 @@ describe('edge agents and hub as real processes', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('lists both agents, synced, with every field of spec 2.3, and their keys bound to their names', async () => {
+  it('lists both agents, synced, with every field of http-interface §2.3, and their keys bound to their names', async () => {
     const listed = await waitFor(async () => {
       const all = await listAgents();
       return all.length === 2 && all.every((agent) => agent.connected && agent.containers.total === 1) ? all : undefined;
@@ -205,7 +205,7 @@ describe('edge agents and hub as real processes', () => {
     expect((await containersOf('agent=alpha')).find((c) => c.id === lateId)?.status).toBe('exited');
   });
 
-  it("serves the agent's own log entries (spec 4.4)", async () => {
+  it("serves the agent's own log entries (http-interface §4.4)", async () => {
     const entries = await json<{ msg: string; component: string }[]>('/api/v1/agents/alpha/log/entries?tail=1000');
     expect(entries.some((entry) => entry.component === 'edge.link' && entry.msg.startsWith('connected to'))).toBe(true);
     const filtered = await json<{ component: string }[]>('/api/v1/agents/alpha/log/entries?component=edge.link');
@@ -213,7 +213,7 @@ describe('edge agents and hub as real processes', () => {
     expect(filtered.every((entry) => entry.component.includes('edge.link'))).toBe(true);
   });
 
-  it("refreshes an agent watcher's inventory through the agent (spec 4.3)", async () => {
+  it("refreshes an agent watcher's inventory through the agent (http-interface §4.3)", async () => {
     const result = await json<{ context: { source: unknown }; containers: Container[]; errors: unknown[]; authoritative: boolean }>(
       '/api/v1/watchers/docker/local/alpha/inventory',
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },

@@ -1,5 +1,5 @@
 /**
- * The image routes (spec 4.14) on an edge agent's host, on real components: a hub listening on
+ * The image routes (http-interface §4.14) on an edge agent's host, on real components: a hub listening on
  * 127.0.0.1, the agent as a real process (`npm run agent`) on its own dockerd, a plain registry.
  * The hub lists the agent's images through `image.list`, keeps the one a container uses and
  * prunes the other through `image.remove`; what Docker did is checked with the bed's own dockerode.

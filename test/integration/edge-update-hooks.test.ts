@@ -1,5 +1,5 @@
 /**
- * dd.hook.pre / dd.hook.post of an edge agent's container (issue 7 items 7 and 8), end to end on real
+ * dd.hook.pre / dd.hook.post of an edge agent's container (docs/updates.md "Hooks"), end to end on real
  * components: the hub (with its own DD_HOOKS_ENABLED=true, which must not matter to the agent), a
  * real agent process (`npm run agent`) on its own dockerd, and a plain registry holding 1.0.0 and
  * 2.0.0. The hooks run on the agent's host only under the agent's own DD_HOOKS_ENABLED; the hub

@@ -1,5 +1,5 @@
 /**
- * Updates of an edge agent's container at parity with local ones (issue 7 part 8), on real
+ * Updates of an edge agent's container at parity with local ones (docs/updates.md "On edge agents"), on real
  * components: the hub in process, a real agent (createEdgeAgent) on its own dockerd, a plain
  * registry. After the agent's update the hub keeps the backup (digest from the agent's inventory),
  * rolls back through the agent with the backup's configuration, prunes on the agent's host
@@ -137,7 +137,7 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
       const found = await json<{ data: Backup[] }>('/api/v1/containers/backups?containerName=web');
       return found.data.length > 0 ? found.data : undefined;
     }, 'the backup of the agent update');
-    // Spec 2.7 fields, the digest read from the agent's image inventory.
+    // http-interface §2.7 fields, the digest read from the agent's image inventory.
     expect(backups).toEqual([
       expect.objectContaining({
         id: done.id,

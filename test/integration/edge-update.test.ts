@@ -1,5 +1,5 @@
 /**
- * Updates of an edge agent's containers (issue 7 part 8), end to end on real components: the hub in
+ * Updates of an edge agent's containers (docs/updates.md "On edge agents"), end to end on real components: the hub in
  * process with a Docker action trigger, a real agent (createEdgeAgent) on its own dockerd with a
  * file journal, and a plain registry holding 1.0.0 and 2.0.0. The agent runs the update engine; the
  * hub mirrors its phases into the operation it answers, with the same events.

@@ -1,5 +1,5 @@
 /**
- * Update preview, bulk update and the image routes (spec 4.8, 4.14) on a real Docker Engine and
+ * Update preview, bulk update and the image routes (http-interface §4.8, §4.14) on a real Docker Engine and
  * registry, with the hub as `npm start` runs it. What Docker did is checked with the test's own dockerode.
  */
 import type Docker from 'dockerode';

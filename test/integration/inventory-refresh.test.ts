@@ -8,7 +8,7 @@ import { importBusyboxImage, runContainer } from '../support/docker/test-images'
 import { createMemoryHub } from '../support/hub-harness';
 
 /**
- * Spec 4.3's guarantees about time: a refresh past its deadline answers 504, and a refresh
+ * http-interface §4.3's guarantees about time: a refresh past its deadline answers 504, and a refresh
  * superseded by a newer one reports itself stale and removes nothing. A real dockerd frozen with
  * SIGSTOP makes the timing deterministic.
  */

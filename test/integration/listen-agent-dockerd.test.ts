@@ -19,9 +19,9 @@ interface Message<T = unknown> {
 const messageOf = <T>(event: SseEvent): Message<T> => JSON.parse(event.data) as Message<T>;
 
 /**
- * The listen-mode agent (spec 4.5) as `npm run agent -- --listen` starts it (variables, secret,
+ * The listen-mode agent (http-interface §4.5) as `npm run agent -- --listen` starts it (variables, secret,
  * logging), on a real dockerd, through real HTTP on loopback: every route with its statuses,
- * the event stream (spec 6.2), and the secret never in a log line.
+ * the event stream (http-interface §6.2), and the secret never in a log line.
  */
 describe('listen-mode agent on a real Docker Engine', () => {
   let dockerd: TestDockerd;
@@ -151,7 +151,7 @@ describe('listen-mode agent on a real Docker Engine', () => {
     expect(base?.docker.image?.repoTags).toContain(IMAGE);
   });
 
-  it('lists its watchers (spec 2.2) and no triggers; trigger runs are 404', async () => {
+  it('lists its watchers (http-interface §2.2) and no triggers; trigger runs are 404', async () => {
     const watchers = await json<AgentWatcher[]>('/api/watchers');
     expect(watchers).toEqual([
       expect.objectContaining({
@@ -236,7 +236,7 @@ describe('listen-mode agent on a real Docker Engine', () => {
     expect((await post('/api/watchers/docker/local/container/0123456789ab')).status).toBe(404);
   });
 
-  it('refreshes the inventory for an operationId: spec 4.3 result, and dd:inventory-* events carrying it', async () => {
+  it('refreshes the inventory for an operationId: http-interface §4.3 result, and dd:inventory-* events carrying it', async () => {
     // Taken out of the agent's state only: the refresh finds it again and says so with the operation's id.
     expect((await call(`/api/containers/${baseId}`, { method: 'DELETE' })).status).toBe(204);
     const stream = await openEvents();

@@ -90,7 +90,7 @@ describe('listen-mode agent and hub as real processes', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('lists the agent connected, with every field of spec 2.3, its host and port those the hub reaches it at', async () => {
+  it('lists the agent connected, with every field of http-interface §2.3, its host and port those the hub reaches it at', async () => {
     const listed = await waitFor(async () => {
       const found = await agentNamed('nas');
       return found?.connected && found.containers.total === 1 ? found : undefined;
@@ -180,7 +180,7 @@ describe('listen-mode agent and hub as real processes', () => {
     expect(stats.current.memoryBytes).toBeGreaterThan(0);
   });
 
-  it("refreshes the agent watcher's inventory through the agent (spec 4.3)", async () => {
+  it("refreshes the agent watcher's inventory through the agent (http-interface §4.3)", async () => {
     const result = await json<{ context: { source: unknown }; containers: Container[]; errors: unknown[]; authoritative: boolean }>(
       '/api/v1/watchers/docker/local/nas/inventory',
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },

@@ -1,5 +1,5 @@
 /**
- * Home Assistant's Install button starts a real container update (issue 8), end to end: a dockerd,
+ * Home Assistant's Install button starts a real container update, end to end: a dockerd,
  * a plain registry holding an image at 1.0.0 and 2.0.0, the hub in process on that dockerd with a
  * Docker action trigger and an mqtt trigger with HASS=true on an aedes broker, and a subscriber
  * that behaves like Home Assistant. What Docker did is checked with the test's own dockerode.

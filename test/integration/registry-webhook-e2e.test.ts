@@ -27,7 +27,7 @@ interface Delivered {
 /**
  * A push reaches the hub through the registry's own notifications, and the hub notifies without
  * waiting for a watch cycle. Real components throughout: Debian's docker-registry configured with
- * `notifications.endpoints` pointing at a relay that signs each envelope (HMAC-SHA256, as spec 5.9
+ * `notifications.endpoints` pointing at a relay that signs each envelope (HMAC-SHA256, as http-interface §5.9
  * requires; the registry itself cannot sign), the hub as `npm start` runs it watching a real
  * dockerd, and an HTTP notification receiver on loopback.
  */
@@ -85,7 +85,7 @@ describe('registry push → registry webhook → notification, without a watch c
     await publish('test/app', '1.0.0');
     await publish('test/other', '1.0.0');
     await runContainer(dockerd.docker, { name: 'web', image: ref('test/app', '1.0.0') });
-    // The opt-out label concerns the per-container action webhooks only; registry events still check it (spec 4.11).
+    // The opt-out label concerns the per-container action webhooks only; registry events still check it (http-interface §4.11).
     await runContainer(dockerd.docker, { name: 'api', image: ref('test/app', '1.0.0'), labels: { 'dd.webhook.enabled': 'false' } });
     await runContainer(dockerd.docker, { name: 'other', image: ref('test/other', '1.0.0') });
     hub = await startNodeHub({

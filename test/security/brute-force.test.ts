@@ -1,5 +1,5 @@
 /**
- * Guessing passwords and key secrets over HTTP until the limiters answer (spec 8, decisions §4-5):
+ * Guessing passwords and key secrets over HTTP until the limiters answer (http-interface §8, decisions §4, §5):
  * past the limit even the right credential gets 429 from that address (and, for passwords, for
  * that user), while other users and other addresses are unaffected.
  */

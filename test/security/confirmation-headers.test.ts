@@ -1,5 +1,5 @@
 /**
- * Spec 4.1: every operation of its table needs `X-DD-Confirm-Action` with its token, else 428; all
+ * http-interface §4.1: every operation of its table needs `X-DD-Confirm-Action` with its token, else 428; all
  * of them are served, and no route may ask for a token the table does not list.
  */
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { CONFIRM_HEADER } from '../../hub/src/http/route-group';
 import { createMemoryHub, describeHubMatrix, expectJsonError, type HubClient } from '../support/hub-harness';
 import { USERS_ENV } from './auth-fixtures';
 
-/** The table of spec 4.1, with the request path each check sends. */
+/** The table of http-interface §4.1, with the request path each check sends. */
 const CONFIRMED_OPERATIONS = [
   { method: 'post', route: '/api/v1/containers/:id/rollback', path: '/api/v1/containers/c0ffee/rollback', token: 'container-rollback' },
   { method: 'delete', route: '/api/v1/containers/:id', path: '/api/v1/containers/c0ffee', token: 'container-delete' },
@@ -24,7 +24,7 @@ const CONFIRMED_OPERATIONS = [
 const served = (client: HubClient, operation: (typeof CONFIRMED_OPERATIONS)[number]) =>
   client.hub.parts.routes.routes.find((route) => route.spec.method === operation.method && route.matcher.test(operation.path));
 
-describeHubMatrix('confirmation header of spec 4.1', (client) => {
+describeHubMatrix('confirmation header of http-interface §4.1', (client) => {
   it('serves every operation of the table, each with its token', () => {
     for (const operation of CONFIRMED_OPERATIONS) {
       expect(served(client(), operation)?.spec.confirm, operation.route).toBe(operation.token);

@@ -113,7 +113,7 @@ describe('cross-site mutations in anonymous mode, compat routes on', () => {
     expect((await send('/api/v1/settings', { method: 'OPTIONS', headers })).status).not.toBe(403);
   });
 
-  it('exempts API keys (spec 5.2): a page cannot attach one without a preflight the hub never grants', async () => {
+  it('exempts API keys (http-interface §5.2): a page cannot attach one without a preflight the hub never grants', async () => {
     const { apiKey } = await (await send('/api/v1/api-keys', jsonInit('POST', { name: 'ci', scopes: ['containers:watch'] }))).json();
     const headers = { authorization: `Bearer ${apiKey}`, origin: EVIL, 'sec-fetch-site': 'cross-site' };
     expect((await send(WATCH, { method: 'POST', headers })).status).toBe(200);

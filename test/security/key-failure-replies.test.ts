@@ -1,5 +1,5 @@
 /**
- * Spec 5.4: every failed key credential gets one reply, the same status, body bytes and headers,
+ * http-interface §5.4: every failed key credential gets one reply, the same status, body bytes and headers,
  * and is never retried against the session cookie. Regression: bearer-not-a-key. A Bearer value
  * not shaped like a key (`Bearer not-a-key`) was taken for no credential at all: the "sign in"
  * 401 without WWW-Authenticate when sign-in is configured, the cookie's principal when one was

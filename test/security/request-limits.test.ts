@@ -1,5 +1,5 @@
 /**
- * The server-wide request limit (decisions §5) and the WebSocket upgrade limit (spec 8), each with
+ * The server-wide request limit (decisions §5) and the WebSocket upgrade limit (http-interface §8), each with
  * a small configured ceiling, on the real hub in memory and on a socket.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { type AddressedHub, cookieHeader, MODES, PASSWORD, sessionIdOf, startAdd
 const LIMIT = 5;
 const limited = (extra: Environment = {}): Environment => ({ ...USERS_ENV, DD_SERVER_RATELIMIT_MAX: String(LIMIT), ...extra });
 
-/** Asserts the server-wide 429: spec 2.15 JSON, Retry-After within the 15-minute window. */
+/** Asserts the server-wide 429: http-interface §2.15 JSON, Retry-After within the 15-minute window. */
 async function expectLimited(response: Response, limit = LIMIT): Promise<void> {
   const retryAfter = Number(response.headers.get('retry-after'));
   const body = await expectJsonError(response, 429);
@@ -160,7 +160,7 @@ describe('which routes have a limit of their own', () => {
           'get /api/v1/events/ui',
           'get /api/v1/log/stream',
           'get /api/v1/containers/:id/logs/stream',
-          // Spec 8: 30 per 15 minutes for the action webhooks, 60 for the registry webhook, per IP.
+          // http-interface §8: 30 per 15 minutes for the action webhooks, 60 for the registry webhook, per IP.
           'post /api/v1/webhook/watch',
           'post /api/v1/webhook/watch/:containerName',
           'post /api/v1/webhook/update/:containerName',
@@ -276,7 +276,7 @@ describe('WebSocket upgrade limit [server]', () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(900);
-    // A refused upgrade carries its JSON error body too (spec 2.15; the Node adapter puts it back).
+    // A refused upgrade carries its JSON error body too (http-interface §2.15; the Node adapter puts it back).
     expect(JSON.parse(refused.body)).toMatchObject({ error: expect.any(String), details: { limit: 3 } });
     // Every WebSocket route shares the one budget.
     expect((await upgrade(wsUrl('/api/v1/containers/abc/logs/stream'), headers)).status).toBe(429);

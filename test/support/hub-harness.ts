@@ -124,7 +124,7 @@ export const jsonInit = (method: string, body: unknown, headers: Record<string, 
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
 
-/** Asserts a spec 2.15 error body and returns it. */
+/** Asserts an http-interface §2.15 error body and returns it. */
 export async function expectJsonError(response: Response, status: number): Promise<{ error: string; details?: Record<string, unknown> }> {
   const text = await response.text();
   if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${text}`);

@@ -13,7 +13,7 @@ export function readAgentVersion(): string {
 }
 
 /**
- * What `hello` tells the hub about this agent (spec 2.3); uptime is the agent process's. The
+ * What `hello` tells the hub about this agent (http-interface §2.3); uptime is the agent process's. The
  * container it runs in (read once: it does not change) keeps the hub from updating it.
  */
 export function collectAgentInfo(version: string, logLevel: LogLevel, containerId = ownContainerId()): AgentInfo {

@@ -43,7 +43,7 @@ describe('agent variables', () => {
     expect(environment.unknown).toEqual([]);
   });
 
-  it("reads listen mode's secret from DD_AGENT_SECRET, its __FILE form or spec 5.7's DD_AGENT_SECRET_FILE", () => {
+  it("reads listen mode's secret from DD_AGENT_SECRET, its __FILE form or http-interface §5.7's DD_AGENT_SECRET_FILE", () => {
     const files = (path: string) => (path === '/run/secrets/agent' ? 's3cret\n' : noFiles(path));
     expect(loadAgentEnvironment({ DD_AGENT_SECRET: 'a' }, noFiles).listen.secret).toEqual({ value: 'a', variable: 'DD_AGENT_SECRET' });
     expect(loadAgentEnvironment({ DD_AGENT_SECRET__FILE: '/run/secrets/agent' }, files).listen.secret).toEqual({

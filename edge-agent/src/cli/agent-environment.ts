@@ -11,7 +11,7 @@ export interface AgentEnvironment {
   logLevel: LogLevel;
   /** Reconnect backoff bounds; shortened by tests through DD_EDGE_RECONNECT_MIN_MS / _MAX_MS. */
   reconnect: { minMs: number; maxMs: number };
-  /** Listen mode's variables (spec 4.5, 5.7); read in edge mode too, where they are ignored. */
+  /** Listen mode's variables (http-interface §4.5, §5.7); read in edge mode too, where they are ignored. */
   listen: ListenEnvironment;
   /**
    * DD_HOOKS_ENABLED (default false) and DD_HOOKS_TIMEOUT (seconds, default 60): dd.hook.pre /
@@ -24,7 +24,7 @@ export interface AgentEnvironment {
 }
 
 export interface ListenEnvironment {
-  /** DD_AGENT_SECRET, DD_AGENT_SECRET__FILE or (spec 5.7) DD_AGENT_SECRET_FILE: the file's content. */
+  /** DD_AGENT_SECRET, DD_AGENT_SECRET__FILE or (http-interface §5.7) DD_AGENT_SECRET_FILE: the file's content. */
   secret: { value: string; variable: string } | undefined;
   /** DD_AGENT_LISTEN_HOST: the address to bind instead of 127.0.0.1. */
   host: string | undefined;
@@ -81,7 +81,7 @@ export function loadAgentEnvironment(env: Environment, readTextFile: ReadTextFil
 
 /**
  * The listen-mode secret: DD_AGENT_SECRET (or its DD_AGENT_SECRET__FILE form, resolved before),
- * or the file DD_AGENT_SECRET_FILE names (spec 5.7's spelling). Never echoed in an error.
+ * or the file DD_AGENT_SECRET_FILE names (http-interface §5.7's spelling). Never echoed in an error.
  */
 function readSecret(vars: EnvReaderContext, readTextFile: ReadTextFile): ListenEnvironment['secret'] {
   const direct = vars.secret('DD_AGENT_SECRET');

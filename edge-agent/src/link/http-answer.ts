@@ -6,7 +6,7 @@ export interface HttpAnswer {
   status: number;
   /** From a 429's (or 503's) Retry-After in seconds. */
   retryAfterMs?: number;
-  /** The `error` of a JSON body (spec 2.15), else the start of the text. */
+  /** The `error` of a JSON body (http-interface §2.15), else the start of the text. */
   message?: string;
 }
 

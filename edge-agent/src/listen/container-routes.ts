@@ -8,7 +8,7 @@ import { logBody, parseContainerLogQuery } from './log-query';
 
 const ACTIONS: readonly ContainerAction[] = ['start', 'stop', 'restart'];
 
-/** The container routes of spec 4.5, and this agent's additions the hub uses (actions, stats, followed logs). */
+/** The container routes of http-interface §4.5, and this agent's additions the hub uses (actions, stats, followed logs). */
 export function registerContainerRoutes(app: Hono, context: ListenContext): void {
   const { state } = context;
 
@@ -17,7 +17,7 @@ export function registerContainerRoutes(app: Hono, context: ListenContext): void
     return c.json(state.all());
   });
 
-  // Spec 4.5: removes the container from the agent's state only (the Docker container stays; the
+  // http-interface §4.5: removes the container from the agent's state only (the Docker container stays; the
   // next observation or Docker event finds it again), as the hub's DELETE does with its record.
   app.delete('/api/containers/:id', (c) => {
     if (!context.featureDelete) {

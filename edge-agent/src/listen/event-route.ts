@@ -10,7 +10,7 @@ import type { StateChange } from './listen-state';
 export const MAX_PENDING_EVENTS = 10_000;
 
 /**
- * GET /api/events (spec 6.2): `data: {type, data}` messages, beginning at once with dd:ack, then
+ * GET /api/events (http-interface §6.2): `data: {type, data}` messages, beginning at once with dd:ack, then
  * every change of the state with its revision as the SSE `id`. An SSE comment every keepaliveMs
  * lets the hub tell a quiet agent from a dead connection.
  */

@@ -46,12 +46,12 @@ export interface ListenAgent {
   stop(): Promise<void>;
 }
 
-/** Spec 2.3: `version` without any prerelease suffix, `build` the full identity. */
+/** http-interface §2.3: `version` without any prerelease suffix, `build` the full identity. */
 function versionParts(full: string): { version: string; build: string } {
   return { version: full.replace(/[-+].*$/, '') || full, build: full };
 }
 
-/** The agent in listen mode: the hub connects to it (spec 4.5) instead of the agent dialling the hub. */
+/** The agent in listen mode: the hub connects to it (http-interface §4.5) instead of the agent dialling the hub. */
 export function createListenAgent(options: ListenAgentOptions): ListenAgent {
   const timers = options.timers ?? realTimers;
   const hostFor = options.dockerHostFor ?? ((endpoint: DockerEndpoint) => createDockerHost(endpoint));

@@ -20,7 +20,7 @@ export interface ListenApp {
 }
 
 /**
- * The agent internal interface of spec 4.5 over the agent's watchers and state: every route needs
+ * The agent internal interface of http-interface §4.5 over the agent's watchers and state: every route needs
  * X-Dd-Agent-Secret (compared in constant time), except GET /health.
  */
 export function createListenApp(context: ListenContext): ListenApp {

@@ -17,7 +17,7 @@ export interface ListenContext {
   featureDelete: boolean;
   /** DD_SERVER_FEATURE_CONTAINERACTIONS (default true): start, stop, restart. */
   featureContainerActions: boolean;
-  /** The dd:ack of a new event stream (spec 6.2). */
+  /** The dd:ack of a new event stream (http-interface §6.2). */
   ack(): AgentAck;
   /** SSE comment interval, so the hub notices a silent connection. */
   keepaliveMs: number;

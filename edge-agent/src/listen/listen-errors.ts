@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
 
-/** Thrown in a handler to answer with a JSON error body (spec 2.15: `{error, details?}`). */
+/** Thrown in a handler to answer with a JSON error body (http-interface §2.15: `{error, details?}`). */
 export class ListenHttpError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,

@@ -12,7 +12,7 @@ export type StateListener = (change: StateChange) => void;
 /**
  * The listen-mode agent's inventory: per watcher, the container objects it serves. Every change
  * bumps the revision and is told to the listeners (the event streams) in order. A change made for
- * an inventory refresh carries its operationId and becomes a dd:inventory-* event (spec 6.2);
+ * an inventory refresh carries its operationId and becomes a dd:inventory-* event (http-interface §6.2);
  * every other change a dd:container-* event.
  */
 export class ListenState {

@@ -15,7 +15,7 @@ export interface ObservationError {
   message: string;
 }
 
-/** One observation of a watcher, in the terms of spec 4.3. */
+/** One observation of a watcher, in the terms of http-interface §4.3. */
 export interface Observation {
   /** The watcher's inventory after it (the last-known one when it failed). */
   containers: AgentContainer[];
@@ -84,7 +84,7 @@ export class ListenWatcher {
     return this.options.host;
   }
 
-  /** Registered (spec 4.5 /health) once an observation succeeded: the agent sees this watcher's Docker. */
+  /** Registered (http-interface §4.5 /health) once an observation succeeded: the agent sees this watcher's Docker. */
   get registered(): boolean {
     return this.lastRunAt !== undefined;
   }
@@ -113,7 +113,7 @@ export class ListenWatcher {
   /**
    * A fresh look at the whole host, applied to the state. With an operationId (an inventory
    * refresh) the changes become dd:inventory-* events, and a request superseded by a newer one
-   * while it waited applies nothing and says so (spec 4.3).
+   * while it waited applies nothing and says so (http-interface §4.3).
    */
   observe(operationId?: string): Promise<Observation> {
     if (operationId !== undefined) this.latestOperation = operationId;

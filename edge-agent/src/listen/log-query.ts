@@ -61,7 +61,7 @@ export function parseContainerLogQuery(query: Record<string, string>): Container
   return parsed;
 }
 
-/** GET /api/log/entries: spec 4.5 (`since` in Unix milliseconds), the hub's limits. */
+/** GET /api/log/entries: http-interface §4.5 (`since` in Unix milliseconds), the hub's limits. */
 export function parseLogEntriesQuery(query: Record<string, string>) {
   return {
     level: parseOr400(v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)), query.level, 'level'),

@@ -11,7 +11,7 @@ import { type ListenContext, watcherOf } from './listen-context';
 import { ListenHttpError, parseOr400 } from './listen-errors';
 import type { ListenWatcher } from './listen-watcher';
 
-/** A watcher as spec 2.2 shows it (the hub's own list has the same fields). */
+/** A watcher as http-interface §2.2 shows it (the hub's own list has the same fields). */
 export function describeListenWatcher(watcher: ListenWatcher): AgentWatcher {
   const { config } = watcher;
   const nextRunAt = watcher.nextRunAt;
@@ -44,7 +44,7 @@ async function jsonBody(request: Request): Promise<unknown> {
   }
 }
 
-/** Watchers and triggers of spec 4.5. The agent has no triggers: they run in the hub. */
+/** Watchers and triggers of http-interface §4.5. The agent has no triggers: they run in the hub. */
 export function registerWatcherRoutes(app: Hono, context: ListenContext): void {
   const { state } = context;
 
@@ -72,7 +72,7 @@ export function registerWatcherRoutes(app: Hono, context: ListenContext): void {
     return c.json(container);
   });
 
-  // Spec 4.3 / 4.5: the changes become dd:inventory-* events carrying the operationId, and the
+  // http-interface §4.3 / §4.5: the changes become dd:inventory-* events carrying the operationId, and the
   // answer is the watcher's whole inventory after the observation.
   app.post('/api/watchers/:type/:name/inventory', async (c) => {
     const watcher = watcherOf(context, c.req.param('type'), c.req.param('name'));

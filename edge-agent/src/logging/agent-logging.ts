@@ -3,7 +3,7 @@ import { createLogRing, type LogRing } from '../../../shared/logging/log-ring';
 import { createLogger, type Logger, type LogSink } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
 
-/** The capacity of the ring behind `log.entries` (spec 4.6: the last 1,000 entries). */
+/** The capacity of the ring behind `log.entries` (http-interface §4.6: the last 1,000 entries). */
 export const LOG_RING_CAPACITY = 1000;
 
 /** pino JSON lines, synchronous so nothing is lost at exit; levels are filtered by the logger. */

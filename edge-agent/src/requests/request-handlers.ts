@@ -32,7 +32,7 @@ export interface RequestContext {
 /** The abort reason when the session ended rather than the hub cancelling: an update goes on regardless. */
 export const SESSION_ENDED = 'the session ended';
 
-/** spec 4.6: the entries query returns the last 100 when no tail is given. */
+/** http-interface §4.6: the entries query returns the last 100 when no tail is given. */
 const DEFAULT_LOG_TAIL = 100;
 const STREAM_MAX_LINES = 1000;
 const STREAM_MAX_BYTES = 512 * 1024;

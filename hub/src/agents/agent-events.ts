@@ -1,7 +1,7 @@
 import type { Agent } from '../../../shared/schemas/agent';
 
 /**
- * The notification events of spec 6.3 that agents raise. Delivery (rules, triggers, the outbox)
+ * The notification events of http-interface §6.3 that agents raise. Delivery (rules, triggers, the outbox)
  * belongs to the notification capability: it subscribes here, and nothing here knows about it.
  */
 export interface AgentNotificationEvent {

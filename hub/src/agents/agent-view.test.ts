@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Container } from '../../../shared/schemas/container';
 import { agentView, containerCounts, deriveVersion } from './agent-view';
 
-describe('deriveVersion (spec 2.3)', () => {
+describe('deriveVersion (http-interface §2.3)', () => {
   it('drops a prerelease or build suffix from version and keeps the full identity as build', () => {
     expect(deriveVersion('1.4.0-rc.2')).toEqual({ version: '1.4.0', build: '1.4.0-rc.2' });
     expect(deriveVersion('1.4.0+sha.abc')).toEqual({ version: '1.4.0', build: '1.4.0+sha.abc' });
@@ -46,7 +46,7 @@ describe('agentView', () => {
     address: '192.0.2.7',
   };
 
-  it('shows every spec 2.3 field, the address when there is no hostname, and uptime advanced to lastSeen when away', () => {
+  it('shows every http-interface §2.3 field, the address when there is no hostname, and uptime advanced to lastSeen when away', () => {
     const containers = [record('running', 'sha256:a'), record('exited', 'sha256:a'), record('running', 'sha256:b')];
     expect(agentView(description, { connected: false, now: 9_999_999, containers })).toEqual({
       name: 'nas',

@@ -22,7 +22,7 @@ export const AgentDescriptionSchema = v.object({
 export type AgentDescription = v.InferOutput<typeof AgentDescriptionSchema>;
 
 /**
- * Spec 2.3: `version` without any prerelease (or build-metadata) suffix, `build` the full
+ * http-interface §2.3: `version` without any prerelease (or build-metadata) suffix, `build` the full
  * identity: the build an older agent reports on its own, else the full version.
  */
 export function deriveVersion(reported: string, reportedBuild?: string): { version: string; build: string } {
@@ -37,7 +37,7 @@ export interface AgentViewContext {
   containers: readonly Container[];
 }
 
-/** Counts for spec 2.3: stopped is every container that is not running; images are distinct image ids. */
+/** Counts for http-interface §2.3: stopped is every container that is not running; images are distinct image ids. */
 export function containerCounts(containers: readonly Container[]): { containers: Agent['containers']; images: number } {
   let running = 0;
   const images = new Set<string>();
@@ -48,7 +48,7 @@ export function containerCounts(containers: readonly Container[]): { containers:
   return { containers: { total: containers.length, running, stopped: containers.length - running }, images: images.size };
 }
 
-/** One agent as GET /api/v1/agents lists it (spec 2.3). */
+/** One agent as GET /api/v1/agents lists it (http-interface §2.3). */
 export function agentView(description: AgentDescription, context: AgentViewContext): Agent {
   const { info } = description;
   const { version, build } = deriveVersion(info.version, info.build);

@@ -8,7 +8,7 @@ export interface StatsNotifier {
 }
 
 /**
- * dd:agent-stats-changed when an agent's container counts moved (spec 6.1: the UI refetches that
+ * dd:agent-stats-changed when an agent's container counts moved (http-interface §6.1: the UI refetches that
  * agent). A full sync writes many records at once; this turns them into one comparison and at
  * most one event.
  */

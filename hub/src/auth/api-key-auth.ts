@@ -24,7 +24,7 @@ const UNKNOWN_KEY_DIGEST = '0'.repeat(64);
 
 /** At most one api-key-auth-failed audit entry per client per minute, so a brute force cannot flood the trail. */
 const AUDIT_FAILURE_WINDOW_MS = 60_000;
-// One body for every failure (spec 5.4): nothing tells an unknown key from a wrong secret or a revoked one.
+// One body for every failure (http-interface §5.4): nothing tells an unknown key from a wrong secret or a revoked one.
 const FAILURE_MESSAGE = 'Invalid API key';
 
 type FailureReason = 'malformed' | 'unknown-key' | 'wrong-secret' | 'revoked' | 'expired';
@@ -50,7 +50,7 @@ function bearerValue(c: Context<HubEnv>): string | undefined {
   return BEARER.exec(header.trim())?.[1];
 }
 
-/** API key authentication (spec 5.4): the keys, the routes (some read their own tokens), and where failures go. */
+/** API key authentication (http-interface §5.4): the keys, the routes (some read their own tokens), and where failures go. */
 export interface ApiKeyAuthenticatorDeps {
   apiKeys: Pick<ApiKeyStore, 'get' | 'statusOf' | 'touch'>;
   routes: Pick<RouteTable, 'routes'>;
@@ -109,7 +109,7 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
       const value = bearerValue(c);
       if (value === undefined) return undefined;
       // Anywhere else a Bearer value is a key credential, so one of another shape is a malformed key and
-      // gets the same reply as every other failure (spec 5.4), not the "no credential" one.
+      // gets the same reply as every other failure (http-interface §5.4), not the "no credential" one.
       if (!looksLikeApiKey(value) && hasOwnCredential(c.req.path)) return undefined;
       const address = clientAddress(c) ?? UNKNOWN_CLIENT_ADDRESS;
       // Checked before the key: answering a blocked address 401 or 200 would still tell a guess right from wrong.

@@ -4,7 +4,7 @@ import type { ProviderVariables } from '../config/provider-variables';
 /** One DD_AUTH_OIDC_<ID>_* provider (decisions §4). Holds the client secret: never logged nor shown. */
 export interface OidcProviderConfig {
   id: string;
-  /** The provider's discovery document (…/.well-known/openid-configuration); https only (spec 9.7). */
+  /** The provider's discovery document (…/.well-known/openid-configuration); https only (http-interface §9.7). */
   discovery: string;
   clientId: string;
   clientSecret: string;
@@ -38,7 +38,7 @@ export function parseOidcProvider(provider: ProviderVariables, prefix: string): 
 
   const discovery = required('discovery');
   const discoveryUrl = parseUrl(discovery);
-  // http discovery URLs were removed (spec 9.7): a network attacker could swap every endpoint and key.
+  // http discovery URLs were removed (http-interface §9.7): a network attacker could swap every endpoint and key.
   if (discoveryUrl?.protocol !== 'https:') {
     throw new ConfigError(`${prefix}_DISCOVERY`, 'must be an https:// URL of the provider discovery document (http is refused)');
   }

@@ -4,7 +4,7 @@ import type { OidcProviderConfig } from './oidc-config';
 import { OidcError } from './oidc-error';
 import { describeFetchFailure, fetchProviderJson } from './oidc-http';
 
-// Every endpoint the hub calls or sends a browser to must be https, like the discovery URL (spec 9.7).
+// Every endpoint the hub calls or sends a browser to must be https, like the discovery URL (http-interface §9.7).
 const HttpsUrlSchema = v.pipe(v.string(), v.url(), v.startsWith('https://', 'must be an https URL'));
 
 /** The part of an OpenID Provider's metadata (OpenID Connect Discovery 1.0 §3) the hub uses. */

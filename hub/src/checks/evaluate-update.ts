@@ -28,7 +28,7 @@ export interface UpdateEvaluationInput {
   now: number;
 }
 
-/** The container's `result` (spec 2.4): the candidate and where it came from. */
+/** The container's `result` (http-interface §2.4): the candidate and where it came from. */
 export interface UpdateResultFields {
   tag: string;
   digest?: string;
@@ -55,8 +55,8 @@ export type UpdateEvaluation =
 
 /**
  * Turns one registry check into what a container record shows and what the policy says of it:
- * updateKind and result (spec 2.4), the update clock carried by identity, the maturity gate
- * (spec 3.3), the display level (spec 3.4) and the blockers. A failed lookup never counts as
+ * updateKind and result (http-interface §2.4), the update clock carried by identity, the maturity gate
+ * (http-interface §3.3), the display level (http-interface §3.4) and the blockers. A failed lookup never counts as
  * "nothing pending", or one registry hiccup would restart every maturity clock.
  */
 export function evaluateUpdate(input: UpdateEvaluationInput): UpdateEvaluation {

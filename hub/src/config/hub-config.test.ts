@@ -98,7 +98,7 @@ describe('loadHubConfig', () => {
     expect(bad.message).not.toContain('hunter2');
   });
 
-  it('refuses the removed DD_TRIGGER_* prefix (spec 9.8)', () => {
+  it('refuses the removed DD_TRIGGER_* prefix (http-interface §9.8)', () => {
     const error = errorOf({ DD_TRIGGER_SLACK_MAIN_URL: 'https://example' });
     expect(error.variable).toBe('DD_TRIGGER_SLACK_MAIN_URL');
     expect(error.message).toContain('DD_NOTIFICATION_');

@@ -26,7 +26,7 @@ export interface HubConfig {
     featureDelete: boolean;
     /** Requests per 15 minutes per client on routes without a limit of their own (decisions §5). */
     requestLimit: number;
-    /** WebSocket upgrades per 15 minutes per session or address (spec 8). */
+    /** WebSocket upgrades per 15 minutes per session or address (http-interface §8). */
     webSocketUpgradeLimit: number;
   };
   store: { driver: StoreDriver; path: string; url: string | undefined };
@@ -44,7 +44,7 @@ export interface HubConfig {
    * DD_NOTIFICATION_TIMEOUT (seconds) bounds each delivery attempt.
    */
   notifications: { triggers: ProviderVariables[]; timeoutMs: number };
-  /** Action triggers (DD_ACTION_DOCKER_<NAME>_*): what updates containers (issue 7). */
+  /** Action triggers (DD_ACTION_DOCKER_<NAME>_*): what updates containers (docs/updates.md). */
   actions: DockerActionTrigger[];
   /** Update hooks dd.hook.pre / dd.hook.post (DD_HOOKS_ENABLED, DD_HOOKS_TIMEOUT). */
   hooks: HookConfig;
@@ -52,7 +52,7 @@ export interface HubConfig {
   watchers: WatcherConfig[];
   /** Listen-mode agents the hub connects to (DD_AGENT_<NAME>_HOST, _PORT, _SECRET, _PROTOCOL, _CAFILE). */
   agents: ListenAgentConfig[];
-  /** Action and registry webhooks (DD_SERVER_WEBHOOK_*, spec 4.11, 5.8, 5.9). */
+  /** Action and registry webhooks (DD_SERVER_WEBHOOK_*, http-interface §4.11, §5.8, §5.9). */
   webhooks: WebhookConfig;
   /** True when no DD_AUTH_* provider is configured (decisions §4). */
   anonymous: boolean;
@@ -178,7 +178,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
   };
 }
 
-/** Spec 9.8: the DD_TRIGGER_* prefix was removed; starting with it set must fail, not ignore it. */
+/** http-interface §9.8: the DD_TRIGGER_* prefix was removed; starting with it set must fail, not ignore it. */
 function rejectRemovedVariables(vars: EnvReaderContext): void {
   for (const name of vars.names()) {
     if (name.startsWith('DD_TRIGGER_')) {

@@ -7,7 +7,7 @@ export interface ClientCredentials {
 
 /**
  * The UI clients with an open event stream, each with the secret token it was given in
- * dd:connected. The self-update ack (spec 4.13) proves with it that the caller is that client.
+ * dd:connected. The self-update ack (http-interface §4.13) proves with it that the caller is that client.
  * A client is known only while its stream is open.
  */
 export interface ConnectedClients {

@@ -16,7 +16,7 @@ export interface ConnectionLimiter {
   count(scope: LimitScope, key: string): number;
 }
 
-/** Concurrent-connection caps per client address and per identity (spec 8: 10 and 10 for the UI stream). */
+/** Concurrent-connection caps per client address and per identity (http-interface §8: 10 and 10 for the UI stream). */
 export function createConnectionLimiter(limits: { perIp: number; perSession: number }): ConnectionLimiter {
   const open = new Map<string, number>();
   const bucket = (scope: LimitScope, key: string) => `${scope}:${key}`;

@@ -77,7 +77,7 @@ export interface EventBus {
 export interface EventBusOptions {
   now: () => number;
   bootId: string;
-  /** Spec 8: the replay buffer covers 5 minutes. */
+  /** http-interface §8: the replay buffer covers 5 minutes. */
   replayWindowMs?: number;
   /** A burst must not grow the ring without bound inside the window. */
   maxBuffered?: number;
@@ -100,7 +100,7 @@ function parseEventId(id: string, bootId: string): ParsedId {
 }
 
 /**
- * The in-memory publish/subscribe hub of the UI stream, with the replay ring of spec 6.1.
+ * The in-memory publish/subscribe hub of the UI stream, with the replay ring of http-interface §6.1.
  * Listeners run synchronously inside publish(); each must only queue the event (the SSE stream
  * bounds its own queue), so one slow or failing client cannot hold up the others.
  */

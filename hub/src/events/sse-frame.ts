@@ -5,7 +5,7 @@ const encoder = new TextEncoder();
 const published = new WeakMap<UiEvent, Uint8Array>();
 
 /**
- * One SSE frame in the wire form of spec 6.1: `id`, `event`, then `data` on a single line
+ * One SSE frame in the wire form of http-interface §6.1: `id`, `event`, then `data` on a single line
  * (JSON.stringify escapes every CR and LF, so a payload can never end the frame early).
  */
 export function encodeFrame(id: string, type: UiEventType, data: unknown): Uint8Array {

@@ -11,17 +11,17 @@ import { createConnectionLimiter } from './connection-limiter';
 import type { EventBus } from './event-bus';
 import { openUiEventStream } from './ui-event-stream';
 
-/** Tuning of the UI stream. Absent fields take the spec's values; tests shorten the heartbeat. */
+/** Tuning of the UI stream. Absent fields take the values of http-interface §8; tests shorten the heartbeat. */
 export interface UiEventStreamSettings {
-  /** Spec 8: every 15 seconds. */
+  /** http-interface §8: every 15 seconds. */
   heartbeatMs?: number;
-  /** Spec 8: 10 streams per client address. */
+  /** http-interface §8: 10 streams per client address. */
   maxPerIp?: number;
-  /** Spec 8: 10 streams per session. */
+  /** http-interface §8: 10 streams per session. */
   maxPerSession?: number;
   /** Live events one client may have waiting before it is disconnected. */
   queueLimit?: number;
-  /** Replay ring (spec 8: 5 minutes), bounded by count too. */
+  /** Replay ring (http-interface §8: 5 minutes), bounded by count too. */
   replayWindowMs?: number;
   maxBuffered?: number;
 }
@@ -70,7 +70,7 @@ export function streamHeaders(runtime: HubDeps['runtime']): Record<string, strin
   };
 }
 
-/** The UI event stream (spec 6.1): the bus it follows, who is connected, and the runtime's view of the socket. */
+/** The UI event stream (http-interface §6.1): the bus it follows, who is connected, and the runtime's view of the socket. */
 export interface UiEventRoutesDeps {
   events: EventBus;
   connectedClients: ConnectedClients;
@@ -79,7 +79,7 @@ export interface UiEventRoutesDeps {
   clientAddress: (c: Context) => string | undefined;
   /** Cuts the client's connection at once; undefined where the runtime cannot (the stream errors itself). */
   dropConnection: ((c: Context) => void) | undefined;
-  /** Tuning of the stream (heartbeat, caps); the spec's values where undefined. */
+  /** Tuning of the stream (heartbeat, caps); the values of http-interface §8 where undefined. */
   uiEvents: UiEventStreamSettings | undefined;
 }
 
@@ -114,7 +114,7 @@ export function registerUiEventRoutes(api: RouteGroup, deps: UiEventRoutesDeps):
           { 'Retry-After': String(RETRY_AFTER_SECONDS) },
         );
       }
-      // The header wins (spec 6.1); an empty one is treated as absent. An overlong header is
+      // The header wins (http-interface §6.1); an empty one is treated as absent. An overlong header is
       // not an id this hub issued, so the bus answers it with a resync like any other bad id.
       const lastEventId = c.req.header('last-event-id') || query['last-event-id'];
       const stream = openUiEventStream({

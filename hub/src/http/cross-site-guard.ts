@@ -14,7 +14,7 @@ const OWN_SITE = new Set(['same-origin', 'none']);
  * page, opened on the hub's machine, could otherwise watch, update or delete through it. A browser
  * names the page's origin (Origin) and the relation (Sec-Fetch-Site); both must say "this origin".
  * A caller sending neither (curl, CI, registries) is no browser and passes. API keys are exempt
- * (spec 5.2): a page cannot attach one cross-site without a CORS preflight, which the hub never grants.
+ * (http-interface §5.2): a page cannot attach one cross-site without a CORS preflight, which the hub never grants.
  * Behind a proxy the server's own origin comes from X-Forwarded-* only with DD_SERVER_TRUSTPROXY.
  */
 export function crossSiteGuard(trustProxy: number): MiddlewareHandler<HubEnv> {

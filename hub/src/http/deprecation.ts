@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 
 /**
- * Headers for deprecated routes (spec 9.4, 9.5): RFC 9745 `Deprecation` (the date it was
+ * Headers for deprecated routes (http-interface §9.4, §9.5): RFC 9745 `Deprecation` (the date it was
  * deprecated, as a structured-field date) and RFC 8594 `Sunset`, plus a link to the successor.
  */
 export interface DeprecationNotice {

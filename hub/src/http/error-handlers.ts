@@ -19,7 +19,7 @@ export function notFoundOrMethodNotAllowed(routes: RouteTable): NotFoundHandler<
   };
 }
 
-/** Every error leaves as a spec 2.15 JSON body; unexpected ones are logged, never echoed. */
+/** Every error leaves as an http-interface §2.15 JSON body; unexpected ones are logged, never echoed. */
 export function jsonErrorHandler(logger: Logger): ErrorHandler<HubEnv> {
   return (error, c: Context<HubEnv>) => {
     if (error instanceof HttpError) {

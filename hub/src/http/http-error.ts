@@ -24,7 +24,7 @@ export function statusText(status: number): string {
   return STATUS_TEXT[status] ?? (status >= 500 ? 'Server Error' : 'Request Error');
 }
 
-/** Builds a spec 2.15 body: the message defaults to the status text; details only when present. */
+/** Builds an http-interface §2.15 body: the message defaults to the status text; details only when present. */
 export function errorBody(status: number, message?: string, details?: Record<string, unknown>): ErrorBody {
   const body: ErrorBody = { error: message ?? statusText(status) };
   if (details && Object.keys(details).length > 0) body.details = details;

@@ -13,7 +13,7 @@ interface CompatRoute {
 }
 
 /**
- * The four routes the Home Assistant wud-card and Homepage's widget call (spec 9.2), served
+ * The four routes the Home Assistant wud-card and Homepage's widget call (http-interface §9.2), served
  * only with DD_COMPAT_WUDCARD=true by the /api/v1 handlers themselves, so auth, scopes and
  * limits are identical.
  */
@@ -44,8 +44,8 @@ async function serveCompat(c: Context<HubEnv>, route: CompatRoute, dispatch: (re
 }
 
 /**
- * Unversioned /api/* answers 410 with a pointer to /api/v1 (spec 9.2), including the removed
- * unversioned log stream, which is thereby refused at upgrade (spec 9.3).
+ * Unversioned /api/* answers 410 with a pointer to /api/v1 (http-interface §9.2), including the removed
+ * unversioned log stream, which is thereby refused at upgrade (http-interface §9.3).
  */
 export function legacyApiGuard(options: {
   compatWudCard: boolean;

@@ -1,4 +1,4 @@
-/** The list envelope of spec 4.3 and 4.8: a page of `all`, where a limit of 0 means unbounded. */
+/** The list envelope of http-interface §4.3 and §4.8: a page of `all`, where a limit of 0 means unbounded. */
 export interface PagedList<T> {
   data: T[];
   total: number;

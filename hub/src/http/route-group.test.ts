@@ -39,7 +39,7 @@ function appWith(principal: Principal) {
 }
 
 describe('route group', () => {
-  it('needs the confirmation header with the exact token (spec 4.1)', async () => {
+  it('needs the confirmation header with the exact token (http-interface §4.1)', async () => {
     const { app } = appWith({ kind: 'anonymous' });
     const missing = await app.request('/api/v1/things/1', { method: 'DELETE' });
     expect(missing.status).toBe(428);

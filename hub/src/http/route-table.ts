@@ -24,10 +24,10 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
   successStatus?: number;
   /**
    * A credential of the route's own that opens it whatever the principal (the metrics token,
-   * spec 5.10); checked before `access`, so an unauthenticated caller holding it is let through.
+   * http-interface §5.10); checked before `access`, so an unauthenticated caller holding it is let through.
    */
   grantedBy?: (c: Context<HubEnv>) => boolean | Promise<boolean>;
-  /** Token required in X-DD-Confirm-Action (spec 4.1). */
+  /** Token required in X-DD-Confirm-Action (http-interface §4.1). */
   confirm?: string;
   deprecated?: boolean;
   /** Deprecation and Sunset headers, set on every answer of the route, errors included. */

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 
 /**
  * The origin this request was addressed to. Behind a TLS-terminating proxy the scheme and host
- * come from X-Forwarded-* only when DD_SERVER_TRUSTPROXY says proxies are there (spec 5.11).
+ * come from X-Forwarded-* only when DD_SERVER_TRUSTPROXY says proxies are there (http-interface §5.11).
  */
 export function serverOrigin(c: Context, trustProxy: number): string {
   const url = new URL(c.req.url);

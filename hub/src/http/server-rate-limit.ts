@@ -5,7 +5,7 @@ import type { HubEnv } from './hub-env';
 import { createRateLimiter, type RateLimitDecision } from './rate-limit';
 import type { RegisteredRoute, RouteTable } from './route-table';
 
-/** The window of the server-wide request limit and of the WebSocket upgrade limit (decisions §5, spec 8). */
+/** The window of the server-wide request limit and of the WebSocket upgrade limit (decisions §5, http-interface §8). */
 export const REQUEST_LIMIT_WINDOW_MS = 15 * 60_000;
 /**
  * Clients counted at most. Beyond it the limiter forgets the oldest windows, so a flood from many
@@ -54,7 +54,7 @@ export function hasOwnLimit(route: RegisteredRoute): boolean {
   return route.spec.websocket === true || route.spec.statuses?.[429] !== undefined;
 }
 
-/** The 429 of a request limit (spec 2.15), with Retry-After in whole seconds. */
+/** The 429 of a request limit (http-interface §2.15), with Retry-After in whole seconds. */
 export function tooManyRequests(message: string, decision: RateLimitDecision, limit: number): HttpError {
   const windowSeconds = REQUEST_LIMIT_WINDOW_MS / 1000;
   return new HttpError(
@@ -69,7 +69,7 @@ export function tooManyRequests(message: string, decision: RateLimitDecision, li
  * The server-wide request limit of decisions §5: DD_SERVER_RATELIMIT_MAX (default 1,000) requests
  * per 15 minutes per client, on every route without a limit of its own. Runs after
  * authentication, so it knows the caller. API keys are left to their own ceiling (rateLimitMax,
- * else the same 1,000, spec 8), which api-key-auth counts: counting them here too would charge a
+ * else the same 1,000, http-interface §8), which api-key-auth counts: counting them here too would charge a
  * key twice.
  */
 export function serverRateLimit(deps: ServerRateLimitDeps): MiddlewareHandler<HubEnv> {

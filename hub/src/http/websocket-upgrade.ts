@@ -17,7 +17,7 @@ export interface WebSocketUpgradeDeps {
 }
 
 /**
- * What every WebSocket route checks before upgrading (spec 5.11, 8): the runtime can upgrade; the
+ * What every WebSocket route checks before upgrading (http-interface §5.11, §8): the runtime can upgrade; the
  * caller is within DD_SERVER_RATELIMIT_WEBSOCKET (default 1,000) upgrades per 15 minutes, counted
  * per signed-in user, else per address; this is an upgrade at all (else 426); a browser's Origin
  * is this server's (else 403); and there is a session (else 401). The limit comes before the
@@ -52,7 +52,7 @@ function acceptWebSocket(c: Context<HubEnv>, deps: WebSocketUpgradeDeps, limiter
     throw new HttpError(426, 'This route is a WebSocket stream; connect with Upgrade: websocket');
   }
   if (!isSameOrigin(c, deps.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
-  // Streams are session-only (spec 5.11): without a session cookie the upgrade is refused.
+  // Streams are session-only (http-interface §5.11): without a session cookie the upgrade is refused.
   if (!deps.config.anonymous && c.get('principal').kind !== 'session') throw new HttpError(401, 'A signed-in session is required');
   return upgrade;
 }

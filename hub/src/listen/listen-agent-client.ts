@@ -207,7 +207,7 @@ export class ListenAgentClient {
     }
   }
 
-  /** A message as an event of spec 6.2; undefined (and logged) for one that is not. Unknown types are skipped. */
+  /** A message as an event of http-interface §6.2; undefined (and logged) for one that is not. Unknown types are skipped. */
   private eventOf(message: SseMessage): { event: AgentEvent; revision: number | undefined } | undefined {
     let value: unknown;
     try {

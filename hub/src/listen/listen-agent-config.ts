@@ -19,7 +19,7 @@ export interface ListenAgentConfig {
 const PREFIX = 'DD_AGENT_';
 const KEYS = ['host', 'port', 'secret', 'protocol', 'cafile'] as const;
 type Key = (typeof KEYS)[number];
-/** The agent's own variables (spec 5.7, listen mode): a hub sharing its environment skips them. */
+/** The agent's own variables (http-interface §5.7, listen mode): a hub sharing its environment skips them. */
 const AGENT_SIDE = new Set(['DD_AGENT_SECRET', 'DD_AGENT_SECRET_FILE', 'DD_AGENT_LISTEN_HOST']);
 export const DEFAULT_AGENT_PORT = 3000;
 

@@ -31,7 +31,7 @@ const LOG_BATCH_LINES = 1000;
 const EntriesSchema = v.array(LogEntrySchema);
 
 /**
- * The hub's requests to a listen-mode agent as calls of its HTTP interface (spec 4.5 and this
+ * The hub's requests to a listen-mode agent as calls of its HTTP interface (http-interface §4.5 and this
  * agent's additions: start, stop, restart, stats, followed logs). It is the EdgeLink of the
  * agent's EdgeDockerHosts while the event stream is up, so the hub's routes and watchers reach a
  * listen-mode agent exactly as they reach an edge agent. Closing it fails what is in flight with
@@ -88,7 +88,7 @@ export class ListenLink implements EdgeLink {
         });
       }
       case 'container.remove':
-        // The agent's DELETE (spec 4.5) drops a record, it does not remove the container.
+        // The agent's DELETE (http-interface §4.5) drops a record, it does not remove the container.
         throw new EdgeRequestError('unsupported', `agent ${this.options.agentName}: a listen-mode agent does not remove containers`);
       case 'container.stats': {
         const path = `/api/containers/${encodeURIComponent(request.containerId)}/stats?${watcher}`;

@@ -17,7 +17,7 @@ export class ListenReplica {
   constructor(
     private readonly agentName: string,
     private readonly runtime: AgentRuntime,
-    /** Whether the hub still awaits this inventory operation (spec 4.3, 6.2): others' events are ignored. */
+    /** Whether the hub still awaits this inventory operation (http-interface §4.3, §6.2): others' events are ignored. */
     private readonly isAwaited: (watcher: string, operationId: string) => boolean,
     private readonly logger: Logger,
   ) {}

@@ -5,8 +5,8 @@ import type { NotificationBellStore } from '../store/notification-bell-store';
 import { bellThresholdAllows, type UpdateLevel } from './update-threshold';
 
 /**
- * Events with "audit-backed bell support" (spec 2.8): the ones with an audit action of their own.
- * agent-reconnect has none (spec 4.10), so it never shows in the bell whatever bellEnabled says.
+ * Events with "audit-backed bell support" (http-interface §2.8): the ones with an audit action of their own.
+ * agent-reconnect has none (http-interface §4.10), so it never shows in the bell whatever bellEnabled says.
  */
 export const BELL_EVENTS: readonly (NotificationRuleId & AuditAction)[] = [
   'update-available',

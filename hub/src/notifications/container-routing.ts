@@ -31,7 +31,7 @@ const matches = (entry: RouteEntry, trigger: { id: string; name: string }) =>
   entry.target === trigger.id.toLowerCase() || (!entry.target.includes('.') && entry.target === trigger.name.toLowerCase());
 
 /**
- * Per-container routing (spec 9.8): `dd.notification.include=http.ops,discord` sends this
+ * Per-container routing (http-interface §9.8): `dd.notification.include=http.ops,discord` sends this
  * container's notifications only to the trigger `http.ops` and to every trigger named `discord`;
  * `dd.notification.exclude=…` (same syntax) never sends them there, and wins over include. An
  * include entry may carry a threshold for this container, `http.ops:major-only`, which replaces

@@ -29,7 +29,7 @@ export function notificationContainerView(container: Container) {
 }
 export type NotificationContainerView = ReturnType<typeof notificationContainerView>;
 
-/** The outbox's safe projection of a container (spec 2.9): enough to tell which one, nothing more. */
+/** The outbox's safe projection of a container (http-interface §2.9): enough to tell which one, nothing more. */
 export function outboxContainerView(container: Container) {
   return {
     id: container.id,

@@ -9,7 +9,7 @@ export interface AppliedChange {
 export interface InventoryEvents {
   /** Checked in this observation, an update pending, and nothing holding it back. */
   updateAvailable: Container[];
-  /** The maturity gate of a pending update lifted by ageing in this observation (spec 3.3). */
+  /** The maturity gate of a pending update lifted by ageing in this observation (http-interface §3.3). */
   maturityCleared: Container[];
   /** Health turned unhealthy (the moment of `dd:container-unhealthy`). */
   unhealthy: Container[];
@@ -20,7 +20,7 @@ const remoteOf = (container: Container | undefined) =>
 
 const held = (container: Container | undefined) => container?.blockers?.some((b) => b.reason === 'maturity-not-reached') ?? false;
 
-/** Skips and snoozes are about what the user is told (spec 2.5): such an update is not announced. */
+/** Skips and snoozes are about what the user is told (http-interface §2.5): such an update is not announced. */
 const silenced = (container: Container) => container.blockers?.some((b) => b.reason === 'skipped' || b.reason === 'snoozed') ?? false;
 
 /**

@@ -14,7 +14,7 @@ import { thresholdAllows, updateLevel } from './update-threshold';
 /** Template values besides `container` and `containers` (see default-templates.ts). */
 export type NotificationExtras = Readonly<Record<string, TemplateValue>>;
 
-/** One notification event (spec 6.3), with the containers it concerns (as the API shows them). */
+/** One notification event (http-interface §6.3), with the containers it concerns (as the API shows them). */
 export interface NotificationEvent {
   event: NotificationRuleId;
   containers: readonly Container[];
@@ -40,7 +40,7 @@ const identityOf = (container: Container) =>
 const versionOf = (container: Container) => (container.updateKind.kind === 'unknown' ? undefined : container.updateKind.remoteValue);
 
 /**
- * The templates a trigger uses for an event, each field on its own (spec 4.9): the rule's saved
+ * The templates a trigger uses for an event, each field on its own (http-interface §4.9): the rule's saved
  * override for the trigger, then the trigger's default. A trigger's default is the core's template
  * of the event; for update-available (the event SIMPLETITLE, SIMPLEBODY and BATCHTITLE have always
  * meant) the provider's own defaults and the trigger's configured templates come on top of it.

@@ -13,7 +13,7 @@ import type { NotificationRuleId } from '../../../shared/schemas/notification-ru
  * A provider only delivers: it never decides whether to send, and never renders templates.
  */
 export interface NotificationMessage {
-  /** The notification event (the rule id, spec 6.3). */
+  /** The notification event (the rule id, http-interface §6.3). */
   event: NotificationRuleId;
   /** `simple`: one container; `batch`: one message for a cycle's or a digest's containers. */
   kind: 'simple' | 'batch';
@@ -93,7 +93,7 @@ export interface NotificationProviderHooks {
   /** Records an audit entry (mqtt: `mqtt-command-update` for every install command received). */
   audit(record: AuditRecord): Promise<unknown>;
   /**
-   * Starts an update of the container (the update action, issue 7). Absent until updates exist:
+   * Starts an update of the container (the update action). Absent until updates exist:
    * install commands are then refused, and audited as such.
    */
   onInstall?: ((containerId: string) => Promise<void>) | undefined;

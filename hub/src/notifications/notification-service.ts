@@ -32,7 +32,7 @@ export interface UpdateAppliedInput {
 
 export interface UpdateFailedInput extends UpdateAppliedInput {
   error: string;
-  /** `failed` or `rolled-back` (spec 2.6). */
+  /** `failed` or `rolled-back` (http-interface §2.6). */
   status?: string | undefined;
 }
 
@@ -52,8 +52,8 @@ export interface AgentEventInput {
 
 /**
  * The notification capability: the configured triggers, the outbox, the bell's read state, and
- * the entry points that raise the eight events of spec 6.3. Each entry point writes the event's
- * audit entry (where spec 4.10 has an action for it) and routes the event; none throws, so a
+ * the entry points that raise the eight events of http-interface §6.3. Each entry point writes the event's
+ * audit entry (where http-interface §4.10 has an action for it) and routes the event; none throws, so a
  * notification problem never fails the operation that raised it.
  */
 export interface NotificationService {
@@ -69,7 +69,7 @@ export interface NotificationService {
 
   /** Called by applyInventory with every record it wrote: update-available, maturity-cleared, container-unhealthy. */
   inventoryApplied(changes: readonly AppliedChange[]): Promise<void>;
-  /** Update operations (issue 7) call these when an update succeeds, or fails or is rolled back. */
+  /** Update operations call these when an update succeeds, or fails or is rolled back. */
   updateApplied(input: UpdateAppliedInput): Promise<void>;
   updateFailed(input: UpdateFailedInput): Promise<void>;
   /** A scan found critical or high vulnerabilities. */
@@ -80,7 +80,7 @@ export interface NotificationService {
   /** Agent events (connect, disconnect) from the agent directory, subscribed by the composition root at start. */
   agentEvent(event: AgentNotificationEvent): Promise<void>;
 
-  /** A manual run (spec 4.7, 4.8): the update-available simple message for this container, delivered now. */
+  /** A manual run (http-interface §4.7, §4.8): the update-available simple message for this container, delivered now. */
   runTrigger(trigger: NotificationTrigger, container: Container): Promise<DeliveryOutcome>;
   /** Sends a digest trigger's collected items now (its CRON does this on schedule). */
   flushDigest(triggerId: string): Promise<void>;
@@ -251,7 +251,7 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
         : service.agentReconnected({ agent: event.agent.name });
     },
     async agentReconnected(input) {
-      // Spec 4.10 has no audit action for a reconnect: routed only.
+      // http-interface §4.10 has no audit action for a reconnect: routed only.
       await raise(undefined, { event: 'agent-reconnect', containers: [], extras: { agent: { name: input.agent } } });
     },
 

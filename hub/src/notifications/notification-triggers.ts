@@ -39,7 +39,7 @@ export interface NotificationTriggerSettings {
   cron: string;
 }
 
-/** One configured notification trigger (spec 2.12): `DD_NOTIFICATION_<TYPE>_<NAME>_*`. */
+/** One configured notification trigger (http-interface §2.12): `DD_NOTIFICATION_<TYPE>_<NAME>_*`. */
 export interface NotificationTrigger {
   id: string;
   type: string;
@@ -204,7 +204,7 @@ function exactSecrets(values: readonly (string | undefined)[]): string[] {
   return values.filter((value): value is string => value !== undefined && value.length >= 4);
 }
 
-/** GET /api/v1/triggers/{type}/{name} (spec 2.12). */
+/** GET /api/v1/triggers/{type}/{name} (http-interface §2.12). */
 export function describeTrigger(trigger: NotificationTrigger) {
   return { id: trigger.id, type: trigger.type, name: trigger.name, configuration: trigger.configuration };
 }

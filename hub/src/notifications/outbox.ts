@@ -79,7 +79,7 @@ export function backoffDelay(failures: number, timing: Omit<OutboxTiming, 'timeo
 }
 
 /**
- * Every notification goes through here (spec 2.9, 3.6): stored first, so a restart loses
+ * Every notification goes through here (http-interface §2.9, §3.6): stored first, so a restart loses
  * nothing, then delivered in one lane per trigger (a slow receiver never holds back the others;
  * one trigger's messages leave in order). A failure is retried with backoff; when attempts run
  * out, or the receiver refused in a way a retry cannot fix, the entry becomes `dead-letter` and

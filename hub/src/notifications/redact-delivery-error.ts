@@ -8,7 +8,7 @@ const AUTHORIZATION_VALUE = /(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)[
 const SCHEME_CREDENTIAL = /\b(Bearer|Basic|Digest|Token)(\s+)[A-Za-z0-9._~+/=-]{4,}/g;
 
 /**
- * What may be stored as an outbox entry's `lastError` (spec 2.9): Authorization values redacted
+ * What may be stored as an outbox entry's `lastError` (http-interface §2.9): Authorization values redacted
  * wherever a receiver echoed them, every secret of the trigger replaced, control characters
  * flattened, and the length bounded.
  */

@@ -3,7 +3,7 @@ import { type Container, ContainerSchema } from '../../../shared/schemas/contain
 import { UpdateKindSchema } from '../../../shared/update/update-kind';
 
 /**
- * The container a manual trigger run (spec 4.7) and a template preview (spec 4.9) render: a
+ * The container a manual trigger run (http-interface §4.7) and a template preview (http-interface §4.9) render: a
  * realistic record with a minor update, so every default template has something to show.
  */
 export function simulatedContainer(now: number, overrides: Partial<Container> = {}): Container {

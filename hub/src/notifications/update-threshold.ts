@@ -50,7 +50,7 @@ export function thresholdAllows(threshold: UpdateThreshold, level: UpdateLevel |
 }
 
 /**
- * `bellThreshold` of a rule (spec 2.8: all, major, minor, patch) is a minimum, the way a bell
+ * `bellThreshold` of a rule (http-interface §2.8: all, major, minor, patch) is a minimum, the way a bell
  * cuts noise: `major` shows major updates only, `minor` major and minor, `patch` every version
  * change; digest updates show under `all` only. (THRESHOLD above keeps the ancestor's meaning,
  * "up to this level", so existing trigger configurations behave as they always did.)

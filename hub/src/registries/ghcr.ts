@@ -66,7 +66,7 @@ function nextLink(header: string | null): string | undefined {
 
 /**
  * The `created_at` of the package version carrying a tag, from GitHub's packages API
- * (`/{orgs|users}/{owner}/packages/container/{package}/versions`), trusted (spec 2.4). The owner
+ * (`/{orgs|users}/{owner}/packages/container/{package}/versions`), trusted (http-interface §2.4). The owner
  * kind is unknown up front: orgs is tried first, then users on 404, and the answer remembered.
  * Every tag seen on a page is cached, so the other candidates of one repository cost nothing.
  * Never throws; any failure is undefined.

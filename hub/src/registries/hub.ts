@@ -24,7 +24,7 @@ export interface HubEndpoints {
 
 export interface HubProvider extends RegistryProvider {
   /**
-   * `tag_last_pushed` from Docker Hub's tags API, trusted (spec 2.4). A tag's push date changes
+   * `tag_last_pushed` from Docker Hub's tags API, trusted (http-interface §2.4). A tag's push date changes
    * when the tag is re-pushed, so an answer is reused only while it can still be right: forever
    * while the caller's `digest` matches the digest Docker Hub reported with it, otherwise (no
    * digest given) for `cacheTtlMs`, ten minutes by default: long enough that every container of a

@@ -7,8 +7,8 @@ export const QuayOptionsSchema = PublicRegistryOptions;
 
 /**
  * `DD_REGISTRY_QUAY_<NAME>_LOGIN` + `_PASSWORD` or `_TOKEN`: quay.io, anonymous without them. Its
- * token realm is quay.io itself. No publishedAt: quay has no push-date source the spec trusts
- * (spec 2.4), so candidates fall back to the image's own, untrusted, `created`.
+ * token realm is quay.io itself. No publishedAt: quay has no push-date source trusted by
+ * http-interface §2.4, so candidates fall back to the image's own, untrusted, `created`.
  */
 export function createQuayProvider(variables: ProviderVariables, _context: RegistryProviderContext): RegistryProvider {
   const options = parseProviderOptions(variables, QuayOptionsSchema);

@@ -5,7 +5,7 @@ import type { FetchLike } from '../../../shared/registry/registry-transport';
 import type { ProviderVariables } from '../config/provider-variables';
 import { PRIVATE_CONCURRENCY, type RegistryRateLimit } from './politeness';
 
-/** A publication date and whether it came from a push-date source worth trusting (spec 2.4). */
+/** A publication date and whether it came from a push-date source worth trusting (http-interface §2.4). */
 export interface PublishedAt {
   date: string;
   trusted: boolean;

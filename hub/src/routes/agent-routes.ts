@@ -9,7 +9,7 @@ import { HttpError } from '../http/http-error';
 import { qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 
-/** The agent is known, or a 404; connected, or a 503 (spec 4.4). */
+/** The agent is known, or a 404; connected, or a 503 (http-interface §4.4). */
 function requireConnectedAgent(agents: AgentDirectory, name: string) {
   const edge = agents;
   if (!edge.agent(name)) throw new HttpError(404, `Unknown agent ${name.slice(0, 80)}`);
@@ -27,7 +27,7 @@ export function agentFailure(name: string, error: unknown): HttpError {
   return new HttpError(502, `The agent ${name} could not answer`, { reason: message.slice(0, 300) });
 }
 
-/** GET /api/v1/agents and the proxied log entries of one agent (spec 4.4). */
+/** GET /api/v1/agents and the proxied log entries of one agent (http-interface §4.4). */
 /** The agent routes read the agent directory and proxy requests through it. */
 export interface AgentRoutesDeps {
   agents: AgentDirectory;
@@ -40,7 +40,7 @@ export function registerAgentRoutes(api: RouteGroup, deps: AgentRoutesDeps): voi
       path: '/agents',
       access: 'read',
       tag: 'agents',
-      summary: 'Agents the hub knows, connected or not (spec 2.3)',
+      summary: 'Agents the hub knows, connected or not (docs/http-interface.md §2.3)',
       response: v.object({ data: v.array(AgentSchema), total: v.number() }),
     },
     (c) => {

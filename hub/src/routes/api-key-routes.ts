@@ -27,8 +27,8 @@ const creatorOf = (principal: Principal): string => {
 };
 
 /**
- * The ceilings of spec 5.6: a key mints only within its own scopes and lifetime. A session is not
- * bound by them, except one signed in with a recovery code, which cannot mint at all (spec 5.5).
+ * The ceilings of http-interface §5.6: a key mints only within its own scopes and lifetime. A session is not
+ * bound by them, except one signed in with a recovery code, which cannot mint at all (http-interface §5.5).
  */
 function assertMayCreate(principal: Principal, creator: StoredApiKey | undefined, body: CreateApiKeyBody, expiresAt: number | null): void {
   if (principal.kind === 'session' && principal.assurance === 'recovery-code') {
@@ -55,7 +55,7 @@ export interface ApiKeyRoutesDeps {
   audit: Pick<AuditStore, 'append'>;
 }
 
-/** The three key routes of spec 4.2; each needs api-keys:manage, held outright. */
+/** The three key routes of http-interface §4.2; each needs api-keys:manage, held outright. */
 export function registerApiKeyRoutes(api: RouteGroup, deps: ApiKeyRoutesDeps): void {
   const { apiKeys, now, audit } = deps;
 

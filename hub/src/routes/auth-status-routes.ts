@@ -28,8 +28,8 @@ function authStatus(deps: AuthStatusRoutesDeps, oidc: OidcLogin) {
 }
 
 /**
- * GET /api/v1/auth/status, its permanent unversioned alias (spec 9.2) and the deprecated
- * GET /auth/strategies (spec 9.5).
+ * GET /api/v1/auth/status, its permanent unversioned alias (http-interface §9.2) and the deprecated
+ * GET /auth/strategies (http-interface §9.5).
  */
 export function registerAuthStatusRoutes(api: RouteGroup, root: RouteGroup, deps: AuthStatusRoutesDeps, oidc: OidcLogin): void {
   const spec = { method: 'get', access: 'public', tag: 'auth', response: AuthStatusSchema } as const;

@@ -34,7 +34,7 @@ export interface BulkUpdateRoutesDeps extends UpdateBatchDeps {
 }
 
 /**
- * Bulk update (spec 4.8): each container is checked and queued as `POST /containers/{id}/update`
+ * Bulk update (http-interface §4.8): each container is checked and queued as `POST /containers/{id}/update`
  * would, all under one batchId; dd:batch-update-completed follows when the accepted ones settle.
  */
 export function registerBulkUpdateRoutes(api: RouteGroup, deps: BulkUpdateRoutesDeps): void {

@@ -19,7 +19,7 @@ import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './c
 const ACTIONS = ['start', 'stop', 'restart'] as const;
 type Action = (typeof ACTIONS)[number];
 
-/** Spec 8: env reveal, 10 per minute. */
+/** http-interface §8: env reveal, 10 per minute. */
 export const ENV_REVEAL_LIMIT = { limit: 10, windowMs: 60_000 } as const;
 
 const EnvRevealSchema = v.object({
@@ -49,7 +49,7 @@ function clientKey(c: Context<HubEnv>, deps: Pick<ContainerActionRoutesDeps, 'cl
   return address === undefined ? 'anonymous' : `ip:${address}`;
 }
 
-/** Start, stop and restart (spec 4.8), DELETE of a record, and the audited env reveal (spec 2.14). */
+/** Start, stop and restart (http-interface §4.8), DELETE of a record, and the audited env reveal (http-interface §2.14). */
 export function registerContainerActionRoutes(api: RouteGroup, deps: ContainerActionRoutesDeps): void {
   const { containers, config } = deps;
   const logger = deps.logger.child('containers.actions');

@@ -14,7 +14,7 @@ export function parseSince(text: string): number | undefined {
   return ms === undefined ? undefined : ms / 1000;
 }
 
-/** The `since` parameter of the container log routes (spec 4.8): Unix seconds or ISO 8601, default 0 (everything). */
+/** The `since` parameter of the container log routes (http-interface §4.8): Unix seconds or ISO 8601, default 0 (everything). */
 export function qSince(): QueryParam<number> {
   const message = 'must be Unix seconds or an ISO 8601 date-time with a zone, from 1970 on';
   return {

@@ -50,7 +50,7 @@ export interface ContainerLogRoutesDeps extends ContainerHosts {
   logger: Logger;
 }
 
-/** GET /containers/{id}/logs (a text file) and WS /containers/{id}/logs/stream (spec 4.8). */
+/** GET /containers/{id}/logs (a text file) and WS /containers/{id}/logs/stream (http-interface §4.8). */
 export function registerContainerLogRoutes(api: RouteGroup, deps: ContainerLogRoutesDeps): void {
   const logger = deps.logger.child('containers.logs');
 
@@ -135,7 +135,7 @@ export function registerContainerLogRoutes(api: RouteGroup, deps: ContainerLogRo
 
 /**
  * One socket's session. The id is resolved once the socket is open, so an unknown container is
- * told apart by its close code (4004) as spec 4.8 lists it, not by a refused upgrade.
+ * told apart by its close code (4004) as http-interface §4.8 lists it, not by a refused upgrade.
  */
 function logStreamSession(
   deps: Pick<ContainerLogRoutesDeps, 'containers' | 'logger' | 'fleet' | 'agents'>,

@@ -33,7 +33,7 @@ export interface ContainerStatsRoutesDeps extends ContainerHosts {
   runtime: HubDeps['runtime'];
 }
 
-/** Container and fleet resource use (spec 4.14): snapshots with history, and SSE streams of samples. */
+/** Container and fleet resource use (http-interface §4.14): snapshots with history, and SSE streams of samples. */
 export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerStatsRoutesDeps): void {
   const { containers } = deps;
   const logger = deps.logger.child('containers.stats');

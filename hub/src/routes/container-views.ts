@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 
-/** GET /api/v1/containers/summary (spec 4.8). */
+/** GET /api/v1/containers/summary (http-interface §4.8). */
 export function containerSummary(all: readonly Container[]) {
   const running = all.filter((c) => c.status === 'running').length;
   return {

@@ -22,7 +22,7 @@ export interface DependencyGroupRoutesDeps {
   dependencyGroups: Pick<DependencyGroupUpdates, 'start'>;
 }
 
-/** Dependency groups (issue 7): a container and everything that depends on it, updated in waves. */
+/** Dependency groups (docs/updates.md): a container and everything that depends on it, updated in waves. */
 export function registerDependencyGroupRoutes(api: RouteGroup, deps: DependencyGroupRoutesDeps): void {
   api.add(
     {

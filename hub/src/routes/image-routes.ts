@@ -26,7 +26,7 @@ const PruneBodySchema = v.optional(
 export type ImageRoutesDeps = ImageInventoryDeps;
 
 /**
- * Images of the hub's own Docker hosts and of its edge agents' hosts (spec 4.14; admin per
+ * Images of the hub's own Docker hosts and of its edge agents' hosts (http-interface §4.14; admin per
  * decisions §5). A prune removes only images no container uses, no kept backup needs and no
  * unsettled update works with.
  */

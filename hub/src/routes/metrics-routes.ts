@@ -14,10 +14,10 @@ export interface MetricsRouteDeps {
   runtimeMetrics: (() => Promise<string>) | undefined;
 }
 
-/** GET /metrics: Prometheus text, guarded as spec 5.10 says. */
+/** GET /metrics: Prometheus text, guarded as http-interface §5.10 says. */
 export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): void {
   const { metricsAuth, metricsToken } = deps.config.server;
-  // With a token configured, the token itself opens /metrics, signed in or not (spec 5.10).
+  // With a token configured, the token itself opens /metrics, signed in or not (http-interface §5.10).
   const tokenMatches = async (c: Context<HubEnv>): Promise<boolean> => {
     if (!metricsAuth || metricsToken === undefined) return false;
     const presented = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1];

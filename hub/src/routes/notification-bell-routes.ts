@@ -30,7 +30,7 @@ export interface NotificationBellRoutesDeps {
 }
 
 /**
- * The in-app bell (spec 2.8): the audit entries of events whose rule has bellEnabled, newest
+ * The in-app bell (http-interface §2.8): the audit entries of events whose rule has bellEnabled, newest
  * first, update-available filtered by bellThreshold, each with its read state. Reading needs
  * `read`; marking read changes state, so it needs `notifications:manage` (any signed-in session).
  */

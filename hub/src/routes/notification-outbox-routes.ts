@@ -26,7 +26,7 @@ const OutboxEntryViewSchema = v.object({
 });
 
 /**
- * The safe projection of an entry (spec 2.9): the title and which containers, never the message
+ * The safe projection of an entry (http-interface §2.9): the title and which containers, never the message
  * body nor the container records, whose labels and environment are not for this surface.
  */
 export function outboxEntryView(entry: OutboxEntry, maxAttempts: number) {
@@ -47,7 +47,7 @@ export interface NotificationOutboxRoutesDeps {
   notifications: Pick<NotificationService, 'outbox' | 'maxAttempts'>;
 }
 
-/** GET, retry and delete of outbox entries: admin surfaces (spec 4.9, 5.12). */
+/** GET, retry and delete of outbox entries: admin surfaces (http-interface §4.9, §5.12). */
 export function registerNotificationOutboxRoutes(api: RouteGroup, deps: NotificationOutboxRoutesDeps): void {
   const outbox = () => deps.notifications.outbox;
   const maxAttempts = () => deps.notifications.maxAttempts;

@@ -20,7 +20,7 @@ function usernameOf(c: Context<HubEnv>): string {
   return principal.username;
 }
 
-/** GET/PATCH /api/v1/preferences (spec 4.12): session-only; PATCH merges top-level keys, null removes one. */
+/** GET/PATCH /api/v1/preferences (http-interface §4.12): session-only; PATCH merges top-level keys, null removes one. */
 export function registerPreferencesRoutes(api: RouteGroup, deps: PreferencesRoutesDeps): void {
   const { preferences } = deps;
   api.add(

@@ -36,7 +36,7 @@ export interface UpdatePreviewRoutesDeps {
   audit: Pick<AuditStore, 'append'>;
 }
 
-/** Spec 4.8 preview: what an update of the container would change, reading only; audited as `preview`. */
+/** http-interface §4.8 preview: what an update of the container would change, reading only; audited as `preview`. */
 export function registerUpdatePreviewRoutes(api: RouteGroup, deps: UpdatePreviewRoutesDeps): void {
   api.add(
     {

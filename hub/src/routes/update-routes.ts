@@ -35,7 +35,7 @@ export interface UpdateRoutesDeps {
   containers: Pick<ContainerStore, 'get'>;
 }
 
-/** Container updates (spec 2.6, 2.7, 3.2, 4.8): update, its operations, cancel, backups and rollback. */
+/** Container updates (http-interface §2.6, §2.7, §3.2, §4.8): update, its operations, cancel, backups and rollback. */
 export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): void {
   const { updates, containers } = deps;
 

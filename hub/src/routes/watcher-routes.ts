@@ -27,7 +27,7 @@ export interface WatcherRoutesDeps {
   inventoryDeadlineMs: number | undefined;
 }
 
-/** A watcher as spec 2.2 shows it: configuration masked (there are no secrets in it today). */
+/** A watcher as http-interface §2.2 shows it: configuration masked (there are no secrets in it today). */
 function describeWatcher(watcher: DockerWatcher, deps: WatcherRoutesDeps) {
   const agent = watcher.agent;
   const local = agent === undefined ? deps.config.watchers.find((w) => w.name === watcher.name) : undefined;
@@ -66,7 +66,7 @@ const EmptyBody = v.optional(v.strictObject({}));
 type InventoryOutcome = ObservedInventory;
 type Source = { type: string; name: string; agent?: string };
 
-/** The spec 4.3 result: the source's persisted inventory, and what kept it from being authoritative. */
+/** The http-interface §4.3 result: the source's persisted inventory, and what kept it from being authoritative. */
 function inventoryResult(outcome: InventoryOutcome, operationId: string, source: Source, current: boolean) {
   const errors: { phase: string; id?: string; message: string }[] = outcome.errors.map(({ phase, id, message }) => ({
     phase,
@@ -85,7 +85,7 @@ function inventoryResult(outcome: InventoryOutcome, operationId: string, source:
 }
 
 /**
- * One inventory operation under the spec 4.3 deadline: `work` gets the operation's id and its
+ * One inventory operation under the http-interface §4.3 deadline: `work` gets the operation's id and its
  * isCurrent (false once timed out or superseded: then it must write nothing).
  */
 async function runInventory(

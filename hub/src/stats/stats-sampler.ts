@@ -1,7 +1,7 @@
 import type { DockerHost } from '../../../shared/docker/docker-host';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 
-/** One container's resource use (spec 4.14). */
+/** One container's resource use (http-interface §4.14). */
 export interface StatsSample {
   cpuPercent: number;
   memoryBytes: number;
@@ -10,7 +10,7 @@ export interface StatsSample {
   at: string;
 }
 
-/** The fleet's resource use over its running containers (spec 4.14). */
+/** The fleet's resource use over its running containers (http-interface §4.14). */
 export interface StatsSummary {
   /** Running containers in the inventory. */
   containers: number;

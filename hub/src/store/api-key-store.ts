@@ -52,7 +52,7 @@ function expiresAtMs(record: StoredApiKey, expiresAt: string): number {
   return ms;
 }
 
-/** Revoked wins over expired (spec 3.1): both are read from timestamps, never stored as a state. */
+/** Revoked wins over expired (http-interface §3.1): both are read from timestamps, never stored as a state. */
 export function apiKeyStatus(record: StoredApiKey, now: number): ApiKeyStatus {
   if (record.revokedAt !== null) return 'revoked';
   if (record.expiresAt !== null && expiresAtMs(record, record.expiresAt) <= now) return 'expired';
@@ -68,7 +68,7 @@ function encodeCursor(record: StoredApiKey): string {
 
 /**
  * The position after which the next page starts. Base64 decoders forgive padding and stray bits,
- * so the cursor is re-encoded and must come out byte for byte the same (spec 4.2).
+ * so the cursor is re-encoded and must come out byte for byte the same (http-interface §4.2).
  */
 function decodeCursor(cursor: string): { createdAt: string; keyId: string } | undefined {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return undefined;

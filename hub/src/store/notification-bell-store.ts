@@ -14,7 +14,7 @@ const BellReadSchema = v.object({
 });
 
 /**
- * Read state of the in-app bell. The bell lists audit entries (spec 2.8: audit-backed), whose ids
+ * Read state of the in-app bell. The bell lists audit entries (http-interface §2.8: audit-backed), whose ids
  * sort in time order, so "everything up to here is read" is one id; single reads are a short list.
  * One state for the hub: the bell belongs to the installation, not to one signed-in user.
  */

@@ -11,7 +11,7 @@ const keyOf = (id: string) => `${PREFIX}:${id}`;
 /**
  * `pending`: waiting for its first attempt (or requeued by an admin); `retrying`: failed at least
  * once, the next attempt is scheduled; `dead-letter`: out of attempts, or refused in a way a retry
- * cannot fix (spec 3.6). A delivered entry is deleted.
+ * cannot fix (http-interface §3.6). A delivered entry is deleted.
  */
 export const OUTBOX_STATUSES = ['pending', 'retrying', 'dead-letter'] as const;
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
@@ -35,7 +35,7 @@ export const OutboxEntrySchema = v.object({
 });
 export type OutboxEntry = v.InferOutput<typeof OutboxEntrySchema>;
 
-/** The outbox (spec 2.9): one stored record per entry, mirrored in memory, written through. */
+/** The outbox (http-interface §2.9): one stored record per entry, mirrored in memory, written through. */
 export interface NotificationOutboxStore {
   load(): Promise<void>;
   all(): OutboxEntry[];

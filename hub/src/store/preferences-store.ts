@@ -10,7 +10,7 @@ export type Preferences = v.InferOutput<typeof StoredPreferencesSchema>;
 // Usernames may hold ':' and other separators: encoded so each stays one key segment on every driver.
 const preferencesKey = (username: string) => `preferences:${encodeURIComponent(username)}`;
 
-/** Each user's UI preferences (spec 4.12), one record per user; read from storage each time, as only the UI asks for them. */
+/** Each user's UI preferences (http-interface §4.12), one record per user; read from storage each time, as only the UI asks for them. */
 export interface PreferencesStore {
   /** The user's preferences; {} when none are stored or the record fails validation. */
   get(username: string): Promise<Preferences>;

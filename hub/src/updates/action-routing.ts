@@ -17,7 +17,7 @@ const names = (entry: string, trigger: DockerActionTrigger) =>
 
 /**
  * Whether a container's `dd.action.include` / `dd.action.exclude` labels let this action trigger act
- * on it (spec 9.8: manual updates obey them too). Same syntax as the dd.notification.* labels;
+ * on it (http-interface §9.8: manual updates obey them too). Same syntax as the dd.notification.* labels;
  * exclude wins, and an empty include label includes nothing in particular (it is ignored).
  */
 export function actionAllowed(labels: Readonly<Record<string, string>>, trigger: DockerActionTrigger): boolean {

@@ -6,15 +6,15 @@ export const ACTION_PREFIX = 'DD_ACTION_';
 export const ACTION_TRIGGER_TYPES = ['docker'] as const;
 
 /**
- * A Docker action trigger, `DD_ACTION_DOCKER_<NAME>_*` (spec 9.8): what updates a container of its
+ * A Docker action trigger, `DD_ACTION_DOCKER_<NAME>_*` (http-interface §9.8): what updates a container of its
  * watchers, and how carefully.
  */
 export interface DockerActionTrigger {
-  /** `docker.<name>`, as trigger records name it (spec 2.12). */
+  /** `docker.<name>`, as trigger records name it (http-interface §2.12). */
   id: string;
   type: 'docker';
   name: string;
-  /** Backups (spec 2.7) kept per container; 0 keeps none (and rollback has nothing to go back to). */
+  /** Backups (http-interface §2.7) kept per container; 0 keeps none (and rollback has nothing to go back to). */
   backupCount: number;
   /** Remove an image once no kept backup and no container needs it any more. */
   prune: boolean;
@@ -72,7 +72,7 @@ export function loadActionTriggers(vars: Iterable<[string, string]>): DockerActi
   });
 }
 
-/** The trigger record of spec 2.12 (nothing secret in a docker action's configuration). */
+/** The trigger record of http-interface §2.12 (nothing secret in a docker action's configuration). */
 export function describeActionTrigger(trigger: DockerActionTrigger) {
   return {
     id: trigger.id,

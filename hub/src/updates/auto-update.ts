@@ -25,7 +25,7 @@ const BUSY_REASONS = new Set(['queued', 'in-progress']);
 const STATUS_REASONS: Readonly<Record<number, string>> = { 403: 'container-actions-disabled', 503: 'watcher-unavailable' };
 
 /**
- * Automatic updates (issue 7 part 4): after each applied observation, every container checked in
+ * Automatic updates (docs/updates.md): after each applied observation, every container checked in
  * it with a pending update is put to the auto-update policy; when every gate allows, the update is
  * queued with source `auto` through the same requestUpdate as the API. A blocked one is audited
  * `auto-update-blocked` once per (container, target), remembered across restarts.

@@ -8,8 +8,8 @@ const PREFIX = 'update-backups';
 const keyOf = (id: string) => `${PREFIX}:${id}`;
 
 /**
- * An image backup (spec 2.7): what a container ran before an update, kept so a rollback can go
- * back to it. Besides the spec's fields: the local image id (kept from pruning while the backup
+ * An image backup (http-interface §2.7): what a container ran before an update, kept so a rollback can go
+ * back to it. Besides those fields: the local image id (kept from pruning while the backup
  * lives), the full reference, the configuration, and the identity that outlives container ids.
  */
 export const ImageBackupSchema = v.object({
@@ -31,7 +31,7 @@ export const ImageBackupSchema = v.object({
 });
 export type ImageBackup = v.InferOutput<typeof ImageBackupSchema>;
 
-/** The backup as the API shows it (spec 2.7), without the stored configuration. */
+/** The backup as the API shows it (http-interface §2.7), without the stored configuration. */
 export function publicBackup(backup: ImageBackup) {
   const { spec: _spec, identity: _identity, ...shown } = backup;
   return shown;

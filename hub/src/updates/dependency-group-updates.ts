@@ -63,7 +63,7 @@ interface PlannedMember {
 const SETTLED_EVENTS = new Set(['dd:update-applied', 'dd:update-failed']);
 
 /**
- * Dependency-group updates (issue 7): the order comes from `dd.depends_on` and compose `depends_on`
+ * Dependency-group updates (docs/updates.md): the order comes from `dd.depends_on` and compose `depends_on`
  * (dependency-graph.ts); members are updated wave by wave, and a wave whose updates did not all
  * succeed stops the group, so nothing is updated on top of a dependency that stayed behind. The
  * operations carry one batchId, and dd:batch-update-completed follows the last of them. Followed in

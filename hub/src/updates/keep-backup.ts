@@ -16,7 +16,7 @@ export interface ImageHost {
   removeImage(reference: string): Promise<void>;
 }
 
-/** The digest the old image was pulled by, in its own repository (spec 2.7 imageDigest); undefined when unknown. */
+/** The digest the old image was pulled by, in its own repository (http-interface §2.7 imageDigest); undefined when unknown. */
 async function digestOf(context: UpdateContext, host: ImageHost, imageId: string, reference: string): Promise<string | undefined> {
   let image: DockerImageDetails | undefined;
   try {
@@ -47,7 +47,7 @@ async function digestOf(context: UpdateContext, host: ImageHost, imageId: string
 }
 
 /**
- * One backup per successful update (spec 2.7), the newest BACKUPCOUNT kept per container, for a
+ * One backup per successful update (http-interface §2.7), the newest BACKUPCOUNT kept per container, for a
  * local container and an agent's alike. With PRUNE, images that no kept backup names any more are
  * removed from the container's host; the host refuses (409 / `conflict`) any a container still
  * uses, and that refusal is left standing.

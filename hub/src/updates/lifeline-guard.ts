@@ -7,7 +7,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]', 'host.docker
 
 /**
  * Why updating this container would cut the updater off from the Docker it is updating it on
- * (domain notes: "updating the socket proxy the tool itself talks through"), or undefined. The
+ * (docs/updates.md "What the hub does not update"), or undefined. The
  * update stops the old container before the new one starts and then needs Docker to finish, roll
  * back or be recovered: through a proxy that just went down, or from a process that just stopped,
  * none of that can happen.
@@ -45,7 +45,7 @@ export function tcpEndpointOf(shown: string): DockerEndpoint | undefined {
   return { host: match[1], port: Number(match[2] ?? 2375), protocol: 'http' };
 }
 
-/** Spec 4.8 409 for a lifeline container (see lifelineReason). */
+/** http-interface §4.8 409 for a lifeline container (see lifelineReason). */
 export function lifelineRefusal(reason: string): HttpError {
   return new HttpError(409, `This container is not updated by the hub: ${reason}`, { reason: 'hub-lifeline' });
 }

@@ -34,7 +34,7 @@ describe('the update journal', () => {
     expect(reloaded.unsettled().map((op) => op.id)).toEqual(['a', 'b']);
   });
 
-  it('refuses any write to a settled operation: a superseded run never writes later (spec 3.2)', async () => {
+  it('refuses any write to a settled operation: a superseded run never writes later (http-interface §3.2)', async () => {
     const store = createUpdateOperationStore(createStorage(), logger);
     await store.save(operation({ status: 'rolled-back', phase: 'rolled-back', rollbackReason: 'cancelled' }));
     await expect(store.save(operation({ phase: 'new-created' }))).rejects.toBeInstanceOf(SupersededOperationError);

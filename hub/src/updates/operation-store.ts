@@ -8,7 +8,7 @@ const keyOf = (id: string) => `${PREFIX}:${id}`;
 /** Settled operations kept for the history routes; the oldest go first. */
 export const MAX_SETTLED_OPERATIONS = 2_000;
 
-/** A write to an operation that is already settled: whoever sent it was superseded (spec 3.2), and is refused. */
+/** A write to an operation that is already settled: whoever sent it was superseded (http-interface §3.2), and is refused. */
 export class SupersededOperationError extends Error {
   constructor(id: string) {
     super(`update operation ${id} is already settled; a late write was refused`);

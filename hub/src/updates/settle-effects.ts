@@ -59,7 +59,7 @@ async function refreshInventory(watcher: DockerWatcher, operation: UpdateOperati
   return (await watcher.watchContainer(operation.containerId)).container;
 }
 
-/** Spec 6.1 events, and the notification (which writes the update-applied / update-failed audit entry) or the rollback audit. */
+/** http-interface §6.1 events, and the notification (which writes the update-applied / update-failed audit entry) or the rollback audit. */
 async function announce(context: UpdateContext, operation: UpdateOperation, record: Container | undefined): Promise<void> {
   const hub = context.hub;
   const batchId = operation.batchId ?? null;

@@ -32,8 +32,8 @@ const record = (data: unknown): Record<string, unknown> =>
   typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
 
 /**
- * Follows a bulk update (spec 4.8) until each of its operations has settled, then publishes
- * dd:batch-update-completed (spec 6.1). It listens from before the first request, so an
+ * Follows a bulk update (http-interface §4.8) until each of its operations has settled, then publishes
+ * dd:batch-update-completed (http-interface §6.1). It listens from before the first request, so an
  * operation that settles before the answer is sent is not missed. In memory: a batch cut short by
  * a hub restart gets no completion event (its operations still settle and are announced one by one).
  */

@@ -9,7 +9,7 @@ import { lifelineReason, lifelineRefusal, tcpEndpointOf } from './lifeline-guard
 import { type UpdateContext, updatableWatcher } from './update-context';
 
 /**
- * The checks every update or rollback request passes before anything is queued (spec 4.8), each
+ * The checks every update or rollback request passes before anything is queued (http-interface §4.8), each
  * answering its own status: 403 actions disabled, 404 container or action trigger missing, 409
  * excluded by labels, already queued or running, or a temporary rollback container.
  */
@@ -109,7 +109,7 @@ export function agentLifeline(context: UpdateContext, container: Container): str
   });
 }
 
-/** Spec 3.3: a manual request is refused while the maturity gate holds the update. */
+/** http-interface §3.3: a manual request is refused while the maturity gate holds the update. */
 export function assertMature(container: Container): void {
   const held = container.blockers?.find((blocker) => blocker.reason === 'maturity-not-reached');
   if (held) {
@@ -120,7 +120,7 @@ export function assertMature(container: Container): void {
   }
 }
 
-/** The 409 of spec 4.8 for a container whose update is queued or running. */
+/** The 409 of http-interface §4.8 for a container whose update is queued or running. */
 function busyError(name: string, status: string | undefined, operationId: string): HttpError {
   const queued = status === 'queued';
   return new HttpError(409, `An update of ${name} is already ${queued ? 'queued' : 'in progress'}`, {

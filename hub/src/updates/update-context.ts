@@ -91,7 +91,7 @@ export function triggerById(context: UpdateContext, id: string | undefined): Doc
   return context.triggers.find((trigger) => trigger.id === id);
 }
 
-/** dd:update-operation-changed (spec 6.1), with the queue as it stands. */
+/** dd:update-operation-changed (http-interface §6.1), with the queue as it stands. */
 export function publishChanged(context: UpdateContext, operation: UpdateOperation): void {
   const queue = context.scheduler.position(operation.id) ?? { queuePosition: 0, queueTotal: context.scheduler.total() };
   context.hub.publish('dd:update-operation-changed', {

@@ -52,7 +52,7 @@ export async function auditHook(
 }
 
 /**
- * The hooks of an update (issue 7 part 7), only with DD_HOOKS_ENABLED=true and only for updates
+ * The hooks of an update (docs/updates.md "Hooks"), only with DD_HOOKS_ENABLED=true and only for updates
  * (rollbacks run none). Labels are read now, from the old container: the post hook still knows
  * them after its record is gone. An edge agent's container gets none here: its agent runs its
  * hooks on its own host, under its own DD_HOOKS_ENABLED (agent-update-runner.ts audits them).

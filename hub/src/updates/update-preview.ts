@@ -31,7 +31,7 @@ export interface UpdatePreview {
   target: { image: string; tag: string; digest: string | null } | null;
   updateKind: Container['updateKind'];
   triggerName: string | null;
-  /** The phases of spec 2.6 a successful run passes; `health-gate*` only when the new image has a healthcheck. */
+  /** The phases of http-interface §2.6 a successful run passes; `health-gate*` only when the new image has a healthcheck. */
   phases: string[];
   backup: { made: boolean; imageReference: string; imageId: string; keep: number; wouldDrop: string[] } | null;
   pruneOldImage: boolean;
@@ -73,7 +73,7 @@ function backupOf(context: UpdateContext, container: Container, trigger: DockerA
 }
 
 /**
- * What `POST /containers/{id}/update` would do now (spec 4.8 preview), by the same checks, reading
+ * What `POST /containers/{id}/update` would do now (http-interface §4.8 preview), by the same checks, reading
  * only: no claim, no journal write, no Docker call. 404 for an unknown container only.
  */
 export function previewUpdate(context: UpdateContext, containerId: string): UpdatePreview {

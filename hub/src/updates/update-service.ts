@@ -53,7 +53,7 @@ export interface RollbackRequestOptions {
 }
 
 /**
- * Container updates (issue 7): requests checked and queued, run by the update engine on the
+ * Container updates (docs/updates.md): requests checked and queued, run by the update engine on the
  * watcher's Docker host, settled with their events, notifications, backups and audit; unfinished
  * operations are recovered at start. The webhook routes call requestUpdate too.
  */
@@ -63,9 +63,9 @@ export interface UpdateService {
   /** After the watchers exist: recovers unfinished operations, re-queues queued ones, resumes rollback windows. */
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Queues an update; throws HttpError with the status spec 4.8 gives each refusal. */
+  /** Queues an update; throws HttpError with the status http-interface §4.8 gives each refusal. */
   requestUpdate(containerId: string, options: UpdateRequestOptions): Promise<UpdateOperation>;
-  /** Queues a rollback to a backup (spec 2.7), the same sequence towards the backup's image. */
+  /** Queues a rollback to a backup (http-interface §2.7), the same sequence towards the backup's image. */
   requestRollback(containerId: string, options?: RollbackRequestOptions): Promise<UpdateOperation>;
   /** A queued operation ends at once; one in progress rolls back at its next phase boundary. */
   cancel(operationId: string, by: string): Promise<UpdateOperation>;
@@ -75,7 +75,7 @@ export interface UpdateService {
   operationsOf(container: Container): UpdateOperation[];
   backupsOf(container: Container): ImageBackup[];
   backups(containerName?: string): ImageBackup[];
-  /** What requestUpdate would do now, touching nothing (spec 4.8 preview). */
+  /** What requestUpdate would do now, touching nothing (http-interface §4.8 preview). */
   preview(containerId: string): UpdatePreview;
   /** Queued, running or being recovered: their images must not be pruned. */
   unsettled(): UpdateOperation[];
@@ -223,7 +223,7 @@ export function createUpdateService(
     scheduler.enqueue({ id: operation.id, lockKey: identityOf(operation), groupKey, run: (signal) => runJob(operation.id, signal) });
   }
 
-  /** Compose projects are updated one container at a time (domain notes), per Docker host. */
+  /** Compose projects are updated one container at a time (docs/updates.md "Queue, locks and cancel"), per Docker host. */
   function groupOf(container: Pick<Container, 'labels' | 'agent' | 'watcher'>): string | undefined {
     const project = container.labels['com.docker.compose.project'];
     return project ? `${containerIdentity({ agent: container.agent, watcher: container.watcher, name: '' })}compose:${project}` : undefined;

@@ -17,7 +17,7 @@ export interface ApplyTargets {
    * maturity-cleared, container-unhealthy). Awaited, but its failure never fails the observation.
    */
   notify?: ((changes: readonly AppliedChange[]) => Promise<void>) | undefined;
-  /** Told the same changes after notify: the auto-update policy (issue 7). Its failure never fails the observation. */
+  /** Told the same changes after notify: the auto-update policy. Its failure never fails the observation. */
   autoUpdate?: ((changes: readonly AppliedChange[]) => Promise<void>) | undefined;
 }
 
@@ -34,7 +34,7 @@ function isNewUpdate(previous: Container | undefined, next: Container): boolean 
 }
 
 /**
- * Writes an observation: changed records are stored and announced (spec 6.1), removed ones
+ * Writes an observation: changed records are stored and announced (http-interface §6.1), removed ones
  * deleted, and the audit trail told of additions, removals, new updates and health turning bad.
  */
 export async function applyInventory(observed: ObservedInventory, targets: ApplyTargets): Promise<void> {

@@ -61,7 +61,7 @@ const SORT_KEYS: Record<string, (c: Container) => string | number> = {
   created: (c) => Date.parse(c.image.created ?? c.createdAt),
 };
 
-/** Filters, sorts and pages containers as GET /api/v1/containers does (spec 4.8). */
+/** Filters, sorts and pages containers as GET /api/v1/containers does (http-interface §4.8). */
 export function queryContainers(all: readonly Container[], query: ContainerQuery): { data: Container[]; total: number } {
   const ids = query.containerIds
     ? new Set(

@@ -106,7 +106,7 @@ export class DockerWatcher {
     return cycle;
   }
 
-  /** The inventory without registry checks (spec 4.3). `isCurrent` false means: write nothing. */
+  /** The inventory without registry checks (http-interface §4.3). `isCurrent` false means: write nothing. */
   async refreshInventory(isCurrent: () => boolean): Promise<ObservedInventory> {
     const observed = await this.observe({ check: false });
     if (isCurrent()) await applyInventory(observed, this.deps);
@@ -254,7 +254,7 @@ export class DockerWatcher {
 }
 
 /**
- * A record deleted through the API while its event waited (spec 4.5) stays deleted until the next
+ * A record deleted through the API while its event waited (http-interface §4.5) stays deleted until the next
  * watch cycle: an event that came before the deletion must not bring it back.
  */
 function withoutRemovedSince(observed: ObservedInventory, knownAtEvent: ReadonlySet<string>, store: ContainerStore): ObservedInventory {

@@ -49,7 +49,7 @@ export interface ActionWebhookRoutesDeps extends WebhookGuardDeps, ContainerHost
 }
 
 /**
- * The action webhooks (spec 4.11, 5.8): for CI systems, authenticated by their bearer token only
+ * The action webhooks (http-interface §4.11, §5.8): for CI systems, authenticated by their bearer token only
  * (so `access` is public: sessions and API keys do not open them), limited to 30 calls per 15
  * minutes per address, audited, and counted in dd_webhook_total.
  */

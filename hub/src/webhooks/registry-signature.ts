@@ -1,5 +1,5 @@
 /**
- * The registry webhook's signature (spec 5.9): HMAC-SHA256 of the exact raw body, keyed with
+ * The registry webhook's signature (http-interface §5.9): HMAC-SHA256 of the exact raw body, keyed with
  * DD_SERVER_WEBHOOK_SECRET, as 64 hex digits or `sha256=<hex>`, in any one of these headers
  * (each registry or relay names it its own way). Web Crypto only, so every runtime verifies alike.
  */

@@ -26,7 +26,7 @@ export interface RegistryWebhookRouteDeps extends WebhookGuardDeps, ContainerHos
 }
 
 /**
- * POST /api/v1/webhooks/registry (spec 4.11, 5.9): a registry (or a relay in front of it) says
+ * POST /api/v1/webhooks/registry (http-interface §4.11, §5.9): a registry (or a relay in front of it) says
  * an image was pushed; every watched container of that registry host and repository, local or
  * on an agent, is checked at once, in the background, and the answer is 202 with what was
  * dispatched. Each watcher checks its matching containers in one observation (a batch trigger

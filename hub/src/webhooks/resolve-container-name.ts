@@ -12,7 +12,7 @@ export interface NameSelector {
 const where = (container: Container) => `${container.agent ?? LOCAL_AGENT}/${container.watcher}`;
 
 /**
- * The one container a webhook names (spec 4.11): by Docker name, narrowed by `agent` and
+ * The one container a webhook names (http-interface §4.11): by Docker name, narrowed by `agent` and
  * `watcher`. None: 404. Several (one name on several hosts): 409, listing the agent/watcher
  * pairs so the caller can add the parameters that pick one.
  */

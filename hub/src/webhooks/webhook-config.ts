@@ -1,7 +1,7 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { type EnvReaderContext, envBoolean } from '../../../shared/config/env-readers';
 
-/** The action webhook endpoints, each with its own token when the per-endpoint set is configured (spec 5.8). */
+/** The action webhook endpoints, each with its own token when the per-endpoint set is configured (http-interface §5.8). */
 export const ACTION_WEBHOOKS = ['watchall', 'watch', 'update'] as const;
 export type ActionWebhook = (typeof ACTION_WEBHOOKS)[number];
 
@@ -20,7 +20,7 @@ export type WebhookTokens =
   | { kind: 'shared'; token: string }
   | { kind: 'per-endpoint'; tokens: Readonly<Record<ActionWebhook, string>> };
 
-/** DD_SERVER_WEBHOOK_* (spec 4.11, 5.8, 5.9). */
+/** DD_SERVER_WEBHOOK_* (http-interface §4.11, §5.8, §5.9). */
 export interface WebhookConfig {
   /** DD_SERVER_WEBHOOK_ENABLED, default false: every webhook route answers 403 until it is true. */
   enabled: boolean;

@@ -5,7 +5,7 @@ import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter } from '../http/rate-limit';
 import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS, tooManyRequests } from '../http/server-rate-limit';
 
-/** Spec 8: per client address, per 15 minutes. */
+/** http-interface §8: per client address, per 15 minutes. */
 export const ACTION_WEBHOOK_LIMIT = 30;
 export const REGISTRY_WEBHOOK_LIMIT = 60;
 

@@ -7,7 +7,7 @@ import { type ActionWebhook, tokenFor, type WebhookTokens } from './webhook-conf
 const BEARER = /^bearer +(\S.*)$/i;
 
 /**
- * Spec 5.8: `Authorization: Bearer <token>`, the endpoint's own token when the per-endpoint set
+ * http-interface §5.8: `Authorization: Bearer <token>`, the endpoint's own token when the per-endpoint set
  * is configured, else the shared one. Compared in constant time; the token is never logged or
  * echoed. Sessions and API keys do not open these routes: a CI system holds the token, not a user.
  */

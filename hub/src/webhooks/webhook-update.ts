@@ -8,7 +8,7 @@ export interface WebhookUpdateDeps {
 
 /**
  * POST /api/v1/webhook/update/{containerName}, once the container is resolved, authorised and
- * opted in: an update operation queued by the update service (issue 7) with source `webhook`,
+ * opted in: an update operation queued by the update service with source `webhook`,
  * through the same checks as POST /containers/{id}/update, each refusal with its status (400 no
  * update, 403 container actions disabled, 404 no Docker action trigger, 409 queued, running or
  * excluded by labels, 503 its watcher unavailable or its edge agent not connected).

@@ -12,8 +12,8 @@ export interface RelayedEvent {
 
 /**
  * A relay between a registry's notification endpoint and the hub's registry webhook: the
- * distribution registry can add fixed headers but cannot sign, and the spec requires an
- * HMAC-SHA256 of the body. The relay signs the exact bytes it received (node:crypto, apart from
+ * distribution registry can add fixed headers but cannot sign, and the hub requires an
+ * HMAC-SHA256 of the body (http-interface §5.9). The relay signs the exact bytes it received (node:crypto, apart from
  * the hub's Web Crypto code), forwards them to `target` and answers the registry with the hub's
  * status, so a refused event is retried by the registry as it would be without the relay.
  */

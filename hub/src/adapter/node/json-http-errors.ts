@@ -20,7 +20,7 @@ function rawJsonResponse(status: number, message: string): string {
 
 /**
  * node-server's `createServer` hook, so that requests it refuses before the app sees them (a
- * backslash in the path, a bad Host header) still get a spec 2.15 JSON body instead of an empty 400.
+ * backslash in the path, a bad Host header) still get an http-interface §2.15 JSON body instead of an empty 400.
  */
 export function jsonErrorServerFactory(fetch: FetchCallback, hostname: string) {
   const listener = getRequestListener(fetch, {

@@ -10,7 +10,7 @@ const SKIPPED_HEADERS = new Set(['connection', 'content-length', 'keep-alive', '
 
 /**
  * @hono/node-server writes a refused WebSocket upgrade (401, 403, 426, 429, ...) as its status and
- * headers with `Content-Length: 0`, dropping the JSON body every 4xx must carry (spec 2.15). It
+ * headers with `Content-Length: 0`, dropping the JSON body every 4xx must carry (http-interface §2.15). It
  * leaves the refusal to the application when the server has another `upgrade` listener, so this
  * adds one (which does nothing) and writes each refusal itself: status, headers and body.
  *
