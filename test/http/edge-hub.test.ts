@@ -606,7 +606,7 @@ describe('the edge upgrade limit', () => {
   });
 });
 
-/** The upgrade's answer when it is refused: status, Retry-After and the JSON body (spec 2.15). */
+/** The upgrade's answer when it is refused: status, Retry-After and the JSON body (http-interface §2.15). */
 function refusedUpgrade(
   hubUrl: string,
   localAddress = '127.0.0.1',
