@@ -382,7 +382,7 @@ describe('container updates through the hub on a real Docker Engine and registry
     }
     expect((await names()).filter((name) => TEMPORARY_NAME.test(name))).toEqual([]);
     expect(seconds).toBeLessThan(120);
-    }, 150_000);
+  }, 150_000);
 
   it('rolls back by itself when the updated container turns unhealthy within its dd.rollback.window', async () => {
     const oldId = await runApp(
