@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError } from '../support/hub-harness';
+import { describeHubMatrix, expectJsonError } from '../../support/hub-harness';
 
 describeHubMatrix('audit', (client) => {
   beforeAll(async () => {

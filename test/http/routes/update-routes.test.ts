@@ -4,11 +4,11 @@
  * real dockerd in test/integration/container-updates.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadHubConfig } from '../../hub/src/config/hub-config';
-import { ConfigError } from '../../shared/config/config-error';
-import type { Container } from '../../shared/schemas/container';
-import { containerRecord } from '../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+import { loadHubConfig } from '../../../hub/src/config/hub-config';
+import { ConfigError } from '../../../shared/config/config-error';
+import type { Container } from '../../../shared/schemas/container';
+import { containerRecord } from '../../support/container-fixture';
+import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const TRIGGER = { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' };
 const pending = (over: Partial<Container> = {}) =>

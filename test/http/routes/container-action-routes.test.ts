@@ -1,8 +1,8 @@
 import { beforeAll, expect, it } from 'vitest';
-import type { Container } from '../../shared/schemas/container';
-import { containerRecord } from '../support/container-fixture';
-import { describeHubMatrix, expectJsonError } from '../support/hub-harness';
-import { dataOf, openSse } from '../support/sse-client';
+import type { Container } from '../../../shared/schemas/container';
+import { containerRecord } from '../../support/container-fixture';
+import { describeHubMatrix, expectJsonError } from '../../support/hub-harness';
+import { dataOf, openSse } from '../../support/sse-client';
 
 /**
  * The container action, log and stats routes where no Docker is reachable: validation, unknown ids,

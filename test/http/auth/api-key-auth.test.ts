@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FAILED_ATTEMPT_LIMIT } from '../../hub/src/auth/api-key-auth';
-import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+import { FAILED_ATTEMPT_LIMIT } from '../../../hub/src/auth/api-key-auth';
+import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 /** Hubs on a clock the test moves, so expiry and windows need no waiting. */
 describe('API keys over time and under brute force', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../support/hub-harness';
+import { createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../../support/hub-harness';
 
 describeHubMatrix('log entries', (client) => {
   beforeAll(() => {

@@ -5,8 +5,8 @@
  * runs on a real agent and dockerd in test/integration/edge-images.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EdgeDockerHost } from '../../hub/src/agents/edge-docker-host';
-import type { HubFrame } from '../../shared/edge/protocol';
+import { EdgeDockerHost } from '../../../hub/src/agents/edge-docker-host';
+import type { HubFrame } from '../../../shared/edge/protocol';
 import {
   type EdgeIdentity,
   type EdgePeer,
@@ -17,8 +17,8 @@ import {
   signedInPeer,
   snapshotFrames,
   waitFor,
-} from '../support/edge-peer';
-import { createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
+} from '../../support/edge-peer';
+import { createServerHub, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const TIMINGS = { heartbeatMs: 10_000, silenceLimitMs: 30_000, signInDeadlineMs: 5_000, requestTimeoutMs: 5_000 };
 const PRUNE_HEADERS = { 'X-DD-Confirm-Action': 'image-prune' };

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix } from '../support/hub-harness';
+import { describeHubMatrix } from '../../support/hub-harness';
 
 describeHubMatrix(
   'registries',

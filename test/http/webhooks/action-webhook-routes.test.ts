@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { signBody } from '../../hub/src/webhooks/registry-signature';
-import { containerRecord, withImage } from '../support/container-fixture';
-import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../support/hub-harness';
+import { signBody } from '../../../hub/src/webhooks/registry-signature';
+import { containerRecord, withImage } from '../../support/container-fixture';
+import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../../support/hub-harness';
 
 /**
  * The webhook routes (http-interface §4.11, §5.8, §5.9, §7, §8) without Docker: every status they document.

@@ -1,8 +1,8 @@
 import { createStorage } from 'unstorage';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectJsonError, type HubClient } from '../support/hub-harness';
-import { cycle, notificationHub, record } from '../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
+import { expectJsonError, type HubClient } from '../../support/hub-harness';
+import { cycle, notificationHub, record } from '../../support/notification-hub';
+import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
 
 const BEARER = 'outbox-bearer-token-7f3a9c';
 const HEADER_KEY = 'header-api-key-55e1b2';

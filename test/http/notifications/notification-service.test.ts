@@ -1,11 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates are plain strings holding ${…} on purpose
 import { createStorage } from 'unstorage';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../shared/schemas/agent';
-import type { HubClient } from '../support/hub-harness';
-import { jsonInit } from '../support/hub-harness';
-import { cycle, notificationHub, record } from '../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
+import type { Agent } from '../../../shared/schemas/agent';
+import type { HubClient } from '../../support/hub-harness';
+import { jsonInit } from '../../support/hub-harness';
+import { cycle, notificationHub, record } from '../../support/notification-hub';
+import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
 
 interface Delivered {
   event: string;

@@ -5,10 +5,10 @@
  * test/integration/images-bulk-updates.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../shared/schemas/audit-entry';
-import type { Container } from '../../shared/schemas/container';
-import { containerRecord } from '../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+import type { AuditEntry } from '../../../shared/schemas/audit-entry';
+import type { Container } from '../../../shared/schemas/container';
+import { containerRecord } from '../../support/container-fixture';
+import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const TRIGGER = { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2', DD_ACTION_DOCKER_UPDATE_PRUNE: 'true' };
 const pending = (over: Partial<Container> = {}) =>

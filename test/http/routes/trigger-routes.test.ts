@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates are plain strings holding ${…} on purpose
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
-import { cycle, notificationHub, record } from '../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
+import { expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { cycle, notificationHub, record } from '../../support/notification-hub';
+import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
 
 const PASSWORD = 'basic-pass-0d9e7c';
 

@@ -4,9 +4,9 @@
  * dockerd in test/integration/dependency-group-updates.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Container } from '../../shared/schemas/container';
-import { containerRecord } from '../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient } from '../support/hub-harness';
+import type { Container } from '../../../shared/schemas/container';
+import { containerRecord } from '../../support/container-fixture';
+import { createMemoryHub, expectJsonError, type HubClient } from '../../support/hub-harness';
 
 const CONFIRM = { 'X-DD-Confirm-Action': 'dependency-group-update' };
 /** A record as the watcher writes it: `group` is dd.group, else the compose project (container-labels.ts). */

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError, jsonInit } from '../support/hub-harness';
+import { describeHubMatrix, expectJsonError, jsonInit } from '../../support/hub-harness';
 
 const SPEC_DEFAULTS = {
   'update-available': [true, true],

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTAINER_STATES } from '../../shared/docker/docker-host';
-import type { HubClient } from '../support/hub-harness';
-import { cycle, notificationHub, record } from '../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
+import { CONTAINER_STATES } from '../../../shared/docker/docker-host';
+import type { HubClient } from '../../support/hub-harness';
+import { cycle, notificationHub, record } from '../../support/notification-hub';
+import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
 
 /**
  * The `dd_*` series of http-interface §6.4 scraped from /metrics after activity: records applied the way a

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../shared/config/config-error';
-import { EnvReaderContext } from '../../../shared/config/env-readers';
-import { loadHookConfig } from '../../../shared/update/hook-config';
+import { ConfigError } from '../config/config-error';
+import { EnvReaderContext } from '../config/env-readers';
+import { loadHookConfig } from './hook-config';
 
 const load = (vars: Record<string, string>) => loadHookConfig(new EnvReaderContext(new Map(Object.entries(vars))));
 

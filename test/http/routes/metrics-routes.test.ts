@@ -1,10 +1,10 @@
 import { createStorage, defineDriver } from 'unstorage';
 import { describe, expect, it } from 'vitest';
-import { composeHub } from '../../hub/src/compose-hub';
-import { loadHubConfig } from '../../hub/src/config/hub-config';
-import { createLogRing } from '../../shared/logging/log-ring';
-import { createLogger, silentSink } from '../../shared/logging/logger';
-import { describeHubMatrix, expectJsonError } from '../support/hub-harness';
+import { composeHub } from '../../../hub/src/compose-hub';
+import { loadHubConfig } from '../../../hub/src/config/hub-config';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
+import { describeHubMatrix, expectJsonError } from '../../support/hub-harness';
 
 describe('/health readiness', () => {
   it('answers 503 until stored state is loaded, then 200', async () => {

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { AgentNotificationEvent } from '../../hub/src/agents/agent-events';
-import type { EdgeSessions } from '../../hub/src/edge/edge-sessions';
-import type { UiEvent } from '../../hub/src/events/event-bus';
-import { EDGE_CLOSE, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES, EDGE_SUBPROTOCOLS } from '../../shared/edge/protocol';
-import type { Agent } from '../../shared/schemas/agent';
+import type { AgentNotificationEvent } from '../../../hub/src/agents/agent-events';
+import type { EdgeSessions } from '../../../hub/src/edge/edge-sessions';
+import type { UiEvent } from '../../../hub/src/events/event-bus';
+import { EDGE_CLOSE, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES, EDGE_SUBPROTOCOLS } from '../../../shared/edge/protocol';
+import type { Agent } from '../../../shared/schemas/agent';
 import {
   connectEdgePeer,
   type EdgeIdentity,
@@ -21,8 +21,8 @@ import {
   signedInPeer,
   snapshotFrames,
   waitFor,
-} from '../support/edge-peer';
-import { createServerHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+} from '../../support/edge-peer';
+import { createServerHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 // Short protocol timings, so deadlines and silence are tested in well under a second.
 const TIMINGS = { heartbeatMs: 150, silenceLimitMs: 500, signInDeadlineMs: 400, requestTimeoutMs: 2_000 };

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+import { describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const CONFIRM = { 'X-DD-Confirm-Action': 'api-key-revoke' };
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError, jsonInit } from '../support/hub-harness';
+import { describeHubMatrix, expectJsonError, jsonInit } from '../../support/hub-harness';
 
 describeHubMatrix('settings', (client) => {
   it('starts with the defaults of a fresh install', async () => {

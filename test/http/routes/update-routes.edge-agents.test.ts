@@ -6,9 +6,9 @@
  * agent sends. The updates themselves run on real agents in test/integration/edge-update*.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DockerContainerDetails } from '../../shared/docker/docker-host';
-import type { AgentInfo } from '../../shared/edge/protocol';
-import type { Container } from '../../shared/schemas/container';
+import type { DockerContainerDetails } from '../../../shared/docker/docker-host';
+import type { AgentInfo } from '../../../shared/edge/protocol';
+import type { Container } from '../../../shared/schemas/container';
 import {
   type EdgeIdentity,
   type EdgePeer,
@@ -20,8 +20,8 @@ import {
   signedInPeer,
   snapshotFrames,
   waitFor,
-} from '../support/edge-peer';
-import { createServerHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+} from '../../support/edge-peer';
+import { createServerHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 // The scripted peer answers no pings: heartbeats far apart keep its sessions open for the test.
 const TIMINGS = { heartbeatMs: 10_000, silenceLimitMs: 30_000, signInDeadlineMs: 5_000, requestTimeoutMs: 5_000 };

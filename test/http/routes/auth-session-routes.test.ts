@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { argon2id } from '@noble/hashes/argon2.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
+import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const PASSWORD = 'correct horse battery staple';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
