@@ -1,4 +1,3 @@
-// Tests of shared/schemas/update-policy.ts, kept here with the logic that uses the schemas.
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { UpdatePolicyActionSchema, UpdatePolicySchema } from './update-policy';

@@ -1,5 +1,5 @@
 /**
- * Update preview and bulk update (http-interface §4.8) on the hub in memory: what each answers before anything
+ * Update preview (http-interface §4.8) on the hub in memory: what it answers before anything
  * reaches Docker. The memory hub has no Docker host, so the preview always shows the 503 of a
  * watcher that does not run here; the accepted path runs on a real dockerd in
  * test/integration/images-bulk-updates.test.ts.
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import { containerRecord } from '../../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { createMemoryHub, expectJsonError, type HubClient } from '../../support/hub-harness';
 
 const TRIGGER = { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2', DD_ACTION_DOCKER_UPDATE_PRUNE: 'true' };
 const pending = (over: Partial<Container> = {}) =>
@@ -106,53 +106,6 @@ describe('POST /api/v1/containers/{id}/preview', () => {
     const hub = await hubWith(TRIGGER, pending());
     await expectJsonError(await hub.request('/api/v1/containers/nope/preview', { method: 'POST' }), 404);
     const route = hub.hub.parts.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/:id/preview');
-    expect(route?.spec.access).toBe('containers:update');
-  });
-});
-
-describe('POST /api/v1/containers/update (bulk)', () => {
-  let client: HubClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-  });
-
-  it('answers 202 with each container refused as a single update would be, and no batch when none was queued', async () => {
-    client = await createMemoryHub(TRIGGER);
-    const excluded = pending({ id: 'b'.repeat(64), name: 'excluded', labels: { 'dd.action.exclude': 'update' } });
-    await client.hub.parts.containers.put(pending());
-    await client.hub.parts.containers.put(excluded);
-    const response = await client.request(
-      '/api/v1/containers/update',
-      jsonInit('POST', { containerIds: [pending().id, excluded.id, 'nope'] }),
-    );
-    expect(response.status).toBe(202);
-    const body = (await response.json()) as { batchId: string | null; results: Record<string, unknown>[]; [key: string]: unknown };
-    expect(body).toMatchObject({ batchId: null, total: 3, accepted: 0, refused: 3 });
-    expect(body.results).toEqual([
-      expect.objectContaining({ containerId: pending().id, containerName: 'web', result: 'refused', status: 503 }),
-      expect.objectContaining({
-        containerName: 'excluded',
-        result: 'refused',
-        status: 409,
-        details: expect.objectContaining({ reason: 'excluded-by-labels' }),
-      }),
-      expect.objectContaining({ containerId: 'nope', result: 'refused', status: 404 }),
-    ]);
-  });
-
-  it('refuses a malformed body with 400', async () => {
-    client = await createMemoryHub(TRIGGER);
-    for (const body of [
-      {},
-      { containerIds: [] },
-      { containerIds: ['a', 'a'] },
-      { containerIds: Array.from({ length: 101 }, (_, i) => `c${i}`) },
-      ['a'],
-    ]) {
-      await expectJsonError(await client.request('/api/v1/containers/update', jsonInit('POST', body)), 400);
-    }
-    const route = client.hub.parts.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/update');
     expect(route?.spec.access).toBe('containers:update');
   });
 });

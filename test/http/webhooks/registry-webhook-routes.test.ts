@@ -1,0 +1,116 @@
+import { expect, it } from 'vitest';
+import { signBody } from '../../../hub/src/webhooks/registry-signature';
+import { containerRecord, withImage } from '../../support/container-fixture';
+import { describeHubMatrix, expectJsonError, type HubClient } from '../../support/hub-harness';
+
+/**
+ * The registry webhook route without Docker: every status it documents. Containers are records put
+ * in the store; their watcher is not running, so matching containers are counted, not checked
+ * (against a real dockerd and registry: test/integration/registry-webhook-e2e.test.ts). What both
+ * webhook families share (disabled, missing token or secret, rate limits) is in
+ * ./action-webhook-routes.test.ts.
+ */
+
+const SECRET = 'registry-hmac-secret';
+const post = (headers: Record<string, string> = {}, body?: string): RequestInit => ({
+  method: 'POST',
+  headers,
+  ...(body !== undefined && { body }),
+});
+
+const web = containerRecord({ id: '1'.repeat(64), name: 'web', watcher: 'local' });
+const webEast = containerRecord({ id: '2'.repeat(64), name: 'web', watcher: 'east' });
+const webNas = containerRecord({ id: '3'.repeat(64), name: 'web', watcher: 'local', agent: 'nas' });
+const optedOut = containerRecord({ id: '4'.repeat(64), name: 'private', webhookEnabled: false, labels: { 'dd.webhook.enabled': 'false' } });
+const app = withImage(containerRecord({ id: '5'.repeat(64), name: 'app' }), '127.0.0.1:5000', 'team/app');
+const pending = {
+  updateAvailable: true,
+  updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '1.1.0', semverDiff: 'minor' },
+} as const;
+const outdated = { ...withImage(containerRecord({ id: '6'.repeat(64), name: 'outdated' }), '127.0.0.1:5000', 'team/app'), ...pending };
+const outdatedOnAgent = { ...containerRecord({ id: '7'.repeat(64), name: 'remote', agent: 'nas' }), ...pending };
+
+async function seed(client: HubClient): Promise<void> {
+  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent]) await client.hub.parts.containers.put(record);
+}
+
+async function metric(client: HubClient, line: RegExp): Promise<string | undefined> {
+  const text = await (await client.request('/metrics')).text();
+  return text.split('\n').find((candidate) => line.test(candidate));
+}
+
+describeHubMatrix(
+  'registry webhook',
+  (client) => {
+    const envelope = (host: string, repository: string, tag: string) =>
+      JSON.stringify({
+        events: [
+          { action: 'pull', target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' }, request: { host } },
+          { action: 'push', target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' }, request: { host } },
+        ],
+      });
+    const send = async (body: string, headers: Record<string, string>) =>
+      client().request(
+        '/api/v1/webhooks/registry',
+        post({ 'content-type': 'application/vnd.docker.distribution.events.v1+json', ...headers }, body),
+      );
+
+    it('seeds the records', async () => {
+      await seed(client());
+    });
+
+    it('answers 401 without a signature and with a wrong one', async () => {
+      const body = envelope('127.0.0.1:5000', 'team/app', '2.0.0');
+      const missing = await expectJsonError(await send(body, {}), 401);
+      expect(missing.error).toContain('x-hub-signature-256');
+      await expectJsonError(await send(body, { 'x-hub-signature-256': await signBody('another-secret', body) }), 401);
+      // Signed, then changed by one byte on the way: the signature covers the exact bytes.
+      await expectJsonError(await send(`${body} `, { 'x-hub-signature-256': await signBody(SECRET, body) }), 401);
+    });
+
+    it('accepts the signature in each of the six headers, as sha256=<hex> or bare hex', async () => {
+      const body = envelope('ghcr.io', 'nobody/nothing', '1.0.0');
+      const signed = await signBody(SECRET, body);
+      const headers = [
+        'x-drydock-signature',
+        'x-hub-signature-256',
+        'x-quay-signature',
+        'x-harbor-signature',
+        'x-ms-signature',
+        'x-registry-signature',
+      ];
+      for (const [index, header] of headers.entries()) {
+        const value = index % 2 === 0 ? signed : signed.slice('sha256='.length);
+        const response = await send(body, { [header]: value });
+        expect(response.status).toBe(202);
+        expect(await response.json()).toMatchObject({ format: 'distribution', received: 1, ignored: 1, matched: 0, dispatched: 0 });
+      }
+    });
+
+    it('answers 400 for a signed body that is not JSON or not a known format', async () => {
+      await expectJsonError(await send('not json', { 'x-registry-signature': await signBody(SECRET, 'not json') }), 400);
+      const odd = JSON.stringify({ hello: 'world' });
+      const unknown = await expectJsonError(await send(odd, { 'x-registry-signature': await signBody(SECRET, odd) }), 400);
+      expect(unknown.details?.formats).toEqual(['distribution', 'acr', 'docker-hub', 'harbor', 'quay', 'ghcr']);
+    });
+
+    it('answers 202 with dispatch counts: matching containers whose watcher is unavailable are counted, not checked', async () => {
+      const body = envelope('127.0.0.1:5000', 'team/app', '2.0.0');
+      const response = await send(body, { 'x-drydock-signature': await signBody(SECRET, body) });
+      expect(response.status).toBe(202);
+      expect(await response.json()).toEqual({
+        message: 'Checking 0 containers',
+        format: 'distribution',
+        received: 1,
+        ignored: 1,
+        matched: 2,
+        dispatched: 0,
+        queued: 0,
+        unavailable: 2,
+        images: ['127.0.0.1:5000/team/app:2.0.0'],
+      });
+      expect(await metric(client(), /^dd_webhook_total\{action="registry"\}/)).toMatch(/ [1-9]\d*$/);
+    });
+  },
+  { DD_SERVER_WEBHOOK_ENABLED: 'true', DD_SERVER_WEBHOOK_SECRET: SECRET },
+);
