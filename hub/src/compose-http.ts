@@ -65,6 +65,8 @@ import type { ContainerStore } from './store/container-store';
 import type { NotificationRuleStore } from './store/notification-rule-store';
 import type { PreferencesStore } from './store/preferences-store';
 import type { SettingsStore } from './store/settings-store';
+import type { UiSource } from './ui/ui-bundle';
+import { registerUiRoutes } from './ui/ui-routes';
 import type { DependencyGroupUpdates } from './updates/dependency-group-updates';
 import type { UpdateService } from './updates/update-service';
 import type { Fleet } from './watchers/fleet';
@@ -84,6 +86,7 @@ export interface HttpParts {
   input: Pick<HubDeps, 'storage' | 'logRing' | 'version' | 'runtime' | 'dropConnection' | 'runtimeMetrics'> & {
     uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
     inventoryDeadlineMs?: number | undefined;
+    ui?: UiSource | undefined;
   };
   config: HubConfig;
   logger: HubDeps['logger'];
@@ -217,6 +220,8 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerOpenApiRoute(api, { routes, version: input.version });
   app.route('/', root.app);
   app.route(API_BASE, api.app);
+  // Last: the page answers only what no route did (a navigation to a client-side route).
+  if (input.ui) registerUiRoutes(app, { ui: input.ui });
   app.notFound(notFoundOrMethodNotAllowed(routes));
   app.onError(jsonErrorHandler(logger.child('http')));
   return { app, routes };
