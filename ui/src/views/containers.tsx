@@ -1,6 +1,6 @@
 import type { Container } from '../api';
 import { candidateOf, hostOf, imageName, updateKindOf } from '../format';
-import { navigate, path } from '../router';
+import { navigate, query } from '../router';
 import { containerList, containersLoaded, loadError } from '../state';
 
 const PAGE_SIZE = 50;
@@ -54,7 +54,7 @@ function matches(c: Container, f: Filters): boolean {
 const distinct = (values: (string | undefined)[]) => [...new Set(values.filter((v): v is string => Boolean(v)))].sort();
 
 export function Containers() {
-  void path.value; // re-read the query when the address changes
+  void query.value; // re-read the filters when the address changes
   const filters = readFilters();
   const all = containerList.value;
   const shown = all.filter((c) => matches(c, filters)).sort((a, b) => a.name.localeCompare(b.name));
