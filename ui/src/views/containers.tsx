@@ -163,7 +163,9 @@ export function Containers() {
                 )}
               </td>
               <td data-label="Host">
-                {hostOf(c)} <span class="hint">({c.watcher})</span>
+                <span>
+                  {hostOf(c)} <span class="hint">({c.watcher})</span>
+                </span>
               </td>
               <td data-label="Status">
                 <span class={`status ${c.status}`}>{c.status}</span>
