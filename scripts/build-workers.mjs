@@ -3,6 +3,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { buildUi } from './build-ui.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const WORKERS_ENTRY = join(ROOT, 'hub', 'src', 'entry', 'workers.ts');
@@ -23,9 +24,27 @@ export const WORKERD_BUILD_OPTIONS = {
   logLevel: 'warning',
 };
 
-/** Builds the hub's Worker bundle; returns the path of the written file. */
+/**
+ * The web UI inside the Worker: built afresh, and put in place of hub/src/adapter/workers/built-in-ui.ts
+ * (a Worker has no file system to read it from).
+ */
+function builtInUiPlugin(bundle) {
+  return {
+    name: 'dockwatch-built-in-ui',
+    setup(b) {
+      b.onResolve({ filter: /\/built-in-ui$/ }, (args) => ({ path: join(args.resolveDir, 'built-in-ui'), namespace: 'dockwatch-ui' }));
+      b.onLoad({ filter: /.*/, namespace: 'dockwatch-ui' }, () => ({
+        contents: `export const builtInUi = ${JSON.stringify(bundle)};`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** Builds the hub's Worker bundle, the web UI included; returns the path of the written file. */
 export async function buildWorkersBundle({ outfile = DEFAULT_OUTFILE } = {}) {
-  await build({ ...WORKERD_BUILD_OPTIONS, entryPoints: [WORKERS_ENTRY], outfile });
+  const { bundle } = await buildUi();
+  await build({ ...WORKERD_BUILD_OPTIONS, entryPoints: [WORKERS_ENTRY], outfile, plugins: [builtInUiPlugin(bundle)] });
   return outfile;
 }
 

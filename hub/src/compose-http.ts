@@ -66,6 +66,8 @@ import type { ContainerStore } from './store/container-store';
 import type { NotificationRuleStore } from './store/notification-rule-store';
 import type { PreferencesStore } from './store/preferences-store';
 import type { SettingsStore } from './store/settings-store';
+import type { UiSource } from './ui/ui-bundle';
+import { registerUiRoutes } from './ui/ui-routes';
 import type { DependencyGroupUpdates } from './updates/dependency-group-updates';
 import type { UpdateService } from './updates/update-service';
 import type { Fleet } from './watchers/fleet';
@@ -85,6 +87,7 @@ export interface HttpParts {
   input: Pick<HubDeps, 'logRing' | 'version' | 'runtime' | 'dropConnection' | 'runtimeMetrics'> & {
     uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
     inventoryDeadlineMs?: number | undefined;
+    ui?: UiSource | undefined;
   };
   config: HubConfig;
   logger: HubDeps['logger'];
@@ -219,6 +222,8 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerOpenApiRoute(api, { routes, version: input.version });
   app.route('/', root.app);
   app.route(API_BASE, api.app);
+  // Last: the page answers only what no route did (a navigation to a client-side route).
+  if (input.ui) registerUiRoutes(app, { ui: input.ui });
   app.notFound(notFoundOrMethodNotAllowed(routes));
   app.onError(jsonErrorHandler(logger.child('http')));
   return { app, routes };

@@ -36,6 +36,7 @@ import { type ContainerStore, createContainerStore } from './store/container-sto
 import { createNotificationRuleStore } from './store/notification-rule-store';
 import { createPreferencesStore } from './store/preferences-store';
 import { createSettingsStore } from './store/settings-store';
+import type { UiSource } from './ui/ui-bundle';
 import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
 import { createDependencyGroupUpdates, type DependencyGroupUpdates } from './updates/dependency-group-updates';
 import type { UpdateServiceOptions } from './updates/update-context';
@@ -66,6 +67,11 @@ export interface HubOptions {
   notificationTiming?: Partial<Omit<OutboxTiming, 'timeoutMs'>> | undefined;
   /** Container updates: concurrency, health polling, and the journal hook crash tests pause at. */
   updates?: UpdateServiceOptions | undefined;
+  /**
+   * The web UI served at `/` (scripts/build-ui.mjs builds it; the entry hands it over, so the core
+   * reads no file), or why there is none (the page then says so). Absent: no UI routes at all.
+   */
+  ui?: UiSource | undefined;
 }
 
 export type HubInput = HubDeps & HubOptions;

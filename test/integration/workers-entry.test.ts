@@ -89,6 +89,24 @@ describe('the Workers entry under workerd', () => {
     expect(await json(await request('/api/v1/app'))).toMatchObject({ name: 'dockwatch', runtime: 'workers' });
   });
 
+  it('serves the web UI built into the bundle: the page at / and its gzipped, immutable script', async () => {
+    const page = await request('/', { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const html = await page.text();
+    const script = /src="(\/assets\/app-[A-Z0-9]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    // A client-side route is the same page; an API client still gets JSON.
+    expect((await request('/containers/x', { headers: { accept: 'text/html' } })).status).toBe(200);
+    expect((await request('/containers/x')).status).toBe(404);
+    const asset = await request(script ?? '', { headers: { 'accept-encoding': 'gzip' } });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // Decoded once, not twice: workerd sends the stored gzip body as is (encodeBody: 'manual').
+    expect(await asset.text()).toMatch(/^(?:import|var|const|let|function|\(|!)/);
+  });
+
   it('stores a PATCH in Durable Object storage', async () => {
     const response = await patchSettings(JSON.stringify({ updateMode: 'auto' }));
     expect(response.status).toBe(200);

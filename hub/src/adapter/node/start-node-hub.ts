@@ -22,6 +22,7 @@ import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-pro
 import { createNodeStorage } from './create-node-storage';
 import { createNodeHookRunner } from './hook-runner';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
+import { loadUiBundle } from './load-ui-bundle';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
@@ -43,7 +44,7 @@ export interface StartNodeHubOptions {
   /** Where log lines go; pino on stdout by default. */
   sink?: LogSink;
   /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
-  deps?: Pick<Partial<HubInput>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId'>;
+  deps?: Pick<Partial<HubInput>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui'>;
 }
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
@@ -89,6 +90,9 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     fetch: (input, init) => fetch(input, init),
   });
   const { storage, close: closeStorage } = await createNodeStorage(config.store);
+  // The web UI: built by scripts/build-ui.mjs; without it the page says how to build it.
+  const ui = options.deps?.ui ?? loadUiBundle();
+  if ('unavailable' in ui) logger.warn('web UI not available', { reason: ui.unavailable });
 
   const processMetrics = new Registry();
   collectDefaultMetrics({ register: processMetrics });
@@ -122,6 +126,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     selfContainerId: readSelfContainerId(),
     // An updated compose service's file names the new image afterwards (docs/updates.md "Compose files").
     composeFiles: createComposeFileEditor(),
+    ui,
     ...options.deps,
     edge: { ...options.deps?.edge, authorizedKeys },
   });

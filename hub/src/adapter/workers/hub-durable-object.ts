@@ -7,6 +7,7 @@ import { composeHub, type Hub } from '../../compose-hub';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { errorBody } from '../../http/http-error';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
+import { builtInUi } from './built-in-ui';
 import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
 import { upgradeWebSocket } from './upgrade-websocket';
 
@@ -74,6 +75,7 @@ export class HubDurableObject {
           registries,
           // Cloudflare names the client; without it every caller would share one rate-limit bucket.
           clientAddress: (c) => c.req.header('cf-connecting-ip') ?? undefined,
+          ui: builtInUi,
         });
       } catch (error) {
         this.refuse(error);

@@ -1,0 +1,96 @@
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { EdgeIdentity, EdgePeer } from '../support/edge-peer';
+import { newEdgeIdentity, sampleWatcher, signedInPeer } from '../support/edge-peer';
+import { type HubClient, jsonInit } from '../support/hub-harness';
+
+const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+export interface PageProblems {
+  /** Console errors, failed requests and unexpected >= 400 answers, as readable lines. */
+  problems: string[];
+  /** API calls the page made, by method and path (to tell live updates from refetches). */
+  calls: string[];
+}
+
+/**
+ * Records everything that went wrong on a page: a journey fails on any console error, failed
+ * request or error answer it did not expect (`expected` matches "STATUS METHOD PATH" or a console text).
+ */
+export function watchPage(page: Page, expected: RegExp[] = []): PageProblems {
+  const seen: PageProblems = { problems: [], calls: [] };
+  const allowed = (line: string) => expected.some((pattern) => pattern.test(line));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const line = `console: ${message.text()} @ ${message.location().url}`;
+    if (!allowed(line)) seen.problems.push(line);
+  });
+  page.on('pageerror', (error) => seen.problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    seen.problems.push(`dialog opened: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('requestfailed', (request) => {
+    const line = `failed ${request.method()} ${new URL(request.url()).pathname}: ${request.failure()?.errorText}`;
+    if (!allowed(line)) seen.problems.push(line);
+  });
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/api/')) seen.calls.push(`${request.method()} ${url.pathname}${url.search}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() < 400) return;
+    const line = `${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`;
+    if (!allowed(line)) seen.problems.push(line);
+  });
+  return seen;
+}
+
+interface AxeResult {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
+}
+
+/**
+ * axe-core on one view, in light and dark: injected in a context that bypasses the page's CSP
+ * (the real page refuses inline and foreign scripts), with the journey's cookies.
+ */
+export async function expectAccessible(browser: Browser, url: string, ready: string, options: BrowserContextOptions = {}): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const context = await browser.newContext({ ...options, bypassCSP: true, colorScheme });
+    try {
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.locator(ready).first().waitFor();
+      await page.addScriptTag({ path: AXE_PATH });
+      const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as AxeResult;
+      const serious = result.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map(
+          (violation) =>
+            `${violation.impact} ${violation.id}: ${violation.help} at ${JSON.stringify(violation.nodes.map((n) => n.target))}`,
+        );
+      expect(serious, `${url} (${colorScheme})`).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }
+}
+
+/** An edge agent peer signed in to the hub (its key registered first), answering the hub's pings. */
+export async function connectAgent(
+  hub: HubClient,
+  name: string,
+  identity?: EdgeIdentity,
+): Promise<{ peer: EdgePeer; identity: EdgeIdentity }> {
+  const id = identity ?? (await newEdgeIdentity());
+  const registered = await hub.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: id.publicKeyBase64, label: name }));
+  expect(registered.status).toBe(201);
+  if (!hub.url) throw new Error('the hub must listen');
+  // watchAll: stopped containers stay listed, so a status change shows as one.
+  const peer = await signedInPeer(hub.url, id, name, { watchers: [sampleWatcher({ watchAll: true })] });
+  peer.ws.on('message', (data) => {
+    if (JSON.parse(data.toString()).type === 'ping') peer.send({ type: 'pong' });
+  });
+  return { peer, identity: id };
+}

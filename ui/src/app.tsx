@@ -1,0 +1,82 @@
+import { useEffect } from 'preact/hooks';
+import { api } from './api';
+import { disconnectLive } from './live';
+import { onLinkClick, path } from './router';
+import { session, signedOut, stream } from './state';
+import { ContainerDetail } from './views/container-detail';
+import { Containers } from './views/containers';
+import { Dashboard } from './views/dashboard';
+import { SignIn } from './views/sign-in';
+
+function View() {
+  const current = path.value;
+  const detail = /^\/containers\/([^/]+)$/.exec(current);
+  if (detail?.[1]) return <ContainerDetail id={decodeURIComponent(detail[1])} />;
+  if (current === '/containers') return <Containers />;
+  if (current === '/') return <Dashboard />;
+  return (
+    <main id="main" tabIndex={-1}>
+      <h1>Not found</h1>
+      <p>
+        There is no page at this address. <a href="/">Go to the dashboard</a>.
+      </p>
+    </main>
+  );
+}
+
+async function signOut() {
+  try {
+    await api.logout();
+  } finally {
+    disconnectLive();
+    signedOut('You have signed out.');
+  }
+}
+
+export function App() {
+  const current = session.value;
+  // Each view is a new page for a screen reader: move focus to its heading region.
+  useEffect(() => {
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [path.value]);
+  if (current.state === 'loading') return <p class="loading">Loading…</p>;
+  if (current.state === 'signed-out') return <SignIn />;
+  const anonymous = current.user.anonymous === true;
+  const here = path.value;
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: one delegated handler turns same-origin links into History navigations
+    // biome-ignore lint/a11y/useKeyWithClickEvents: links are followed with the keyboard too (Enter fires click)
+    <div class="shell" onClick={onLinkClick}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href="/">
+          dockwatch
+        </a>
+        <nav aria-label="Main">
+          <a href="/" aria-current={here === '/' ? 'page' : undefined}>
+            Dashboard
+          </a>
+          <a href="/containers" aria-current={here.startsWith('/containers') ? 'page' : undefined}>
+            Containers
+          </a>
+        </nav>
+        <span class="user">
+          {anonymous ? 'Anonymous access' : current.user.username}
+          {!anonymous && (
+            <button type="button" class="secondary" onClick={signOut}>
+              Sign out
+            </button>
+          )}
+        </span>
+      </header>
+      {stream.value === 'lost' && (
+        <div class="banner" role="alert">
+          The hub cannot be reached. Reconnecting… Changes will appear again once it is back.
+        </div>
+      )}
+      <View />
+    </div>
+  );
+}
