@@ -20,7 +20,12 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** One change: the agent's frame leaves the peer, and the clock stops when the UI stream shows it. */
-async function oneChange(peer: EdgePeer, stream: SseStream, container: ReturnType<typeof sampleContainer>, round: number): Promise<number> {
+async function oneChange(
+  peer: EdgePeer,
+  stream: SseStream,
+  container: ReturnType<typeof sampleContainer>,
+  round: number,
+): Promise<number> {
   // Paused and running in turn: a change of state the record and the UI both show.
   const state = round % 2 === 0 ? 'paused' : 'running';
   const sentAt = performance.now();
@@ -53,14 +58,18 @@ export const agentEventLatency: Benchmark = {
         body: JSON.stringify({ publicKey: identity.publicKeyBase64, label: 'bench' }),
       });
       if (registered.status !== 201) throw new Error(`agent-event-latency: key registration got ${registered.status}`);
-      peer = await signedInPeer(hub.url, identity, 'bench-agent', { watchers: [sampleWatcher({ name: WATCHER, watchAll: true })] });
+      peer = await signedInPeer(hub.url, identity, 'bench-agent', {
+        watchers: [sampleWatcher({ name: WATCHER, watchAll: true })],
+      });
       // A registry that refuses at once: the watch cycle's check of the image ends without delay (a
       // public name would wait on a registry this machine cannot reach; see docs/benchmarks.md).
       const container = sampleContainer('bench-web', { image: '127.0.0.1:9/bench/web:1.0' });
       for (const frame of snapshotFrames(WATCHER, [container], [sampleImage()])) peer.send(frame);
       await waitFor(
         async () => {
-          const listed = (await (await fetch(`${hub.url}/api/v1/containers?agent=bench-agent`)).json()) as { data: unknown[] };
+          const listed = (await (await fetch(`${hub.url}/api/v1/containers?agent=bench-agent`)).json()) as {
+            data: unknown[];
+          };
           return listed.data.length === 1 ? true : undefined;
         },
         10_000,
@@ -75,7 +84,13 @@ export const agentEventLatency: Benchmark = {
         if (round >= WARMUP) samples.push(ms);
       }
       samples.sort((a, b) => a - b);
-      const row = [rounds, percentile(samples, 0.5), percentile(samples, 0.95), percentile(samples, 0.99), samples.at(-1) ?? 0];
+      const row = [
+        rounds,
+        percentile(samples, 0.5),
+        percentile(samples, 0.95),
+        percentile(samples, 0.99),
+        samples.at(-1) ?? 0,
+      ];
       ctx.log(`p50 ${row[1]?.toFixed(1)} ms over ${rounds} changes`);
       return {
         title: 'Agent container change to the UI stream',

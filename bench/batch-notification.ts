@@ -26,7 +26,11 @@ interface BatchBody {
 }
 
 /** Created, never started: with WATCHALL the watcher lists and checks them all, and 1,000 idle shims cost no memory. */
-async function createFleet(rig: Pick<WebhookRig, 'dockerd' | 'ref'>, count: number, onProgress: (done: number) => void): Promise<void> {
+async function createFleet(
+  rig: Pick<WebhookRig, 'dockerd' | 'ref'>,
+  count: number,
+  onProgress: (done: number) => void,
+): Promise<void> {
   let done = 0;
   await mapLimit(
     Array.from({ length: count }, (_, n) => n),
@@ -55,10 +59,18 @@ async function batchAfter(rig: WebhookRig, seen: number, timeoutMs: number): Pro
  * The batch checked for its size, and the time split at the newest update-available audit entry,
  * which the hub writes with each record before it routes the notification.
  */
-async function check(rig: WebhookRig, request: ReceivedRequest, expected: number, label: string, startedAt: number): Promise<Delivery> {
+async function check(
+  rig: WebhookRig,
+  request: ReceivedRequest,
+  expected: number,
+  label: string,
+  startedAt: number,
+): Promise<Delivery> {
   const body = request.json as BatchBody;
   if (body.kind !== 'batch' || body.count !== expected || body.containers.length !== expected) {
-    throw new Error(`batch-notification: ${label}: expected one batch of ${expected}, got kind ${body.kind} with ${body.count}`);
+    throw new Error(
+      `batch-notification: ${label}: expected one batch of ${expected}, got kind ${body.kind} with ${body.count}`,
+    );
   }
   const audit = (await (await fetch(`${rig.hub.url}/api/v1/audit?action=update-available&limit=1`)).json()) as {
     data: { timestamp: string }[];
@@ -105,7 +117,14 @@ async function throughCycle(rig: WebhookRig, tag: string, expected: number): Pro
 
 function render(count: number, deliveries: readonly Delivery[], setupMs: number): string {
   const table = markdownTable(
-    ['trigger', 'to the batch at the receiver', 'checks and records', 'notification delivery', 'containers in the batch', 'payload'],
+    [
+      'trigger',
+      'to the batch at the receiver',
+      'checks and records',
+      'notification delivery',
+      'containers in the batch',
+      'payload',
+    ],
     deliveries.map((d) => [
       d.label,
       `${Math.round(d.toBatchMs)} ms`,
@@ -152,7 +171,9 @@ export const batchNotification: Benchmark = {
       await rig.firstCycle(300_000);
       const records = (await (await fetch(`${rig.hub.url}/api/v1/containers`)).json()) as { data: Container[] };
       if (records.data.length !== count || records.data.some((c) => c.updateAvailable || !c.checkedAt)) {
-        throw new Error(`batch-notification: the first cycle saw ${records.data.length} containers, not ${count} up-to-date ones`);
+        throw new Error(
+          `batch-notification: the first cycle saw ${records.data.length} containers, not ${count} up-to-date ones`,
+        );
       }
       const deliveries: Delivery[] = [];
       for (const tag of ['1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0']) {

@@ -54,11 +54,18 @@ async function preflight(hub: { url: string }, query: Query): Promise<{ bytes: n
   const text = await response.text();
   if (!response.ok) throw new Error(`container-list: ${query.path} answered ${response.status}: ${text.slice(0, 200)}`);
   const body = JSON.parse(text) as { data: unknown[]; total: number };
-  if (body.data.length !== Math.min(200, body.total)) throw new Error(`container-list: ${query.path} gave ${body.data.length} records`);
+  if (body.data.length !== Math.min(200, body.total))
+    throw new Error(`container-list: ${query.path} gave ${body.data.length} records`);
   return { bytes: Buffer.byteLength(text), total: body.total };
 }
 
-async function measure(ctx: BenchContext, hub: HubProcess, stored: number, query: Query, connections: number): Promise<Row> {
+async function measure(
+  ctx: BenchContext,
+  hub: HubProcess,
+  stored: number,
+  query: Query,
+  connections: number,
+): Promise<Row> {
   const { bytes, total } = await preflight(hub, query);
   let before = hub.sample();
   const durationSeconds = positiveIntegerEnv('BENCH_DURATION', 10);
@@ -92,15 +99,27 @@ function breakdown(records: readonly Container[], query: Query): { queryMs: numb
   const { data, total } = queryContainers([...store.values()], query.parsed);
   return {
     queryMs: median(() => queryContainers([...store.values()], query.parsed)),
-    pageMs: median(() => JSON.stringify({ data: data.map(toPublicContainer), total, limit: 200, offset: 0, hasMore: true })),
+    pageMs: median(() =>
+      JSON.stringify({ data: data.map(toPublicContainer), total, limit: 200, offset: 0, hasMore: true }),
+    ),
   };
 }
 
 async function profile(ctx: BenchContext, storeDir: string, scratch: string): Promise<ProfileSummary> {
-  const hub = await startProfiledHub(ctx.root, { DD_STORE_DRIVER: 'fs', DD_STORE_PATH: storeDir, DD_LOCAL_WATCHER: 'false' }, scratch);
+  const hub = await startProfiledHub(
+    ctx.root,
+    { DD_STORE_DRIVER: 'fs', DD_STORE_PATH: storeDir, DD_LOCAL_WATCHER: 'false' },
+    scratch,
+  );
   let stopped = false;
   try {
-    await runLoad({ root: ctx.root, url: hub.url + PLAIN.path, connections: 1, durationSeconds: PROFILE_SECONDS, warmupSeconds: 1 });
+    await runLoad({
+      root: ctx.root,
+      url: hub.url + PLAIN.path,
+      connections: 1,
+      durationSeconds: PROFILE_SECONDS,
+      warmupSeconds: 1,
+    });
     stopped = true;
     return await summarizeProfile(await hub.stop(), ctx.root, PROFILE_SECONDS * 1000);
   } finally {
@@ -119,7 +138,9 @@ export const containerList: Benchmark = {
       const written = performance.now();
       await writeRecords(join(dir, 'large'), large);
       await writeRecords(join(dir, 'small'), small);
-      ctx.log(`wrote ${LARGE} + ${SMALL} records through the container store in ${((performance.now() - written) / 1000).toFixed(1)} s`);
+      ctx.log(
+        `wrote ${LARGE} + ${SMALL} records through the container store in ${((performance.now() - written) / 1000).toFixed(1)} s`,
+      );
       const rows: Row[] = [];
       const starts: number[] = [];
       for (const [stored, queries] of [
@@ -128,19 +149,31 @@ export const containerList: Benchmark = {
       ] as const) {
         const started = performance.now();
         const hub = await startHubProcess({
-          env: { DD_STORE_DRIVER: 'fs', DD_STORE_PATH: join(dir, stored === LARGE ? 'large' : 'small'), DD_LOCAL_WATCHER: 'false' },
+          env: {
+            DD_STORE_DRIVER: 'fs',
+            DD_STORE_PATH: join(dir, stored === LARGE ? 'large' : 'small'),
+            DD_LOCAL_WATCHER: 'false',
+          },
           startTimeoutMs: 120_000,
         });
         starts.push(performance.now() - started);
         try {
-          for (const query of queries) for (const conns of [1, connections]) rows.push(await measure(ctx, hub, stored, query, conns));
+          for (const query of queries)
+            for (const conns of [1, connections]) rows.push(await measure(ctx, hub, stored, query, conns));
         } finally {
           await hub.stop();
         }
       }
       const summary = await profile(ctx, join(dir, 'large'), await mkdtemp(join(dir, 'profile-')));
-      const parts = { large: breakdown(large, PLAIN), sorted: breakdown(large, SORTED), small: breakdown(small, PLAIN) };
-      return { title: 'Container list with 10,000 containers stored', markdown: report(rows, summary, parts, starts[0] ?? 0, connections) };
+      const parts = {
+        large: breakdown(large, PLAIN),
+        sorted: breakdown(large, SORTED),
+        small: breakdown(small, PLAIN),
+      };
+      return {
+        title: 'Container list with 10,000 containers stored',
+        markdown: report(rows, summary, parts, starts[0] ?? 0, connections),
+      };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -149,7 +182,13 @@ export const containerList: Benchmark = {
 
 type Parts = Record<'large' | 'sorted' | 'small', { queryMs: number; pageMs: number }>;
 
-function report(rows: readonly Row[], summary: ProfileSummary, parts: Parts, startMs: number, connections: number): string {
+function report(
+  rows: readonly Row[],
+  summary: ProfileSummary,
+  parts: Parts,
+  startMs: number,
+  connections: number,
+): string {
   const table = markdownTable(
     ['stored', 'query', 'connections', 'req/s (mean)', 'p50', 'p97.5', 'p99', 'max', 'hub CPU', 'matching', 'response'],
     rows.map((row) => [

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { EDGE_HEARTBEAT_MS } from '../shared/edge/protocol';
 import { edgeKeyId, generateEdgeKeyPair, toBase64, toHex } from '../shared/edge/sign-in';
-import { type BenchContext, type Benchmark, formatBytes, formatCount, markdownTable, positiveIntegerEnv } from './support/benchmark';
+import {
+  type BenchContext,
+  type Benchmark,
+  formatBytes,
+  formatCount,
+  markdownTable,
+  positiveIntegerEnv,
+} from './support/benchmark';
 import type { FleetAgent, FleetPlan } from './support/edge-fleet';
 import { type HubProcess, startHubProcess } from './support/hub-process';
 import { cpuShare, machineBusyShare, type ProcessSample, sampleMachineCpu, sampleProcess } from './support/proc-stats';
@@ -89,13 +96,23 @@ async function fleetKeys(count: number): Promise<(FleetAgent & { publicKey: stri
   const agents: (FleetAgent & { publicKey: string })[] = [];
   for (let i = 0; i < count; i++) {
     const { secretKey, publicKey } = await generateEdgeKeyPair();
-    agents.push({ name: `bench-${i}`, keyId: edgeKeyId(publicKey), secretKey: toHex(secretKey), publicKey: toBase64(publicKey) });
+    agents.push({
+      name: `bench-${i}`,
+      keyId: edgeKeyId(publicKey),
+      secretKey: toHex(secretKey),
+      publicKey: toBase64(publicKey),
+    });
   }
   return agents;
 }
 
 /** A fresh hub and a fresh fleet; heartbeats are measured on the fs run only (the store plays no part in them). */
-async function runFleet(ctx: BenchContext, shape: Shape, fleet: (FleetAgent & { publicKey: string })[], store: Store): Promise<Run> {
+async function runFleet(
+  ctx: BenchContext,
+  shape: Shape,
+  fleet: (FleetAgent & { publicKey: string })[],
+  store: Store,
+): Promise<Run> {
   const dir = await mkdtemp(join(tmpdir(), 'dockwatch-bench-edge-'));
   let hub: HubProcess | undefined;
   let generator: Generator | undefined;
@@ -115,7 +132,9 @@ async function runFleet(ctx: BenchContext, shape: Shape, fleet: (FleetAgent & { 
         DD_EDGE_SIGNIN_MAX: '1000000',
       },
     });
-    ctx.log(`${store} store: hub ${hub.url} (pid ${hub.pid}), ${shape.agents} keys registered from DD_EDGE_AUTHORIZED_KEYS`);
+    ctx.log(
+      `${store} store: hub ${hub.url} (pid ${hub.pid}), ${shape.agents} keys registered from DD_EDGE_AUTHORIZED_KEYS`,
+    );
     const planFile = join(dir, 'plan.json');
     const plan: FleetPlan = {
       hubUrl: hub.url,
@@ -134,7 +153,9 @@ async function runFleet(ctx: BenchContext, shape: Shape, fleet: (FleetAgent & { 
     const machineAtSynced = sampleMachineCpu();
     const allWelcomed = await waitForEvent(generator.events, 'all-welcomed', 1_000);
     const allSent = await waitForEvent(generator.events, 'all-sent', 1_000);
-    ctx.log(`${store} store: synced in ${((syncedAt - started.t) / 1000).toFixed(1)} s; hub RSS ${formatBytes(atSynced.rssBytes)}`);
+    ctx.log(
+      `${store} store: synced in ${((syncedAt - started.t) / 1000).toFixed(1)} s; hub RSS ${formatBytes(atSynced.rssBytes)}`,
+    );
     const heartbeats = store === 'fs' ? await measureHeartbeats(ctx, hub, generator, shape) : undefined;
     return {
       store,
@@ -161,13 +182,19 @@ async function runFleet(ctx: BenchContext, shape: Shape, fleet: (FleetAgent & { 
 const cpuMs = (sample: ProcessSample) => sample.cpuUserMs + sample.cpuSystemMs;
 
 function startGenerator(root: string, planFile: string): Generator {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'support', 'edge-load-generator.ts'), planFile], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'bench', 'support', 'edge-load-generator.ts'), planFile],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const events: GeneratorEvent[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => events.push(JSON.parse(line) as GeneratorEvent));
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) =>
+    events.push(JSON.parse(line) as GeneratorEvent),
+  );
   return { child, events };
 }
 
@@ -178,7 +205,8 @@ async function waitForEvent(events: GeneratorEvent[], name: string, timeoutMs: n
   for (;;) {
     const found = events.find((event) => event.event === name);
     if (found) return found;
-    if (Date.now() > deadline) throw new Error(`bench.edge: the load generator did not report ${name} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`bench.edge: the load generator did not report ${name} within ${timeoutMs} ms`);
     await sleep(20);
   }
 }
@@ -202,9 +230,11 @@ interface ListedAgent {
 async function waitForSync(hubUrl: string, events: GeneratorEvent[], startedAt: number, shape: Shape): Promise<number> {
   const containers = shape.agents * shape.containersPerAgent;
   for (;;) {
-    if (Date.now() - startedAt > SYNC_TIMEOUT_MS) throw new Error(`bench.edge: not synced within ${SYNC_TIMEOUT_MS} ms`);
+    if (Date.now() - startedAt > SYNC_TIMEOUT_MS)
+      throw new Error(`bench.edge: not synced within ${SYNC_TIMEOUT_MS} ms`);
     const ended = events.filter((event) => event.event === 'closed');
-    if (ended.length > 0) throw new Error(`bench.edge: ${ended.length} sessions ended early, first: ${JSON.stringify(ended[0])}`);
+    if (ended.length > 0)
+      throw new Error(`bench.edge: ${ended.length} sessions ended early, first: ${JSON.stringify(ended[0])}`);
     const agents = (await getJson<{ data: ListedAgent[] }>(`${hubUrl}/api/v1/agents`)).data;
     const connected = agents.filter((agent) => agent.connected).length;
     const listed = agents.reduce((sum, agent) => sum + agent.containers.total, 0);
@@ -216,7 +246,12 @@ async function waitForSync(hubUrl: string, events: GeneratorEvent[], startedAt: 
   }
 }
 
-async function measureHeartbeats(ctx: BenchContext, hub: HubProcess, generator: Generator, shape: Shape): Promise<Heartbeats> {
+async function measureHeartbeats(
+  ctx: BenchContext,
+  hub: HubProcess,
+  generator: Generator,
+  shape: Shape,
+): Promise<Heartbeats> {
   // The watch cycle each sync starts, and its writes, finish in the background: heartbeats alone come after them.
   const settleStarted = Date.now();
   for (let previous = hub.sample(); Date.now() - settleStarted < SETTLE_TIMEOUT_MS; ) {
@@ -253,7 +288,12 @@ function report(shape: Shape, runs: readonly Run[]): string {
   const beat = fs.heartbeats as Heartbeats;
   const total = shape.agents * shape.containersPerAgent;
   const beats = (beat.wallMs / EDGE_HEARTBEAT_MS) * shape.agents;
-  const both = (label: string, pick: (run: Run) => string, target = ''): string[] => [label, pick(fs), pick(memory), target];
+  const both = (label: string, pick: (run: Run) => string, target = ''): string[] => [
+    label,
+    pick(fs),
+    pick(memory),
+    target,
+  ];
   const rows = [
     both(`all ${formatCount(shape.agents)} agents welcomed (load generator's clock)`, (r) => seconds(r.allWelcomedMs)),
     both('all snapshots written to the sockets', (r) => seconds(r.allSentMs)),
@@ -267,7 +307,11 @@ function report(shape: Shape, runs: readonly Run[]): string {
     both('load generator CPU time to synced', (r) => seconds(r.generatorSyncCpuMs)),
     both('hub RSS before the agents came', (r) => formatBytes(r.idleBefore.rssBytes)),
     both('hub RSS when synced', (r) => formatBytes(r.atSynced.rssBytes)),
-    both('**hub peak RSS** (VmHWM, start to synced)', (r) => `**${formatBytes(r.atSynced.peakRssBytes)}**`, 'under 1 GiB'),
+    both(
+      '**hub peak RSS** (VmHWM, start to synced)',
+      (r) => `**${formatBytes(r.atSynced.peakRssBytes)}**`,
+      'under 1 GiB',
+    ),
     [`hub RSS after ${shape.idleSeconds} s of heartbeats`, formatBytes(beat.after.rssBytes), '–', ''],
     [
       `**hub CPU while only heartbeats flow** (${shape.idleSeconds} s, ${EDGE_HEARTBEAT_MS / 1000} s beat)`,
@@ -275,7 +319,12 @@ function report(shape: Shape, runs: readonly Run[]): string {
       '–',
       '',
     ],
-    ['hub CPU per agent beat (its ping and pong, the agent’s pong and ping)', `${((beat.hubCpuMs * 1000) / beats).toFixed(0)} µs`, '–', ''],
+    [
+      'hub CPU per agent beat (its ping and pong, the agent’s pong and ping)',
+      `${((beat.hubCpuMs * 1000) / beats).toFixed(0)} µs`,
+      '–',
+      '',
+    ],
   ];
   return [
     `${formatCount(shape.agents)} simulated agents with ${shape.containersPerAgent} containers each (${formatCount(total)} containers) against the real hub process (\`node --import tsx hub/src/entry/node.ts\`, as \`npm start\`: log level info, anonymous, no local watcher), once with \`DD_STORE_DRIVER=fs\` in a temp dir (the measure) and once with \`memory\` (the same work without the disk). Every agent's key is registered at start through \`DD_EDGE_AUTHORIZED_KEYS\`; each run starts a fresh hub, so every agent signs in for the first time and its name is bound. The agents are played by a load generator in its own process (bench/support/edge-load-generator.ts): one WebSocket each, edge/1.0 as edge-agent/ speaks it (the challenge signed with shared/edge/sign-in.ts, then one full snapshot of its watcher, a ping every heartbeat, a pong to each of the hub's), ${shape.connectConcurrency === shape.agents ? 'all dialling at once, as a fleet does when its hub comes back' : `at most ${shape.connectConcurrency} handshakes in flight`}. Times count from the generator's start. Synced: \`GET /api/v1/agents\` (polled every ${POLL_MS} ms) lists every agent connected with all its containers, and \`GET /api/v1/containers\` then totals ${formatCount(total)}. Knobs: \`BENCH_EDGE_AGENTS\`, \`BENCH_EDGE_CONTAINERS\`, \`BENCH_EDGE_IDLE_SECONDS\`, \`BENCH_EDGE_CONNECT_CONCURRENCY\`.`,

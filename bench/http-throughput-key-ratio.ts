@@ -47,7 +47,8 @@ export async function mintReadKey(hubUrl: string): Promise<string> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'bench', scopes: ['read'], rateLimitMax: 1_000_000 }),
   });
-  if (response.status !== 201) throw new Error(`bench: minting an API key answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 201)
+    throw new Error(`bench: minting an API key answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { apiKey: string }).apiKey;
 }
 
@@ -67,7 +68,8 @@ async function measureSlice(ctx: BenchContext, target: Target, seconds: number, 
     ...(target.headers && { headers: target.headers }),
   });
   const after = target.hub.sample();
-  if (load.non2xx > 0 || load.errors > 0) throw new Error(`bench.http-throughput: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
+  if (load.non2xx > 0 || load.errors > 0)
+    throw new Error(`bench.http-throughput: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
   const cpuMs = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
   return { requestsPerSecond: load.requestsPerSecond.mean, cpuMicrosPerRequest: (cpuMs * 1000) / load.totalRequests };
 }
@@ -103,9 +105,14 @@ export async function measureKeyRatio(ctx: BenchContext, connections: number): P
 }
 
 function summarize(rounds: KeyRatioRound[]): Omit<KeyRatio, 'loadAverage'> {
-  const ratios = rounds.map((round) => round.keyed.requestsPerSecond / round.anonymous.requestsPerSecond).sort((a, b) => a - b);
+  const ratios = rounds
+    .map((round) => round.keyed.requestsPerSecond / round.anonymous.requestsPerSecond)
+    .sort((a, b) => a - b);
   const middle = Math.floor(ratios.length / 2);
-  const median = ratios.length % 2 === 1 ? (ratios[middle] as number) : ((ratios[middle - 1] as number) + (ratios[middle] as number)) / 2;
+  const median =
+    ratios.length % 2 === 1
+      ? (ratios[middle] as number)
+      : ((ratios[middle - 1] as number) + (ratios[middle] as number)) / 2;
   const sum = (pick: (round: KeyRatioRound) => number) => rounds.reduce((total, round) => total + pick(round), 0);
   // Every slice lasts as long, so the mean of the per-slice figures weighs each second alike.
   const cpuAnonymous = sum((round) => round.anonymous.cpuMicrosPerRequest) / rounds.length;

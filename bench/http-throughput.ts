@@ -60,12 +60,17 @@ interface LoadShape {
 export const httpThroughput: Benchmark = {
   name: 'http-throughput',
   async run(ctx) {
-    const shape = { durationSeconds: positiveIntegerEnv('BENCH_DURATION', 10), connections: positiveIntegerEnv('BENCH_CONNECTIONS', 50) };
+    const shape = {
+      durationSeconds: positiveIntegerEnv('BENCH_DURATION', 10),
+      connections: positiveIntegerEnv('BENCH_CONNECTIONS', 50),
+    };
     const measured: Measured[] = [];
     for (const scenario of SCENARIOS) {
       const result = await measureScenario(ctx, scenario, shape);
       measured.push(result);
-      ctx.log(`${scenario.label}: ${formatCount(result.load.requestsPerSecond.mean)} req/s, p99 ${result.load.latencyMs.p99} ms`);
+      ctx.log(
+        `${scenario.label}: ${formatCount(result.load.requestsPerSecond.mean)} req/s, p99 ${result.load.latencyMs.p99} ms`,
+      );
     }
     const keyRatio = await measureKeyRatio(ctx, shape.connections);
     ctx.log(
@@ -82,7 +87,9 @@ export const httpThroughput: Benchmark = {
 async function measureScenario(ctx: BenchContext, given: Scenario, shape: LoadShape): Promise<Measured> {
   const hub = await startHubProcess();
   try {
-    const scenario = given.prepare ? { ...given, headers: { ...given.headers, ...(await given.prepare(hub.url)) } } : given;
+    const scenario = given.prepare
+      ? { ...given, headers: { ...given.headers, ...(await given.prepare(hub.url)) } }
+      : given;
     const idle = hub.sample();
     await preflight(hub.url, scenario);
     ctx.log(`${scenario.label}: hub pid ${hub.pid}, ${shape.durationSeconds} s at ${shape.connections} connections`);
@@ -120,12 +127,25 @@ async function preflight(url: string, scenario: Scenario): Promise<void> {
   if (scenario.body !== undefined) init.body = scenario.body;
   const response = await fetch(url + scenario.path, init);
   const text = await response.text();
-  if (!response.ok) throw new Error(`bench.http-throughput: ${scenario.label} answered ${response.status}: ${text.slice(0, 200)}`);
+  if (!response.ok)
+    throw new Error(`bench.http-throughput: ${scenario.label} answered ${response.status}: ${text.slice(0, 200)}`);
 }
 
 function report(ctx: BenchContext, measured: readonly Measured[], shape: LoadShape, keyRatio: KeyRatio): BenchSection {
   const table = markdownTable(
-    ['Route', 'req/s (mean)', 'p50', 'p97.5', 'p99', 'max', 'non-2xx', 'errors', 'hub CPU', 'machine CPU', 'hub RSS after'],
+    [
+      'Route',
+      'req/s (mean)',
+      'p50',
+      'p97.5',
+      'p99',
+      'max',
+      'non-2xx',
+      'errors',
+      'hub CPU',
+      'machine CPU',
+      'hub RSS after',
+    ],
     measured.map(({ scenario, load, hubCpu, machineCpu, after }) => [
       scenario.label,
       formatCount(load.requestsPerSecond.mean),
@@ -141,7 +161,8 @@ function report(ctx: BenchContext, measured: readonly Measured[], shape: LoadSha
     ]),
     ['left', ...Array<Align>(10).fill('right')],
   );
-  const rate = (label: string) => measured.find((entry) => entry.scenario.label === label)?.load.requestsPerSecond.mean ?? Number.NaN;
+  const rate = (label: string) =>
+    measured.find((entry) => entry.scenario.label === label)?.load.requestsPerSecond.mean ?? Number.NaN;
   const health = rate('GET /health');
   const idleRssValues = measured.map(({ idle }) => idle.rssBytes);
   const idleRss = `${formatBytes(Math.min(...idleRssValues))}–${formatBytes(Math.max(...idleRssValues))}`;

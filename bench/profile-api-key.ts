@@ -36,14 +36,25 @@ async function profileRun(kind: Kind, seconds: number, connections: number): Pro
   try {
     const hub = await startProfiledHub(
       ROOT,
-      { DD_STORE_DRIVER: 'memory', DD_LOG_FORMAT: 'json', DD_LOCAL_WATCHER: 'false', DD_SERVER_RATELIMIT_MAX: '1000000000' },
+      {
+        DD_STORE_DRIVER: 'memory',
+        DD_LOG_FORMAT: 'json',
+        DD_LOCAL_WATCHER: 'false',
+        DD_SERVER_RATELIMIT_MAX: '1000000000',
+      },
       dir,
     );
     let profile: string;
     let load: Awaited<ReturnType<typeof runLoad>>;
     try {
       const headers = await headersFor(kind, hub.url);
-      load = await runLoad({ root: ROOT, url: hub.url + PATH, connections, durationSeconds: seconds, ...(headers && { headers }) });
+      load = await runLoad({
+        root: ROOT,
+        url: hub.url + PATH,
+        connections,
+        durationSeconds: seconds,
+        ...(headers && { headers }),
+      });
       if (load.non2xx > 0) throw new Error(`bench.profile: ${load.non2xx} answers were not 2xx`);
     } finally {
       profile = await hub.stop();
@@ -60,7 +71,9 @@ async function profileRun(kind: Kind, seconds: number, connections: number): Pro
 
 /** Microseconds of CPU per request spent in each function (self or total). */
 function perRequest(run: Run, kind: 'self' | 'total'): Map<string, number> {
-  return new Map([...run.summary[kind]].map(([frame, share]) => [frame, (share * run.summary.busyMs * 1000) / run.requests]));
+  return new Map(
+    [...run.summary[kind]].map(([frame, share]) => [frame, (share * run.summary.busyMs * 1000) / run.requests]),
+  );
 }
 
 function differences(anonymous: Run, keyed: Run, kind: 'self' | 'total', count: number): string[] {
@@ -71,7 +84,10 @@ function differences(anonymous: Run, keyed: Run, kind: 'self' | 'total', count: 
     .map((frame) => ({ frame, a: a.get(frame) ?? 0, k: k.get(frame) ?? 0 }))
     .sort((x, y) => Math.abs(y.k - y.a) - Math.abs(x.k - x.a))
     .slice(0, count)
-    .map(({ frame, a: av, k: kv }) => `${(kv - av).toFixed(2).padStart(7)} µs  (${av.toFixed(2)} → ${kv.toFixed(2)})  ${frame}`);
+    .map(
+      ({ frame, a: av, k: kv }) =>
+        `${(kv - av).toFixed(2).padStart(7)} µs  (${av.toFixed(2)} → ${kv.toFixed(2)})  ${frame}`,
+    );
 }
 
 async function main(): Promise<void> {

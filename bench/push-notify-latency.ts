@@ -28,8 +28,11 @@ async function notificationFor(rig: WebhookRig, tag: string, timeoutMs: number):
   for (;;) {
     const found = rig.receiver.received.find((request) => request.text.includes(`"remoteValue":"${tag}"`));
     if (found) return found;
-    if (Date.now() > deadline) throw new Error(`push-notify-latency: no notification for ${tag} within ${timeoutMs} ms`);
-    await rig.receiver.waitFor(rig.receiver.received.length + 1, Math.max(1, deadline - Date.now())).catch(() => undefined);
+    if (Date.now() > deadline)
+      throw new Error(`push-notify-latency: no notification for ${tag} within ${timeoutMs} ms`);
+    await rig.receiver
+      .waitFor(rig.receiver.received.length + 1, Math.max(1, deadline - Date.now()))
+      .catch(() => undefined);
   }
 }
 
@@ -47,7 +50,8 @@ async function measure(rig: WebhookRig, tag: string): Promise<Sample> {
   const pushed = Date.now();
   const notification = await notificationFor(rig, tag, 30_000);
   const [event] = await rig.relay.waitFor(1, (relayed) => relayed.body.includes(`"tag": "${tag}"`));
-  if (event?.status !== 202) throw new Error(`push-notify-latency: the hub answered the event of ${tag} with ${event?.status}`);
+  if (event?.status !== 202)
+    throw new Error(`push-notify-latency: the hub answered the event of ${tag} with ${event?.status}`);
   return {
     tag,
     pushMs: pushed - started,

@@ -74,7 +74,13 @@ async function runCycle(
   const failed = results.filter((result) => result.errors.length > 0).length;
   if (failed > 0) throw new Error(`${label}: ${failed} containers had registry errors`);
   const sorted = [...durations].sort((a, b) => a - b);
-  return { label, requests: new Map(proxy.counts), total: proxy.total(), ms, medianRequestMs: sorted[Math.floor(sorted.length / 2)] ?? 0 };
+  return {
+    label,
+    requests: new Map(proxy.counts),
+    total: proxy.total(),
+    ms,
+    medianRequestMs: sorted[Math.floor(sorted.length / 2)] ?? 0,
+  };
 }
 
 export const registryRequests: Benchmark = {
@@ -103,12 +109,19 @@ export const registryRequests: Benchmark = {
       const warm = median(warmRuns);
       // The naive way: every container asks for itself (its own lookups), through the same polite client.
       const naiveService = service();
-      const naive = await runCycle('naive (one lookup per container)', proxy, containers, () => new FleetLookups(naiveService));
+      const naive = await runCycle(
+        'naive (one lookup per container)',
+        proxy,
+        containers,
+        () => new FleetLookups(naiveService),
+      );
       const ideal = (references * LATENCY_MS) / PRIVATE_CONCURRENCY;
       const floors: number[] = [];
       for (let run = 0; run < REPEATS; run++) floors.push(await rawFloor(proxy.host, warm));
       const floor = floors.sort((a, b) => a - b)[Math.floor(REPEATS / 2)] as number;
-      ctx.log(`warm: ${warm.total} requests in ${warm.ms.toFixed(0)} ms; naive: ${naive.total} in ${naive.ms.toFixed(0)} ms`);
+      ctx.log(
+        `warm: ${warm.total} requests in ${warm.ms.toFixed(0)} ms; naive: ${naive.total} in ${naive.ms.toFixed(0)} ms`,
+      );
       return {
         title: 'Registry requests per watch cycle (fleet-wide deduplication)',
         markdown: report(containers.length, references, ideal, floor, [cold, warm, naive]),
@@ -128,13 +141,19 @@ async function rawFloor(host: string, warm: CycleFigures): Promise<number> {
   const limiter = createConcurrencyLimiter(PRIVATE_CONCURRENCY);
   const paths = [
     ...Array.from({ length: warm.requests.get('GET tags') ?? 0 }, (_, i) => ['GET', `/v2/bench/app${i}/tags/list`]),
-    ...Array.from({ length: warm.requests.get('HEAD manifests') ?? 0 }, (_, i) => ['HEAD', `/v2/bench/app${i}/manifests/latest`]),
+    ...Array.from({ length: warm.requests.get('HEAD manifests') ?? 0 }, (_, i) => [
+      'HEAD',
+      `/v2/bench/app${i}/manifests/latest`,
+    ]),
   ];
   const started = performance.now();
   await Promise.all(
     paths.map(([method, path]) =>
       limiter.run(async () => {
-        const response = await fetch(`http://${host}${path}`, { method: method as string, headers: { accept: MANIFEST_ACCEPT } });
+        const response = await fetch(`http://${host}${path}`, {
+          method: method as string,
+          headers: { accept: MANIFEST_ACCEPT },
+        });
         await response.arrayBuffer();
       }),
     ),
@@ -142,7 +161,13 @@ async function rawFloor(host: string, warm: CycleFigures): Promise<number> {
   return performance.now() - started;
 }
 
-function report(containers: number, references: number, idealMs: number, floorMs: number, cycles: CycleFigures[]): string {
+function report(
+  containers: number,
+  references: number,
+  idealMs: number,
+  floorMs: number,
+  cycles: CycleFigures[],
+): string {
   const [cold, warm, naive] = cycles as [CycleFigures, CycleFigures, CycleFigures];
   const kinds = [...new Set(cycles.flatMap((cycle) => [...cycle.requests.keys()]))].sort();
   const rows = cycles.map((cycle) => [

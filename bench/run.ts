@@ -37,7 +37,9 @@ function selectBenchmarks(filters: readonly string[]): readonly Benchmark[] {
   if (filters.length === 0) return BENCHMARKS;
   const selected = BENCHMARKS.filter((benchmark) => filters.some((filter) => benchmark.name.includes(filter)));
   if (selected.length === 0) {
-    throw new Error(`bench: no benchmark matches ${filters.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+    throw new Error(
+      `bench: no benchmark matches ${filters.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`,
+    );
   }
   return selected;
 }
@@ -58,7 +60,11 @@ async function main(): Promise<number> {
   let failed = 0;
 
   for (const benchmark of selected) {
-    const ctx: BenchContext = { machine, root: ROOT, log: (message) => process.stderr.write(`bench:${benchmark.name}: ${message}\n`) };
+    const ctx: BenchContext = {
+      machine,
+      root: ROOT,
+      log: (message) => process.stderr.write(`bench:${benchmark.name}: ${message}\n`),
+    };
     const started = performance.now();
     try {
       const section = await benchmark.run(ctx);

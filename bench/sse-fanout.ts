@@ -29,7 +29,8 @@ async function connectClients(hub: NodeHub, agents: Agent[]): Promise<SseStream[
   for (let i = 0; i < CLIENTS; i++) {
     const agent = agents[Math.floor(i / PER_ADDRESS)] as Agent;
     const response = (await undiciFetch(`${hub.url}/api/v1/events/ui`, { dispatcher: agent })) as unknown as Response;
-    if (response.status !== 200) throw new Error(`sse-fanout: client ${i} got ${response.status}: ${await response.text()}`);
+    if (response.status !== 200)
+      throw new Error(`sse-fanout: client ${i} got ${response.status}: ${await response.text()}`);
     const stream = readSse(response);
     await stream.nextOfType('dd:connected');
     streams.push(stream);
@@ -42,7 +43,8 @@ async function runRound(hub: NodeHub, streams: readonly SseStream[], round: numb
   const event = hub.hub.parts.events.publish('dd:scan-started', { containerId: `bench-${round}` });
   const publishMs = performance.now() - started;
   const frames = await Promise.all(streams.map((stream) => stream.nextOfType('dd:scan-started')));
-  if (frames.some((frame) => frame.id !== event.id)) throw new Error(`sse-fanout: round ${round} delivered another event`);
+  if (frames.some((frame) => frame.id !== event.id))
+    throw new Error(`sse-fanout: round ${round} delivered another event`);
   const arrivals = frames.map((frame) => frame.receivedAt - started).sort((a, b) => a - b);
   return { publishMs, firstMs: arrivals[0] ?? 0, medianMs: percentile(arrivals, 0.5), lastMs: arrivals.at(-1) ?? 0 };
 }
@@ -57,7 +59,10 @@ export const sseFanout: Benchmark = {
       env: { DD_STORE_DRIVER: 'memory', DD_SERVER_PORT: '0', DD_SERVER_HOST: '127.0.0.1' },
       sink: silentSink,
     });
-    const agents = Array.from({ length: CLIENTS / PER_ADDRESS }, (_, i) => new Agent({ localAddress: `127.0.0.${i + 2}` }));
+    const agents = Array.from(
+      { length: CLIENTS / PER_ADDRESS },
+      (_, i) => new Agent({ localAddress: `127.0.0.${i + 2}` }),
+    );
     let streams: SseStream[] = [];
     try {
       streams = await connectClients(hub, agents);
@@ -87,7 +92,11 @@ function report(measured: readonly Round[]): string {
       ['median client has it', column((r) => r.medianMs)],
       ['**last client has it**', column((r) => r.lastMs)],
     ] as const
-  ).map(([label, sorted]) => [label, `${percentile(sorted, 0.5).toFixed(2)} ms`, `${(sorted.at(-1) ?? 0).toFixed(2)} ms`]);
+  ).map(([label, sorted]) => [
+    label,
+    `${percentile(sorted, 0.5).toFixed(2)} ms`,
+    `${(sorted.at(-1) ?? 0).toFixed(2)} ms`,
+  ]);
   return [
     `${CLIENTS} clients hold \`GET /api/v1/events/ui\` open over real HTTP/1.1 connections to the hub on 127.0.0.1 (${PER_ADDRESS} per source address, the per-address cap). One event is published and the time until each client has parsed it is taken; ${measured.length} rounds after ${WARMUP_ROUNDS} warm-up rounds. \`BENCH_SSE_ROUNDS\` sets the number of rounds.`,
     '',

@@ -44,7 +44,10 @@ const median = (values: number[]) => {
 
 async function api<T>(hub: HubProcess, path: string, init?: RequestInit): Promise<T> {
   const response = await fetch(`${hub.url}${path}`, init);
-  if (!response.ok) throw new Error(`update bench: ${init?.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`);
+  if (!response.ok)
+    throw new Error(
+      `update bench: ${init?.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`,
+    );
   return (await response.json()) as T;
 }
 
@@ -58,7 +61,9 @@ function pollService(port: number) {
     while (running) {
       const at = performance.now();
       try {
-        const body = await (await fetch(`http://127.0.0.1:${port}/index.html`, { signal: AbortSignal.timeout(100) })).text();
+        const body = await (
+          await fetch(`http://127.0.0.1:${port}/index.html`, { signal: AbortSignal.timeout(100) })
+        ).text();
         if (body.includes(' 1.0.0 ')) lastOld = at;
         else if (body.includes(' 2.0.0 ') && firstNew === 0) firstNew = at;
       } catch {
@@ -98,7 +103,10 @@ function freePort(): Promise<number> {
   });
 }
 
-async function phaseTimes(stream: SseStream, operationId: string): Promise<{ phases: Map<string, number>; totalMs: number }> {
+async function phaseTimes(
+  stream: SseStream,
+  operationId: string,
+): Promise<{ phases: Map<string, number>; totalMs: number }> {
   const seen: { phase: string; at: number }[] = [];
   for (;;) {
     const event = await stream.next(120_000);
@@ -131,7 +139,11 @@ async function oneRun(hub: HubProcess, dockerd: TestDockerd, registry: TestRegis
     Labels: { 'dd.watch': 'true' },
     ExposedPorts: { '80/tcp': {} },
     StopTimeout: 2,
-    HostConfig: { Init: true, NetworkMode: 'bench', PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] } },
+    HostConfig: {
+      Init: true,
+      NetworkMode: 'bench',
+      PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] },
+    },
   });
   await created.start();
   await api(hub, '/api/v1/containers/watch', { method: 'POST' });
@@ -139,7 +151,9 @@ async function oneRun(hub: HubProcess, dockerd: TestDockerd, registry: TestRegis
   await stream.nextOfType('dd:connected');
   const poller = pollService(port);
   await poller.sawOld(10_000);
-  const { operationId } = await api<{ operationId: string }>(hub, `/api/v1/containers/${created.id}/update`, { method: 'POST' });
+  const { operationId } = await api<{ operationId: string }>(hub, `/api/v1/containers/${created.id}/update`, {
+    method: 'POST',
+  });
   const { phases, totalMs } = await phaseTimes(stream, operationId);
   // The new version may answer after the last transition is reported (see the reading below).
   await poller.sawNew(5_000);
@@ -149,7 +163,11 @@ async function oneRun(hub: HubProcess, dockerd: TestDockerd, registry: TestRegis
   return { phases, totalMs, downtimeMs, failedPolls: failed };
 }
 
-async function fleetRun(hub: HubProcess, dockerd: TestDockerd, registry: TestRegistry): Promise<{ wallMs: number; perUpdateMs: number[] }> {
+async function fleetRun(
+  hub: HubProcess,
+  dockerd: TestDockerd,
+  registry: TestRegistry,
+): Promise<{ wallMs: number; perUpdateMs: number[] }> {
   const docker = dockerd.docker;
   const from = `${registry.host}/bench/fleet:1.0.0`;
   await pullApp(dockerd, from);
@@ -168,13 +186,19 @@ async function fleetRun(hub: HubProcess, dockerd: TestDockerd, registry: TestReg
   await api(hub, '/api/v1/containers/watch', { method: 'POST' });
   const started = performance.now();
   const operations = await Promise.all(
-    ids.map(async (id) => (await api<{ operationId: string }>(hub, `/api/v1/containers/${id}/update`, { method: 'POST' })).operationId),
+    ids.map(
+      async (id) =>
+        (await api<{ operationId: string }>(hub, `/api/v1/containers/${id}/update`, { method: 'POST' })).operationId,
+    ),
   );
   const perUpdateMs: number[] = [];
   const pending = new Set(operations);
   while (pending.size > 0) {
     for (const id of [...pending]) {
-      const op = await api<{ status: string; createdAt: string; updatedAt: string }>(hub, `/api/v1/update-operations/${id}`);
+      const op = await api<{ status: string; createdAt: string; updatedAt: string }>(
+        hub,
+        `/api/v1/update-operations/${id}`,
+      );
       if (op.status === 'queued' || op.status === 'in-progress') continue;
       if (op.status !== 'succeeded') throw new Error(`update bench: a fleet update ended ${op.status}`);
       perUpdateMs.push(Date.parse(op.updatedAt) - Date.parse(op.createdAt));

@@ -34,11 +34,15 @@ interface Rig {
   registry: LatencyProxy;
 }
 
-const cpuMs = (before: ProcessSample, after: ProcessSample) => after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
+const cpuMs = (before: ProcessSample, after: ProcessSample) =>
+  after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
 
 async function api<T>(hub: HubProcess, path: string, init?: RequestInit): Promise<T> {
   const response = await fetch(`${hub.url}${path}`, init);
-  if (!response.ok) throw new Error(`watch-cycle: ${init?.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`);
+  if (!response.ok)
+    throw new Error(
+      `watch-cycle: ${init?.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`,
+    );
   return (await response.json()) as T;
 }
 
@@ -59,7 +63,13 @@ async function cycleEnd(hub: HubProcess, after: number, timeoutMs: number): Prom
   }
 }
 
-function snapshot(rig: Rig, label: string, cycleEndAt: number | undefined, requestMs: number | undefined, before: ProcessSample): Cycle {
+function snapshot(
+  rig: Rig,
+  label: string,
+  cycleEndAt: number | undefined,
+  requestMs: number | undefined,
+  before: ProcessSample,
+): Cycle {
   const engine = new Map([...rig.engine.counts].filter(([kind]) => kind !== 'events'));
   const started = rig.engine.firstAt.get('list containers');
   return {
@@ -84,7 +94,8 @@ async function warmCycle(rig: Rig, expected: number): Promise<Cycle> {
   const started = performance.now();
   const body = await api<{ total: number }>(rig.hub, '/api/v1/containers/watch', { method: 'POST' });
   const requestMs = performance.now() - started;
-  if (body.total !== expected) throw new Error(`watch-cycle: the watch listed ${body.total} containers, not ${expected}`);
+  if (body.total !== expected)
+    throw new Error(`watch-cycle: the watch listed ${body.total} containers, not ${expected}`);
   return snapshot(rig, 'next cycle (warm)', await cycleEnd(rig.hub, 0, 1000), requestMs, before);
 }
 
@@ -98,7 +109,9 @@ async function inventoryRefresh(rig: Rig, expected: number): Promise<Cycle> {
   );
   const requestMs = performance.now() - started;
   if (!body.authoritative || body.errors.length > 0 || body.containers.length !== expected) {
-    throw new Error(`watch-cycle: inventory refresh gave ${JSON.stringify({ ...body, containers: body.containers.length })}`);
+    throw new Error(
+      `watch-cycle: inventory refresh gave ${JSON.stringify({ ...body, containers: body.containers.length })}`,
+    );
   }
   return snapshot(rig, 'inventory refresh (no registry checks)', undefined, requestMs, before);
 }
@@ -112,8 +125,10 @@ function median(cycles: readonly Cycle[]): Cycle {
 function verify(records: readonly Container[], expected: number): { updates: number } {
   if (records.length !== expected) throw new Error(`watch-cycle: ${records.length} records for ${expected} containers`);
   const failed = records.filter((record) => record.error || !record.checkedAt);
-  if (failed.length > 0) throw new Error(`watch-cycle: ${failed.length} unchecked records, e.g. ${JSON.stringify(failed[0]?.error)}`);
-  const due = (c: Container) => c.image.tag.value === '1.0.0' || REBUILT.has(Number(/app(\d+)$/.exec(c.image.name)?.[1]));
+  if (failed.length > 0)
+    throw new Error(`watch-cycle: ${failed.length} unchecked records, e.g. ${JSON.stringify(failed[0]?.error)}`);
+  const due = (c: Container) =>
+    c.image.tag.value === '1.0.0' || REBUILT.has(Number(/app(\d+)$/.exec(c.image.name)?.[1]));
   const wrong = records.filter((record) => record.updateAvailable !== due(record));
   if (wrong.length > 0) throw new Error(`watch-cycle: ${wrong.length} records with a wrong update verdict`);
   return { updates: records.filter((record) => record.updateAvailable).length };
@@ -158,7 +173,9 @@ export const watchCycle: Benchmark = {
       cleanups.push(() => engine.close());
       engine.reset();
       proxy.reset();
-      const hub = await startHubProcess({ env: { DD_WATCHER_LOCAL_SOCKET: engine.socketPath, DD_WATCHER_LOCAL_JITTER: '0' } });
+      const hub = await startHubProcess({
+        env: { DD_WATCHER_LOCAL_SOCKET: engine.socketPath, DD_WATCHER_LOCAL_JITTER: '0' },
+      });
       cleanups.push(() => hub.stop());
       const rig: Rig = { hub, engine, registry: proxy };
 
@@ -178,9 +195,13 @@ export const watchCycle: Benchmark = {
       await removeContainers(dockerd, fleet.ids, PARALLELISM);
       const removeMs = performance.now() - removeStarted;
       const setup = { target, count, createMs, removeMs, updates, repeats, creationError: fleet.error?.message };
-      return { title: 'Watch cycle on a real Docker Engine', markdown: report(setup, [first, warm, median(refreshRuns)]) };
+      return {
+        title: 'Watch cycle on a real Docker Engine',
+        markdown: report(setup, [first, warm, median(refreshRuns)]),
+      };
     } finally {
-      for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => ctx.log(`cleanup failed: ${String(error)}`));
+      for (const cleanup of cleanups.reverse())
+        await cleanup().catch((error: unknown) => ctx.log(`cleanup failed: ${String(error)}`));
     }
   },
 };
@@ -198,7 +219,9 @@ interface Setup {
 function report(setup: Setup, cycles: readonly Cycle[]): string {
   const [first, warm, refresh] = cycles as [Cycle, Cycle, Cycle];
   const engineKinds = ['list containers', 'inspect container', 'inspect image'];
-  const otherEngine = [...new Set(cycles.flatMap((c) => [...c.engine.keys()]))].filter((kind) => !engineKinds.includes(kind)).sort();
+  const otherEngine = [...new Set(cycles.flatMap((c) => [...c.engine.keys()]))]
+    .filter((kind) => !engineKinds.includes(kind))
+    .sort();
   const registryKinds = [...new Set(cycles.flatMap((c) => [...c.registry.keys()]))].sort();
   const sum = (map: Map<string, number>) => [...map.values()].reduce((total, n) => total + n, 0);
   const ms = (value: number | undefined) => (value === undefined ? '–' : `${value.toFixed(0)} ms`);

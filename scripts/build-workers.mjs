@@ -32,7 +32,10 @@ function builtInUiPlugin(bundle) {
   return {
     name: 'dockwatch-built-in-ui',
     setup(b) {
-      b.onResolve({ filter: /\/built-in-ui$/ }, (args) => ({ path: join(args.resolveDir, 'built-in-ui'), namespace: 'dockwatch-ui' }));
+      b.onResolve({ filter: /\/built-in-ui$/ }, (args) => ({
+        path: join(args.resolveDir, 'built-in-ui'),
+        namespace: 'dockwatch-ui',
+      }));
       b.onLoad({ filter: /.*/, namespace: 'dockwatch-ui' }, () => ({
         contents: `export const builtInUi = ${JSON.stringify(bundle)};`,
         loader: 'js',

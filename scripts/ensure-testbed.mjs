@@ -92,14 +92,18 @@ function ensurePackages() {
   const packages = [...new Set(missing.map((entry) => entry.pkg))];
   if (!isRoot()) {
     console.error(`ensure-testbed: missing Debian packages: ${packages.join(', ')}`);
-    console.error(`ensure-testbed: run as root, or install them: apt-get install -y --no-install-recommends ${packages.join(' ')}`);
+    console.error(
+      `ensure-testbed: run as root, or install them: apt-get install -y --no-install-recommends ${packages.join(' ')}`,
+    );
     return 1;
   }
 
   install(packages);
   const stillMissing = missing.filter((entry) => !existsSync(entry.binary));
   if (stillMissing.length > 0) {
-    console.error(`ensure-testbed: installed, but still missing: ${stillMissing.map((entry) => entry.binary).join(', ')}`);
+    console.error(
+      `ensure-testbed: installed, but still missing: ${stillMissing.map((entry) => entry.binary).join(', ')}`,
+    );
     return 1;
   }
   for (const pkg of packages) console.log(`ensure-testbed: installed ${pkg}`);
@@ -113,7 +117,8 @@ function download(debs) {
     run('apt-get', args, { cwd: debs, quiet: true });
   } catch {
     // A fresh machine may have no package lists yet (or stale ones naming versions the mirror dropped).
-    if (!isRoot()) throw new Error('ensure-testbed: apt-get download failed; run as root to let it refresh the package lists');
+    if (!isRoot())
+      throw new Error('ensure-testbed: apt-get download failed; run as root to let it refresh the package lists');
     run('apt-get', ['update']);
     run('apt-get', args, { cwd: debs });
   }
@@ -131,7 +136,8 @@ function ensureDockerRoot() {
     mkdirSync(debs);
     mkdirSync(root);
     download(debs);
-    for (const deb of readdirSync(debs).filter((name) => name.endsWith('.deb'))) run('dpkg', ['-x', join(debs, deb), root]);
+    for (const deb of readdirSync(debs).filter((name) => name.endsWith('.deb')))
+      run('dpkg', ['-x', join(debs, deb), root]);
     rmSync(DOCKER_ROOT, { recursive: true, force: true });
     renameSync(root, DOCKER_ROOT);
   } finally {

@@ -6,7 +6,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 export type ImportGraph = Map<string, string[]>;
 
-const SPECIFIER = /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const SPECIFIER =
+  /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 function sourceFiles(folder: string): string[] {
   const found: string[] = [];

@@ -25,7 +25,9 @@ const seeded = [
 ];
 for (const frame of snapshotFrames('local', seeded, [sampleImage({ repoTags: [IMAGE] })])) peer.send(frame);
 await waitFor(async () =>
-  ((await (await hub.request('/api/v1/containers')).json()) as { total: number }).total === seeded.length ? true : undefined,
+  ((await (await hub.request('/api/v1/containers')).json()) as { total: number }).total === seeded.length
+    ? true
+    : undefined,
 );
 
 const browser = await launchChromium();

@@ -33,7 +33,11 @@ export interface MachineInfo {
 export type Align = 'left' | 'right';
 
 /** A GitHub-flavoured markdown table; numeric columns read better right-aligned. */
-export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[] = []): string {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align: readonly Align[] = [],
+): string {
   const rule = headers.map((_, index) => (align[index] === 'right' ? '---:' : '---'));
   const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
   return [line(headers), `|${rule.map((cell) => ` ${cell} `).join('|')}|`, ...rows.map(line)].join('\n');

@@ -20,7 +20,8 @@ function lcg(seed: number): () => number {
   };
 }
 
-const hex = (random: () => number, length: number) => Array.from({ length }, () => Math.floor(random() * 16).toString(16)).join('');
+const hex = (random: () => number, length: number) =>
+  Array.from({ length }, () => Math.floor(random() * 16).toString(16)).join('');
 
 /**
  * `count` container records as a watch cycle stores them for a compose-managed fleet: compose and
@@ -89,7 +90,13 @@ export function fleetRecords(count: number, seed = 0x5eed): Container[] {
         os: 'linux',
         created: new Date(created - 86_400_000).toISOString(),
       },
-      ...(update && { result: { tag: digestUpdate ? tag : remote, ...(digestUpdate && { digest: remote }), publishedAtTrusted: false } }),
+      ...(update && {
+        result: {
+          tag: digestUpdate ? tag : remote,
+          ...(digestUpdate && { digest: remote }),
+          publishedAtTrusted: false,
+        },
+      }),
       updateAvailable: update,
       updateKind: !update
         ? { kind: 'unknown' }
@@ -114,7 +121,10 @@ export function fleetRecords(count: number, seed = 0x5eed): Container[] {
 export async function writeRecords(dir: string, records: readonly Container[]): Promise<void> {
   const { storage, close } = await createNodeStorage({ driver: 'fs', path: dir, url: undefined });
   try {
-    const store = createContainerStore(storage, createLogger({ level: 'warn', ring: createLogRing(10), sink: silentSink }));
+    const store = createContainerStore(
+      storage,
+      createLogger({ level: 'warn', ring: createLogRing(10), sink: silentSink }),
+    );
     await mapLimit(records, 64, (record) => store.put(record));
   } finally {
     await close();

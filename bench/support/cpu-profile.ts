@@ -14,7 +14,11 @@ export interface ProfiledHub {
  * The hub as bench/support/hub-process starts it, with V8's sampling profiler on
  * (`--cpu-prof` is not accepted in NODE_OPTIONS, so this spawns the entry itself).
  */
-export async function startProfiledHub(root: string, env: Record<string, string>, profileDir: string): Promise<ProfiledHub> {
+export async function startProfiledHub(
+  root: string,
+  env: Record<string, string>,
+  profileDir: string,
+): Promise<ProfiledHub> {
   const entry = join(root, 'hub', 'src', 'entry', 'node.ts');
   const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', 'tsx', entry], {
     cwd: root,
@@ -128,5 +132,8 @@ export function topSelf(summary: ProfileSummary, count: number): { frame: string
 
 /** Total share of the function named `name` (the largest, should several frames carry the name). */
 export function totalOf(summary: ProfileSummary, name: string): number {
-  return Math.max(0, ...[...summary.total].filter(([frame]) => frame === name || frame.startsWith(`${name} `)).map(([, share]) => share));
+  return Math.max(
+    0,
+    ...[...summary.total].filter(([frame]) => frame === name || frame.startsWith(`${name} `)).map(([, share]) => share),
+  );
 }

@@ -2,7 +2,11 @@ import type { TestDockerd } from '../../test/support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../../test/support/docker/test-images';
 
 /** Runs `task` over `items` with at most `limit` in flight; results in input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -69,7 +73,12 @@ export async function createContainers(
     async (n) => {
       if (error) return;
       try {
-        ids.push(await runContainer(dockerd.docker, { name: `${options.prefix}${n}`, image: images[n % images.length] as string }));
+        ids.push(
+          await runContainer(dockerd.docker, {
+            name: `${options.prefix}${n}`,
+            image: images[n % images.length] as string,
+          }),
+        );
       } catch (caught) {
         error ??= caught as Error;
         return;
@@ -81,7 +90,11 @@ export async function createContainers(
 }
 
 /** Force-removes the containers (a kill, no stop timeout); a container already gone is fine. */
-export async function removeContainers(dockerd: TestDockerd, ids: readonly string[], parallelism: number): Promise<void> {
+export async function removeContainers(
+  dockerd: TestDockerd,
+  ids: readonly string[],
+  parallelism: number,
+): Promise<void> {
   await mapLimit(ids, parallelism, (id) =>
     dockerd.docker
       .getContainer(id)

@@ -47,7 +47,10 @@ function imageOf(index: number): DockerImageDetails {
 }
 
 /** The inventory of agent `agentIndex`: ids unique across the fleet (the hub keys records by Docker id). */
-export function fleetInventory(agentIndex: number, count: number): { containers: DockerContainerDetails[]; images: DockerImageDetails[] } {
+export function fleetInventory(
+  agentIndex: number,
+  count: number,
+): { containers: DockerContainerDetails[]; images: DockerImageDetails[] } {
   const images = new Map<string, DockerImageDetails>();
   const containers = Array.from({ length: count }, (_, j): DockerContainerDetails => {
     const image = imageOf((agentIndex * 7 + j) % DISTINCT_IMAGES);

@@ -55,18 +55,19 @@ function runAgent(agent: FleetAgent, index: number): Promise<void> {
       const frame = JSON.parse(String(data)) as HubFrame;
       switch (frame.type) {
         case 'challenge':
-          void signChallenge(fromHex(agent.secretKey), frame.challenge, EDGE_PROTOCOL, agent.keyId, agent.name).then((signature) =>
-            ws.send(
-              JSON.stringify({
-                type: 'hello',
-                protocol: EDGE_PROTOCOL,
-                keyId: agent.keyId,
-                agentName: agent.name,
-                signature,
-                agent: AGENT_INFO,
-                watchers: [FLEET_WATCHER],
-              }),
-            ),
+          void signChallenge(fromHex(agent.secretKey), frame.challenge, EDGE_PROTOCOL, agent.keyId, agent.name).then(
+            (signature) =>
+              ws.send(
+                JSON.stringify({
+                  type: 'hello',
+                  protocol: EDGE_PROTOCOL,
+                  keyId: agent.keyId,
+                  agentName: agent.name,
+                  signature,
+                  agent: AGENT_INFO,
+                  watchers: [FLEET_WATCHER],
+                }),
+              ),
           );
           return;
         case 'welcome': {
@@ -117,7 +118,12 @@ function runAgent(agent: FleetAgent, index: number): Promise<void> {
 }
 
 function unsupported(id: string, request: EdgeRequest) {
-  return { type: 'reply', id, ok: false, error: { code: 'unsupported', message: `the load generator has no ${request.method}` } };
+  return {
+    type: 'reply',
+    id,
+    ok: false,
+    error: { code: 'unsupported', message: `the load generator has no ${request.method}` },
+  };
 }
 
 async function main(): Promise<void> {

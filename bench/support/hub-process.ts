@@ -24,7 +24,10 @@ const BENCH_DEFAULTS = { DD_STORE_DRIVER: 'memory', DD_LOG_FORMAT: 'json', DD_SE
 
 /** The real hub process (the same launcher the integration tests use), plus /proc sampling. */
 export async function startHubProcess(options: StartHubOptions = {}): Promise<HubProcess> {
-  const hub: SpawnedHub = await spawnListeningHub({ ...BENCH_DEFAULTS, ...options.env }, options.startTimeoutMs ?? 30_000);
+  const hub: SpawnedHub = await spawnListeningHub(
+    { ...BENCH_DEFAULTS, ...options.env },
+    options.startTimeoutMs ?? 30_000,
+  );
   const pid = hub.child.pid as number;
   return {
     url: hub.url,

@@ -19,7 +19,8 @@ let clockTicksPerSecond: number | undefined;
 function clockTicks(): number {
   if (clockTicksPerSecond === undefined) {
     try {
-      clockTicksPerSecond = Number.parseInt(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim(), 10) || 100;
+      clockTicksPerSecond =
+        Number.parseInt(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim(), 10) || 100;
     } catch {
       clockTicksPerSecond = 100;
     }

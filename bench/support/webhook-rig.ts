@@ -36,7 +36,11 @@ export async function startWebhookRig(options: {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
   try {
-    const [dockerd, relay, receiver] = await Promise.all([startDockerd(), startSigningRelay(SECRET), startNotificationReceiver()]);
+    const [dockerd, relay, receiver] = await Promise.all([
+      startDockerd(),
+      startSigningRelay(SECRET),
+      startNotificationReceiver(),
+    ]);
     cleanups.push(
       () => dockerd.stop(),
       () => relay.close(),
@@ -58,7 +62,8 @@ export async function startWebhookRig(options: {
     });
     cleanups.push(() => registry.stop());
     const ref = (repository: string, tag: string) => `${registry.host}/${repository}:${tag}`;
-    const publish = (repository: string, tag: string) => publishBuild(dockerd, registry.host, repository, `build-${tag}`, [tag]);
+    const publish = (repository: string, tag: string) =>
+      publishBuild(dockerd, registry.host, repository, `build-${tag}`, [tag]);
     await options.before?.({ dockerd, registry, relay, receiver, ref, publish, close });
     const hub = await startHubProcess({
       env: {
@@ -77,7 +82,9 @@ export async function startWebhookRig(options: {
     const firstCycle = async (timeoutMs: number) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const watchers = (await (await fetch(`${hub.url}/api/v1/watchers`)).json()) as { data: { metadata: { lastRunAt?: string } }[] };
+        const watchers = (await (await fetch(`${hub.url}/api/v1/watchers`)).json()) as {
+          data: { metadata: { lastRunAt?: string } }[];
+        };
         if (watchers.data[0]?.metadata.lastRunAt !== undefined) return;
         if (Date.now() > deadline) throw new Error('webhook-rig: the watcher ran no cycle in time');
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -93,7 +100,9 @@ export async function startWebhookRig(options: {
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 export function percentile(values: readonly number[], p: number): number {

@@ -15,7 +15,12 @@ export { type Backoff, type BackoffOptions, createBackoff, DEFAULT_BACKOFF } fro
 export { closeMeaning } from './link/close-codes';
 export { EdgeSession } from './link/edge-session';
 export { EDGE_PATH, edgeSocketUrl } from './link/hub-url';
-export { DEFAULT_SESSION_TUNING, type EdgeSessionOptions, type SessionEnd, type SessionTuning } from './link/session-options';
+export {
+  DEFAULT_SESSION_TUNING,
+  type EdgeSessionOptions,
+  type SessionEnd,
+  type SessionTuning,
+} from './link/session-options';
 export { realTimers, type Timers } from './link/timers';
 export { createListenAgent, type ListenAgent, type ListenAgentOptions } from './listen/listen-agent';
 export { createAgentLogging, createPinoJsonSink } from './logging/agent-logging';

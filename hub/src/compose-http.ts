@@ -124,7 +124,20 @@ export interface HttpParts {
 }
 
 export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes } {
-  const { input, config, logger, now, clientAddress, audit, containers, fleet, agents, notifications, updates, registries } = parts;
+  const {
+    input,
+    config,
+    logger,
+    now,
+    clientAddress,
+    audit,
+    containers,
+    fleet,
+    agents,
+    notifications,
+    updates,
+    registries,
+  } = parts;
   const { apiKeyAuth, sessions } = parts;
   const { routes } = parts;
   const app = new Hono<HubEnv>();
@@ -153,7 +166,10 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     onError: (c) => {
       // The rest of the body is never read, so the connection cannot carry another request.
       c.header('Connection', 'close');
-      return c.json(errorBody(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`, { maxBytes: MAX_BODY_BYTES }), 413);
+      return c.json(
+        errorBody(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`, { maxBytes: MAX_BODY_BYTES }),
+        413,
+      );
     },
   });
   app.use(async function limitRequestBody(c, next) {
@@ -162,7 +178,10 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     return limitBody(c, next);
   });
-  const legacy = legacyApiGuard({ compatWudCard: config.compat.wudCard, dispatch: async (request, env) => app.fetch(request, env) });
+  const legacy = legacyApiGuard({
+    compatWudCard: config.compat.wudCard,
+    dispatch: async (request, env) => app.fetch(request, env),
+  });
   app.use('/api', legacy);
   app.use('/api/*', legacy);
 
@@ -171,7 +190,11 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerHealthRoute(root, { readiness: parts.readiness, now, startedAt: parts.startedAt });
   registerMetricsRoute(root, { config, metrics: parts.metrics, runtimeMetrics: input.runtimeMetrics });
   registerAuthStatusRoutes(api, root, { config }, parts.oidc);
-  registerAuthSessionRoutes(api, { config, verifier: parts.loginVerifier, logger, now, clientAddress, audit }, sessions);
+  registerAuthSessionRoutes(
+    api,
+    { config, verifier: parts.loginVerifier, logger, now, clientAddress, audit },
+    sessions,
+  );
   registerAuthOidcRoutes(api, { config, logger, now, clientAddress, audit }, sessions, parts.oidc);
   registerPreferencesRoutes(api, { preferences: parts.preferences });
   registerAppRoutes(api, {
@@ -206,19 +229,56 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
   registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });
   registerContainerRoutes(api, { ...hosts, containers, audit, registries, now, publish: parts.publish, notifications });
-  registerContainerActionRoutes(api, { ...hosts, containers, config, logger, audit, publish: parts.publish, now, clientAddress });
+  registerContainerActionRoutes(api, {
+    ...hosts,
+    containers,
+    config,
+    logger,
+    audit,
+    publish: parts.publish,
+    now,
+    clientAddress,
+  });
   registerContainerLogRoutes(api, { ...hosts, containers, logger, webSockets: parts.webSockets });
   registerContainerStatsRoutes(api, { ...hosts, containers, logger, now, runtime: input.runtime });
-  registerWatcherRoutes(api, { fleet, config, agents, expectations: parts.expectations, inventoryDeadlineMs: input.inventoryDeadlineMs });
+  registerWatcherRoutes(api, {
+    fleet,
+    config,
+    agents,
+    expectations: parts.expectations,
+    inventoryDeadlineMs: input.inventoryDeadlineMs,
+  });
   registerAgentRoutes(api, { agents });
   if (parts.edge) {
-    registerEdgeEndpoint(api, { upgradeWebSocket: parts.webSockets.upgradeWebSocket, clientAddress, config, now, edge: parts.edge });
+    registerEdgeEndpoint(api, {
+      upgradeWebSocket: parts.webSockets.upgradeWebSocket,
+      clientAddress,
+      config,
+      now,
+      edge: parts.edge,
+    });
     registerEdgeKeyRoutes(api, { edge: parts.edge, audit, logger });
   }
   registerRegistryRoutes(api, { registries });
   const webhookGuard = { config, now, clientAddress };
-  registerActionWebhookRoutes(api, { ...webhookGuard, ...hosts, logger, metrics: parts.metrics, audit, containers, registries, updates });
-  registerRegistryWebhookRoute(api, { ...webhookGuard, ...hosts, logger, metrics: parts.metrics, containers, registries });
+  registerActionWebhookRoutes(api, {
+    ...webhookGuard,
+    ...hosts,
+    logger,
+    metrics: parts.metrics,
+    audit,
+    containers,
+    registries,
+    updates,
+  });
+  registerRegistryWebhookRoute(api, {
+    ...webhookGuard,
+    ...hosts,
+    logger,
+    metrics: parts.metrics,
+    containers,
+    registries,
+  });
   registerOpenApiRoute(api, { routes, version: input.version });
   app.route('/', root.app);
   app.route(API_BASE, api.app);
@@ -243,7 +303,9 @@ function registerRemovedStatsAlias(api: ReturnType<typeof createRouteGroup>): vo
     },
     (c) =>
       c.json(
-        errorBody(410, 'This aggregate stats path was removed. Use /api/v1/stats/summary.', { replacement: '/api/v1/stats/summary' }),
+        errorBody(410, 'This aggregate stats path was removed. Use /api/v1/stats/summary.', {
+          replacement: '/api/v1/stats/summary',
+        }),
         410,
       ),
   );

@@ -23,7 +23,10 @@ import type { HubDeps } from './hub-deps';
 import { type ListenAgents, startListenAgents } from './listen/listen-agents';
 import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
 import { createNotifications } from './notifications/create-notifications';
-import type { AnyNotificationProviderDefinition, NotificationProviderHooks } from './notifications/notification-provider';
+import type {
+  AnyNotificationProviderDefinition,
+  NotificationProviderHooks,
+} from './notifications/notification-provider';
 import type { NotificationService } from './notifications/notification-service';
 import type { OutboxTiming } from './notifications/outbox';
 import { createReadiness } from './readiness';
@@ -108,7 +111,9 @@ export interface HubParts {
  * A function bound after its caller is built: the one back-edge of the hub's graph (Home
  * Assistant's Install button, inside notifications, queues an update; updates notify).
  */
-function lateBinding<A extends unknown[], R>(name: string): { call: (...args: A) => R; bind: (target: (...args: A) => R) => void } {
+function lateBinding<A extends unknown[], R>(
+  name: string,
+): { call: (...args: A) => R; bind: (target: (...args: A) => R) => void } {
   let target: ((...args: A) => R) | undefined;
   return {
     call: (...args) => {
@@ -181,7 +186,11 @@ export function composeHub(input: HubInput): Hub {
       now,
     });
   const registries = input.registries &&
-    registryService && { providers: input.registries, service: registryService, lookups: new FleetLookups(registryService, now) };
+    registryService && {
+      providers: input.registries,
+      service: registryService,
+      lookups: new FleetLookups(registryService, now),
+    };
 
   // Notifications. Their Install command reaches the updates built below (the one back-edge).
   const installUpdate = lateBinding<[containerId: string], Promise<void>>('the Home Assistant Install command');
@@ -354,7 +363,9 @@ export function composeHub(input: HubInput): Hub {
     parts,
     async start() {
       if (config.anonymous) {
-        logger.warn('no authentication is configured: every route is open (anonymous mode)', { host: config.server.host });
+        logger.warn('no authentication is configured: every route is open (anonymous mode)', {
+          host: config.server.host,
+        });
       }
       if (config.unknownVariables.length > 0) {
         logger.warn('ignoring unknown configuration variables', { variables: config.unknownVariables });
@@ -433,9 +444,12 @@ function countedAudit(audit: AuditStore, metrics: HubMetrics): AuditStore {
 async function loadEdge(input: HubInput, edge: EdgeSessions | undefined): Promise<void> {
   const { config, logger } = input;
   const file = config.edge.authorizedKeysFile;
-  if (file !== undefined && !config.edge.enabled) logger.warn('DD_EDGE_AUTHORIZED_KEYS is ignored: DD_EXPERIMENTAL_EDGE is false');
+  if (file !== undefined && !config.edge.enabled)
+    logger.warn('DD_EDGE_AUTHORIZED_KEYS is ignored: DD_EXPERIMENTAL_EDGE is false');
   else if (file !== undefined && input.edge?.authorizedKeys === undefined) {
-    logger.warn('DD_EDGE_AUTHORIZED_KEYS is ignored: this runtime reads no files; register keys with POST /api/v1/edge/keys');
+    logger.warn(
+      'DD_EDGE_AUTHORIZED_KEYS is ignored: this runtime reads no files; register keys with POST /api/v1/edge/keys',
+    );
   }
   await edge?.load(input.edge?.authorizedKeys);
 }

@@ -29,7 +29,10 @@ export const OPERATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f
 export const OperationIdSchema = v.pipe(v.string(), v.regex(OPERATION_ID, 'must be a UUIDv4'));
 
 /** Docker's own view of the container and its image: raw runtime values, env unredacted (http-interface §6.2). */
-export const DockerViewsSchema = v.object({ container: ContainerDetailsSchema, image: v.exactOptional(ImageDetailsSchema) });
+export const DockerViewsSchema = v.object({
+  container: ContainerDetailsSchema,
+  image: v.exactOptional(ImageDetailsSchema),
+});
 export interface DockerViews {
   container: DockerContainerDetails;
   image?: DockerImageDetails;

@@ -1,14 +1,19 @@
 import type { ComposeImageChange } from './compose-editor';
 import { type ComposeTextRewrite, rewriteServiceImage } from './compose-rewrite';
 
-export type ProjectRewrite = { path: string; rewrite: ComposeTextRewrite; text?: string } | { path: string; error: string };
+export type ProjectRewrite =
+  | { path: string; rewrite: ComposeTextRewrite; text?: string }
+  | { path: string; error: string };
 
 /**
  * Compose merges the files in order, so the last file that sets `services.<service>.image` decides
  * it: that is the one to rewrite. Files are read from the last; one that cannot be read or parsed
  * stops the search (it might set the image), so nothing is rewritten on a guess.
  */
-export async function rewriteProject(change: ComposeImageChange, read: (path: string) => Promise<string>): Promise<ProjectRewrite> {
+export async function rewriteProject(
+  change: ComposeImageChange,
+  read: (path: string) => Promise<string>,
+): Promise<ProjectRewrite> {
   let last: ProjectRewrite | undefined;
   for (const path of [...change.files].reverse()) {
     let text: string;

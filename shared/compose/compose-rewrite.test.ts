@@ -48,8 +48,14 @@ describe('rewriteServiceImage', () => {
 
   it('compares references normalised: the Hub host, library/ and :latest are implied', () => {
     const text = 'services:\n  web:\n    image: docker.io/library/nginx:1.25\n';
-    expect(rewriteServiceImage(text, change)).toEqual({ status: 'rewritten', text: 'services:\n  web:\n    image: nginx:1.26\n' });
-    const latest = rewriteServiceImage('services:\n  web:\n    image: nginx\n', { ...change, oldImage: 'nginx:latest' });
+    expect(rewriteServiceImage(text, change)).toEqual({
+      status: 'rewritten',
+      text: 'services:\n  web:\n    image: nginx:1.26\n',
+    });
+    const latest = rewriteServiceImage('services:\n  web:\n    image: nginx\n', {
+      ...change,
+      oldImage: 'nginx:latest',
+    });
     expect(latest).toEqual({ status: 'rewritten', text: 'services:\n  web:\n    image: nginx:1.26\n' });
   });
 
@@ -72,13 +78,28 @@ describe('rewriteServiceImage', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's own interpolation, written literally
     ['interpolation', 'services:\n  web:\n    image: nginx:${TAG}\n', 'refused', /interpolation/],
     ['an alias', 'x: &img nginx:1.25\nservices:\n  web:\n    image: *img\n', 'refused', /alias/],
-    ['an anchor on the value', 'services:\n  web:\n    image: &img nginx:1.25\n  b:\n    image: *img\n', 'refused', /anchor/],
+    [
+      'an anchor on the value',
+      'services:\n  web:\n    image: &img nginx:1.25\n  b:\n    image: *img\n',
+      'refused',
+      /anchor/,
+    ],
     ['a merge key', 'x: &base\n  image: nginx:1.25\nservices:\n  web:\n    <<: *base\n', 'refused', /merges keys/],
     ['extends', 'services:\n  web:\n    extends: {file: base.yml, service: web}\n', 'refused', /extends/],
     ['a service alias', 'x: &svc\n  image: nginx:1.25\nservices:\n  web: *svc\n', 'refused', /alias/],
-    ['duplicate keys', 'services:\n  web:\n    image: nginx:1.25\n  web:\n    image: nginx:1.25\n', 'refused', /duplicate keys/],
+    [
+      'duplicate keys',
+      'services:\n  web:\n    image: nginx:1.25\n  web:\n    image: nginx:1.25\n',
+      'refused',
+      /duplicate keys/,
+    ],
     ['invalid YAML', 'services:\n  web:\n    image: "nginx:1.25\n', 'refused', /invalid YAML/],
-    ['another image', 'services:\n  web:\n    image: httpd:2.4\n', 'refused', /names httpd:2.4, not the container's image nginx:1.25/],
+    [
+      'another image',
+      'services:\n  web:\n    image: httpd:2.4\n',
+      'refused',
+      /names httpd:2.4, not the container's image nginx:1.25/,
+    ],
     ['a block scalar', 'services:\n  web:\n    image: >-\n      nginx:1.25\n', 'refused', /block scalar/],
     ['a non-string', 'services:\n  web:\n    image: 12\n', 'refused', /not a string/],
   ])('refuses or passes over %s', (_name, text, status, reason) => {
@@ -105,41 +126,53 @@ describe('rewriteServiceImage, seeded fuzz', () => {
   const QUOTES = [(s: string) => s, (s: string) => `'${s}'`, (s: string) => `"${s}"`];
   const OLD = ['nginx:1.25', 'docker.io/library/nginx:1.25', 'library/nginx:1.25'];
 
-  it.each(Array.from({ length: 200 }, (_, seed) => seed))('seed %i: only the scalar changes and the result reads back', (seed) => {
-    const random = seeded(seed);
-    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-    const indent = ' '.repeat(1 + Math.floor(random() * 4));
-    const quote = pick(QUOTES);
-    const old = pick(OLD);
-    const lineEnd = random() < 0.2 ? '\r\n' : '\n';
-    const decoy = random() < 0.5 ? `${indent}${indent}# image: nginx:1.25 in a comment${lineEnd}` : '';
-    const [header, otherComment, webComment, imageComment] = [pick(COMMENTS), pick(COMMENTS), pick(COMMENTS), pick(COMMENTS)];
-    const gap = ' '.repeat(1 + Math.floor(random() * 3));
-    const version = random() < 0.5 ? '' : 'version: "3.9"';
-    const restart = random() < 0.5 ? '' : `${indent}${indent}restart: unless-stopped`;
-    const imageLast = random() < 0.5;
-    // The same document around either value: the expected result is the input with only the scalar swapped.
-    const render = (value: string) => {
-      const image = `${decoy}${indent}${indent}image:${gap}${value}${imageComment}`;
-      const keys = [restart, `${indent}${indent}environment: [A=1]`];
-      return [
-        `# header ${seed}${header}`,
-        version,
-        'services:',
-        `${indent}other:`,
-        `${indent}${indent}image: nginx:1.25${otherComment}`,
-        `${indent}web:${webComment}`,
-        ...(imageLast ? [...keys, image] : [image, ...keys]),
-        '',
-      ].join(lineEnd);
-    };
-    const text = render(quote(old));
-    const result = rewriteServiceImage(text, { service: 'web', oldImage: 'nginx:1.25', newImage: 'ghcr.io/acme/nginx:1.26' });
-    expect(result).toEqual({ status: 'rewritten', text: render(quote('ghcr.io/acme/nginx:1.26')) });
-    if (result.status !== 'rewritten') return;
-    const reread = parseDocument(result.text);
-    expect(reread.errors).toEqual([]);
-    expect(reread.getIn(['services', 'web', 'image'])).toBe('ghcr.io/acme/nginx:1.26');
-    expect(reread.getIn(['services', 'other', 'image'])).toBe('nginx:1.25');
-  });
+  it.each(Array.from({ length: 200 }, (_, seed) => seed))(
+    'seed %i: only the scalar changes and the result reads back',
+    (seed) => {
+      const random = seeded(seed);
+      const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+      const indent = ' '.repeat(1 + Math.floor(random() * 4));
+      const quote = pick(QUOTES);
+      const old = pick(OLD);
+      const lineEnd = random() < 0.2 ? '\r\n' : '\n';
+      const decoy = random() < 0.5 ? `${indent}${indent}# image: nginx:1.25 in a comment${lineEnd}` : '';
+      const [header, otherComment, webComment, imageComment] = [
+        pick(COMMENTS),
+        pick(COMMENTS),
+        pick(COMMENTS),
+        pick(COMMENTS),
+      ];
+      const gap = ' '.repeat(1 + Math.floor(random() * 3));
+      const version = random() < 0.5 ? '' : 'version: "3.9"';
+      const restart = random() < 0.5 ? '' : `${indent}${indent}restart: unless-stopped`;
+      const imageLast = random() < 0.5;
+      // The same document around either value: the expected result is the input with only the scalar swapped.
+      const render = (value: string) => {
+        const image = `${decoy}${indent}${indent}image:${gap}${value}${imageComment}`;
+        const keys = [restart, `${indent}${indent}environment: [A=1]`];
+        return [
+          `# header ${seed}${header}`,
+          version,
+          'services:',
+          `${indent}other:`,
+          `${indent}${indent}image: nginx:1.25${otherComment}`,
+          `${indent}web:${webComment}`,
+          ...(imageLast ? [...keys, image] : [image, ...keys]),
+          '',
+        ].join(lineEnd);
+      };
+      const text = render(quote(old));
+      const result = rewriteServiceImage(text, {
+        service: 'web',
+        oldImage: 'nginx:1.25',
+        newImage: 'ghcr.io/acme/nginx:1.26',
+      });
+      expect(result).toEqual({ status: 'rewritten', text: render(quote('ghcr.io/acme/nginx:1.26')) });
+      if (result.status !== 'rewritten') return;
+      const reread = parseDocument(result.text);
+      expect(reread.errors).toEqual([]);
+      expect(reread.getIn(['services', 'web', 'image'])).toBe('ghcr.io/acme/nginx:1.26');
+      expect(reread.getIn(['services', 'other', 'image'])).toBe('nginx:1.25');
+    },
+  );
 });

@@ -95,11 +95,14 @@ export function rewriteServiceImage(text: string, change: ServiceImageChange): C
     return { status: 'unchanged', reason: 'the reference stays the same (a digest-only update)' };
   }
   if (found.status !== 'found') return found;
-  if (sameImage(found.value, change.newImage)) return { status: 'unchanged', reason: `the file already names ${change.newImage}` };
-  if (!sameImage(found.value, change.oldImage)) return refused(`image: names ${found.value}, not the container's image ${change.oldImage}`);
+  if (sameImage(found.value, change.newImage))
+    return { status: 'unchanged', reason: `the file already names ${change.newImage}` };
+  if (!sameImage(found.value, change.oldImage))
+    return refused(`image: names ${found.value}, not the container's image ${change.oldImage}`);
   const next = `${text.slice(0, found.start)}${encode(change.newImage, found.type)}${text.slice(found.end)}`;
   // A safety net: the result must read back with the new value at the same place.
   const check = locate(next, change.service);
-  if (check.status !== 'found' || check.value !== change.newImage) return refused('the rewritten file did not read back as expected');
+  if (check.status !== 'found' || check.value !== change.newImage)
+    return refused('the rewritten file did not read back as expected');
   return { status: 'rewritten', text: next };
 }

@@ -18,7 +18,9 @@ describe('composeTargetOf', () => {
   });
 
   it('lets dd.compose.file replace the file list', () => {
-    expect(composeTargetOf({ [SERVICE]: 'web', [FILES]: '/a.yml,/b.yml', 'dd.compose.file': '/stacks/web.yml' })).toEqual({
+    expect(
+      composeTargetOf({ [SERVICE]: 'web', [FILES]: '/a.yml,/b.yml', 'dd.compose.file': '/stacks/web.yml' }),
+    ).toEqual({
       files: ['/stacks/web.yml'],
       service: 'web',
     });
@@ -48,8 +50,14 @@ describe('updateComposeFile', () => {
 
   it('hands the change to the editor, and nothing without an editor or compose labels', async () => {
     const input = { labels, oldImage: 'app:1', newImage: 'app:2', triggerName: 'docker.update' };
-    expect(await updateComposeFile(editor, input)).toEqual({ path: '/a.yml', status: 'rewritten', backupPath: '/a.yml.bak' });
-    expect(seen).toEqual([{ files: ['/a.yml'], service: 'web', oldImage: 'app:1', newImage: 'app:2', triggerName: 'docker.update' }]);
+    expect(await updateComposeFile(editor, input)).toEqual({
+      path: '/a.yml',
+      status: 'rewritten',
+      backupPath: '/a.yml.bak',
+    });
+    expect(seen).toEqual([
+      { files: ['/a.yml'], service: 'web', oldImage: 'app:1', newImage: 'app:2', triggerName: 'docker.update' },
+    ]);
     expect(await updateComposeFile(undefined, input)).toBeUndefined();
     expect(await updateComposeFile(editor, { ...input, labels: {} })).toBeUndefined();
   });

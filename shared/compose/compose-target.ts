@@ -36,7 +36,8 @@ export function composeTargetOf(labels: Readonly<Record<string, string>>): Compo
     return { skipped: { path, status: 'skipped', reason: `${COMPOSE_LABELS.rewrite}=false` } };
   }
   const service = labels[COMPOSE_LABELS.service]?.trim();
-  if (!service) return { skipped: { path, status: 'skipped', reason: `no ${COMPOSE_LABELS.service} label names the service` } };
+  if (!service)
+    return { skipped: { path, status: 'skipped', reason: `no ${COMPOSE_LABELS.service} label names the service` } };
   return { files, service };
 }
 
@@ -60,7 +61,13 @@ export async function updateComposeFile(
   try {
     outcome = await editor.setServiceImage({ ...change, files: target.files, service: target.service });
   } catch (error) {
-    outcome = { path: target.files.at(-1) as string, status: 'skipped', reason: error instanceof Error ? error.message : String(error) };
+    outcome = {
+      path: target.files.at(-1) as string,
+      status: 'skipped',
+      reason: error instanceof Error ? error.message : String(error),
+    };
   }
-  return outcome.reason && outcome.reason.length > MAX_REASON ? { ...outcome, reason: `${outcome.reason.slice(0, MAX_REASON)}…` } : outcome;
+  return outcome.reason && outcome.reason.length > MAX_REASON
+    ? { ...outcome, reason: `${outcome.reason.slice(0, MAX_REASON)}…` }
+    : outcome;
 }

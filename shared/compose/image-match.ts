@@ -16,5 +16,10 @@ export function sameImage(a: string, b: string): boolean {
   const left = canonical(a);
   const right = canonical(b);
   if (!left || !right) return false;
-  return left.registry === right.registry && left.repository === right.repository && left.tag === right.tag && left.digest === right.digest;
+  return (
+    left.registry === right.registry &&
+    left.repository === right.repository &&
+    left.tag === right.tag &&
+    left.digest === right.digest
+  );
 }

@@ -53,7 +53,9 @@ function labelPolicy(labels: Record<string, string>, problems: string[]): Update
     snoozeUntil: labels['dd.updatePolicy.snoozeUntil'],
     maturityMode: labels['dd.updatePolicy.maturityMode'],
     maturityMinAgeDays:
-      labels['dd.updatePolicy.maturityMinAgeDays'] === undefined ? undefined : Number(labels['dd.updatePolicy.maturityMinAgeDays']),
+      labels['dd.updatePolicy.maturityMinAgeDays'] === undefined
+        ? undefined
+        : Number(labels['dd.updatePolicy.maturityMinAgeDays']),
   };
   const defined = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
   const result = v.safeParse(UpdatePolicySchema, defined);

@@ -20,7 +20,8 @@ export interface ContainerRecordInput {
 export function lookupReference(container: Pick<Container, 'image'>): ImageReference | undefined {
   try {
     return parseImageReference(
-      container.image.registry.lookupImage ?? `${container.image.registry.url}/${container.image.name}:${container.image.tag.value}`,
+      container.image.registry.lookupImage ??
+        `${container.image.registry.url}/${container.image.name}:${container.image.tag.value}`,
     );
   } catch {
     return undefined;
@@ -94,7 +95,11 @@ export function buildContainerRecord(input: ContainerRecordInput): Container {
       registry: { url: ref?.registry ?? '', ...(labels.lookupImage && { lookupImage: labels.lookupImage }) },
       name: ref?.repository ?? details.image,
       tag: { value: tag, semver },
-      digest: { watch: labels.watchDigest ?? !semver, ...(repoDigest && { repo: repoDigest }), ...(ref?.digest && { value: ref.digest }) },
+      digest: {
+        watch: labels.watchDigest ?? !semver,
+        ...(repoDigest && { repo: repoDigest }),
+        ...(ref?.digest && { value: ref.digest }),
+      },
       architecture: image?.architecture ?? 'unknown',
       os: image?.os ?? 'unknown',
       ...(image?.variant && { variant: image.variant }),

@@ -72,7 +72,7 @@ export const ContainerSpecSchema = v.object({
 
 // The schema and the interface must describe the same data: a drift fails to compile here.
 type SchemaSpec = v.InferOutput<typeof ContainerSpecSchema>;
-export const specMatchesSchema: [SchemaSpec extends ContainerSpec ? true : false, ContainerSpec extends SchemaSpec ? true : false] = [
-  true,
-  true,
-];
+export const specMatchesSchema: [
+  SchemaSpec extends ContainerSpec ? true : false,
+  ContainerSpec extends SchemaSpec ? true : false,
+] = [true, true];

@@ -3,8 +3,16 @@ import { pullReference, splitReference, withTag } from './image-names';
 
 describe('image names', () => {
   it('splits at the tag colon, not at a registry port', () => {
-    expect(splitReference('127.0.0.1:5000/a/b:1.2')).toEqual({ repository: '127.0.0.1:5000/a/b', tag: '1.2', digest: undefined });
-    expect(splitReference('127.0.0.1:5000/a/b')).toEqual({ repository: '127.0.0.1:5000/a/b', tag: undefined, digest: undefined });
+    expect(splitReference('127.0.0.1:5000/a/b:1.2')).toEqual({
+      repository: '127.0.0.1:5000/a/b',
+      tag: '1.2',
+      digest: undefined,
+    });
+    expect(splitReference('127.0.0.1:5000/a/b')).toEqual({
+      repository: '127.0.0.1:5000/a/b',
+      tag: undefined,
+      digest: undefined,
+    });
     expect(splitReference('nginx:1.27@sha256:abc')).toEqual({ repository: 'nginx', tag: '1.27', digest: 'sha256:abc' });
   });
 

@@ -4,7 +4,11 @@
  */
 
 /** `name[:tag][@digest]` split at the tag's colon (a registry port's colon comes before the last `/`). */
-export function splitReference(reference: string): { repository: string; tag: string | undefined; digest: string | undefined } {
+export function splitReference(reference: string): {
+  repository: string;
+  tag: string | undefined;
+  digest: string | undefined;
+} {
   const at = reference.indexOf('@');
   const digest = at === -1 ? undefined : reference.slice(at + 1);
   const named = at === -1 ? reference : reference.slice(0, at);

@@ -58,9 +58,15 @@ function endpointFromDockerHost(dockerHost: string | undefined): DockerEndpoint 
 function endpointOf(raw: Raw, fallback: DockerEndpoint): DockerEndpoint {
   if (raw.socket && raw.host) throw new ConfigError(raw.host.variable, 'give SOCKET or HOST, not both');
   if (raw.port && !raw.host) throw new ConfigError(raw.port.variable, 'PORT goes with HOST');
-  if (raw.socket) return { socketPath: read(raw, 'socket', v.pipe(v.string(), v.regex(/^\/\S+$/, 'must be an absolute path')), '') };
+  if (raw.socket)
+    return { socketPath: read(raw, 'socket', v.pipe(v.string(), v.regex(/^\/\S+$/, 'must be an absolute path')), '') };
   if (raw.host) {
-    const host = read(raw, 'host', v.pipe(v.string(), v.regex(/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, 'must be a host name or IP')), '');
+    const host = read(
+      raw,
+      'host',
+      v.pipe(v.string(), v.regex(/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, 'must be a host name or IP')),
+      '',
+    );
     return { host, port: read(raw, 'port', envInteger(1, 65535), 2375), protocol: 'http' };
   }
   return fallback;
@@ -91,7 +97,10 @@ export function loadWatcherConfigs(vars: ReadonlyMap<string, string>): WatcherCo
     const key = parts.pop() as string;
     const name = parts.join('-');
     if (!NAME.test(name) || !(KEYS as readonly string[]).includes(key)) {
-      throw new ConfigError(variable, `expected DD_WATCHER_<NAME>_<KEY> with KEY one of ${KEYS.join(', ').toUpperCase()}`);
+      throw new ConfigError(
+        variable,
+        `expected DD_WATCHER_<NAME>_<KEY> with KEY one of ${KEYS.join(', ').toUpperCase()}`,
+      );
     }
     const raw = groups.get(name) ?? {};
     raw[key as (typeof KEYS)[number]] = { variable, value };
@@ -114,5 +123,7 @@ export function loadWatcherConfigs(vars: ReadonlyMap<string, string>): WatcherCo
 
 /** The endpoint as configuration output may show it. */
 export function describeEndpoint(endpoint: DockerEndpoint): string {
-  return 'socketPath' in endpoint ? `unix://${endpoint.socketPath}` : `${endpoint.protocol}://${endpoint.host}:${endpoint.port}`;
+  return 'socketPath' in endpoint
+    ? `unix://${endpoint.socketPath}`
+    : `${endpoint.protocol}://${endpoint.host}:${endpoint.port}`;
 }

@@ -49,7 +49,9 @@ describe('edge/1.0 sign-in', () => {
     for (const signature of ['', 'not base64!', toBase64Url(new Uint8Array(63)), toBase64Url(new Uint8Array(64))]) {
       expect(await verifySignIn(publicKey, signature, 'c', EDGE_PROTOCOL, 'k', 'n')).toBe(false);
     }
-    expect(await verifySignIn(new Uint8Array(31), toBase64Url(new Uint8Array(64)), 'c', EDGE_PROTOCOL, 'k', 'n')).toBe(false);
+    expect(await verifySignIn(new Uint8Array(31), toBase64Url(new Uint8Array(64)), 'c', EDGE_PROTOCOL, 'k', 'n')).toBe(
+      false,
+    );
     expect(fromBase64Url('a')).toBeUndefined();
   });
 });
@@ -57,9 +59,10 @@ describe('edge/1.0 sign-in', () => {
 describe('edge/1.0 frames', () => {
   it('accepts both reply forms and refuses a reply mixing them', () => {
     expect(v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: true, result: { a: 1 } }).success).toBe(true);
-    expect(v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: false, error: { code: 'failed', message: 'x' } }).success).toBe(
-      true,
-    );
+    expect(
+      v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: false, error: { code: 'failed', message: 'x' } })
+        .success,
+    ).toBe(true);
     expect(v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: false }).success).toBe(false);
   });
 
@@ -72,7 +75,16 @@ describe('edge/1.0 frames', () => {
       keyId: '0123456789abcdef',
       agentName: 'Bad Name',
       signature: 'abc',
-      agent: { version: '1', hostname: 'h', os: 'linux', arch: 'x64', cpus: 2, memoryGb: 1, uptimeSeconds: 1, logLevel: 'info' },
+      agent: {
+        version: '1',
+        hostname: 'h',
+        os: 'linux',
+        arch: 'x64',
+        cpus: 2,
+        memoryGb: 1,
+        uptimeSeconds: 1,
+        logLevel: 'info',
+      },
       watchers: [],
     };
     expect(v.safeParse(AgentFrameSchema, hello).success).toBe(false);
@@ -89,7 +101,13 @@ describe('edge/1.0 frames', () => {
       signature: text(128),
       agent: {
         ...{ version: text(256), build: text(256), hostname: text(256), os: text(256), arch: text(256) },
-        ...{ cpus: 1_000_000, memoryGb: 1_048_576.123456, uptimeSeconds: 123_456_789_012, logLevel: 'debug', containerId: 'f'.repeat(64) },
+        ...{
+          cpus: 1_000_000,
+          memoryGb: 1_048_576.123456,
+          uptimeSeconds: 123_456_789_012,
+          logLevel: 'debug',
+          containerId: 'f'.repeat(64),
+        },
       },
       watchers: Array.from({ length: 32 }, (_, i) => ({
         ...{ name: `w${String(i).padStart(62, '0')}`, endpoint: text(256), cron: text(256) },

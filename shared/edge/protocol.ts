@@ -2,7 +2,13 @@ import * as v from 'valibot';
 import { ContainerSpecSchema } from '../docker/container-spec-schema';
 import { LOG_LEVELS, LogEntrySchema } from '../schemas/log-entry';
 import { UpdateOperationSchema } from '../update-engine/operation';
-import { ContainerDetailsSchema, ImageDetailsSchema, LogLineSchema, LogOptionsSchema, StatsSchema } from './docker-schemas';
+import {
+  ContainerDetailsSchema,
+  ImageDetailsSchema,
+  LogLineSchema,
+  LogOptionsSchema,
+  StatsSchema,
+} from './docker-schemas';
 
 /**
  * The edge protocol, `edge/1.0`: every frame in both directions. docs/edge-protocol.md is the prose
@@ -131,7 +137,9 @@ export const EdgeRequestSchema = v.variant('method', [
     options: v.object({
       healthTimeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
       /** The hub's credentials for the target's registry, when it holds some (the agent keeps them only for the pull). */
-      auth: v.optional(v.object({ username: ShortText, password: v.pipe(v.string(), v.maxLength(8192)), serverAddress: ShortText })),
+      auth: v.optional(
+        v.object({ username: ShortText, password: v.pipe(v.string(), v.maxLength(8192)), serverAddress: ShortText }),
+      ),
       /**
        * edge/1.x addition: the configuration to create the container with (a rollback's backup);
        * the current container's when absent. An agent that predates it ignores it.
@@ -150,7 +158,12 @@ export const EdgeRequestSchema = v.variant('method', [
    */
   v.object({ method: v.literal('image.list'), watcher: WatcherName }),
   /** Log lines arrive as `stream` frames; the reply ends the stream. `cancel` stops it early. */
-  v.object({ method: v.literal('container.logs'), watcher: WatcherName, containerId: ShortText, options: LogOptionsSchema }),
+  v.object({
+    method: v.literal('container.logs'),
+    watcher: WatcherName,
+    containerId: ShortText,
+    options: LogOptionsSchema,
+  }),
   v.object({
     method: v.literal('log.entries'),
     level: v.optional(v.picklist(LOG_LEVELS)),
@@ -163,8 +176,19 @@ export type EdgeRequest = v.InferOutput<typeof EdgeRequestSchema>;
 export type EdgeMethod = EdgeRequest['method'];
 
 export const HubFrameSchema = v.variant('type', [
-  v.object({ type: v.literal('challenge'), protocol: v.literal(EDGE_PROTOCOL), challenge: Base64Url, hubVersion: ShortText }),
-  v.object({ type: v.literal('welcome'), agentName: AgentName, keyId: KeyId, heartbeatMs: v.number(), hubVersion: ShortText }),
+  v.object({
+    type: v.literal('challenge'),
+    protocol: v.literal(EDGE_PROTOCOL),
+    challenge: Base64Url,
+    hubVersion: ShortText,
+  }),
+  v.object({
+    type: v.literal('welcome'),
+    agentName: AgentName,
+    keyId: KeyId,
+    heartbeatMs: v.number(),
+    hubVersion: ShortText,
+  }),
   /** Sent just before the hub closes with the same code, so an agent's log says why. */
   v.object({ type: v.literal('error'), code: v.number(), message: ShortText }),
   v.object({ type: v.literal('request'), id: RequestId, request: EdgeRequestSchema }),
@@ -243,7 +267,12 @@ export const AgentFrameSchema = v.variant('type', [
   v.object({ type: v.literal('operation'), watcher: WatcherName, operation: UpdateOperationSchema }),
   v.object({ type: v.literal('stream'), id: RequestId, lines: v.pipe(v.array(LogLineSchema), v.maxLength(1000)) }),
   v.object({ type: v.literal('reply'), id: RequestId, ok: v.literal(true), result: v.optional(v.unknown()) }),
-  v.object({ type: v.literal('reply'), id: RequestId, ok: v.literal(false), error: v.object({ code: ErrorCode, message: ShortText }) }),
+  v.object({
+    type: v.literal('reply'),
+    id: RequestId,
+    ok: v.literal(false),
+    error: v.object({ code: ErrorCode, message: ShortText }),
+  }),
   v.object({ type: v.literal('ping') }),
   v.object({ type: v.literal('pong') }),
 ]);

@@ -57,7 +57,15 @@ describe('logger', () => {
     logger.child('registry.hub').info('token fetched', { password: 'hunter2', apiToken: 'abc', host: 'h' });
     expect(ring.query({})).toEqual([{ timestamp: 42, level: 'info', component: 'registry.hub', msg: 'token fetched' }]);
     expect(lines).toEqual([
-      { timestamp: 42, level: 'info', component: 'registry.hub', msg: 'token fetched', password: '***', apiToken: '***', host: 'h' },
+      {
+        timestamp: 42,
+        level: 'info',
+        component: 'registry.hub',
+        msg: 'token fetched',
+        password: '***',
+        apiToken: '***',
+        host: 'h',
+      },
     ]);
   });
 });

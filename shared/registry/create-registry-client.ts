@@ -24,7 +24,9 @@ export interface RegistryConnection {
 export function createRegistryClient(connection: RegistryConnection): RegistryClient {
   const apiHost = registryApiHost(connection.registry);
   const plainHttp =
-    connection.scheme === undefined ? connection.insecure === true || isLoopbackHost(apiHost) : connection.scheme === 'http';
+    connection.scheme === undefined
+      ? connection.insecure === true || isLoopbackHost(apiHost)
+      : connection.scheme === 'http';
   const transport = new RegistryTransport({
     limiter: connection.limiter,
     ...(connection.fetch && { fetch: connection.fetch }),

@@ -25,12 +25,18 @@ describe('parseImageReference', () => {
     expect(parseImageReference(input)).toEqual(expected);
   });
 
-  it.each(['', 'UPPER/case', 'nginx:', 'nginx:bad tag', 'nginx@sha256:short', 'a//b', `x:${'t'.repeat(200)}`, '-lead/x'])(
-    'refuses %j',
-    (input) => {
-      expect(() => parseImageReference(input)).toThrow(/invalid image reference/);
-    },
-  );
+  it.each([
+    '',
+    'UPPER/case',
+    'nginx:',
+    'nginx:bad tag',
+    'nginx@sha256:short',
+    'a//b',
+    `x:${'t'.repeat(200)}`,
+    '-lead/x',
+  ])('refuses %j', (input) => {
+    expect(() => parseImageReference(input)).toThrow(/invalid image reference/);
+  });
 
   it('formats back the way users write it', () => {
     expect(formatImageReference(parseImageReference('nginx:1.27'))).toBe('nginx:1.27');

@@ -34,7 +34,8 @@ function isRegistryHost(component: string): boolean {
  */
 export function parseImageReference(input: string): ImageReference {
   const reference = input.trim();
-  if (reference.length === 0 || reference.length > MAX_REFERENCE_LENGTH) throw new ImageReferenceError(input, 'empty or too long');
+  if (reference.length === 0 || reference.length > MAX_REFERENCE_LENGTH)
+    throw new ImageReferenceError(input, 'empty or too long');
   let rest = reference;
   let digest: string | undefined;
   const at = rest.indexOf('@');
@@ -59,12 +60,18 @@ export function parseImageReference(input: string): ImageReference {
   if (parts.length === 0 || !parts.every((part) => REPOSITORY_COMPONENT.test(part))) {
     throw new ImageReferenceError(input, 'malformed repository name');
   }
-  return { registry, repository: parts.join('/'), ...(tag !== undefined && { tag }), ...(digest !== undefined && { digest }) };
+  return {
+    registry,
+    repository: parts.join('/'),
+    ...(tag !== undefined && { tag }),
+    ...(digest !== undefined && { digest }),
+  };
 }
 
 /** The reference as users write it, without the implied Docker Hub host and `library/`. */
 export function formatImageReference(ref: ImageReference): string {
-  let name = ref.registry === DOCKER_HUB ? ref.repository.replace(/^library\//, '') : `${ref.registry}/${ref.repository}`;
+  let name =
+    ref.registry === DOCKER_HUB ? ref.repository.replace(/^library\//, '') : `${ref.registry}/${ref.repository}`;
   if (ref.tag !== undefined) name += `:${ref.tag}`;
   if (ref.digest !== undefined) name += `@${ref.digest}`;
   return name;

@@ -61,7 +61,8 @@ export function isAttestation(descriptor: Descriptor): boolean {
 
 /** arm64 images often omit their `v8` variant; both spellings mean the same platform. */
 function normalizedVariant(platform: Platform): string | undefined {
-  if (platform.architecture === 'arm64' && (platform.variant === undefined || platform.variant === 'v8')) return undefined;
+  if (platform.architecture === 'arm64' && (platform.variant === undefined || platform.variant === 'v8'))
+    return undefined;
   return platform.variant;
 }
 
@@ -73,7 +74,8 @@ export function selectPlatform(index: ImageIndex, wanted: Platform): Descriptor 
   const candidates = index.manifests.filter(
     (entry) =>
       !isAttestation(entry) &&
-      (entry.platform === undefined || (entry.platform.os === wanted.os && entry.platform.architecture === wanted.architecture)),
+      (entry.platform === undefined ||
+        (entry.platform.os === wanted.os && entry.platform.architecture === wanted.architecture)),
   );
   const variant = normalizedVariant(wanted);
   return (

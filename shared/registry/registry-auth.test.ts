@@ -14,10 +14,22 @@ function authFor(registryHost: string, trustedRealmHosts: string[] = []) {
       return Response.json({ token: 't' });
     },
   });
-  return { auth: new RegistryAuth({ transport, registryHost, credentials: { username: 'u', password: 'p' }, trustedRealmHosts }), asked };
+  return {
+    auth: new RegistryAuth({
+      transport,
+      registryHost,
+      credentials: { username: 'u', password: 'p' },
+      trustedRealmHosts,
+    }),
+    asked,
+  };
 }
 
-async function realmVerdict(registryHost: string, realm: string, trusted: string[] = []): Promise<'trusted' | 'refused'> {
+async function realmVerdict(
+  registryHost: string,
+  realm: string,
+  trusted: string[] = [],
+): Promise<'trusted' | 'refused'> {
   const { auth, asked } = authFor(registryHost, trusted);
   try {
     await auth.answerChallenge(`Bearer realm="${realm}",service="s"`, 'repository:x:pull', undefined);

@@ -51,9 +51,12 @@ function registrableDomain(hostname: string): string | undefined {
   if (/^[\d.]+$/.test(hostname) || hostname.includes(':')) return undefined;
   const labels = hostname.split('.');
   if (labels.length < 2) return undefined;
-  const suffix = MULTI_TENANT_SUFFIXES.find((candidate) => hostname === candidate || hostname.endsWith(`.${candidate}`));
+  const suffix = MULTI_TENANT_SUFFIXES.find(
+    (candidate) => hostname === candidate || hostname.endsWith(`.${candidate}`),
+  );
   if (suffix) return labels.slice(-(suffix.split('.').length + 1)).join('.');
-  const twoLevel = labels.length > 2 && (labels.at(-1) as string).length === 2 && SECOND_LEVEL_LABELS.has(labels.at(-2) as string);
+  const twoLevel =
+    labels.length > 2 && (labels.at(-1) as string).length === 2 && SECOND_LEVEL_LABELS.has(labels.at(-2) as string);
   return labels.slice(twoLevel ? -3 : -2).join('.');
 }
 
@@ -88,7 +91,10 @@ export class RegistryAuth {
     const challenges = parseWwwAuthenticate(header);
     // A 401 whose challenge cannot be read says nothing about credentials: it is a broken answer.
     if (challenges.length === 0) {
-      throw new RegistryError('protocol', `${this.options.registryHost} answered 401 without a readable WWW-Authenticate challenge`);
+      throw new RegistryError(
+        'protocol',
+        `${this.options.registryHost} answered 401 without a readable WWW-Authenticate challenge`,
+      );
     }
     const bearer = challenges.find((challenge) => challenge.scheme === 'bearer');
     if (bearer) {
@@ -106,17 +112,27 @@ export class RegistryAuth {
       return this.basicHeader(this.options.credentials);
     }
     if (this.options.credentials) throw this.refused('the registry refused the credentials');
-    throw new RegistryError('auth-required', `${this.options.registryHost} requires authentication and no credentials are configured`, {
-      status: 401,
-    });
+    throw new RegistryError(
+      'auth-required',
+      `${this.options.registryHost} requires authentication and no credentials are configured`,
+      {
+        status: 401,
+      },
+    );
   }
 
   refused(why: string): RegistryError {
     return this.options.credentials
-      ? new RegistryError('credentials-rejected', `${this.options.registryHost}: credentials rejected: ${why}`, { status: 401 })
-      : new RegistryError('auth-required', `${this.options.registryHost} requires authentication and no credentials are configured`, {
+      ? new RegistryError('credentials-rejected', `${this.options.registryHost}: credentials rejected: ${why}`, {
           status: 401,
-        });
+        })
+      : new RegistryError(
+          'auth-required',
+          `${this.options.registryHost} requires authentication and no credentials are configured`,
+          {
+            status: 401,
+          },
+        );
   }
 
   private basicHeader(credentials: BasicCredentials): string {
@@ -139,7 +155,10 @@ export class RegistryAuth {
       (domain !== undefined && registrableDomain(realm.hostname) === domain) ||
       (this.options.trustedRealmHosts?.includes(realm.hostname) ?? false);
     if (!trusted)
-      throw new RegistryError('protocol', `${this.options.registryHost}: token realm ${realm.host} is not trusted for this registry`);
+      throw new RegistryError(
+        'protocol',
+        `${this.options.registryHost}: token realm ${realm.host} is not trusted for this registry`,
+      );
     const plainAllowed = this.options.insecure === true || isLoopbackHost(realm.host);
     if (realm.protocol !== 'https:' && !(realm.protocol === 'http:' && plainAllowed)) {
       throw new RegistryError('protocol', `${this.options.registryHost}: token realm ${realm.host} is not https`);
@@ -181,7 +200,12 @@ export class RegistryAuth {
         status: response.status,
       });
     }
-    const bytes = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES, `${this.options.registryHost}: token response`, url.host);
+    const bytes = await readCapped(
+      response,
+      MAX_TOKEN_RESPONSE_BYTES,
+      `${this.options.registryHost}: token response`,
+      url.host,
+    );
     let body: { token?: unknown; access_token?: unknown; expires_in?: unknown };
     try {
       body = JSON.parse(new TextDecoder().decode(bytes));
@@ -194,8 +218,12 @@ export class RegistryAuth {
     if (typeof value !== 'string' || !TOKEN_CHARACTERS.test(value)) {
       throw new RegistryError('protocol', `${this.options.registryHost}: token response without a usable token`);
     }
-    const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_TOKEN_LIFETIME_S;
-    this.tokens.set(`${realm}|${service ?? ''}|${scope}`, { value, expiresAt: this.now() + lifetime * 1000 - EXPIRY_MARGIN_MS });
+    const lifetime =
+      typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_TOKEN_LIFETIME_S;
+    this.tokens.set(`${realm}|${service ?? ''}|${scope}`, {
+      value,
+      expiresAt: this.now() + lifetime * 1000 - EXPIRY_MARGIN_MS,
+    });
     return value;
   }
 }

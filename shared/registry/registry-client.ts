@@ -104,21 +104,26 @@ export class RegistryClient {
       throw new RegistryError('protocol', `manifest ${repository}:${reference} is not JSON`);
     }
     const mediaType =
-      (typeof json === 'object' && json !== null && 'mediaType' in json ? String(json.mediaType) : undefined) ?? contentType(response);
+      (typeof json === 'object' && json !== null && 'mediaType' in json ? String(json.mediaType) : undefined) ??
+      contentType(response);
     const asIndex = v.safeParse(ImageIndexSchema, json);
     if (asIndex.success && (isIndexMediaType(mediaType) || !('config' in (json as object)))) {
       return { kind: 'index', index: asIndex.output, digest, mediaType };
     }
     const asManifest = v.safeParse(ImageManifestSchema, json);
     if (asManifest.success) return { kind: 'manifest', manifest: asManifest.output, digest, mediaType };
-    throw new RegistryError('protocol', `manifest ${repository}:${reference} is neither an image index nor an image manifest`);
+    throw new RegistryError(
+      'protocol',
+      `manifest ${repository}:${reference} is neither an image index nor an image manifest`,
+    );
   }
 
   /** Follows (nested) indexes down to the image manifest of one platform. */
   async resolvePlatform(repository: string, reference: string, platform: Platform): Promise<PlatformImage> {
     let current = await this.getManifest(repository, reference);
     for (let depth = 0; current.kind === 'index'; depth++) {
-      if (depth >= MAX_INDEX_DEPTH) throw new RegistryError('protocol', `${repository}:${reference}: indexes nested too deeply`);
+      if (depth >= MAX_INDEX_DEPTH)
+        throw new RegistryError('protocol', `${repository}:${reference}: indexes nested too deeply`);
       const entry = selectPlatform(current.index, platform);
       if (!entry) {
         const wanted = [platform.os, platform.architecture, platform.variant].filter(Boolean).join('/');
@@ -130,7 +135,8 @@ export class RegistryClient {
   }
 
   async getImageConfig(repository: string, configDigest: string): Promise<ImageConfig> {
-    if (!DIGEST_PATTERN.test(configDigest)) throw new RegistryError('protocol', `malformed config digest ${configDigest.slice(0, 80)}`);
+    if (!DIGEST_PATTERN.test(configDigest))
+      throw new RegistryError('protocol', `malformed config digest ${configDigest.slice(0, 80)}`);
     const response = await this.request('GET', repository, `/blobs/${configDigest}`, {});
     const bytes = await readCapped(response, MAX_CONFIG_BYTES, `config of ${repository}`, this.host);
     if ((await sha256Digest(bytes)) !== configDigest)
@@ -157,7 +163,8 @@ export class RegistryClient {
       const bytes = await readCapped(response, MAX_TAGS_PAGE_BYTES, `tag list of ${repository}`, this.host);
       const json = safeJson(bytes);
       const parsed = v.safeParse(TagListSchema, json);
-      if (!parsed.success || Array.isArray(json)) throw new RegistryError('protocol', `tag list of ${repository} is malformed`);
+      if (!parsed.success || Array.isArray(json))
+        throw new RegistryError('protocol', `tag list of ${repository} is malformed`);
       for (const tag of parsed.output.tags ?? []) if (tags.length < maxTags) tags.push(tag);
       visited.add(url);
       const next = nextPageUrl(response.headers.get('link'), url);
@@ -173,12 +180,22 @@ export class RegistryClient {
     return `${this.options.baseUrl}/v2/${repository}${suffix}`;
   }
 
-  private request(method: string, repository: string, suffix: string, headers: Record<string, string>): Promise<Response> {
+  private request(
+    method: string,
+    repository: string,
+    suffix: string,
+    headers: Record<string, string>,
+  ): Promise<Response> {
     return this.send(method, this.url(repository, suffix), repository, headers);
   }
 
   /** Sends with the known credentials, answers one challenge, and maps failures to RegistryError kinds. */
-  private async send(method: string, url: string, repository: string, headers: Record<string, string>): Promise<Response> {
+  private async send(
+    method: string,
+    url: string,
+    repository: string,
+    headers: Record<string, string>,
+  ): Promise<Response> {
     const { transport, auth } = this.options;
     const scope = `repository:${repository}:pull`;
     let authorization = await auth.headerFor(scope);

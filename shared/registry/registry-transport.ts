@@ -133,7 +133,12 @@ export class RegistryTransport {
     }
   }
 
-  private async fetchOnce(url: string, method: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+  private async fetchOnce(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<Response> {
     try {
       return await this.fetch(url, { method, headers, redirect: 'manual', signal });
     } catch (error) {
@@ -144,7 +149,13 @@ export class RegistryTransport {
   private report(method: string, url: string, status: number | 'error', started: number): void {
     if (!this.options.onRequest) return;
     const parsed = new URL(url);
-    this.options.onRequest({ method, host: parsed.host, path: parsed.pathname, status, durationMs: this.now() - started });
+    this.options.onRequest({
+      method,
+      host: parsed.host,
+      path: parsed.pathname,
+      status,
+      durationMs: this.now() - started,
+    });
   }
 }
 

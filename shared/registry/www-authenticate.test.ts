@@ -10,7 +10,11 @@ describe('parseWwwAuthenticate', () => {
     ).toEqual([
       {
         scheme: 'bearer',
-        params: { realm: 'https://auth.docker.io/token', service: 'registry.docker.io', scope: 'repository:library/nginx:pull' },
+        params: {
+          realm: 'https://auth.docker.io/token',
+          service: 'registry.docker.io',
+          scope: 'repository:library/nginx:pull',
+        },
       },
     ]);
   });
@@ -31,7 +35,9 @@ describe('parseWwwAuthenticate', () => {
   ])('gives no usable challenge for %s, quickly', (_name, header) => {
     const started = performance.now();
     const parsed = parseWwwAuthenticate(header);
-    expect(parsed.every((challenge) => challenge.params.realm === undefined || challenge.params.realm.length < 4096)).toBe(true);
+    expect(
+      parsed.every((challenge) => challenge.params.realm === undefined || challenge.params.realm.length < 4096),
+    ).toBe(true);
     expect(parsed.find((c) => c.scheme === 'bearer')?.params.realm).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(50);
   });

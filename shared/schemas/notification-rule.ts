@@ -64,8 +64,20 @@ const RULE_DEFAULTS: readonly RuleDefaults[] = [
     enabled: true,
     bellEnabled: true,
   },
-  { id: 'update-applied', name: 'Update applied', description: 'A container was updated successfully.', enabled: true, bellEnabled: true },
-  { id: 'update-failed', name: 'Update failed', description: 'An update failed or was rolled back.', enabled: true, bellEnabled: true },
+  {
+    id: 'update-applied',
+    name: 'Update applied',
+    description: 'A container was updated successfully.',
+    enabled: true,
+    bellEnabled: true,
+  },
+  {
+    id: 'update-failed',
+    name: 'Update failed',
+    description: 'An update failed or was rolled back.',
+    enabled: true,
+    bellEnabled: true,
+  },
   {
     id: 'security-alert',
     name: 'Security alert',
@@ -80,7 +92,13 @@ const RULE_DEFAULTS: readonly RuleDefaults[] = [
     enabled: false,
     bellEnabled: true,
   },
-  { id: 'agent-reconnect', name: 'Agent reconnected', description: 'A remote agent connected again.', enabled: false, bellEnabled: false },
+  {
+    id: 'agent-reconnect',
+    name: 'Agent reconnected',
+    description: 'A remote agent connected again.',
+    enabled: false,
+    bellEnabled: false,
+  },
   {
     id: 'container-unhealthy',
     name: 'Container unhealthy',

@@ -54,7 +54,12 @@ export const UPDATE_SEQUENCE_PHASES = [
   'succeeded',
 ] as const;
 /** http-interface §2.6: the sequence, then the phases of a rollback. */
-export const UPDATE_OPERATION_PHASES = [...UPDATE_SEQUENCE_PHASES, 'rollback-started', 'rolled-back', 'rollback-failed'] as const;
+export const UPDATE_OPERATION_PHASES = [
+  ...UPDATE_SEQUENCE_PHASES,
+  'rollback-started',
+  'rolled-back',
+  'rollback-failed',
+] as const;
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 /** A single update has no batch; http-interface §6.1 shows the field on every payload, so it is present and null then. */
@@ -147,4 +152,6 @@ export const UI_EVENT_PAYLOAD_SCHEMAS = {
 type PayloadSchemas = typeof UI_EVENT_PAYLOAD_SCHEMAS;
 
 /** The payload type of an event: from its schema where http-interface §6.1 shows it, else unknown. */
-export type UiEventData<T extends UiEventType> = T extends keyof PayloadSchemas ? v.InferOutput<PayloadSchemas[T]> : unknown;
+export type UiEventData<T extends UiEventType> = T extends keyof PayloadSchemas
+  ? v.InferOutput<PayloadSchemas[T]>
+  : unknown;

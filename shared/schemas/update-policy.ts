@@ -25,7 +25,10 @@ const MinAgeDaysSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxVal
 /** An ISO 8601 date, or a date and time with its zone; the same reading the policy logic applies. */
 const TimestampStringSchema = v.pipe(
   v.string(),
-  v.check((value) => parseTimestamp(value) !== undefined, 'must be an ISO 8601 date, or date and time with a time zone, after 1970'),
+  v.check(
+    (value) => parseTimestamp(value) !== undefined,
+    'must be an ISO 8601 date, or date and time with a time zone, after 1970',
+  ),
 );
 
 /** The update-policy fields of a container (http-interface §2.5). Absent fields mean "no skip", "not snoozed", "no gate". */

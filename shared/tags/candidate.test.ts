@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { findTagCandidate, isVersionTag, semverDiff } from './candidate';
 import { type CompiledTagPolicy, compileTagPolicy, NO_TAG_POLICY } from './policy';
 
-const find = (current: string, tags: readonly string[], skip?: readonly string[]) => findTagCandidate(current, tags, NO_TAG_POLICY, skip);
+const find = (current: string, tags: readonly string[], skip?: readonly string[]) =>
+  findTagCandidate(current, tags, NO_TAG_POLICY, skip);
 
 describe('isVersionTag', () => {
   it('separates versions from rolling tags', () => {
-    for (const tag of ['1', '16-alpine', 'v3.1.2', '2024.10.1', '1.2.3-ls123']) expect(isVersionTag(tag), tag).toBe(true);
+    for (const tag of ['1', '16-alpine', 'v3.1.2', '2024.10.1', '1.2.3-ls123'])
+      expect(isVersionTag(tag), tag).toBe(true);
     for (const tag of ['latest', 'stable', 'edge', 'alpine', 'sha-1a2b3c4']) expect(isVersionTag(tag), tag).toBe(false);
   });
 
@@ -25,7 +27,10 @@ describe('isVersionTag', () => {
 
 describe('findTagCandidate', () => {
   it('returns the highest newer tag of the family with its diff', () => {
-    expect(find('1.2.3', ['1.2.3', '1.2.4', '1.3.0', '2.0.0-alpine', 'latest'])).toEqual({ tag: '1.3.0', semverDiff: 'minor' });
+    expect(find('1.2.3', ['1.2.3', '1.2.4', '1.3.0', '2.0.0-alpine', 'latest'])).toEqual({
+      tag: '1.3.0',
+      semverDiff: 'minor',
+    });
   });
 
   it('returns undefined when nothing newer exists or the current tag is not a version', () => {
@@ -39,12 +44,18 @@ describe('findTagCandidate', () => {
 
   it('returns the original tag when a transform rewrote it', () => {
     const policy = compileTagPolicy({ transformTags: '^(\\d+)\\.(\\d+)\\.(\\d+)-(\\d+)$ => $1.$2.$3' });
-    expect(findTagCandidate('1.2.3-4', ['1.2.3-9', '1.2.4-1', '1.2.5-2'], policy)).toEqual({ tag: '1.2.5-2', semverDiff: 'patch' });
+    expect(findTagCandidate('1.2.3-4', ['1.2.3-9', '1.2.4-1', '1.2.5-2'], policy)).toEqual({
+      tag: '1.2.5-2',
+      semverDiff: 'patch',
+    });
   });
 
   it('applies include to candidates only, then exclude', () => {
     const policy = compileTagPolicy({ includeTags: '^1\\.', excludeTags: '^1\\.9\\.' });
-    expect(findTagCandidate('1.2.3', ['1.4.0', '1.9.0', '2.0.0'], policy)).toEqual({ tag: '1.4.0', semverDiff: 'minor' });
+    expect(findTagCandidate('1.2.3', ['1.4.0', '1.9.0', '2.0.0'], policy)).toEqual({
+      tag: '1.4.0',
+      semverDiff: 'minor',
+    });
   });
 
   it('breaks ties deterministically, whatever the order of the list', () => {
@@ -55,12 +66,31 @@ describe('findTagCandidate', () => {
   });
 
   it('never throws on garbage input', () => {
-    const garbage = [null, 42, {}, '', ' ', '-', '.', '+', 'x'.repeat(10_000), '1'.repeat(200), '..1..', '1.2.3'] as unknown as string[];
+    const garbage = [
+      null,
+      42,
+      {},
+      '',
+      ' ',
+      '-',
+      '.',
+      '+',
+      'x'.repeat(10_000),
+      '1'.repeat(200),
+      '..1..',
+      '1.2.3',
+    ] as unknown as string[];
     expect(find('1.2.2', garbage)).toEqual({ tag: '1.2.3', semverDiff: 'patch' });
     expect(findTagCandidate(null as unknown as string, garbage, NO_TAG_POLICY)).toBeUndefined();
     expect(findTagCandidate('1.2.2', null as unknown as string[], NO_TAG_POLICY)).toBeUndefined();
-    expect(findTagCandidate('1.2.2', ['1.2.3'], undefined as unknown as CompiledTagPolicy)).toEqual({ tag: '1.2.3', semverDiff: 'patch' });
-    expect(findTagCandidate('1.2.2', ['1.2.3'], NO_TAG_POLICY, null as unknown as string[])).toEqual({ tag: '1.2.3', semverDiff: 'patch' });
+    expect(findTagCandidate('1.2.2', ['1.2.3'], undefined as unknown as CompiledTagPolicy)).toEqual({
+      tag: '1.2.3',
+      semverDiff: 'patch',
+    });
+    expect(findTagCandidate('1.2.2', ['1.2.3'], NO_TAG_POLICY, null as unknown as string[])).toEqual({
+      tag: '1.2.3',
+      semverDiff: 'patch',
+    });
   });
 });
 
@@ -77,7 +107,11 @@ describe('scale', () => {
   // 100,000 tags of one repository: the target is < 200 ms; the bound is loose for slow CI.
   const tags = Array.from({ length: 100_000 }, (_, i) => {
     const version = `${i % 50}.${(i >> 3) % 40}.${i % 97}`;
-    return [version, `${version}-alpine`, `v${version}`, `${version}-ls${i}`, `garbage-${i}-${'z'.repeat(i % 100)}`][i % 5] ?? version;
+    return (
+      [version, `${version}-alpine`, `v${version}`, `${version}-ls${i}`, `garbage-${i}-${'z'.repeat(i % 100)}`][
+        i % 5
+      ] ?? version
+    );
   });
 
   // Best of a few runs after a warm-up: the machine is shared, the minimum is what the code costs.

@@ -9,7 +9,14 @@ import {
   suffixNumbers,
 } from './compare';
 import { isDigit, MAX_TAG_LENGTH, type ParsedVersion, parseVersionTag } from './parse';
-import { applyTransform, type CompiledTagPolicy, NO_TAG_POLICY, type PolicyParts, passesFilters, policyParts } from './policy';
+import {
+  applyTransform,
+  type CompiledTagPolicy,
+  NO_TAG_POLICY,
+  type PolicyParts,
+  passesFilters,
+  policyParts,
+} from './policy';
 
 export interface TagCandidate {
   /** The tag as the registry lists it (before any transform). */

@@ -109,7 +109,8 @@ export function naturalCompare(a: string, b: string): number {
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
     const x = left[i] ?? '';
     const y = right[i] ?? '';
-    const delta = isDigit(x.charCodeAt(0)) && isDigit(y.charCodeAt(0)) ? compareDigits(x, y) : x < y ? -1 : x > y ? 1 : 0;
+    const delta =
+      isDigit(x.charCodeAt(0)) && isDigit(y.charCodeAt(0)) ? compareDigits(x, y) : x < y ? -1 : x > y ? 1 : 0;
     if (delta !== 0) return delta;
   }
   return left.length - right.length || (a < b ? -1 : a > b ? 1 : 0);

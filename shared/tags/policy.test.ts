@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { applyTransform, compileTagPolicy, MAX_USER_REGEX_LENGTH, passesFilters, policyParts, TagPolicyError } from './policy';
+import {
+  applyTransform,
+  compileTagPolicy,
+  MAX_USER_REGEX_LENGTH,
+  passesFilters,
+  policyParts,
+  TagPolicyError,
+} from './policy';
 
 function errorOf(run: () => unknown): TagPolicyError {
   try {
@@ -24,7 +31,9 @@ describe('compileTagPolicy', () => {
   });
 
   it('rejects a non-string field from an untyped caller with a TagPolicyError', () => {
-    expect(errorOf(() => compileTagPolicy({ includeTags: 42 as unknown as string })).message).toMatch(/includeTags must be a string/);
+    expect(errorOf(() => compileTagPolicy({ includeTags: 42 as unknown as string })).message).toMatch(
+      /includeTags must be a string/,
+    );
   });
 
   it('names the field of an invalid regex and keeps the cause', () => {
@@ -75,7 +84,8 @@ describe('transform', () => {
 });
 
 describe('filters', () => {
-  const parts = (includeTags?: string, excludeTags?: string) => policyParts(compileTagPolicy({ includeTags, excludeTags }))!;
+  const parts = (includeTags?: string, excludeTags?: string) =>
+    policyParts(compileTagPolicy({ includeTags, excludeTags }))!;
 
   it('matches anywhere in the tag (find, not full match)', () => {
     expect(passesFilters(parts('alpine'), '1.2.3-alpine3.20')).toBe(true);

@@ -113,7 +113,10 @@ function compileTransform(raw: string | undefined): TagTransform | undefined {
   const pattern = arrow < 0 ? '' : value.slice(0, arrow).trim();
   const template = arrow < 0 ? '' : value.slice(arrow + 2).trim();
   if (pattern === '' || template === '') {
-    throw new TagPolicyError('transformTags', 'must have the form `regex => template`, e.g. `^(\\d+\\.\\d+\\.\\d+)-.*$ => $1`');
+    throw new TagPolicyError(
+      'transformTags',
+      'must have the form `regex => template`, e.g. `^(\\d+\\.\\d+\\.\\d+)-.*$ => $1`',
+    );
   }
   const regex = compileRegex('transformTags', pattern);
   return { regex, template: parseTemplate(template, regex.groupCount()) };

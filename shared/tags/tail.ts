@@ -76,7 +76,13 @@ export function parseTail(rest: string): VersionTail | undefined {
     start = end;
   }
   const suffix = state.words.join('');
-  return { pre: state.pre, builds: state.builds, suffix, template: suffix.replace(/\d+/g, '#'), hasHash: state.hasHash };
+  return {
+    pre: state.pre,
+    builds: state.builds,
+    suffix,
+    template: suffix.replace(/\d+/g, '#'),
+    hasHash: state.hasHash,
+  };
 }
 
 function nextSeparator(text: string, from: number): number {

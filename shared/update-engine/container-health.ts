@@ -32,7 +32,12 @@ const exited = (exitCode: number | undefined) => (exitCode === undefined ? '' : 
  * Right after the start: whether the new container has a healthcheck (the health gate follows),
  * or, without one, that it is still running a moment later: an image that exits at once fails here.
  */
-export async function checkStarted(host: DockerHost, id: string, timing: HealthTiming, signal: AbortSignal): Promise<'gate' | 'running'> {
+export async function checkStarted(
+  host: DockerHost,
+  id: string,
+  timing: HealthTiming,
+  signal: AbortSignal,
+): Promise<'gate' | 'running'> {
   const started = await host.inspectContainer(id);
   if (!started) throw new UpdateStepError('the new container disappeared after its start');
   if (started.health) return 'gate';

@@ -16,5 +16,10 @@ export { OperationRecorder, type RecorderDeps } from './operation-recorder';
 export { recoverOperation } from './recover-operation';
 export { keepNewContainer, restoreOldContainer } from './restore';
 export { rollBack, runUpdateOperation, type UpdateEngineDeps, type UpdatePlan } from './update-engine';
-export { type QueuePosition, type ScheduledJob, UpdateScheduler, type UpdateSchedulerOptions } from './update-scheduler';
+export {
+  type QueuePosition,
+  type ScheduledJob,
+  UpdateScheduler,
+  type UpdateSchedulerOptions,
+} from './update-scheduler';
 export { errorText, UpdateCancelledError, UpdateStepError } from './update-step-error';

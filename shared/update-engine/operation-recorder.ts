@@ -25,7 +25,11 @@ export class OperationRecorder {
 
   /** Applies the patch, drops the `remove`d fields, and writes the result. */
   async save(patch: Patch, remove: readonly (keyof UpdateOperation)[] = []): Promise<UpdateOperation> {
-    const next: Record<string, unknown> = { ...this.current, ...patch, updatedAt: new Date(this.deps.now()).toISOString() };
+    const next: Record<string, unknown> = {
+      ...this.current,
+      ...patch,
+      updatedAt: new Date(this.deps.now()).toISOString(),
+    };
     for (const key of remove) delete next[key];
     const operation = next as UpdateOperation;
     await this.deps.journal.save(operation);

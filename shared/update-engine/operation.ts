@@ -78,7 +78,9 @@ export const UpdateOperationSchema = v.object({
    * An edge agent's hooks (dd.hook.pre / dd.hook.post, run on its host when its DD_HOOKS_ENABLED
    * is true): the hub audits each outcome once when it first appears in a report.
    */
-  hooks: v.exactOptional(v.object({ pre: v.exactOptional(HookOutcomeSchema), post: v.exactOptional(HookOutcomeSchema) })),
+  hooks: v.exactOptional(
+    v.object({ pre: v.exactOptional(HookOutcomeSchema), post: v.exactOptional(HookOutcomeSchema) }),
+  ),
 });
 export type UpdateOperation = v.InferOutput<typeof UpdateOperationSchema>;
 

@@ -22,7 +22,10 @@ export async function recoverOperation(
 ): Promise<UpdateOperation> {
   const { host } = deps;
   const run = new OperationRecorder(operation, deps);
-  if ((operation.phase === 'health-gate-passed' || operation.phase === 'succeeded') && (await keepNewContainer(operation, host))) {
+  if (
+    (operation.phase === 'health-gate-passed' || operation.phase === 'succeeded') &&
+    (await keepNewContainer(operation, host))
+  ) {
     return finishSuccess(run, host, deps.composeFiles);
   }
   const reason =

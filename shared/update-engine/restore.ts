@@ -28,7 +28,8 @@ export async function restoreOldContainer(operation: UpdateOperation, host: Upda
   const fresh = await findNewContainer(operation, host);
   if (!old) {
     // Never neither: with the old container gone, the new one (if any) is kept and kept running.
-    if (fresh && fresh.state !== 'running' && operation.oldWasRunning !== false) await host.start(fresh.id).catch(() => undefined);
+    if (fresh && fresh.state !== 'running' && operation.oldWasRunning !== false)
+      await host.start(fresh.id).catch(() => undefined);
     throw new UpdateStepError(
       `the old container ${operation.containerId.slice(0, 12)} is gone${fresh ? '; the new container was kept' : ''}`,
     );
@@ -41,7 +42,9 @@ export async function restoreOldContainer(operation: UpdateOperation, host: Upda
   if (old.name !== operation.containerName) {
     const holder = await host.inspectContainer(operation.containerName);
     if (holder && holder.id !== old.id) {
-      throw new UpdateStepError(`another container (${holder.id.slice(0, 12)}) now holds the name ${operation.containerName}`);
+      throw new UpdateStepError(
+        `another container (${holder.id.slice(0, 12)}) now holds the name ${operation.containerName}`,
+      );
     }
     await host.renameContainer(old.id, operation.containerName);
     changed = true;

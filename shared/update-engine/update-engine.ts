@@ -60,22 +60,33 @@ async function obtainImage(operation: UpdateOperation, plan: UpdatePlan, host: U
     }
   }
   if (operation.targetDigest) {
-    const pinned = await host.pullImage(`${splitReference(operation.targetImage).repository}@${operation.targetDigest}`, plan.auth);
+    const pinned = await host.pullImage(
+      `${splitReference(operation.targetImage).repository}@${operation.targetDigest}`,
+      plan.auth,
+    );
     await host.tagImage(pinned.id, operation.targetImage);
     return pinned.id;
   }
   return (await host.pullImage(operation.targetImage, plan.auth)).id;
 }
 
-async function prepare(operation: UpdateOperation, plan: UpdatePlan, deps: UpdateEngineDeps, signal: AbortSignal): Promise<Prepared> {
+async function prepare(
+  operation: UpdateOperation,
+  plan: UpdatePlan,
+  deps: UpdateEngineDeps,
+  signal: AbortSignal,
+): Promise<Prepared> {
   const { host } = deps;
   const old = await host.inspectContainer(operation.containerId);
   if (!old) throw new UpdateStepError('the container no longer exists');
-  if (old.name !== operation.containerName) throw new UpdateStepError(`the container was renamed to ${old.name} meanwhile`);
+  if (old.name !== operation.containerName)
+    throw new UpdateStepError(`the container was renamed to ${old.name} meanwhile`);
   const captured = plan.spec ?? (await host.inspectContainerSpec(old.id));
   if (!captured) throw new UpdateStepError('the container no longer exists');
   if (captured.otherHostConfig['AutoRemove'] === true) {
-    throw new UpdateStepError('the container was started with --rm: Docker would delete it once stopped, so it could not be restored');
+    throw new UpdateStepError(
+      'the container was started with --rm: Docker would delete it once stopped, so it could not be restored',
+    );
   }
   boundary(signal);
   const imageId = await obtainImage(operation, plan, host);
@@ -91,7 +102,11 @@ async function prepare(operation: UpdateOperation, plan: UpdatePlan, deps: Updat
 }
 
 /** Restores the old container; `reason` becomes rollbackReason, or part of lastError when the restore fails. */
-export async function rollBack(run: OperationRecorder, host: UpdatableDockerHost, reason: string): Promise<UpdateOperation> {
+export async function rollBack(
+  run: OperationRecorder,
+  host: UpdatableDockerHost,
+  reason: string,
+): Promise<UpdateOperation> {
   await run.save({ phase: 'rollback-started', rollbackReason: reason });
   try {
     await restoreOldContainer(run.op, host);

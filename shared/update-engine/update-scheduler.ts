@@ -49,7 +49,10 @@ export class UpdateScheduler {
 
   /** Whether an operation of this container is queued or running. */
   isLocked(lockKey: string): boolean {
-    return this.waiting.some((job) => job.lockKey === lockKey) || [...this.running.values()].some((r) => r.job.lockKey === lockKey);
+    return (
+      this.waiting.some((job) => job.lockKey === lockKey) ||
+      [...this.running.values()].some((r) => r.job.lockKey === lockKey)
+    );
   }
 
   has(id: string): boolean {

@@ -1,6 +1,11 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { SKIP_LIST_MAX, type UpdatePolicy, type UpdatePolicyAction, UpdatePolicyActionSchema } from '../schemas/update-policy';
+import {
+  SKIP_LIST_MAX,
+  type UpdatePolicy,
+  type UpdatePolicyAction,
+  UpdatePolicyActionSchema,
+} from '../schemas/update-policy';
 import { applyPolicyAction, type PolicyActionContext, PolicyActionError } from './apply-policy-action';
 import { DAY_MS } from './timestamp';
 
@@ -29,7 +34,9 @@ function refused(policy: UpdatePolicy, body: unknown, context: Partial<PolicyAct
 describe('skip-current', () => {
   it('skips the detected tag or digest in its own list', () => {
     expect(applied({}, { action: 'skip-current' }, { currentUpdate: TAG_UPDATE })).toEqual({ skipTags: ['2.0.0'] });
-    expect(applied({}, { action: 'skip-current' }, { currentUpdate: DIGEST_UPDATE })).toEqual({ skipDigests: ['sha256:bbb'] });
+    expect(applied({}, { action: 'skip-current' }, { currentUpdate: DIGEST_UPDATE })).toEqual({
+      skipDigests: ['sha256:bbb'],
+    });
   });
 
   it('is refused with a 400 message when no update is detected', () => {
@@ -54,7 +61,10 @@ describe('skip-current', () => {
   });
 
   it('leaves the given policy untouched and shares no array with it', () => {
-    const policy: UpdatePolicy = Object.freeze({ skipTags: Object.freeze(['1.0.0']) as string[], snoozeUntil: '2025-02-01T00:00:00.000Z' });
+    const policy: UpdatePolicy = Object.freeze({
+      skipTags: Object.freeze(['1.0.0']) as string[],
+      snoozeUntil: '2025-02-01T00:00:00.000Z',
+    });
     const next = applied(policy, { action: 'skip-current' }, { currentUpdate: TAG_UPDATE });
     expect(next).toEqual({ skipTags: ['1.0.0', '2.0.0'], snoozeUntil: '2025-02-01T00:00:00.000Z' });
     expect(policy.skipTags).toEqual(['1.0.0']);
@@ -67,7 +77,10 @@ describe('remove-skip and clear-skips', () => {
   const policy = { skipTags: ['1.0.0', '2.0.0'], skipDigests: ['sha256:aaa'], maturityMode: 'mature' as const };
 
   it('removes one entry from the named list only', () => {
-    expect(applied(policy, { action: 'remove-skip', kind: 'tag', value: '1.0.0' })).toEqual({ ...policy, skipTags: ['2.0.0'] });
+    expect(applied(policy, { action: 'remove-skip', kind: 'tag', value: '1.0.0' })).toEqual({
+      ...policy,
+      skipTags: ['2.0.0'],
+    });
     expect(applied(policy, { action: 'remove-skip', kind: 'digest', value: '1.0.0' })).toEqual(policy);
   });
 
@@ -89,14 +102,18 @@ describe('remove-skip and clear-skips', () => {
 
 describe('snooze and unsnooze', () => {
   it('snoozes for a number of days from now, stored as an ISO timestamp', () => {
-    expect(applied({}, { action: 'snooze', days: 7 })).toEqual({ snoozeUntil: new Date(NOW + 7 * DAY_MS).toISOString() });
+    expect(applied({}, { action: 'snooze', days: 7 })).toEqual({
+      snoozeUntil: new Date(NOW + 7 * DAY_MS).toISOString(),
+    });
   });
 
   it('snoozes until a future date, stored in canonical form', () => {
     expect(applied({}, { action: 'snooze', snoozeUntil: '2025-01-10T14:00:00+02:00' })).toEqual({
       snoozeUntil: '2025-01-10T12:00:00.000Z',
     });
-    expect(applied({}, { action: 'snooze', snoozeUntil: '2025-01-02' })).toEqual({ snoozeUntil: '2025-01-02T00:00:00.000Z' });
+    expect(applied({}, { action: 'snooze', snoozeUntil: '2025-01-02' })).toEqual({
+      snoozeUntil: '2025-01-02T00:00:00.000Z',
+    });
   });
 
   it('replaces an earlier snooze', () => {
@@ -116,8 +133,12 @@ describe('snooze and unsnooze', () => {
   });
 
   it('refuses a snoozeUntil beyond 3650 days and accepts exactly 3650', () => {
-    expect(refused({}, { action: 'snooze', snoozeUntil: new Date(NOW + 3650 * DAY_MS + 1).toISOString() }).code).toBe('snooze-too-far');
-    expect(applied({}, { action: 'snooze', snoozeUntil: new Date(NOW + 3650 * DAY_MS).toISOString() }).snoozeUntil).toBeDefined();
+    expect(refused({}, { action: 'snooze', snoozeUntil: new Date(NOW + 3650 * DAY_MS + 1).toISOString() }).code).toBe(
+      'snooze-too-far',
+    );
+    expect(
+      applied({}, { action: 'snooze', snoozeUntil: new Date(NOW + 3650 * DAY_MS).toISOString() }).snoozeUntil,
+    ).toBeDefined();
   });
 
   it('unsnooze removes snoozeUntil, and is a no-op without one', () => {
@@ -142,8 +163,14 @@ describe('clear and the maturity policy', () => {
   });
 
   it('set-maturity-policy enables the gate with the given or default minimum age', () => {
-    expect(applied({}, { action: 'set-maturity-policy', mode: 'mature' })).toEqual({ maturityMode: 'mature', maturityMinAgeDays: 7 });
-    expect(applied(full, { action: 'set-maturity-policy', mode: 'mature', minAgeDays: 30 })).toEqual({ ...full, maturityMinAgeDays: 30 });
+    expect(applied({}, { action: 'set-maturity-policy', mode: 'mature' })).toEqual({
+      maturityMode: 'mature',
+      maturityMinAgeDays: 7,
+    });
+    expect(applied(full, { action: 'set-maturity-policy', mode: 'mature', minAgeDays: 30 })).toEqual({
+      ...full,
+      maturityMinAgeDays: 30,
+    });
   });
 
   it('set-maturity-policy with mode all stores no minimum age', () => {

@@ -56,7 +56,10 @@ function snoozeEnd(action: Extract<UpdatePolicyAction, { action: 'snooze' }>, no
   if (action.days !== undefined) return now + action.days * DAY_MS;
   const until = parseTimestamp(action.snoozeUntil);
   if (until === undefined || until <= now) {
-    return new PolicyActionError('snooze-not-in-future', `snooze: snoozeUntil must be in the future (now is ${toIsoString(now)})`);
+    return new PolicyActionError(
+      'snooze-not-in-future',
+      `snooze: snoozeUntil must be in the future (now is ${toIsoString(now)})`,
+    );
   }
   if (until > now + SNOOZE_MAX_DAYS * DAY_MS) {
     return new PolicyActionError('snooze-too-far', `snooze: snoozeUntil must be within ${SNOOZE_MAX_DAYS} days`);
@@ -69,11 +72,18 @@ function snoozeEnd(action: Extract<UpdatePolicyAction, { action: 'snooze' }>, no
  * Returns a new policy and never changes the given one. Removing what is not there (remove-skip of an absent
  * value, unsnooze when not snoozed) succeeds: the caller asked for a state, and the state holds.
  */
-export function applyPolicyAction(policy: UpdatePolicy, action: UpdatePolicyAction, context: PolicyActionContext): PolicyActionResult {
+export function applyPolicyAction(
+  policy: UpdatePolicy,
+  action: UpdatePolicyAction,
+  context: PolicyActionContext,
+): PolicyActionResult {
   switch (action.action) {
     case 'skip-current': {
       if (!context.currentUpdate) {
-        return { ok: false, error: new PolicyActionError('no-update-detected', 'skip-current: no update is detected for this container') };
+        return {
+          ok: false,
+          error: new PolicyActionError('no-update-detected', 'skip-current: no update is detected for this container'),
+        };
       }
       return { ok: true, policy: addSkip(policy, context.currentUpdate) };
     }
@@ -95,8 +105,12 @@ export function applyPolicyAction(policy: UpdatePolicy, action: UpdatePolicyActi
       return { ok: true, policy: {} };
     case 'set-maturity-policy':
       // With mode `all` there is no gate, so a minimum age would be a dead value in the record.
-      if (action.mode === 'all') return { ok: true, policy: { ...copyPolicy(policy, 'maturityMinAgeDays'), maturityMode: 'all' } };
-      return { ok: true, policy: { ...copyPolicy(policy), maturityMode: 'mature', maturityMinAgeDays: action.minAgeDays } };
+      if (action.mode === 'all')
+        return { ok: true, policy: { ...copyPolicy(policy, 'maturityMinAgeDays'), maturityMode: 'all' } };
+      return {
+        ok: true,
+        policy: { ...copyPolicy(policy), maturityMode: 'mature', maturityMinAgeDays: action.minAgeDays },
+      };
     case 'clear-maturity-policy':
       return { ok: true, policy: copyPolicy(policy, 'maturityMode', 'maturityMinAgeDays') };
   }

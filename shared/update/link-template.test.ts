@@ -21,7 +21,9 @@ describe('linkVersionFromTag', () => {
 
 describe('renderLinkTemplate', () => {
   it('renders the WUD-style release link', () => {
-    expect(renderLinkTemplate(TRAEFIK, linkVersionFromTag('v3.1.2'))).toBe('https://github.com/traefik/traefik/releases/tag/v3.1.2');
+    expect(renderLinkTemplate(TRAEFIK, linkVersionFromTag('v3.1.2'))).toBe(
+      'https://github.com/traefik/traefik/releases/tag/v3.1.2',
+    );
   });
 
   it('renders raw and prerelease, and tolerates spaces inside the braces', () => {
@@ -38,7 +40,9 @@ describe('renderLinkTemplate', () => {
   });
 
   it('keeps an unknown name literally, so a typo shows', () => {
-    expect(renderLinkTemplate('https://example.com/${mayor}', linkVersionFromTag('1.2.3'))).toBe('https://example.com/$%7Bmayor%7D');
+    expect(renderLinkTemplate('https://example.com/${mayor}', linkVersionFromTag('1.2.3'))).toBe(
+      'https://example.com/$%7Bmayor%7D',
+    );
   });
 
   it.each([
@@ -58,14 +62,21 @@ describe('renderLinkTemplate', () => {
   });
 
   it('evaluates nothing: expressions stay text, and one pass never rescans what it substituted', () => {
-    const link = renderLinkTemplate('https://example.com/${${raw}}/${`x`}/${process.env.HOME}', linkVersionFromTag('1.2.3'));
+    const link = renderLinkTemplate(
+      'https://example.com/${${raw}}/${`x`}/${process.env.HOME}',
+      linkVersionFromTag('1.2.3'),
+    );
     expect(link).toBe('https://example.com/$%7B1.2.3%7D/$%7B%60x%60%7D/$%7Bprocess.env.HOME%7D');
-    expect(renderLinkTemplate('https://example.com/${raw}', { raw: '${major}', major: '9' })).toBe('https://example.com/%24%7Bmajor%7D');
+    expect(renderLinkTemplate('https://example.com/${raw}', { raw: '${major}', major: '9' })).toBe(
+      'https://example.com/%24%7Bmajor%7D',
+    );
   });
 
   it('percent-encodes values so a tag cannot add a path, query, fragment or host', () => {
     const hostile = { raw: '../../evil?x=1#frag' };
-    expect(renderLinkTemplate('https://example.com/tags/${raw}', hostile)).toBe('https://example.com/tags/..%2F..%2Fevil%3Fx%3D1%23frag');
+    expect(renderLinkTemplate('https://example.com/tags/${raw}', hostile)).toBe(
+      'https://example.com/tags/..%2F..%2Fevil%3Fx%3D1%23frag',
+    );
     expect(renderLinkTemplate('https://example.com${raw}', { raw: '@evil.example' })).toBeUndefined();
     expect(renderLinkTemplate('https://${raw}', { raw: 'evil.example/phish' })).toBeUndefined();
   });

@@ -20,7 +20,10 @@ function gate(over: Partial<MaturityGateInput> = {}): MaturityGate {
 describe('evaluateMaturityGate', () => {
   it('has no gate when maturityMode is absent or all', () => {
     expect(gate({ policy: {} })).toEqual({ state: 'applicable', clockStartedAt: DETECTED });
-    expect(gate({ policy: { maturityMode: 'all', maturityMinAgeDays: 30 } })).toEqual({ state: 'applicable', clockStartedAt: DETECTED });
+    expect(gate({ policy: { maturityMode: 'all', maturityMinAgeDays: 30 } })).toEqual({
+      state: 'applicable',
+      clockStartedAt: DETECTED,
+    });
   });
 
   it('holds until the update is exactly minAgeDays old, then lets it through', () => {
@@ -37,7 +40,9 @@ describe('evaluateMaturityGate', () => {
   });
 
   it('honours other minimum ages at their boundary', () => {
-    expect(gate({ policy: { maturityMode: 'mature', maturityMinAgeDays: 1 }, now: DETECTED + DAY_MS }).state).toBe('applicable');
+    expect(gate({ policy: { maturityMode: 'mature', maturityMinAgeDays: 1 }, now: DETECTED + DAY_MS }).state).toBe(
+      'applicable',
+    );
     const policy = { maturityMode: 'mature', maturityMinAgeDays: 365 } as const;
     expect(gate({ policy, now: DETECTED + 365 * DAY_MS - 1 }).state).toBe('held');
   });
@@ -49,9 +54,10 @@ describe('evaluateMaturityGate', () => {
   });
 
   it('keeps updateDetectedAt when the trusted date is later than detection', () => {
-    expect(gate({ publishedAt: iso(DETECTED + DAY_MS), publishedAtTrusted: true, now: DETECTED + 2 * DAY_MS }).clockStartedAt).toBe(
-      DETECTED,
-    );
+    expect(
+      gate({ publishedAt: iso(DETECTED + DAY_MS), publishedAtTrusted: true, now: DETECTED + 2 * DAY_MS })
+        .clockStartedAt,
+    ).toBe(DETECTED);
   });
 
   it('ignores an untrusted publication date even when it is earlier', () => {
@@ -69,7 +75,8 @@ describe('evaluateMaturityGate', () => {
     expect(gate({ publishedAt: iso(now + 1), publishedAtTrusted: true, now }).clockStartedAt).toBe(DETECTED);
     // A date exactly at now is not in the future (detection stamped by a host whose clock runs ahead).
     expect(
-      gate({ updateDetectedAt: DETECTED + DAY_MS, publishedAt: iso(DETECTED), publishedAtTrusted: true, now: DETECTED }).clockStartedAt,
+      gate({ updateDetectedAt: DETECTED + DAY_MS, publishedAt: iso(DETECTED), publishedAtTrusted: true, now: DETECTED })
+        .clockStartedAt,
     ).toBe(DETECTED);
   });
 
@@ -121,7 +128,12 @@ describe('maturityCleared', () => {
   });
 
   it('fires when a lower minimum age releases the held update', () => {
-    expect(maturityCleared(held, gate({ policy: { maturityMode: 'mature', maturityMinAgeDays: 1 }, now: DETECTED + DAY_MS }))).toBe(true);
+    expect(
+      maturityCleared(
+        held,
+        gate({ policy: { maturityMode: 'mature', maturityMinAgeDays: 1 }, now: DETECTED + DAY_MS }),
+      ),
+    ).toBe(true);
   });
 });
 

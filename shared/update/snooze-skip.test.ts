@@ -40,7 +40,12 @@ describe('isSkipped', () => {
 
 describe('updateBlockers', () => {
   const update = { kind: 'tag', remoteValue: '2.0.0' } as const;
-  const everything: UpdatePolicy = { skipTags: ['2.0.0'], snoozeUntil: UNTIL, maturityMode: 'mature', maturityMinAgeDays: 7 };
+  const everything: UpdatePolicy = {
+    skipTags: ['2.0.0'],
+    snoozeUntil: UNTIL,
+    maturityMode: 'mature',
+    maturityMinAgeDays: 7,
+  };
   const heldGate = evaluateMaturityGate({ policy: everything, updateDetectedAt: NOW - DAY_MS, now: NOW });
 
   it('lists every reason in a fixed order, with the time each lapses', () => {

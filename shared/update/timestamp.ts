@@ -5,7 +5,8 @@ export const DAY_MS = 86_400_000;
  * RFC 3339 / ISO 8601: a date alone (read as UTC midnight), or a date and time that carries its zone.
  * A time without a zone is refused: it would mean a different instant on every host.
  */
-const TIMESTAMP_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2}))?$/;
+const TIMESTAMP_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2}))?$/;
 
 function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
@@ -31,7 +32,14 @@ export function parseIsoInstant(value: string | undefined): number | undefined {
   const match = TIMESTAMP_PATTERN.exec(value);
   if (!match) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', zone = 'Z'] = match;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (year < 1970 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   const offset = zoneOffsetMinutes(zone);

@@ -13,7 +13,9 @@ describe('containerIdentity', () => {
   it('names a local container __local__ whether the agent is missing or empty', () => {
     expect(containerIdentity({ watcher: 'local', name: 'traefik' })).toBe('__local__::local::traefik');
     expect(containerIdentity({ agent: '', watcher: 'local', name: 'traefik' })).toBe('__local__::local::traefik');
-    expect(containerIdentity({ agent: undefined, watcher: 'local', name: 'traefik' })).toBe('__local__::local::traefik');
+    expect(containerIdentity({ agent: undefined, watcher: 'local', name: 'traefik' })).toBe(
+      '__local__::local::traefik',
+    );
   });
 
   it('reads the Docker API form /name as name', () => {
@@ -67,7 +69,9 @@ describe('advanceUpdateClock', () => {
     const clock = advanceUpdateClock(undefined, { remoteValue: '2.0.0' }, T0);
     expect(advanceUpdateClock(clock, { remoteValue: undefined }, T0 + HOUR)).toBeUndefined();
     expect(advanceUpdateClock(clock, { remoteValue: '' }, T0 + HOUR)).toBeUndefined();
-    expect(advanceUpdateClock(undefined, { remoteValue: '2.0.0' }, T0 + 2 * HOUR)?.updateDetectedAt).toBe(T0 + 2 * HOUR);
+    expect(advanceUpdateClock(undefined, { remoteValue: '2.0.0' }, T0 + 2 * HOUR)?.updateDetectedAt).toBe(
+      T0 + 2 * HOUR,
+    );
   });
 
   it('clamps stored instants that lie after now, so a clock set back cannot stretch the gate', () => {
@@ -80,8 +84,14 @@ describe('advanceUpdateClock', () => {
   });
 
   it('has a schema that refuses a damaged stored clock', () => {
-    expect(v.safeParse(UpdateClockSchema, { remoteValue: '2.0.0', updateDetectedAt: T0, firstSeenAt: T0 }).success).toBe(true);
-    expect(v.safeParse(UpdateClockSchema, { remoteValue: '', updateDetectedAt: T0, firstSeenAt: T0 }).success).toBe(false);
-    expect(v.safeParse(UpdateClockSchema, { remoteValue: '2.0.0', updateDetectedAt: '2025-01-01', firstSeenAt: T0 }).success).toBe(false);
+    expect(
+      v.safeParse(UpdateClockSchema, { remoteValue: '2.0.0', updateDetectedAt: T0, firstSeenAt: T0 }).success,
+    ).toBe(true);
+    expect(v.safeParse(UpdateClockSchema, { remoteValue: '', updateDetectedAt: T0, firstSeenAt: T0 }).success).toBe(
+      false,
+    );
+    expect(
+      v.safeParse(UpdateClockSchema, { remoteValue: '2.0.0', updateDetectedAt: '2025-01-01', firstSeenAt: T0 }).success,
+    ).toBe(false);
   });
 });

@@ -52,5 +52,9 @@ export function advanceUpdateClock(
   if (!remoteValue) return undefined;
   if (previous?.remoteValue !== remoteValue) return { remoteValue, updateDetectedAt: now, firstSeenAt: now };
   // A stored instant after `now` means the host clock went back; clamp so the gate cannot be held longer.
-  return { remoteValue, updateDetectedAt: Math.min(previous.updateDetectedAt, now), firstSeenAt: Math.min(previous.firstSeenAt, now) };
+  return {
+    remoteValue,
+    updateDetectedAt: Math.min(previous.updateDetectedAt, now),
+    firstSeenAt: Math.min(previous.firstSeenAt, now),
+  };
 }

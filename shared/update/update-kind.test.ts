@@ -34,7 +34,9 @@ describe('buildUpdateKind', () => {
     const expected = { updateKind: { kind: 'digest', localValue: OLD, remoteValue: NEW }, updateAvailable: true };
     expect(buildUpdateKind({ localTag: 'latest', digest: { local: OLD, remote: NEW } })).toEqual(expected);
     // A candidate equal to the running tag is no tag update.
-    expect(buildUpdateKind({ localTag: 'latest', tagCandidate: { tag: 'latest' }, digest: { local: OLD, remote: NEW } })).toEqual(expected);
+    expect(
+      buildUpdateKind({ localTag: 'latest', tagCandidate: { tag: 'latest' }, digest: { local: OLD, remote: NEW } }),
+    ).toEqual(expected);
   });
 
   it('reports no update when nothing changed or a side is unknown', () => {
@@ -48,8 +50,14 @@ describe('buildUpdateKind', () => {
 
 describe('pendingUpdateOf', () => {
   it('gives the kind and remote value of a pending update, and nothing for unknown', () => {
-    expect(pendingUpdateOf({ kind: 'tag', localValue: '1', remoteValue: '2' })).toEqual({ kind: 'tag', remoteValue: '2' });
-    expect(pendingUpdateOf({ kind: 'digest', localValue: OLD, remoteValue: NEW })).toEqual({ kind: 'digest', remoteValue: NEW });
+    expect(pendingUpdateOf({ kind: 'tag', localValue: '1', remoteValue: '2' })).toEqual({
+      kind: 'tag',
+      remoteValue: '2',
+    });
+    expect(pendingUpdateOf({ kind: 'digest', localValue: OLD, remoteValue: NEW })).toEqual({
+      kind: 'digest',
+      remoteValue: NEW,
+    });
     expect(pendingUpdateOf({ kind: 'unknown' })).toBeUndefined();
   });
 });
@@ -59,6 +67,8 @@ describe('UpdateKindSchema', () => {
     const { updateKind } = buildUpdateKind({ localTag: '1.2.3', tagCandidate: { tag: '1.2.4', semverDiff: 'patch' } });
     expect(v.parse(UpdateKindSchema, updateKind)).toEqual(updateKind);
     expect(v.safeParse(UpdateKindSchema, { kind: 'digest' }).success).toBe(false);
-    expect(v.safeParse(UpdateKindSchema, { kind: 'tag', localValue: '1', remoteValue: '2', semverDiff: 'build' }).success).toBe(false);
+    expect(
+      v.safeParse(UpdateKindSchema, { kind: 'tag', localValue: '1', remoteValue: '2', semverDiff: 'build' }).success,
+    ).toBe(false);
   });
 });

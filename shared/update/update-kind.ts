@@ -8,7 +8,12 @@ export type SemverDiff = (typeof SEMVER_DIFFS)[number];
  * `unknown` carries no values: there is no pending update to describe.
  */
 export const UpdateKindSchema = v.variant('kind', [
-  v.object({ kind: v.literal('tag'), localValue: v.string(), remoteValue: v.string(), semverDiff: v.optional(v.picklist(SEMVER_DIFFS)) }),
+  v.object({
+    kind: v.literal('tag'),
+    localValue: v.string(),
+    remoteValue: v.string(),
+    semverDiff: v.optional(v.picklist(SEMVER_DIFFS)),
+  }),
   v.object({ kind: v.literal('digest'), localValue: v.string(), remoteValue: v.string() }),
   v.object({ kind: v.literal('unknown') }),
 ]);

@@ -82,7 +82,8 @@ describe('the dependency rules', () => {
       const text = readFileSync(join(ROOT, file), 'utf8');
       for (const made of CAPABILITY_CONSTRUCTORS) {
         // A call, not the factory's own definition.
-        if (new RegExp(`(?<!function\\s+)\\b${made.replace(' ', '\\s+')}\\s*[(<]`).test(text)) misplaced.push(`${file}: ${made}`);
+        if (new RegExp(`(?<!function\\s+)\\b${made.replace(' ', '\\s+')}\\s*[(<]`).test(text))
+          misplaced.push(`${file}: ${made}`);
       }
     }
     expect(misplaced).toEqual([]);

@@ -78,7 +78,8 @@ function describeStorageContract(name: string, factory: StorageFactory): void {
     });
 
     it('lists keys by segment prefix: "audit" matches audit:* only, not the bare key nor auditx:*', async () => {
-      for (const key of ['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1']) await storage.setItem(key, { key });
+      for (const key of ['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1'])
+        await storage.setItem(key, { key });
       expect(await sortedKeys(storage)).toEqual(['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1']);
       expect(await sortedKeys(storage, 'audit')).toEqual(['audit:1', 'audit:2024:x']);
       expect(await sortedKeys(storage, 'audit:')).toEqual(['audit:1', 'audit:2024:x']);
@@ -89,7 +90,8 @@ function describeStorageContract(name: string, factory: StorageFactory): void {
     });
 
     it('clears only the keys under a base (regression: unjs/unstorage#801 made clear(base) a no-op)', async () => {
-      for (const key of ['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1', 'other:2']) await storage.setItem(key, 1);
+      for (const key of ['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1', 'other:2'])
+        await storage.setItem(key, 1);
       await storage.clear('audit');
       expect(await sortedKeys(storage)).toEqual(['audit', 'auditx:1', 'other:1', 'other:2']);
       await prefixStorage(storage, 'other').clear();
@@ -100,7 +102,9 @@ function describeStorageContract(name: string, factory: StorageFactory): void {
 
     it('keeps every one of many concurrent writes to distinct keys', async () => {
       const count = 100;
-      await Promise.all(Array.from({ length: count }, (_, i) => storage.setItem(`many:${i}`, { i, label: `item ${i}` })));
+      await Promise.all(
+        Array.from({ length: count }, (_, i) => storage.setItem(`many:${i}`, { i, label: `item ${i}` })),
+      );
       expect(await storage.getKeys('many')).toHaveLength(count);
       const values = await Promise.all(Array.from({ length: count }, (_, i) => storage.getItem(`many:${i}`)));
       values.forEach((value, i) => {
@@ -109,7 +113,10 @@ function describeStorageContract(name: string, factory: StorageFactory): void {
     });
 
     it('ends concurrent writes to one key with exactly one of the written values', async () => {
-      const written = Array.from({ length: 25 }, (_, writer) => ({ writer, pad: String(writer % 10).repeat(64 * 1024) }));
+      const written = Array.from({ length: 25 }, (_, writer) => ({
+        writer,
+        pad: String(writer % 10).repeat(64 * 1024),
+      }));
       await Promise.all(written.map((value) => storage.setItem('race:k', value)));
       const final = await storage.getItem('race:k');
       expect(typeof final).toBe('object');
@@ -152,10 +159,12 @@ describeStorageContract('fs', async () => {
 
 describeStorageContract('redis', async () => {
   const server = await startRedisServer();
-  const store = await createNodeStorage({ driver: 'redis', path: '', url: server.url }).catch(async (error: unknown) => {
-    await server.stop();
-    throw error;
-  });
+  const store = await createNodeStorage({ driver: 'redis', path: '', url: server.url }).catch(
+    async (error: unknown) => {
+      await server.stop();
+      throw error;
+    },
+  );
   return {
     storage: store.storage,
     async close() {
@@ -218,7 +227,16 @@ describe('fs store: containment and crash safety', () => {
   it('never lets a hostile key given straight to the driver read or write outside the store', async () => {
     const driver = fsAtomicDriver({ base });
     const before = await outsideStore();
-    const hostile = ['../secret', '..:secret', '../../secret', '..\\secret', 'a/../../secret', '.:..:secret', '\u0000', 'a:\u0000:b'];
+    const hostile = [
+      '../secret',
+      '..:secret',
+      '../../secret',
+      '..\\secret',
+      'a/../../secret',
+      '.:..:secret',
+      '\u0000',
+      'a:\u0000:b',
+    ];
     for (const key of hostile) {
       expect(await Promise.resolve(driver.getItem(key, {})).catch(() => null)).toBeNull();
       expect(await Promise.resolve(driver.hasItem(key, {})).catch(() => false)).toBe(false);
@@ -305,7 +323,9 @@ async function writeUntilKilled({ driverUrl, base, firstSeq, killDelayMs }: Cras
     cwd: new URL('../..', import.meta.url),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
   let lastSeen = -1;
   for await (const line of createInterface({ input: child.stdout })) {
     lastSeen = Number(line);
@@ -342,7 +362,11 @@ describe('redis store: start-up and connection URLs', () => {
 
   it('fails fast on a redis:// URL whose server refuses the connection', async () => {
     const port = await closedPort();
-    const error = await createNodeStorage({ driver: 'redis', path: '', url: `redis://:s3cret-pw@127.0.0.1:${port}` }).then(
+    const error = await createNodeStorage({
+      driver: 'redis',
+      path: '',
+      url: `redis://:s3cret-pw@127.0.0.1:${port}`,
+    }).then(
       () => undefined,
       (caught: unknown) => caught,
     );

@@ -40,7 +40,9 @@ export function renderCorpusTable(cases: readonly TagCase[] = TAG_CASES): string
     '',
     '| Category | Cases | Of which no candidate |',
     '|---|---:|---:|',
-    ...CATEGORY_ORDER.map((category) => `| ${category} | ${byCategory.get(category) ?? 0} | ${noneByCategory.get(category) ?? 0} |`),
+    ...CATEGORY_ORDER.map(
+      (category) => `| ${category} | ${byCategory.get(category) ?? 0} | ${noneByCategory.get(category) ?? 0} |`,
+    ),
     '',
     '| Image | Cases | Categories |',
     '|---|---:|---|',
@@ -54,7 +56,9 @@ export function renderCorpusTable(cases: readonly TagCase[] = TAG_CASES): string
 function imageRow(image: string, cases: readonly TagCase[]): string {
   const own = cases.filter((tagCase) => tagCase.image === image);
   const counts = countBy(own, (tagCase) => tagCase.category);
-  const categories = CATEGORY_ORDER.filter((category) => counts.has(category)).map((category) => `${category} ${counts.get(category)}`);
+  const categories = CATEGORY_ORDER.filter((category) => counts.has(category)).map(
+    (category) => `${category} ${counts.get(category)}`,
+  );
   return `| \`${image}\` | ${own.length} | ${categories.join(', ')} |`;
 }
 

@@ -63,7 +63,8 @@ const utf8AsLatin1 = (text: string): string => Buffer.from(text, 'utf8').toStrin
 /** Latin-1 text without CR, LF or NUL: what fetch and Node let through as a header value. */
 function randomLatin1(rng: Rng, max: number): string {
   let out = '';
-  for (let i = rng.int(0, max); i > 0; i--) out += String.fromCharCode(rng.pick([rng.int(0x20, 0x7e), rng.int(0x80, 0xff), 0x09]));
+  for (let i = rng.int(0, max); i > 0; i--)
+    out += String.fromCharCode(rng.pick([rng.int(0x20, 0x7e), rng.int(0x80, 0xff), 0x09]));
   return out;
 }
 
@@ -225,7 +226,8 @@ interface Seen {
 }
 
 /** Every request of the fuzz answers within TIMEOUT_MS, or the hub hung. */
-const answered = <T>(promise: Promise<T>, label: string, ms = TIMEOUT_MS): Promise<T> => withTimeout(promise, label, ms);
+const answered = <T>(promise: Promise<T>, label: string, ms = TIMEOUT_MS): Promise<T> =>
+  withTimeout(promise, label, ms);
 
 function expectJsonRefusal(seen: Seen, context: string): void {
   if (seen.status < 400) return;
@@ -236,7 +238,10 @@ function expectJsonRefusal(seen: Seen, context: string): void {
   } catch {
     json = undefined;
   }
-  expect(v.safeParse(ErrorBodySchema, json).success, `no http-interface §2.15 body: ${context} -> ${preview(seen.text, 200)}`).toBe(true);
+  expect(
+    v.safeParse(ErrorBodySchema, json).success,
+    `no http-interface §2.15 body: ${context} -> ${preview(seen.text, 200)}`,
+  ).toBe(true);
 }
 
 let uniqueAddress = 0;
@@ -255,7 +260,11 @@ async function send(client: HubClient, path: string, headers: Record<string, str
       ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.replace(FETCH_REFUSES, '?')]))
       : headers;
   const response = await answered(client.request(path, { headers: sent }), context);
-  return { status: response.status, headers: response.headers, text: await answered(response.text(), `${context} (body)`) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text: await answered(response.text(), `${context} (body)`),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,12 +272,18 @@ async function send(client: HubClient, path: string, headers: Record<string, str
 
 async function prepare(client: HubClient): Promise<Credentials> {
   const signIn = async () =>
-    sessionIdOf(await client.request('/api/v1/auth/login', jsonInit('POST', { username: 'alice', password: PASSWORD })));
+    sessionIdOf(
+      await client.request('/api/v1/auth/login', jsonInit('POST', { username: 'alice', password: PASSWORD })),
+    );
   const session = (await signIn()) as string;
   const endedSession = (await signIn()) as string;
-  expect((await client.request('/api/v1/auth/logout', { method: 'POST', headers: cookieHeader(endedSession) })).status).toBe(204);
+  expect(
+    (await client.request('/api/v1/auth/logout', { method: 'POST', headers: cookieHeader(endedSession) })).status,
+  ).toBe(204);
   const create = async (name: string) =>
-    (await (await client.request('/api/v1/api-keys', jsonInit('POST', { name, scopes: ['read'] }, cookieHeader(session)))).json()) as {
+    (await (
+      await client.request('/api/v1/api-keys', jsonInit('POST', { name, scopes: ['read'] }, cookieHeader(session)))
+    ).json()) as {
       apiKey: string;
       keyId: string;
     };
@@ -288,8 +303,13 @@ async function expectStillServing(client: HubClient, creds: Credentials, context
     (await client.request('/api/v1/settings', { headers: { authorization: `Bearer ${creds.apiKey}` } })).status,
     `${context}: key`,
   ).toBe(200);
-  expect((await client.request('/api/v1/settings', { headers: cookieHeader(creds.session) })).status, `${context}: session`).toBe(200);
-  const errors = client.logged.filter(({ entry }) => entry.level === 'error' || entry.level === 'fatal').map(({ entry }) => entry.msg);
+  expect(
+    (await client.request('/api/v1/settings', { headers: cookieHeader(creds.session) })).status,
+    `${context}: session`,
+  ).toBe(200);
+  const errors = client.logged
+    .filter(({ entry }) => entry.level === 'error' || entry.level === 'fatal')
+    .map(({ entry }) => entry.msg);
   expect(errors, `${context}: the hub logged errors`).toEqual([]);
 }
 
@@ -301,7 +321,10 @@ for (const mode of ['memory', 'server'] as const) {
     let client: HubClient;
     let creds: Credentials;
     beforeAll(async () => {
-      client = mode === 'memory' ? await createMemoryHub(ENV, { clientAddress: nodeClientAddress(1) }) : await createServerHub(ENV);
+      client =
+        mode === 'memory'
+          ? await createMemoryHub(ENV, { clientAddress: nodeClientAddress(1) })
+          : await createServerHub(ENV);
       creds = await prepare(client);
     });
     afterAll(() => client.close());
@@ -331,7 +354,8 @@ for (const mode of ['memory', 'server'] as const) {
         // Nothing the caller sent comes back.
         if (auth.value && auth.value.length > 8)
           expect(seen.text.includes(auth.value.trim()), `${context}: echoed the credential`).toBe(false);
-        tally[`${auth.class}/${cookie.class}/${seen.status}`] = (tally[`${auth.class}/${cookie.class}/${seen.status}`] ?? 0) + 1;
+        tally[`${auth.class}/${cookie.class}/${seen.status}`] =
+          (tally[`${auth.class}/${cookie.class}/${seen.status}`] ?? 0) + 1;
       }
       expect([...keyFailureBodies], 'key failures differ in their bodies').toEqual(['{"error":"Invalid API key"}']);
       // The run reached every class, so the oracle was exercised throughout.
@@ -354,19 +378,38 @@ for (const mode of ['memory', 'server'] as const) {
       for (let i = 0; i < FAILED_ATTEMPT_LIMIT; i++) {
         const { value, class: kind } = genAuthorization(rng, creds);
         const guess =
-          kind === 'key-fail' && value !== undefined && value.length < 1_000 ? value : `Bearer ddk_${creds.keyId}_${'G'.repeat(43)}`;
-        const seen = await send(client, '/api/v1/settings', { authorization: guess, 'x-forwarded-for': address }, `limit #${i}`);
+          kind === 'key-fail' && value !== undefined && value.length < 1_000
+            ? value
+            : `Bearer ddk_${creds.keyId}_${'G'.repeat(43)}`;
+        const seen = await send(
+          client,
+          '/api/v1/settings',
+          { authorization: guess, 'x-forwarded-for': address },
+          `limit #${i}`,
+        );
         expect(seen.status, `limit #${i} ${preview(guess)}`).toBe(401);
       }
       for (const authorization of [`Bearer ddk_${creds.keyId}_${'H'.repeat(43)}`, `Bearer ${creds.apiKey}`]) {
-        const seen = await send(client, '/api/v1/settings', { authorization, 'x-forwarded-for': address }, 'past the limit');
+        const seen = await send(
+          client,
+          '/api/v1/settings',
+          { authorization, 'x-forwarded-for': address },
+          'past the limit',
+        );
         expect(seen.status).toBe(429);
         expect(Number(seen.headers.get('retry-after'))).toBeGreaterThan(0);
         expectJsonRefusal(seen, 'past the limit');
       }
       // A cookie from that address is not part of it; neither is the key from elsewhere.
       expect(
-        (await send(client, '/api/v1/settings', { ...cookieHeader(creds.session), 'x-forwarded-for': address }, 'cookie')).status,
+        (
+          await send(
+            client,
+            '/api/v1/settings',
+            { ...cookieHeader(creds.session), 'x-forwarded-for': address },
+            'cookie',
+          )
+        ).status,
       ).toBe(200);
       await expectStillServing(client, creds, `[${SEED_TAG}] after the limit`);
     });
@@ -443,15 +486,24 @@ describe(`Authorization and Cookie raw bytes over a socket (${SEED_TAG})`, () =>
         pick === 0
           ? randomBytes(rng, 200)
           : pick === 1
-            ? Buffer.from(`Bearer ${creds.apiKey.slice(0, -2)}${rng.pick(HOSTILE_STRINGS).replace(/[\r\n]/g, '')}`, 'utf8')
+            ? Buffer.from(
+                `Bearer ${creds.apiKey.slice(0, -2)}${rng.pick(HOSTILE_STRINGS).replace(/[\r\n]/g, '')}`,
+                'utf8',
+              )
             : pick === 2
-              ? Buffer.from(`dd.sid=${creds.session.slice(0, 60)}${rng.pick(HOSTILE_STRINGS).replace(/[\r\n]/g, '')}`, 'utf8')
+              ? Buffer.from(
+                  `dd.sid=${creds.session.slice(0, 60)}${rng.pick(HOSTILE_STRINGS).replace(/[\r\n]/g, '')}`,
+                  'utf8',
+                )
               : pick === 3
                 ? Buffer.concat([Buffer.from('Bearer ddk_'), randomBytes(rng, 120)])
                 : pick === 4
                   ? Buffer.from(`Bearer ddk_${'Z'.repeat(rng.pick([10_000, 17_000, 70_000]))}`, 'latin1')
                   : // A control byte after a live id: a tab would be trimmed as whitespace, so it is left out.
-                    Buffer.concat([Buffer.from(`dd.sid=${creds.session}`), Buffer.from([rng.pick([0, 1, 7, 8, 11, 12, 27, 31, 127])])]);
+                    Buffer.concat([
+                      Buffer.from(`dd.sid=${creds.session}`),
+                      Buffer.from([rng.pick([0, 1, 7, 8, 11, 12, 27, 31, 127])]),
+                    ]);
       const header = pick === 2 || pick === 5 || (pick === 0 && rng.bool()) ? 'Cookie' : 'Authorization';
       const context = `[${SEED_TAG} raw #${i}] ${header}: ${preview(JSON.stringify(value.toString('latin1')), 160)}`;
       const seen = await rawRequest(port, [

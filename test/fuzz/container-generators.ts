@@ -11,7 +11,20 @@ import { encodeComponent, HOSTILE_STRINGS, type QuerySpecs, RAW_URL_TOKENS, type
 /** Watchers configured on the fuzz hub (on Engines that are not there), and one whose records outlived its configuration. */
 export const LIVE_WATCHERS = ['fuzz', 'alpha'] as const;
 const WATCHERS = [...LIVE_WATCHERS, 'ghost'] as const;
-const NAMES = ['web', 'db', 'cache', 'Web', 'w\u00e9b', '\u65e5\u672c', 'api-1', 'api-2', 'worker.a', 'z_last', 'Alpha', 'mq'];
+const NAMES = [
+  'web',
+  'db',
+  'cache',
+  'Web',
+  'w\u00e9b',
+  '\u65e5\u672c',
+  'api-1',
+  'api-2',
+  'worker.a',
+  'z_last',
+  'Alpha',
+  'mq',
+];
 const NAMES_PER_WATCHER = NAMES.length;
 
 /** Environment values that must never leave the hub: their keys are secrets by any reading. */
@@ -30,7 +43,9 @@ function update(rng: Rng, tag: string, digest: string): Update {
   if (roll < 0.4) return { updateAvailable: false, updateKind: { kind: 'unknown' } };
   if (roll < 0.75) {
     const diff = rng.pick(['major', 'minor', 'patch', 'prerelease', undefined] as const);
-    const remote = { major: '2.0.0', minor: '1.1.0', patch: '1.0.1', prerelease: '1.0.1-rc.1', none: '1.0.0-b2' }[diff ?? 'none'];
+    const remote = { major: '2.0.0', minor: '1.1.0', patch: '1.0.1', prerelease: '1.0.1-rc.1', none: '1.0.0-b2' }[
+      diff ?? 'none'
+    ];
     return {
       updateAvailable: true,
       updateKind: { kind: 'tag', localValue: tag, remoteValue: remote, ...(diff && { semverDiff: diff }) },
@@ -86,7 +101,9 @@ export function seedContainers(rng: Rng, count: number): Container[] {
       },
       ...update(rng, tag, digest),
       updatePolicy: {},
-      ...(rng.bool(0.1) && { error: { phase: 'tags', kind: 'timeout', message: 'registry did not answer', at: iso(BASE_MS) } }),
+      ...(rng.bool(0.1) && {
+        error: { phase: 'tags', kind: 'timeout', message: 'registry did not answer', at: iso(BASE_MS) },
+      }),
       createdAt: iso(BASE_MS + rng.int(0, 9e9)),
       firstSeenAt: iso(BASE_MS + rng.int(0, 9e9)),
       ...(rng.bool(0.8) && { checkedAt: iso(BASE_MS + rng.int(0, 9e9)) }),
@@ -112,7 +129,17 @@ export const CONTAINER_QUERY: QuerySpecs = {
   order: { kind: 'enum', values: ['asc', 'desc'] },
   status: {
     kind: 'enum',
-    values: ['update-available', 'up-to-date', 'running', 'stopped', 'exited', 'paused', 'restarting', 'dead', 'created'],
+    values: [
+      'update-available',
+      'up-to-date',
+      'running',
+      'stopped',
+      'exited',
+      'paused',
+      'restarting',
+      'dead',
+      'created',
+    ],
   },
   kind: { kind: 'enum', values: ['major', 'minor', 'patch', 'digest', 'watched', 'unwatched', 'all'] },
   watcher: { kind: 'text', maxLength: 128 },
@@ -211,7 +238,13 @@ export function expectContainerPage(all: readonly Container[], values: Map<strin
         : [filtered(new Set(listed))];
   const sort = values.get('sort');
   if (sort === undefined)
-    return { matching: variants.map((list) => new Set(list.map((c) => c.id))), limit, offset, keys: undefined, key: undefined };
+    return {
+      matching: variants.map((list) => new Set(list.map((c) => c.id))),
+      limit,
+      offset,
+      keys: undefined,
+      key: undefined,
+    };
   const key = SORT_KEYS[sort.replace(/^-/, '')] as (c: Container) => string | number;
   const order = values.get('order');
   const descending = order ? order === 'desc' : sort.startsWith('-');
@@ -253,12 +286,22 @@ export function genSegment(rng: Rng, known: readonly string[]): { segment: strin
   if (roll < 0.35) return { segment: value, known: 'valid', value };
   if (roll < 0.42) return { segment: encodeOne(rng, value), known: 'valid', value };
   if (roll < 0.6) {
-    const near = [value.toUpperCase(), `${value}%20`, `%20${value}`, `${value}%00`, `${value}x`, value.slice(1), `${value};x`];
+    const near = [
+      value.toUpperCase(),
+      `${value}%20`,
+      `%20${value}`,
+      `${value}%00`,
+      `${value}x`,
+      value.slice(1),
+      `${value};x`,
+    ];
     const segment = rng.pick(near.filter((item) => item !== value));
     return { segment, known: 'invalid' };
   }
   if (roll < 0.8) {
-    const hostile = rng.pick(HOSTILE_STRINGS.filter((text) => text !== '' && !/^[.]+$/.test(text) && text !== '%2e%2e%2f'));
+    const hostile = rng.pick(
+      HOSTILE_STRINGS.filter((text) => text !== '' && !/^[.]+$/.test(text) && text !== '%2e%2e%2f'),
+    );
     return { segment: encodeComponent(hostile), known: 'invalid' };
   }
   if (roll < 0.93) {

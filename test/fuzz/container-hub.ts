@@ -76,7 +76,8 @@ export interface Seen {
 }
 
 /** Every request of the fuzz answers within REQUEST_TIMEOUT_MS, or the hub hung. */
-const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> => withTimeout(promise, label, ms);
+const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> =>
+  withTimeout(promise, label, ms);
 
 export async function call(
   hub: HubClient,
@@ -105,21 +106,33 @@ export const shown = (seen: Seen): string => `-> ${seen.status} ${preview(seen.t
  * Whatever was sent: never a 5xx (but those http-interface §4.3 prescribes, e.g. 501 for an inventory refresh of a
  * provider that cannot), every error an http-interface §2.15 JSON body, no secret in any answer.
  */
-export function checkInvariants(seen: Seen, context: string, secretMark: string, prescribed: readonly number[] = []): void {
+export function checkInvariants(
+  seen: Seen,
+  context: string,
+  secretMark: string,
+  prescribed: readonly number[] = [],
+): void {
   const where = `${context}\n  ${shown(seen)}`;
   if (!prescribed.includes(seen.status)) expect(seen.status, `5xx or non-HTTP status: ${where}`).toBeLessThan(500);
   expect(seen.status, where).toBeGreaterThanOrEqual(200);
   expect(seen.text.includes(secretMark), `a secret environment value left the hub: ${where}`).toBe(false);
   if (seen.status < 400) return;
-  expect(seen.headers.get('content-type') ?? '', `error without JSON content-type: ${where}`).toMatch(/^application\/json/);
+  expect(seen.headers.get('content-type') ?? '', `error without JSON content-type: ${where}`).toMatch(
+    /^application\/json/,
+  );
   const body = v.safeParse(ErrorBodySchema, seen.json);
   expect(body.success && body.output.error.length > 0, `not an http-interface §2.15 error body: ${where}`).toBe(true);
 }
 
 export function expectSchema(schema: v.GenericSchema, value: unknown, context: string): void {
   const result = v.safeParse(schema, value);
-  const issues = result.success ? '' : result.issues.map((issue) => `${v.getDotPath(issue) ?? ''}: ${issue.message}`).join('; ');
-  expect(result.success, `${context}\n  body does not match its schema: ${issues} ${preview(JSON.stringify(value) ?? '', 300)}`).toBe(true);
+  const issues = result.success
+    ? ''
+    : result.issues.map((issue) => `${v.getDotPath(issue) ?? ''}: ${issue.message}`).join('; ');
+  expect(
+    result.success,
+    `${context}\n  body does not match its schema: ${issues} ${preview(JSON.stringify(value) ?? '', 300)}`,
+  ).toBe(true);
 }
 
 /** Every key the driver holds, with its value: what "a rejected request changes nothing" is checked against. */
@@ -142,8 +155,13 @@ export async function expectHealthyAfter(hub: HubClient, context: string): Promi
   const metrics = await hub.request('/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   const fiveHundreds = (await metrics.text())
     .split('\n')
-    .filter((line) => /^dd_http_requests_total\{.*status="5\d\d"\}/.test(line) && !PRESCRIBED.some((pattern) => pattern.test(line)));
-  const errors = hub.logged.filter(({ entry }) => entry.level === 'error' || entry.level === 'fatal').map(({ entry }) => entry.msg);
+    .filter(
+      (line) =>
+        /^dd_http_requests_total\{.*status="5\d\d"\}/.test(line) && !PRESCRIBED.some((pattern) => pattern.test(line)),
+    );
+  const errors = hub.logged
+    .filter(({ entry }) => entry.level === 'error' || entry.level === 'fatal')
+    .map(({ entry }) => entry.msg);
   expect({ fiveHundreds, errors }, context).toEqual({ fiveHundreds: [], errors: [] });
 }
 
@@ -157,13 +175,21 @@ export function checkQueryOutcome(seen: Seen, expected: QueryExpectation, contex
   return seen.status === 200 ? 'ok' : 'rejected';
 }
 
-export function expectPage(seen: Seen, expected: ContainerPageExpectation, byId: Map<string, Container>, context: string): void {
+export function expectPage(
+  seen: Seen,
+  expected: ContainerPageExpectation,
+  byId: Map<string, Container>,
+  context: string,
+): void {
   const body = seen.json as v.InferOutput<typeof PageSchema>;
   const ids = body.data.map((c) => c.id);
   const detail = `${context}\n  ${shown(seen)}`;
   expect(new Set(ids).size, `duplicates in a page: ${detail}`).toBe(ids.length);
   const fits = expected.matching.some((set) => set.size === body.total && ids.every((id) => set.has(id)));
-  expect(fits, `total or members differ from the filter: expected one of ${expected.matching.map((s) => s.size)}: ${detail}`).toBe(true);
+  expect(
+    fits,
+    `total or members differ from the filter: expected one of ${expected.matching.map((s) => s.size)}: ${detail}`,
+  ).toBe(true);
   const rest = Math.max(0, body.total - expected.offset);
   const length = expected.limit === 0 ? rest : Math.min(expected.limit, rest);
   expect({ limit: body.limit, offset: body.offset, length: ids.length, hasMore: body.hasMore }, detail).toEqual({
@@ -172,6 +198,7 @@ export function expectPage(seen: Seen, expected: ContainerPageExpectation, byId:
     length,
     hasMore: expected.offset + ids.length < body.total,
   });
-  if (expected.keys && expected.key) expect(expected.keys, `page out of order: ${detail}`).toContainEqual(body.data.map(expected.key));
+  if (expected.keys && expected.key)
+    expect(expected.keys, `page out of order: ${detail}`).toContainEqual(body.data.map(expected.key));
   for (const item of body.data) expect(item, detail).toEqual(publicView(byId.get(item.id) as Container));
 }

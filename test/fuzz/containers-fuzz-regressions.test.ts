@@ -59,7 +59,10 @@ describe('regression: label-policy-dropped: PATCH update-policy answers and stor
       updatePolicy: { snoozeUntil: '2031-01-01', maturityMode: 'all' },
       blockers: [{ reason: 'snoozed', liftableAt: '2031-01-01T00:00:00.000Z' }],
     };
-    expect({ status: response.status, updatePolicy: served.updatePolicy, blockers: served.blockers }).toEqual({ status: 200, ...expected });
+    expect({ status: response.status, updatePolicy: served.updatePolicy, blockers: served.blockers }).toEqual({
+      status: 200,
+      ...expected,
+    });
     expect({ updatePolicy: stored?.updatePolicy, blockers: stored?.blockers }).toEqual(expected);
   });
 });

@@ -35,8 +35,21 @@ import {
   storedState,
 } from './container-hub';
 import { expectQuery, genQuery, preview, rngFor, seedFromEnv, seedHex } from './generators';
-import { applyPolicy, genPolicyBody, type Policy, type PolicyContext, policyVerdict, type SnoozeDate } from './policy-generators';
-import { genInventoryBody, InventoryResultSchema, inventoryVerdict, WATCHER_QUERY, WatcherSchema } from './watcher-oracles';
+import {
+  applyPolicy,
+  genPolicyBody,
+  type Policy,
+  type PolicyContext,
+  policyVerdict,
+  type SnoozeDate,
+} from './policy-generators';
+import {
+  genInventoryBody,
+  InventoryResultSchema,
+  inventoryVerdict,
+  WATCHER_QUERY,
+  WatcherSchema,
+} from './watcher-oracles';
 
 const SEED = seedFromEnv(process.env['FUZZ_SEED']);
 const SEED_TAG = `seed ${seedHex(SEED)}`;
@@ -72,7 +85,9 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
     const byId = new Map(all.map((c) => [c.id, c]));
     const counts = { ok: 0, rejected: 0 };
     for (let i = 0; i < budget(hub, 450, 110); i++) {
-      const generated = rng.bool(0.4) ? genValidContainerQuery(rng) : genQuery(rng, CONTAINER_QUERY, Date.now()).replace(/^\?/, '');
+      const generated = rng.bool(0.4)
+        ? genValidContainerQuery(rng)
+        : genQuery(rng, CONTAINER_QUERY, Date.now()).replace(/^\?/, '');
       const extras = containerQueryExtras(rng, [...byId.keys()]);
       const parts = rng.bool() ? [...extras, generated] : [generated, ...extras];
       const path = `/api/v1/containers?${parts.filter(Boolean).join('&')}`;
@@ -127,7 +142,10 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
     const { containers } = hub.hub.parts;
     const ids = RECORDS.map((c) => c.id);
     const model = new Map(
-      ids.map((id) => [id, (containers.identityState(identityOf(containers.get(id) as Container)).policy ?? {}) as Policy]),
+      ids.map((id) => [
+        id,
+        (containers.identityState(identityOf(containers.get(id) as Container)).policy ?? {}) as Policy,
+      ]),
     );
     const dates = new Map<string, SnoozeDate>();
     let accepted = 0;
@@ -166,7 +184,9 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
     expect(accepted, 'the generator must also produce accepted requests').toBeGreaterThan(total / 6);
     for (const id of ids) {
       const seen = await call(hub, 'GET', `/api/v1/containers/${id}`);
-      expect((seen.json as Container).updatePolicy, `[${SEED_TAG} ${batch}] GET ${id} after the stream`).toEqual(model.get(id));
+      expect((seen.json as Container).updatePolicy, `[${SEED_TAG} ${batch}] GET ${id} after the stream`).toEqual(
+        model.get(id),
+      );
     }
   });
 
@@ -194,7 +214,10 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
       const unavailable = suffix === '/watch' && record !== undefined;
       if (!unavailable) checkInvariants(seen, context, SECRET_MARK);
       expect(seen.status, `${context}\n  ${shown(seen)}`).toBe(record === undefined ? 404 : unavailable ? 503 : 200);
-      if (unavailable) expect((seen.json as { error?: string } | undefined)?.error ?? '', context).toMatch(/not available|did not answer/);
+      if (unavailable)
+        expect((seen.json as { error?: string } | undefined)?.error ?? '', context).toMatch(
+          /not available|did not answer/,
+        );
       if (record && suffix === '') expect(seen.json, context).toEqual(publicView(record));
     }
     // Watching a container whose Engine is unreachable keeps its record as it was.
@@ -235,7 +258,8 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
       checkInvariants(seen, context, SECRET_MARK);
       const found = type.known === 'valid' && name.known === 'valid' && agent === '';
       expect(seen.status, `${context}\n  ${shown(seen)}`).toBe(found ? 200 : 404);
-      if (found) expect(seen.json, context).toMatchObject({ id: `docker.${name.value}`, type: 'docker', name: name.value });
+      if (found)
+        expect(seen.json, context).toMatchObject({ id: `docker.${name.value}`, type: 'docker', name: name.value });
     }
   });
 
@@ -271,7 +295,10 @@ describeContainerHubs(`container routes fuzz (${SEED_TAG})`, seedHub, (client) =
       });
     }
     expect(refreshed).toBeGreaterThan(0);
-    expect(await storedState(hub), `[${SEED_TAG} ${batch}] an inventory refresh that could not list changed the store`).toEqual(before);
+    expect(
+      await storedState(hub),
+      `[${SEED_TAG} ${batch}] an inventory refresh that could not list changed the store`,
+    ).toEqual(before);
     await expectHealthyAfter(hub, `[${SEED_TAG}] container routes`);
   });
 });

@@ -59,7 +59,12 @@ export function validAgentFrame(rng: Rng): Record<string, unknown> {
     case 2:
       return { type: 'info', agent: sampleAgentInfo({ uptimeSeconds: rng.int(0, 1e6) }) };
     case 3:
-      return { type: 'container.changed', watcher: WATCHER, container: container(rng), image: sampleImage({ repoTags: [FUZZ_IMAGE] }) };
+      return {
+        type: 'container.changed',
+        watcher: WATCHER,
+        container: container(rng),
+        image: sampleImage({ repoTags: [FUZZ_IMAGE] }),
+      };
     case 4:
       return { type: 'container.removed', watcher: WATCHER, containerId: sampleContainer('x').id };
     case 5:
@@ -77,7 +82,11 @@ export function validAgentFrame(rng: Rng): Record<string, unknown> {
     case 7:
       return { type: 'reply', id: `r${rng.int(0, 99)}`, ok: false, error: { code: 'failed', message: 'no' } };
     default:
-      return { type: 'stream', id: `r${rng.int(0, 99)}`, lines: [{ stream: 'stdout', ts: new Date().toISOString(), line: 'x' }] };
+      return {
+        type: 'stream',
+        id: `r${rng.int(0, 99)}`,
+        lines: [{ stream: 'stdout', ts: new Date().toISOString(), line: 'x' }],
+      };
   }
 }
 
@@ -148,8 +157,9 @@ export function mutateValue(rng: Rng, frame: Record<string, unknown>): Record<st
       // An unknown field: edge/1.x peers ignore fields they do not know.
       const target = rng.pick([clone, ...paths.map((p) => parentOf(clone, p).parent)]);
       if (target && typeof target === 'object' && !Array.isArray(target)) {
-        (target as Record<string, Json>)[rng.pick(['x-extra', 'future', 'constructor', 'prototype', 'toString', 'ts'])] =
-          hostileJsonValue(rng);
+        (target as Record<string, Json>)[
+          rng.pick(['x-extra', 'future', 'constructor', 'prototype', 'toString', 'ts'])
+        ] = hostileJsonValue(rng);
       }
       break;
     }
@@ -230,17 +240,38 @@ export function garbageText(rng: Rng): string {
     case 1:
       return rng.pick(HOSTILE_STRINGS);
     case 2:
-      return rng.pick(['1', 'null', 'true', '"ping"', '[]', '[{"type":"ping"}]', '{}', '{"type":null}', '{"type":{}}', '{"TYPE":"ping"}']);
+      return rng.pick([
+        '1',
+        'null',
+        'true',
+        '"ping"',
+        '[]',
+        '[{"type":"ping"}]',
+        '{}',
+        '{"type":null}',
+        '{"type":{}}',
+        '{"TYPE":"ping"}',
+      ]);
     case 3: {
       const depth = rng.pick([100, 5_000, 100_000]);
-      return rng.bool() ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"type":'.repeat(depth)}1${'}'.repeat(depth)}`;
+      return rng.bool()
+        ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+        : `${'{"type":'.repeat(depth)}1${'}'.repeat(depth)}`;
     }
     case 4:
       return Array.from({ length: rng.int(1, 200) }, () => String.fromCharCode(rng.int(0, 0xd7ff))).join('');
     case 5:
       return `{"type":"ping"${rng.pick(['', ',', ',"a":', '}}', ']'])}`;
     case 6:
-      return JSON.stringify({ type: 'snapshot', watcher: WATCHER, syncId: 's', part: 0, last: true, containers: 'many', images: [] });
+      return JSON.stringify({
+        type: 'snapshot',
+        watcher: WATCHER,
+        syncId: 's',
+        part: 0,
+        last: true,
+        containers: 'many',
+        images: [],
+      });
     default:
       return `{"type":"hello","protocol":"${EDGE_PROTOCOL}","keyId":"${'0'.repeat(16)}","agentName":"x","signature":"!!"}`;
   }
@@ -309,14 +340,21 @@ function watchersProblem(watchers: readonly { name: string; cron: string }[]): b
 }
 
 /** What a fresh connection must do with this text as its first frame, `original` being the correctly signed hello. */
-export function expectedBeforeSignIn(text: string, original: { keyId: string; agentName: string; signature: string }): Outcome | 'welcome' {
+export function expectedBeforeSignIn(
+  text: string,
+  original: { keyId: string; agentName: string; signature: string },
+): Outcome | 'welcome' {
   const parsed = parseFrame(text, EDGE_SIGN_IN_MAX_FRAME_BYTES);
   if ('close' in parsed) return parsed.close;
   const { frame } = parsed;
   if (frame.type !== 'hello') return EDGE_CLOSE.invalidFrame;
   if (watchersProblem(frame.watchers)) return EDGE_CLOSE.invalidFrame;
   // The signature binds key id and name (and the challenge): any change to the three fails alike.
-  if (frame.keyId !== original.keyId || frame.agentName !== original.agentName || frame.signature !== original.signature) {
+  if (
+    frame.keyId !== original.keyId ||
+    frame.agentName !== original.agentName ||
+    frame.signature !== original.signature
+  ) {
     return EDGE_CLOSE.signInFailed;
   }
   return 'welcome';

@@ -15,7 +15,12 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdgeSessions } from '../../hub/src/edge/edge-sessions';
-import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES } from '../../shared/edge/protocol';
+import {
+  EDGE_CLOSE,
+  EDGE_MAX_FRAME_BYTES,
+  EDGE_PROTOCOL,
+  EDGE_SIGN_IN_MAX_FRAME_BYTES,
+} from '../../shared/edge/protocol';
 import { newChallenge, signChallenge, toBase64Url } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
 import {
@@ -72,7 +77,10 @@ const sessions = () => (edge['sessions'] as Set<unknown>).size;
 const liveAgents = () => (client.hub.parts.agents['live'] as Map<string, unknown>).size;
 
 async function register(identity: EdgeIdentity, label: string): Promise<void> {
-  const response = await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label }));
+  const response = await client.request(
+    '/api/v1/edge/keys',
+    jsonInit('POST', { publicKey: identity.publicKeyBase64, label }),
+  );
   expect(response.status).toBe(201);
 }
 
@@ -156,7 +164,16 @@ afterAll(async () => {
 describe(`edge protocol fuzz (${SEED_TAG})`, () => {
   it('answers forged, replayed and unknown-key sign-ins with 4001, a revoked key with 4002, a bound name with 4003', async () => {
     const rng = rngFor(SEED, 'edge-sign-in');
-    const kinds = ['replay', 'random-signature', 'bit-flip', 'other-key', 'other-name', 'other-challenge', 'other-protocol', 'unknown-key'];
+    const kinds = [
+      'replay',
+      'random-signature',
+      'bit-flip',
+      'other-key',
+      'other-name',
+      'other-challenge',
+      'other-protocol',
+      'unknown-key',
+    ];
     const cases = range(48).map((i) => ({
       i,
       kind: i < 40 ? rng.pick(kinds) : rng.pick(['revoked', 'name-bound']),
@@ -170,7 +187,13 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
       let hello = await helloFor(peer, key, name, { challenge, watchers: WATCHERS });
       let expected: number = EDGE_CLOSE.signInFailed;
       const sign = (identity: EdgeIdentity, over: { challenge?: string; protocol?: string; name?: string } = {}) =>
-        signChallenge(identity.secretKey, over.challenge ?? challenge, over.protocol ?? EDGE_PROTOCOL, hello.keyId, over.name ?? name);
+        signChallenge(
+          identity.secretKey,
+          over.challenge ?? challenge,
+          over.protocol ?? EDGE_PROTOCOL,
+          hello.keyId,
+          over.name ?? name,
+        );
       if (kind === 'replay') {
         // A hello captured on another connection: signed over that connection's challenge.
         const captured = await connectEdgePeer(url);
@@ -186,7 +209,8 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
       else if (kind === 'other-name') hello.signature = await sign(key, { name: `${name}-x` });
       else if (kind === 'other-challenge') hello.signature = await sign(key, { challenge: newChallenge() });
       else if (kind === 'other-protocol') hello.signature = await sign(key, { protocol: 'edge/1.1' });
-      else if (kind === 'unknown-key') hello = await helloFor(peer, await newEdgeIdentity(), name, { challenge, watchers: WATCHERS });
+      else if (kind === 'unknown-key')
+        hello = await helloFor(peer, await newEdgeIdentity(), name, { challenge, watchers: WATCHERS });
       else if (kind === 'revoked') {
         hello = await helloFor(peer, revokedKey, local.bool() ? 'revoked' : name, { challenge, watchers: WATCHERS });
         expected = EDGE_CLOSE.keyRevoked;
@@ -223,7 +247,9 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
       { signedIn: true, text: `"${'é'.repeat(EDGE_MAX_FRAME_BYTES / 2)}"` },
     ];
     await inPool([...cases, ...sized.map((c, i) => ({ i: 1000 + i, ...c }))], async (c, slot) => {
-      const peer = c.signedIn ? await signedInPeer(url, key, `fuzz-${slot}`, { watchers: WATCHERS }) : await connectEdgePeer(url);
+      const peer = c.signedIn
+        ? await signedInPeer(url, key, `fuzz-${slot}`, { watchers: WATCHERS })
+        : await connectEdgePeer(url);
       if (!c.signedIn) await peer.next('challenge');
       let expected: Outcome | 'welcome';
       let shown: string;
@@ -235,13 +261,17 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
         } else {
           const text = (c as { text: string }).text;
           peer.send(text);
-          expected = c.signedIn ? expectedAfterSignIn(text) : expectedBeforeSignIn(text, { keyId: '', agentName: '', signature: '' });
+          expected = c.signedIn
+            ? expectedAfterSignIn(text)
+            : expectedBeforeSignIn(text, { keyId: '', agentName: '', signature: '' });
           shown = `text ${Buffer.byteLength(text)} bytes`;
         }
       } else {
         const local = rngFor(c.seed, c.kind);
         if (c.kind === 'binary') {
-          const bytes = local.bool(0.2) ? Buffer.from(JSON.stringify({ type: 'ping' })) : randomBytes(local, local.int(0, 2048));
+          const bytes = local.bool(0.2)
+            ? Buffer.from(JSON.stringify({ type: 'ping' }))
+            : randomBytes(local, local.int(0, 2048));
           peer.ws.send(bytes, { binary: true });
           // RFC 6455 §5.6: binary frames carry no text; edge/1.0 refuses them all.
           expected = EDGE_CLOSE.invalidFrame;
@@ -255,7 +285,9 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
         } else {
           const text = garbageText(local);
           peer.send(text);
-          expected = c.signedIn ? expectedAfterSignIn(text) : expectedBeforeSignIn(text, { keyId: '', agentName: '', signature: '' });
+          expected = c.signedIn
+            ? expectedAfterSignIn(text)
+            : expectedBeforeSignIn(text, { keyId: '', agentName: '', signature: '' });
           shown = preview(text, 80);
         }
       }
@@ -322,12 +354,17 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
       b.send(helloB);
       const outcomes = await Promise.all(
         [a, b].map((peer) =>
-          Promise.race([peer.next('welcome', SETTLE_MS).then(() => 'welcome'), peer.closed.then((c) => String(c.code))]),
+          Promise.race([
+            peer.next('welcome', SETTLE_MS).then(() => 'welcome'),
+            peer.closed.then((c) => String(c.code)),
+          ]),
         ),
       );
       expect([...outcomes].sort(), `round ${round}`).toEqual(['4003', 'welcome']);
       const winner = outcomes.indexOf('welcome') === 0 ? key : otherKey;
-      const keys = (await (await client.request('/api/v1/edge/keys')).json()) as { data: { keyId: string; agentNames: string[] }[] };
+      const keys = (await (await client.request('/api/v1/edge/keys')).json()) as {
+        data: { keyId: string; agentNames: string[] }[];
+      };
       expect(keys.data.filter((k) => k.agentNames.includes(name)).map((k) => k.keyId)).toEqual([winner.keyId]);
       for (const peer of [a, b]) peer.close();
 
@@ -339,7 +376,10 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
       ]);
       c.send(helloC);
       d.send(helloD);
-      const closes = await Promise.race([Promise.any([c.closed, d.closed]), new Promise((resolve) => setTimeout(resolve, SETTLE_MS))]);
+      const closes = await Promise.race([
+        Promise.any([c.closed, d.closed]),
+        new Promise((resolve) => setTimeout(resolve, SETTLE_MS)),
+      ]);
       expect(closes, `twin round ${round}`).toMatchObject({ code: EDGE_CLOSE.superseded });
       const survivor = c.ws.readyState === c.ws.OPEN ? c : d;
       await settle(survivor, 'open', `twin survivor ${round}`);
@@ -351,7 +391,11 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
   it('keeps serving: health and lists answer, a good agent signs in and syncs, and nothing of the fuzz is left open', async () => {
     expect((await client.request('/health')).status).toBe(200);
     expect((await client.request('/api/v1/containers')).status).toBe(200);
-    await waitFor(() => (sessions() === 0 && liveAgents() === 0 ? true : undefined), 5_000, 'every fuzz session closed');
+    await waitFor(
+      () => (sessions() === 0 && liveAgents() === 0 ? true : undefined),
+      5_000,
+      'every fuzz session closed',
+    );
     const agents = ((await (await client.request('/api/v1/agents')).json()) as { data: Agent[] }).data;
     expect(agents.filter((agent) => agent.connected)).toEqual([]);
 
@@ -359,7 +403,8 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
     await register(good, 'good');
     const peer = await signedInPeer(url, good, 'good', { watchers: WATCHERS });
     const containers = ['web', 'db', 'cache'].map((name) => sampleContainer(name, { image: FUZZ_IMAGE }));
-    for (const frame of snapshotFrames('local', containers, [sampleImage({ repoTags: [FUZZ_IMAGE] })])) peer.send(frame);
+    for (const frame of snapshotFrames('local', containers, [sampleImage({ repoTags: [FUZZ_IMAGE] })]))
+      peer.send(frame);
     const listed = await waitFor(async () => {
       const response = await client.request('/api/v1/containers?agent=good');
       const data = ((await response.json()) as { data: { id: string }[] }).data;
@@ -375,7 +420,11 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
     expect(edge.signingInCount).toBe(0);
     expect(client.hub.parts.events.subscriberCount).toBe(baseline.subscribers);
     // Sockets of both ends live in this process: once every session closed, the descriptors are back.
-    await waitFor(() => (openFds() <= baseline.fds + 4 ? true : undefined), 5_000, `descriptors back near ${baseline.fds}`);
+    await waitFor(
+      () => (openFds() <= baseline.fds + 4 ? true : undefined),
+      5_000,
+      `descriptors back near ${baseline.fds}`,
+    );
     const internal = client.logged.filter(({ entry }) => entry.level === 'error' || entry.level === 'fatal');
     expect(internal.map(({ entry }) => entry.msg)).toEqual([]);
   });

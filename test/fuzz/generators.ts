@@ -361,7 +361,17 @@ export const LOG_STREAM_QUERY: QuerySpecs = {
   tail: { kind: 'int', min: 0, max: 1000 },
 };
 
-const VALID_COMPONENTS = ['registry', 'watcher.docker', 'hub', 'a', 'store:audit', 'x/y', 'fuzz-comp_1', '.', 'zz-none'];
+const VALID_COMPONENTS = [
+  'registry',
+  'watcher.docker',
+  'hub',
+  'a',
+  'store:audit',
+  'x/y',
+  'fuzz-comp_1',
+  '.',
+  'zz-none',
+];
 const VALID_CONTAINERS = ['web', 'db', 'cache', 'Web', 'w\u00e9b', 'a b', '\u65e5\u672c', 'nope'];
 
 function validQueryText(rng: Rng, spec: QueryKind, now: number): string {
@@ -385,7 +395,19 @@ function validQueryText(rng: Rng, spec: QueryKind, now: number): string {
 function invalidQueryText(rng: Rng, spec: QueryKind): string {
   switch (spec.kind) {
     case 'int':
-      return rng.pick(['-1', String(spec.min - 1), String(spec.max + 1), 'abc', '1.5', '1e3', '0x10', '', ' 1', '9'.repeat(20), 'NaN']);
+      return rng.pick([
+        '-1',
+        String(spec.min - 1),
+        String(spec.max + 1),
+        'abc',
+        '1.5',
+        '1e3',
+        '0x10',
+        '',
+        ' 1',
+        '9'.repeat(20),
+        'NaN',
+      ]);
     case 'enum':
     case 'enumList':
       return rng.pick(['nope', (spec.values[0] ?? 'x').toUpperCase(), '', `${spec.values[0] ?? 'x'},bogus`, ',,,']);
@@ -407,7 +429,8 @@ export function genQuery(rng: Rng, specs: QuerySpecs, now: number): string {
     const name = rng.pick(names);
     const spec = specs[name] as QueryKind;
     const roll = rng.int(0, 9);
-    const value = roll < 5 ? validQueryText(rng, spec, now) : roll < 8 ? invalidQueryText(rng, spec) : rng.pick(HOSTILE_STRINGS);
+    const value =
+      roll < 5 ? validQueryText(rng, spec, now) : roll < 8 ? invalidQueryText(rng, spec) : rng.pick(HOSTILE_STRINGS);
     const shownName = rng.bool(0.1) ? [...name].map((ch) => `%${ch.charCodeAt(0).toString(16)}`).join('') : name;
     parts.push(rng.bool(0.05) ? shownName : `${shownName}=${encodeComponent(value)}`);
   }
@@ -443,10 +466,13 @@ function classifyQueryValue(spec: QueryKind, value: string | undefined): Validit
     case 'iso': {
       // The hub reads dates strictly: a calendar date, or a date-time that carries its zone (a time
       // without one names a different instant on every host), from 1970 on.
-      const match = /^(\d{4})-(\d{2})-(\d{2})([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2}))?$/.exec(value);
+      const match = /^(\d{4})-(\d{2})-(\d{2})([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2}))?$/.exec(
+        value,
+      );
       if (!match) return 'invalid';
       const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-      const calendarOk = month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+      const calendarOk =
+        month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
       if (!calendarOk || year < 1970 || !Number.isFinite(Date.parse(value.replace(' ', 'T')))) return 'invalid';
       // Hours, minutes and zone offsets out of range are left to the hub either way.
       return match[4] === undefined ? 'valid' : 'either';
@@ -561,7 +587,12 @@ export function hostileJsonValue(rng: Rng, depth = 0): unknown {
       const out: Record<string, unknown> = {};
       for (let i = rng.int(1, 3); i > 0; i--) {
         const key = rng.pick([...PROTO_KEYS, ...HOSTILE_STRINGS.slice(0, 20), 'simpleTitle', 'enabled', 'updateMode']);
-        Object.defineProperty(out, key, { value: hostileJsonValue(rng, depth + 1), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: hostileJsonValue(rng, depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -607,7 +638,11 @@ function malform(rng: Rng, validJson: string): string {
 }
 
 /** A JSON object with the given field names allowed. Categories are sampled with fixed weights. */
-export function genJsonBody(rng: Rng, fields: Readonly<Record<string, FieldSpec>>, options: { allowHuge: boolean }): BodyCase {
+export function genJsonBody(
+  rng: Rng,
+  fields: Readonly<Record<string, FieldSpec>>,
+  options: { allowHuge: boolean },
+): BodyCase {
   const names = Object.keys(fields);
   const validObject = (): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
@@ -615,7 +650,12 @@ export function genJsonBody(rng: Rng, fields: Readonly<Record<string, FieldSpec>
     return out;
   };
   const contentType = rng.bool(0.78) ? 'application/json' : rng.pick(CONTENT_TYPES).value;
-  const text = (label: string, body: string, huge = false): BodyCase => ({ label, bytes: encoder.encode(body), contentType, huge });
+  const text = (label: string, body: string, huge = false): BodyCase => ({
+    label,
+    bytes: encoder.encode(body),
+    contentType,
+    huge,
+  });
   const roll = rng.next();
   if (roll < 0.2) return text('valid object', JSON.stringify(validObject()));
   if (roll < 0.42) {
@@ -632,7 +672,19 @@ export function genJsonBody(rng: Rng, fields: Readonly<Record<string, FieldSpec>
     return text('unknown key', base === '{}' ? `{${extra}}` : `${base.slice(0, -1)},${extra}}`);
   }
   if (roll < 0.6) {
-    const value = rng.pick<unknown>([[], [validObject()], null, 0, -1, 'x', true, false, '', [[validObject()]], ['{}']]);
+    const value = rng.pick<unknown>([
+      [],
+      [validObject()],
+      null,
+      0,
+      -1,
+      'x',
+      true,
+      false,
+      '',
+      [[validObject()]],
+      ['{}'],
+    ]);
     return text('not an object', JSON.stringify(value));
   }
   if (roll < 0.74) return text('malformed JSON', malform(rng, JSON.stringify(validObject())));
@@ -654,11 +706,20 @@ export function genJsonBody(rng: Rng, fields: Readonly<Record<string, FieldSpec>
   }
   if (roll < 0.94) return text('empty body', rng.pick(['', ' ', '\r\n\t ', '\u00a0']));
   // Invalid UTF-8 inside and around JSON.
-  const bad = rng.pick([[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xfe, 0xff]]);
+  const bad = rng.pick([
+    [0xff],
+    [0xc0, 0x80],
+    [0xed, 0xa0, 0x80],
+    [0x80],
+    [0xf8, 0x88, 0x80, 0x80, 0x80],
+    [0xfe, 0xff],
+  ]);
   const name = rng.pick(names);
   const prefix = encoder.encode(`{${JSON.stringify(name)}:"`);
   const suffix = encoder.encode('"}');
-  const bytes = rng.bool() ? new Uint8Array([...prefix, ...bad, ...suffix]) : new Uint8Array([...bad, ...encoder.encode('{}')]);
+  const bytes = rng.bool()
+    ? new Uint8Array([...prefix, ...bad, ...suffix])
+    : new Uint8Array([...bad, ...encoder.encode('{}')]);
   return { label: 'invalid UTF-8', bytes, contentType, huge: false };
 }
 
@@ -727,7 +788,8 @@ export const SETTINGS_FIELDS: Readonly<Record<string, FieldSpec>> = {
 export function settingsVerdict(body: BodyCase): BodyVerdict {
   return judgeBody(body, (value) => {
     for (const key of Object.keys(value)) if (!Object.hasOwn(SETTINGS_FIELDS, key)) return { statuses: [400] };
-    if (Object.hasOwn(value, 'internetlessMode') && typeof value['internetlessMode'] !== 'boolean') return { statuses: [400] };
+    if (Object.hasOwn(value, 'internetlessMode') && typeof value['internetlessMode'] !== 'boolean')
+      return { statuses: [400] };
     if (Object.hasOwn(value, 'updateMode') && !(UPDATE_MODES as readonly unknown[]).includes(value['updateMode']))
       return { statuses: [400] };
     return { statuses: [200], patch: value };
@@ -743,7 +805,8 @@ export const NOTIFICATION_FIELDS: Readonly<Record<string, FieldSpec>> = {
   // Non-empty lists name triggers, and none is configured on this hub: those are refused (400).
   triggers: { valid: (rng) => (rng.bool(0.7) ? [] : rng.sample(TRIGGER_IDS, rng.int(1, 3))) },
   templates: {
-    valid: (rng) => (rng.bool(0.7) ? {} : { [rng.pick(TRIGGER_IDS)]: { simpleTitle: rng.pick(HOSTILE_STRINGS), batchTitle: 'b' } }),
+    valid: (rng) =>
+      rng.bool(0.7) ? {} : { [rng.pick(TRIGGER_IDS)]: { simpleTitle: rng.pick(HOSTILE_STRINGS), batchTitle: 'b' } },
   },
 };
 
@@ -766,7 +829,9 @@ export function hitsKnownNotificationBug(body: BodyCase): boolean {
   const templates = value['templates'];
   if (Array.isArray(templates)) return true;
   if (!isPlainObject(templates)) return false;
-  return Object.keys(templates).some((key) => (PROTO_KEYS as readonly string[]).includes(key) || Array.isArray(templates[key]));
+  return Object.keys(templates).some(
+    (key) => (PROTO_KEYS as readonly string[]).includes(key) || Array.isArray(templates[key]),
+  );
 }
 
 /**
@@ -778,7 +843,10 @@ export function notificationVerdict(body: BodyCase, idKnown: Validity): BodyVerd
     for (const key of Object.keys(value)) if (!Object.hasOwn(NOTIFICATION_FIELDS, key)) return { statuses: [400] };
     for (const key of ['enabled', 'bellEnabled'])
       if (Object.hasOwn(value, key) && typeof value[key] !== 'boolean') return { statuses: [400] };
-    if (Object.hasOwn(value, 'bellThreshold') && !(BELL_THRESHOLDS as readonly unknown[]).includes(value['bellThreshold'])) {
+    if (
+      Object.hasOwn(value, 'bellThreshold') &&
+      !(BELL_THRESHOLDS as readonly unknown[]).includes(value['bellThreshold'])
+    ) {
       return { statuses: [400] };
     }
     let namesTriggers = false;
@@ -793,7 +861,8 @@ export function notificationVerdict(body: BodyCase, idKnown: Validity): BodyVerd
       for (const [key, template] of Object.entries(templates)) {
         if (!isTriggerId(key) || !isPlainObject(template)) return { statuses: [400] };
         for (const [field, text] of Object.entries(template)) {
-          if (!TEMPLATE_FIELDS.includes(field) || typeof text !== 'string' || text.length > 4096) return { statuses: [400] };
+          if (!TEMPLATE_FIELDS.includes(field) || typeof text !== 'string' || text.length > 4096)
+            return { statuses: [400] };
         }
       }
       namesTriggers ||= Object.keys(templates).length > 0;
@@ -835,12 +904,16 @@ export function genRuleIdSegment(rng: Rng): { segment: string; known: Validity }
     return { segment: near, known: 'invalid' };
   }
   if (roll < 0.75) {
-    const hostile = rng.pick(HOSTILE_STRINGS.filter((text) => text !== '' && !/^[.]+$/.test(text) && text !== '%2e%2e%2f'));
+    const hostile = rng.pick(
+      HOSTILE_STRINGS.filter((text) => text !== '' && !/^[.]+$/.test(text) && text !== '%2e%2e%2f'),
+    );
     return { segment: encodeComponent(hostile), known: 'invalid' };
   }
   if (roll < 0.92)
     return {
-      segment: rng.pick(RAW_URL_TOKENS.filter((token) => token !== '%2F' && token !== '%5C')) + rng.pick(['', 'x', 'update-available']),
+      segment:
+        rng.pick(RAW_URL_TOKENS.filter((token) => token !== '%2F' && token !== '%5C')) +
+        rng.pick(['', 'x', 'update-available']),
       known: 'invalid',
     };
   return { segment: 'i'.repeat(rng.pick([200, 2000, 8000])), known: 'invalid' };
@@ -865,10 +938,20 @@ export function genPathSegment(rng: Rng): string {
 export function genHeaderValue(rng: Rng): string {
   const roll = rng.next();
   if (roll < 0.3)
-    return rng.pick(['Bearer ', 'Bearer', 'Basic Og==', 'Bearer null', 'bearer x', 'Negotiate', 'Bearer \u00ff\u00fe', 'Bearer a b c']);
+    return rng.pick([
+      'Bearer ',
+      'Bearer',
+      'Basic Og==',
+      'Bearer null',
+      'bearer x',
+      'Negotiate',
+      'Bearer \u00ff\u00fe',
+      'Bearer a b c',
+    ]);
   if (roll < 0.6) {
     let out = '';
-    for (let i = rng.int(1, 64); i > 0; i--) out += String.fromCharCode(rng.pick([rng.int(0x20, 0x7e), rng.int(0xa0, 0xff), 0x09]));
+    for (let i = rng.int(1, 64); i > 0; i--)
+      out += String.fromCharCode(rng.pick([rng.int(0x20, 0x7e), rng.int(0xa0, 0xff), 0x09]));
     return out.trim() === '' ? 'x' : out;
   }
   if (roll < 0.8) return `Bearer ${'A'.repeat(rng.pick([100, 1000]))}`;

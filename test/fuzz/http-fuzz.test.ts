@@ -17,7 +17,11 @@ import WebSocket from 'ws';
 import { AUDIT_ACTIONS, type AuditEntry, AuditEntrySchema } from '../../shared/schemas/audit-entry';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';
 import { LOG_LEVELS, type LogEntry, LogEntrySchema } from '../../shared/schemas/log-entry';
-import { NOTIFICATION_RULE_IDS, type NotificationRule, NotificationRuleSchema } from '../../shared/schemas/notification-rule';
+import {
+  NOTIFICATION_RULE_IDS,
+  type NotificationRule,
+  NotificationRuleSchema,
+} from '../../shared/schemas/notification-rule';
 import { type Settings, SettingsSchema } from '../../shared/schemas/settings';
 import { createServerHub, describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
 import { withTimeout } from '../support/with-timeout';
@@ -159,7 +163,8 @@ interface Seen {
 }
 
 /** Every request of the fuzz answers within REQUEST_TIMEOUT_MS, or the hub hung. */
-const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> => withTimeout(promise, label, ms);
+const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> =>
+  withTimeout(promise, label, ms);
 
 interface CallOptions {
   body?: BodyCase | undefined;
@@ -196,7 +201,9 @@ function checkInvariants(seen: Seen, method: string, context: string): void {
   expect(seen.status, shown).toBeGreaterThanOrEqual(200);
   expect(seen.text.includes(METRICS_TOKEN), `leaked the metrics token: ${shown}`).toBe(false);
   if (seen.status < 400) return;
-  expect(seen.headers.get('content-type') ?? '', `error without JSON content-type: ${shown}`).toMatch(/^application\/json/);
+  expect(seen.headers.get('content-type') ?? '', `error without JSON content-type: ${shown}`).toMatch(
+    /^application\/json/,
+  );
   if (method === 'HEAD') {
     expect(seen.text, shown).toBe('');
   } else {
@@ -208,7 +215,8 @@ function checkInvariants(seen: Seen, method: string, context: string): void {
     expect(allow, `405 without Allow: ${shown}`).toBeTruthy();
     const allowed = (allow ?? '').split(',').map((item) => item.trim());
     expect(allowed, `405 whose Allow lists the request's own method: ${shown}`).not.toContain(method);
-    if (method !== 'HEAD') expect((seen.json as { details?: { allowed?: unknown } }).details?.allowed, shown).toEqual(allowed);
+    if (method !== 'HEAD')
+      expect((seen.json as { details?: { allowed?: unknown } }).details?.allowed, shown).toEqual(allowed);
   }
 }
 
@@ -218,8 +226,13 @@ function expectStatusIn(seen: Seen, statuses: readonly number[], context: string
 
 function expectSchema(schema: v.GenericSchema, value: unknown, context: string): void {
   const result = v.safeParse(schema, value);
-  const issues = result.success ? '' : result.issues.map((issue) => `${v.getDotPath(issue) ?? ''}: ${issue.message}`).join('; ');
-  expect(result.success, `${context}\n  body does not match its schema: ${issues} ${preview(JSON.stringify(value) ?? '', 300)}`).toBe(true);
+  const issues = result.success
+    ? ''
+    : result.issues.map((issue) => `${v.getDotPath(issue) ?? ''}: ${issue.message}`).join('; ');
+  expect(
+    result.success,
+    `${context}\n  body does not match its schema: ${issues} ${preview(JSON.stringify(value) ?? '', 300)}`,
+  ).toBe(true);
 }
 
 interface StateSnapshot {
@@ -273,7 +286,8 @@ function metricsSeries(text: string): { method: string; route: string; status: n
   const out: { method: string; route: string; status: number; count: number }[] = [];
   for (const line of text.split('\n')) {
     const match = /^dd_http_requests_total\{method="([^"]*)",route="([^"]*)",status="(\d+)"\} (\d+)/.exec(line);
-    if (match) out.push({ method: match[1] ?? '', route: match[2] ?? '', status: Number(match[3]), count: Number(match[4]) });
+    if (match)
+      out.push({ method: match[1] ?? '', route: match[2] ?? '', status: Number(match[3]), count: Number(match[4]) });
   }
   return out;
 }
@@ -299,7 +313,15 @@ function expectNoErrorsLogged(hub: HubClient, context: string): void {
 
 const SEED_LINE = 'fuzz seed line';
 const SEED_CONTAINERS = ['web', 'db', 'cache', 'Web', 'w\u00e9b', 'a b', '\u65e5\u672c'];
-const SEED_COMPONENTS = ['registry.hub', 'registry.ghcr', 'watcher.docker.local', 'store:audit', 'x/y', 'fuzz-comp_1', 'api'];
+const SEED_COMPONENTS = [
+  'registry.hub',
+  'registry.ghcr',
+  'watcher.docker.local',
+  'store:audit',
+  'x/y',
+  'fuzz-comp_1',
+  'api',
+];
 
 async function seedHub(hub: HubClient): Promise<void> {
   const { parts: services } = hub.hub;
@@ -523,7 +545,10 @@ describeHubMatrix(
         }
       }
       expect(accepted, 'the generator must also produce valid requests').toBeGreaterThanOrEqual(Math.ceil(total / 25));
-      const after = (await call(hub, 'GET', '/api/v1/notifications')).json as { data: NotificationRule[]; total: number };
+      const after = (await call(hub, 'GET', '/api/v1/notifications')).json as {
+        data: NotificationRule[];
+        total: number;
+      };
       expectSchema(NotificationListSchema, after, batch);
       expect(after.data).toEqual(NOTIFICATION_RULE_IDS.map((id) => model.get(id)));
       await expectStillHealthy(hub, batch);
@@ -534,7 +559,10 @@ describeHubMatrix(
       const batch = 'audit-query';
       const rng = rngFor(SEED, batch);
       const before = await snapshotState(hub);
-      const everything = (await call(hub, 'GET', '/api/v1/audit?limit=200')).json as { data: AuditEntry[]; total: number };
+      const everything = (await call(hub, 'GET', '/api/v1/audit?limit=200')).json as {
+        data: AuditEntry[];
+        total: number;
+      };
       expect(everything.total).toBeGreaterThanOrEqual(36);
       const seedTime = Date.parse(everything.data[0]?.timestamp ?? '');
       let ok = 0;
@@ -551,7 +579,8 @@ describeHubMatrix(
         }
         ok++;
         expectSchema(AuditPageSchema, seen.json, context);
-        if (expected.outcome === 'ok') expect(seen.json, context).toEqual(expectedAuditPage(everything.data, expected.values));
+        if (expected.outcome === 'ok')
+          expect(seen.json, context).toEqual(expectedAuditPage(everything.data, expected.values));
       }
       expect(ok).toBeGreaterThan(0);
       expect(rejected).toBeGreaterThan(0);
@@ -614,7 +643,9 @@ describeHubMatrix(
         checkInvariants(seen, 'GET', context);
         if (expected.outcome === 'error') {
           expect(seen.status, context).toBe(400);
-          expect((seen.json as { details?: { parameter?: unknown } }).details?.parameter, context).toBe(expected.parameter);
+          expect((seen.json as { details?: { parameter?: unknown } }).details?.parameter, context).toBe(
+            expected.parameter,
+          );
         } else {
           // A valid query on a plain GET: 426, the caller must upgrade.
           expectStatusIn(seen, expected.outcome === 'ok' ? [426] : [400, 426], context);
@@ -705,7 +736,8 @@ describeHubMatrix(
             ? (fixed[i] as string)
             : `/api/${genPathSegment(rng)}${rng.bool(0.3) ? genQuery(rng, AUDIT_QUERY, Date.now()) : ''}`;
         const method = rng.pick(methods);
-        const body = mayCarryBody(method) && rng.bool(0.5) ? genJsonBody(rng, SETTINGS_FIELDS, { allowHuge: false }) : undefined;
+        const body =
+          mayCarryBody(method) && rng.bool(0.5) ? genJsonBody(rng, SETTINGS_FIELDS, { allowHuge: false }) : undefined;
         const context = describeCase(batch, i, method, path, body);
         const seen = await call(hub, method, path, { body });
         checkInvariants(seen, method, context);
@@ -746,12 +778,23 @@ describeHubMatrix(
         `/api/v1/${'a'.repeat(8192)}`,
         `/${'%F0%9F%90%B3'.repeat(680)}`,
       ];
-      const prefixes = ['/zz-', '/api/v1/zz-', '/api/v1/settings/zz-', '/api/v1/audit/zz/', '/health/zz-', '/auth/zz-', '/api/v1/log/zz/'];
+      const prefixes = [
+        '/zz-',
+        '/api/v1/zz-',
+        '/api/v1/settings/zz-',
+        '/api/v1/audit/zz/',
+        '/health/zz-',
+        '/auth/zz-',
+        '/api/v1/log/zz/',
+      ];
       const methods = hub.mode === 'memory' ? [...PORTABLE_METHODS, ...MEMORY_ONLY_METHODS] : PORTABLE_METHODS;
       for (let i = 0; i < budget(hub, 220, 60); i++) {
         const path = i < fixed.length ? (fixed[i] as string) : `${rng.pick(prefixes)}${genPathSegment(rng)}`;
         const method = rng.pick(methods);
-        const body = mayCarryBody(method) && rng.bool(0.4) ? genJsonBody(rng, NOTIFICATION_FIELDS, { allowHuge: false }) : undefined;
+        const body =
+          mayCarryBody(method) && rng.bool(0.4)
+            ? genJsonBody(rng, NOTIFICATION_FIELDS, { allowHuge: false })
+            : undefined;
         const context = describeCase(batch, i, method, path, body);
         const seen = await call(hub, method, path, { body });
         checkInvariants(seen, method, context);
@@ -771,7 +814,8 @@ describeHubMatrix(
         for (const method of methods) {
           if (allowed.includes(method)) continue;
           const query = rng.bool(0.3) ? genQuery(rng, AUDIT_QUERY, Date.now()) : '';
-          const body = mayCarryBody(method) && rng.bool(0.5) ? genJsonBody(rng, SETTINGS_FIELDS, { allowHuge: false }) : undefined;
+          const body =
+            mayCarryBody(method) && rng.bool(0.5) ? genJsonBody(rng, SETTINGS_FIELDS, { allowHuge: false }) : undefined;
           const context = describeCase(batch, index++, method, path + query, body);
           const seen = await call(hub, method, path + query, { body });
           checkInvariants(seen, method, context);
@@ -805,7 +849,12 @@ describeHubMatrix(
         for (const type of CONTENT_TYPES) {
           // A valid, state-preserving body: only the media type decides.
           for (const text of ['{}', '{"__proto__":{"admin":true}}', 'updateMode=auto', '']) {
-            const body: BodyCase = { label: 'content-type probe', bytes: encoder.encode(text), contentType: type.value, huge: false };
+            const body: BodyCase = {
+              label: 'content-type probe',
+              bytes: encoder.encode(text),
+              contentType: type.value,
+              huge: false,
+            };
             const verdict = path.startsWith('/api/v1/settings')
               ? settingsVerdict(body)
               : notificationVerdict(body, path.endsWith('nope') ? 'invalid' : 'valid');
@@ -818,7 +867,11 @@ describeHubMatrix(
         const form = new FormData();
         form.set('updateMode', 'auto');
         form.set('file', new Blob(['{"updateMode":"auto"}'], { type: 'application/json' }), 'x.json');
-        for (const payload of [form, new URLSearchParams({ updateMode: 'auto', enabled: 'false' }), new Blob(['{"updateMode":"auto"}'])]) {
+        for (const payload of [
+          form,
+          new URLSearchParams({ updateMode: 'auto', enabled: 'false' }),
+          new Blob(['{"updateMode":"auto"}']),
+        ]) {
           const response = await answered(hub.request(path, { method, body: payload }), `${method} ${path} form`);
           const text = await response.text();
           let json: unknown;
@@ -839,7 +892,8 @@ describeHubMatrix(
       const hub = client();
       const batch = 'size-and-depth';
       const before = await snapshotState(hub);
-      const deep = (levels: number, open: string, close: string, core = '') => open.repeat(levels) + core + close.repeat(levels);
+      const deep = (levels: number, open: string, close: string, core = '') =>
+        open.repeat(levels) + core + close.repeat(levels);
       const texts = [
         deep(10_000, '[', ']'),
         deep(10_000, '{"a":', '}', '1'),
@@ -872,7 +926,10 @@ describeHubMatrix(
         };
         const seen = await call(hub, 'PATCH', path, { body: over });
         checkInvariants(seen, 'PATCH', `${batch}: 1 MB + 17 bytes to ${path}`);
-        const error = await expectJsonError(new Response(seen.text, { status: seen.status, headers: seen.headers }), 413);
+        const error = await expectJsonError(
+          new Response(seen.text, { status: seen.status, headers: seen.headers }),
+          413,
+        );
         expect(error.details?.['maxBytes']).toBe(MAX_BODY_BYTES);
         // Chunked upload without Content-Length: the limit must hold while streaming.
         const chunk = new Uint8Array(256 * 1024).fill(0x20);
@@ -916,7 +973,10 @@ describeHubMatrix(
 // =============================================================================================
 // The log WebSocket at upgrade, over a real socket
 
-type WsOutcome = { kind: 'open'; frames: unknown[] } | { kind: 'refused'; status: number } | { kind: 'failed'; message: string };
+type WsOutcome =
+  | { kind: 'open'; frames: unknown[] }
+  | { kind: 'refused'; status: number }
+  | { kind: 'failed'; message: string };
 
 function wsAttempt(url: string, headers: Record<string, string>, expectedFrames: number): Promise<WsOutcome> {
   return new Promise((resolve) => {
@@ -931,7 +991,10 @@ function wsAttempt(url: string, headers: Record<string, string>, expectedFrames:
       if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.terminate();
       resolve(outcome);
     };
-    const timer = setTimeout(() => finish({ kind: 'failed', message: `hang: ${frames.length}/${expectedFrames} frames after 5 s` }), 5000);
+    const timer = setTimeout(
+      () => finish({ kind: 'failed', message: `hang: ${frames.length}/${expectedFrames} frames after 5 s` }),
+      5000,
+    );
     socket.on('unexpected-response', (request, response) => {
       response.resume();
       request.destroy();
@@ -1043,7 +1106,8 @@ function dechunk(data: Buffer): { body: Buffer; used: number } {
     if (lineEnd === -1) return { body: Buffer.concat(parts), used: data.length };
     const size = Number.parseInt(data.subarray(at, lineEnd).toString('latin1'), 16);
     at = lineEnd + 2;
-    if (!Number.isFinite(size) || size === 0) return { body: Buffer.concat(parts), used: Math.min(data.length, at + 2) };
+    if (!Number.isFinite(size) || size === 0)
+      return { body: Buffer.concat(parts), used: Math.min(data.length, at + 2) };
     parts.push(data.subarray(at, at + size));
     at += size + 2;
   }
@@ -1108,7 +1172,10 @@ function rawExchange(
       socket.destroy();
       resolve({ replies: parseReplies(Buffer.concat(chunks)), timedOut });
     };
-    const timer = setTimeout(() => finish(options.destroyAfterMs === undefined), options.destroyAfterMs ?? options.timeoutMs ?? 5000);
+    const timer = setTimeout(
+      () => finish(options.destroyAfterMs === undefined),
+      options.destroyAfterMs ?? options.timeoutMs ?? 5000,
+    );
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('close', () => finish(false));
     socket.on('error', () => finish(false));
@@ -1165,9 +1232,14 @@ describe('raw HTTP/1.1 boundaries over a socket', () => {
   });
 
   it('answers an 8 KB path with 404 JSON and an 8 KB query value with 400 JSON', async () => {
-    expectRawJsonError((await rawExchange(url(), `GET /api/v1/${'a'.repeat(8192)} HTTP/1.1\r\n${HOST}\r\n`)).replies[0], 404, '8 KB path');
     expectRawJsonError(
-      (await rawExchange(url(), `GET /api/v1/audit?container=${'%41'.repeat(2730)} HTTP/1.1\r\n${HOST}\r\n`)).replies[0],
+      (await rawExchange(url(), `GET /api/v1/${'a'.repeat(8192)} HTTP/1.1\r\n${HOST}\r\n`)).replies[0],
+      404,
+      '8 KB path',
+    );
+    expectRawJsonError(
+      (await rawExchange(url(), `GET /api/v1/audit?container=${'%41'.repeat(2730)} HTTP/1.1\r\n${HOST}\r\n`))
+        .replies[0],
       400,
       '8 KB query',
     );
@@ -1191,13 +1263,16 @@ describe('raw HTTP/1.1 boundaries over a socket', () => {
     );
     expect(expectContinue.replies.map((reply) => reply.status)).toEqual([100, 200]);
     expect((await rawExchange(url(), 'GET /health HTTP/1.0\r\n\r\n')).replies[0]?.status).toBe(200);
-    expect((await rawExchange(url(), `GET http://127.0.0.1/api/v1/settings HTTP/1.1\r\n${HOST}\r\n`)).replies[0]?.status).toBe(200);
+    expect(
+      (await rawExchange(url(), `GET http://127.0.0.1/api/v1/settings HTTP/1.1\r\n${HOST}\r\n`)).replies[0]?.status,
+    ).toBe(200);
   });
 
   it('keeps a pipelined connection in step after a malformed body', async () => {
     const first =
       'PATCH /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{"updateMode":';
-    const second = 'PATCH /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}';
+    const second =
+      'PATCH /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}';
     const third = `GET /api/v1/settings HTTP/1.1\r\n${HOST}\r\n`;
     const { replies, timedOut } = await rawExchange(url(), first + second + third);
     expect(timedOut).toBe(false);
@@ -1304,7 +1379,9 @@ describe('regression: client-abort-500: a client that disconnects mid-body is se
     await new Promise((resolve) => setTimeout(resolve, 150));
     await expectStillHealthy(hub, 'after a client abort');
     const fiveHundreds = (await readMetrics(hub)).filter((item) => item.status >= 500);
-    const unhandled = hub.logged.filter(({ entry }) => entry.msg === 'unhandled error in request').map(({ fields }) => fields?.['error']);
+    const unhandled = hub.logged
+      .filter(({ entry }) => entry.msg === 'unhandled error in request')
+      .map(({ fields }) => fields?.['error']);
     expect({ fiveHundreds, unhandled }).toEqual({ fiveHundreds: [], unhandled: [] });
   });
 });
@@ -1335,7 +1412,11 @@ describe("regression node-http-parser: requests Node's HTTP parser refuses get a
   afterAll(() => hub.close());
 
   it.each([
-    ['an unknown method token', 'FUZZ /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', [400, 405]],
+    [
+      'an unknown method token',
+      'FUZZ /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+      [400, 405],
+    ],
     [
       'a lower-case method (what fetch sends for `patch`)',
       'patch /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}',
@@ -1346,8 +1427,16 @@ describe("regression node-http-parser: requests Node's HTTP parser refuses get a
       'PATCH /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
       [400],
     ],
-    ['a NUL byte in a header value', 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-A: a\u0000b\r\n\r\n', [400]],
-    ['a raw non-ASCII byte in the path', 'GET /api/v1/\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', [400, 404]],
+    [
+      'a NUL byte in a header value',
+      'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-A: a\u0000b\r\n\r\n',
+      [400],
+    ],
+    [
+      'a raw non-ASCII byte in the path',
+      'GET /api/v1/\u00e9 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+      [400, 404],
+    ],
     [
       '20 KB of headers',
       `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,

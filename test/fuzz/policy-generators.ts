@@ -78,12 +78,17 @@ export function genSnoozeDate(rng: Rng, now: number, dates: Map<string, SnoozeDa
       return file(rng.bool() ? new Date(ms).toISOString() : dateOnly(ms), { cls: 'past' });
     }
     case 5:
-      return file(rng.bool() ? new Date(now + rng.int(3700, 20_000) * DAY_MS).toISOString() : '9999-12-31', { cls: 'far' });
+      return file(rng.bool() ? new Date(now + rng.int(3700, 20_000) * DAY_MS).toISOString() : '9999-12-31', {
+        cls: 'far',
+      });
     case 6:
       // Not dates: zoneless times, impossible days, the epoch (which reads as "unknown"), loose forms.
-      return file(rng.pick(['2031-01-01T10:00', '2031-02-30', '2031-13-01', '1970-01-01T00:00:00Z', '2031-1-1', 'tomorrow']), {
-        cls: 'invalid',
-      });
+      return file(
+        rng.pick(['2031-01-01T10:00', '2031-02-30', '2031-13-01', '1970-01-01T00:00:00Z', '2031-1-1', 'tomorrow']),
+        {
+          cls: 'invalid',
+        },
+      );
     default:
       return file(rng.pick([...ISO_DATES_INVALID, ...HOSTILE_STRINGS]), { cls: 'invalid' });
   }
@@ -104,7 +109,12 @@ export function policyFields(now: number, dates: Map<string, SnoozeDate>): Reado
   };
 }
 
-function actionBody(rng: Rng, now: number, dates: Map<string, SnoozeDate>, skips: readonly string[]): Record<string, unknown> {
+function actionBody(
+  rng: Rng,
+  now: number,
+  dates: Map<string, SnoozeDate>,
+  skips: readonly string[],
+): Record<string, unknown> {
   const action = rng.pick(POLICY_ACTIONS);
   if (action === 'remove-skip') {
     const value = skips.length > 0 && rng.bool(0.6) ? rng.pick(skips) : rng.pick(SKIP_VALUES);
@@ -125,9 +135,20 @@ function spoil(rng: Rng, body: Record<string, unknown>): Record<string, unknown>
   const out = { ...body };
   const pick = rng.int(0, 9);
   if (pick === 0)
-    out['action'] = rng.pick(['SKIP-CURRENT', 'skip_current', 'snooze ', 'remove', '', 5, null, ['clear'], { action: 'clear' }]);
+    out['action'] = rng.pick([
+      'SKIP-CURRENT',
+      'skip_current',
+      'snooze ',
+      'remove',
+      '',
+      5,
+      null,
+      ['clear'],
+      { action: 'clear' },
+    ]);
   else if (pick === 1) delete out['action'];
-  else if (pick === 2) out[rng.pick(['note', 'day', 'Days', 'minAge', 'until', 'kind', 'mode'])] = rng.pick([1, 'x', true]);
+  else if (pick === 2)
+    out[rng.pick(['note', 'day', 'Days', 'minAge', 'until', 'kind', 'mode'])] = rng.pick([1, 'x', true]);
   else if (pick === 3) out['days'] = rng.pick([0, -1, SNOOZE_MAX_DAYS + 1, 1.5, '7', null, true, 1e21]);
   else if (pick === 4) out['snoozeUntil'] = rng.pick([0, 1.5e12, null, true, ['2031-01-01'], { date: '2031-01-01' }]);
   else if (pick === 5) out['minAgeDays'] = rng.pick([0, 366, 7.5, '7', null, -7]);
@@ -139,7 +160,12 @@ function spoil(rng: Rng, body: Record<string, unknown>): Record<string, unknown>
 }
 
 /** A body: a valid action (half the time), one with a spoilt field, or anything the generic body fuzz makes. */
-export function genPolicyBody(rng: Rng, now: number, dates: Map<string, SnoozeDate>, skips: readonly string[]): BodyCase {
+export function genPolicyBody(
+  rng: Rng,
+  now: number,
+  dates: Map<string, SnoozeDate>,
+  skips: readonly string[],
+): BodyCase {
   const roll = rng.next();
   if (roll < 0.25) return genJsonBody(rng, policyFields(now, dates), { allowHuge: rng.bool(0.05) });
   const body = actionBody(rng, now, dates, skips);
@@ -171,7 +197,8 @@ const isInt = (value: unknown, min: number, max: number) =>
 export function policyVerdict(body: BodyCase, context: PolicyContext): BodyVerdict {
   return judgeBody(body, (value) => {
     const action = value['action'];
-    if (typeof action !== 'string' || !(POLICY_ACTIONS as readonly string[]).includes(action)) return { statuses: [400] };
+    if (typeof action !== 'string' || !(POLICY_ACTIONS as readonly string[]).includes(action))
+      return { statuses: [400] };
     const allowed = FIELDS[action] ?? [];
     if (Object.keys(value).some((key) => key !== 'action' && !allowed.includes(key))) return { statuses: [400] };
     let date: SnoozeDate | undefined;
@@ -243,7 +270,8 @@ export function applyPolicy(
       return next;
     case 'snooze': {
       const date = typeof action['snoozeUntil'] === 'string' ? context.dates.get(action['snoozeUntil']) : undefined;
-      next.snoozeUntil = date?.ms !== undefined ? new Date(date.ms).toISOString() : snoozeByDays(action['days'] as number);
+      next.snoozeUntil =
+        date?.ms !== undefined ? new Date(date.ms).toISOString() : snoozeByDays(action['days'] as number);
       return next;
     }
     case 'unsnooze':

@@ -98,7 +98,9 @@ function genExpression(rng: Rng, depth: number): [string, string] {
 
 function oracle(source: string): string {
   // The oracle is JavaScript itself; only this test builds a function from text.
-  const run = new Function('container', 'containers', 'event', `return (${source});`) as (...args: unknown[]) => unknown;
+  const run = new Function('container', 'containers', 'event', `return (${source});`) as (
+    ...args: unknown[]
+  ) => unknown;
   return printValue(run(SCOPE.container, SCOPE.containers, SCOPE.event));
 }
 

@@ -13,7 +13,11 @@ export const WatcherSchema = v.pipe(
     name: v.string(),
     configuration: v.record(v.string(), v.unknown()),
     agent: v.optional(v.string()),
-    metadata: v.object({ lastRunAt: v.optional(Iso), nextRunAt: v.optional(Iso), inventoryRefreshSupported: v.boolean() }),
+    metadata: v.object({
+      lastRunAt: v.optional(Iso),
+      nextRunAt: v.optional(Iso),
+      inventoryRefreshSupported: v.boolean(),
+    }),
   }),
   v.check((watcher) => watcher.id === `${watcher.type}.${watcher.name}`, 'id is not <type>.<name>'),
 );
@@ -43,10 +47,19 @@ const decoder = new TextDecoder();
 export function genInventoryBody(rng: Rng): BodyCase {
   const roll = rng.next();
   const contentType = rng.bool(0.8) ? 'application/json' : rng.pick(CONTENT_TYPES).value;
-  const text = (label: string, body: string): BodyCase => ({ label, bytes: encoder.encode(body), contentType, huge: false });
+  const text = (label: string, body: string): BodyCase => ({
+    label,
+    bytes: encoder.encode(body),
+    contentType,
+    huge: false,
+  });
   if (roll < 0.35) return text('empty object', rng.pick(['{}', ' { } ', '{}\n']));
   if (roll < 0.45) return text('no body', rng.pick(['', ' ', '\ufeff', '\ufeff\ufeff']));
-  const fields = { force: { valid: (r: Rng) => r.bool() }, agent: { valid: () => 'local' }, containers: { valid: () => [] } };
+  const fields = {
+    force: { valid: (r: Rng) => r.bool() },
+    agent: { valid: () => 'local' },
+    containers: { valid: () => [] },
+  };
   return genJsonBody(rng, fields, { allowHuge: rng.bool(0.05) });
 }
 

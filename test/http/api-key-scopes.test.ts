@@ -25,7 +25,10 @@ function requestFor(path: string, method: string, operation: Operation, apiKey: 
 }
 
 /** Sends the request and reads the answer; streams (the UI event stream) are cut once the status is known. */
-async function send(client: HubClient, [url, init]: [string, RequestInit]): Promise<{ status: number; requiredScope?: unknown }> {
+async function send(
+  client: HubClient,
+  [url, init]: [string, RequestInit],
+): Promise<{ status: number; requiredScope?: unknown }> {
   const response = await client.request(url, init);
   if (response.status !== 403) {
     await response.body?.cancel();
@@ -54,7 +57,11 @@ describeHubMatrix('API key scopes over the OpenAPI document', (client) => {
         expect({ path, method, ...refused }).toEqual({ path, method, status: 403, requiredScope: scope });
         const admitted = await send(client(), requestFor(path, method, operation, own));
         // Any answer but the scope refusal: dummy ids may well give 404, empty bodies 400.
-        expect({ path, method, requiredScope: admitted.requiredScope }).toEqual({ path, method, requiredScope: undefined });
+        expect({ path, method, requiredScope: admitted.requiredScope }).toEqual({
+          path,
+          method,
+          requiredScope: undefined,
+        });
         expect(admitted.status).not.toBe(401);
         checked++;
       }

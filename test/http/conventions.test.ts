@@ -28,7 +28,10 @@ describeHubMatrix(
     });
 
     it('rejects malformed JSON, a wrong content type and an empty required body', async () => {
-      const malformed = await expectJsonError(await client().request('/api/v1/settings', jsonInit('PATCH', '{"updateMode":')), 400);
+      const malformed = await expectJsonError(
+        await client().request('/api/v1/settings', jsonInit('PATCH', '{"updateMode":')),
+        400,
+      );
       expect(malformed.error).toMatch(/malformed json/i);
       const wrongType = await client().request('/api/v1/settings', {
         method: 'PATCH',

@@ -33,7 +33,8 @@ describe('action webhooks on a real Docker Engine', () => {
   let proxy: LatencyProxy;
   let hub: NodeHub;
   const ref = (tag: string) => `${proxy.host}/team/web:${tag}`;
-  const call = (path: string) => fetch(`${hub.url}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+  const call = (path: string) =>
+    fetch(`${hub.url}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
 
   async function publish(tag: string): Promise<void> {
     await importBusyboxImage(dockerd.docker, {
@@ -52,14 +53,22 @@ describe('action webhooks on a real Docker Engine', () => {
   }
 
   beforeAll(async () => {
-    [dockerd, eastDockerd, registry] = await Promise.all([startDockerd(), startDockerd(), startRegistry({ variant: 'plain' })]);
+    [dockerd, eastDockerd, registry] = await Promise.all([
+      startDockerd(),
+      startDockerd(),
+      startRegistry({ variant: 'plain' }),
+    ]);
     proxy = await startLatencyProxy(registry.url, 150);
     await publish('1.0.0');
     const pulled = await eastDockerd.cli(['pull', ref('1.0.0')]);
     if (pulled.code !== 0) throw new Error(`docker pull: ${pulled.stderr}`);
     await runContainer(dockerd.docker, { name: 'web', image: ref('1.0.0') });
     await runContainer(eastDockerd.docker, { name: 'web', image: ref('1.0.0') });
-    await runContainer(dockerd.docker, { name: 'quiet', image: ref('1.0.0'), labels: { 'dd.webhook.enabled': 'false' } });
+    await runContainer(dockerd.docker, {
+      name: 'quiet',
+      image: ref('1.0.0'),
+      labels: { 'dd.webhook.enabled': 'false' },
+    });
     hub = await startNodeHub({
       env: {
         DD_STORE_DRIVER: 'memory',
@@ -107,7 +116,12 @@ describe('action webhooks on a real Docker Engine', () => {
     const picked = await call('/webhook/watch/web?watcher=east&agent=__local__');
     expect(picked.status).toBe(200);
     const { result } = (await picked.json()) as { result: { container: Container } };
-    expect(result.container).toMatchObject({ name: 'web', watcher: 'east', updateAvailable: true, updateKind: { remoteValue: '1.1.0' } });
+    expect(result.container).toMatchObject({
+      name: 'web',
+      watcher: 'east',
+      updateAvailable: true,
+      updateKind: { remoteValue: '1.1.0' },
+    });
     // Only east was checked: local's record still shows the state of its last cycle.
     const local = hub.hub.parts.containers.all().find((c) => c.name === 'web' && c.watcher === 'local');
     expect(local?.updateAvailable).toBe(false);
@@ -135,7 +149,9 @@ describe('action webhooks on a real Docker Engine', () => {
     const deadline = Date.now() + 60_000;
     while (!['succeeded', 'failed', 'rolled-back'].includes(status) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      status = ((await (await fetch(`${hub.url}/api/v1/update-operations/${body.operationId}`)).json()) as { status: string }).status;
+      status = (
+        (await (await fetch(`${hub.url}/api/v1/update-operations/${body.operationId}`)).json()) as { status: string }
+      ).status;
     }
     expect(status).toBe('succeeded');
     const recreated = await eastDockerd.docker.getContainer('web').inspect();
@@ -143,11 +159,14 @@ describe('action webhooks on a real Docker Engine', () => {
   });
 
   it('audits every call and counts it in dd_webhook_total', async () => {
-    const audit = (await (await fetch(`${hub.url}/api/v1/audit?actions=webhook-watch,webhook-watch-container,webhook-update`)).json()) as {
+    const audit = (await (
+      await fetch(`${hub.url}/api/v1/audit?actions=webhook-watch,webhook-watch-container,webhook-update`)
+    ).json()) as {
       data: { action: string; containerName?: string; status?: string }[];
     };
     const counts = new Map<string, number>();
-    for (const entry of audit.data) counts.set(`${entry.action}:${entry.status}`, (counts.get(`${entry.action}:${entry.status}`) ?? 0) + 1);
+    for (const entry of audit.data)
+      counts.set(`${entry.action}:${entry.status}`, (counts.get(`${entry.action}:${entry.status}`) ?? 0) + 1);
     expect(Object.fromEntries(counts)).toEqual({
       'webhook-watch:succeeded': 3,
       'webhook-watch-container:succeeded': 1,

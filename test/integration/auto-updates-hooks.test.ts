@@ -114,7 +114,12 @@ describe('automatic updates and hooks on a real Docker Engine and registry', () 
     await watch();
 
     const [operation] = await operationsOf('auto-app');
-    expect(operation).toMatchObject({ source: 'auto', status: 'succeeded', toVersion: '2.0.0', triggerName: 'docker.update' });
+    expect(operation).toMatchObject({
+      source: 'auto',
+      status: 'succeeded',
+      toVersion: '2.0.0',
+      triggerName: 'docker.update',
+    });
     const updated = await byName('auto-app');
     expect(updated?.id).toBe(operation?.newContainerId);
     expect(updated?.id).not.toBe(autoId);
@@ -171,7 +176,9 @@ describe('automatic updates and hooks on a real Docker Engine and registry', () 
     const inspected = await docker.getContainer(id).inspect();
     expect(inspected.State.Running).toBe(true);
     expect(inspected.Config.Image).toBe(from);
-    expect((await docker.listContainers({ all: true })).filter((c) => c.Names[0]?.includes('hook-refused'))).toHaveLength(1);
+    expect(
+      (await docker.listContainers({ all: true })).filter((c) => c.Names[0]?.includes('hook-refused')),
+    ).toHaveLength(1);
     expect(await audit('hook-pre-failed', 'hook-refused')).toHaveLength(1);
     await docker.getContainer(id).remove({ force: true });
   }, 60_000);

@@ -49,7 +49,10 @@ describe('compose files follow updates, on a real Docker Engine and registry', (
   }
 
   /** A watched `compose/<name>:1.0.0` container with 2.0.0 published, labelled as compose would, checked once. */
-  async function composeApp(name: string, labels: Record<string, string>): Promise<{ id: string; from: string; to: string }> {
+  async function composeApp(
+    name: string,
+    labels: Record<string, string>,
+  ): Promise<{ id: string; from: string; to: string }> {
     const from = await publishApp(dockerd, registry, { repository: `compose/${name}`, tag: '1.0.0', kind: 'sleep' });
     const to = await publishApp(dockerd, registry, { repository: `compose/${name}`, tag: '2.0.0', kind: 'sleep' });
     await pullApp(dockerd, from);
@@ -90,7 +93,9 @@ describe('compose files follow updates, on a real Docker Engine and registry', (
   it('rewrites the image line of the file that sets it, byte for byte otherwise, with a backup; a rollback writes it back', async () => {
     const base = join(dir, 'compose.yml');
     const override = join(dir, 'compose.override.yml');
-    const { id, from, to } = await composeApp('web', { 'com.docker.compose.project.config_files': `${base},${override}` });
+    const { id, from, to } = await composeApp('web', {
+      'com.docker.compose.project.config_files': `${base},${override}`,
+    });
     const baseText = [
       '# shop stack: edited by hand, keep the comments',
       'name: shop',
@@ -133,7 +138,11 @@ describe('compose files follow updates, on a real Docker Engine and registry', (
     });
     expect(response.status).toBe(200);
     const back = await settled(((await response.json()) as { operationId: string }).operationId);
-    expect(back).toMatchObject({ kind: 'rollback', status: 'succeeded', composeFile: { path: base, status: 'rewritten' } });
+    expect(back).toMatchObject({
+      kind: 'rollback',
+      status: 'succeeded',
+      composeFile: { path: base, status: 'rewritten' },
+    });
     expect(await readFile(base, 'utf8')).toBe(baseText);
     expect(await backups()).toHaveLength(2);
   }, 120_000);
@@ -168,9 +177,15 @@ describe('compose files follow updates, on a real Docker Engine and registry', (
       composeFile: { path: file, status: 'skipped', reason: 'DD_ACTION_DOCKER_PLAIN_COMPOSE=false' },
     });
     expect(await readFile(file, 'utf8')).toBe(text);
-    const triggers = await hub.json<{ data: { id: string; configuration: Record<string, unknown> }[] }>('/api/v1/triggers');
-    expect(triggers.data.find((trigger) => trigger.id === 'docker.plain')?.configuration).toMatchObject({ compose: false });
-    expect(triggers.data.find((trigger) => trigger.id === 'docker.update')?.configuration).not.toHaveProperty('compose');
+    const triggers = await hub.json<{ data: { id: string; configuration: Record<string, unknown> }[] }>(
+      '/api/v1/triggers',
+    );
+    expect(triggers.data.find((trigger) => trigger.id === 'docker.plain')?.configuration).toMatchObject({
+      compose: false,
+    });
+    expect(triggers.data.find((trigger) => trigger.id === 'docker.update')?.configuration).not.toHaveProperty(
+      'compose',
+    );
   }, 120_000);
 
   it('rewrites the file when a restart settles an update stopped after its health gate (recovery)', async () => {
@@ -226,7 +241,10 @@ describe('compose files follow updates, on a real Docker Engine and registry', (
     expect(settledOp).toMatchObject({ status: 'succeeded', composeFile: { path: file, status: 'rewritten' } });
     expect(await readFile(file, 'utf8')).toBe(text.replace(from, to));
     // Recovering the same operation again (a crash before the last journal write) finds the work done.
-    const again = await recoverOperation({ ...(saves.at(-2) as UpdateOperation) }, { ...deps, journal: { save: async () => undefined } });
+    const again = await recoverOperation(
+      { ...(saves.at(-2) as UpdateOperation) },
+      { ...deps, journal: { save: async () => undefined } },
+    );
     expect(again.composeFile).toMatchObject({ path: file, status: 'unchanged' });
   }, 120_000);
 });

@@ -23,7 +23,8 @@ describe('container actions on a real Docker Engine', () => {
   let web: string;
 
   const inspect = (id: string) => docker.getContainer(id).inspect();
-  const audit = async (actions: string) => (await hub.json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${actions}&limit=200`)).data;
+  const audit = async (actions: string) =>
+    (await hub.json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${actions}&limit=200`)).data;
 
   beforeAll(async () => {
     dockerd = await startDockerd();
@@ -104,7 +105,10 @@ describe('container actions on a real Docker Engine', () => {
     await events.close();
     await expectJsonError(await hub.api(`/api/v1/containers/${extra}`), 404);
     expect((await inspect(extra)).State.Running).toBe(true);
-    expect((await audit('container-removed'))[0]).toMatchObject({ containerName: 'extra', details: 'removed through the API' });
+    expect((await audit('container-removed'))[0]).toMatchObject({
+      containerName: 'extra',
+      details: 'removed through the API',
+    });
     // The next watch finds it again (http-interface §4.5: the record, not the container, was removed).
     expect((await hub.refresh()).map((c) => c.id)).toContain(extra);
   });
@@ -166,7 +170,9 @@ describe('container actions with the default inventory and with the features off
     const state = (await docker.getContainer(id).inspect()).State;
     expect(state.Running).toBe(true);
     expect(state.Restarting).toBe(false);
-    expect(await locked.json<{ data: unknown[] }>('/api/v1/audit?actions=container-stop,container-restart,container-start')).toMatchObject({
+    expect(
+      await locked.json<{ data: unknown[] }>('/api/v1/audit?actions=container-stop,container-restart,container-start'),
+    ).toMatchObject({
       total: 0,
     });
   });

@@ -77,10 +77,15 @@ describe('container logs on a real Docker Engine', () => {
       frames,
       opened: new Promise((resolve, reject) => {
         socket.once('open', () => resolve());
-        socket.once('unexpected-response', (_request, response) => reject(new Error(`refused with ${response.statusCode}`)));
+        socket.once('unexpected-response', (_request, response) =>
+          reject(new Error(`refused with ${response.statusCode}`)),
+        );
       }),
-      closed: new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) }))),
-      until: (predicate) => (frames.some(predicate) ? Promise.resolve() : new Promise((resolve) => waiters.push({ predicate, resolve }))),
+      closed: new Promise((resolve) =>
+        socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+      ),
+      until: (predicate) =>
+        frames.some(predicate) ? Promise.resolve() : new Promise((resolve) => waiters.push({ predicate, resolve })),
     };
   }
 
@@ -182,7 +187,10 @@ describe('container logs on a real Docker Engine', () => {
   });
 
   it('closes 4001 when following a stopped container and 4004 for an unknown one', async () => {
-    expect(await connect(`/api/v1/containers/${talker}/logs/stream`).closed).toEqual({ code: 4001, reason: 'container not running' });
+    expect(await connect(`/api/v1/containers/${talker}/logs/stream`).closed).toEqual({
+      code: 4001,
+      reason: 'container not running',
+    });
     for (const query of ['', '?follow=false']) {
       const ws = connect(`/api/v1/containers/${'0'.repeat(64)}/logs/stream${query}`);
       await ws.opened;

@@ -51,7 +51,9 @@ describe('container stats on a real Docker Engine', () => {
   });
 
   it('reports a container’s current CPU and memory, and keeps the samples as history', async () => {
-    const stats = await hub.json<{ containerId: string; current: StatsSample; history: StatsSample[] }>(`/api/v1/containers/${busy}/stats`);
+    const stats = await hub.json<{ containerId: string; current: StatsSample; history: StatsSample[] }>(
+      `/api/v1/containers/${busy}/stats`,
+    );
     expect(stats.containerId).toBe(busy);
     expectSample(stats.current);
     expect(stats.current.cpuPercent).toBeGreaterThan(0);
@@ -65,7 +67,8 @@ describe('container stats on a real Docker Engine', () => {
     expect(summary.cpuPercent).toBeGreaterThan(0);
     expect(summary.memoryBytes).toBeGreaterThan(0);
     // Both run on one host: its memory is counted once, not once per container.
-    const limit = (await hub.json<{ current: StatsSample }>(`/api/v1/containers/${busy}/stats`)).current.memoryLimitBytes;
+    const limit = (await hub.json<{ current: StatsSample }>(`/api/v1/containers/${busy}/stats`)).current
+      .memoryLimitBytes;
     expect(summary.memoryLimitBytes).toBe(limit);
   });
 

@@ -44,7 +44,8 @@ describe('container updates through the hub on a real Docker Engine and registry
     return entry;
   }
 
-  const audit = async (actions: string) => (await hub.json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${actions}&limit=200`)).data;
+  const audit = async (actions: string) =>
+    (await hub.json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${actions}&limit=200`)).data;
   const operation = (id: string) =>
     hub.json<UpdateOperation & { queuePosition?: number; queueTotal?: number }>(`/api/v1/update-operations/${id}`);
   const byName = async (name: string): Promise<Container | undefined> =>
@@ -72,7 +73,12 @@ describe('container updates through the hub on a real Docker Engine and registry
   }
 
   const published = new Map<string, string>();
-  async function image(repository: string, tag: string, kind: AppKind, target: TestRegistry = registry): Promise<string> {
+  async function image(
+    repository: string,
+    tag: string,
+    kind: AppKind,
+    target: TestRegistry = registry,
+  ): Promise<string> {
     const key = `${target.host}/${repository}:${tag}`;
     let reference = published.get(key);
     if (!reference) {
@@ -83,7 +89,12 @@ describe('container updates through the hub on a real Docker Engine and registry
   }
 
   /** A watched container of `repository:1.0.0` (kind), with 2.0.0 published, checked by a watch cycle. */
-  async function runApp(name: string, repository: string, kinds: { from: AppKind; to: AppKind }, labels: Record<string, string> = {}) {
+  async function runApp(
+    name: string,
+    repository: string,
+    kinds: { from: AppKind; to: AppKind },
+    labels: Record<string, string> = {},
+  ) {
     const from = await image(repository, '1.0.0', kinds.from);
     await image(repository, '2.0.0', kinds.to);
     await pullApp(dockerd, from);
@@ -141,7 +152,9 @@ describe('container updates through the hub on a real Docker Engine and registry
   });
 
   it('lists the docker action trigger among the triggers', async () => {
-    const triggers = await hub.json<{ data: { id: string; type: string; configuration: Record<string, unknown> }[] }>('/api/v1/triggers');
+    const triggers = await hub.json<{ data: { id: string; type: string; configuration: Record<string, unknown> }[] }>(
+      '/api/v1/triggers',
+    );
     expect(triggers.data).toContainEqual({
       id: 'docker.update',
       type: 'docker',
@@ -153,7 +166,11 @@ describe('container updates through the hub on a real Docker Engine and registry
   it('updates 1.0.0 to 2.0.0: 202, every phase on the UI stream, the new container in the inventory, a backup, the audit', async () => {
     const oldId = await runApp('web', 'hub/web', { from: 'healthy', to: 'healthy' });
     await watch();
-    expect(await byName('web')).toMatchObject({ id: oldId, updateAvailable: true, updateKind: { kind: 'tag', remoteValue: '2.0.0' } });
+    expect(await byName('web')).toMatchObject({
+      id: oldId,
+      updateAvailable: true,
+      updateKind: { kind: 'tag', remoteValue: '2.0.0' },
+    });
     const stream = await openSse(hub.api, '/api/v1/events/ui');
     await stream.nextOfType('dd:connected');
 
@@ -190,7 +207,11 @@ describe('container updates through the hub on a real Docker Engine and registry
         'succeeded:succeeded',
       ]),
     );
-    expect(changes[0]).toMatchObject({ containerName: 'web', triggerName: 'docker.update', queuePosition: expect.any(Number) });
+    expect(changes[0]).toMatchObject({
+      containerName: 'web',
+      triggerName: 'docker.update',
+      queuePosition: expect.any(Number),
+    });
 
     const done = await operation(operationId);
     expect(done).toMatchObject({
@@ -213,11 +234,19 @@ describe('container updates through the hub on a real Docker Engine and registry
 
     // The inventory follows: the old record is gone, the new one checked (nothing newer than 2.0.0).
     await expectJsonError(await hub.api(`/api/v1/containers/${oldId}`), 404);
-    expect(await byName('web')).toMatchObject({ id: fresh.Id, image: { tag: { value: '2.0.0' } }, updateAvailable: false });
-    const history = await hub.json<{ data: UpdateOperation[]; total: number }>(`/api/v1/containers/${fresh.Id}/update-operations`);
+    expect(await byName('web')).toMatchObject({
+      id: fresh.Id,
+      image: { tag: { value: '2.0.0' } },
+      updateAvailable: false,
+    });
+    const history = await hub.json<{ data: UpdateOperation[]; total: number }>(
+      `/api/v1/containers/${fresh.Id}/update-operations`,
+    );
     expect(history).toMatchObject({ total: 1, data: [{ id: operationId }], hasMore: false });
 
-    const backups = await hub.json<{ data: Record<string, unknown>[]; total: number }>(`/api/v1/containers/${fresh.Id}/backups`);
+    const backups = await hub.json<{ data: Record<string, unknown>[]; total: number }>(
+      `/api/v1/containers/${fresh.Id}/backups`,
+    );
     expect(backups.total).toBe(1);
     expect(backups.data[0]).toMatchObject({
       containerId: oldId,
@@ -231,7 +260,11 @@ describe('container updates through the hub on a real Docker Engine and registry
     expect((await hub.json<{ total: number }>('/api/v1/containers/backups?containerName=web')).total).toBe(1);
     expect((await hub.json<{ total: number }>('/api/v1/containers/backups?containerName=nothing')).total).toBe(0);
 
-    expect((await audit('container-update'))[0]).toMatchObject({ containerName: 'web', status: 'queued', triggerName: 'docker.update' });
+    expect((await audit('container-update'))[0]).toMatchObject({
+      containerName: 'web',
+      status: 'queued',
+      triggerName: 'docker.update',
+    });
     expect((await audit('update-applied'))[0]).toMatchObject({
       containerName: 'web',
       fromVersion: '1.0.0',
@@ -286,12 +319,19 @@ describe('container updates through the hub on a real Docker Engine and registry
       phase: 'rolled-back',
       rollbackReason: 'the new container reported unhealthy',
     });
-    expect(await operation(operationId)).toMatchObject({ status: 'rolled-back', rollbackReason: 'the new container reported unhealthy' });
+    expect(await operation(operationId)).toMatchObject({
+      status: 'rolled-back',
+      rollbackReason: 'the new container reported unhealthy',
+    });
     const old = await docker.getContainer('checked').inspect();
     expect(old.Id).toBe(oldId);
     expect(old.State.Running).toBe(true);
     expect((await names()).filter((name) => name.startsWith('checked'))).toEqual(['checked']);
-    expect((await audit('update-failed'))[0]).toMatchObject({ containerName: 'checked', status: 'rolled-back', toVersion: '2.0.0' });
+    expect((await audit('update-failed'))[0]).toMatchObject({
+      containerName: 'checked',
+      status: 'rolled-back',
+      toVersion: '2.0.0',
+    });
     // Still running the old version, so the update is still pending.
     expect(await byName('checked')).toMatchObject({ id: oldId, updateAvailable: true });
   });
@@ -334,12 +374,27 @@ describe('container updates through the hub on a real Docker Engine and registry
     const first = await requestUpdate(a);
     await held.seen;
     const second = await requestUpdate(b);
-    expect(await operation(second)).toMatchObject({ status: 'queued', phase: 'prepare', queuePosition: 1, queueTotal: 2 });
-    expect(await operation(first)).toMatchObject({ status: 'in-progress', phase: 'new-created', queuePosition: 0, queueTotal: 2 });
+    expect(await operation(second)).toMatchObject({
+      status: 'queued',
+      phase: 'prepare',
+      queuePosition: 1,
+      queueTotal: 2,
+    });
+    expect(await operation(first)).toMatchObject({
+      status: 'in-progress',
+      phase: 'new-created',
+      queuePosition: 0,
+      queueTotal: 2,
+    });
 
-    const cancelled = await hub.json<{ message: string; operation: UpdateOperation }>(`/api/v1/operations/${second}/cancel`, post);
+    const cancelled = await hub.json<{ message: string; operation: UpdateOperation }>(
+      `/api/v1/operations/${second}/cancel`,
+      post,
+    );
     expect(cancelled.operation).toMatchObject({ id: second, status: 'failed', phase: 'prepare' });
-    expect(cancelled.operation.lastError).toBe('cancelled by an anonymous caller before it started; nothing was changed');
+    expect(cancelled.operation.lastError).toBe(
+      'cancelled by an anonymous caller before it started; nothing was changed',
+    );
     await expectJsonError(await hub.api(`/api/v1/operations/${second}/cancel`, post), 409);
     await expectJsonError(await hub.api('/api/v1/operations/nope/cancel', post), 404);
     expect((await docker.getContainer(b).inspect()).State.Running).toBe(true);
@@ -348,7 +403,10 @@ describe('container updates through the hub on a real Docker Engine and registry
     const requested = await hub.json<{ message: string }>(`/api/v1/operations/${first}/cancel`, post);
     expect(requested.message).toContain('next phase boundary');
     held.release();
-    expect(await settled(first)).toMatchObject({ status: 'rolled-back', rollbackReason: 'cancelled by an anonymous caller' });
+    expect(await settled(first)).toMatchObject({
+      status: 'rolled-back',
+      rollbackReason: 'cancelled by an anonymous caller',
+    });
     expect((await docker.getContainer('stack-a').inspect()).Id).toBe(a);
     const entries = await audit('container-update');
     expect(
@@ -367,7 +425,8 @@ describe('container updates through the hub on a real Docker Engine and registry
 
   it('updates twenty containers at once, every one correctly', async () => {
     const ids = [];
-    for (let index = 0; index < 20; index++) ids.push(await runApp(`fleet-${index}`, 'hub/fleet', { from: 'http', to: 'http' }));
+    for (let index = 0; index < 20; index++)
+      ids.push(await runApp(`fleet-${index}`, 'hub/fleet', { from: 'http', to: 'http' }));
     await watch();
     const started = performance.now();
     const operations = await Promise.all(ids.map((id) => requestUpdate(id)));
@@ -406,7 +465,12 @@ describe('container updates through the hub on a real Docker Engine and registry
         .inspect()
         .catch(() => undefined);
       image = info?.Config.Image ?? '';
-      if (image.endsWith(':1.0.0') && info?.State.Running && (await audit('auto-rollback')).some((e) => e.status === 'succeeded')) break;
+      if (
+        image.endsWith(':1.0.0') &&
+        info?.State.Running &&
+        (await audit('auto-rollback')).some((e) => e.status === 'succeeded')
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(image).toBe(`${registry.host}/hub/guarded:1.0.0`);
@@ -439,7 +503,9 @@ describe('container updates through the hub on a real Docker Engine and registry
     await expect(docker.getImage(oldImage).inspect()).rejects.toMatchObject({ statusCode: 404 });
     expect((await hub.json<{ total: number }>('/api/v1/containers/backups?containerName=lean')).total).toBe(0);
     // The web container's trigger (BACKUPCOUNT=2) kept its images: both are named by backups.
-    for (const backup of (await hub.json<{ data: { imageId: string }[] }>('/api/v1/containers/backups?containerName=web')).data) {
+    for (const backup of (
+      await hub.json<{ data: { imageId: string }[] }>('/api/v1/containers/backups?containerName=web')
+    ).data) {
       expect((await docker.getImage(backup.imageId).inspect()).Id).toBe(backup.imageId);
     }
   });
@@ -464,7 +530,9 @@ describe('container updates through the hub on a real Docker Engine and registry
     expect(await byName('private')).toMatchObject({ updateAvailable: true });
     const done = await settled(await requestUpdate(created.id));
     expect(done.status).toBe('succeeded');
-    expect((await docker.getContainer('private').inspect()).Config.Image).toBe(`${privateRegistry.host}/hub/private:2.0.0`);
+    expect((await docker.getContainer('private').inspect()).Config.Image).toBe(
+      `${privateRegistry.host}/hub/private:2.0.0`,
+    );
     expect(hub.logged.join('\n')).not.toContain('wonder-land');
   });
 });

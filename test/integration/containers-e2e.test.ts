@@ -116,18 +116,30 @@ describe('containers on a real Docker Engine, checked against a real registry', 
     });
     expect(await byName('ignored')).toMatchObject({ watched: false, updateAvailable: false });
     expect(JSON.stringify(await json('/api/v1/containers'))).not.toContain('s3cr3t');
-    expect(await json('/api/v1/containers/summary')).toMatchObject({ containers: { total: 3, running: 3, updatesAvailable: 1 } });
+    expect(await json('/api/v1/containers/summary')).toMatchObject({
+      containers: { total: 3, running: 3, updatesAvailable: 1 },
+    });
     const audit = await json('/api/v1/audit?limit=200');
-    const actions = audit.data.map((entry: { action: string; containerName: string }) => `${entry.action}:${entry.containerName}`);
-    expect(actions).toEqual(expect.arrayContaining(['container-added:web', 'container-added:cache', 'update-available:web']));
-    expect(await json('/api/v1/containers?status=update-available&kind=major')).toMatchObject({ total: 1, data: [{ name: 'web' }] });
+    const actions = audit.data.map(
+      (entry: { action: string; containerName: string }) => `${entry.action}:${entry.containerName}`,
+    );
+    expect(actions).toEqual(
+      expect.arrayContaining(['container-added:web', 'container-added:cache', 'update-available:web']),
+    );
+    expect(await json('/api/v1/containers?status=update-available&kind=major')).toMatchObject({
+      total: 1,
+      data: [{ name: 'web' }],
+    });
   });
 
   it('sees a rebuilt latest as a digest update', async () => {
     await publish('latest', 'rebuilt');
     await api('/api/v1/containers/watch', { method: 'POST' });
     const cache = await byName('cache');
-    expect(cache).toMatchObject({ updateAvailable: true, updateKind: { kind: 'digest', localValue: cache.image.digest.repo } });
+    expect(cache).toMatchObject({
+      updateAvailable: true,
+      updateKind: { kind: 'digest', localValue: cache.image.digest.repo },
+    });
     expect(cache.updateKind.kind === 'digest' && cache.updateKind.remoteValue).toMatch(/^sha256:/);
   });
 
@@ -145,8 +157,17 @@ describe('containers on a real Docker Engine, checked against a real registry', 
 
   it('announces a container whose health check turns unhealthy, and audits it', async () => {
     stream ??= await openSse(api, '/api/v1/events/ui');
-    await importBusyboxImage(dockerd.docker, { repository: 'test/sick', tag: '1', cmd: ['sleep', '3600'], healthcheck: ['/bin/false'] });
-    const id = await runContainer(dockerd.docker, { name: 'sick', image: 'test/sick:1', labels: { 'dd.watch': 'false' } });
+    await importBusyboxImage(dockerd.docker, {
+      repository: 'test/sick',
+      tag: '1',
+      cmd: ['sleep', '3600'],
+      healthcheck: ['/bin/false'],
+    });
+    const id = await runContainer(dockerd.docker, {
+      name: 'sick',
+      image: 'test/sick:1',
+      labels: { 'dd.watch': 'false' },
+    });
     const event = JSON.parse((await stream.nextOfType('dd:container-unhealthy', 20_000)).data);
     expect(event).toMatchObject({ containerName: 'sick', health: 'unhealthy', container: { id, health: 'unhealthy' } });
     const audit = await json('/api/v1/audit?action=container-unhealthy');
@@ -161,7 +182,10 @@ describe('containers on a real Docker Engine, checked against a real registry', 
       headers: { 'content-type': 'application/json' },
       body: '{}',
     });
-    expect(result.context).toEqual({ operationId: expect.stringMatching(/^[0-9a-f-]{36}$/), source: { type: 'docker', name: 'local' } });
+    expect(result.context).toEqual({
+      operationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      source: { type: 'docker', name: 'local' },
+    });
     expect(result).toMatchObject({ authoritative: true, errors: [], removedIds: [] });
     expect(result.containers.map((c: Container) => c.name).sort()).toEqual(['cache', 'ignored', 'web']);
     const watchers = await json('/api/v1/watchers');

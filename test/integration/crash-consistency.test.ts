@@ -27,7 +27,11 @@ async function writeBurst(url: string, round: number, progress: { sent: number }
           : { enabled: i % 2 === 0, bellThreshold: (['all', 'major', 'minor', 'patch'] as const)[i % 4], triggers: [] };
       const path = i % 3 === 0 ? '/api/v1/settings' : `/api/v1/notifications/${id}`;
       try {
-        await fetch(`${url}${path}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        await fetch(`${url}${path}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         sent++;
         progress.sent = sent;
       } catch {
@@ -57,7 +61,8 @@ describe('crash consistency of the fs store (kill -9 during a burst of writes)',
       // Killed in the middle of the burst: after some writes have landed (a loaded machine answers
       // slowly, so a fixed delay alone could kill it before any), then at a varying moment.
       const since = Date.now();
-      while (progress.sent < MIN_WRITES_PER_ROUND && Date.now() - since < 20_000) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (progress.sent < MIN_WRITES_PER_ROUND && Date.now() - since < 20_000)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       await new Promise((resolve) => setTimeout(resolve, (round * 37) % 160));
       expect(await hub.kill('SIGKILL')).toBe('SIGKILL');
       totalWrites += await burst;

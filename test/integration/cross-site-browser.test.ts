@@ -96,7 +96,12 @@ function beacon(name: string, path: string, data: 'none' | 'text' | 'urlencoded'
         ({ url, data, forged }) => {
           const form = new FormData();
           form.set('a', 'b');
-          const payloads = { none: undefined, text: forged, urlencoded: new URLSearchParams({ a: 'b' }), multipart: form };
+          const payloads = {
+            none: undefined,
+            text: forged,
+            urlencoded: new URLSearchParams({ a: 'b' }),
+            multipart: form,
+          };
           const payload = payloads[data];
           if (!navigator.sendBeacon(url, payload)) throw new Error('the browser did not queue the beacon');
         },
@@ -157,11 +162,18 @@ describe('cross-site mutations from a real Chromium against an anonymous hub', (
         const answered = total(await postsServed(hub));
         await attack.run(page, hubOrigin);
         // Each attempt reaches the hub (the browser itself stops none of them), one after the other.
-        await waitFor(async () => (total(await postsServed(hub)) > answered ? true : undefined), 10_000, `"${attack.name}" to arrive`);
+        await waitFor(
+          async () => (total(await postsServed(hub)) > answered ? true : undefined),
+          10_000,
+          `"${attack.name}" to arrive`,
+        );
       }
       const counts = await postsServed(hub);
       expect(landed(counts), 'POSTs the hub carried out').toEqual([]);
-      expect((counts.get('unmatched 403') ?? 0) - (before.get('unmatched 403') ?? 0), 'POSTs refused as cross-origin').toBe(ATTACKS.length);
+      expect(
+        (counts.get('unmatched 403') ?? 0) - (before.get('unmatched 403') ?? 0),
+        'POSTs refused as cross-origin',
+      ).toBe(ATTACKS.length);
       const keys = (await (await hub.request(KEYS)).json()) as { data: unknown[] };
       expect(keys.data).toEqual([]);
       await page.close();
@@ -173,11 +185,15 @@ describe('cross-site mutations from a real Chromium against an anonymous hub', (
     await page.goto(`${hub.url}/health`);
     const statuses = await page.evaluate(
       async ({ watch, compat, keys }) => {
-        const post = async (path: string, init: RequestInit = {}) => (await fetch(path, { method: 'POST', ...init })).status;
+        const post = async (path: string, init: RequestInit = {}) =>
+          (await fetch(path, { method: 'POST', ...init })).status;
         return [
           await post(watch),
           await post(compat),
-          await post(keys, { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'own', scopes: ['read'] }) }),
+          await post(keys, {
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'own', scopes: ['read'] }),
+          }),
         ];
       },
       { watch: WATCH, compat: COMPAT_WATCH, keys: KEYS },
@@ -185,7 +201,11 @@ describe('cross-site mutations from a real Chromium against an anonymous hub', (
     expect(statuses).toEqual([200, 200, 201]);
     const served = (await postsServed(hub)).get(`${WATCH} 200`) ?? 0;
     expect(await page.evaluate((path) => navigator.sendBeacon(path), WATCH)).toBe(true);
-    await waitFor(async () => (((await postsServed(hub)).get(`${WATCH} 200`) ?? 0) > served ? true : undefined), 10_000, 'the beacon');
+    await waitFor(
+      async () => (((await postsServed(hub)).get(`${WATCH} 200`) ?? 0) > served ? true : undefined),
+      10_000,
+      'the beacon',
+    );
     await page.close();
   }, 60_000);
 });

@@ -50,7 +50,8 @@ describe('dependency-group updates on a real Docker Engine', () => {
   /** `name` runs `deps/<name>:1.0.0` (sleep); `next` publishes a 2.0.0 of that kind, or none. */
   async function runApp(name: string, labels: Record<string, string>, next: AppKind | undefined): Promise<void> {
     refs[name] = await publishApp(dockerd, registry, { repository: `deps/${name}`, tag: '1.0.0', kind: 'sleep' });
-    if (next) refs[`${name}@2`] = await publishApp(dockerd, registry, { repository: `deps/${name}`, tag: '2.0.0', kind: next });
+    if (next)
+      refs[`${name}@2`] = await publishApp(dockerd, registry, { repository: `deps/${name}`, tag: '2.0.0', kind: next });
     await pullApp(dockerd, refs[name] ?? '');
     ids[name] = await startWatchedApp(dockerd, name, refs[name] ?? '', labels);
   }
@@ -62,9 +63,12 @@ describe('dependency-group updates on a real Docker Engine', () => {
   const operation = (id: string) => hub.json<OperationView>(`/api/v1/update-operations/${id}`);
   const operationsOf = async (name: string) => {
     const record = (await hub.json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === name);
-    return record ? (await hub.json<{ data: OperationView[] }>(`/api/v1/containers/${record.id}/update-operations`)).data : [];
+    return record
+      ? (await hub.json<{ data: OperationView[] }>(`/api/v1/containers/${record.id}/update-operations`)).data
+      : [];
   };
-  const groupAudit = async () => (await hub.json<{ data: AuditEntry[] }>('/api/v1/audit?actions=dependency-group-update')).data;
+  const groupAudit = async () =>
+    (await hub.json<{ data: AuditEntry[] }>('/api/v1/audit?actions=dependency-group-update')).data;
 
   beforeAll(async () => {
     [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
@@ -103,7 +107,10 @@ describe('dependency-group updates on a real Docker Engine', () => {
     const stream = await openSse(hub.api, '/api/v1/events/ui');
     await stream.nextOfType('dd:connected');
     await expectJsonError(await hub.api(`/api/v1/dependency-groups/${ids['db']}/update`, { method: 'POST' }), 428);
-    const response = await hub.api(`/api/v1/dependency-groups/${ids['db']}/update`, { method: 'POST', headers: CONFIRM });
+    const response = await hub.api(`/api/v1/dependency-groups/${ids['db']}/update`, {
+      method: 'POST',
+      headers: CONFIRM,
+    });
     expect(response.status).toBe(202);
     const answer = (await response.json()) as GroupAnswer;
     expect(answer).toMatchObject({ rootName: 'db', waves: 3 });
@@ -115,7 +122,8 @@ describe('dependency-group updates on a real Docker Engine', () => {
     ]);
 
     let completed = dataOf(await stream.nextOfType('dd:batch-update-completed', 120_000));
-    while (completed['batchId'] !== answer.batchId) completed = dataOf(await stream.nextOfType('dd:batch-update-completed', 120_000));
+    while (completed['batchId'] !== answer.batchId)
+      completed = dataOf(await stream.nextOfType('dd:batch-update-completed', 120_000));
     await stream.close();
     expect(completed).toMatchObject({ total: 3, succeeded: 3, failed: 0 });
 
@@ -135,9 +143,14 @@ describe('dependency-group updates on a real Docker Engine', () => {
   }, 180_000);
 
   it('stops the group when a wave fails: the dependents are skipped and keep running what they ran', async () => {
-    const answer = await hub.json<GroupAnswer>(`/api/v1/dependency-groups/${ids['base']}/update`, { method: 'POST', headers: CONFIRM });
+    const answer = await hub.json<GroupAnswer>(`/api/v1/dependency-groups/${ids['base']}/update`, {
+      method: 'POST',
+      headers: CONFIRM,
+    });
     const baseOperation = answer.members[0]?.operationId ?? '';
-    await expect.poll(async () => (await operation(baseOperation)).status, { timeout: 60_000, interval: 250 }).toBe('rolled-back');
+    await expect
+      .poll(async () => (await operation(baseOperation)).status, { timeout: 60_000, interval: 250 })
+      .toBe('rolled-back');
     await expect.poll(async () => (await groupAudit())[0]?.status, { timeout: 10_000 }).toBe('failed');
     expect((await groupAudit())[0]?.details).toContain('client skipped');
     expect(await operationsOf('client')).toEqual([]);
@@ -146,7 +159,10 @@ describe('dependency-group updates on a real Docker Engine', () => {
   }, 120_000);
 
   it('answers 400 when nothing in the group has an update, 409 naming a cycle, 404 for an unknown root', async () => {
-    await expectJsonError(await hub.api(`/api/v1/dependency-groups/${ids['worker']}/update`, { method: 'POST', headers: CONFIRM }), 400);
+    await expectJsonError(
+      await hub.api(`/api/v1/dependency-groups/${ids['worker']}/update`, { method: 'POST', headers: CONFIRM }),
+      400,
+    );
     const looped = await docker.createContainer({
       name: 'loop-a',
       Image: refs['worker'],
@@ -167,6 +183,9 @@ describe('dependency-group updates on a real Docker Engine', () => {
       409,
     );
     expect(cycle.details).toMatchObject({ reason: 'dependency-cycle', containers: ['loop-a', 'loop-b'] });
-    await expectJsonError(await hub.api('/api/v1/dependency-groups/nope/update', { method: 'POST', headers: CONFIRM }), 404);
+    await expectJsonError(
+      await hub.api('/api/v1/dependency-groups/nope/update', { method: 'POST', headers: CONFIRM }),
+      404,
+    );
   }, 60_000);
 });

@@ -124,7 +124,14 @@ describe('edge agent on a real Docker Engine', () => {
         watchAll: false,
         watchByDefault: true,
       },
-      { name: 'all', endpoint: `unix://${dockerd.socketPath}`, cron: '0 * * * *', jitterSeconds: 0, watchAll: true, watchByDefault: true },
+      {
+        name: 'all',
+        endpoint: `unix://${dockerd.socketPath}`,
+        cron: '0 * * * *',
+        jitterSeconds: 0,
+        watchAll: true,
+        watchByDefault: true,
+      },
     ]);
     for (const [watcher, all] of [
       ['local', false],
@@ -134,15 +141,25 @@ describe('edge agent on a real Docker Engine', () => {
       const containers = parts.flatMap((part) => part.containers);
       const running = await dockerd.docker.listContainers({ all });
       expect(containers.map((c) => c.id).sort()).toEqual(running.map((c) => c.Id).sort());
-      expect(parts.flatMap((part) => part.images)).toEqual([expect.objectContaining({ id: imageId, repoTags: ['test/edge:1'] })]);
+      expect(parts.flatMap((part) => part.images)).toEqual([
+        expect.objectContaining({ id: imageId, repoTags: ['test/edge:1'] }),
+      ]);
       expect(parts.at(-1)?.last).toBe(true);
     }
     const [local] = await connection.snapshot('local');
     const web = local?.containers.find((c) => c.id === webId);
-    expect(web).toMatchObject({ name: 'web', image: 'test/edge:1', imageId, state: 'running', labels: { 'dd.group': 'shop' } });
+    expect(web).toMatchObject({
+      name: 'web',
+      image: 'test/edge:1',
+      imageId,
+      state: 'running',
+      labels: { 'dd.group': 'shop' },
+    });
     expect(web?.env).toContain('API_TOKEN=s3cr3t');
     expect(local?.containers.map((c) => c.id)).not.toContain(haltedId);
-    expect((await connection.snapshot('all')).flatMap((p) => p.containers).find((c) => c.id === haltedId)?.state).toBe('exited');
+    expect((await connection.snapshot('all')).flatMap((p) => p.containers).find((c) => c.id === haltedId)?.state).toBe(
+      'exited',
+    );
   });
 
   it('turns Docker events into container.changed and container.removed', async () => {
@@ -166,37 +183,61 @@ describe('edge agent on a real Docker Engine', () => {
 
   it('stops, starts and restarts containers on request', async () => {
     const state = async () => (await dockerd.docker.getContainer(webId).inspect()).State.Status;
-    expect((await connection.request({ method: 'container.stop', watcher: 'local', containerId: webId })).reply).toEqual({
+    expect(
+      (await connection.request({ method: 'container.stop', watcher: 'local', containerId: webId })).reply,
+    ).toEqual({
       type: 'reply',
       id: expect.any(String),
       ok: true,
     });
     expect(await state()).toBe('exited');
-    expect((await connection.request({ method: 'container.start', watcher: 'local', containerId: webId })).reply.ok).toBe(true);
+    expect(
+      (await connection.request({ method: 'container.start', watcher: 'local', containerId: webId })).reply.ok,
+    ).toBe(true);
     expect(await state()).toBe('running');
     const startedAt = (await dockerd.docker.getContainer(webId).inspect()).State.StartedAt;
-    expect((await connection.request({ method: 'container.restart', watcher: 'local', containerId: webId })).reply.ok).toBe(true);
+    expect(
+      (await connection.request({ method: 'container.restart', watcher: 'local', containerId: webId })).reply.ok,
+    ).toBe(true);
     expect((await dockerd.docker.getContainer(webId).inspect()).State.StartedAt).not.toBe(startedAt);
   });
 
   it('answers not-found for an unknown container, and removes one on request', async () => {
-    const missing = await connection.request({ method: 'container.start', watcher: 'local', containerId: 'no-such-container' });
+    const missing = await connection.request({
+      method: 'container.start',
+      watcher: 'local',
+      containerId: 'no-such-container',
+    });
     expect(missing.reply).toMatchObject({ ok: false, error: { code: 'not-found' } });
-    const stats = await connection.request({ method: 'container.stats', watcher: 'local', containerId: 'no-such-container' });
+    const stats = await connection.request({
+      method: 'container.stats',
+      watcher: 'local',
+      containerId: 'no-such-container',
+    });
     expect(stats.reply).toMatchObject({ ok: false, error: { code: 'not-found' } });
-    expect((await connection.request({ method: 'container.remove', watcher: 'all', containerId: haltedId })).reply.ok).toBe(true);
+    expect(
+      (await connection.request({ method: 'container.remove', watcher: 'all', containerId: haltedId })).reply.ok,
+    ).toBe(true);
     await expect(dockerd.docker.getContainer(haltedId).inspect()).rejects.toMatchObject({ statusCode: 404 });
   });
 
   it('reports stats', async () => {
     const { reply } = await connection.request({ method: 'container.stats', watcher: 'local', containerId: printerId });
-    expect(reply).toMatchObject({ ok: true, result: { cpuPercent: expect.any(Number), memoryBytes: expect.any(Number) } });
+    expect(reply).toMatchObject({
+      ok: true,
+      result: { cpuPercent: expect.any(Number), memoryBytes: expect.any(Number) },
+    });
     expect((reply as { result: { memoryBytes: number } }).result.memoryBytes).toBeGreaterThan(0);
   });
 
   it('streams logs, stdout and stderr apart, and ends a followed stream on cancel', async () => {
     const options = { stdout: true, stderr: true, timestamps: true, follow: false };
-    const whole = await connection.request({ method: 'container.logs', watcher: 'local', containerId: printerId, options });
+    const whole = await connection.request({
+      method: 'container.logs',
+      watcher: 'local',
+      containerId: printerId,
+      options,
+    });
     expect(whole.reply.ok).toBe(true);
     const lines = whole.streams.flatMap((frame) => frame.lines);
     // stdout and stderr are separate pipes: their relative order is not kept by Docker.
@@ -231,7 +272,10 @@ describe('edge agent on a real Docker Engine', () => {
     expect(parts.length).toBeGreaterThan(0);
     expect(parts.every((p) => p.type === 'snapshot' && p.operationId === 'op-42' && p.watcher === 'local')).toBe(true);
     const running = await dockerd.docker.listContainers();
-    expect(reply).toMatchObject({ ok: true, result: { syncId: (parts[0] as { syncId: string }).syncId, containers: running.length } });
+    expect(reply).toMatchObject({
+      ok: true,
+      result: { syncId: (parts[0] as { syncId: string }).syncId, containers: running.length },
+    });
     const replyIndex = connection.frames.indexOf(reply);
     expect(connection.frames.indexOf(parts.at(-1) as AgentFrame)).toBeLessThan(replyIndex);
   });
@@ -267,7 +311,17 @@ describe('edge agent on a real Docker Engine', () => {
       publicKeys.push((await writeNewKeyFile(keyFile)).publicKey);
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', join(REPO_ROOT, 'edge-agent/src/main.ts'), '--hub', peer.url, '--key', keyFile, '--name', 'proc-agent'],
+        [
+          '--import',
+          'tsx',
+          join(REPO_ROOT, 'edge-agent/src/main.ts'),
+          '--hub',
+          peer.url,
+          '--key',
+          keyFile,
+          '--name',
+          'proc-agent',
+        ],
         {
           cwd: REPO_ROOT,
           env: {
@@ -290,8 +344,12 @@ describe('edge agent on a real Docker Engine', () => {
       child.kill('SIGTERM');
       expect(await proc.closed).toEqual({ code: 1000, reason: 'agent shutdown' });
       expect((await exited)[0]).toBe(0);
-      const logged = stdout.map((line) => JSON.parse(line) as { level: number; msg: string; component: string; time: number });
-      expect(logged.some((entry) => entry.component === 'edge.link' && entry.msg.startsWith('connected to'))).toBe(true);
+      const logged = stdout.map(
+        (line) => JSON.parse(line) as { level: number; msg: string; component: string; time: number },
+      );
+      expect(logged.some((entry) => entry.component === 'edge.link' && entry.msg.startsWith('connected to'))).toBe(
+        true,
+      );
       expect(peer.connections).toHaveLength(index + 1);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -127,7 +127,9 @@ describe('edge agents and hub as real processes', () => {
   it('lists both agents, synced, with every field of http-interface §2.3, and their keys bound to their names', async () => {
     const listed = await waitFor(async () => {
       const all = await listAgents();
-      return all.length === 2 && all.every((agent) => agent.connected && agent.containers.total === 1) ? all : undefined;
+      return all.length === 2 && all.every((agent) => agent.connected && agent.containers.total === 1)
+        ? all
+        : undefined;
     }, 10_000);
     const fields = Object.keys(AgentSchema.entries).sort();
     for (const agent of listed) {
@@ -214,10 +216,16 @@ describe('edge agents and hub as real processes', () => {
   });
 
   it("refreshes an agent watcher's inventory through the agent (http-interface §4.3)", async () => {
-    const result = await json<{ context: { source: unknown }; containers: Container[]; errors: unknown[]; authoritative: boolean }>(
-      '/api/v1/watchers/docker/local/alpha/inventory',
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
-    );
+    const result = await json<{
+      context: { source: unknown };
+      containers: Container[];
+      errors: unknown[];
+      authoritative: boolean;
+    }>('/api/v1/watchers/docker/local/alpha/inventory', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(result.context.source).toEqual({ type: 'docker', name: 'local', agent: 'alpha' });
     expect(result.errors).toEqual([]);
     expect(result.authoritative).toBe(true);
@@ -301,7 +309,9 @@ describe('edge agents and hub as real processes', () => {
     // The agent keeps dialling (at its longest step) and is refused with 4002 each time.
     const first = agents.beta.logs.indexOf(closed);
     await agents.beta.waitForLog(closedWith(EDGE_CLOSE.keyRevoked), 5_000, first + 1);
-    const second = agents.beta.logs.findIndex((line, index) => index > first && closedWith(EDGE_CLOSE.keyRevoked)(line));
+    const second = agents.beta.logs.findIndex(
+      (line, index) => index > first && closedWith(EDGE_CLOSE.keyRevoked)(line),
+    );
     await agents.beta.waitForLog(closedWith(EDGE_CLOSE.keyRevoked), 5_000, second + 1);
     expect(agents.beta.logs.slice(from).some(signedIn)).toBe(false);
     expect((await agentNamed('beta'))?.connected).toBe(false);

@@ -45,7 +45,8 @@ describe("the image list and prune on an edge agent's host", () => {
   let usedRef: string;
   let unusedRef: string;
 
-  const json = async <T>(path: string, init?: RequestInit): Promise<T> => (await hub.request(path, init)).json() as Promise<T>;
+  const json = async <T>(path: string, init?: RequestInit): Promise<T> =>
+    (await hub.request(path, init)).json() as Promise<T>;
   const imageOf = (all: ImageView[], reference: string) => all.find((image) => image.repoTags.includes(reference));
   const imageIdOf = async (reference: string) => (await docker.getImage(reference).inspect()).Id;
   const imageExists = (id: string) =>
@@ -64,7 +65,12 @@ describe("the image list and prune on an edge agent's host", () => {
     usedRef = await publishApp(bed.dockerd, bed.registry, { repository: 'edge/used', tag: '1.0.0', kind: 'sleep' });
     await pullApp(bed.dockerd, usedRef);
     await startWatchedApp(bed.dockerd, 'used', usedRef);
-    unusedRef = await publishApp(bed.dockerd, bed.registry, { repository: 'edge/unused', tag: '1.0.0', kind: 'sleep', keepLocal: true });
+    unusedRef = await publishApp(bed.dockerd, bed.registry, {
+      repository: 'edge/unused',
+      tag: '1.0.0',
+      kind: 'sleep',
+      keepLocal: true,
+    });
     hub = await createServerHub({ DD_EDGE_AUTHORIZED_KEYS: bed.authorizedKeys });
     agent = await spawnBedAgent(bed, hub.url as string, {}, 60_000);
   }, 180_000);
@@ -97,7 +103,12 @@ describe("the image list and prune on an edge agent's host", () => {
       keptBy: ['container'],
       prunable: false,
     });
-    expect(imageOf(list.data, unusedRef)).toMatchObject({ id: await imageIdOf(unusedRef), containers: [], keptBy: [], prunable: true });
+    expect(imageOf(list.data, unusedRef)).toMatchObject({
+      id: await imageIdOf(unusedRef),
+      containers: [],
+      keptBy: [],
+      prunable: true,
+    });
 
     const preview = await json<ImageList & { reclaimableBytes: number }>('/api/v1/images/prune-preview');
     expect(preview.errors).toEqual([]);
@@ -114,7 +125,11 @@ describe("the image list and prune on an edge agent's host", () => {
 
     const response = await hub.request('/api/v1/images/prune', { method: 'POST', headers: PRUNE_HEADERS });
     expect(response.status).toBe(200);
-    const result = (await response.json()) as { removed: ImageView[]; skipped: { id: string }[]; errors: HostFailure[] };
+    const result = (await response.json()) as {
+      removed: ImageView[];
+      skipped: { id: string }[];
+      errors: HostFailure[];
+    };
     expect(result.errors).toEqual([]);
     expect(result.removed).toContainEqual(expect.objectContaining({ id: unusedId, agent: AGENT, watcher: 'local' }));
     expect(result.removed.map((image) => image.id)).not.toContain(usedId);

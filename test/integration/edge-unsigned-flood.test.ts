@@ -53,7 +53,8 @@ const openFds = () => readdirSync('/proc/self/fd').length;
  * is a descriptor here, besides those in flight); scaled down where `ulimit -n` is 1,024.
  */
 const FD_LIMIT = softFdLimit();
-const TOTAL_CAP = FD_LIMIT >= 4 * DEFAULT_SIGN_IN_LIMITS.total ? DEFAULT_SIGN_IN_LIMITS.total : Math.floor(FD_LIMIT / 2) - 100;
+const TOTAL_CAP =
+  FD_LIMIT >= 4 * DEFAULT_SIGN_IN_LIMITS.total ? DEFAULT_SIGN_IN_LIMITS.total : Math.floor(FD_LIMIT / 2) - 100;
 const PER_ADDRESS_CAP = DEFAULT_SIGN_IN_LIMITS.perAddress;
 const range = (n: number, address: (i: number) => string) => Array.from({ length: n }, (_, i) => address(i));
 // Two large frames per address, 100 in flight; idle sockets from as many addresses as leave the
@@ -167,7 +168,15 @@ function startFlood(plan: FloodPlan) {
   const script = join(REPO_ROOT, 'test', 'support', 'edge-flood-generator.ts');
   const child = spawn(
     '/bin/sh',
-    ['-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', process.execPath, '--import', 'tsx', script, JSON.stringify(plan)],
+    [
+      '-c',
+      'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"',
+      process.execPath,
+      '--import',
+      'tsx',
+      script,
+      JSON.stringify(plan),
+    ],
     { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const events: { event: string; large: FloodTally; idle: FloodTally }[] = [];
@@ -175,7 +184,8 @@ function startFlood(plan: FloodPlan) {
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.removeListener('exit', killOnExit));
-  const event = (name: string, timeoutMs: number) => waitFor(() => events.find((e) => e.event === name), timeoutMs, `the flood's ${name}`);
+  const event = (name: string, timeoutMs: number) =>
+    waitFor(() => events.find((e) => e.event === name), timeoutMs, `the flood's ${name}`);
   return { child, event, go: () => child.stdin.write('go\n') };
 }
 
@@ -198,15 +208,22 @@ async function warmUp(url: string): Promise<void> {
 }
 
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0)} MiB`;
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * p)] ?? 0;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * p)] ?? 0;
 
 beforeAll(async () => {
-  client = await createServerHub(TOTAL_CAP === DEFAULT_SIGN_IN_LIMITS.total ? {} : { DD_EDGE_SIGNIN_MAX: String(TOTAL_CAP) }, {
-    edge: { timings: { signInDeadlineMs: SIGN_IN_DEADLINE_MS } },
-  });
+  client = await createServerHub(
+    TOTAL_CAP === DEFAULT_SIGN_IN_LIMITS.total ? {} : { DD_EDGE_SIGNIN_MAX: String(TOTAL_CAP) },
+    {
+      edge: { timings: { signInDeadlineMs: SIGN_IN_DEADLINE_MS } },
+    },
+  );
   edge = client.hub.parts.edge as EdgeSessions;
   const identity = await newEdgeIdentity();
-  const added = await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'steady' }));
+  const added = await client.request(
+    '/api/v1/edge/keys',
+    jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'steady' }),
+  );
   expect(added.status).toBe(201);
   agent = await signedInPeer(client.url as string, identity, 'steady');
 });
@@ -268,8 +285,20 @@ describe('unsigned edge sockets under a flood', () => {
       const summary = {
         fdLimit: FD_LIMIT,
         totalCap: TOTAL_CAP,
-        large: { opened: large.opened, refused: large.refused, closed: large.closed, errors: large.errors, sent: mib(large.sentBytes) },
-        idle: { opened: idle.opened, refused: idle.refused, closed: idle.closed, errors: idle.errors, perAddress: idle.maxOpenPerAddress },
+        large: {
+          opened: large.opened,
+          refused: large.refused,
+          closed: large.closed,
+          errors: large.errors,
+          sent: mib(large.sentBytes),
+        },
+        idle: {
+          opened: idle.opened,
+          refused: idle.refused,
+          closed: idle.closed,
+          errors: idle.errors,
+          perAddress: idle.maxOpenPerAddress,
+        },
         peakSigningIn,
         rss: `${mib(before.rss)} → peak ${mib(memory.peak.rss)} (+${mib(memory.peak.rss - before.rss)})`,
         heapUsed: `${mib(before.heapUsed)} → peak ${mib(memory.peak.heapUsed)}`,
@@ -303,12 +332,19 @@ describe('unsigned edge sockets under a flood', () => {
       expect(idle.opened + (idle.refused[429] ?? 0)).toBe(IDLE_SOCKETS);
       expect(idle.maxOpenPerAddress).toBe(PER_ADDRESS_CAP);
       expect(peakSigningIn).toBeLessThanOrEqual(TOTAL_CAP);
-      expect(JSON.parse(idle.bodies[429] as string)).toMatchObject({ error: expect.any(String), details: { scope: 'address' } });
+      expect(JSON.parse(idle.bodies[429] as string)).toMatchObject({
+        error: expect.any(String),
+        details: { scope: 'address' },
+      });
       // Afterwards no unsigned socket is left: each closed at its deadline (4005), uncounted, its descriptor freed.
       expect(idle.closed).toEqual({ [EDGE_CLOSE.signInTimeout]: idle.opened });
       expect(edge.signingInCount).toBe(0);
       expect((edge['sessions'] as Set<unknown>).size).toBe(1);
-      await waitFor(() => (openFds() <= before.fds + 10 ? true : undefined), 5_000, `descriptors back near ${before.fds}`);
+      await waitFor(
+        () => (openFds() <= before.fds + 10 ? true : undefined),
+        5_000,
+        `descriptors back near ${before.fds}`,
+      );
     } finally {
       await stop();
     }

@@ -48,7 +48,9 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
     until(async () => {
       const entries = (
         await Promise.all(
-          ['hook-pre-success', 'hook-pre-failed', 'hook-post-success', 'hook-post-failed'].map((a) => audit(a, containerName)),
+          ['hook-pre-success', 'hook-pre-failed', 'hook-post-success', 'hook-post-failed'].map((a) =>
+            audit(a, containerName),
+          ),
         )
       ).flat();
       return entries.length >= count ? entries : undefined;
@@ -63,7 +65,9 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
   const update = async (name: string) => settled(await requestUpdate(await pending(name)));
 
   const containersNamed = async (name: string) =>
-    (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n === `/${name}` || n.startsWith(`/${name}-old-`)));
+    (await docker.listContainers({ all: true })).filter((c) =>
+      c.Names.some((n) => n === `/${name}` || n.startsWith(`/${name}-old-`)),
+    );
 
   beforeAll(async () => {
     bed = await startEdgeUpdateBed(AGENT);
@@ -104,7 +108,9 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
     expect(env).not.toContain('DD_WATCHER_LOCAL_SOCKET');
     expect(env).not.toContain('DD_HOOKS_ENABLED');
     const running = await containersNamed('hooked');
-    expect(running.map((c) => [c.Id, c.Image])).toEqual([[operation.newContainerId, `${registry.host}/hooks/hooked:2.0.0`]]);
+    expect(running.map((c) => [c.Id, c.Image])).toEqual([
+      [operation.newContainerId, `${registry.host}/hooks/hooked:2.0.0`],
+    ]);
     expect(running[0]?.Id).not.toBe(oldId);
     const entries = await hookAudit('hooked', 2);
     expect(entries.map((entry) => [entry.action, entry.status, entry.details])).toEqual(
@@ -122,7 +128,10 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
   }, 180_000);
 
   it('a failing pre hook ends the update failed in prepare and leaves the container as it was', async () => {
-    const oldId = await runApp('refused', { 'dd.hook.pre': 'echo refusing >&2; exit 7', 'dd.hook.post': `touch ${markers}/refused-post` });
+    const oldId = await runApp('refused', {
+      'dd.hook.pre': 'echo refusing >&2; exit 7',
+      'dd.hook.post': `touch ${markers}/refused-post`,
+    });
     const operation = await update('refused');
     expect(operation).toMatchObject({
       status: 'failed',
@@ -133,7 +142,9 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
     expect(operation.hooks?.post).toBeUndefined();
     expect(await exists(join(markers, 'refused-post'))).toBe(false);
     const containers = await containersNamed('refused');
-    expect(containers.map((c) => [c.Id, c.Image, c.State])).toEqual([[oldId, `${registry.host}/hooks/refused:1.0.0`, 'running']]);
+    expect(containers.map((c) => [c.Id, c.Image, c.State])).toEqual([
+      [oldId, `${registry.host}/hooks/refused:1.0.0`, 'running'],
+    ]);
     const entries = await hookAudit('refused', 1);
     expect(entries.map((entry) => [entry.action, entry.status, entry.details])).toEqual([
       ['hook-pre-failed', 'failed', `operation ${operation.id}: exited with code 7: refusing`],
@@ -144,7 +155,10 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
     await agent?.kill('SIGTERM');
     agent = await startAgent({});
     const from = agent.logs.length;
-    await runApp('unhooked', { 'dd.hook.pre': `touch ${markers}/unhooked-pre`, 'dd.hook.post': `touch ${markers}/unhooked-post` });
+    await runApp('unhooked', {
+      'dd.hook.pre': `touch ${markers}/unhooked-pre`,
+      'dd.hook.post': `touch ${markers}/unhooked-post`,
+    });
     const operation = await update('unhooked');
     expect(operation).toMatchObject({ status: 'succeeded', phase: 'succeeded' });
     expect(operation.hooks).toBeUndefined();
@@ -154,7 +168,11 @@ describe("hooks of an edge agent's containers, run on the agent's host under its
     expect(warning.msg).toContain('unhooked');
     expect(
       (
-        await Promise.all(['hook-pre-success', 'hook-pre-failed', 'hook-post-success', 'hook-post-failed'].map((a) => audit(a, 'unhooked')))
+        await Promise.all(
+          ['hook-pre-success', 'hook-pre-failed', 'hook-post-success', 'hook-post-failed'].map((a) =>
+            audit(a, 'unhooked'),
+          ),
+        )
       ).flat(),
     ).toEqual([]);
     // The restarted agent reported its journal again: the earlier outcomes are still audited once.

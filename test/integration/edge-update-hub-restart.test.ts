@@ -14,14 +14,25 @@ import type { TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage } from '../support/docker/test-images';
 import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { type AgentProcess, signedIn } from '../support/edge-agent-process';
-import { type EdgeUpdateBed, edgeUpdateApi, spawnBedAgent, startEdgeUpdateBed, until } from '../support/edge-update-bed';
+import {
+  type EdgeUpdateBed,
+  edgeUpdateApi,
+  spawnBedAgent,
+  startEdgeUpdateBed,
+  until,
+} from '../support/edge-update-bed';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import type { TestRegistry } from '../support/registry/start-registry';
 
 const AGENT = 'edge-restart';
 
 /** `<registry>/<repository>:<tag>`: busybox httpd whose health probe takes 4 s (healthy after ~4.5 s, under its 5 s timeout). */
-async function publishSlowHealthy(dockerd: TestDockerd, registry: TestRegistry, repository: string, tag: string): Promise<string> {
+async function publishSlowHealthy(
+  dockerd: TestDockerd,
+  registry: TestRegistry,
+  repository: string,
+  tag: string,
+): Promise<string> {
   const reference = `${registry.host}/${repository}:${tag}`;
   const local = `local/${repository.replace(/\//g, '-')}`;
   await importBusyboxImage(dockerd.docker, {
@@ -120,12 +131,16 @@ describe('the hub killed during an edge agent update', () => {
     expect(names.filter((name) => TEMPORARY_NAME.test(name))).toEqual([]);
     // Settled as any other: the backup of 1.0.0 is kept, the update announced in the audit.
     const backups = await until(async () => {
-      const found = await json<{ data: { imageId: string; imageTag: string }[] }>('/api/v1/containers/backups?containerName=slow');
+      const found = await json<{ data: { imageId: string; imageTag: string }[] }>(
+        '/api/v1/containers/backups?containerName=slow',
+      );
       return found.data.length > 0 ? found.data : undefined;
     }, 'the backup kept after the recovery');
     expect(backups).toEqual([expect.objectContaining({ imageId: oldImageId, imageTag: '1.0.0' })]);
     const applied = await until(async () => {
-      const entries = await json<{ data: { containerName: string; action: string }[] }>('/api/v1/audit?actions=update-applied&limit=50');
+      const entries = await json<{ data: { containerName: string; action: string }[] }>(
+        '/api/v1/audit?actions=update-applied&limit=50',
+      );
       return entries.data.find((entry) => entry.containerName === 'slow');
     }, 'update-applied audited');
     expect(applied.action).toBe('update-applied');

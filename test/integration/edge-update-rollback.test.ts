@@ -12,7 +12,13 @@ import type { Container } from '../../shared/schemas/container';
 import { TEMPORARY_NAME } from '../../shared/update-engine';
 import type { TestDockerd } from '../support/docker/start-dockerd';
 import { type AppKind, publishApp, pullApp } from '../support/docker/update-images';
-import { type EdgeUpdateBed, edgeUpdateApi, startEdgeUpdateBed, startInProcessAgent, until } from '../support/edge-update-bed';
+import {
+  type EdgeUpdateBed,
+  edgeUpdateApi,
+  startEdgeUpdateBed,
+  startInProcessAgent,
+  until,
+} from '../support/edge-update-bed';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import type { TestRegistry } from '../support/registry/start-registry';
 
@@ -45,7 +51,8 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
 
   const api = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
   const { json, byName, settled } = api;
-  const audit = async (actions: string) => (await json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${actions}&limit=200`)).data;
+  const audit = async (actions: string) =>
+    (await json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${actions}&limit=200`)).data;
   const imageExists = (id: string) =>
     docker
       .getImage(id)
@@ -55,11 +62,14 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
         () => false,
       );
   const namesOf = async (prefix: string) =>
-    (await docker.listContainers({ all: true })).flatMap((c) => c.Names.map((n) => n.slice(1))).filter((n) => n.startsWith(prefix));
+    (await docker.listContainers({ all: true }))
+      .flatMap((c) => c.Names.map((n) => n.slice(1)))
+      .filter((n) => n.startsWith(prefix));
 
   async function publish(repository: string, tags: Record<string, AppKind>): Promise<Record<string, string>> {
     const references: Record<string, string> = {};
-    for (const [tag, kind] of Object.entries(tags)) references[tag] = await publishApp(dockerd, registry, { repository, tag, kind });
+    for (const [tag, kind] of Object.entries(tags))
+      references[tag] = await publishApp(dockerd, registry, { repository, tag, kind });
     return references;
   }
 
@@ -150,7 +160,9 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
       }),
     ]);
     const current = await listedAs('web', newId);
-    expect((await json<{ data: Backup[] }>(`/api/v1/containers/${current.id}/backups`)).data.map((b) => b.id)).toEqual([done.id]);
+    expect((await json<{ data: Backup[] }>(`/api/v1/containers/${current.id}/backups`)).data.map((b) => b.id)).toEqual([
+      done.id,
+    ]);
 
     // Changed after the update: the rollback must create the container with the backup's configuration, not this one.
     const changed = await dockerd.cli(['update', '--restart', 'always', newId]);
@@ -162,7 +174,13 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
     });
     expect(response.status).toBe(200);
     const rollback = await settled(((await response.json()) as { operationId: string }).operationId);
-    expect(rollback).toMatchObject({ kind: 'rollback', status: 'succeeded', agent: AGENT, fromVersion: '2.0.0', toVersion: '1.0.0' });
+    expect(rollback).toMatchObject({
+      kind: 'rollback',
+      status: 'succeeded',
+      agent: AGENT,
+      fromVersion: '2.0.0',
+      toVersion: '1.0.0',
+    });
     const restored = await docker.getContainer('web').inspect();
     expect(restored.Id).toBe(rollback.newContainerId);
     expect(restored.Image).toBe(oldImageId);
@@ -171,7 +189,9 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
     expect(restored.HostConfig.RestartPolicy?.Name).not.toBe('always');
     expect(restored.State.Running).toBe(true);
     expect(await namesOf('web')).toEqual(['web']);
-    expect((await audit('rollback')).find((entry) => entry.containerName === 'web')).toMatchObject({ status: 'succeeded' });
+    expect((await audit('rollback')).find((entry) => entry.containerName === 'web')).toMatchObject({
+      status: 'succeeded',
+    });
     // The rollback kept a backup of what it replaced (2.0.0), next to the older one.
     const after = await until(async () => {
       const found = await json<{ data: Backup[] }>('/api/v1/containers/backups?containerName=web');
@@ -192,7 +212,10 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
     expect((await json<{ total: number }>('/api/v1/containers/backups?containerName=lean')).total).toBe(0);
     // Refused by the agent (`conflict`) while the twin uses it: the image stays.
     const refusal = await until(
-      async () => hub.logged.find(({ entry, fields }) => entry.msg === 'an image was not pruned' && fields?.['image'] === oldImageId),
+      async () =>
+        hub.logged.find(
+          ({ entry, fields }) => entry.msg === 'an image was not pruned' && fields?.['image'] === oldImageId,
+        ),
       'the prune refused',
     );
     expect(refusal.entry.level).toBe('debug');
@@ -205,13 +228,20 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
     const secondImageId = (await docker.getContainer(done.newContainerId as string).inspect()).Image;
     const again = await update(await pending('lean', done.newContainerId as string));
     expect(again).toMatchObject({ status: 'succeeded', toVersion: '3.0.0' });
-    await until(async () => ((await imageExists(secondImageId)) ? undefined : true), 'the 2.0.0 image pruned on the agent', 15_000);
+    await until(
+      async () => ((await imageExists(secondImageId)) ? undefined : true),
+      'the 2.0.0 image pruned on the agent',
+      15_000,
+    );
     expect((await docker.getContainer('lean').inspect()).Config.Image).toBe(`${registry.host}/edge/lean:3.0.0`);
   }, 240_000);
 
   it('rolls an agent container back by itself when it turns unhealthy within its dd.rollback.window', async () => {
     const refs = await publish('edge/guarded', { '1.0.0': 'flaky', '2.0.0': 'flaky' });
-    const oldId = await runApp('guarded', refs['1.0.0'] as string, { 'dd.rollback.auto': 'true', 'dd.rollback.window': '60s' });
+    const oldId = await runApp('guarded', refs['1.0.0'] as string, {
+      'dd.rollback.auto': 'true',
+      'dd.rollback.window': '60s',
+    });
     const oldImageId = (await docker.getContainer(oldId).inspect()).Image;
     const done = await update(await pending('guarded', oldId));
     expect(done).toMatchObject({ status: 'succeeded', autoRollbackWindowMs: 60_000 });
@@ -221,7 +251,9 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
     await until(
       async () => {
         const entries = await audit('auto-rollback');
-        return entries.some((entry) => entry.containerName === 'guarded' && entry.status === 'succeeded') ? true : undefined;
+        return entries.some((entry) => entry.containerName === 'guarded' && entry.status === 'succeeded')
+          ? true
+          : undefined;
       },
       'the automatic rollback succeeded',
       60_000,

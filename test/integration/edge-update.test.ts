@@ -50,7 +50,8 @@ describe('updates of an edge agent container, run by the agent on its own docker
     hub.hub.parts.events.subscribe((event) => {
       const payload = event.data as Record<string, unknown>;
       const id = String(payload['operationId'] ?? '');
-      if (event.type === 'dd:update-operation-changed') phases.set(id, [...(phases.get(id) ?? []), String(payload['phase'])]);
+      if (event.type === 'dd:update-operation-changed')
+        phases.set(id, [...(phases.get(id) ?? []), String(payload['phase'])]);
       if (event.type === 'dd:update-applied') applied.push(String(payload['containerName']));
       if (event.type === 'dd:update-failed') failed.push(String(payload['containerName']));
     });
@@ -72,7 +73,13 @@ describe('updates of an edge agent container, run by the agent on its own docker
     expect(response.status).toBe(202);
     const { operationId } = (await response.json()) as { operationId: string };
     const operation = await settled(operationId);
-    expect(operation).toMatchObject({ status: 'succeeded', phase: 'succeeded', agent: AGENT, containerName: 'web', toVersion: '2.0.0' });
+    expect(operation).toMatchObject({
+      status: 'succeeded',
+      phase: 'succeeded',
+      agent: AGENT,
+      containerName: 'web',
+      toVersion: '2.0.0',
+    });
     const running = await docker.listContainers({ filters: { name: ['^/web$'] } });
     expect(running).toHaveLength(1);
     expect(running[0]?.Image).toBe(`${registry.host}/edge/web:2.0.0`);
@@ -108,13 +115,20 @@ describe('updates of an edge agent container, run by the agent on its own docker
     const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
     expect(response.status).toBe(202);
     const { operationId } = (await response.json()) as { operationId: string };
-    await until(async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined), 'health gate reached');
+    await until(
+      async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined),
+      'health gate reached',
+    );
     // The link goes first, then the stopping agent rolls its update back: the hub hears none of it.
     await agent.stop();
     expect((await json<UpdateOperation>(`/api/v1/update-operations/${operationId}`)).status).toBe('in-progress');
     agent = await startAgent();
     const operation = await settled(operationId);
-    expect(operation).toMatchObject({ status: 'rolled-back', phase: 'rolled-back', rollbackReason: 'the agent is stopping' });
+    expect(operation).toMatchObject({
+      status: 'rolled-back',
+      phase: 'rolled-back',
+      rollbackReason: 'the agent is stopping',
+    });
     const flap = (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith('/flap')));
     expect(flap.map((c) => [c.Id, c.State])).toEqual([[oldId, 'running']]);
   }, 120_000);
@@ -128,7 +142,10 @@ describe('updates of an edge agent container, run by the agent on its own docker
     const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
     expect(response.status).toBe(202);
     const { operationId } = (await response.json()) as { operationId: string };
-    await until(async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined), 'health gate reached');
+    await until(
+      async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined),
+      'health gate reached',
+    );
     expect(await agentProcess.kill('SIGKILL')).toBe('SIGKILL');
     // Cut short: the old container stands by under its temporary name, the new one holds the name.
     const cut = (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith('/crash')));
@@ -138,7 +155,9 @@ describe('updates of an edge agent container, run by the agent on its own docker
     const operation = await settled(operationId);
     expect(operation).toMatchObject({ status: 'rolled-back', phase: 'rolled-back' });
     expect(operation.rollbackReason).toContain('health-gate');
-    const crash = (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith('/crash')));
+    const crash = (await docker.listContainers({ all: true })).filter((c) =>
+      c.Names.some((n) => n.startsWith('/crash')),
+    );
     expect(crash.map((c) => [c.Id, c.Names[0], c.State])).toEqual([[oldId, '/crash', 'running']]);
     expect(failed).toContain('crash');
   }, 180_000);

@@ -29,10 +29,13 @@ async function openEdgeSocket(protocols = 'edge.1.0') {
   const socket = response.webSocket;
   if (!socket) throw new Error(`no WebSocket (status ${response.status})`);
   const frames: HubFrame[] = [];
-  const closed = new Promise<number>((resolve) => socket.addEventListener('close', (event) => resolve(event.code), { once: true }));
+  const closed = new Promise<number>((resolve) =>
+    socket.addEventListener('close', (event) => resolve(event.code), { once: true }),
+  );
   socket.addEventListener('message', (event) => frames.push(JSON.parse(String(event.data)) as HubFrame));
   socket.accept();
-  const next = (type: HubFrame['type']) => waitFor(() => frames.find((frame) => frame.type === type), 5_000, `a ${type} frame`);
+  const next = (type: HubFrame['type']) =>
+    waitFor(() => frames.find((frame) => frame.type === type), 5_000, `a ${type} frame`);
   return { response, socket, frames, closed, next, send: (frame: unknown) => socket.send(JSON.stringify(frame)) };
 }
 
@@ -80,7 +83,13 @@ describe('the edge endpoint under workerd', () => {
       protocol: EDGE_PROTOCOL,
       keyId: identity.keyId,
       agentName: 'edge-on-workers',
-      signature: await signChallenge(identity.secretKey, challenge.challenge, EDGE_PROTOCOL, identity.keyId, 'edge-on-workers'),
+      signature: await signChallenge(
+        identity.secretKey,
+        challenge.challenge,
+        EDGE_PROTOCOL,
+        identity.keyId,
+        'edge-on-workers',
+      ),
       agent: sampleAgentInfo(),
       watchers: [sampleWatcher()],
     });
@@ -88,20 +97,30 @@ describe('the edge endpoint under workerd', () => {
     // Signed in, a frame over the pre-sign-in cap is taken (workerd has no parser cap to raise).
     peer.socket.send(JSON.stringify({ type: 'ping' }).padEnd(2 * EDGE_SIGN_IN_MAX_FRAME_BYTES, ' '));
     await peer.next('pong');
-    for (const frame of snapshotFrames('local', [sampleContainer('on-workers', { labels: { 'dd.watch': 'false' } })], [sampleImage()])) {
+    for (const frame of snapshotFrames(
+      'local',
+      [sampleContainer('on-workers', { labels: { 'dd.watch': 'false' } })],
+      [sampleImage()],
+    )) {
       peer.send(frame);
     }
     const listed = await waitFor(async () => {
-      const body = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/containers?agent=edge-on-workers`)).json()) as { total: number };
+      const body = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/containers?agent=edge-on-workers`)).json()) as {
+        total: number;
+      };
       return body.total === 1 ? body : undefined;
     });
     expect(listed.total).toBe(1);
-    const agents = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as { data: { name: string; connected: boolean }[] };
+    const agents = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as {
+      data: { name: string; connected: boolean }[];
+    };
     expect(agents.data).toContainEqual(expect.objectContaining({ name: 'edge-on-workers', connected: true }));
     peer.socket.close(1000);
     await peer.closed;
     await waitFor(async () => {
-      const after = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as { data: { connected: boolean }[] };
+      const after = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as {
+        data: { connected: boolean }[];
+      };
       return after.data.every((agent) => !agent.connected) ? true : undefined;
     });
   });

@@ -35,7 +35,8 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
 
   const byName = async (name: string): Promise<Container | undefined> =>
     (await hub.json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === name);
-  const images = async () => (await hub.json<{ data: ImageView[]; total: number; errors: unknown[] }>('/api/v1/images')).data;
+  const images = async () =>
+    (await hub.json<{ data: ImageView[]; total: number; errors: unknown[] }>('/api/v1/images')).data;
   const imageOf = (all: ImageView[], reference: string) => all.find((image) => image.repoTags.includes(reference));
 
   /** `name` runs `repository:1.0.0` (a `sleep` app: no healthcheck), with 2.0.0 published. */
@@ -67,7 +68,12 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
     await runApp('beta', 'bulk/beta');
     await runApp('gamma', 'bulk/gamma', { 'dd.action.exclude': 'update' });
     // An image nothing uses: the one a prune may remove.
-    refs['junk'] = await publishApp(dockerd, registry, { repository: 'bulk/junk', tag: '1.0.0', kind: 'sleep', keepLocal: true });
+    refs['junk'] = await publishApp(dockerd, registry, {
+      repository: 'bulk/junk',
+      tag: '1.0.0',
+      kind: 'sleep',
+      keepLocal: true,
+    });
     expect((await hub.api('/api/v1/containers/watch', { method: 'POST' })).status).toBe(200);
   }, 180_000);
 
@@ -91,16 +97,23 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
       blockers: [],
       canUpdate: true,
     });
-    const excluded = (await (await hub.api(`/api/v1/containers/${ids['gamma']}/preview`, { method: 'POST' })).json()) as {
+    const excluded = (await (
+      await hub.api(`/api/v1/containers/${ids['gamma']}/preview`, { method: 'POST' })
+    ).json()) as {
       blockers: { reason: string }[];
       canUpdate: boolean;
     };
     expect(excluded.canUpdate).toBe(false);
     expect(excluded.blockers.map((blocker) => blocker.reason)).toEqual(['excluded-by-labels']);
-    expect((await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State}`).sort()).toEqual(before);
+    expect((await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State}`).sort()).toEqual(
+      before,
+    );
     expect(hub.parts.updates.unsettled()).toEqual([]);
     const audit = (await hub.json<{ data: AuditEntry[] }>('/api/v1/audit?actions=preview')).data;
-    expect(audit.map((entry) => `${entry.containerName}:${entry.status}`).sort()).toEqual(['alpha:allowed', 'gamma:blocked']);
+    expect(audit.map((entry) => `${entry.containerName}:${entry.status}`).sort()).toEqual([
+      'alpha:allowed',
+      'gamma:blocked',
+    ]);
   });
 
   it('lists images with what keeps each; the prune preview names only the unused one', async () => {
@@ -112,7 +125,9 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
       prunable: false,
     });
     expect(imageOf(all, refs['junk'] ?? '')).toMatchObject({ containers: [], keptBy: [], prunable: true });
-    const preview = await hub.json<{ data: ImageView[]; total: number; reclaimableBytes: number }>('/api/v1/images/prune-preview');
+    const preview = await hub.json<{ data: ImageView[]; total: number; reclaimableBytes: number }>(
+      '/api/v1/images/prune-preview',
+    );
     expect(preview.data.flatMap((image) => image.repoTags)).toEqual([refs['junk']]);
     expect(preview.reclaimableBytes).toBe(preview.data[0]?.sizeBytes);
     // Touching nothing.
@@ -144,12 +159,23 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
     const completed = dataOf<Record<string, unknown>>(await stream.nextOfType('dd:batch-update-completed', 90_000));
     await stream.close();
     const operationIds = body.results.flatMap((result) => (result.operationId ? [result.operationId] : []));
-    expect(completed).toMatchObject({ batchId: body.batchId, total: 2, succeeded: 2, failed: 0, durationMs: expect.any(Number) });
+    expect(completed).toMatchObject({
+      batchId: body.batchId,
+      total: 2,
+      succeeded: 2,
+      failed: 0,
+      durationMs: expect.any(Number),
+    });
     expect(
-      (completed['items'] as { operationId: string; status: string }[]).map((item) => `${item.operationId}:${item.status}`).sort(),
+      (completed['items'] as { operationId: string; status: string }[])
+        .map((item) => `${item.operationId}:${item.status}`)
+        .sort(),
     ).toEqual(operationIds.map((id) => `${id}:succeeded`).sort());
     for (const id of operationIds) {
-      expect(await hub.json(`/api/v1/update-operations/${id}`)).toMatchObject({ status: 'succeeded', batchId: body.batchId });
+      expect(await hub.json(`/api/v1/update-operations/${id}`)).toMatchObject({
+        status: 'succeeded',
+        batchId: body.batchId,
+      });
     }
     for (const name of ['alpha', 'beta']) {
       const running = (await docker.listContainers({ filters: { name: [`^/${name}$`] } }))[0];
@@ -167,7 +193,10 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
 
     const refused = await expectJsonError(await hub.api('/api/v1/images/prune', { method: 'POST' }), 428);
     expect(refused.details).toEqual({ header: 'X-DD-Confirm-Action', expected: 'image-prune' });
-    await expectJsonError(await hub.api('/api/v1/images/prune', jsonInit('POST', { imageIds: ['latest'] }, PRUNE_HEADERS)), 400);
+    await expectJsonError(
+      await hub.api('/api/v1/images/prune', jsonInit('POST', { imageIds: ['latest'] }, PRUNE_HEADERS)),
+      400,
+    );
     expect(imageOf(await images(), refs['junk'] ?? '')).toBeDefined();
 
     const response = await hub.api('/api/v1/images/prune', { method: 'POST', headers: PRUNE_HEADERS });

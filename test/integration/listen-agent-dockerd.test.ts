@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListenAgent } from '../../edge-agent/src/cli/run-listen';
 import type { ListenAgent } from '../../edge-agent/src/listen/listen-agent';
-import type { AgentAck, AgentContainer, AgentInventoryResult, AgentWatcher } from '../../shared/agent-api/listen-schemas';
+import type {
+  AgentAck,
+  AgentContainer,
+  AgentInventoryResult,
+  AgentWatcher,
+} from '../../shared/agent-api/listen-schemas';
 import type { LogEntry } from '../../shared/schemas/log-entry';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
@@ -33,7 +38,10 @@ describe('listen-mode agent on a real Docker Engine', () => {
 
   /** `secret` null: no header at all. */
   const call = (path: string, init: RequestInit = {}, secret: string | null = SECRET) =>
-    fetch(`${agent.url}${path}`, { ...init, headers: { ...(secret !== null && { [HEADER]: secret }), ...init.headers } });
+    fetch(`${agent.url}${path}`, {
+      ...init,
+      headers: { ...(secret !== null && { [HEADER]: secret }), ...init.headers },
+    });
   const json = async <T>(path: string, init?: RequestInit): Promise<T> => {
     const response = await call(path, init);
     if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
@@ -51,7 +59,11 @@ describe('listen-mode agent on a real Docker Engine', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     return readSse(response);
   }
-  async function nextMessage<T>(stream: SseStream, match: (message: Message<T>) => boolean, timeoutMs = 10_000): Promise<Message<T>> {
+  async function nextMessage<T>(
+    stream: SseStream,
+    match: (message: Message<T>) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<Message<T>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const message = messageOf<T>(await stream.next(Math.max(1, deadline - Date.now())));
@@ -158,7 +170,13 @@ describe('listen-mode agent on a real Docker Engine', () => {
         id: 'docker.local',
         type: 'docker',
         name: 'local',
-        configuration: { endpoint: `unix://${dockerd.socketPath}`, cron: '0 * * * *', jitter: 60, watchbydefault: true, watchall: false },
+        configuration: {
+          endpoint: `unix://${dockerd.socketPath}`,
+          cron: '0 * * * *',
+          jitter: 60,
+          watchbydefault: true,
+          watchall: false,
+        },
         metadata: expect.objectContaining({
           inventoryRefreshSupported: true,
           lastRunAt: expect.any(String),
@@ -197,7 +215,12 @@ describe('listen-mode agent on a real Docker Engine', () => {
           'images',
         ].sort(),
       );
-      expect(ack.data).toMatchObject({ logLevel: 'debug', pollInterval: '0 * * * *', os: process.platform, arch: process.arch });
+      expect(ack.data).toMatchObject({
+        logLevel: 'debug',
+        pollInterval: '0 * * * *',
+        os: process.platform,
+        arch: process.arch,
+      });
       expect(ack.data.containers.total).toBeGreaterThanOrEqual(1);
       expect(ack.data.images).toBeGreaterThanOrEqual(1);
       expect(ack.data.build?.startsWith(ack.data.version)).toBe(true);
@@ -212,12 +235,19 @@ describe('listen-mode agent on a real Docker Engine', () => {
           break;
         }
       }
-      expect(messageOf<AgentContainer>(addedEvent).data).toMatchObject({ name: 'late', status: 'running', docker: { container: { id } } });
+      expect(messageOf<AgentContainer>(addedEvent).data).toMatchObject({
+        name: 'late',
+        status: 'running',
+        docker: { container: { id } },
+      });
       const revision = Number(addedEvent.id);
       expect(revision).toBeGreaterThan(0);
 
       await dockerd.docker.getContainer(id).stop({ t: 0 });
-      const removed = await nextMessage<{ id: string; watcher: string }>(stream, (m) => m.type === 'dd:container-removed');
+      const removed = await nextMessage<{ id: string; watcher: string }>(
+        stream,
+        (m) => m.type === 'dd:container-removed',
+      );
       expect(removed.data).toEqual({ id, watcher: 'local' });
     } finally {
       await stream.close();
@@ -273,11 +303,18 @@ describe('listen-mode agent on a real Docker Engine', () => {
       await stream.close();
     }
     // The Docker container stays: a manual watch finds it again.
-    expect(((await (await post('/api/watchers/docker/local')).json()) as AgentContainer[]).map((c) => c.id)).toContain(baseId);
+    expect(((await (await post('/api/watchers/docker/local')).json()) as AgentContainer[]).map((c) => c.id)).toContain(
+      baseId,
+    );
     expect((await call('/api/containers/0123456789ab', { method: 'DELETE' })).status).toBe(404);
-    const refused = await fetch(`${blind.url}/api/containers/${baseId}`, { method: 'DELETE', headers: { [HEADER]: SECRET } });
+    const refused = await fetch(`${blind.url}/api/containers/${baseId}`, {
+      method: 'DELETE',
+      headers: { [HEADER]: SECRET },
+    });
     expect(refused.status).toBe(403);
-    expect(((await refused.json()) as { details: { feature: string } }).details.feature).toBe('DD_SERVER_FEATURE_DELETE');
+    expect(((await refused.json()) as { details: { feature: string } }).details.feature).toBe(
+      'DD_SERVER_FEATURE_DELETE',
+    );
   });
 
   it('serves a container log as text (the hub query) and as JSON lines; 404 unknown, 400 bad query', async () => {
@@ -321,7 +358,12 @@ describe('listen-mode agent on a real Docker Engine', () => {
   it('starts, stops and restarts a container, answering it as Docker shows it after the action', async () => {
     const stopped = await post(`/api/containers/${baseId}/stop`);
     expect(stopped.status).toBe(200);
-    expect(await stopped.json()).toMatchObject({ id: baseId, watcher: 'local', listed: false, container: { status: 'exited' } });
+    expect(await stopped.json()).toMatchObject({
+      id: baseId,
+      watcher: 'local',
+      listed: false,
+      container: { status: 'exited' },
+    });
     const started = await post(`/api/containers/${baseId}/start`);
     expect(await started.json()).toMatchObject({ id: baseId, listed: true, container: { status: 'running' } });
     expect((await post(`/api/containers/${baseId}/restart?watcher=local`)).status).toBe(200);

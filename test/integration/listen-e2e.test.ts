@@ -40,7 +40,8 @@ describe('listen-mode agent and hub as real processes', () => {
     if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
-  const agentNamed = async (name: string) => (await json<{ data: Agent[] }>('/api/v1/agents')).data.find((a) => a.name === name);
+  const agentNamed = async (name: string) =>
+    (await json<{ data: Agent[] }>('/api/v1/agents')).data.find((a) => a.name === name);
   const containersOf = async (query: string) => (await json<{ data: Container[] }>(`/api/v1/containers?${query}`)).data;
   const connected = (expected: boolean, timeoutMs = 15_000) =>
     waitFor(
@@ -120,14 +121,18 @@ describe('listen-mode agent and hub as real processes', () => {
     const [base] = await containersOf('agent=nas');
     expect(base).toMatchObject({ id: baseId, name: 'base', agent: 'nas', watcher: 'local', status: 'running' });
     expect(base?.env).toContainEqual({ key: 'API_TOKEN', value: '***' });
-    const watcher = await json<{ agent: string; configuration: { endpoint: string } }>('/api/v1/watchers/docker/local/nas');
+    const watcher = await json<{ agent: string; configuration: { endpoint: string } }>(
+      '/api/v1/watchers/docker/local/nas',
+    );
     expect(watcher).toMatchObject({ agent: 'nas', configuration: { endpoint: `unix://${dockerd.socketPath}` } });
   });
 
   it('refuses an agent whose secret does not match, and never writes a secret to its log', async () => {
     await waitFor(
       () =>
-        hub.stdout.some((line) => line.includes('listen-mode agent impostor') && line.includes('refused the secret')) ? true : undefined,
+        hub.stdout.some((line) => line.includes('listen-mode agent impostor') && line.includes('refused the secret'))
+          ? true
+          : undefined,
       10_000,
       'impostor refused',
     );
@@ -175,16 +180,24 @@ describe('listen-mode agent and hub as real processes', () => {
     expect(((await started.json()) as Container).status).toBe('running');
     expect((await dockerd.docker.getContainer(lateId).inspect()).State.Running).toBe(true);
     expect((await containersOf('agent=nas')).find((c) => c.id === lateId)?.status).toBe('running');
-    const stats = await json<{ containerId: string; current: { memoryBytes: number } }>(`/api/v1/containers/${lateId}/stats`);
+    const stats = await json<{ containerId: string; current: { memoryBytes: number } }>(
+      `/api/v1/containers/${lateId}/stats`,
+    );
     expect(stats.containerId).toBe(lateId);
     expect(stats.current.memoryBytes).toBeGreaterThan(0);
   });
 
   it("refreshes the agent watcher's inventory through the agent (http-interface §4.3)", async () => {
-    const result = await json<{ context: { source: unknown }; containers: Container[]; errors: unknown[]; authoritative: boolean }>(
-      '/api/v1/watchers/docker/local/nas/inventory',
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
-    );
+    const result = await json<{
+      context: { source: unknown };
+      containers: Container[];
+      errors: unknown[];
+      authoritative: boolean;
+    }>('/api/v1/watchers/docker/local/nas/inventory', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(result.context.source).toEqual({ type: 'docker', name: 'local', agent: 'nas' });
     expect(result.errors).toEqual([]);
     expect(result.authoritative).toBe(true);
@@ -201,7 +214,9 @@ describe('listen-mode agent and hub as real processes', () => {
       await connected(false, 5_000);
       expect((await containersOf('agent=nas')).map((c) => c.id).sort()).toEqual(before);
       const audit = await waitFor(async () => {
-        const { data } = await json<{ data: { action: string; details?: string }[] }>('/api/v1/audit?action=agent-disconnect');
+        const { data } = await json<{ data: { action: string; details?: string }[] }>(
+          '/api/v1/audit?action=agent-disconnect',
+        );
         return data.find((entry) => entry.details?.startsWith('agent nas disconnected'));
       }, 5_000);
       expect(audit.action).toBe('agent-disconnect');

@@ -4,7 +4,12 @@ import type { Agent } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
 import { connectEdgePeer, helloFor, newEdgeIdentity, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
-import { type ListenAgentPeer, type PeerContainer, peerContainer, startListenAgentPeer } from '../support/listen-agent-peer';
+import {
+  type ListenAgentPeer,
+  type PeerContainer,
+  peerContainer,
+  startListenAgentPeer,
+} from '../support/listen-agent-peer';
 
 const SECRET = 'peer-secret-8c1d2e3f4a5b6c7d';
 const SILENCE_MS = 600;
@@ -27,8 +32,10 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
-  const ids = async () => (await json<{ data: Container[] }>('/api/v1/containers?agent=peer')).data.map((c) => c.id).sort();
-  const listed = async () => (await json<{ data: Agent[] }>('/api/v1/agents')).data.find((agent) => agent.name === 'peer');
+  const ids = async () =>
+    (await json<{ data: Container[] }>('/api/v1/containers?agent=peer')).data.map((c) => c.id).sort();
+  const listed = async () =>
+    (await json<{ data: Agent[] }>('/api/v1/agents')).data.find((agent) => agent.name === 'peer');
   const until = <T>(probe: () => Promise<T | undefined>, what: string) => waitFor(probe, 5_000, what);
   const refresh = () =>
     hub.request('/api/v1/watchers/docker/local/peer/inventory', {
@@ -93,10 +100,16 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
 
   it('ignores unsolicited inventory events', async () => {
     peer.send(
-      { type: 'dd:inventory-added', data: { operationId: crypto.randomUUID(), watcher: 'local', container: peerContainer('a3', 'three') } },
+      {
+        type: 'dd:inventory-added',
+        data: { operationId: crypto.randomUUID(), watcher: 'local', container: peerContainer('a3', 'three') },
+      },
       7,
     );
-    peer.send({ type: 'dd:inventory-removed', data: { operationId: crypto.randomUUID(), watcher: 'local', id: 'a1' } }, 8);
+    peer.send(
+      { type: 'dd:inventory-removed', data: { operationId: crypto.randomUUID(), watcher: 'local', id: 'a1' } },
+      8,
+    );
     peer.send({ type: 'dd:something-new', data: {} }, 9);
     peer.send(added(peerContainer('a4', 'four')), 10);
     await until(async () => ((await ids()).includes('a4') ? true : undefined), 'a4 added');
@@ -175,7 +188,11 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
         authoritative: false,
       },
     });
-    const result = (await (await refresh()).json()) as { errors: { message: string }[]; authoritative: boolean; containers: unknown[] };
+    const result = (await (await refresh()).json()) as {
+      errors: { message: string }[];
+      authoritative: boolean;
+      containers: unknown[];
+    };
     expect(result.authoritative).toBe(false);
     expect(result.errors[0]?.message).toMatch(/ENOENT/);
     expect(result.containers).toHaveLength(5);
@@ -198,10 +215,16 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
   it('drops a silent stream (no keepalive) and opens a new one', async () => {
     const streamsBefore = peer.requests.filter((r) => r.path === '/api/events').length;
     peer.keepalive = false;
-    await until(async () => (peer.requests.filter((r) => r.path === '/api/events').length > streamsBefore ? true : undefined), 'reopened');
+    await until(
+      async () => (peer.requests.filter((r) => r.path === '/api/events').length > streamsBefore ? true : undefined),
+      'reopened',
+    );
     peer.keepalive = true;
     expect(
-      hub.logged.some(({ entry }) => entry.msg.includes('agent peer disconnected') && entry.msg.includes(`no data for ${SILENCE_MS} ms`)),
+      hub.logged.some(
+        ({ entry }) =>
+          entry.msg.includes('agent peer disconnected') && entry.msg.includes(`no data for ${SILENCE_MS} ms`),
+      ),
     ).toBe(true);
     await until(async () => ((await listed())?.connected ? true : undefined), 'connected again');
   });

@@ -11,7 +11,10 @@ import type { UpdateOperation } from '../../shared/update-engine';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { publishApp, pullApp } from '../support/docker/update-images';
-import { type HomeAssistantSubscriber, startHomeAssistant } from '../support/notification-fixtures/home-assistant-subscriber';
+import {
+  type HomeAssistantSubscriber,
+  startHomeAssistant,
+} from '../support/notification-fixtures/home-assistant-subscriber';
 import { startMqttBroker, type TestBroker } from '../support/notification-fixtures/mqtt-broker';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
@@ -26,7 +29,11 @@ describe('the Home Assistant Install button over mqtt updates a real container',
   let homeAssistant: HomeAssistantSubscriber;
 
   beforeAll(async () => {
-    [dockerd, registry, broker] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' }), startMqttBroker(ACCOUNT)]);
+    [dockerd, registry, broker] = await Promise.all([
+      startDockerd(),
+      startRegistry({ variant: 'plain' }),
+      startMqttBroker(ACCOUNT),
+    ]);
     hub = await startHubOnDockerd(
       dockerd,
       {
@@ -67,7 +74,8 @@ describe('the Home Assistant Install button over mqtt updates a real container',
     const web = (await hub.json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === 'web');
     expect(web).toMatchObject({ id: oldId, updateAvailable: true, updateKind: { kind: 'tag', remoteValue: '2.0.0' } });
 
-    const entityOf = () => [...homeAssistant.entities.values()].find((entity) => entity.config.name === web?.displayName);
+    const entityOf = () =>
+      [...homeAssistant.entities.values()].find((entity) => entity.config.name === web?.displayName);
     await homeAssistant.until(() => entityOf()?.state?.latest_version === '2.0.0', 15_000);
     const entity = entityOf();
     expect(entity?.state).toMatchObject({ installed_version: '1.0.0', latest_version: '2.0.0', in_progress: false });
@@ -92,7 +100,8 @@ describe('the Home Assistant Install button over mqtt updates a real container',
         .catch(() => undefined);
       if (info && info.Id !== oldId) {
         newId = info.Id;
-        operations = (await hub.json<{ data: UpdateOperation[] }>(`/api/v1/containers/${newId}/update-operations`)).data ?? [];
+        operations =
+          (await hub.json<{ data: UpdateOperation[] }>(`/api/v1/containers/${newId}/update-operations`)).data ?? [];
         if (operations.some((op) => SETTLED.includes(op.status))) break;
       }
       if (Date.now() > deadline) throw new Error(`no settled update of web: ${JSON.stringify(operations)}`);
@@ -116,7 +125,8 @@ describe('the Home Assistant Install button over mqtt updates a real container',
       toVersion: '2.0.0',
     });
 
-    const audit = async (action: string) => (await hub.json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${action}&limit=50`)).data;
+    const audit = async (action: string) =>
+      (await hub.json<{ data: AuditEntry[] }>(`/api/v1/audit?actions=${action}&limit=50`)).data;
     expect(await audit('mqtt-command-update')).toEqual([
       expect.objectContaining({
         action: 'mqtt-command-update',
@@ -134,7 +144,10 @@ describe('the Home Assistant Install button over mqtt updates a real container',
     });
 
     // Home Assistant ends up seeing 2.0.0 installed and nothing newer.
-    await homeAssistant.until(() => entityOf()?.state?.installed_version === '2.0.0' && entityOf()?.state?.in_progress === false, 15_000);
+    await homeAssistant.until(
+      () => entityOf()?.state?.installed_version === '2.0.0' && entityOf()?.state?.in_progress === false,
+      15_000,
+    );
     expect(entityOf()?.state).toMatchObject({ installed_version: '2.0.0', latest_version: '2.0.0' });
     expect(hub.logged.join('\n')).not.toContain(ACCOUNT.password);
   }, 60_000);

@@ -40,7 +40,10 @@ describe('the Node entry as npm start runs it', () => {
     expect(first.stdout.some((line) => line.includes('"shutting down"'))).toBe(true);
 
     const second = await startHubProcess(env);
-    expect(await (await fetch(`${second.url}/api/v1/settings`)).json()).toEqual({ internetlessMode: false, updateMode: 'auto' });
+    expect(await (await fetch(`${second.url}/api/v1/settings`)).json()).toEqual({
+      internetlessMode: false,
+      updateMode: 'auto',
+    });
     // The anonymous-mode warning is logged as JSON on stdout, with its component.
     const warning = second.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg.includes('anonymous mode'));
     expect(warning).toMatchObject({ level: 40, component: 'hub' });

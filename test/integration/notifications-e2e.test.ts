@@ -75,7 +75,11 @@ describe('notifications from a real watch cycle to a real webhook receiver', () 
     receiver.received.filter((request) => request.path === `/hook/${path}`).map((request) => request.json as Delivered);
 
   beforeAll(async () => {
-    [dockerd, registry, receiver] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' }), startNotificationReceiver()]);
+    [dockerd, registry, receiver] = await Promise.all([
+      startDockerd(),
+      startRegistry({ variant: 'plain' }),
+      startNotificationReceiver(),
+    ]);
     dataDir = await mkdtemp(join(tmpdir(), 'hub-notify-'));
     await publish('1.0.0');
     await runContainer(dockerd.docker, { name: 'web', image: ref('1.0.0') });
@@ -105,7 +109,9 @@ describe('notifications from a real watch cycle to a real webhook receiver', () 
       ['update-available', 'New tag found for container api', '1.1.0'],
       ['update-available', 'New tag found for container web', '1.1.0'],
     ]);
-    expect(delivered('batch')).toEqual([expect.objectContaining({ kind: 'batch', title: '2 containers can be updated', count: 2 })]);
+    expect(delivered('batch')).toEqual([
+      expect.objectContaining({ kind: 'batch', title: '2 containers can be updated', count: 2 }),
+    ]);
   });
 
   it('the next cycle sends nothing (ONCE)', async () => {

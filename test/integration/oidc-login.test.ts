@@ -75,7 +75,11 @@ describe('OIDC sign-in (authorization code with PKCE) against a real OpenID prov
     hubUrl = `http://127.0.0.1:${port}`;
     provider = await startOidcProvider({
       tls,
-      client: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [CALLBACK(hubUrl, 'corp'), CALLBACK(hubUrl, 'wrong')] },
+      client: {
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        redirectUris: [CALLBACK(hubUrl, 'corp'), CALLBACK(hubUrl, 'wrong')],
+      },
       account: ACCOUNT,
     });
     const closedPort = await freePort();
@@ -142,7 +146,10 @@ describe('OIDC sign-in (authorization code with PKCE) against a real OpenID prov
     expect(audit.status).toBe(200);
     const entries = ((await audit.json()) as { data: { status: string; details: string }[] }).data;
     expect(entries).toContainEqual(
-      expect.objectContaining({ status: 'success', details: expect.stringContaining('alice signed in with OIDC "corp"') }),
+      expect.objectContaining({
+        status: 'success',
+        details: expect.stringContaining('alice signed in with OIDC "corp"'),
+      }),
     );
     expect((await fetch(`${hubUrl}/api/v1/audit`)).status).toBe(401);
 
@@ -156,7 +163,9 @@ describe('OIDC sign-in (authorization code with PKCE) against a real OpenID prov
     expect(idClaims.preferred_username).toBeUndefined();
 
     // Replaying the same callback, even with the flow cookie put back, finds the state spent.
-    const replay = await browser.request(callback.href, { headers: { cookie: `dd.oidc=${callback.searchParams.get('state')}` } });
+    const replay = await browser.request(callback.href, {
+      headers: { cookie: `dd.oidc=${callback.searchParams.get('state')}` },
+    });
     expect(replay.status).toBe(401);
     const replayBody = (await replay.json()) as ErrorAnswer;
     expect(replayBody.details).toMatchObject({ provider: 'corp', reason: 'invalid-state' });
@@ -203,7 +212,12 @@ describe('OIDC sign-in (authorization code with PKCE) against a real OpenID prov
     const refused = await browser.request(callback.href);
     expect(refused.status).toBe(401);
     const body = (await refused.json()) as ErrorAnswer;
-    expect(body.details).toMatchObject({ provider: 'wrong', reason: 'token-exchange', status: '401', error: 'invalid_client' });
+    expect(body.details).toMatchObject({
+      provider: 'wrong',
+      reason: 'token-exchange',
+      status: '401',
+      error: 'invalid_client',
+    });
     expect(browser.cookie(hubUrl, 'dd.sid')).toBeUndefined();
     expect((await browser.request(`${hubUrl}/api/v1/auth/user`)).status).toBe(401);
   });
@@ -215,7 +229,9 @@ describe('OIDC sign-in (authorization code with PKCE) against a real OpenID prov
     expect(body.error).toContain('could not be fetched (ECONNREFUSED)');
     expect(body.details).toMatchObject({ provider: 'down', reason: 'discovery-unreachable' });
     const status = (await (await fetch(`${hubUrl}/api/v1/auth/status`)).json()) as { errors: string[] };
-    expect(status.errors).toEqual([expect.stringContaining('OIDC provider "down": the discovery document could not be fetched')]);
+    expect(status.errors).toEqual([
+      expect.stringContaining('OIDC provider "down": the discovery document could not be fetched'),
+    ]);
     expect((await fetch(`${hubUrl}/health`)).status).toBe(200);
     expect((await fetch(`${hubUrl}/api/v1/auth/oidc/nobody/redirect`)).status).toBe(404);
   });
@@ -259,7 +275,15 @@ describe('OIDC sign-in (authorization code with PKCE) against a real OpenID prov
     const { codes, codeVerifiers, accessTokens, idTokens } = provider.issued;
     expect(codeVerifiers.length).toBeGreaterThanOrEqual(3);
     expect(accessTokens.length).toBe(codeVerifiers.length);
-    const secrets = [CLIENT_SECRET, WRONG_SECRET, ...codes, ...codeVerifiers, ...accessTokens, ...idTokens, ...seen].filter(Boolean);
+    const secrets = [
+      CLIENT_SECRET,
+      WRONG_SECRET,
+      ...codes,
+      ...codeVerifiers,
+      ...accessTokens,
+      ...idTokens,
+      ...seen,
+    ].filter(Boolean);
     const output = [...hub.stdout, ...hub.stderr].join('\n');
     // The sign-ins did log (so the check reads real output).
     expect(output).toContain('"signed in"');
@@ -300,7 +324,10 @@ describe('OIDC start-up and transport checks', () => {
   });
 
   it('does not trust the provider certificate without NODE_EXTRA_CA_CERTS', async () => {
-    const hub = await startHubProcess({ ...BASE_ENV, ...oidcEnv('corp', provider.discoveryUrl, CLIENT_SECRET, 'http://127.0.0.1:3000') });
+    const hub = await startHubProcess({
+      ...BASE_ENV,
+      ...oidcEnv('corp', provider.discoveryUrl, CLIENT_SECRET, 'http://127.0.0.1:3000'),
+    });
     try {
       const answer = await fetch(`${hub.url}/api/v1/auth/oidc/corp/redirect`, { redirect: 'manual' });
       expect(answer.status).toBe(503);

@@ -90,7 +90,9 @@ describe('OIDC sign-in in the Workers entry under workerd', () => {
       expect(await user.json()).toEqual({ username: ACCOUNT.preferredUsername, assurance: 'oidc' });
       expect(provider.issued.idTokens).toHaveLength(1);
 
-      const replay = await browser.request(callback, { headers: { cookie: `dd.oidc=${new URL(callback).searchParams.get('state')}` } });
+      const replay = await browser.request(callback, {
+        headers: { cookie: `dd.oidc=${new URL(callback).searchParams.get('state')}` },
+      });
       expect(replay.status).toBe(401);
     } finally {
       await browser.close();

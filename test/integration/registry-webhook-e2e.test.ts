@@ -57,7 +57,9 @@ describe('registry push → registry webhook → notification, without a watch c
   }
 
   const tagListRequests = async (repository: string) =>
-    (await readFile(registry.logFile, 'utf8')).split('\n').filter((line) => line.includes(`GET /v2/${repository}/tags/list`)).length;
+    (await readFile(registry.logFile, 'utf8'))
+      .split('\n')
+      .filter((line) => line.includes(`GET /v2/${repository}/tags/list`)).length;
 
   const metrics = async () => (await fetch(`${hub.url}/metrics`)).text();
   const metricValue = (text: string, series: string) => {
@@ -66,7 +68,11 @@ describe('registry push → registry webhook → notification, without a watch c
   };
 
   beforeAll(async () => {
-    [dockerd, relay, receiver] = await Promise.all([startDockerd(), startSigningRelay(SECRET), startNotificationReceiver()]);
+    [dockerd, relay, receiver] = await Promise.all([
+      startDockerd(),
+      startSigningRelay(SECRET),
+      startNotificationReceiver(),
+    ]);
     registry = await startRegistry({
       variant: 'plain',
       notifications: [
@@ -86,7 +92,11 @@ describe('registry push → registry webhook → notification, without a watch c
     await publish('test/other', '1.0.0');
     await runContainer(dockerd.docker, { name: 'web', image: ref('test/app', '1.0.0') });
     // The opt-out label concerns the per-container action webhooks only; registry events still check it (http-interface §4.11).
-    await runContainer(dockerd.docker, { name: 'api', image: ref('test/app', '1.0.0'), labels: { 'dd.webhook.enabled': 'false' } });
+    await runContainer(dockerd.docker, {
+      name: 'api',
+      image: ref('test/app', '1.0.0'),
+      labels: { 'dd.webhook.enabled': 'false' },
+    });
     await runContainer(dockerd.docker, { name: 'other', image: ref('test/other', '1.0.0') });
     hub = await startNodeHub({
       env: {
@@ -118,7 +128,9 @@ describe('registry push → registry webhook → notification, without a watch c
 
   it('starts with every container up to date and nothing sent', async () => {
     const list = await (await fetch(`${hub.url}/api/v1/containers`)).json();
-    expect(list.data.map((c: { name: string; updateAvailable: boolean }) => [c.name, c.updateAvailable]).sort()).toEqual([
+    expect(
+      list.data.map((c: { name: string; updateAvailable: boolean }) => [c.name, c.updateAvailable]).sort(),
+    ).toEqual([
       ['api', false],
       ['other', false],
       ['web', false],
@@ -150,13 +162,21 @@ describe('registry push → registry webhook → notification, without a watch c
     // The registry's event, signed by the relay, answered 202 with what the hub dispatched.
     const [event] = await relay.waitFor(1, (relayed) => relayed.body.includes('"tag": "1.1.0"'));
     expect(event?.status).toBe(202);
-    expect(event?.answer).toMatchObject({ format: 'distribution', received: 1, matched: 2, dispatched: 2, unavailable: 0 });
+    expect(event?.answer).toMatchObject({
+      format: 'distribution',
+      received: 1,
+      matched: 2,
+      dispatched: 2,
+      unavailable: 0,
+    });
     // Both containers share the repository: its tag list was asked once (fleet-wide deduplication).
     expect((await tagListRequests('test/app')) - tagListsBefore).toBe(1);
   });
 
   it('leaves containers of other repositories alone', async () => {
-    const other = (await (await fetch(`${hub.url}/api/v1/containers`)).json()).data.find((c: { name: string }) => c.name === 'other');
+    const other = (await (await fetch(`${hub.url}/api/v1/containers`)).json()).data.find(
+      (c: { name: string }) => c.name === 'other',
+    );
     expect(other).toMatchObject({ updateAvailable: false });
     expect(receiver.received).toHaveLength(3);
   });
@@ -172,8 +192,12 @@ describe('registry push → registry webhook → notification, without a watch c
     expect(metricValue(text, 'dd_updates_available{kind="minor"}')).toBe(2);
     expect(metricValue(text, 'dd_updates_available{kind="major"}')).toBe(0);
     expect(metricValue(text, 'dd_notification_outbox_entries{status="dead-letter"}')).toBe(0);
-    expect(metricValue(text, 'dd_watcher_runs_total{watcher="local",agent="__local__",result="success"}')).toBeGreaterThanOrEqual(1);
-    expect(metricValue(text, 'dd_watcher_run_duration_seconds_count{watcher="local",agent="__local__"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      metricValue(text, 'dd_watcher_runs_total{watcher="local",agent="__local__",result="success"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      metricValue(text, 'dd_watcher_run_duration_seconds_count{watcher="local",agent="__local__"}'),
+    ).toBeGreaterThanOrEqual(1);
     expect(metricValue(text, `dd_registry_requests_total{host="${registry.host}",status="200"}`)).toBeGreaterThan(0);
     expect(metricValue(text, 'dd_audit_entries_total{action="update-available"}')).toBe(2);
     expect(metricValue(text, 'dd_audit_entries_total{action="container-added"}')).toBe(3);

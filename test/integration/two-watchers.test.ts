@@ -15,7 +15,10 @@ describe('two watchers on two real Docker Engines', () => {
   let hub: NodeHub;
 
   beforeAll(async () => {
-    [hosts, registry] = await Promise.all([Promise.all([startDockerd(), startDockerd()]), startRegistry({ variant: 'plain' })]);
+    [hosts, registry] = await Promise.all([
+      Promise.all([startDockerd(), startDockerd()]),
+      startRegistry({ variant: 'plain' }),
+    ]);
     proxy = await startLatencyProxy(registry.url, 0);
     const image = `${proxy.host}/shared/app`;
     for (const [index, host] of hosts.entries()) {

@@ -154,7 +154,9 @@ describe('an update whose hub is killed in any phase is settled by the next star
         operations.push(((await response.json()) as { operationId: string }).operationId);
       }
       expect(await pausing.paused).toBe(operations[0]);
-      const queued = (await (await fetch(`${pausing.url}/api/v1/update-operations/${operations[1]}`)).json()) as UpdateOperation;
+      const queued = (await (
+        await fetch(`${pausing.url}/api/v1/update-operations/${operations[1]}`)
+      ).json()) as UpdateOperation;
       expect(queued.status).toBe('queued');
     } finally {
       pausing.child.kill('SIGKILL');
@@ -173,7 +175,9 @@ describe('an update whose hub is killed in any phase is settled by the next star
       }
       expect([await outcome(operations[0]), await outcome(operations[1])]).toEqual(['rolled-back', 'succeeded']);
       expect((await docker.getContainer('queue-a').inspect()).Id).toBe(ids[0]);
-      expect((await docker.getContainer('queue-b').inspect()).Config.Image).toBe(`${registry.host}/crash/http-http:2.0.0`);
+      expect((await docker.getContainer('queue-b').inspect()).Config.Image).toBe(
+        `${registry.host}/crash/http-http:2.0.0`,
+      );
       expect((await names()).filter((n) => TEMPORARY_NAME.test(n))).toEqual([]);
     } finally {
       await hub.kill('SIGTERM');
@@ -192,7 +196,11 @@ describe('an update whose hub is killed in any phase is settled by the next star
         Image: from,
         Labels: { 'dd.watch': 'true' },
         StopTimeout: 2,
-        HostConfig: { Init: true, NetworkMode: 'none', RestartPolicy: { Name: 'unless-stopped', MaximumRetryCount: 0 } },
+        HostConfig: {
+          Init: true,
+          NetworkMode: 'none',
+          RestartPolicy: { Name: 'unless-stopped', MaximumRetryCount: 0 },
+        },
       });
       await created.start();
 
@@ -215,7 +223,9 @@ describe('an update whose hub is killed in any phase is settled by the next star
         let settled: UpdateOperation | undefined;
         const deadline = Date.now() + 60_000;
         while (Date.now() < deadline) {
-          const current = (await (await fetch(`${hub.url}/api/v1/update-operations/${operationId}`)).json()) as UpdateOperation;
+          const current = (await (
+            await fetch(`${hub.url}/api/v1/update-operations/${operationId}`)
+          ).json()) as UpdateOperation;
           if (SETTLED.includes(current.status)) {
             settled = current;
             break;
@@ -223,7 +233,8 @@ describe('an update whose hub is killed in any phase is settled by the next star
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(settled?.status).toBe(testCase.outcome);
-        if (testCase.outcome === 'rolled-back') expect(settled?.rollbackReason).toMatch(/hub stopped during the phase|unhealthy/);
+        if (testCase.outcome === 'rolled-back')
+          expect(settled?.rollbackReason).toMatch(/hub stopped during the phase|unhealthy/);
         const info = await docker.getContainer(name).inspect();
         expect(info.State.Running).toBe(true);
         expect(info.Id).toBe(testCase.runs === 'old' ? created.id : settled?.newContainerId);
@@ -232,7 +243,9 @@ describe('an update whose hub is killed in any phase is settled by the next star
         expect(left.filter((n) => TEMPORARY_NAME.test(n))).toEqual([]);
         // The outcome is announced as any other: update-applied or update-failed in the audit trail (written just after settling).
         const audited = async () => {
-          const entries = (await (await fetch(`${hub.url}/api/v1/audit?actions=update-applied,update-failed&limit=50`)).json()) as {
+          const entries = (await (
+            await fetch(`${hub.url}/api/v1/audit?actions=update-applied,update-failed&limit=50`)
+          ).json()) as {
             data: { containerName: string; action: string }[];
           };
           return entries.data.find((entry) => entry.containerName === name)?.action;

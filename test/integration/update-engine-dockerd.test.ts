@@ -73,7 +73,11 @@ describe('the update engine on a real Docker Engine', () => {
   }
 
   /** A plain container (no network) of `kind` 1.0.0, running under tini. */
-  async function runApp(name: string, kind: AppKind = 'http', extra: Partial<Docker.ContainerCreateOptions> = {}): Promise<string> {
+  async function runApp(
+    name: string,
+    kind: AppKind = 'http',
+    extra: Partial<Docker.ContainerCreateOptions> = {},
+  ): Promise<string> {
     const reference = await image('1.0.0', kind);
     await pullApp(dockerd, reference);
     const container = await docker.createContainer({
@@ -94,7 +98,10 @@ describe('the update engine on a real Docker Engine', () => {
   }
 
   const namesOf = async () => (await docker.listContainers({ all: true })).map((c) => c.Names[0]?.slice(1) ?? '');
-  const deps = (journal: ReturnType<typeof memoryJournal>['journal'], afterSave?: (op: UpdateOperation) => Promise<void>) => ({
+  const deps = (
+    journal: ReturnType<typeof memoryJournal>['journal'],
+    afterSave?: (op: UpdateOperation) => Promise<void>,
+  ) => ({
     host,
     journal,
     now: Date.now,
@@ -144,7 +151,9 @@ describe('the update engine on a real Docker Engine', () => {
       },
       NetworkingConfig: { EndpointsConfig: { front: { Aliases: ['shop-front'] } } },
     });
-    await docker.getNetwork('back').connect({ Container: created.id, EndpointConfig: { Aliases: ['shop-back', 'api'] } });
+    await docker
+      .getNetwork('back')
+      .connect({ Container: created.id, EndpointConfig: { Aliases: ['shop-back', 'api'] } });
     await created.start();
     // Something written to the anonymous volume and the named one must still be there after the update.
     await exec(created.id, ['sh', '-c', 'echo anon > /scratch/mark && echo named > /data/mark']);
@@ -206,7 +215,11 @@ describe('the update engine on a real Docker Engine', () => {
       deps(journal),
       new AbortController().signal,
     );
-    expect(settled).toMatchObject({ status: 'rolled-back', phase: 'rolled-back', rollbackReason: 'the new container reported unhealthy' });
+    expect(settled).toMatchObject({
+      status: 'rolled-back',
+      phase: 'rolled-back',
+      rollbackReason: 'the new container reported unhealthy',
+    });
     expect(saves.map((save) => save.phase)).toEqual([
       'prepare',
       'prepare',
@@ -221,7 +234,9 @@ describe('the update engine on a real Docker Engine', () => {
     const old = await docker.getContainer('checked').inspect();
     expect(old.Id).toBe(oldId);
     expect(old.State.Running).toBe(true);
-    await expect(docker.getContainer(settled.newContainerId as string).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    await expect(docker.getContainer(settled.newContainerId as string).inspect()).rejects.toMatchObject({
+      statusCode: 404,
+    });
     expect((await namesOf()).filter((name) => name.startsWith('checked'))).toEqual(['checked']);
   });
 
@@ -283,7 +298,12 @@ describe('the update engine on a real Docker Engine', () => {
     expect((await namesOf()).filter((name) => name.startsWith('cancelled'))).toEqual(['cancelled']);
   });
 
-  const phases: { phase: UpdateOperationPhase; outcome: UpdateOperation['status']; runs: 'old' | 'new'; kind: AppKind }[] = [
+  const phases: {
+    phase: UpdateOperationPhase;
+    outcome: UpdateOperation['status'];
+    runs: 'old' | 'new';
+    kind: AppKind;
+  }[] = [
     { phase: 'prepare', outcome: 'failed', runs: 'old', kind: 'http' },
     { phase: 'renamed', outcome: 'rolled-back', runs: 'old', kind: 'http' },
     { phase: 'new-created', outcome: 'rolled-back', runs: 'old', kind: 'http' },

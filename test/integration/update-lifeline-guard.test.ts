@@ -103,20 +103,31 @@ describe('containers the hub depends on are not updated by it', () => {
   });
 
   it('refuses the socket proxy and its own container with 409 hub-lifeline, touching nothing', async () => {
-    const before = (await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State} ${c.Image}`).sort();
+    const before = (await docker.listContainers({ all: true }))
+      .map((c) => `${c.Id} ${c.Names[0]} ${c.State} ${c.Image}`)
+      .sort();
     for (const name of ['proxy', 'self']) {
-      const body = await expectJsonError(await hub.api(`/api/v1/containers/${ids[name]}/update`, { method: 'POST' }), 409);
+      const body = await expectJsonError(
+        await hub.api(`/api/v1/containers/${ids[name]}/update`, { method: 'POST' }),
+        409,
+      );
       expect(body.details).toEqual({ reason: 'hub-lifeline' });
     }
-    expect((await expectJsonError(await hub.api(`/api/v1/containers/${ids['proxy']}/update`, { method: 'POST' }), 409)).error).toContain(
-      `127.0.0.1:${forwarder.port}`,
+    expect(
+      (await expectJsonError(await hub.api(`/api/v1/containers/${ids['proxy']}/update`, { method: 'POST' }), 409))
+        .error,
+    ).toContain(`127.0.0.1:${forwarder.port}`);
+    const preview = await hub.json<{ canUpdate: boolean; blockers: { reason: string }[] }>(
+      `/api/v1/containers/${ids['self']}/preview`,
+      {
+        method: 'POST',
+      },
     );
-    const preview = await hub.json<{ canUpdate: boolean; blockers: { reason: string }[] }>(`/api/v1/containers/${ids['self']}/preview`, {
-      method: 'POST',
-    });
     expect(preview).toMatchObject({ canUpdate: false, blockers: [{ reason: 'hub-lifeline' }] });
     expect(hub.parts.updates.unsettled()).toEqual([]);
-    expect((await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State} ${c.Image}`).sort()).toEqual(before);
+    expect(
+      (await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State} ${c.Image}`).sort(),
+    ).toEqual(before);
   });
 
   it('updates any other container through the same TCP endpoint, leaving a same-path compose file here alone', async () => {
@@ -131,8 +142,13 @@ describe('containers the hub depends on are not updated by it', () => {
       .toBe('succeeded');
     const [plain] = await docker.listContainers({ all: true, filters: { name: ['^/plain$'] } });
     expect(plain?.Image).toBe(to);
-    const settled = await hub.json<{ composeFile?: { status: string; reason?: string } }>(`/api/v1/update-operations/${operationId}`);
-    expect(settled.composeFile).toMatchObject({ status: 'skipped', reason: expect.stringContaining('DD_WATCHER_LOCAL_COMPOSEFILES=true') });
+    const settled = await hub.json<{ composeFile?: { status: string; reason?: string } }>(
+      `/api/v1/update-operations/${operationId}`,
+    );
+    expect(settled.composeFile).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('DD_WATCHER_LOCAL_COMPOSEFILES=true'),
+    });
     expect(await readFile(composeFile, 'utf8')).toBe(`services:\n  plain:\n    image: ${from} # pinned\n`);
     expect(await readdir(composeDir)).toEqual(['compose.yml']);
   }, 90_000);

@@ -98,7 +98,8 @@ async function startHubOn(host: DockerHost, socketPath: string): Promise<Hub> {
   return client.hub;
 }
 
-const withError = (records: readonly Container[]) => records.filter((c) => c.error).map((c) => `${c.name}: ${JSON.stringify(c.error)}`);
+const withError = (records: readonly Container[]) =>
+  records.filter((c) => c.error).map((c) => `${c.name}: ${JSON.stringify(c.error)}`);
 
 describe('a container removed between list and inspect', () => {
   let dockerd: TestDockerd;
@@ -131,10 +132,16 @@ describe('a container removed between list and inspect', () => {
     const victim = ids[2] as string;
     rig.removeAfterNextList(victim);
     rig.inspected.length = 0;
-    const result = await json<{ authoritative: boolean; errors: unknown[]; removedIds: string[]; containers: Container[] }>(
-      '/api/v1/watchers/docker/local/inventory',
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
-    );
+    const result = await json<{
+      authoritative: boolean;
+      errors: unknown[];
+      removedIds: string[];
+      containers: Container[];
+    }>('/api/v1/watchers/docker/local/inventory', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     // It was listed, then inspected after its removal: the 404 of the inspect is what made it go.
     expect(rig.inspected).toContain(victim);
     expect({ authoritative: result.authoritative, errors: result.errors, removedIds: result.removedIds }).toEqual({
@@ -169,7 +176,9 @@ describe('a container removed between list and inspect', () => {
     expect(after.map((c) => c.name).sort()).toEqual(['app-0', 'app-1', 'app-3', 'app-4', 'app-5']);
     expect(withError(after)).toEqual([]);
     // The registry checks of the others went on as usual.
-    expect(after.every((c) => c.updateAvailable && c.updateKind.kind === 'tag' && c.updateKind.remoteValue === '2.0.0')).toBe(true);
+    expect(
+      after.every((c) => c.updateAvailable && c.updateKind.kind === 'tag' && c.updateKind.remoteValue === '2.0.0'),
+    ).toBe(true);
   });
 
   it('under a real race (containers force-removed while a cycle inspects): each record gone or intact, then gone', async () => {
@@ -191,9 +200,12 @@ describe('a container removed between list and inspect', () => {
         .map((c) => c.id)
         .sort(),
     ).toEqual(running.slice(6).sort());
-    const refresh = await json<{ authoritative: boolean; errors: unknown[] }>('/api/v1/watchers/docker/local/inventory', {
-      method: 'POST',
-    });
+    const refresh = await json<{ authoritative: boolean; errors: unknown[] }>(
+      '/api/v1/watchers/docker/local/inventory',
+      {
+        method: 'POST',
+      },
+    );
     expect(refresh).toMatchObject({ authoritative: true, errors: [] });
     const after = await records();
     expect(after.map((c) => c.id).sort()).toEqual(running.slice(6).sort());
@@ -229,8 +241,10 @@ describe('a registry that never answers for one container', () => {
   let silent: Awaited<ReturnType<typeof startSilentServer>>;
   let hub: Awaited<ReturnType<typeof startNodeHub>>;
   let startedAt: number;
-  const json = async <T>(path: string, init?: RequestInit) => (await (await fetch(`${hub.url}${path}`, init)).json()) as T;
-  const byName = async () => new Map((await json<{ data: Container[] }>('/api/v1/containers')).data.map((c) => [c.name, c]));
+  const json = async <T>(path: string, init?: RequestInit) =>
+    (await (await fetch(`${hub.url}${path}`, init)).json()) as T;
+  const byName = async () =>
+    new Map((await json<{ data: Container[] }>('/api/v1/containers')).data.map((c) => [c.name, c]));
 
   beforeAll(async () => {
     [dockerd, silent] = await Promise.all([startDockerd(), startSilentServer()]);
@@ -278,7 +292,10 @@ describe('a registry that never answers for one container', () => {
       error: { phase: 'tags', kind: 'timeout', message: expect.stringContaining(silent.host) },
     });
     expect(records.get('stuck')?.checkedAt).toBeUndefined();
-    expect(records.get('web')).toMatchObject({ updateAvailable: true, updateKind: { kind: 'tag', remoteValue: '2.0.0' } });
+    expect(records.get('web')).toMatchObject({
+      updateAvailable: true,
+      updateKind: { kind: 'tag', remoteValue: '2.0.0' },
+    });
     expect(records.get('cache')).toMatchObject({ updateAvailable: false, image: { digest: { watch: true } } });
     for (const name of ['web', 'cache']) {
       expect(records.get(name)?.error, name).toBeUndefined();

@@ -16,7 +16,11 @@ let scriptPath: string;
 const running = new Set<Miniflare>();
 
 /** Real workerd running one bundled module; Durable Objects are SQLite-backed, as wrangler.toml declares. */
-async function startMiniflare(bundle: string, className: string, options: Partial<MiniflareOptions>): Promise<Miniflare> {
+async function startMiniflare(
+  bundle: string,
+  className: string,
+  options: Partial<MiniflareOptions>,
+): Promise<Miniflare> {
   const mf = new Miniflare({
     modules: true,
     scriptPath: bundle,
@@ -123,7 +127,10 @@ describe('the Workers entry under workerd', () => {
   });
 
   it('reads [vars] given as TOML numbers and booleans', async () => {
-    const typed = await startWorker({ DD_AUDIT_MAX_ENTRIES: 5000, DD_SERVER_FEATURE_DELETE: true }, join(workDir, 'typed-vars'));
+    const typed = await startWorker(
+      { DD_AUDIT_MAX_ENTRIES: 5000, DD_SERVER_FEATURE_DELETE: true },
+      join(workDir, 'typed-vars'),
+    );
     try {
       const body = await json(await typed.dispatchFetch(`${ORIGIN}/api/v1/server`));
       expect(body.configuration).toMatchObject({ audit: { maxEntries: 5000 }, server: { featureDelete: true } });
@@ -190,7 +197,9 @@ describe('the Workers entry under workerd', () => {
     expect(response.status).toBe(200);
     const entries = await response.json();
     expect(Array.isArray(entries)).toBe(true);
-    expect(entries).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringContaining('anonymous mode') }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: expect.stringContaining('anonymous mode') }),
+    );
   });
 
   // Regression: hono/cloudflare-workers' upgradeWebSocket never calls onOpen, where the log stream
@@ -207,7 +216,9 @@ describe('the Workers entry under workerd', () => {
     });
     socket.accept();
     expect(JSON.parse(await first)).toMatchObject({ level: 'warn', msg: expect.stringContaining('anonymous mode') });
-    const closed = new Promise<number>((resolve) => socket.addEventListener('close', (event) => resolve(event.code), { once: true }));
+    const closed = new Promise<number>((resolve) =>
+      socket.addEventListener('close', (event) => resolve(event.code), { once: true }),
+    );
     socket.close(1000);
     expect(await closed).toBe(1000);
   });
@@ -288,12 +299,22 @@ describe('the Durable Object storage driver under workerd', () => {
   const set = (key: string, value: unknown): ProbeOp => ({ op: 'setItem', args: [key, value] });
   const keys = async (base?: string, prefix?: string) =>
     (
-      (await run({ op: 'getKeys', args: base === undefined ? [] : [base], ...(prefix === undefined ? {} : { prefix }) }))[0] as string[]
+      (
+        await run({
+          op: 'getKeys',
+          args: base === undefined ? [] : [base],
+          ...(prefix === undefined ? {} : { prefix }),
+        })
+      )[0] as string[]
     ).sort();
 
   beforeAll(async () => {
     const outfile = join(workDir, 'probe', 'index.js');
-    await build({ ...WORKERD_BUILD_OPTIONS, stdin: { contents: PROBE_SOURCE, resolveDir: ROOT, loader: 'js' }, outfile });
+    await build({
+      ...WORKERD_BUILD_OPTIONS,
+      stdin: { contents: PROBE_SOURCE, resolveDir: ROOT, loader: 'js' },
+      outfile,
+    });
     mf = await startMiniflare(outfile, 'StorageProbe', {});
   });
 
@@ -325,7 +346,10 @@ describe('the Durable Object storage driver under workerd', () => {
   });
 
   it('lists and clears by segment prefix: "audit" covers audit:* only, not the bare key nor auditx:*', async () => {
-    await run({ op: 'clear', args: [] }, ...['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1'].map((key) => set(key, { key })));
+    await run(
+      { op: 'clear', args: [] },
+      ...['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1'].map((key) => set(key, { key })),
+    );
     expect(await keys()).toEqual(['audit', 'audit:1', 'audit:2024:x', 'auditx:1', 'other:1']);
     expect(await keys('audit')).toEqual(['audit:1', 'audit:2024:x']);
     expect(await keys('audit:2024')).toEqual(['audit:2024:x']);

@@ -34,7 +34,8 @@ let hubUrl: string;
 let runtimeOutput = '';
 
 /** A JSON document of about `size` bytes. */
-const jsonOfSize = (size: number) => new TextEncoder().encode(JSON.stringify({ name: 'refused', scopes: ['read'], pad: 'x'.repeat(size) }));
+const jsonOfSize = (size: number) =>
+  new TextEncoder().encode(JSON.stringify({ name: 'refused', scopes: ['read'], pad: 'x'.repeat(size) }));
 
 /**
  * The same bytes as a chunked upload that arrives in 16 KiB pieces, one event-loop turn apart;
@@ -67,7 +68,10 @@ async function send(path: string, init: RequestInit): Promise<string> {
 /** fetch() sends no body with a GET; node:http does. */
 function getWithBody(path: string, headers: Record<string, string>, body: Uint8Array): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${hubUrl}${path}`, { method: 'GET', headers: { ...headers, 'content-length': String(body.length) } });
+    const request = httpRequest(`${hubUrl}${path}`, {
+      method: 'GET',
+      headers: { ...headers, 'content-length': String(body.length) },
+    });
     request.on('response', (response) => {
       response.resume();
       response.on('end', () => resolve(response.statusCode ?? 0));
@@ -192,8 +196,22 @@ describe('requests with a body that the hub refuses under workerd', () => {
         status: 429,
         overLimitStatus: 429,
       },
-      { name: 'an unknown route', method: 'POST', path: '/api/v1/nowhere', headers: json, status: 404, overLimitStatus: 413 },
-      { name: 'a wrong method', method: 'DELETE', path: '/api/v1/settings', headers: json, status: 405, overLimitStatus: 413 },
+      {
+        name: 'an unknown route',
+        method: 'POST',
+        path: '/api/v1/nowhere',
+        headers: json,
+        status: 404,
+        overLimitStatus: 413,
+      },
+      {
+        name: 'a wrong method',
+        method: 'DELETE',
+        path: '/api/v1/settings',
+        headers: json,
+        status: 405,
+        overLimitStatus: 413,
+      },
     ];
 
     const answers: string[] = [];
@@ -220,7 +238,11 @@ describe('requests with a body that the hub refuses under workerd', () => {
     const body = jsonOfSize(64 * 1024);
     expect(await getWithBody('/api/v1/nowhere', {}, body)).toBe(404);
     expect(
-      await getWithBody('/api/v1/settings', { authorization: 'Bearer ddk_dddddddddddd_wrong', 'cf-connecting-ip': '203.0.113.41' }, body),
+      await getWithBody(
+        '/api/v1/settings',
+        { authorization: 'Bearer ddk_dddddddddddd_wrong', 'cf-connecting-ip': '203.0.113.41' },
+        body,
+      ),
     ).toBe(401);
     const abandoned = await send('/api/v1/settings', {
       method: 'PATCH',
@@ -242,7 +264,9 @@ describe('requests with a body that the hub refuses under workerd', () => {
     expect(await bootId()).toBe(bootBefore);
     // The agent signed in before the refusals is still there, on the same socket, and still heard.
     expect(peer.ws.readyState).toBe(WebSocket.OPEN);
-    const agents = (await (await fetch(`${hubUrl}/api/v1/agents`)).json()) as { data: { name: string; connected: boolean }[] };
+    const agents = (await (await fetch(`${hubUrl}/api/v1/agents`)).json()) as {
+      data: { name: string; connected: boolean }[];
+    };
     expect(agents.data).toContainEqual(expect.objectContaining({ name: AGENT, connected: true }));
     peer.send({ type: 'ping' });
     await peer.next('pong');

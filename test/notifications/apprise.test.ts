@@ -42,7 +42,10 @@ describe('apprise', () => {
   });
 
   it('notifies stateless URLs: POST /notify/ with urls', async () => {
-    await buildTransport(appriseProvider, { url: server.url, urls: STATELESS_URLS }).send(sampleMessage(), deliveryContext());
+    await buildTransport(appriseProvider, { url: server.url, urls: STATELESS_URLS }).send(
+      sampleMessage(),
+      deliveryContext(),
+    );
     const request = server.accepted.at(-1);
     expect(request?.path).toBe('/notify/');
     expect(request?.json).toEqual({
@@ -73,7 +76,10 @@ describe('apprise', () => {
 
   it('fails a refused payload (400) for good', async () => {
     const error = await deliveryError(
-      buildTransport(appriseProvider, { url: server.url, key: 'family' }).send(sampleMessage({ title: '', body: '' }), deliveryContext()),
+      buildTransport(appriseProvider, { url: server.url, key: 'family' }).send(
+        sampleMessage({ title: '', body: '' }),
+        deliveryContext(),
+      ),
     );
     expect(error).toMatchObject({ status: 400, retryable: false });
     expect(error.message).toContain('Bad FORM Payload');
@@ -86,7 +92,9 @@ describe('apprise', () => {
     expect(keyIssues(appriseProvider, { url: 'http://apprise:8000', urls: 'json://x', tag: 'devops' })).toEqual({
       tag: 'applies to a saved configuration (KEY) only',
     });
-    expect(keyIssues(appriseProvider, { url: 'http://apprise:8000', key: 'a/b' })).toEqual({ key: 'must be letters, digits, _ or -' });
+    expect(keyIssues(appriseProvider, { url: 'http://apprise:8000', key: 'a/b' })).toEqual({
+      key: 'must be letters, digits, _ or -',
+    });
     expect(keyIssues(appriseProvider, { url: 'http://apprise:8000', key: 'a', type: 'error' })).toEqual({
       type: 'must be one of info, success, warning, failure',
     });

@@ -58,13 +58,15 @@ describe('notification provider types', () => {
       DD_NOTIFICATION_NTFY_PHONE_TOPIC: 'dockwatch-updates',
     });
     expect(triggers.map((trigger) => trigger.id).sort()).toEqual(['ntfy.phone', 'telegram.family']);
-    expect(() => load({ DD_NOTIFICATION_TELEGRAM_FAMILY_BOTTOKEN: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw' })).toThrow(
-      /^DD_NOTIFICATION_TELEGRAM_FAMILY_CHATID: /,
+    expect(() =>
+      load({ DD_NOTIFICATION_TELEGRAM_FAMILY_BOTTOKEN: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw' }),
+    ).toThrow(/^DD_NOTIFICATION_TELEGRAM_FAMILY_CHATID: /);
+    expect(() => load({ DD_NOTIFICATION_SLACK_OPS_URL: 'hooks.slack.com/services/x' })).toThrow(
+      /^DD_NOTIFICATION_SLACK_OPS_URL: /,
     );
-    expect(() => load({ DD_NOTIFICATION_SLACK_OPS_URL: 'hooks.slack.com/services/x' })).toThrow(/^DD_NOTIFICATION_SLACK_OPS_URL: /);
-    expect(() => load({ DD_NOTIFICATION_GOTIFY_HOME_URL: 'https://g.example.com', DD_NOTIFICATION_GOTIFY_HOME_TOKNE: 'x' })).toThrow(
-      /^DD_NOTIFICATION_GOTIFY_HOME_TOKEN: is required/,
-    );
+    expect(() =>
+      load({ DD_NOTIFICATION_GOTIFY_HOME_URL: 'https://g.example.com', DD_NOTIFICATION_GOTIFY_HOME_TOKNE: 'x' }),
+    ).toThrow(/^DD_NOTIFICATION_GOTIFY_HOME_TOKEN: is required/);
     expect(() =>
       load({
         DD_NOTIFICATION_GOTIFY_HOME_URL: 'https://g.example.com',

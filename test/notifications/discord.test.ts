@@ -23,7 +23,11 @@ describe('discord', () => {
   afterAll(() => server.close());
 
   it('executes the webhook with one embed: title, description, colour, no mentions', async () => {
-    const transport = buildTransport(discordProvider, { url, username: 'dockwatch', avatarurl: 'https://example.com/a.png' });
+    const transport = buildTransport(discordProvider, {
+      url,
+      username: 'dockwatch',
+      avatarurl: 'https://example.com/a.png',
+    });
     await transport.send(sampleMessage({ event: 'update-failed', body: '@everyone web failed' }), deliveryContext());
     const request = server.accepted.at(-1);
     expect(request?.method).toBe('POST');
@@ -47,7 +51,9 @@ describe('discord', () => {
 
   it('fails a wrong webhook token for good without quoting the URL', async () => {
     const wrong = `${server.url}/api/webhooks/${WEBHOOK.id}/Wr0ngTokenWr0ngTokenWr0ngToken`;
-    const error = await deliveryError(buildTransport(discordProvider, { url: wrong }).send(sampleMessage(), deliveryContext()));
+    const error = await deliveryError(
+      buildTransport(discordProvider, { url: wrong }).send(sampleMessage(), deliveryContext()),
+    );
     expect(error).toMatchObject({ status: 401, retryable: false });
     expect(error.message).toContain('Invalid Webhook Token');
     expectNoSecrets(error, ['Wr0ngTokenWr0ngTokenWr0ngToken', WEBHOOK.id]);
@@ -55,19 +61,27 @@ describe('discord', () => {
 
   it('retries a rate limit after the time Discord names, and a 500', async () => {
     const transport = buildTransport(discordProvider, { url });
-    server.answerNextWith({ status: 429, body: { message: 'You are being rate limited.', retry_after: 1.5, global: false } });
+    server.answerNextWith({
+      status: 429,
+      body: { message: 'You are being rate limited.', retry_after: 1.5, global: false },
+    });
     expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
       status: 429,
       retryable: true,
       retryAfterMs: 1500,
     });
     server.answerNextWith({ status: 500, body: { message: '500: Internal Server Error', code: 0 } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
   });
 
   it('checks its keys; the URL is the secret', () => {
     expect(keyIssues(discordProvider, {})).toEqual({ url: 'is required' });
-    expect(keyIssues(discordProvider, { url: 'discord.com/api/webhooks/1/x' })).toEqual({ url: 'must be an http:// or https:// URL' });
+    expect(keyIssues(discordProvider, { url: 'discord.com/api/webhooks/1/x' })).toEqual({
+      url: 'must be an http:// or https:// URL',
+    });
     expect(discordProvider.secretKeys).toEqual(['url']);
   });
 });

@@ -35,7 +35,9 @@ describe('googlechat', () => {
 
   it('fails a wrong token for good (401) without quoting the URL, retries 429 and 500', async () => {
     const wrong = url.replace(TOKEN, 'WrongTokenWrongToken0000');
-    const error = await deliveryError(buildTransport(googlechatProvider, { url: wrong }).send(sampleMessage(), deliveryContext()));
+    const error = await deliveryError(
+      buildTransport(googlechatProvider, { url: wrong }).send(sampleMessage(), deliveryContext()),
+    );
     expect(error).toMatchObject({ status: 401, retryable: false });
     expect(error.message).toContain('UNAUTHENTICATED');
     expectNoSecrets(error, ['WrongTokenWrongToken0000', KEY]);
@@ -44,9 +46,18 @@ describe('googlechat', () => {
       status: 429,
       body: { error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED' } },
     });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 429, retryable: true });
-    server.answerNextWith({ status: 500, body: { error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 429,
+      retryable: true,
+    });
+    server.answerNextWith({
+      status: 500,
+      body: { error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } },
+    });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
   });
 
   it('fails an empty message (400) for good', async () => {

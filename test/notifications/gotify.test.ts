@@ -21,7 +21,12 @@ describe('gotify', () => {
   afterAll(() => server.close());
 
   it('posts /message under the configured path, token in X-Gotify-Key, never in the URL', async () => {
-    const transport = buildTransport(gotifyProvider, { url: `${server.url}/gotify/`, token: APP_TOKEN, priority: '8', markdown: 'true' });
+    const transport = buildTransport(gotifyProvider, {
+      url: `${server.url}/gotify/`,
+      token: APP_TOKEN,
+      priority: '8',
+      markdown: 'true',
+    });
     await transport.send(sampleMessage(), deliveryContext());
     const request = server.accepted.at(-1);
     expect(request?.method).toBe('POST');
@@ -37,7 +42,10 @@ describe('gotify', () => {
   });
 
   it('leaves the priority to the application and marks plain text by default', async () => {
-    await buildTransport(gotifyProvider, { url: `${server.url}/gotify`, token: APP_TOKEN }).send(sampleMessage(), deliveryContext());
+    await buildTransport(gotifyProvider, { url: `${server.url}/gotify`, token: APP_TOKEN }).send(
+      sampleMessage(),
+      deliveryContext(),
+    );
     expect(server.accepted.at(-1)?.json).toEqual({
       title: 'New version for web',
       message: 'web: nginx 1.25.3 → 1.25.4 (patch) <b>&',
@@ -58,12 +66,17 @@ describe('gotify', () => {
     expect(empty.message).toContain("Field 'message' is required");
 
     server.answerNextWith({ status: 502, body: 'Bad Gateway' });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 502, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 502,
+      retryable: true,
+    });
   });
 
   it('checks its keys', () => {
     expect(keyIssues(gotifyProvider, { url: 'https://gotify.example.com' })).toEqual({ token: 'is required' });
-    expect(keyIssues(gotifyProvider, { url: 'file:///etc/passwd', token: 'x' })).toEqual({ url: 'must be an http:// or https:// URL' });
+    expect(keyIssues(gotifyProvider, { url: 'file:///etc/passwd', token: 'x' })).toEqual({
+      url: 'must be an http:// or https:// URL',
+    });
     expect(keyIssues(gotifyProvider, { url: 'https://g', token: 'x', priority: '11' })).toEqual({
       priority: 'must be an integer from 0 to 10',
     });

@@ -25,7 +25,8 @@ describe('deliverHttp', () => {
     server = await startFixtureServer((request) => {
       if (request.path === '/moved') return { status: 301, headers: { location: '/followed' } };
       if (request.path === '/huge') return { status: 400, body: `${'x'.repeat(100_000)}` };
-      if (request.path === '/echo') return { status: 404, body: `no webhook T0001/B0002/s3cr3tS3cr3tS3cr3t (token qwerty123)\n\n  here` };
+      if (request.path === '/echo')
+        return { status: 404, body: `no webhook T0001/B0002/s3cr3tS3cr3tS3cr3t (token qwerty123)\n\n  here` };
       return { status: 204 };
     });
   });
@@ -34,7 +35,9 @@ describe('deliverHttp', () => {
   it('gives up at the delivery timeout with a retryable error', async () => {
     server.stall = true;
     try {
-      const error = await deliveryError(deliverHttp(deliveryContext(200), target, { url: `${server.url}/hook`, json: {} }));
+      const error = await deliveryError(
+        deliverHttp(deliveryContext(200), target, { url: `${server.url}/hook`, json: {} }),
+      );
       expect(error).toMatchObject({ retryable: true, status: undefined });
       expect(error.message).toBe('test.one: no answer before the delivery timeout');
     } finally {
@@ -44,7 +47,9 @@ describe('deliverHttp', () => {
 
   it('reports a refused connection as retryable, naming the cause', async () => {
     const port = await closedPort();
-    const error = await deliveryError(deliverHttp(deliveryContext(), target, { url: `http://127.0.0.1:${port}/hook`, json: {} }));
+    const error = await deliveryError(
+      deliverHttp(deliveryContext(), target, { url: `http://127.0.0.1:${port}/hook`, json: {} }),
+    );
     expect(error.retryable).toBe(true);
     expect(error.message).toMatch(/^test\.one: request failed: .*ECONNREFUSED/);
   });
@@ -64,7 +69,10 @@ describe('deliverHttp', () => {
   });
 
   it('returns a 2xx answer', async () => {
-    expect(await deliverHttp(deliveryContext(), target, { url: `${server.url}/ok`, json: { a: 1 } })).toEqual({ status: 204, text: '' });
+    expect(await deliverHttp(deliveryContext(), target, { url: `${server.url}/ok`, json: { a: 1 } })).toEqual({
+      status: 204,
+      text: '',
+    });
   });
 });
 
@@ -79,8 +87,12 @@ describe('retryAfter and excerpts', () => {
   });
 
   it('hides the generated parts of a secret URL but not the words of its path', () => {
-    const fragments = secretFragments(['https://discord.com/api/webhooks/112233445566778899/AbCdEfGh-IjKlMnOp_QrStUvWx']);
-    expect(excerptOf('Unknown webhook 112233445566778899 on /api/webhooks/', fragments)).toBe('Unknown webhook *** on /api/webhooks/');
+    const fragments = secretFragments([
+      'https://discord.com/api/webhooks/112233445566778899/AbCdEfGh-IjKlMnOp_QrStUvWx',
+    ]);
+    expect(excerptOf('Unknown webhook 112233445566778899 on /api/webhooks/', fragments)).toBe(
+      'Unknown webhook *** on /api/webhooks/',
+    );
     expect(excerptOf('token AbCdEfGh-IjKlMnOp_QrStUvWx refused', fragments)).toBe('token *** refused');
   });
 });

@@ -51,7 +51,10 @@ describe('matrix', () => {
   it('fails an unknown token (401) and a room not joined (403) for good, never quoting the token', async () => {
     const wrong = 'syt_d3Jvbmc_WrongWrongWrongWrong_000000';
     const unknown = await deliveryError(
-      buildTransport(matrixProvider, { url: server.url, token: wrong, roomid: ROOM }).send(sampleMessage(), deliveryContext()),
+      buildTransport(matrixProvider, { url: server.url, token: wrong, roomid: ROOM }).send(
+        sampleMessage(),
+        deliveryContext(),
+      ),
     );
     expect(unknown).toMatchObject({ status: 401, retryable: false });
     expect(unknown.message).toContain('M_UNKNOWN_TOKEN');
@@ -68,19 +71,29 @@ describe('matrix', () => {
 
   it('retries M_LIMIT_EXCEEDED after retry_after_ms, and a 500', async () => {
     const transport = buildTransport(matrixProvider, { url: server.url, token: ACCESS_TOKEN, roomid: ROOM });
-    server.answerNextWith({ status: 429, body: { errcode: 'M_LIMIT_EXCEEDED', error: 'Too many requests', retry_after_ms: 2500 } });
+    server.answerNextWith({
+      status: 429,
+      body: { errcode: 'M_LIMIT_EXCEEDED', error: 'Too many requests', retry_after_ms: 2500 },
+    });
     expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
       status: 429,
       retryable: true,
       retryAfterMs: 2500,
     });
     server.answerNextWith({ status: 500, body: { errcode: 'M_UNKNOWN', error: 'Internal server error' } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
   });
 
   it('checks its keys', () => {
-    expect(keyIssues(matrixProvider, { url: 'https://matrix.example.org', token: 't' })).toEqual({ roomid: 'is required' });
-    expect(keyIssues(matrixProvider, { url: 'https://matrix.example.org', token: 't', roomid: '#updates:example.org' })).toEqual({
+    expect(keyIssues(matrixProvider, { url: 'https://matrix.example.org', token: 't' })).toEqual({
+      roomid: 'is required',
+    });
+    expect(
+      keyIssues(matrixProvider, { url: 'https://matrix.example.org', token: 't', roomid: '#updates:example.org' }),
+    ).toEqual({
       roomid: 'must be a room id starting with ! (not a #alias)',
     });
     expect(matrixProvider.secretKeys).toEqual(['token']);

@@ -39,14 +39,20 @@ describe('mattermost', () => {
   });
 
   it('sends only the text when nothing is overridden', async () => {
-    await buildTransport(mattermostProvider, { url: `${server.url}/hooks/${HOOK}` }).send(sampleMessage({ title: '' }), deliveryContext());
+    await buildTransport(mattermostProvider, { url: `${server.url}/hooks/${HOOK}` }).send(
+      sampleMessage({ title: '' }),
+      deliveryContext(),
+    );
     expect(server.accepted.at(-1)?.json).toEqual({ text: 'web: nginx 1.25.3 → 1.25.4 (patch) <b>&' });
   });
 
   it('fails an unknown hook (400) and a locked channel (403) for good, never quoting the hook key', async () => {
     const wrong = 'zz8nsgc6e7fq3q7r6rfz8ktm1h';
     const invalid = await deliveryError(
-      buildTransport(mattermostProvider, { url: `${server.url}/hooks/${wrong}` }).send(sampleMessage(), deliveryContext()),
+      buildTransport(mattermostProvider, { url: `${server.url}/hooks/${wrong}` }).send(
+        sampleMessage(),
+        deliveryContext(),
+      ),
     );
     expect(invalid).toMatchObject({ status: 400, retryable: false });
     expect(invalid.message).toContain('Invalid webhook.');
@@ -63,7 +69,10 @@ describe('mattermost', () => {
   it('retries a 503', async () => {
     server.answerNextWith({ status: 503, body: 'Service Unavailable' });
     const error = await deliveryError(
-      buildTransport(mattermostProvider, { url: `${server.url}/hooks/${HOOK}` }).send(sampleMessage(), deliveryContext()),
+      buildTransport(mattermostProvider, { url: `${server.url}/hooks/${HOOK}` }).send(
+        sampleMessage(),
+        deliveryContext(),
+      ),
     );
     expect(error).toMatchObject({ status: 503, retryable: true });
     expect(error.message).toBe('mattermost.test: answered 503: Service Unavailable');

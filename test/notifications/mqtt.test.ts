@@ -1,7 +1,10 @@
 import { connectAsync } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMqttProvider } from '../../hub/src/adapter/node/notifications/mqtt';
-import type { NotificationProviderHooks, NotificationTransport } from '../../hub/src/notifications/notification-provider';
+import type {
+  NotificationProviderHooks,
+  NotificationTransport,
+} from '../../hub/src/notifications/notification-provider';
 import type { AuditRecord } from '../../shared/schemas/audit-entry';
 import { startHomeAssistant } from '../support/notification-fixtures/home-assistant-subscriber';
 import { startMqttBroker, type TestBroker } from '../support/notification-fixtures/mqtt-broker';
@@ -32,7 +35,13 @@ const db = sampleContainer({
     remoteValue: 'sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
   },
 });
-const cache = sampleContainer({ id: 'cc00', name: 'cache', displayName: 'cache', updateAvailable: false, updateKind: { kind: 'unknown' } });
+const cache = sampleContainer({
+  id: 'cc00',
+  name: 'cache',
+  displayName: 'cache',
+  updateAvailable: false,
+  updateKind: { kind: 'unknown' },
+});
 
 /** Audit records as they arrive, awaitable one at a time. */
 function auditRecorder() {
@@ -65,7 +74,11 @@ describe('mqtt', () => {
 
   /** A plain MQTT client of the test, ended after the test. */
   const client = async () => {
-    const connection = await connectAsync(broker.url, { username: ACCOUNT.user, password: ACCOUNT.password, reconnectPeriod: 0 });
+    const connection = await connectAsync(broker.url, {
+      username: ACCOUNT.user,
+      password: ACCOUNT.password,
+      reconnectPeriod: 0,
+    });
     open({ close: () => connection.endAsync() });
     return connection;
   };
@@ -102,12 +115,18 @@ describe('mqtt', () => {
         containers: [{ id: web.id, name: 'web', watcher: 'local' }],
       },
     });
-    expect(received.get('dockwatch/container/local_web')?.payload).toMatchObject({ id: web.id, name: 'web', image: { tag: '1.25.3' } });
+    expect(received.get('dockwatch/container/local_web')?.payload).toMatchObject({
+      id: web.id,
+      name: 'web',
+      image: { tag: '1.25.3' },
+    });
     expect(JSON.stringify(received.get('dockwatch/container/local_web'))).not.toContain('"env"');
 
     // Retained: a subscriber that comes later still gets the container's state.
     const late = await client();
-    const retained = new Promise<boolean>((resolve) => late.on('message', (_topic, _payload, packet) => resolve(packet.retain)));
+    const retained = new Promise<boolean>((resolve) =>
+      late.on('message', (_topic, _payload, packet) => resolve(packet.retain)),
+    );
     await late.subscribeAsync('dockwatch/container/local_web');
     expect(await retained).toBe(true);
   });
@@ -135,7 +154,12 @@ describe('mqtt', () => {
       command_topic: 'dw/update/local_web/install',
       payload_install: 'install',
       availability_topic: 'dw/status',
-      device: { identifiers: ['dockwatch_dw'], name: 'dockwatch', manufacturer: 'dockwatch', model: 'container update monitor' },
+      device: {
+        identifiers: ['dockwatch_dw'],
+        name: 'dockwatch',
+        manufacturer: 'dockwatch',
+        model: 'container update monitor',
+      },
       origin: { name: 'dockwatch' },
     });
     expect(home.entities.get('local_web')?.state).toEqual({
@@ -148,7 +172,10 @@ describe('mqtt', () => {
       installed_version: '16@sha256:aaaaaaaaaaaa',
       latest_version: '16@sha256:bbbbbbbbbbbb',
     });
-    expect(home.entities.get('local_cache')?.state).toMatchObject({ installed_version: '1.25.3', latest_version: '1.25.3' });
+    expect(home.entities.get('local_cache')?.state).toMatchObject({
+      installed_version: '1.25.3',
+      latest_version: '1.25.3',
+    });
     await home.until(() => home.availability.get('dw/status') === 'online');
 
     // Install: the hook gets the container id; the entity shows progress, then the re-created container.
@@ -178,7 +205,11 @@ describe('mqtt', () => {
     // No update to install: refused, audited, the hook not called.
     const refused = audits.next();
     await home.pressInstall('local_cache');
-    expect(await refused).toMatchObject({ containerName: 'cache', status: 'refused', details: 'no update is available' });
+    expect(await refused).toMatchObject({
+      containerName: 'cache',
+      status: 'refused',
+      details: 'no update is available',
+    });
     expect(installs).toEqual([web.id]);
   });
 
@@ -186,7 +217,11 @@ describe('mqtt', () => {
     const home = open(await startHomeAssistant(broker.url, ACCOUNT));
     const audits = auditRecorder();
     transportWith(
-      { audit: audits.audit, containers: async () => [web], onInstall: async () => Promise.reject(new Error('registry unreachable')) },
+      {
+        audit: audits.audit,
+        containers: async () => [web],
+        onInstall: async () => Promise.reject(new Error('registry unreachable')),
+      },
       { hass: 'true', topic: 'failing' },
     );
     await home.until(() => home.entities.get('local_web')?.config.state_topic === 'failing/update/local_web/state');
@@ -209,7 +244,11 @@ describe('mqtt', () => {
     const refused = audits.next();
     const manual = await client();
     await manual.publishAsync('noinstall/update/local_web/install', 'install', { qos: 1 });
-    expect(await refused).toMatchObject({ containerName: 'web', status: 'refused', details: 'this hub cannot start updates' });
+    expect(await refused).toMatchObject({
+      containerName: 'web',
+      status: 'refused',
+      details: 'this hub cannot start updates',
+    });
   });
 
   it('ignores a retained install command, which would replay at every reconnection', async () => {
@@ -240,7 +279,11 @@ describe('mqtt', () => {
   it('marks itself offline on close', async () => {
     const home = open(await startHomeAssistant(broker.url, ACCOUNT));
     const transport = buildTransport(
-      createMqttProvider({ logger: recordingLogger().logger, audit: async () => undefined, containers: async () => [web] }),
+      createMqttProvider({
+        logger: recordingLogger().logger,
+        audit: async () => undefined,
+        containers: async () => [web],
+      }),
       { url: broker.url, user: ACCOUNT.user, password: ACCOUNT.password, hass: 'true', topic: 'closing' },
     );
     await home.until(() => home.availability.get('closing/status') === 'online');
@@ -259,14 +302,18 @@ describe('mqtt', () => {
     );
     const error = await deliveryError(transport.send(sampleMessage(), deliveryContext(500)));
     expect(error.retryable).toBe(true);
-    expect(error.message).toMatch(/^mqtt\.home: not connected to the broker: Connection refused: Bad username or password/);
+    expect(error.message).toMatch(
+      /^mqtt\.home: not connected to the broker: Connection refused: Bad username or password/,
+    );
     expectNoSecrets(error, [wrong, ACCOUNT.password]);
   });
 
   it('checks its keys', () => {
     const mqtt = createMqttProvider({ logger: recordingLogger().logger, audit: async () => undefined });
     expect(keyIssues(mqtt, {})).toEqual({ url: 'is required' });
-    expect(keyIssues(mqtt, { url: 'http://broker:1883' })).toEqual({ url: 'must be an mqtt://, mqtts://, ws:// or wss:// URL' });
+    expect(keyIssues(mqtt, { url: 'http://broker:1883' })).toEqual({
+      url: 'must be an mqtt://, mqtts://, ws:// or wss:// URL',
+    });
     expect(keyIssues(mqtt, { url: 'mqtt://broker', topic: 'dock/#' })).toEqual({
       topic: 'must be a topic like dockwatch or home/dockwatch (no wildcards)',
     });

@@ -62,11 +62,19 @@ describe('ntfy', () => {
     const request = withPassword.accepted.at(-1);
     expect(request?.headers.authorization).toBe(`Basic ${Buffer.from(`phil:${PASSWORD}`).toString('base64')}`);
     expect(request?.headers.cache).toBe('no');
-    expect(request?.json).toEqual({ topic: 'alerts', title: 'New version for web', message: 'web: nginx 1.25.3 → 1.25.4 (patch) <b>&' });
+    expect(request?.json).toEqual({
+      topic: 'alerts',
+      title: 'New version for web',
+      message: 'web: nginx 1.25.3 → 1.25.4 (patch) <b>&',
+    });
   });
 
   it('fails a wrong token for good (401), without quoting it', async () => {
-    const transport = buildTransport(ntfyProvider, { url: withToken.url, topic: 'alerts', token: 'tk_wrongwrongwrongwrongwrong' });
+    const transport = buildTransport(ntfyProvider, {
+      url: withToken.url,
+      topic: 'alerts',
+      token: 'tk_wrongwrongwrongwrongwrong',
+    });
     const error = await deliveryError(transport.send(sampleMessage(), deliveryContext()));
     expect(error).toMatchObject({ status: 401, retryable: false });
     expect(error.message).toMatch(/^ntfy\.test: answered 401: .*"error":"unauthorized"/);
@@ -76,8 +84,15 @@ describe('ntfy', () => {
   it('retries a 500 and a 429, honouring Retry-After', async () => {
     const transport = buildTransport(ntfyProvider, { url: withToken.url, topic: 'alerts', token: TOKEN });
     withToken.answerNextWith({ status: 500, body: { code: 50001, http: 500, error: 'internal server error' } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
-    withToken.answerNextWith({ status: 429, headers: { 'retry-after': '7' }, body: { code: 42901, http: 429, error: 'limit reached' } });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
+    withToken.answerNextWith({
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: { code: 42901, http: 429, error: 'limit reached' },
+    });
     expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
       status: 429,
       retryable: true,
@@ -88,9 +103,15 @@ describe('ntfy', () => {
   it('checks its keys', () => {
     expect(keyIssues(ntfyProvider, {})).toEqual({ topic: 'is required' });
     expect(keyIssues(ntfyProvider, { topic: 'a b' })).toEqual({ topic: 'must be 1-64 letters, digits, _ or -' });
-    expect(keyIssues(ntfyProvider, { topic: 'a', url: 'ntfy.sh' })).toEqual({ url: 'must be an http:// or https:// URL' });
-    expect(keyIssues(ntfyProvider, { topic: 'a', priority: '6' })).toEqual({ priority: 'must be an integer from 1 to 5' });
-    expect(keyIssues(ntfyProvider, { topic: 'a', user: 'phil' })).toEqual({ password: 'USER and PASSWORD go together' });
+    expect(keyIssues(ntfyProvider, { topic: 'a', url: 'ntfy.sh' })).toEqual({
+      url: 'must be an http:// or https:// URL',
+    });
+    expect(keyIssues(ntfyProvider, { topic: 'a', priority: '6' })).toEqual({
+      priority: 'must be an integer from 1 to 5',
+    });
+    expect(keyIssues(ntfyProvider, { topic: 'a', user: 'phil' })).toEqual({
+      password: 'USER and PASSWORD go together',
+    });
     expect(keyIssues(ntfyProvider, { topic: 'a', tokne: 'x' }).tokne).toMatch(/^unknown key; known: url, topic/);
     expect(ntfyProvider.secretKeys).toEqual(['token', 'password', 'topic']);
   });

@@ -24,10 +24,13 @@ describe('pushover', () => {
   afterAll(() => server.close());
 
   it('posts the documented form fields to /1/messages.json', async () => {
-    await buildTransport(provider, { token: APP_TOKEN, user: USER_KEY, device: 'phone,tablet', sound: 'pushover', priority: '1' }).send(
-      sampleMessage(),
-      deliveryContext(),
-    );
+    await buildTransport(provider, {
+      token: APP_TOKEN,
+      user: USER_KEY,
+      device: 'phone,tablet',
+      sound: 'pushover',
+      priority: '1',
+    }).send(sampleMessage(), deliveryContext());
     const request = server.accepted.at(-1);
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe('/1/messages.json');
@@ -66,9 +69,15 @@ describe('pushover', () => {
   it('retries a 500 and a 429', async () => {
     const transport = buildTransport(provider, { token: APP_TOKEN, user: USER_KEY });
     server.answerNextWith({ status: 500, body: 'Internal Server Error' });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
     server.answerNextWith({ status: 429, body: { status: 0, errors: ['message limit reached'] } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 429, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 429,
+      retryable: true,
+    });
   });
 
   it('checks its keys', () => {

@@ -41,33 +41,42 @@ describe('rocketchat', () => {
   });
 
   it('posts chat.postMessage with X-Auth-Token and X-User-Id', async () => {
-    await buildTransport(rocketchatProvider, { url: `${server.url}/`, userid: USER.id, token: USER.token, channel: '#general' }).send(
-      sampleMessage(),
-      deliveryContext(),
-    );
+    await buildTransport(rocketchatProvider, {
+      url: `${server.url}/`,
+      userid: USER.id,
+      token: USER.token,
+      channel: '#general',
+    }).send(sampleMessage(), deliveryContext());
     const request = server.accepted.at(-1);
     expect(request?.path).toBe('/api/v1/chat.postMessage');
     expect(request?.headers['x-auth-token']).toBe(USER.token);
     expect(request?.headers['x-user-id']).toBe(USER.id);
-    expect(request?.json).toEqual({ text: '*New version for web*\nweb: nginx 1.25.3 → 1.25.4 (patch) <b>&', channel: '#general' });
+    expect(request?.json).toEqual({
+      text: '*New version for web*\nweb: nginx 1.25.3 → 1.25.4 (patch) <b>&',
+      channel: '#general',
+    });
   });
 
   it('fails wrong credentials (401), an unknown channel (400) and an unknown hook (404) for good', async () => {
     const wrongToken = 'WrongTokenWrongTokenWrongToken000';
     const unauthorized = await deliveryError(
-      buildTransport(rocketchatProvider, { url: server.url, userid: USER.id, token: wrongToken, channel: '#general' }).send(
-        sampleMessage(),
-        deliveryContext(),
-      ),
+      buildTransport(rocketchatProvider, {
+        url: server.url,
+        userid: USER.id,
+        token: wrongToken,
+        channel: '#general',
+      }).send(sampleMessage(), deliveryContext()),
     );
     expect(unauthorized).toMatchObject({ status: 401, retryable: false });
     expect(unauthorized.message).toContain('You must be logged in to do this.');
     expectNoSecrets(unauthorized, [wrongToken]);
     const unknownChannel = await deliveryError(
-      buildTransport(rocketchatProvider, { url: server.url, userid: USER.id, token: USER.token, channel: '#nowhere' }).send(
-        sampleMessage(),
-        deliveryContext(),
-      ),
+      buildTransport(rocketchatProvider, {
+        url: server.url,
+        userid: USER.id,
+        token: USER.token,
+        channel: '#nowhere',
+      }).send(sampleMessage(), deliveryContext()),
     );
     expect(unknownChannel).toMatchObject({ status: 400, retryable: false });
     expect(unknownChannel.message).toContain('[invalid-channel]');
@@ -86,7 +95,10 @@ describe('rocketchat', () => {
     expect(refused).toMatchObject({ status: 200, retryable: false });
     expect(refused.message).toContain('error-invalid-room');
     server.answerNextWith({ status: 500, body: { success: false, error: 'Internal server error' } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
   });
 
   it('checks its keys', () => {

@@ -29,7 +29,10 @@ describe('slack', () => {
   afterAll(() => server.close());
 
   it('posts to an incoming webhook: a header block, a mrkdwn section and the fallback text', async () => {
-    await buildTransport(slackProvider, { url: `${server.url}${WEBHOOK_PATH}` }).send(sampleMessage(), deliveryContext());
+    await buildTransport(slackProvider, { url: `${server.url}${WEBHOOK_PATH}` }).send(
+      sampleMessage(),
+      deliveryContext(),
+    );
     const request = server.accepted.at(-1);
     expect(request?.method).toBe('POST');
     expect(request?.path).toBe(WEBHOOK_PATH);
@@ -80,18 +83,25 @@ describe('slack', () => {
 
   it('fails a wrong webhook for good (403 invalid_token) without quoting it, retries a 500', async () => {
     const wrong = `${server.url}/services/T00000000/B00000000/YYYYYYYYYYYYYYYYYYYYYYYY`;
-    const error = await deliveryError(buildTransport(slackProvider, { url: wrong }).send(sampleMessage(), deliveryContext()));
+    const error = await deliveryError(
+      buildTransport(slackProvider, { url: wrong }).send(sampleMessage(), deliveryContext()),
+    );
     expect(error).toMatchObject({ status: 403, retryable: false });
     expect(error.message).toBe('slack.test: answered 403: invalid_token');
     expectNoSecrets(error, ['YYYYYYYYYYYYYYYYYYYYYYYY']);
     server.answerNextWith({ status: 500, body: 'rollup_error' });
     const transport = buildTransport(slackProvider, { url: `${server.url}${WEBHOOK_PATH}` });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
   });
 
   it('checks its keys: a webhook or a bot token with its channel', () => {
     expect(keyIssues(slackProvider, {})).toEqual({ url: 'set URL (a webhook) or TOKEN (a bot), one of them' });
-    expect(keyIssues(slackProvider, { url: 'https://hooks.slack.com/services/x', token: 'xoxb-1' })).toHaveProperty('url');
+    expect(keyIssues(slackProvider, { url: 'https://hooks.slack.com/services/x', token: 'xoxb-1' })).toHaveProperty(
+      'url',
+    );
     expect(keyIssues(slackProvider, { token: 'xoxb-1' })).toEqual({ channel: 'is required with TOKEN' });
     expect(keyIssues(slackProvider, { url: 'hooks.slack.com' })).toEqual({ url: 'must be an http:// or https:// URL' });
     expect(slackProvider.secretKeys).toEqual(['url', 'token']);

@@ -66,7 +66,9 @@ describe('smtp', () => {
 
   it('never sends the password to a server without STARTTLS, unless STARTTLS=off', async () => {
     const attempts = plain.authAttempts;
-    const refused = await deliveryError(buildTransport(smtpProvider, keys(plain)).send(sampleMessage(), deliveryContext()));
+    const refused = await deliveryError(
+      buildTransport(smtpProvider, keys(plain)).send(sampleMessage(), deliveryContext()),
+    );
     // The server answers STARTTLS with 500: permanent, until the configuration changes.
     expect(refused).toMatchObject({ status: 500, retryable: false });
     expect(refused.message).toMatch(/^smtp\.test: Error upgrading connection with STARTTLS/);
@@ -98,7 +100,10 @@ describe('smtp', () => {
     const transport = buildTransport(smtpProvider, keys(starttls));
     starttls.rejectNext('rcpt', 550, 'No such user here');
     starttls.rejectNext('rcpt', 550, 'No such user here');
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 550, retryable: false });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 550,
+      retryable: false,
+    });
     starttls.rejectNext('data', 451, 'Try again later');
     const transient = await deliveryError(transport.send(sampleMessage(), deliveryContext()));
     expect(transient).toMatchObject({ status: 451, retryable: true });
@@ -111,7 +116,10 @@ describe('smtp', () => {
     const { port } = closed.address() as { port: number };
     await new Promise((resolve) => closed.close(resolve));
     const error = await deliveryError(
-      buildTransport(smtpProvider, { host: '127.0.0.1', port: String(port), ...ADDRESSES }).send(sampleMessage(), deliveryContext()),
+      buildTransport(smtpProvider, { host: '127.0.0.1', port: String(port), ...ADDRESSES }).send(
+        sampleMessage(),
+        deliveryContext(),
+      ),
     );
     expect(error).toMatchObject({ retryable: true, status: undefined });
     expect(error.message).toContain('ECONNREFUSED');
@@ -122,14 +130,22 @@ describe('smtp', () => {
     expect(keyIssues(smtpProvider, { host: 'mail.example.com', from: 'hub', to: 'a@example.com' })).toEqual({
       from: 'must be an address, name@host or Name <name@host>',
     });
-    expect(keyIssues(smtpProvider, { host: 'mail.example.com', from: 'a@b.c', to: 'a@example.com;b@example.com' })).toEqual({
+    expect(
+      keyIssues(smtpProvider, { host: 'mail.example.com', from: 'a@b.c', to: 'a@example.com;b@example.com' }),
+    ).toEqual({
       to: 'must be addresses, comma-separated',
     });
     expect(keyIssues(smtpProvider, { host: 'mail.example.com', from: 'a@b.c', to: 'a@b.c', user: 'u' })).toEqual({
       pass: 'USER and PASS go together',
     });
     expect(
-      keyIssues(smtpProvider, { host: 'mail.example.com', from: 'a@b.c', to: 'a@b.c', tls: 'true', starttls: 'required' }),
+      keyIssues(smtpProvider, {
+        host: 'mail.example.com',
+        from: 'a@b.c',
+        to: 'a@b.c',
+        tls: 'true',
+        starttls: 'required',
+      }),
     ).toHaveProperty('starttls');
     expect(smtpProvider.secretKeys).toEqual(['pass']);
   });

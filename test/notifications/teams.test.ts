@@ -59,7 +59,10 @@ describe('teams', () => {
     expectNoSecrets(error, [wrongSig, WORKFLOW]);
     const transport = buildTransport(teamsProvider, { url });
     server.answerNextWith({ status: 502, body: { error: { code: 'BadGateway', message: 'upstream failed' } } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 502, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 502,
+      retryable: true,
+    });
     server.answerNextWith({
       status: 429,
       headers: { 'retry-after': '12' },

@@ -53,10 +53,12 @@ describe('telegram', () => {
   });
 
   it('keeps an over-long batch message within 4096 characters', async () => {
-    await buildTransport(telegramProvider, { bottoken: BOT_TOKEN, chatid: '-1001234567890', url: server.url, parsemode: 'none' }).send(
-      sampleMessage({ kind: 'batch', body: 'x'.repeat(10_000) }),
-      deliveryContext(),
-    );
+    await buildTransport(telegramProvider, {
+      bottoken: BOT_TOKEN,
+      chatid: '-1001234567890',
+      url: server.url,
+      parsemode: 'none',
+    }).send(sampleMessage({ kind: 'batch', body: 'x'.repeat(10_000) }), deliveryContext());
     expect(Array.from(lastAcceptedJson<{ text: string }>(server).text)).toHaveLength(4096);
   });
 
@@ -71,17 +73,29 @@ describe('telegram', () => {
     expect(unauthorized).toMatchObject({ status: 401, retryable: false });
     expectNoSecrets(unauthorized, [wrongToken, 'WrongWrongWrongWrongWrongWrongWrong']);
     const unknownChat = await deliveryError(
-      buildTransport(telegramProvider, { bottoken: BOT_TOKEN, chatid: '42', url: server.url }).send(sampleMessage(), deliveryContext()),
+      buildTransport(telegramProvider, { bottoken: BOT_TOKEN, chatid: '42', url: server.url }).send(
+        sampleMessage(),
+        deliveryContext(),
+      ),
     );
     expect(unknownChat).toMatchObject({ status: 400, retryable: false });
     expect(unknownChat.message).toContain('Bad Request: chat not found');
   });
 
   it('retries a 429 after parameters.retry_after, and a 500', async () => {
-    const transport = buildTransport(telegramProvider, { bottoken: BOT_TOKEN, chatid: '-1001234567890', url: server.url });
+    const transport = buildTransport(telegramProvider, {
+      bottoken: BOT_TOKEN,
+      chatid: '-1001234567890',
+      url: server.url,
+    });
     server.answerNextWith({
       status: 429,
-      body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } },
+      body: {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 3',
+        parameters: { retry_after: 3 },
+      },
     });
     expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
       status: 429,
@@ -89,7 +103,10 @@ describe('telegram', () => {
       retryAfterMs: 3000,
     });
     server.answerNextWith({ status: 500, body: { ok: false, error_code: 500, description: 'Internal Server Error' } });
-    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({ status: 500, retryable: true });
+    expect(await deliveryError(transport.send(sampleMessage(), deliveryContext()))).toMatchObject({
+      status: 500,
+      retryable: true,
+    });
   });
 
   it('checks its keys', () => {

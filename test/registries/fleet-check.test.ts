@@ -23,12 +23,34 @@ describe('fleet-wide registry checks against a real registry', () => {
   beforeAll(async () => {
     registry = await startRegistry({ variant: 'plain' });
     await pushImage(registry, { repository: 'app/api', tags: ['1.0.0', '1.1.0'], created: '2026-01-01T00:00:00Z' });
-    await pushImage(registry, { repository: 'app/api', tags: ['2.0.0'], layerSeed: 'two', created: '2026-03-01T00:00:00Z' });
+    await pushImage(registry, {
+      repository: 'app/api',
+      tags: ['2.0.0'],
+      layerSeed: 'two',
+      created: '2026-03-01T00:00:00Z',
+    });
     latestOld = await pushImage(registry, { repository: 'app/web', tags: ['latest'], layerSeed: 'old' });
-    latestNow = await pushImage(registry, { repository: 'app/web', tags: ['latest'], layerSeed: 'new', created: '2026-04-01T00:00:00Z' });
+    latestNow = await pushImage(registry, {
+      repository: 'app/web',
+      tags: ['latest'],
+      layerSeed: 'new',
+      created: '2026-04-01T00:00:00Z',
+    });
     const platforms = [amd64, { os: 'linux', architecture: 'arm64' }];
-    multiOld = await pushImage(registry, { repository: 'app/multi', tags: ['stable'], platforms, attestations: true, layerSeed: 'm1' });
-    multiNow = await pushImage(registry, { repository: 'app/multi', tags: ['stable'], platforms, attestations: true, layerSeed: 'm2' });
+    multiOld = await pushImage(registry, {
+      repository: 'app/multi',
+      tags: ['stable'],
+      platforms,
+      attestations: true,
+      layerSeed: 'm1',
+    });
+    multiNow = await pushImage(registry, {
+      repository: 'app/multi',
+      tags: ['stable'],
+      platforms,
+      attestations: true,
+      layerSeed: 'm2',
+    });
     requests = [];
     const service = new RegistryService({
       providers: [],
@@ -53,18 +75,36 @@ describe('fleet-wide registry checks against a real registry', () => {
     requests.length = 0;
     const fleet = [
       ...Array.from({ length: 100 }, () => input({ repository: 'app/api', tag: '1.0.0' })),
-      ...Array.from({ length: 100 }, () => input({ repository: 'app/web', tag: 'latest', localDigests: [latestNow.digest] })),
-      ...Array.from({ length: 100 }, () => input({ repository: 'app/web', tag: 'latest', localDigests: [latestOld.digest] })),
+      ...Array.from({ length: 100 }, () =>
+        input({ repository: 'app/web', tag: 'latest', localDigests: [latestNow.digest] }),
+      ),
+      ...Array.from({ length: 100 }, () =>
+        input({ repository: 'app/web', tag: 'latest', localDigests: [latestOld.digest] }),
+      ),
     ];
     const results = await Promise.all(fleet.map((container) => checkImage(container, lookups)));
 
-    expect(results[0]).toMatchObject({ tagWatched: true, digestWatched: false, candidate: { tag: '2.0.0', semverDiff: 'major' } });
+    expect(results[0]).toMatchObject({
+      tagWatched: true,
+      digestWatched: false,
+      candidate: { tag: '2.0.0', semverDiff: 'major' },
+    });
     expect(results[0]?.candidate?.publishedAt).toEqual({ date: '2026-03-01T00:00:00Z', trusted: false });
-    expect(results[100]).toMatchObject({ tagWatched: false, digestWatched: true, digestChanged: false, remoteDigest: latestNow.digest });
-    expect(results[200]).toMatchObject({ digestChanged: true, digestPublishedAt: { date: '2026-04-01T00:00:00Z', trusted: false } });
+    expect(results[100]).toMatchObject({
+      tagWatched: false,
+      digestWatched: true,
+      digestChanged: false,
+      remoteDigest: latestNow.digest,
+    });
+    expect(results[200]).toMatchObject({
+      digestChanged: true,
+      digestPublishedAt: { date: '2026-04-01T00:00:00Z', trusted: false },
+    });
     expect(results.every((result) => result.errors.length === 0)).toBe(true);
 
-    const asked = requests.map((r) => `${r.method} ${r.path.replace(/blobs\/sha256:[a-f0-9]{64}$/, 'blobs/<config>')}`).sort();
+    const asked = requests
+      .map((r) => `${r.method} ${r.path.replace(/blobs\/sha256:[a-f0-9]{64}$/, 'blobs/<config>')}`)
+      .sort();
     expect(asked).toEqual(
       [
         'GET /v2/app/api/tags/list',
@@ -88,7 +128,10 @@ describe('fleet-wide registry checks against a real registry', () => {
         checkImage(input({ repository: 'app/web', tag: 'latest', localDigests: [latestOld.digest] }), lookups),
       ),
     ]);
-    expect(requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /v2/app/api/tags/list', 'HEAD /v2/app/web/manifests/latest']);
+    expect(requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /v2/app/api/tags/list',
+      'HEAD /v2/app/web/manifests/latest',
+    ]);
   });
 
   it('lets scheduled watchers join a cycle begun moments ago, while "watch now" asks afresh', async () => {
@@ -107,19 +150,24 @@ describe('fleet-wide registry checks against a real registry', () => {
 
   it('compares multi-arch images like with like', async () => {
     lookups.beginCycle();
-    const check = (over: Partial<ImageCheckInput>) => checkImage(input({ repository: 'app/multi', tag: 'stable', ...over }), lookups);
+    const check = (over: Partial<ImageCheckInput>) =>
+      checkImage(input({ repository: 'app/multi', tag: 'stable', ...over }), lookups);
     // Pulled by the current index digest: up to date.
     expect((await check({ localDigests: [multiNow.digest] })).digestChanged).toBe(false);
     // Pulled by its platform digest (podman, or `image@sha256` of the platform): still up to date.
-    expect((await check({ localDigests: [multiNow.platformDigests['linux/amd64'] as string] })).digestChanged).toBe(false);
-    // An old index digest, but the local image is the current one for this platform (Docker's id is the config digest).
-    expect((await check({ localDigests: [multiOld.digest], localImageId: multiNow.configDigests['linux/amd64'] })).digestChanged).toBe(
+    expect((await check({ localDigests: [multiNow.platformDigests['linux/amd64'] as string] })).digestChanged).toBe(
       false,
     );
+    // An old index digest, but the local image is the current one for this platform (Docker's id is the config digest).
+    expect(
+      (await check({ localDigests: [multiOld.digest], localImageId: multiNow.configDigests['linux/amd64'] }))
+        .digestChanged,
+    ).toBe(false);
     // An old index digest and an old image: a real update.
-    expect((await check({ localDigests: [multiOld.digest], localImageId: multiOld.configDigests['linux/amd64'] })).digestChanged).toBe(
-      true,
-    );
+    expect(
+      (await check({ localDigests: [multiOld.digest], localImageId: multiOld.configDigests['linux/amd64'] }))
+        .digestChanged,
+    ).toBe(true);
     // No local digest at all (a locally built image): nothing to compare, so no claim either way.
     expect((await check({ localDigests: [] })).digestChanged).toBe(false);
   });

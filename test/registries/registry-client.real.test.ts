@@ -14,7 +14,10 @@ function clientFor(registry: TestRegistry, credentials?: BasicCredentials) {
     registry: registry.host,
     credentials,
     limiter: createConcurrencyLimiter(8),
-    ...(registry.caFile && { scheme: 'https' as const, fetch: createRegistryFetchFactory()({ caFile: registry.caFile, concurrency: 8 }) }),
+    ...(registry.caFile && {
+      scheme: 'https' as const,
+      fetch: createRegistryFetchFactory()({ caFile: registry.caFile, concurrency: 8 }),
+    }),
     onRequest: (event) => requests.push(event),
   });
   return { client, requests };
@@ -46,11 +49,19 @@ describe('registry client against a real plain registry', () => {
         created: '2026-01-02T03:04:05Z',
       });
       const { client, requests } = clientFor(registry);
-      expect(await client.headManifest(`single/${format}`, '1.0.0')).toEqual({ digest: pushed.digest, mediaType: pushed.mediaType });
+      expect(await client.headManifest(`single/${format}`, '1.0.0')).toEqual({
+        digest: pushed.digest,
+        mediaType: pushed.mediaType,
+      });
       expect(requests.map((r) => r.method)).toEqual(['HEAD']);
-      const platform = await client.resolvePlatform(`single/${format}`, '1.0.0', { os: 'linux', architecture: 'amd64' });
+      const platform = await client.resolvePlatform(`single/${format}`, '1.0.0', {
+        os: 'linux',
+        architecture: 'amd64',
+      });
       expect(platform.manifestDigest).toBe(pushed.digest);
-      expect((await client.getImageConfig(`single/${format}`, platform.configDigest)).created).toBe('2026-01-02T03:04:05Z');
+      expect((await client.getImageConfig(`single/${format}`, platform.configDigest)).created).toBe(
+        '2026-01-02T03:04:05Z',
+      );
     }
   });
 
@@ -62,18 +73,30 @@ describe('registry client against a real plain registry', () => {
     ];
     for (const nestedIndex of [false, true]) {
       const repository = `multi/nested-${nestedIndex}`;
-      const pushed = await pushImage(registry, { repository, tags: ['2.0'], platforms, attestations: true, nestedIndex });
+      const pushed = await pushImage(registry, {
+        repository,
+        tags: ['2.0'],
+        platforms,
+        attestations: true,
+        nestedIndex,
+      });
       const { client } = clientFor(registry);
       expect((await client.headManifest(repository, '2.0')).digest).toBe(pushed.digest);
       for (const [key, digest] of Object.entries(pushed.platformDigests)) {
         const [os, architecture, variant] = key.split('/') as [string, string, string | undefined];
-        const image = await client.resolvePlatform(repository, '2.0', { os, architecture, ...(variant && { variant }) });
+        const image = await client.resolvePlatform(repository, '2.0', {
+          os,
+          architecture,
+          ...(variant && { variant }),
+        });
         expect(image.manifestDigest).toBe(digest);
         expect(image.configDigest).toBe(pushed.configDigests[key]);
       }
       const arm64 = await client.resolvePlatform(repository, '2.0', { os: 'linux', architecture: 'arm64' });
       expect(arm64.manifestDigest).toBe(pushed.platformDigests['linux/arm64/v8']);
-      expect((await errorOf(client.resolvePlatform(repository, '2.0', { os: 'windows', architecture: 'amd64' }))).kind).toBe('not-found');
+      expect(
+        (await errorOf(client.resolvePlatform(repository, '2.0', { os: 'windows', architecture: 'amd64' }))).kind,
+      ).toBe('not-found');
     }
   });
 
@@ -102,9 +125,10 @@ describe('registry client against a real basic-auth registry', () => {
     await client.headManifest('private/app', '1.0.0');
     // The 401 is paid once; afterwards Basic is sent up front.
     expect(requests.filter((r) => r.status === 401)).toHaveLength(1);
-    expect((await errorOf(clientFor(registry, { username: 'alice', password: 'wrong' }).client.listTags('private/app'))).kind).toBe(
-      'credentials-rejected',
-    );
+    expect(
+      (await errorOf(clientFor(registry, { username: 'alice', password: 'wrong' }).client.listTags('private/app')))
+        .kind,
+    ).toBe('credentials-rejected');
     expect((await errorOf(clientFor(registry).client.listTags('private/app'))).kind).toBe('auth-required');
   });
 });
@@ -146,13 +170,17 @@ describe('registry client against a real token-auth registry (Docker Hub / GHCR 
   it('reports refused credentials and never falls back to anonymous', async () => {
     const tokenServer = registry.tokenServer!;
     const before = tokenServer.log.length;
-    const error = await errorOf(clientFor(registry, { username: 'bob', password: 'wrong' }).client.listTags('team/api'));
+    const error = await errorOf(
+      clientFor(registry, { username: 'bob', password: 'wrong' }).client.listTags('team/api'),
+    );
     expect(error.kind).toBe('credentials-rejected');
     expect(error.message).not.toContain('wrong');
     const asked = tokenServer.log.slice(before);
     expect(asked.length).toBeGreaterThan(0);
     expect(asked.every((request) => request.user === 'bob')).toBe(true);
-    expect(await clientFor(registry, { username: 'bob', password: 'hunter2' }).client.listTags('team/web')).toEqual(['3.0.0']);
+    expect(await clientFor(registry, { username: 'bob', password: 'hunter2' }).client.listTags('team/web')).toEqual([
+      '3.0.0',
+    ]);
   });
 
   it('accepts access_token-only answers and a missing expires_in, and reports a failing token service', async () => {
@@ -180,7 +208,11 @@ describe('registry client against a real TLS registry with a private CA', () => 
 
   it('trusts the CA file of the connection, and refuses the certificate without it', async () => {
     expect(await clientFor(registry).client.listTags('secure/app')).toEqual(['0.9.0']);
-    const withoutCa = createRegistryClient({ registry: registry.host, scheme: 'https', limiter: createConcurrencyLimiter(2) });
+    const withoutCa = createRegistryClient({
+      registry: registry.host,
+      scheme: 'https',
+      limiter: createConcurrencyLimiter(2),
+    });
     const error = await errorOf(withoutCa.listTags('secure/app'));
     expect(['network', 'protocol']).toContain(error.kind);
   });

@@ -93,7 +93,10 @@ export async function startAddressedHub(mode: Mode, env: Environment = {}): Prom
         agent = new Agent({ localAddress: address });
         agents.set(address, agent);
       }
-      return (await undiciFetch(`${client.url}${path}`, { ...(init as object), dispatcher: agent })) as unknown as Response;
+      return (await undiciFetch(`${client.url}${path}`, {
+        ...(init as object),
+        dispatcher: agent,
+      })) as unknown as Response;
     };
   }
   return {

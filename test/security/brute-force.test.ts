@@ -51,7 +51,9 @@ for (const mode of MODES) {
       await expectSignInLimited(await hub.login({ username: 'alice', password: 'one-more-guess' }, ATTACKER));
       await expectSignInLimited(await hub.login({ username: 'alice', password: PASSWORD }, ATTACKER));
       // The address is blocked for every user, the user from every address.
-      await expectSignInLimited(await hub.login({ username: 'bob', password: BOB_PASSWORD, otp: totp(Date.now()) }, ATTACKER));
+      await expectSignInLimited(
+        await hub.login({ username: 'bob', password: BOB_PASSWORD, otp: totp(Date.now()) }, ATTACKER),
+      );
       await expectSignInLimited(await hub.login({ username: 'alice', password: PASSWORD }, BYSTANDER));
       // Another user from another address signs in as usual.
       const bob = await hub.login({ username: 'bob', password: BOB_PASSWORD, otp: totp(Date.now()) }, BYSTANDER);
@@ -62,7 +64,9 @@ for (const mode of MODES) {
       expect((await hub.from(ATTACKER, '/api/v1/auth/user', { headers: session })).status).toBe(200);
       // The trail has each failure, and none of the guesses.
       const audit = await (await hub.from(BYSTANDER, '/api/v1/audit?action=auth-login', { headers: session })).text();
-      expect(JSON.parse(audit).data.filter((entry: { status: string }) => entry.status === 'failed')).toHaveLength(LOGIN_FAILURE_LIMIT);
+      expect(JSON.parse(audit).data.filter((entry: { status: string }) => entry.status === 'failed')).toHaveLength(
+        LOGIN_FAILURE_LIMIT,
+      );
       for (const password of guesses) expect(audit).not.toContain(password);
     });
 
@@ -78,8 +82,14 @@ for (const mode of MODES) {
 
     it('guesses key secrets until 429; then the right key is refused from that address, not from another', async () => {
       hub = await startAddressedHub(mode, USERS_ENV);
-      const session = cookieHeader(sessionIdOf(await hub.login({ username: 'alice', password: PASSWORD }, BYSTANDER)) as string);
-      const created = await hub.from(BYSTANDER, '/api/v1/api-keys', jsonInit('POST', { name: 'target', scopes: ['read'] }, session));
+      const session = cookieHeader(
+        sessionIdOf(await hub.login({ username: 'alice', password: PASSWORD }, BYSTANDER)) as string,
+      );
+      const created = await hub.from(
+        BYSTANDER,
+        '/api/v1/api-keys',
+        jsonInit('POST', { name: 'target', scopes: ['read'] }, session),
+      );
       const { apiKey, keyId } = (await created.json()) as { apiKey: string; keyId: string };
       const bearer = (credential: string) => ({ headers: { authorization: `Bearer ${credential}` } });
       // Right key id, wrong secrets: the strongest guess there is.

@@ -9,7 +9,12 @@ import { USERS_ENV } from './auth-fixtures';
 
 /** The table of http-interface §4.1, with the request path each check sends. */
 const CONFIRMED_OPERATIONS = [
-  { method: 'post', route: '/api/v1/containers/:id/rollback', path: '/api/v1/containers/c0ffee/rollback', token: 'container-rollback' },
+  {
+    method: 'post',
+    route: '/api/v1/containers/:id/rollback',
+    path: '/api/v1/containers/c0ffee/rollback',
+    token: 'container-rollback',
+  },
   { method: 'delete', route: '/api/v1/containers/:id', path: '/api/v1/containers/c0ffee', token: 'container-delete' },
   {
     method: 'post',
@@ -17,12 +22,19 @@ const CONFIRMED_OPERATIONS = [
     path: '/api/v1/dependency-groups/c0ffee/update',
     token: 'dependency-group-update',
   },
-  { method: 'delete', route: '/api/v1/api-keys/:keyId', path: '/api/v1/api-keys/abcdefghijkl', token: 'api-key-revoke' },
+  {
+    method: 'delete',
+    route: '/api/v1/api-keys/:keyId',
+    path: '/api/v1/api-keys/abcdefghijkl',
+    token: 'api-key-revoke',
+  },
   { method: 'post', route: '/api/v1/images/prune', path: '/api/v1/images/prune', token: 'image-prune' },
 ] as const;
 
 const served = (client: HubClient, operation: (typeof CONFIRMED_OPERATIONS)[number]) =>
-  client.hub.parts.routes.routes.find((route) => route.spec.method === operation.method && route.matcher.test(operation.path));
+  client.hub.parts.routes.routes.find(
+    (route) => route.spec.method === operation.method && route.matcher.test(operation.path),
+  );
 
 describeHubMatrix('confirmation header of http-interface §4.1', (client) => {
   it('serves every operation of the table, each with its token', () => {

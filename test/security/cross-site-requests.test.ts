@@ -44,7 +44,9 @@ async function watchesServed(client: HubClient): Promise<number> {
     .split('\n')
     .find(
       (candidate) =>
-        candidate.startsWith('dd_http_requests_total{') && candidate.includes(`route="${WATCH}"`) && candidate.includes('status="200"'),
+        candidate.startsWith('dd_http_requests_total{') &&
+        candidate.includes(`route="${WATCH}"`) &&
+        candidate.includes('status="200"'),
     );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
@@ -68,7 +70,9 @@ describe('cross-site mutations in anonymous mode, compat routes on', () => {
   afterAll(() => client.close());
 
   it('refuses every mutation sent from another origin with 403 JSON, and none of them lands', async () => {
-    const existing = await (await send('/api/v1/api-keys', jsonInit('POST', { name: 'existing', scopes: ['read'] }))).json();
+    const existing = await (
+      await send('/api/v1/api-keys', jsonInit('POST', { name: 'existing', scopes: ['read'] }))
+    ).json();
     const settings = await (await send('/api/v1/settings')).json();
     const watches = await watchesServed(client);
     for (const [label, headers] of CROSS_SITE) {
@@ -101,7 +105,9 @@ describe('cross-site mutations in anonymous mode, compat routes on', () => {
       expect(await watchesServed(client), label).toBe(watches + 2);
       const created = await send('/api/v1/api-keys', jsonInit('POST', { name: 'own', scopes: ['read'] }, headers));
       expect(created.status, label).toBe(201);
-      expect((await send('/api/v1/settings', jsonInit('PATCH', { updateMode: 'manual' }, headers))).status, label).toBe(200);
+      expect((await send('/api/v1/settings', jsonInit('PATCH', { updateMode: 'manual' }, headers))).status, label).toBe(
+        200,
+      );
     }
   });
 
@@ -114,7 +120,9 @@ describe('cross-site mutations in anonymous mode, compat routes on', () => {
   });
 
   it('exempts API keys (http-interface §5.2): a page cannot attach one without a preflight the hub never grants', async () => {
-    const { apiKey } = await (await send('/api/v1/api-keys', jsonInit('POST', { name: 'ci', scopes: ['containers:watch'] }))).json();
+    const { apiKey } = await (
+      await send('/api/v1/api-keys', jsonInit('POST', { name: 'ci', scopes: ['containers:watch'] }))
+    ).json();
     const headers = { authorization: `Bearer ${apiKey}`, origin: EVIL, 'sec-fetch-site': 'cross-site' };
     expect((await send(WATCH, { method: 'POST', headers })).status).toBe(200);
     expect((await send(COMPAT_WATCH, { method: 'POST', headers })).status).toBe(200);
@@ -156,7 +164,10 @@ describe('cross-site mutations in anonymous mode, compat routes on', () => {
         { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' },
       ],
       ['JSON', jsonInit('POST', {})],
-      ['a +json type', { method: 'POST', headers: { 'content-type': 'application/vnd.dockwatch+json; charset=utf-8' }, body: '{}' }],
+      [
+        'a +json type',
+        { method: 'POST', headers: { 'content-type': 'application/vnd.dockwatch+json; charset=utf-8' }, body: '{}' },
+      ],
     ];
     for (const [label, init] of served) expect((await send(WATCH, init)).status, label).toBe(200);
     expect(await watchesServed(client)).toBe(watches + served.length);
@@ -171,11 +182,15 @@ describe('cross-site mutations behind a trusted proxy (DD_SERVER_TRUSTPROXY=1)',
   afterAll(() => client.close());
 
   it("takes the server's origin from X-Forwarded-Proto and X-Forwarded-Host", async () => {
-    const send = (headers: Record<string, string>) => client.request(`http://10.0.0.5:3000${WATCH}`, { method: 'POST', headers });
+    const send = (headers: Record<string, string>) =>
+      client.request(`http://10.0.0.5:3000${WATCH}`, { method: 'POST', headers });
     const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'hub.example.com' };
     expect((await send({ ...forwarded, origin: 'https://hub.example.com' })).status).toBe(200);
     await expectCrossOriginRefusal(await send({ ...forwarded, origin: EVIL }), 'another origin behind the proxy');
-    await expectCrossOriginRefusal(await send({ origin: 'https://hub.example.com' }), 'the public origin without forwarded headers');
+    await expectCrossOriginRefusal(
+      await send({ origin: 'https://hub.example.com' }),
+      'the public origin without forwarded headers',
+    );
   });
 });
 
@@ -191,6 +206,9 @@ describe('cross-site mutations with sign-in configured', () => {
       client.request(`${HUB}/api/v1/auth/login`, jsonInit('POST', { username: 'alice', password: 'wrong' }, headers));
     await expectCrossOriginRefusal(await login({ origin: EVIL }), 'sign-in from another origin');
     await expectJsonError(await login({ origin: HUB }), 401);
-    await expectCrossOriginRefusal(await client.request(`${HUB}${WATCH}`, { method: 'POST', headers: { origin: EVIL } }), 'watch');
+    await expectCrossOriginRefusal(
+      await client.request(`${HUB}${WATCH}`, { method: 'POST', headers: { origin: EVIL } }),
+      'watch',
+    );
   });
 });

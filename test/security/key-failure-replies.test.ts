@@ -51,7 +51,10 @@ for (const mode of MODES) {
         try {
           const session = await sessionOf(hub, env);
           const create = async (body: Record<string, unknown>) => {
-            const response = await hub.request('/api/v1/api-keys', jsonInit('POST', { name: 'k', scopes: ['read'], ...body }, session));
+            const response = await hub.request(
+              '/api/v1/api-keys',
+              jsonInit('POST', { name: 'k', scopes: ['read'], ...body }, session),
+            );
             expect(response.status).toBe(201);
             return (await response.json()) as { keyId: string; apiKey: string };
           };
@@ -86,7 +89,9 @@ for (const mode of MODES) {
           for (const [kind, reply] of Object.entries(replies)) expect(reply, kind).toEqual(uniform);
 
           // A route with a Bearer token of its own keeps it: /metrics is not refused as a key.
-          expect((await hub.request('/metrics', { headers: { ...session, authorization: 'Bearer not-a-key' } })).status).toBe(200);
+          expect(
+            (await hub.request('/metrics', { headers: { ...session, authorization: 'Bearer not-a-key' } })).status,
+          ).toBe(200);
 
           // Every failure above counted: the rest of the limit, then even the good key gets 429.
           const kinds = Object.keys(failures).length;
@@ -94,7 +99,9 @@ for (const mode of MODES) {
             const response = await hub.request('/api/v1/settings', { headers: { authorization: 'Bearer not-a-key' } });
             expect(response.status, `attempt ${i + 1}`).toBe(401);
           }
-          const blocked = await hub.request('/api/v1/settings', { headers: { authorization: `Bearer ${good.apiKey}` } });
+          const blocked = await hub.request('/api/v1/settings', {
+            headers: { authorization: `Bearer ${good.apiKey}` },
+          });
           expect(blocked.status).toBe(429);
           expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
         } finally {

@@ -10,10 +10,22 @@ import { hasOwnLimit, MAX_TRACKED_CLIENTS } from '../../hub/src/http/server-rate
 import { ConfigError } from '../../shared/config/config-error';
 import type { Environment } from '../../shared/config/env-source';
 import { createMemoryHub, createServerHub, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
-import { type AddressedHub, cookieHeader, MODES, PASSWORD, sessionIdOf, startAddressedHub, USERS_ENV } from './auth-fixtures';
+import {
+  type AddressedHub,
+  cookieHeader,
+  MODES,
+  PASSWORD,
+  sessionIdOf,
+  startAddressedHub,
+  USERS_ENV,
+} from './auth-fixtures';
 
 const LIMIT = 5;
-const limited = (extra: Environment = {}): Environment => ({ ...USERS_ENV, DD_SERVER_RATELIMIT_MAX: String(LIMIT), ...extra });
+const limited = (extra: Environment = {}): Environment => ({
+  ...USERS_ENV,
+  DD_SERVER_RATELIMIT_MAX: String(LIMIT),
+  ...extra,
+});
 
 /** Asserts the server-wide 429: http-interface §2.15 JSON, Retry-After within the 15-minute window. */
 async function expectLimited(response: Response, limit = LIMIT): Promise<void> {
@@ -111,14 +123,18 @@ for (const mode of MODES) {
       hub = await startAddressedHub(mode, limited());
       const session = cookieHeader(sessionIdOf(await hub.login({ username: 'alice', password: PASSWORD })) as string);
       const create = async (body: Record<string, unknown>) =>
-        (await (await hub?.request('/api/v1/api-keys', jsonInit('POST', { name: 'k', scopes: ['read'], ...body }, session)))?.json()) as {
+        (await (
+          await hub?.request('/api/v1/api-keys', jsonInit('POST', { name: 'k', scopes: ['read'], ...body }, session))
+        )?.json()) as {
           apiKey: string;
         };
       const plain = await create({});
       const capped = await create({ rateLimitMax: 2 });
       const bearer = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
-      for (let i = 0; i < LIMIT * 3; i++) expect((await hub.request('/api/v1/settings', bearer(plain.apiKey))).status).toBe(200);
-      for (let i = 0; i < 2; i++) expect((await hub.request('/api/v1/settings', bearer(capped.apiKey))).status).toBe(200);
+      for (let i = 0; i < LIMIT * 3; i++)
+        expect((await hub.request('/api/v1/settings', bearer(plain.apiKey))).status).toBe(200);
+      for (let i = 0; i < 2; i++)
+        expect((await hub.request('/api/v1/settings', bearer(capped.apiKey))).status).toBe(200);
       const own = await hub.request('/api/v1/settings', bearer(capped.apiKey));
       expect((await expectJsonError(own, 429)).error).toMatch(/API key/);
       expect(Number(own.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -126,7 +142,8 @@ for (const mode of MODES) {
 
     it('leaves routes with a limit of their own to it: failed sign-ins go on to their own 429', async () => {
       hub = await startAddressedHub(mode, limited());
-      for (let i = 0; i < 10; i++) await expectJsonError(await hub.login({ username: 'alice', password: 'wrong' }), 401);
+      for (let i = 0; i < 10; i++)
+        await expectJsonError(await hub.login({ username: 'alice', password: 'wrong' }), 401);
       const own = await hub.login({ username: 'alice', password: 'wrong' });
       expect((await expectJsonError(own, 429)).error).toBe('Too many failed sign-in attempts');
       // None of those counted against the address's server-wide budget.
@@ -202,8 +219,12 @@ describe('server-wide limit over time and under many addresses [memory]', () => 
   });
 
   it(`keeps at most ${MAX_TRACKED_CLIENTS} clients: a flood of addresses costs bounded memory and no false 429`, async () => {
-    client = await createMemoryHub({ DD_SERVER_RATELIMIT_MAX: '1', DD_SERVER_TRUSTPROXY: '1' }, { clientAddress: nodeClientAddress(1) });
-    const from = (address: string) => (client as HubClient).request('/api/v1/app', { headers: { 'x-forwarded-for': address } });
+    client = await createMemoryHub(
+      { DD_SERVER_RATELIMIT_MAX: '1', DD_SERVER_TRUSTPROXY: '1' },
+      { clientAddress: nodeClientAddress(1) },
+    );
+    const from = (address: string) =>
+      (client as HubClient).request('/api/v1/app', { headers: { 'x-forwarded-for': address } });
     expect((await from('198.51.100.1')).status).toBe(200);
     await expectLimited(await from('198.51.100.1'), 1);
     for (let i = 0; i < MAX_TRACKED_CLIENTS; i++) {
@@ -268,7 +289,9 @@ describe('WebSocket upgrade limit [server]', () => {
   it('refuses the upgrade past the limit with 429 JSON and Retry-After, on every WebSocket route', async () => {
     client = await createServerHub({ ...USERS_ENV, DD_SERVER_RATELIMIT_WEBSOCKET: '3' });
     const signIn = async (username: string, password: string) =>
-      sessionIdOf(await (client as HubClient).request('/api/v1/auth/login', jsonInit('POST', { username, password }))) as string;
+      sessionIdOf(
+        await (client as HubClient).request('/api/v1/auth/login', jsonInit('POST', { username, password })),
+      ) as string;
     const alice = await signIn('alice', PASSWORD);
     const headers = { ...cookieHeader(alice), origin: client.url as string };
     for (let i = 0; i < 3; i++) expect((await upgrade(wsUrl('/api/v1/log/stream?tail=0'), headers)).status).toBe(101);
@@ -292,7 +315,9 @@ describe('WebSocket upgrade limit [server]', () => {
       DD_SERVER_RATELIMIT_WEBSOCKET: '2',
     });
     const signIn = async (username: string) =>
-      sessionIdOf(await (client as HubClient).request('/api/v1/auth/login', jsonInit('POST', { username, password: PASSWORD }))) as string;
+      sessionIdOf(
+        await (client as HubClient).request('/api/v1/auth/login', jsonInit('POST', { username, password: PASSWORD })),
+      ) as string;
     const alice = { ...cookieHeader(await signIn('alice')), origin: client.url as string };
     const carol = { ...cookieHeader(await signIn('carol')), origin: client.url as string };
     for (let i = 0; i < 2; i++) expect((await upgrade(wsUrl('/api/v1/log/stream?tail=0'), alice)).status).toBe(101);
@@ -315,7 +340,11 @@ describe('WebSocket upgrade limit [server]', () => {
   });
 
   it('counts upgrade attempts without a session in the server-wide limit, as they never reach the upgrade gate', async () => {
-    client = await createServerHub({ ...USERS_ENV, DD_SERVER_RATELIMIT_MAX: '3', DD_SERVER_RATELIMIT_WEBSOCKET: '100' });
+    client = await createServerHub({
+      ...USERS_ENV,
+      DD_SERVER_RATELIMIT_MAX: '3',
+      DD_SERVER_RATELIMIT_WEBSOCKET: '100',
+    });
     for (let i = 0; i < 3; i++) {
       const refused = await upgrade(wsUrl('/api/v1/log/stream'), {});
       expect(refused.status).toBe(401);

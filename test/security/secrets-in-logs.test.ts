@@ -50,7 +50,11 @@ const ARGON2_HASH_PART = (phc: string) => phc.split('$').at(-1) as string;
 async function scenario(request: Request): Promise<ScenarioResult> {
   const secrets = new Set<string>([PASSWORD, BOB_PASSWORD, TOTP_SECRET, ALICE_HASH, BOB_HASH, ...RECOVERY_CODES]);
   const totpBytes = base32Decode(TOTP_SECRET);
-  for (const form of [totpBytes.toString('hex'), totpBytes.toString('base64').replace(/=+$/, ''), totpBytes.toString('base64url')])
+  for (const form of [
+    totpBytes.toString('hex'),
+    totpBytes.toString('base64').replace(/=+$/, ''),
+    totpBytes.toString('base64url'),
+  ])
     secrets.add(form);
   secrets.add(ARGON2_HASH_PART(ALICE_HASH));
   secrets.add(ARGON2_HASH_PART(BOB_HASH));
@@ -59,7 +63,11 @@ async function scenario(request: Request): Promise<ScenarioResult> {
   const created: ScenarioResult['created'] = [];
   const keyIds: string[] = [];
 
-  const send = async (label: string, path: string, init?: RequestInit): Promise<{ response: Response; text: string }> => {
+  const send = async (
+    label: string,
+    path: string,
+    init?: RequestInit,
+  ): Promise<{ response: Response; text: string }> => {
     const response = await request(path, init);
     const text = await response.text();
     answers.push({ label, text });
@@ -72,7 +80,11 @@ async function scenario(request: Request): Promise<ScenarioResult> {
       if (key === 'otp') codes.add(value);
       else secrets.add(value);
     }
-    const { response } = await send(`login ${JSON.stringify(body.username)}`, '/api/v1/auth/login', jsonInit('POST', body));
+    const { response } = await send(
+      `login ${JSON.stringify(body.username)}`,
+      '/api/v1/auth/login',
+      jsonInit('POST', body),
+    );
     const id = sessionIdOf(response);
     if (id) secrets.add(id);
     return { status: response.status, id };
@@ -111,12 +123,21 @@ async function scenario(request: Request): Promise<ScenarioResult> {
     return { apiKey, keyId };
   };
   const parent = await createKey('create parent', { name: 'ci', scopes: ['api-keys:manage', 'read'] }, session);
-  const child = await createKey('create child', { name: 'dash', scopes: ['read'] }, { authorization: `Bearer ${parent.apiKey}` });
+  const child = await createKey(
+    'create child',
+    { name: 'dash', scopes: ['read'] },
+    { authorization: `Bearer ${parent.apiKey}` },
+  );
   const bearer = (credential: string) => ({ headers: { authorization: `Bearer ${credential}` } });
   expect((await send('use child', '/api/v1/settings', bearer(child.apiKey))).response.status).toBe(200);
   expect((await send('server by key', '/api/v1/server', bearer(parent.apiKey))).response.status).toBe(200);
   const flipped = `${child.apiKey.slice(0, -1)}${child.apiKey.endsWith('A') ? 'B' : 'A'}`;
-  const nearMisses = [flipped, `ddk_${child.keyId}_${'Q'.repeat(43)}`, `ddk_zzzzzzzzzzzz_${child.apiKey.slice(-43)}`, `${parent.apiKey}x`];
+  const nearMisses = [
+    flipped,
+    `ddk_${child.keyId}_${'Q'.repeat(43)}`,
+    `ddk_zzzzzzzzzzzz_${child.apiKey.slice(-43)}`,
+    `${parent.apiKey}x`,
+  ];
   for (const credential of nearMisses) {
     secrets.add(credential);
     expect((await send('near miss', '/api/v1/settings', bearer(credential))).response.status).toBe(401);
@@ -130,12 +151,17 @@ async function scenario(request: Request): Promise<ScenarioResult> {
   expect((await send('use revoked', '/api/v1/settings', bearer(child.apiKey))).response.status).toBe(401);
   expect((await send('list again', '/api/v1/api-keys?limit=200', bearer(parent.apiKey))).response.status).toBe(200);
   expect((await send('server by session', '/api/v1/server', { headers: session })).response.status).toBe(200);
-  expect((await send('user', '/api/v1/auth/user', { headers: cookieHeader(bobOtp.id as string) })).response.status).toBe(200);
   expect(
-    (await send('logout', '/api/v1/auth/logout', { method: 'POST', headers: cookieHeader(bobRecovery.id as string) })).response.status,
+    (await send('user', '/api/v1/auth/user', { headers: cookieHeader(bobOtp.id as string) })).response.status,
+  ).toBe(200);
+  expect(
+    (await send('logout', '/api/v1/auth/logout', { method: 'POST', headers: cookieHeader(bobRecovery.id as string) }))
+      .response.status,
   ).toBe(204);
   // What the hub keeps and tells about itself: the log ring and the audit trail.
-  expect((await send('log ring', '/api/v1/log/entries?tail=1000&level=trace', { headers: session })).response.status).toBe(200);
+  expect(
+    (await send('log ring', '/api/v1/log/entries?tail=1000&level=trace', { headers: session })).response.status,
+  ).toBe(200);
   expect((await send('audit', '/api/v1/audit?limit=200', { headers: session })).response.status).toBe(200);
   return { secrets, codes, answers, created, keyIds, session };
 }
@@ -145,7 +171,8 @@ const codePattern = (code: string) => new RegExp(`(?<![0-9A-Za-z])${code}(?![0-9
 /** Every secret absent from the text; the failing secret is named by its kind and length only. */
 function expectNoSecret(text: string, result: Pick<ScenarioResult, 'secrets' | 'codes'>, where: string): void {
   for (const secret of result.secrets) {
-    if (text.includes(secret)) throw new Error(`${where} contains a secret (${secret.length} characters, starting ${secret.slice(0, 4)}…)`);
+    if (text.includes(secret))
+      throw new Error(`${where} contains a secret (${secret.length} characters, starting ${secret.slice(0, 4)}…)`);
   }
   for (const code of result.codes) {
     if (codePattern(code).test(text)) throw new Error(`${where} contains a TOTP code`);
@@ -221,9 +248,15 @@ describe('secrets stay out of the output of a real hub process', () => {
     // The stored key records hold the digests the answers and logs must not show either.
     const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
     const stored = await Promise.all(files.map((entry) => readFile(join(entry.parentPath, entry.name), 'utf8')));
-    const digests = stored.flatMap((text) => [...text.matchAll(/"digest":"([a-f0-9]{64})"/g)].map((match) => match[1] as string));
+    const digests = stored.flatMap((text) =>
+      [...text.matchAll(/"digest":"([a-f0-9]{64})"/g)].map((match) => match[1] as string),
+    );
     expect(digests).toHaveLength(2);
-    expectNoSecret(output, { secrets: new Set([...result.secrets, ...digests]), codes: result.codes }, 'the process output');
+    expectNoSecret(
+      output,
+      { secrets: new Set([...result.secrets, ...digests]), codes: result.codes },
+      'the process output',
+    );
     expectCleanAnswers(result, digests);
   });
 });

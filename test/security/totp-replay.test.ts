@@ -110,7 +110,9 @@ describe('TOTP replay memory over time [memory]', () => {
   it('lets exactly one of two simultaneous sign-ins with one recovery code through', async () => {
     const client = await createMemoryHub(USERS_ENV);
     try {
-      const answers = await Promise.all(Array.from({ length: 4 }, () => signIn(client, { recoveryCode: RECOVERY_CODES[2] })));
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => signIn(client, { recoveryCode: RECOVERY_CODES[2] })),
+      );
       expect(answers.map((response) => response.status).sort()).toEqual([200, 401, 401, 401]);
     } finally {
       await client.close();

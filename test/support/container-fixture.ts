@@ -35,5 +35,8 @@ export function containerRecord(over: Partial<Container> & { id?: string } = {})
 
 /** The record's image moved to another registry and repository. */
 export function withImage(container: Container, registry: string, repository: string, tag = '1.0.0'): Container {
-  return { ...container, image: { ...container.image, registry: { url: registry }, name: repository, tag: { value: tag, semver: true } } };
+  return {
+    ...container,
+    image: { ...container.image, registry: { url: registry }, name: repository, tag: { value: tag, semver: true } },
+  };
 }

@@ -35,11 +35,15 @@ function baseEnv(env: Record<string, string>): Record<string, string> {
 
 /** `npm run agent -- keygen --key FILE --json`, as a real process; the printed registration. */
 export async function agentKeygen(keyFile: string, name: string): Promise<{ publicKey: string; keyId: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', AGENT_ENTRY, 'keygen', '--key', keyFile, '--name', name, '--json'], {
-    cwd: REPO_ROOT,
-    env: baseEnv({}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', AGENT_ENTRY, 'keygen', '--key', keyFile, '--name', name, '--json'],
+    {
+      cwd: REPO_ROOT,
+      env: baseEnv({}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {
@@ -54,7 +58,12 @@ export async function agentKeygen(keyFile: string, name: string): Promise<{ publ
 }
 
 /** The agent as `npm run agent -- --hub URL --key FILE --name NAME` runs it, through `node --import tsx` (one pid). */
-export function spawnAgent(options: { hubUrl: string; keyFile: string; name: string; env?: Record<string, string> }): AgentProcess {
+export function spawnAgent(options: {
+  hubUrl: string;
+  keyFile: string;
+  name: string;
+  env?: Record<string, string>;
+}): AgentProcess {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', AGENT_ENTRY, '--hub', options.hubUrl, '--key', options.keyFile, '--name', options.name],
@@ -100,7 +109,9 @@ export function spawnAgent(options: { hubUrl: string; keyFile: string; name: str
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`agent ${options.name}: no matching log line within ${timeoutMs} ms; last: ${logs.at(-1)?.msg}`));
+          reject(
+            new Error(`agent ${options.name}: no matching log line within ${timeoutMs} ms; last: ${logs.at(-1)?.msg}`),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);
@@ -123,7 +134,8 @@ export function spawnAgent(options: { hubUrl: string; keyFile: string; name: str
 }
 
 /** The agent's "signed in" line: component edge.link, "connected to ...". */
-export const signedIn = (line: AgentLogLine): boolean => line.component === 'edge.link' && line.msg.startsWith('connected to');
+export const signedIn = (line: AgentLogLine): boolean =>
+  line.component === 'edge.link' && line.msg.startsWith('connected to');
 
 /** The agent's line for a session closed with this code. */
 export const closedWith =

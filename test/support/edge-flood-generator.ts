@@ -40,7 +40,15 @@ export interface FloodTally {
   sentBytes: number;
 }
 
-const tally = (): FloodTally => ({ opened: 0, refused: {}, closed: {}, errors: 0, bodies: {}, maxOpenPerAddress: 0, sentBytes: 0 });
+const tally = (): FloodTally => ({
+  opened: 0,
+  refused: {},
+  closed: {},
+  errors: 0,
+  bodies: {},
+  maxOpenPerAddress: 0,
+  sentBytes: 0,
+});
 const bump = (into: Record<string, number>, key: number | string) => {
   into[key] = (into[key] ?? 0) + 1;
 };
@@ -183,7 +191,8 @@ function largeAttempt(address: string, payload: Buffer): Promise<void> {
 }
 
 /** Attempt i of count: the addresses in turn, each for its share of consecutive attempts. */
-const addressOf = (addresses: string[], i: number, count: number) => addresses[Math.floor((i * addresses.length) / count)] as string;
+const addressOf = (addresses: string[], i: number, count: number) =>
+  addresses[Math.floor((i * addresses.length) / count)] as string;
 
 async function pool(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -200,8 +209,12 @@ async function main(): Promise<void> {
   payload.write('{"type":"hello","padding":"');
   // Both at once, so large frames arrive while the idle sockets pile up.
   await Promise.all([
-    pool(plan.large.count, plan.large.concurrency, (i) => largeAttempt(addressOf(plan.large.addresses, i, plan.large.count), payload)),
-    pool(plan.idle.count, plan.idle.concurrency, (i) => idleAttempt(addressOf(plan.idle.addresses, i, plan.idle.count))),
+    pool(plan.large.count, plan.large.concurrency, (i) =>
+      largeAttempt(addressOf(plan.large.addresses, i, plan.large.count), payload),
+    ),
+    pool(plan.idle.count, plan.idle.concurrency, (i) =>
+      idleAttempt(addressOf(plan.idle.addresses, i, plan.idle.count)),
+    ),
   ]);
   process.stdout.write(`${JSON.stringify({ event: 'flooded', large, idle })}\n`);
   await Promise.all(idleClosed);

@@ -46,7 +46,9 @@ export class PeerConnection {
     readonly socket: WebSocket,
     private readonly options: HubPeerOptions,
   ) {
-    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
     socket.on('message', (data) => void this.onMessage(String(data)));
     this.send({ type: 'challenge', protocol: EDGE_PROTOCOL, challenge: this.challenge, hubVersion: '0.0.0-peer' });
   }
@@ -56,7 +58,11 @@ export class PeerConnection {
   }
 
   /** Resolves with the first frame from index `from` on that matches; rejects after timeoutMs. */
-  async waitFor<T extends AgentFrame>(match: (frame: AgentFrame) => frame is T, timeoutMs?: number, from?: number): Promise<T>;
+  async waitFor<T extends AgentFrame>(
+    match: (frame: AgentFrame) => frame is T,
+    timeoutMs?: number,
+    from?: number,
+  ): Promise<T>;
   async waitFor(match: (frame: AgentFrame) => boolean, timeoutMs?: number, from?: number): Promise<AgentFrame>;
   async waitFor(match: (frame: AgentFrame) => boolean, timeoutMs = 10_000, from = 0): Promise<AgentFrame> {
     const deadline = Date.now() + timeoutMs;
@@ -64,7 +70,8 @@ export class PeerConnection {
       const found = this.frames.slice(from).find(match);
       if (found) return found;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching frame within ${timeoutMs} ms; got: ${this.frames.map((f) => f.type).join(', ')}`);
+      if (left <= 0)
+        throw new Error(`no matching frame within ${timeoutMs} ms; got: ${this.frames.map((f) => f.type).join(', ')}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.add(() => {
@@ -104,7 +111,9 @@ export class PeerConnection {
       timeoutMs,
       from,
     );
-    return this.frames.filter((f): f is Extract<AgentFrame, { type: 'snapshot' }> => f.type === 'snapshot' && f.syncId === last.syncId);
+    return this.frames.filter(
+      (f): f is Extract<AgentFrame, { type: 'snapshot' }> => f.type === 'snapshot' && f.syncId === last.syncId,
+    );
   }
 
   private async onMessage(text: string): Promise<void> {
@@ -168,10 +177,12 @@ export async function startHubPeer(options: HubPeerOptions): Promise<HubPeer> {
     host: '127.0.0.1',
     port: 0,
     path: '/api/v1/edge/ws',
-    handleProtocols: (protocols) => (protocols.has(edgeSubprotocol(EDGE_PROTOCOL)) ? edgeSubprotocol(EDGE_PROTOCOL) : false),
+    handleProtocols: (protocols) =>
+      protocols.has(edgeSubprotocol(EDGE_PROTOCOL)) ? edgeSubprotocol(EDGE_PROTOCOL) : false,
     verifyClient: (info, done) => {
       upgrades.push({ protocols: String(info.req.headers['sec-websocket-protocol'] ?? '').split(/,\s*/) });
-      if (options.refuseWith) done(false, options.refuseWith.status, options.refuseWith.error, options.refuseWith.headers);
+      if (options.refuseWith)
+        done(false, options.refuseWith.status, options.refuseWith.error, options.refuseWith.headers);
       else done(true);
     },
   });

@@ -1,6 +1,12 @@
 import WebSocket from 'ws';
 import type { DockerContainerDetails, DockerImageDetails } from '../../shared/docker/docker-host';
-import { type AgentInfo, EDGE_PROTOCOL, EDGE_SUBPROTOCOLS, type EdgeWatcher, type HubFrame } from '../../shared/edge/protocol';
+import {
+  type AgentInfo,
+  EDGE_PROTOCOL,
+  EDGE_SUBPROTOCOLS,
+  type EdgeWatcher,
+  type HubFrame,
+} from '../../shared/edge/protocol';
 import { edgeKeyId, generateEdgeKeyPair, signChallenge, toBase64 } from '../../shared/edge/sign-in';
 
 /**
@@ -100,7 +106,9 @@ export function connectEdgePeer(
   };
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(peer));
-    ws.once('unexpected-response', (_request, response) => reject(new Error(`upgrade refused: ${response.statusCode}`)));
+    ws.once('unexpected-response', (_request, response) =>
+      reject(new Error(`upgrade refused: ${response.statusCode}`)),
+    );
     ws.once('error', reject);
   });
 }
@@ -210,7 +218,11 @@ export function snapshotFrames(
 }
 
 /** Polls until the probe returns something other than undefined (an awaited condition, not a sleep of a guessed length). */
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (true) {
     const value = await probe();

@@ -31,7 +31,12 @@ const SETTLED = ['succeeded', 'rolled-back', 'failed'];
  * probes go to a hub (some ask it to watch), so they poll at 100 ms unless told otherwise, and a
  * timeout names what was awaited.
  */
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -61,13 +66,18 @@ export interface EdgeUpdateBed {
 /** Starts the agent's dockerd and a plain registry, and writes the agent's key and authorized_keys. */
 export async function startEdgeUpdateBed(agentName: string): Promise<EdgeUpdateBed> {
   const dir = await mkdtemp(join(tmpdir(), `dd-${agentName}-`));
-  const [dockerdStarted, registryStarted] = await Promise.allSettled([startDockerd(), startRegistry({ variant: 'plain' })]);
+  const [dockerdStarted, registryStarted] = await Promise.allSettled([
+    startDockerd(),
+    startRegistry({ variant: 'plain' }),
+  ]);
   if (dockerdStarted.status === 'rejected' || registryStarted.status === 'rejected') {
     // Whichever started must not outlive the failed start.
     if (dockerdStarted.status === 'fulfilled') await dockerdStarted.value.stop();
     if (registryStarted.status === 'fulfilled') await registryStarted.value.stop();
     await rm(dir, { recursive: true, force: true });
-    throw dockerdStarted.status === 'rejected' ? dockerdStarted.reason : (registryStarted as PromiseRejectedResult).reason;
+    throw dockerdStarted.status === 'rejected'
+      ? dockerdStarted.reason
+      : (registryStarted as PromiseRejectedResult).reason;
   }
   const dockerd = dockerdStarted.value;
   const registry = registryStarted.value;
@@ -153,7 +163,12 @@ export async function spawnBedAgent(
     hubUrl,
     keyFile: bed.keyFile,
     name: bed.agentName,
-    env: { DD_WATCHER_LOCAL_SOCKET: bed.dockerd.socketPath, DD_EDGE_RECONNECT_MIN_MS: '100', DD_EDGE_RECONNECT_MAX_MS: '400', ...env },
+    env: {
+      DD_WATCHER_LOCAL_SOCKET: bed.dockerd.socketPath,
+      DD_EDGE_RECONNECT_MIN_MS: '100',
+      DD_EDGE_RECONNECT_MAX_MS: '400',
+      ...env,
+    },
   });
   await agent.waitForLog(signedIn, signInTimeoutMs);
   return agent;
@@ -176,7 +191,10 @@ export interface EdgeUpdateApi {
  * Those calls over `request` (an in-process hub's request, or fetch to a hub process that may be
  * restarted, so it is looked up on each call).
  */
-export function edgeUpdateApi(request: (path: string, init?: RequestInit) => Promise<Response>, agentName: string): EdgeUpdateApi {
+export function edgeUpdateApi(
+  request: (path: string, init?: RequestInit) => Promise<Response>,
+  agentName: string,
+): EdgeUpdateApi {
   const json = async <T>(path: string, init?: RequestInit) => (await request(path, init)).json() as Promise<T>;
   const byName = async (name: string) =>
     (await json<{ data: Container[] }>(`/api/v1/containers?agent=${agentName}`)).data.find((c) => c.name === name);

@@ -48,7 +48,10 @@ export async function createMemoryHub(env: Environment = {}, deps: Partial<HubIn
   const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...HARNESS_REQUEST_LIMIT, ...env }, readNothing);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({ level: config.log.level, ring: logRing, sink: capturingSink(logged) });
-  const registries = await loadRegistryProvidersFromEnv(env, readNothing, { now: Date.now, fetch: (input, init) => fetch(input, init) });
+  const registries = await loadRegistryProvidersFromEnv(env, readNothing, {
+    now: Date.now,
+    fetch: (input, init) => fetch(input, init),
+  });
   const hub = composeHub({
     config,
     storage: createStorage(),
@@ -125,13 +128,17 @@ export const jsonInit = (method: string, body: unknown, headers: Record<string, 
 });
 
 /** Asserts an http-interface §2.15 error body and returns it. */
-export async function expectJsonError(response: Response, status: number): Promise<{ error: string; details?: Record<string, unknown> }> {
+export async function expectJsonError(
+  response: Response,
+  status: number,
+): Promise<{ error: string; details?: Record<string, unknown> }> {
   const text = await response.text();
   if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${text}`);
   if (!response.headers.get('content-type')?.includes('application/json'))
     throw new Error(`not JSON: ${response.headers.get('content-type')}`);
   const body = JSON.parse(text) as { error?: unknown; details?: unknown };
   if (typeof body.error !== 'string' || body.error.length === 0) throw new Error(`no error message: ${text}`);
-  if (body.details !== undefined && (typeof body.details !== 'object' || body.details === null)) throw new Error(`bad details: ${text}`);
+  if (body.details !== undefined && (typeof body.details !== 'object' || body.details === null))
+    throw new Error(`bad details: ${text}`);
   return body as { error: string; details?: Record<string, unknown> };
 }

@@ -58,7 +58,10 @@ export async function startHubProcess(env: Record<string, string>, timeoutMs = 2
     ...env,
   });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hub did not start in ${timeoutMs} ms: ${spawned.stderr.join('\n')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`hub did not start in ${timeoutMs} ms: ${spawned.stderr.join('\n')}`)),
+      timeoutMs,
+    );
     const poll = setInterval(() => {
       for (const line of spawned.stdout) {
         if (!line.includes('"hub listening"')) continue;

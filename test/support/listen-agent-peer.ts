@@ -114,7 +114,12 @@ export async function startListenAgentPeer(secret: string): Promise<ListenAgentP
     for await (const chunk of request) body += chunk;
     const url = new URL(request.url ?? '/', 'http://peer');
     const given = request.headers['x-dd-agent-secret'];
-    peer.requests.push({ method: request.method ?? '', path: url.pathname, secret: typeof given === 'string' ? given : undefined, body });
+    peer.requests.push({
+      method: request.method ?? '',
+      path: url.pathname,
+      secret: typeof given === 'string' ? given : undefined,
+      body,
+    });
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(value));

@@ -31,11 +31,15 @@ export async function startListenAgentProcess(options: {
   env: Record<string, string>;
   args?: string[];
 }): Promise<ListenAgentProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', AGENT_ENTRY, '--listen', String(options.port), ...(options.args ?? [])], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', AGENT_ENTRY, '--listen', String(options.port), ...(options.args ?? [])],
+    {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const stdout: string[] = [];
   const stderr: string[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => stdout.push(line));

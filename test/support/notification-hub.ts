@@ -8,10 +8,18 @@ import type { SemverDiff } from '../../shared/update/update-kind';
 import { createMemoryHub, type HubClient } from './hub-harness';
 
 /** Retries in milliseconds, so a test sees dead-letter without waiting half an hour. */
-export const FAST_RETRIES: HubInput['notificationTiming'] = { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, random: () => 0.5 };
+export const FAST_RETRIES: HubInput['notificationTiming'] = {
+  maxAttempts: 3,
+  baseDelayMs: 20,
+  maxDelayMs: 100,
+  random: () => 0.5,
+};
 
 /** A memory hub with notification triggers from `env`, over `storage` when a restart must find it again. */
-export function notificationHub(env: Environment, options: { storage?: Storage; timing?: HubInput['notificationTiming'] } = {}) {
+export function notificationHub(
+  env: Environment,
+  options: { storage?: Storage; timing?: HubInput['notificationTiming'] } = {},
+) {
   return createMemoryHub(
     { DD_SERVER_RATELIMIT_MAX: '1000000000', ...env },
     {
@@ -36,7 +44,12 @@ export function record(
       ? { kind: 'unknown' }
       : 'digest' in update
         ? { kind: 'digest', localValue: 'sha256:aaaa', remoteValue: update.digest }
-        : { kind: 'tag', localValue: update.from, remoteValue: update.to, ...(update.diff && { semverDiff: update.diff }) };
+        : {
+            kind: 'tag',
+            localValue: update.from,
+            remoteValue: update.to,
+            ...(update.diff && { semverDiff: update.diff }),
+          };
   return simulatedContainer(clock, {
     id: `${name}-id`,
     name,

@@ -13,7 +13,9 @@ export interface ReceivedRequest {
 }
 
 /** How the receiver answers the next requests: a status and body, or no answer at all (hang). */
-export type ReceiverBehaviour = { status: number; body?: string | ((request: ReceivedRequest) => string) } | { hang: true };
+export type ReceiverBehaviour =
+  | { status: number; body?: string | ((request: ReceivedRequest) => string) }
+  | { hang: true };
 
 /**
  * A real HTTP webhook receiver on 127.0.0.1 (an ephemeral port): it records every request and
@@ -49,7 +51,14 @@ export async function startNotificationReceiver(port = 0): Promise<NotificationR
       } catch {
         json = undefined;
       }
-      const request: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, text, json, at: Date.now() };
+      const request: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        text,
+        json,
+        at: Date.now(),
+      };
       received.push(request);
       for (const wake of waiters) wake();
       if ('hang' in behaviour) {

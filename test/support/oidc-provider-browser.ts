@@ -30,7 +30,10 @@ export class TestBrowser {
 
   constructor(
     ca: string,
-    private readonly direct?: { origin: string; fetch: (url: string, init: RequestOptions) => Promise<BrowserResponse> },
+    private readonly direct?: {
+      origin: string;
+      fetch: (url: string, init: RequestOptions) => Promise<BrowserResponse>;
+    },
   ) {
     this.dispatcher = new Agent({ connect: { ca } });
   }
@@ -84,11 +87,14 @@ export class TestBrowser {
       (attributes.some((part) => part.toLowerCase() === key) ? '' : undefined);
     const path = attribute('path') || '/';
     const host = new URL(url).hostname;
-    const index = this.cookies.findIndex((cookie) => cookie.host === host && cookie.name === name && cookie.path === path);
+    const index = this.cookies.findIndex(
+      (cookie) => cookie.host === host && cookie.name === name && cookie.path === path,
+    );
     if (index >= 0) this.cookies.splice(index, 1);
     const maxAge = attribute('max-age');
     const expires = attribute('expires');
-    const expired = (maxAge !== undefined && Number(maxAge) <= 0) || (expires !== undefined && Date.parse(expires) <= Date.now());
+    const expired =
+      (maxAge !== undefined && Number(maxAge) <= 0) || (expires !== undefined && Date.parse(expires) <= Date.now());
     if (!expired) this.cookies.push({ host, name, value, path, secure: attribute('secure') !== undefined });
   }
 
@@ -106,7 +112,10 @@ const decodeHtml = (text: string) =>
     .replace(/&gt;/g, '>');
 
 /** The first form of a page: its action and the fields a person would send (hidden ones as given). */
-function readForm(html: string, typed: Record<string, string>): { action: string; fields: Record<string, string> } | undefined {
+function readForm(
+  html: string,
+  typed: Record<string, string>,
+): { action: string; fields: Record<string, string> } | undefined {
   const form = /<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
   if (!form) return undefined;
   const fields: Record<string, string> = {};

@@ -21,12 +21,25 @@ export interface TestCertificates {
 }
 
 export async function createTestCertificates(): Promise<TestCertificates> {
-  if (!existsSync(OPENSSL)) throw new Error(`${OPENSSL} not found; run \`node scripts/ensure-testbed.mjs\` to install it`);
+  if (!existsSync(OPENSSL))
+    throw new Error(`${OPENSSL} not found; run \`node scripts/ensure-testbed.mjs\` to install it`);
   const dir = await mkdtemp(join(tmpdir(), 'dockwatch-oidc-tls-'));
   const at = (name: string) => join(dir, name);
   const openssl = (args: string[]) => execFileSync(OPENSSL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl(['req', '-x509', ...ecKey, '-days', '1', '-subj', '/CN=dockwatch test CA', '-keyout', at('ca.key'), '-out', at('ca.pem')]);
+  openssl([
+    'req',
+    '-x509',
+    ...ecKey,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=dockwatch test CA',
+    '-keyout',
+    at('ca.key'),
+    '-out',
+    at('ca.pem'),
+  ]);
   openssl(['req', ...ecKey, '-subj', '/CN=127.0.0.1', '-keyout', at('server.key'), '-out', at('server.csr')]);
   await writeFile(
     at('server.ext'),
@@ -134,7 +147,12 @@ export async function startOidcProvider(options: {
       id === account.sub
         ? {
             accountId: id,
-            claims: () => ({ sub: id, preferred_username: account.preferredUsername, email: account.email, email_verified: true }),
+            claims: () => ({
+              sub: id,
+              preferred_username: account.preferredUsername,
+              email: account.email,
+              email_verified: true,
+            }),
           }
         : undefined,
   });

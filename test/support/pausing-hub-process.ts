@@ -16,7 +16,11 @@ export interface PausingHub {
 }
 
 /** A hub process (pausing-hub-entry.ts) that stops its update run at `pauseAt`; ready once it listens. */
-export async function startPausingHub(env: Record<string, string>, pauseAt: string, timeoutMs = 30_000): Promise<PausingHub> {
+export async function startPausingHub(
+  env: Record<string, string>,
+  pauseAt: string,
+  timeoutMs = 30_000,
+): Promise<PausingHub> {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
     cwd: REPO_ROOT,
     env: {

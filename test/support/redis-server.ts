@@ -35,7 +35,20 @@ export async function startRedisServer(): Promise<RedisTestServer> {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`redis test socket path is too long for a unix socket (${socketPath}); set a shorter TMPDIR`);
   }
-  const args = ['--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--dir', dir];
+  const args = [
+    '--port',
+    '0',
+    '--unixsocket',
+    socketPath,
+    '--unixsocketperm',
+    '700',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+  ];
   const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 

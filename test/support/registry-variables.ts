@@ -12,7 +12,9 @@ export function variablesFromEnv(env: Record<string, string>): ProviderVariables
 export function variablesOf(type: string, name: string, values: Record<string, string>): ProviderVariables {
   if (Object.keys(values).length === 0) return { type, name, values: new Map() };
   return variablesFromEnv(
-    Object.fromEntries(Object.entries(values).map(([key, value]) => [`DD_REGISTRY_${type}_${name}_${key}`.toUpperCase(), value])),
+    Object.fromEntries(
+      Object.entries(values).map(([key, value]) => [`DD_REGISTRY_${type}_${name}_${key}`.toUpperCase(), value]),
+    ),
   );
 }
 

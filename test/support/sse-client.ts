@@ -125,10 +125,16 @@ export function readSse(response: Response): SseStream {
 export type RequestFn = (path: string, init?: RequestInit) => Promise<Response>;
 
 /** Opens a stream and checks it is one; any other answer fails with its status and body. */
-export async function openSse(request: RequestFn, path: string, headers: Record<string, string> = {}): Promise<SseStream> {
+export async function openSse(
+  request: RequestFn,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<SseStream> {
   const response = await request(path, { headers: { accept: 'text/event-stream', ...headers } });
   if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    throw new Error(`sse: ${path} answered ${response.status} ${response.headers.get('content-type')}: ${await response.text()}`);
+    throw new Error(
+      `sse: ${path} answered ${response.status} ${response.headers.get('content-type')}: ${await response.text()}`,
+    );
   }
   return readSse(response);
 }

@@ -14,7 +14,10 @@ describe('the web UI size budget', () => {
     expect(FIRST_LOAD_JS_BUDGET).toBe(150 * 1024);
     expect(gzipBytes).toBeLessThanOrEqual(FIRST_LOAD_JS_BUDGET);
     // The page loads exactly one script: nothing else counts towards first load.
-    const page = Buffer.from(bundle.assets.find((asset) => asset.path === '/index.html')?.identity ?? '', 'base64').toString();
+    const page = Buffer.from(
+      bundle.assets.find((asset) => asset.path === '/index.html')?.identity ?? '',
+      'base64',
+    ).toString();
     expect(page.match(/<script/g)).toHaveLength(1);
   });
 });

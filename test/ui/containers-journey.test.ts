@@ -124,7 +124,9 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
   it('shows the fleet on the dashboard', async () => {
     await page.goto(`${hub.url}/`);
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
-    await expect.poll(() => page.locator('.stat', { hasText: 'Agents connected' }).locator('.stat-value').textContent()).toBe('1 of 1');
+    await expect
+      .poll(() => page.locator('.stat', { hasText: 'Agents connected' }).locator('.stat-value').textContent())
+      .toBe('1 of 1');
     expect(
       await page
         .locator('.stat', { hasText: /^\d+Containers$/ })

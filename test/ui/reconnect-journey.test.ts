@@ -28,7 +28,8 @@ beforeAll(async () => {
   hub = await createServerHub();
   port = new URL(hub.url ?? '').port;
   ({ peer } = await connectAgent(hub, 'nas'));
-  for (const frame of snapshotFrames('local', [sampleContainer('before-restart', { image: IMAGE })], images)) peer.send(frame);
+  for (const frame of snapshotFrames('local', [sampleContainer('before-restart', { image: IMAGE })], images))
+    peer.send(frame);
   browser = await launchChromium();
   page = await (await browser.newContext()).newPage();
   // While the hub is down the stream's reconnects are refused; those failures are the point of this journey.
@@ -59,7 +60,8 @@ describe('the hub going away and coming back', () => {
     hub = await createServerHub({ DD_SERVER_PORT: port });
     ({ peer } = await connectAgent(hub, 'nas'));
     await banner.waitFor({ state: 'detached', timeout: 20_000 });
-    for (const frame of snapshotFrames('local', [sampleContainer('after-restart', { image: IMAGE })], images)) peer.send(frame);
+    for (const frame of snapshotFrames('local', [sampleContainer('after-restart', { image: IMAGE })], images))
+      peer.send(frame);
     await expect.poll(() => rowNamed('after-restart').count(), { timeout: 10_000 }).toBe(1);
     // The resync replaced the old hub's inventory with the new one's.
     await expect.poll(() => rowNamed('before-restart').count()).toBe(0);

@@ -70,7 +70,8 @@ describe('signing in with a password and a TOTP code', () => {
   it('shows the sign-in form, accessible, with a label on every field', async () => {
     await page.goto(`${hub.url}/containers`);
     await page.getByRole('heading', { name: 'Sign in to dockwatch' }).waitFor();
-    for (const label of ['Username', 'Password', /Two-factor or recovery code/]) expect(await page.getByLabel(label).count()).toBe(1);
+    for (const label of ['Username', 'Password', /Two-factor or recovery code/])
+      expect(await page.getByLabel(label).count()).toBe(1);
     await expectAccessible(browser, `${hub.url}/`, 'form');
   });
 
@@ -90,7 +91,9 @@ describe('signing in with a password and a TOTP code', () => {
     expect(await page.locator('.user').textContent()).toContain('bob');
     await page.getByRole('link', { name: 'Dashboard' }).click();
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
-    await expectAccessible(browser, `${hub.url}/`, 'h1:text("Dashboard")', { storageState: await context.storageState() });
+    await expectAccessible(browser, `${hub.url}/`, 'h1:text("Dashboard")', {
+      storageState: await context.storageState(),
+    });
   });
 
   it('signs out back to the sign-in view', async () => {

@@ -55,7 +55,12 @@ interface AxeResult {
  * axe-core on one view, in light and dark: injected in a context that bypasses the page's CSP
  * (the real page refuses inline and foreign scripts), with the journey's cookies.
  */
-export async function expectAccessible(browser: Browser, url: string, ready: string, options: BrowserContextOptions = {}): Promise<void> {
+export async function expectAccessible(
+  browser: Browser,
+  url: string,
+  ready: string,
+  options: BrowserContextOptions = {},
+): Promise<void> {
   for (const colorScheme of ['light', 'dark'] as const) {
     const context = await browser.newContext({ ...options, bypassCSP: true, colorScheme });
     try {
@@ -84,7 +89,10 @@ export async function connectAgent(
   identity?: EdgeIdentity,
 ): Promise<{ peer: EdgePeer; identity: EdgeIdentity }> {
   const id = identity ?? (await newEdgeIdentity());
-  const registered = await hub.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: id.publicKeyBase64, label: name }));
+  const registered = await hub.request(
+    '/api/v1/edge/keys',
+    jsonInit('POST', { publicKey: id.publicKeyBase64, label: name }),
+  );
   expect(registered.status).toBe(201);
   if (!hub.url) throw new Error('the hub must listen');
   // watchAll: stopped containers stay listed, so a status change shows as one.

@@ -65,7 +65,9 @@ describe('the web UI routes', () => {
     const compressed = Buffer.from(await zipped.arrayBuffer());
     expect(compressed.length).toBeLessThan(identity.length);
     expect(gunzipSync(compressed).equals(identity)).toBe(true);
-    expect((await hub.request(js, { headers: { 'accept-encoding': 'gzip;q=0' } })).headers.get('content-encoding')).toBeNull();
+    expect(
+      (await hub.request(js, { headers: { 'accept-encoding': 'gzip;q=0' } })).headers.get('content-encoding'),
+    ).toBeNull();
 
     const etag = plain.headers.get('etag') ?? '';
     const again = await hub.request(js, { headers: { 'if-none-match': etag } });
@@ -130,7 +132,10 @@ describe('the web UI routes', () => {
 
 describe('a hub whose UI is not built', () => {
   it('says how to build it on the page (503), and the API is untouched', async () => {
-    const bare = await createMemoryHub({}, { ui: { unavailable: 'dist/ui/ui-bundle.json does not exist. Run <npm run build:ui>.' } });
+    const bare = await createMemoryHub(
+      {},
+      { ui: { unavailable: 'dist/ui/ui-bundle.json does not exist. Run <npm run build:ui>.' } },
+    );
     try {
       const page = await bare.request('/', { headers: HTML });
       expect(page.status).toBe(503);

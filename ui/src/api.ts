@@ -106,7 +106,11 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
   const json = text ? (JSON.parse(text) as unknown) : undefined;
   if (!response.ok) {
     const body = json as ErrorBody | undefined;
-    const error = new ApiError(response.status, plainWords(response.status, body, response.headers.get('retry-after')), body);
+    const error = new ApiError(
+      response.status,
+      plainWords(response.status, body, response.headers.get('retry-after')),
+      body,
+    );
     if (response.status === 401 && !options.expectUnauthorized) onUnauthorized(error.message);
     throw error;
   }

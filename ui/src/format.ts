@@ -1,6 +1,7 @@
 import type { Container } from './api';
 
-export const shortDigest = (digest: string | undefined): string => (digest ? digest.replace(/^sha256:/, '').slice(0, 12) : '');
+export const shortDigest = (digest: string | undefined): string =>
+  digest ? digest.replace(/^sha256:/, '').slice(0, 12) : '';
 
 export function imageName(c: Container): string {
   const registry = c.image.registry.url && c.image.registry.url !== 'docker.io' ? `${c.image.registry.url}/` : '';

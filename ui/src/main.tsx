@@ -28,7 +28,11 @@ async function start(): Promise<void> {
   try {
     session.value = { state: 'signed-in', status, user: await api.user() };
   } catch (error) {
-    session.value = { state: 'signed-out', status, message: error instanceof ApiError && error.status !== 401 ? error.message : undefined };
+    session.value = {
+      state: 'signed-out',
+      status,
+      message: error instanceof ApiError && error.status !== 401 ? error.message : undefined,
+    };
   }
 }
 

@@ -28,7 +28,9 @@ const PAGE = 200;
 export async function loadContainers(): Promise<void> {
   const all = new Map<string, Container>();
   for (let offset = 0; ; offset += PAGE) {
-    const page = await api.containers(new URLSearchParams({ limit: String(PAGE), offset: String(offset), sort: 'name' }));
+    const page = await api.containers(
+      new URLSearchParams({ limit: String(PAGE), offset: String(offset), sort: 'name' }),
+    );
     for (const container of page.data) all.set(container.id, container);
     if (!page.hasMore || page.data.length === 0) break;
   }

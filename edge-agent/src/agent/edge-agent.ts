@@ -119,7 +119,9 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
         timers,
         tuning,
         onWelcome: (welcome) => {
-          link.info(`connected to ${url} as ${options.agentName} (key ${options.key.keyId}); heartbeat ${welcome.heartbeatMs} ms`);
+          link.info(
+            `connected to ${url} as ${options.agentName} (key ${options.key.keyId}); heartbeat ${welcome.heartbeatMs} ms`,
+          );
           options.onEvent?.({ type: 'welcome', heartbeatMs: welcome.heartbeatMs, hubVersion: welcome.hubVersion });
           // The hub may have missed phases (or the whole ending) while the link was down.
           for (const operation of updates.reportable()) session.sendOperation(operation.watcher, operation);
@@ -145,7 +147,9 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
     const then = `reconnecting in ${delayMs} ms`;
     if (end.httpStatus !== undefined) {
       const hint = end.httpStatus === 404 ? ' (is the edge endpoint enabled on the hub? DD_EXPERIMENTAL_EDGE)' : '';
-      link.warn(`the hub answered the upgrade with HTTP ${end.httpStatus}${end.message ? `: ${end.message}` : ''}${hint}; ${then}`);
+      link.warn(
+        `the hub answered the upgrade with HTTP ${end.httpStatus}${end.message ? `: ${end.message}` : ''}${hint}; ${then}`,
+      );
       return;
     }
     if (end.code === 1006 && !end.welcomed && !end.byAgent) {
@@ -154,7 +158,9 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
     }
     const meaning = closeMeaning(end.code);
     const detail = [end.reason, end.message].filter(Boolean).join('; ');
-    link[meaning.level](`connection closed with ${end.code} (${meaning.meaning})${detail ? `: ${detail}` : ''}; ${then}`);
+    link[meaning.level](
+      `connection closed with ${end.code} (${meaning.meaning})${detail ? `: ${detail}` : ''}; ${then}`,
+    );
     if (end.code === EDGE_CLOSE.signInFailed) {
       link.error(
         `register this agent's key on the hub: key id ${options.key.keyId}, POST /api/v1/edge/keys ` +
@@ -173,7 +179,9 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
       for (const watcher of watchers) {
         watcher.feed.start();
         watcher.host.ping().catch((error: unknown) => {
-          logger.warn(`watcher ${watcher.name}: Docker at ${watcher.host.endpoint} does not answer yet: ${(error as Error).message}`);
+          logger.warn(
+            `watcher ${watcher.name}: Docker at ${watcher.host.endpoint} does not answer yet: ${(error as Error).message}`,
+          );
         });
       }
       // What a stop of the agent cut short is settled before the hub hears about it.

@@ -45,7 +45,10 @@ describe('agent variables', () => {
 
   it("reads listen mode's secret from DD_AGENT_SECRET, its __FILE form or http-interface §5.7's DD_AGENT_SECRET_FILE", () => {
     const files = (path: string) => (path === '/run/secrets/agent' ? 's3cret\n' : noFiles(path));
-    expect(loadAgentEnvironment({ DD_AGENT_SECRET: 'a' }, noFiles).listen.secret).toEqual({ value: 'a', variable: 'DD_AGENT_SECRET' });
+    expect(loadAgentEnvironment({ DD_AGENT_SECRET: 'a' }, noFiles).listen.secret).toEqual({
+      value: 'a',
+      variable: 'DD_AGENT_SECRET',
+    });
     expect(loadAgentEnvironment({ DD_AGENT_SECRET__FILE: '/run/secrets/agent' }, files).listen.secret).toEqual({
       value: 's3cret',
       variable: 'DD_AGENT_SECRET',
@@ -55,7 +58,11 @@ describe('agent variables', () => {
       variable: 'DD_AGENT_SECRET_FILE',
     });
     const listen = loadAgentEnvironment(
-      { DD_AGENT_LISTEN_HOST: '0.0.0.0', DD_SERVER_FEATURE_DELETE: 'true', DD_SERVER_FEATURE_CONTAINERACTIONS: 'false' },
+      {
+        DD_AGENT_LISTEN_HOST: '0.0.0.0',
+        DD_SERVER_FEATURE_DELETE: 'true',
+        DD_SERVER_FEATURE_CONTAINERACTIONS: 'false',
+      },
       noFiles,
     ).listen;
     expect(listen).toEqual({ secret: undefined, host: '0.0.0.0', featureDelete: true, featureContainerActions: false });
@@ -66,7 +73,9 @@ describe('agent variables', () => {
     expect(both.variable).toBe('DD_AGENT_SECRET_FILE');
     expect(both.message).not.toContain('hunter2-secret');
     expect(failure({ DD_AGENT_SECRET: '' }).variable).toBe('DD_AGENT_SECRET');
-    expect(failure({ DD_AGENT_SECRET_FILE: '/missing' }).message).toMatch(/^DD_AGENT_SECRET_FILE: cannot read \/missing/);
+    expect(failure({ DD_AGENT_SECRET_FILE: '/missing' }).message).toMatch(
+      /^DD_AGENT_SECRET_FILE: cannot read \/missing/,
+    );
   });
 
   it('reads watchers as the hub does, DOCKER_HOST included, and its own variables', () => {
@@ -85,7 +94,11 @@ describe('agent variables', () => {
       noFiles,
     );
     expect(environment.watchers).toEqual([
-      expect.objectContaining({ name: 'local', endpoint: { host: 'docker-proxy', port: 2375, protocol: 'http' }, watchAll: true }),
+      expect.objectContaining({
+        name: 'local',
+        endpoint: { host: 'docker-proxy', port: 2375, protocol: 'http' },
+        watchAll: true,
+      }),
       expect.objectContaining({ name: 'pi', endpoint: { socketPath: '/run/pi.sock' }, cron: '*/5 * * * *' }),
     ]);
     expect(environment.logLevel).toBe('debug');

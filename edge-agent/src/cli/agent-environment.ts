@@ -58,12 +58,15 @@ const MAX_WATCHERS = 32;
 export function loadAgentEnvironment(env: Environment, readTextFile: ReadTextFile): AgentEnvironment {
   const resolved = resolveFileVariables(env, readTextFile);
   const vars = new EnvReaderContext(resolved);
-  const watchers = loadWatcherConfigs(new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]));
+  const watchers = loadWatcherConfigs(
+    new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
+  );
   if (watchers.length > MAX_WATCHERS)
     throw new ConfigError('DD_WATCHER_*', `at most ${MAX_WATCHERS} watchers per agent (got ${watchers.length})`);
   const minMs = vars.get('DD_EDGE_RECONNECT_MIN_MS', envInteger(10, 3_600_000), DEFAULT_BACKOFF.minMs);
   const maxMs = vars.get('DD_EDGE_RECONNECT_MAX_MS', envInteger(10, 3_600_000), Math.max(minMs, DEFAULT_BACKOFF.maxMs));
-  if (maxMs < minMs) throw new ConfigError('DD_EDGE_RECONNECT_MAX_MS', `must be at least DD_EDGE_RECONNECT_MIN_MS (${minMs})`);
+  if (maxMs < minMs)
+    throw new ConfigError('DD_EDGE_RECONNECT_MAX_MS', `must be at least DD_EDGE_RECONNECT_MIN_MS (${minMs})`);
   return {
     watchers,
     logLevel: vars.get('DD_LOG_LEVEL', envChoice(LOG_LEVELS), 'info'),

@@ -41,7 +41,11 @@ function apiBase(hub: string | undefined): string {
   }
 }
 
-export function registrationText(registration: Registration, hub: string | undefined, name: string | undefined): string {
+export function registrationText(
+  registration: Registration,
+  hub: string | undefined,
+  name: string | undefined,
+): string {
   const body = JSON.stringify(registration.body);
   return [
     `wrote a new Ed25519 key to ${registration.keyFile} (mode 0600; keep it secret)`,

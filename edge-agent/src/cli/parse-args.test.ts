@@ -30,8 +30,15 @@ describe('agent command line', () => {
   });
 
   it('reads keygen with its switches', () => {
-    expect(parseArguments(['keygen', '--key', 'a.key'])).toEqual({ command: 'keygen', keyFile: 'a.key', force: false, json: false });
-    expect(parseArguments(['keygen', '--key', 'a.key', '--force', '--json', '--name', 'nas', '--hub', 'wss://h'])).toEqual({
+    expect(parseArguments(['keygen', '--key', 'a.key'])).toEqual({
+      command: 'keygen',
+      keyFile: 'a.key',
+      force: false,
+      json: false,
+    });
+    expect(
+      parseArguments(['keygen', '--key', 'a.key', '--force', '--json', '--name', 'nas', '--hub', 'wss://h']),
+    ).toEqual({
       command: 'keygen',
       keyFile: 'a.key',
       force: true,

@@ -43,7 +43,9 @@ export function parseArguments(argv: readonly string[]): AgentCommand {
     const arg = args.shift() as string;
     if (arg === '--help' || arg === '-h' || arg === 'help') return { command: 'help' };
     const [flag, inline] =
-      arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     if (SWITCHES.has(flag) && inline === undefined) {
       switches.add(flag);
       continue;
@@ -77,19 +79,22 @@ export function parseArguments(argv: readonly string[]): AgentCommand {
     };
   }
   for (const flag of switches) throw new ConfigError(flag, 'only goes with keygen');
-  if (hub === undefined || url === undefined) throw new ConfigError('--hub', `is required (the hub's URL, wss://host:3000)\n${USAGE}`);
+  if (hub === undefined || url === undefined)
+    throw new ConfigError('--hub', `is required (the hub's URL, wss://host:3000)\n${USAGE}`);
   return { command, hub, url, keyFile, ...named };
 }
 
 /** `--listen PORT [--secret S] [--listen-host H]`: nothing of edge mode goes with it. */
 function listenCommand(values: ReadonlyMap<string, string>, switches: ReadonlySet<string>): AgentCommand {
   for (const flag of ['--hub', '--key', '--name']) {
-    if (values.has(flag)) throw new ConfigError(flag, 'does not go with --listen (the hub names a listen-mode agent: DD_AGENT_<NAME>_*)');
+    if (values.has(flag))
+      throw new ConfigError(flag, 'does not go with --listen (the hub names a listen-mode agent: DD_AGENT_<NAME>_*)');
   }
   for (const flag of switches) throw new ConfigError(flag, 'only goes with keygen');
   const text = values.get('--listen') as string;
   const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(port >= 0 && port <= 65535)) throw new ConfigError('--listen', 'must be a port number from 0 to 65535 (0 picks a free one)');
+  if (!(port >= 0 && port <= 65535))
+    throw new ConfigError('--listen', 'must be a port number from 0 to 65535 (0 picks a free one)');
   const host = values.get('--listen-host');
   const secret = values.get('--secret');
   return { command: 'listen', port, ...(host !== undefined && { host }), ...(secret !== undefined && { secret }) };
@@ -107,6 +112,7 @@ function socketUrlOf(hub: string): string {
 export function resolveAgentName(explicit: string | undefined, hostname: string): string {
   if (explicit !== undefined) return explicit;
   const derived = agentNameFromHostname(hostname);
-  if (!derived) throw new ConfigError('--name', `the host name "${hostname}" gives no valid agent name; give one with --name`);
+  if (!derived)
+    throw new ConfigError('--name', `the host name "${hostname}" gives no valid agent name; give one with --name`);
   return derived;
 }

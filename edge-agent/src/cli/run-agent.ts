@@ -23,16 +23,22 @@ export interface StartOptions {
  * then the agent, started. Throws ConfigError (a flag or variable) or KeyFileError; the entry
  * turns both into exit code 78.
  */
-export async function startAgent(command: Extract<AgentCommand, { command: 'run' }>, options: StartOptions): Promise<EdgeAgent> {
+export async function startAgent(
+  command: Extract<AgentCommand, { command: 'run' }>,
+  options: StartOptions,
+): Promise<EdgeAgent> {
   const environment = loadAgentEnvironment(options.env, (path) => readFileSync(path, 'utf8'));
   const agentName = resolveAgentName(command.name, options.hostname ?? os.hostname());
   const key = await readKeyFile(command.keyFile);
   const { logger, ring } = createAgentLogging(environment.logLevel, options.sink);
   if (key.readableByOthers) logger.warn(`the key file ${command.keyFile} is readable by other users: chmod 600 it`);
   if (environment.unknown.length > 0) logger.warn(`unknown variables ignored: ${environment.unknown.join(', ')}`);
-  if (environment.watchers.length === 0) logger.warn('no Docker watcher is configured (DD_LOCAL_WATCHER=false and no DD_WATCHER_*)');
+  if (environment.watchers.length === 0)
+    logger.warn('no Docker watcher is configured (DD_LOCAL_WATCHER=false and no DD_WATCHER_*)');
   if (environment.hooks.enabled)
-    logger.info(`DD_HOOKS_ENABLED=true: the dd.hook.pre / dd.hook.post labels of this host's containers run as commands on this host`);
+    logger.info(
+      `DD_HOOKS_ENABLED=true: the dd.hook.pre / dd.hook.post labels of this host's containers run as commands on this host`,
+    );
   logger.info(
     `edge agent ${agentName} starting: hub ${command.url}, key id ${key.keyId}, watchers ${environment.watchers.map((w) => w.name).join(', ') || 'none'}`,
   );

@@ -37,9 +37,12 @@ export async function startListenAgent(
   const host = command.host ?? environment.listen.host ?? '127.0.0.1';
   const { logger, ring } = createAgentLogging(environment.logLevel, options.sink);
   if (environment.unknown.length > 0) logger.warn(`unknown variables ignored: ${environment.unknown.join(', ')}`);
-  if (environment.watchers.length === 0) logger.warn('no Docker watcher is configured (DD_LOCAL_WATCHER=false and no DD_WATCHER_*)');
-  if (command.secret !== undefined) logger.warn('--secret is visible to every user of this host (ps); prefer DD_AGENT_SECRET_FILE');
-  if (secret.length < SHORT_SECRET) logger.warn(`the agent secret is shorter than ${SHORT_SECRET} characters; use a long random one`);
+  if (environment.watchers.length === 0)
+    logger.warn('no Docker watcher is configured (DD_LOCAL_WATCHER=false and no DD_WATCHER_*)');
+  if (command.secret !== undefined)
+    logger.warn('--secret is visible to every user of this host (ps); prefer DD_AGENT_SECRET_FILE');
+  if (secret.length < SHORT_SECRET)
+    logger.warn(`the agent secret is shorter than ${SHORT_SECRET} characters; use a long random one`);
   const agent = createListenAgent({
     port: command.port,
     host,
@@ -53,9 +56,12 @@ export async function startListenAgent(
     ...options.overrides,
   });
   await agent.start();
-  logger.info(`listen-mode agent listening on ${agent.url}; watchers ${environment.watchers.map((w) => w.name).join(', ') || 'none'}`, {
-    port: agent.port,
-    host,
-  });
+  logger.info(
+    `listen-mode agent listening on ${agent.url}; watchers ${environment.watchers.map((w) => w.name).join(', ') || 'none'}`,
+    {
+      port: agent.port,
+      host,
+    },
+  );
   return agent;
 }

@@ -6,7 +6,8 @@ import { createComposeFileEditor } from './compose-file';
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's own interpolation, written literally
 const INTERPOLATED = 'services:\n  web:\n    image: registry.local/app:${TAG}\n';
-const TEXT = '# my stack\nservices:\n  web:\n    image: "registry.local/app:1.0.0"  # the app\n\n  db:\n    image: pg:16\n';
+const TEXT =
+  '# my stack\nservices:\n  web:\n    image: "registry.local/app:1.0.0"  # the app\n\n  db:\n    image: pg:16\n';
 
 describe('createComposeFileEditor', () => {
   let dir: string;
@@ -45,7 +46,9 @@ describe('createComposeFileEditor', () => {
     let version = 1;
     for (let round = 0; round < 7; round++) {
       if (round !== 3) clock += 1000;
-      const outcome = await editor.setServiceImage(change(`registry.local/app:${version}.0.0`, `registry.local/app:${version + 1}.0.0`));
+      const outcome = await editor.setServiceImage(
+        change(`registry.local/app:${version}.0.0`, `registry.local/app:${version + 1}.0.0`),
+      );
       expect(outcome.status).toBe('rewritten');
       version++;
     }
@@ -64,7 +67,10 @@ describe('createComposeFileEditor', () => {
       status: 'unchanged',
     });
     await writeFile(file, INTERPOLATED);
-    expect(await editor.setServiceImage(change())).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/interpolation/) });
+    expect(await editor.setServiceImage(change())).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringMatching(/interpolation/),
+    });
     // A digest-only update has nothing to write, whatever the value looks like.
     expect(await editor.setServiceImage(change('registry.local/app:1.0.0', 'registry.local/app:1.0.0'))).toMatchObject({
       status: 'unchanged',
@@ -102,19 +108,27 @@ describe('createComposeFileEditor', () => {
     expect(await readFile(file)).toEqual(Buffer.from(`\ufeff${TEXT.replace('app:1.0.0', 'app:2.0.0')}`));
     const latin1 = Buffer.from('# caf\xe9\nservices:\n  web:\n    image: registry.local/app:1.0.0\n', 'latin1');
     await writeFile(file, latin1);
-    expect(await editor.setServiceImage(change())).toMatchObject({ status: 'skipped', reason: `${file}: not UTF-8 text` });
+    expect(await editor.setServiceImage(change())).toMatchObject({
+      status: 'skipped',
+      reason: `${file}: not UTF-8 text`,
+    });
     expect(await readFile(file)).toEqual(latin1);
   });
 
   it('rewrites the override that sets the image, not the base', async () => {
     const override = join(dir, 'compose.override.yml');
     await writeFile(override, 'services:\n  web:\n    # the pinned one\n    image: registry.local/app:1.0.0\n');
-    const outcome = await editor.setServiceImage({ ...change(), files: [file, override, join(dir, 'compose.ports.yml')] });
+    const outcome = await editor.setServiceImage({
+      ...change(),
+      files: [file, override, join(dir, 'compose.ports.yml')],
+    });
     // compose.ports.yml does not exist: the search stops there rather than guessing.
     expect(outcome).toMatchObject({ status: 'skipped', path: join(dir, 'compose.ports.yml') });
     const rewritten = await editor.setServiceImage({ ...change(), files: [file, override] });
     expect(rewritten).toMatchObject({ status: 'rewritten', path: override });
-    expect(await readFile(override, 'utf8')).toBe('services:\n  web:\n    # the pinned one\n    image: registry.local/app:2.0.0\n');
+    expect(await readFile(override, 'utf8')).toBe(
+      'services:\n  web:\n    # the pinned one\n    image: registry.local/app:2.0.0\n',
+    );
     expect(await readFile(file, 'utf8')).toBe(TEXT);
   });
 });

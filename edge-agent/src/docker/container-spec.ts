@@ -98,7 +98,8 @@ const list = <T>(value: T[] | null | undefined): T[] => value ?? [];
 const asStrings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 const positive = (value: unknown): number | undefined => (typeof value === 'number' && value > 0 ? value : undefined);
-const entrypointOf = (value: RawConfig['Entrypoint']): string[] | undefined => (typeof value === 'string' ? [value] : (value ?? undefined));
+const entrypointOf = (value: RawConfig['Entrypoint']): string[] | undefined =>
+  typeof value === 'string' ? [value] : (value ?? undefined);
 
 /** A value Docker uses as "not set": leaving it out creates the same container. */
 function isUnset(value: unknown): boolean {
@@ -115,14 +116,17 @@ export function toContainerSpec(info: InspectedContainer, imageConfig: RawConfig
     name: info.Name.replace(/^\//, ''),
     image: config.Image ?? '',
     env: list(config.Env).filter((entry) => !list(image.Env).includes(entry)),
-    labels: Object.fromEntries(Object.entries(config.Labels ?? {}).filter(([key, value]) => image.Labels?.[key] !== value)),
+    labels: Object.fromEntries(
+      Object.entries(config.Labels ?? {}).filter(([key, value]) => image.Labels?.[key] !== value),
+    ),
     exposedPorts: Object.keys(config.ExposedPorts ?? {}).filter((port) => !(port in (image.ExposedPorts ?? {}))),
     portBindings: portBindingsOf(host['PortBindings']),
     publishAllPorts: host['PublishAllPorts'] === true,
     binds: bindsOf(asStrings(host['Binds']), host['Mounts'], list(info.Mounts)),
     mounts: Array.isArray(host['Mounts']) ? (host['Mounts'] as Record<string, unknown>[]) : [],
     tmpfs: (host['Tmpfs'] as Record<string, string> | null | undefined) ?? {},
-    networkMode: typeof host['NetworkMode'] === 'string' && host['NetworkMode'] !== '' ? host['NetworkMode'] : 'default',
+    networkMode:
+      typeof host['NetworkMode'] === 'string' && host['NetworkMode'] !== '' ? host['NetworkMode'] : 'default',
     networks: networksOf(info),
     restartPolicy: restartPolicyOf(host['RestartPolicy']),
     resources: resourcesOf(host),
@@ -134,7 +138,9 @@ export function toContainerSpec(info: InspectedContainer, imageConfig: RawConfig
     tty: config.Tty === true,
     openStdin: config.OpenStdin === true,
     stdinOnce: config.StdinOnce === true,
-    otherHostConfig: Object.fromEntries(Object.entries(host).filter(([key, value]) => !TYPED_HOST_KEYS.has(key) && !isUnset(value))),
+    otherHostConfig: Object.fromEntries(
+      Object.entries(host).filter(([key, value]) => !TYPED_HOST_KEYS.has(key) && !isUnset(value)),
+    ),
   };
   Object.assign(spec, commandOf(config, image));
   if (config.User && config.User !== image.User) spec.user = config.User;
@@ -192,7 +198,8 @@ function bindTarget(bind: string): string {
 /** Binds as given, plus every volume mount they and `--mount` do not cover: the anonymous volumes, by name. */
 function bindsOf(binds: string[], hostMounts: unknown, mounts: RawMount[]): string[] {
   const covered = new Set(binds.map(bindTarget));
-  if (Array.isArray(hostMounts)) for (const mount of hostMounts as { Target?: string }[]) if (mount.Target) covered.add(mount.Target);
+  if (Array.isArray(hostMounts))
+    for (const mount of hostMounts as { Target?: string }[]) if (mount.Target) covered.add(mount.Target);
   const anonymous = mounts
     .filter((mount) => mount.Type === 'volume' && mount.Name && mount.Destination && !covered.has(mount.Destination))
     .map((mount) => `${mount.Name}:${mount.Destination}${mount.RW === false ? ':ro' : ''}`);
@@ -326,7 +333,9 @@ export function toCreateRequest(spec: ContainerSpec): CreateRequest {
     ...(spec.workingDir !== undefined && { WorkingDir: spec.workingDir }),
     ...(spec.hostname !== undefined && { Hostname: spec.hostname }),
     ...(spec.domainname !== undefined && { Domainname: spec.domainname }),
-    ExposedPorts: Object.fromEntries([...spec.exposedPorts, ...Object.keys(spec.portBindings)].map((port) => [port, {}])),
+    ExposedPorts: Object.fromEntries(
+      [...spec.exposedPorts, ...Object.keys(spec.portBindings)].map((port) => [port, {}]),
+    ),
     ...(healthcheck && {
       Healthcheck: {
         Test: healthcheck.test,

@@ -1,6 +1,11 @@
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DockerHost, type DockerLogLine, type DockerLogOptions, DockerNotFoundError } from '../../../shared/docker/docker-host';
+import {
+  type DockerHost,
+  type DockerLogLine,
+  type DockerLogOptions,
+  DockerNotFoundError,
+} from '../../../shared/docker/docker-host';
 import { startDockerd, type TestDockerd } from '../../../test/support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../../../test/support/docker/test-images';
 import { createDockerHost } from './index';
@@ -10,7 +15,10 @@ const ALL: DockerLogOptions = { stdout: true, stderr: true, timestamps: true, fo
 // RFC 3339 with nanoseconds, as Docker writes it.
 const DOCKER_TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/;
 
-async function collect(lines: AsyncIterable<DockerLogLine>, limit = Number.POSITIVE_INFINITY): Promise<DockerLogLine[]> {
+async function collect(
+  lines: AsyncIterable<DockerLogLine>,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<DockerLogLine[]> {
   const out: DockerLogLine[] = [];
   for await (const line of lines) {
     out.push(line);
@@ -84,7 +92,11 @@ describe('DockerHost.logs against a real dockerd', () => {
   });
 
   it('ends a followed log when the container exits', async () => {
-    const id = await runContainer(docker, { name: 'short-lived', image: BASE, cmd: ['sh', '-c', 'echo first; sleep 0.5; echo last'] });
+    const id = await runContainer(docker, {
+      name: 'short-lived',
+      image: BASE,
+      cmd: ['sh', '-c', 'echo first; sleep 0.5; echo last'],
+    });
     const lines = await collect(host.logs(id, { ...ALL, follow: true }, signal));
     expect(lines.map((l) => l.line)).toEqual(['first', 'last']);
   });

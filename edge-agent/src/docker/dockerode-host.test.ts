@@ -12,7 +12,10 @@ const SLEEP = ['sleep', '1000'];
 function recordEvents(host: DockerHost) {
   const events: DockerContainerEvent[] = [];
   const closes: Array<Error | undefined> = [];
-  const waiters = new Set<{ match: (e: DockerContainerEvent) => boolean; resolve: (e: DockerContainerEvent) => void }>();
+  const waiters = new Set<{
+    match: (e: DockerContainerEvent) => boolean;
+    resolve: (e: DockerContainerEvent) => void;
+  }>();
   let closed: ((error: Error | undefined) => void) | undefined;
   const onClose = new Promise<Error | undefined>((resolve) => {
     closed = resolve;
@@ -94,9 +97,22 @@ describe('createDockerHost against a real dockerd', () => {
 
   it('inspects labels, env, start time and restart count', async () => {
     const inspectName = name('inspect');
-    const id = await runContainer(docker, { name: inspectName, image: BASE, cmd: SLEEP, labels: { a: '1' }, env: ['FOO=bar'] });
+    const id = await runContainer(docker, {
+      name: inspectName,
+      image: BASE,
+      cmd: SLEEP,
+      labels: { a: '1' },
+      env: ['FOO=bar'],
+    });
     const details = await host.inspectContainer(id);
-    expect(details).toMatchObject({ id, name: inspectName, image: BASE, state: 'running', labels: { a: '1' }, restartCount: 0 });
+    expect(details).toMatchObject({
+      id,
+      name: inspectName,
+      image: BASE,
+      state: 'running',
+      labels: { a: '1' },
+      restartCount: 0,
+    });
     expect(details?.env).toContain('FOO=bar');
     expect(Date.parse(details?.startedAt ?? '')).toBeGreaterThanOrEqual(details?.createdAt ?? Number.NaN);
     expect(details?.health).toBeUndefined();
@@ -106,11 +122,19 @@ describe('createDockerHost against a real dockerd', () => {
 
   it('reports health from HEALTHCHECK, as the health_status events announce it', async () => {
     await importBusyboxImage(docker, { repository: 'localhost/health', tag: 'ok', cmd: SLEEP, healthcheck: ['true'] });
-    await importBusyboxImage(docker, { repository: 'localhost/health', tag: 'bad', cmd: SLEEP, healthcheck: ['false'] });
+    await importBusyboxImage(docker, {
+      repository: 'localhost/health',
+      tag: 'bad',
+      cmd: SLEEP,
+      healthcheck: ['false'],
+    });
     const recorder = recordEvents(host);
     const healthy = await runContainer(docker, { name: name('healthy'), image: 'localhost/health:ok' });
     const unhealthy = await runContainer(docker, { name: name('unhealthy'), image: 'localhost/health:bad' });
-    await Promise.all([recorder.next(healthy, 'health_status: healthy'), recorder.next(unhealthy, 'health_status: unhealthy')]);
+    await Promise.all([
+      recorder.next(healthy, 'health_status: healthy'),
+      recorder.next(unhealthy, 'health_status: unhealthy'),
+    ]);
     recorder.close();
 
     expect((await host.inspectContainer(healthy))?.health).toBe('healthy');
@@ -140,7 +164,12 @@ describe('createDockerHost against a real dockerd', () => {
     const recorder = recordEvents(host);
     const before = Date.now();
     const [first, second] = [name('events'), name('renamed')];
-    const container = await docker.createContainer({ name: first, Image: BASE, Cmd: SLEEP, HostConfig: { Init: true } });
+    const container = await docker.createContainer({
+      name: first,
+      Image: BASE,
+      Cmd: SLEEP,
+      HostConfig: { Init: true },
+    });
     const { id } = container;
     await container.start();
     await container.rename({ name: second });
@@ -207,7 +236,11 @@ describe('createDockerHost against a real dockerd', () => {
   });
 
   it('measures a busy container the way docker stats does', async () => {
-    const id = await runContainer(docker, { name: name('busy'), image: BASE, cmd: ['sh', '-c', 'while :; do :; done'] });
+    const id = await runContainer(docker, {
+      name: name('busy'),
+      image: BASE,
+      cmd: ['sh', '-c', 'while :; do :; done'],
+    });
     const stats = await host.stats(id);
     // One busy loop is about one CPU (100); the bounds leave room for a loaded machine.
     expect(stats.cpuPercent).toBeGreaterThan(10);
@@ -234,7 +267,9 @@ describe('createDockerHost when the Engine goes away', () => {
     await dockerd.stop();
     const error = await recorder.onClose;
     expect(error?.message).toMatch(new RegExp(`^docker\\(unix://${dockerd.socketPath}\\): events: `));
-    await expect(host.listContainers(true)).rejects.toThrow(`docker(unix://${dockerd.socketPath}): list containers: connect ENOENT`);
+    await expect(host.listContainers(true)).rejects.toThrow(
+      `docker(unix://${dockerd.socketPath}): list containers: connect ENOENT`,
+    );
     await expect(host.inspectContainer(id)).rejects.toThrow(`inspect ${id}:`);
     await host.close();
   });

@@ -22,8 +22,22 @@ import {
   type UpdatableDockerHost,
 } from '../../../shared/docker/docker-host';
 import { pullReference, splitReference } from '../../../shared/docker/image-names';
-import { endpointOf, type InspectedContainer, type RawConfig, toContainerSpec, toCreateRequest } from './container-spec';
-import { EVENT_FILTERS, toContainerEvent, toDetails, toImageDetails, toImageSummary, toStats, toSummary } from './engine-mapping';
+import {
+  endpointOf,
+  type InspectedContainer,
+  type RawConfig,
+  toContainerSpec,
+  toCreateRequest,
+} from './container-spec';
+import {
+  EVENT_FILTERS,
+  toContainerEvent,
+  toDetails,
+  toImageDetails,
+  toImageSummary,
+  toStats,
+  toSummary,
+} from './engine-mapping';
 import { demultiplex, jsonLines, logLines, rawFrames } from './engine-streams';
 
 export interface DockerHostOptions {
@@ -98,13 +112,17 @@ class DockerodeHost implements UpdatableDockerHost {
 
   async inspectContainer(id: string): Promise<DockerContainerDetails | undefined> {
     if (!CONTAINER_REF.test(id)) return undefined;
-    const info = await this.call(`inspect ${id}`, () => this.docker.getContainer(id).inspect(), { notFound: () => undefined });
+    const info = await this.call(`inspect ${id}`, () => this.docker.getContainer(id).inspect(), {
+      notFound: () => undefined,
+    });
     return info && toDetails(info);
   }
 
   async inspectImage(id: string): Promise<DockerImageDetails | undefined> {
     if (!IMAGE_REF.test(id)) return undefined;
-    const info = await this.call(`inspect image ${id}`, () => this.docker.getImage(id).inspect(), { notFound: () => undefined });
+    const info = await this.call(`inspect image ${id}`, () => this.docker.getImage(id).inspect(), {
+      notFound: () => undefined,
+    });
     return info && toImageDetails(info);
   }
 
@@ -153,7 +171,10 @@ class DockerodeHost implements UpdatableDockerHost {
       tracked.signal.addEventListener('abort', () => stream.destroy(), { once: true });
       try {
         // A TTY merges stdout and stderr into one raw stream; without one Docker multiplexes them.
-        yield* logLines(tty ? rawFrames(stream) : demultiplex(stream), { timestamps: options.timestamps, framed: !tty });
+        yield* logLines(tty ? rawFrames(stream) : demultiplex(stream), {
+          timestamps: options.timestamps,
+          framed: !tty,
+        });
       } catch (error) {
         if (!tracked.signal.aborted) throw this.fail(`logs ${id}`, error);
       } finally {
@@ -167,7 +188,9 @@ class DockerodeHost implements UpdatableDockerHost {
   /** Undefined when aborted before the stream opened. */
   private async openLogs(id: string, options: DockerLogOptions, signal: AbortSignal) {
     if (!CONTAINER_REF.test(id)) throw this.notFound(id);
-    const info = await this.call(`logs ${id}`, () => this.docker.getContainer(id).inspect(), { notFound: () => undefined });
+    const info = await this.call(`logs ${id}`, () => this.docker.getContainer(id).inspect(), {
+      notFound: () => undefined,
+    });
     if (!info) throw this.notFound(id);
     const query = {
       follow: options.follow,
@@ -208,8 +231,9 @@ class DockerodeHost implements UpdatableDockerHost {
   private openStream(path: string, query: Record<string, unknown>, signal: AbortSignal): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const statusCodes = { 200: true, 404: 'no such container', 500: 'server error' };
-      this.docker.modem.dial({ path, method: 'GET', options: query, isStream: true, abortSignal: signal, statusCodes }, (error, result) =>
-        error ? reject(error) : resolve(result as IncomingMessage),
+      this.docker.modem.dial(
+        { path, method: 'GET', options: query, isStream: true, abortSignal: signal, statusCodes },
+        (error, result) => (error ? reject(error) : resolve(result as IncomingMessage)),
       );
     });
   }
@@ -243,9 +267,12 @@ class DockerodeHost implements UpdatableDockerHost {
 
   async pullImage(reference: string, auth?: RegistryPullAuth): Promise<DockerImageDetails> {
     const target = pullReference(reference);
-    if (!IMAGE_REF.test(target)) throw new Error(`docker(${this.endpoint}): pull: not an image reference: ${reference.slice(0, 200)}`);
+    if (!IMAGE_REF.test(target))
+      throw new Error(`docker(${this.endpoint}): pull: not an image reference: ${reference.slice(0, 200)}`);
     const authconfig = auth && { username: auth.username, password: auth.password, serveraddress: auth.serverAddress };
-    const stream = (await this.call(`pull ${target}`, () => this.docker.pull(target, authconfig ? { authconfig } : {}))) as IncomingMessage;
+    const stream = (await this.call(`pull ${target}`, () =>
+      this.docker.pull(target, authconfig ? { authconfig } : {}),
+    )) as IncomingMessage;
     // The Engine answers 200 at once and reports a failed pull as the last progress message.
     await new Promise<void>((resolve, reject) => {
       this.docker.modem.followProgress(
@@ -264,17 +291,24 @@ class DockerodeHost implements UpdatableDockerHost {
 
   async tagImage(imageId: string, reference: string): Promise<void> {
     const { repository, tag = 'latest' } = splitReference(reference);
-    if (!IMAGE_REF.test(imageId) || !IMAGE_REF.test(repository)) throw new Error(`docker(${this.endpoint}): tag: bad reference`);
-    await this.call(`tag ${imageId} as ${reference}`, () => this.docker.getImage(imageId).tag({ repo: repository, tag }), {
-      notFound: () => {
-        throw new DockerNotFoundError(`docker(${this.endpoint}): image ${imageId}`);
+    if (!IMAGE_REF.test(imageId) || !IMAGE_REF.test(repository))
+      throw new Error(`docker(${this.endpoint}): tag: bad reference`);
+    await this.call(
+      `tag ${imageId} as ${reference}`,
+      () => this.docker.getImage(imageId).tag({ repo: repository, tag }),
+      {
+        notFound: () => {
+          throw new DockerNotFoundError(`docker(${this.endpoint}): image ${imageId}`);
+        },
       },
-    });
+    );
   }
 
   async inspectContainerSpec(id: string): Promise<ContainerSpec | undefined> {
     if (!CONTAINER_REF.test(id)) return undefined;
-    const info = await this.call(`inspect ${id}`, () => this.docker.getContainer(id).inspect(), { notFound: () => undefined });
+    const info = await this.call(`inspect ${id}`, () => this.docker.getContainer(id).inspect(), {
+      notFound: () => undefined,
+    });
     if (!info) return undefined;
     // The image's own configuration tells what the container set explicitly; a missing image (it
     // cannot be removed while the container exists, but an Engine may still say so) makes all of it explicit.
@@ -286,7 +320,8 @@ class DockerodeHost implements UpdatableDockerHost {
 
   /** Created with its first network, then connected to the others; a failed connect removes it again. */
   async createContainer(spec: ContainerSpec): Promise<string> {
-    if (!CONTAINER_REF.test(spec.name)) throw new Error(`docker(${this.endpoint}): create: bad container name ${spec.name.slice(0, 100)}`);
+    if (!CONTAINER_REF.test(spec.name))
+      throw new Error(`docker(${this.endpoint}): create: bad container name ${spec.name.slice(0, 100)}`);
     const { body, laterNetworks } = toCreateRequest(spec);
     const created = await this.call(
       `create ${spec.name}`,
@@ -313,7 +348,8 @@ class DockerodeHost implements UpdatableDockerHost {
 
   async renameContainer(id: string, name: string): Promise<void> {
     if (!CONTAINER_REF.test(id)) throw this.notFound(id);
-    if (!CONTAINER_REF.test(name)) throw new Error(`docker(${this.endpoint}): rename: bad container name ${name.slice(0, 100)}`);
+    if (!CONTAINER_REF.test(name))
+      throw new Error(`docker(${this.endpoint}): rename: bad container name ${name.slice(0, 100)}`);
     await this.call(`rename ${id} to ${name}`, () => this.docker.getContainer(id).rename({ name }), {
       notFound: () => {
         throw this.notFound(id);
@@ -353,7 +389,11 @@ class DockerodeHost implements UpdatableDockerHost {
   }
 
   /** 304 ("already started", "already stopped") is the state the caller asked for, not a failure. */
-  private async lifecycle(operation: string, id: string, action: (container: Docker.Container) => Promise<unknown>): Promise<void> {
+  private async lifecycle(
+    operation: string,
+    id: string,
+    action: (container: Docker.Container) => Promise<unknown>,
+  ): Promise<void> {
     if (!CONTAINER_REF.test(id)) throw this.notFound(id);
     await this.call(`${operation} ${id}`, () => action(this.docker.getContainer(id)), {
       notFound: () => {
@@ -391,6 +431,7 @@ class DockerodeHost implements UpdatableDockerHost {
 }
 
 function statusOf(error: unknown): number | undefined {
-  const status = typeof error === 'object' && error !== null ? (error as { statusCode?: unknown }).statusCode : undefined;
+  const status =
+    typeof error === 'object' && error !== null ? (error as { statusCode?: unknown }).statusCode : undefined;
   return typeof status === 'number' ? status : undefined;
 }

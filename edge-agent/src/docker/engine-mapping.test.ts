@@ -26,13 +26,25 @@ describe('toStats', () => {
     });
     expect(v2).toEqual({ cpuPercent: 80, memoryBytes: 700, memoryLimitBytes: 4_000 });
     // A stopped container: empty sections.
-    expect(toStats({ cpu_stats: {}, precpu_stats: {}, memory_stats: {} })).toEqual({ cpuPercent: 0, memoryBytes: 0, memoryLimitBytes: 0 });
+    expect(toStats({ cpu_stats: {}, precpu_stats: {}, memory_stats: {} })).toEqual({
+      cpuPercent: 0,
+      memoryBytes: 0,
+      memoryLimitBytes: 0,
+    });
   });
 });
 
 describe('toSummary', () => {
   it('takes the own name rather than a link alias, and maps null labels and foreign states', () => {
-    const entry = { Id: 'a', Names: ['/web/db', '/db'], Image: 'db:1', ImageID: 'sha256:1', State: 'stopped', Labels: null, Created: 10 };
+    const entry = {
+      Id: 'a',
+      Names: ['/web/db', '/db'],
+      Image: 'db:1',
+      ImageID: 'sha256:1',
+      State: 'stopped',
+      Labels: null,
+      Created: 10,
+    };
     expect(toSummary(entry as unknown as Docker.ContainerInfo)).toEqual({
       id: 'a',
       name: 'db',
@@ -48,7 +60,8 @@ describe('toSummary', () => {
 describe('toContainerEvent', () => {
   it('prefers timeNano and the Actor, falling back to the pre-1.22 fields', () => {
     // Parsed from text as the Engine sends it: timeNano is past 2^53.
-    const line = '{"Action":"start","Actor":{"ID":"x","Attributes":{"name":"n"}},"time":1700000000,"timeNano":1700000000123456789}';
+    const line =
+      '{"Action":"start","Actor":{"ID":"x","Attributes":{"name":"n"}},"time":1700000000,"timeNano":1700000000123456789}';
     const modern = toContainerEvent(JSON.parse(line));
     expect(modern).toEqual({ id: 'x', action: 'start', time: 1_700_000_000_123, attributes: { name: 'n' } });
     expect(toContainerEvent({ status: 'die', id: 'y', time: 1_700_000_001 })).toEqual({

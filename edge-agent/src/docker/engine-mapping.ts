@@ -138,7 +138,11 @@ export function toContainerEvent(message: unknown): DockerContainerEvent {
 
 /** The parts of `GET /containers/{id}/stats` used here; a stopped container sends them empty. */
 interface EngineStats {
-  cpu_stats?: { cpu_usage?: { total_usage?: number; percpu_usage?: number[] | null }; system_cpu_usage?: number; online_cpus?: number };
+  cpu_stats?: {
+    cpu_usage?: { total_usage?: number; percpu_usage?: number[] | null };
+    system_cpu_usage?: number;
+    online_cpus?: number;
+  };
   precpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number };
   memory_stats?: { usage?: number; limit?: number; stats?: Record<string, number> };
 }
@@ -158,7 +162,8 @@ export function toStats(raw: unknown): DockerStats {
 
   const memory = stats.memory_stats ?? {};
   const usage = memory.usage ?? 0;
-  const reclaimable = memory.stats?.['total_inactive_file'] ?? memory.stats?.['inactive_file'] ?? memory.stats?.['cache'] ?? 0;
+  const reclaimable =
+    memory.stats?.['total_inactive_file'] ?? memory.stats?.['inactive_file'] ?? memory.stats?.['cache'] ?? 0;
   return {
     cpuPercent,
     memoryBytes: reclaimable < usage ? usage - reclaimable : usage,

@@ -54,7 +54,9 @@ describe('demultiplex', () => {
 
   it('rejects a stream that is not multiplexed, and one cut inside a frame', async () => {
     await expect(all(demultiplex(chunks('plain text from a TTY\n')))).rejects.toThrow('unknown stream type');
-    await expect(all(demultiplex(chunks(frame(1, 'cut short').subarray(0, 12))))).rejects.toThrow('after the last frame');
+    await expect(all(demultiplex(chunks(frame(1, 'cut short').subarray(0, 12))))).rejects.toThrow(
+      'after the last frame',
+    );
   });
 });
 
@@ -67,7 +69,10 @@ describe('logLines', () => {
 
   it('takes the timestamp off each frame and keeps the first one of a line stored as partial messages', async () => {
     const lines = await all(
-      logLines(framed(out(`${TS1} xxx`), out(`${TS2} yyy\n`), out(`${TS2} next\n`)), { timestamps: true, framed: true }),
+      logLines(framed(out(`${TS1} xxx`), out(`${TS2} yyy\n`), out(`${TS2} next\n`)), {
+        timestamps: true,
+        framed: true,
+      }),
     );
     expect(lines).toEqual([
       { stream: 'stdout', ts: TS1, line: 'xxxyyy' },
@@ -94,7 +99,9 @@ describe('logLines', () => {
   });
 
   it('does not take a date the program printed for Docker timestamp', async () => {
-    const lines = await all(logLines(framed(out(`${TS1} ${TS2} logged by the app\n`)), { timestamps: true, framed: true }));
+    const lines = await all(
+      logLines(framed(out(`${TS1} ${TS2} logged by the app\n`)), { timestamps: true, framed: true }),
+    );
     expect(lines).toEqual([{ stream: 'stdout', ts: TS1, line: `${TS2} logged by the app` }]);
   });
 });

@@ -18,7 +18,11 @@ export const INSPECT_CONCURRENCY = 8;
  * meanwhile (as the hub's own watchers do). Any other failure throws: the hub removes what a
  * snapshot lacks, so an incomplete snapshot must never be sent.
  */
-export async function observeWatcher(host: DockerHost, watchAll: boolean, concurrency = INSPECT_CONCURRENCY): Promise<WatcherObservation> {
+export async function observeWatcher(
+  host: DockerHost,
+  watchAll: boolean,
+  concurrency = INSPECT_CONCURRENCY,
+): Promise<WatcherObservation> {
   const listed = await host.listContainers(watchAll);
   const limiter = createConcurrencyLimiter(concurrency);
   const images = new Map<string, Promise<DockerImageDetails | undefined>>();
@@ -38,7 +42,9 @@ export async function observeWatcher(host: DockerHost, watchAll: boolean, concur
       return details;
     }),
   );
-  const containers = inspected.filter((c): c is DockerContainerDetails => c !== undefined).sort((a, b) => a.name.localeCompare(b.name));
+  const containers = inspected
+    .filter((c): c is DockerContainerDetails => c !== undefined)
+    .sort((a, b) => a.name.localeCompare(b.name));
   const used = new Set(containers.map((c) => c.imageId));
   const resolved = await Promise.all([...images].filter(([id]) => used.has(id)).map(([, image]) => image));
   return { containers, images: resolved.filter((i): i is DockerImageDetails => i !== undefined) };

@@ -34,19 +34,28 @@ describe('snapshot parts', () => {
   });
 
   it('sends each image once, in the first part that uses it, and no unused image', () => {
-    const containers = [...Array.from({ length: 200 }, (_, n) => container(n, 1)), container(200, 2), container(201, 1)];
+    const containers = [
+      ...Array.from({ length: 200 }, (_, n) => container(n, 1)),
+      container(200, 2),
+      container(201, 1),
+    ];
     const parts = partitionSnapshot({ containers, images: [1, 2, 3].map(image) });
     expect(parts.map((p) => p.images.map((i) => i.id))).toEqual([['sha256:1'], ['sha256:2']]);
   });
 
   it('is one empty, last part for an empty host, so the hub learns that nothing runs', () => {
-    expect(partitionSnapshot({ containers: [], images: [] })).toEqual([{ part: 0, last: true, containers: [], images: [] }]);
+    expect(partitionSnapshot({ containers: [], images: [] })).toEqual([
+      { part: 0, last: true, containers: [], images: [] },
+    ]);
   });
 
   it('starts a new part before a part grows past the byte budget, and gives an oversized container its own', () => {
     const big = (n: number) => container(n, 1, [`BLOB=${'x'.repeat(400)}`]);
     const parts = partitionSnapshot(
-      { containers: [big(0), big(1), big(2), container(3, 1, [`HUGE=${'y'.repeat(3_000)}`]), big(4)], images: [image(1)] },
+      {
+        containers: [big(0), big(1), big(2), container(3, 1, [`HUGE=${'y'.repeat(3_000)}`]), big(4)],
+        images: [image(1)],
+      },
       {
         containers: 200,
         bytes: 1_200,

@@ -27,7 +27,10 @@ const sizeOf = (value: unknown) => encoder.encode(JSON.stringify(value)).length;
  * in the first part with a container that uses it. An empty inventory is one empty, last part, so
  * the hub still learns that nothing runs.
  */
-export function partitionSnapshot(observation: WatcherObservation, limits: PartLimits = DEFAULT_PART_LIMITS): SnapshotPart[] {
+export function partitionSnapshot(
+  observation: WatcherObservation,
+  limits: PartLimits = DEFAULT_PART_LIMITS,
+): SnapshotPart[] {
   const imagesById = new Map(observation.images.map((image) => [image.id, image]));
   const sent = new Set<string>();
   const parts: SnapshotPart[] = [];
@@ -36,7 +39,10 @@ export function partitionSnapshot(observation: WatcherObservation, limits: PartL
   for (const container of observation.containers) {
     const image = sent.has(container.imageId) ? undefined : imagesById.get(container.imageId);
     const cost = sizeOf(container) + (image ? sizeOf(image) : 0);
-    if (current.containers.length > 0 && (current.containers.length >= limits.containers || bytes + cost > limits.bytes)) {
+    if (
+      current.containers.length > 0 &&
+      (current.containers.length >= limits.containers || bytes + cost > limits.bytes)
+    ) {
       parts.push(current);
       current = { part: parts.length, last: false, containers: [], images: [] };
       bytes = 0;

@@ -51,7 +51,9 @@ export async function sendSnapshot(
       };
       sender.send(frame);
     }
-    logger.debug(`watcher ${watcher.name}: snapshot ${syncId} sent (${containers.length} containers, ${parts.length} part(s))`);
+    logger.debug(
+      `watcher ${watcher.name}: snapshot ${syncId} sent (${containers.length} containers, ${parts.length} part(s))`,
+    );
     return { syncId, containers: containers.length };
   } finally {
     release();

@@ -65,9 +65,12 @@ export class SyncScheduler {
       this.retries.delete(watcher.name);
     } catch (error) {
       if (this.stopped) return;
-      const backoff = retry?.backoff ?? createBackoff({ ...this.options.retry, resetAfterMs: Number.POSITIVE_INFINITY });
+      const backoff =
+        retry?.backoff ?? createBackoff({ ...this.options.retry, resetAfterMs: Number.POSITIVE_INFINITY });
       const delayMs = backoff.next();
-      this.options.logger.warn(`watcher ${watcher.name}: full sync failed (${(error as Error).message}); retrying in ${delayMs} ms`);
+      this.options.logger.warn(
+        `watcher ${watcher.name}: full sync failed (${(error as Error).message}); retrying in ${delayMs} ms`,
+      );
       const timer = this.options.timers.setTimeout(() => this.request([watcher.name]), delayMs);
       this.retries.set(watcher.name, { backoff, timer });
     }

@@ -157,7 +157,9 @@ export class WatcherFeed {
       if (this.holds > 0 || epoch !== this.epoch) this.deferred.add(id);
       else this.options.onDelta(delta);
     } catch (error) {
-      this.options.logger.warn(`watcher ${this.options.watcher}: re-inspecting container ${id} failed: ${(error as Error).message}`);
+      this.options.logger.warn(
+        `watcher ${this.options.watcher}: re-inspecting container ${id} failed: ${(error as Error).message}`,
+      );
     } finally {
       this.inFlight.delete(id);
       if (this.again.delete(id)) this.due(id);
@@ -168,7 +170,8 @@ export class WatcherFeed {
     const { host, watcher, watchAll } = this.options;
     const container = await host.inspectContainer(id);
     // Without WATCHALL only running containers are in the inventory: a stopped one leaves it.
-    if (!container || (!watchAll && container.state !== 'running')) return { type: 'container.removed', watcher, containerId: id };
+    if (!container || (!watchAll && container.state !== 'running'))
+      return { type: 'container.removed', watcher, containerId: id };
     if (!fitsContainer(container)) {
       this.options.logger.warn(`watcher ${watcher}: container ${id} does not fit the edge protocol's limits; not sent`);
       return undefined;

@@ -1,7 +1,14 @@
 import type { DockerHost } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
 import type { HookConfig } from '../../../shared/update/hook-config';
-import { type HookRunner, type HookStage, hookCommands, hookOutcome, hookTimeoutMs, runHook } from '../../../shared/update/hooks';
+import {
+  type HookRunner,
+  type HookStage,
+  hookCommands,
+  hookOutcome,
+  hookTimeoutMs,
+  runHook,
+} from '../../../shared/update/hooks';
 import type { HookOutcome, UpdateOperation } from '../../../shared/update-engine/operation';
 
 /** The agent's DD_HOOKS_ENABLED / DD_HOOKS_TIMEOUT, and what runs the commands (createNodeHookRunner). */
@@ -25,7 +32,12 @@ export interface AgentUpdateHooks {
   runPost(settled: UpdateOperation): Promise<HookRun | undefined>;
 }
 
-const NO_HOOKS: AgentUpdateHooks = { pre: false, post: false, runPre: async () => undefined, runPost: async () => undefined };
+const NO_HOOKS: AgentUpdateHooks = {
+  pre: false,
+  post: false,
+  runPre: async () => undefined,
+  runPost: async () => undefined,
+};
 
 /**
  * The hooks of an update of a container on this agent's host (docs/updates.md "Hooks", "On edge
@@ -46,21 +58,26 @@ export async function agentUpdateHooks(
   const commands = hookCommands(labels);
   if (commands === undefined) return NO_HOOKS;
   if (!settings?.enabled) {
-    logger.warn(`${operation.containerName} has dd.hook.* labels but this agent's DD_HOOKS_ENABLED is not true: no hook runs`);
+    logger.warn(
+      `${operation.containerName} has dd.hook.* labels but this agent's DD_HOOKS_ENABLED is not true: no hook runs`,
+    );
     return NO_HOOKS;
   }
   const timeoutMs = hookTimeoutMs(labels, settings.timeoutMs);
   const run = async (stage: HookStage, command: string | undefined, current: UpdateOperation, signal?: AbortSignal) => {
     if (command === undefined) return undefined;
     const failure = await runHook(settings.runner, stage, command, current, { timeoutMs, signal });
-    if (failure === undefined) logger.info(`the ${stage}-update hook of ${current.containerName} succeeded (operation ${current.id})`);
-    else logger.warn(`the ${stage}-update hook of ${current.containerName} failed (operation ${current.id}): ${failure}`);
+    if (failure === undefined)
+      logger.info(`the ${stage}-update hook of ${current.containerName} succeeded (operation ${current.id})`);
+    else
+      logger.warn(`the ${stage}-update hook of ${current.containerName} failed (operation ${current.id}): ${failure}`);
     return { outcome: hookOutcome(failure), failure };
   };
   return {
     pre: commands.pre !== undefined,
     post: commands.post !== undefined,
     runPre: (current, signal) => run('pre', commands.pre, current, signal),
-    runPost: (settled) => (settled.status === 'succeeded' ? run('post', commands.post, settled) : Promise.resolve(undefined)),
+    runPost: (settled) =>
+      settled.status === 'succeeded' ? run('post', commands.post, settled) : Promise.resolve(undefined),
   };
 }

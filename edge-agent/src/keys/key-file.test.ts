@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EDGE_PROTOCOL } from '../../../shared/edge/protocol';
-import { edgeKeyId, fromBase64, newChallenge, signChallenge, toBase64, verifySignIn } from '../../../shared/edge/sign-in';
+import {
+  edgeKeyId,
+  fromBase64,
+  newChallenge,
+  signChallenge,
+  toBase64,
+  verifySignIn,
+} from '../../../shared/edge/sign-in';
 import { KeyFileError, readKeyFile, writeNewKeyFile } from './key-file';
 
 let dir: string;
@@ -67,7 +74,12 @@ describe('the agent key file', () => {
     [
       'an RSA key',
       async () =>
-        writeText(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string),
+        writeText(
+          generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
+            type: 'pkcs8',
+            format: 'pem',
+          }) as string,
+        ),
       /an Ed25519 key is needed, this is rsa/,
     ],
   ])('refuses a key file that is %s, naming the file', async (_what, make, message) => {

@@ -54,7 +54,8 @@ export async function readKeyFile(path: string): Promise<ReadKey> {
   const publicKey = new Uint8Array(Buffer.from(jwk.x ?? '', 'base64url'));
   if (secretKey.length !== 32 || publicKey.length !== 32) throw new KeyFileError(path, 'malformed Ed25519 key');
   const derived = await publicKeyOf(secretKey);
-  if (!Buffer.from(derived).equals(publicKey)) throw new KeyFileError(path, 'the public key does not belong to the secret key');
+  if (!Buffer.from(derived).equals(publicKey))
+    throw new KeyFileError(path, 'the public key does not belong to the secret key');
   return { secretKey, publicKey, keyId: edgeKeyId(publicKey), readableByOthers: (mode & 0o077) !== 0 };
 }
 
@@ -64,7 +65,8 @@ export async function readKeyFile(path: string): Promise<ReadKey> {
  * key is never half-overwritten.
  */
 export async function writeNewKeyFile(path: string, force = false): Promise<EdgeKey> {
-  if (!force && (await exists(path))) throw new KeyFileError(path, 'already exists; use --force to replace it (the old key stops working)');
+  if (!force && (await exists(path)))
+    throw new KeyFileError(path, 'already exists; use --force to replace it (the old key stops working)');
   const { secretKey, publicKey } = await generateEdgeKeyPair();
   const pem = toPkcs8Pem(secretKey, publicKey);
   const target = force ? join(dirname(path), `.${process.pid}-${Date.now()}.key.tmp`) : path;
@@ -79,7 +81,8 @@ export async function writeNewKeyFile(path: string, force = false): Promise<Edge
     if (target !== path) await rename(target, path);
   } catch (error) {
     if (target !== path) await rm(target, { force: true });
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyFileError(path, 'already exists; use --force to replace it');
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new KeyFileError(path, 'already exists; use --force to replace it');
     throw new KeyFileError(path, `cannot write the key file: ${(error as Error).message}`);
   }
   return { secretKey, publicKey, keyId: edgeKeyId(publicKey) };

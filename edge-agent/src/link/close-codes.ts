@@ -29,7 +29,11 @@ const MEANINGS: Record<number, CloseMeaning> = {
     level: 'error',
     retryAtMaxStep: false,
   },
-  [EDGE_CLOSE.keyRevoked]: { meaning: 'the key of this agent was revoked on the hub', level: 'error', retryAtMaxStep: true },
+  [EDGE_CLOSE.keyRevoked]: {
+    meaning: 'the key of this agent was revoked on the hub',
+    level: 'error',
+    retryAtMaxStep: true,
+  },
   [EDGE_CLOSE.nameTaken]: {
     meaning: 'the agent name is bound to another key on the hub (choose another --name)',
     level: 'error',
@@ -38,7 +42,11 @@ const MEANINGS: Record<number, CloseMeaning> = {
   [EDGE_CLOSE.invalidFrame]: { meaning: 'invalid frame (protocol error)', level: 'error', retryAtMaxStep: false },
   [EDGE_CLOSE.signInTimeout]: { meaning: 'sign-in deadline passed', level: 'warn', retryAtMaxStep: false },
   [EDGE_CLOSE.heartbeatMissed]: { meaning: 'heartbeat missed', level: 'warn', retryAtMaxStep: false },
-  [EDGE_CLOSE.unsupportedVersion]: { meaning: 'protocol version not supported by the hub', level: 'error', retryAtMaxStep: false },
+  [EDGE_CLOSE.unsupportedVersion]: {
+    meaning: 'protocol version not supported by the hub',
+    level: 'error',
+    retryAtMaxStep: false,
+  },
 };
 
 export function closeMeaning(code: number): CloseMeaning {

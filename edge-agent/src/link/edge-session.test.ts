@@ -33,7 +33,9 @@ async function peerFor(options: Parameters<typeof startHubPeer>[0]): Promise<Hub
 function startAgent(peer: HubPeer, key: EdgeKey, overrides: Partial<EdgeAgentOptions> = {}): Running {
   const lines: string[] = [];
   const events: EdgeAgentEvent[] = [];
-  const { logger, ring } = createAgentLogging('debug', (entry) => lines.push(`${entry.level} ${entry.component} ${entry.msg}`));
+  const { logger, ring } = createAgentLogging('debug', (entry) =>
+    lines.push(`${entry.level} ${entry.component} ${entry.msg}`),
+  );
   const agent = createEdgeAgent({
     url: `${peer.url}/api/v1/edge/ws`,
     key,
@@ -115,7 +117,8 @@ describe('edge agent link (edge/1.0)', () => {
     const connection = await signedIn(peer);
     const { reply } = await connection.request({ method: 'log.entries', component: 'edge.link', level: 'info' });
     expect(reply.ok).toBe(true);
-    const entries = (reply as { result: { entries: { msg: string; level: string; component: string }[] } }).result.entries;
+    const entries = (reply as { result: { entries: { msg: string; level: string; component: string }[] } }).result
+      .entries;
     expect(entries.some((entry) => entry.msg.startsWith('connected to ws://127.0.0.1'))).toBe(true);
     expect(entries.every((entry) => entry.component === 'edge.link' && entry.level !== 'debug')).toBe(true);
     const one = await connection.request({ method: 'log.entries', tail: 1 });
@@ -145,7 +148,9 @@ describe('edge agent link (edge/1.0)', () => {
     expect(closed.code).toBe(EDGE_CLOSE.heartbeatMissed);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     await signedIn(peer, 1);
-    expect(events.find((e) => e.type === 'closed')).toMatchObject({ end: { code: 4006, byAgent: true, welcomed: true } });
+    expect(events.find((e) => e.type === 'closed')).toMatchObject({
+      end: { code: 4006, byAgent: true, welcomed: true },
+    });
   });
 
   it('reconnects after the hub closes, with a fresh signature and backoff delays within [step/2, step]', async () => {
@@ -181,7 +186,9 @@ describe('edge agent link (edge/1.0)', () => {
     const hint = lines.find((line) => line.includes('register this agent'));
     expect(hint).toContain(key.keyId);
     expect(hint).toContain(toBase64(key.publicKey));
-    expect(events.find((e) => e.type === 'closed')).toMatchObject({ end: { message: 'hub error 4001: sign-in failed' } });
+    expect(events.find((e) => e.type === 'closed')).toMatchObject({
+      end: { message: 'hub error 4001: sign-in failed' },
+    });
   });
 
   it('closes with 4004 on a frame that fails the schema', async () => {
@@ -213,11 +220,22 @@ describe('edge agent link (edge/1.0)', () => {
     const peer = await peerFor({ publicKeys: [key.publicKey] });
     const socketPath = '/nonexistent/docker.sock';
     const { lines } = startAgent(peer, key, {
-      watchers: [{ name: 'gone', endpoint: { socketPath }, cron: '0 * * * *', jitterSeconds: 0, watchAll: false, watchByDefault: true }],
+      watchers: [
+        {
+          name: 'gone',
+          endpoint: { socketPath },
+          cron: '0 * * * *',
+          jitterSeconds: 0,
+          watchAll: false,
+          watchByDefault: true,
+        },
+      ],
       tuning: { syncRetry: { minMs: 30, maxMs: 60 } },
     });
     const connection = await signedIn(peer);
-    expect(connection.hello?.watchers).toEqual([expect.objectContaining({ name: 'gone', endpoint: `unix://${socketPath}` })]);
+    expect(connection.hello?.watchers).toEqual([
+      expect.objectContaining({ name: 'gone', endpoint: `unix://${socketPath}` }),
+    ]);
     await until(() => lines.filter((line) => line.includes('watcher gone: full sync failed')).length >= 3);
     expect(connection.frames.some((frame) => frame.type === 'snapshot')).toBe(false);
     const stop = await connection.request({ method: 'container.stop', watcher: 'gone', containerId: 'abc' });

@@ -65,7 +65,8 @@ export class EdgeSession {
       timers: options.timers,
       logger: options.logger,
       retry: tuning.syncRetry,
-      sync: async (watcher) => void (await sendSnapshot(watcher, this.sender, () => this.phase === 'ready', options.logger)),
+      sync: async (watcher) =>
+        void (await sendSnapshot(watcher, this.sender, () => this.phase === 'ready', options.logger)),
     });
     this.requests = new SessionRequests({
       sender: this.sender,
@@ -78,7 +79,8 @@ export class EdgeSession {
       isOpen: () => this.phase === 'ready',
     });
     this.after(tuning.signInTimeoutMs, () => {
-      if (this.phase !== 'ready' && this.phase !== 'closed') this.close(EDGE_CLOSE.signInTimeout, 'no welcome from the hub in time');
+      if (this.phase !== 'ready' && this.phase !== 'closed')
+        this.close(EDGE_CLOSE.signInTimeout, 'no welcome from the hub in time');
     });
     this.socket.on('open', () => {
       this.phase = 'challenge';
@@ -141,7 +143,8 @@ export class EdgeSession {
     if (this.phase === 'ready') {
       const request = readRequestFrame(raw);
       if (request) {
-        if ('error' in request) this.requests.refuse(request.id, new EdgeRequestError(request.error.code, request.error.message));
+        if ('error' in request)
+          this.requests.refuse(request.id, new EdgeRequestError(request.error.code, request.error.message));
         else this.requests.start(request.id, request.request);
         return;
       }

@@ -16,7 +16,10 @@ export interface HttpAnswer {
  */
 export function readHttpAnswer(response: IncomingMessage, timers: Timers, done: (answer: HttpAnswer) => void): void {
   const retryAfter = Number(response.headers['retry-after']);
-  const answer: HttpAnswer = { status: response.statusCode ?? 0, ...(retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}) };
+  const answer: HttpAnswer = {
+    status: response.statusCode ?? 0,
+    ...(retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
+  };
   let body = '';
   response.setEncoding('utf8');
   response.on('data', (chunk: string) => {

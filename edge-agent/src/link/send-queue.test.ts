@@ -7,7 +7,11 @@ import { EdgeSender } from './send-queue';
 import { realTimers } from './timers';
 
 const delta: AgentFrame = { type: 'container.removed', watcher: 'local', containerId: 'abc' };
-const bulk: AgentFrame = { type: 'stream', id: 'r1', lines: [{ stream: 'stdout', ts: '', line: 'x'.repeat(256 * 1024) }] };
+const bulk: AgentFrame = {
+  type: 'stream',
+  id: 'r1',
+  lines: [{ stream: 'stdout', ts: '', line: 'x'.repeat(256 * 1024) }],
+};
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,7 +45,12 @@ describe('the bounded send queue', () => {
   it('sends deltas while the hub keeps up', async () => {
     const { client, received } = await slowPair();
     let overflows = 0;
-    const sender = new EdgeSender({ socket: client, capBytes: 1024 * 1024, timers: realTimers, onOverflow: () => overflows++ });
+    const sender = new EdgeSender({
+      socket: client,
+      capBytes: 1024 * 1024,
+      timers: realTimers,
+      onOverflow: () => overflows++,
+    });
     for (let i = 0; i < 100; i++) expect(sender.sendDelta(delta)).toBe(true);
     const deadline = Date.now() + 5_000;
     while (received() < 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -54,7 +63,13 @@ describe('the bounded send queue', () => {
     request.socket.pause();
     let overflows = 0;
     const capBytes = 512 * 1024;
-    const sender = new EdgeSender({ socket: client, capBytes, timers: realTimers, pollMs: 10, onOverflow: () => overflows++ });
+    const sender = new EdgeSender({
+      socket: client,
+      capBytes,
+      timers: realTimers,
+      pollMs: 10,
+      onOverflow: () => overflows++,
+    });
     // Fill the kernel's buffers and then the socket's own, until it holds more than the cap.
     for (let i = 0; i < 400 && client.bufferedAmount <= capBytes; i++) {
       sender.send(bulk);

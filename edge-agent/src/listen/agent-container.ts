@@ -9,13 +9,21 @@ import { type CompiledTagPolicy, compileTagPolicy, NO_TAG_POLICY, TagPolicyError
 const policies = new Map<string, CompiledTagPolicy>();
 const MAX_CACHED_POLICIES = 500;
 
-function tagPolicyOf(labels: { includeTags?: string | undefined; excludeTags?: string | undefined; transformTags?: string | undefined }) {
+function tagPolicyOf(labels: {
+  includeTags?: string | undefined;
+  excludeTags?: string | undefined;
+  transformTags?: string | undefined;
+}) {
   if (!labels.includeTags && !labels.excludeTags && !labels.transformTags) return NO_TAG_POLICY;
   const key = JSON.stringify([labels.includeTags, labels.excludeTags, labels.transformTags]);
   let policy = policies.get(key);
   if (!policy) {
     try {
-      policy = compileTagPolicy({ includeTags: labels.includeTags, excludeTags: labels.excludeTags, transformTags: labels.transformTags });
+      policy = compileTagPolicy({
+        includeTags: labels.includeTags,
+        excludeTags: labels.excludeTags,
+        transformTags: labels.transformTags,
+      });
     } catch (error) {
       // A bad filter only changes `tag.semver` here; the hub reports it when it checks the container.
       if (!(error instanceof TagPolicyError)) throw error;

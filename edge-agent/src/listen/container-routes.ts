@@ -27,7 +27,8 @@ export function registerContainerRoutes(app: Hono, context: ListenContext): void
     }
     const id = c.req.param('id');
     const container = state.find(id);
-    if (!container || !state.remove(container.watcher, id)) return errorJson(c, 404, `Unknown container ${id.slice(0, 80)}`);
+    if (!container || !state.remove(container.watcher, id))
+      return errorJson(c, 404, `Unknown container ${id.slice(0, 80)}`);
     c.header(AGENT_REVISION_HEADER, String(state.revision));
     return c.body(null, 204);
   });
@@ -35,9 +36,14 @@ export function registerContainerRoutes(app: Hono, context: ListenContext): void
   for (const action of ACTIONS) {
     app.post(`/api/containers/:id/${action}`, async (c) => {
       if (!context.featureContainerActions) {
-        return errorJson(c, 403, 'Container actions are disabled on this agent (DD_SERVER_FEATURE_CONTAINERACTIONS=false)', {
-          feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
-        });
+        return errorJson(
+          c,
+          403,
+          'Container actions are disabled on this agent (DD_SERVER_FEATURE_CONTAINERACTIONS=false)',
+          {
+            feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
+          },
+        );
       }
       const id = c.req.param('id');
       const watcher = await watcherOfContainer(context, id, c.req.query('watcher'));
@@ -72,7 +78,8 @@ export function registerContainerRoutes(app: Hono, context: ListenContext): void
       // Before any header: an unknown container or a Docker failure still gets a JSON error.
       first = await lines.next();
     } catch (error) {
-      if (error instanceof DockerNotFoundError) throw new ListenHttpError(404, `The container ${id.slice(0, 80)} does not exist in Docker`);
+      if (error instanceof DockerNotFoundError)
+        throw new ListenHttpError(404, `The container ${id.slice(0, 80)} does not exist in Docker`);
       throw error;
     }
     const jsonl = query.format === 'jsonl';
@@ -82,7 +89,9 @@ export function registerContainerRoutes(app: Hono, context: ListenContext): void
     const body = logBody(lines, first, format, () => controller.abort(), query.follow ? 1 : 256);
     return c.body(body, 200, {
       'Content-Type': jsonl ? 'application/x-ndjson' : 'text/plain; charset=utf-8',
-      ...(!jsonl && { 'Content-Disposition': `attachment; filename="${id.slice(0, 64).replace(/[^A-Za-z0-9_.-]/g, '_')}.log"` }),
+      ...(!jsonl && {
+        'Content-Disposition': `attachment; filename="${id.slice(0, 64).replace(/[^A-Za-z0-9_.-]/g, '_')}.log"`,
+      }),
       'Cache-Control': 'no-store',
     });
   });

@@ -35,7 +35,9 @@ export function registerEventRoute(app: Hono, context: ListenContext): { closeAl
         await stream.writeSSE({ data: JSON.stringify({ type: 'dd:ack', data: context.ack() }) });
         while (!stream.aborted && !stream.closed) {
           if (overflow) {
-            context.logger.warn(`an event stream fell ${MAX_PENDING_EVENTS} events behind and was closed; its reader resyncs`);
+            context.logger.warn(
+              `an event stream fell ${MAX_PENDING_EVENTS} events behind and was closed; its reader resyncs`,
+            );
             return;
           }
           const change = pending.shift();

@@ -116,7 +116,9 @@ export function createListenAgent(options: ListenAgentOptions): ListenAgent {
     async start() {
       if (server) return;
       server = await new Promise<Server>((resolve, reject) => {
-        const listening = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolve(listening as Server));
+        const listening = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () =>
+          resolve(listening as Server),
+        );
         listening.once('error', reject);
       });
       port = (server.address() as AddressInfo).port;

@@ -31,7 +31,9 @@ export function createListenApp(context: ListenContext): ListenApp {
 
   app.get('/health', (c) => {
     if (context.watchers.some((watcher) => watcher.registered)) return c.json({ uptime: process.uptime() });
-    const failing = context.watchers.map((w) => (w.lastError ? `docker.${w.name}: ${w.lastError}` : `docker.${w.name}: not observed yet`));
+    const failing = context.watchers.map((w) =>
+      w.lastError ? `docker.${w.name}: ${w.lastError}` : `docker.${w.name}: not observed yet`,
+    );
     const reason =
       context.watchers.length === 0
         ? 'no watcher is configured (DD_LOCAL_WATCHER=false and no DD_WATCHER_*)'
@@ -55,7 +57,10 @@ export function createListenApp(context: ListenContext): ListenApp {
   });
   app.use(
     '*',
-    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => errorJson(c, 413, `The request body exceeds ${MAX_BODY_BYTES} bytes`) }),
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => errorJson(c, 413, `The request body exceeds ${MAX_BODY_BYTES} bytes`),
+    }),
   );
 
   registerContainerRoutes(app, context);

@@ -36,7 +36,11 @@ export function watcherOf(context: ListenContext, type: string, name: string): L
  * one whose inventory holds it, else the first whose Docker knows it (a stopped container leaves
  * the inventory without WATCHALL but can still be started). 404 when none does.
  */
-export async function watcherOfContainer(context: ListenContext, id: string, named: string | undefined): Promise<ListenWatcher> {
+export async function watcherOfContainer(
+  context: ListenContext,
+  id: string,
+  named: string | undefined,
+): Promise<ListenWatcher> {
   if (named !== undefined) return watcherOf(context, 'docker', named);
   const listed = context.state.find(id);
   const holder = listed && context.watchers.find((w) => w.name === listed.watcher);

@@ -16,7 +16,12 @@ export class ListenHttpError extends Error {
   }
 }
 
-export function errorJson(c: Context, status: ContentfulStatusCode, message: string, details?: Record<string, unknown>) {
+export function errorJson(
+  c: Context,
+  status: ContentfulStatusCode,
+  message: string,
+  details?: Record<string, unknown>,
+) {
   return c.json(details && Object.keys(details).length > 0 ? { error: message, details } : { error: message }, status);
 }
 
@@ -34,5 +39,7 @@ export function listenErrorHandler(logger: Logger) {
 export function parseOr400<T>(schema: v.GenericSchema<unknown, T>, value: unknown, parameter: string): T {
   const result = v.safeParse(schema, value);
   if (result.success) return result.output;
-  throw new ListenHttpError(400, `Invalid ${parameter}: ${result.issues[0]?.message ?? 'invalid value'}`, { parameter });
+  throw new ListenHttpError(400, `Invalid ${parameter}: ${result.issues[0]?.message ?? 'invalid value'}`, {
+    parameter,
+  });
 }

@@ -63,7 +63,8 @@ export class ListenState {
     if (previous && sameContainer(previous, container)) return;
     containers.set(container.id, container);
     const added = previous === undefined;
-    if (operationId === undefined) this.tell({ type: added ? 'dd:container-added' : 'dd:container-updated', data: container });
+    if (operationId === undefined)
+      this.tell({ type: added ? 'dd:container-added' : 'dd:container-updated', data: container });
     else
       this.tell({
         type: added ? 'dd:inventory-added' : 'dd:inventory-updated',

@@ -97,7 +97,10 @@ export class ListenWatcher {
     this.feed.start();
     const { cron, jitterSeconds } = this.options.config;
     this.cron = new Cron(cron, () => {
-      this.jitterTimer = this.options.timers.setTimeout(() => void this.observe(), Math.random() * jitterSeconds * 1000);
+      this.jitterTimer = this.options.timers.setTimeout(
+        () => void this.observe(),
+        Math.random() * jitterSeconds * 1000,
+      );
     });
     void this.observe();
   }
@@ -126,7 +129,12 @@ export class ListenWatcher {
         authoritative: false,
       });
       if (operationId !== undefined && operationId !== this.latestOperation) {
-        return lastKnown([{ phase: 'stale', message: 'a newer inventory request superseded this one; its observations were not written' }]);
+        return lastKnown([
+          {
+            phase: 'stale',
+            message: 'a newer inventory request superseded this one; its observations were not written',
+          },
+        ]);
       }
       if (this.stopped) return lastKnown([{ phase: 'list', message: 'the agent is stopping' }]);
       const release = this.feed.hold();
@@ -143,7 +151,8 @@ export class ListenWatcher {
         return { containers: state.ofWatcher(this.name), removedIds, errors: [], authoritative: true };
       } catch (error) {
         const message = messageOf(error);
-        if (message !== this.lastError) logger.warn(`watcher ${this.name}: observing ${host.endpoint} failed: ${message}`);
+        if (message !== this.lastError)
+          logger.warn(`watcher ${this.name}: observing ${host.endpoint} failed: ${message}`);
         this.lastError = message;
         return lastKnown([{ phase: 'list', message: message.slice(0, 500) }]);
       } finally {
@@ -179,7 +188,13 @@ export class ListenWatcher {
   }
 
   private build(details: DockerContainerDetails, image: DockerImageDetails | undefined): AgentContainer {
-    return buildAgentContainer(details, image, this.options.config, this.options.state.get(this.name, details.id), Date.now());
+    return buildAgentContainer(
+      details,
+      image,
+      this.options.config,
+      this.options.state.get(this.name, details.id),
+      Date.now(),
+    );
   }
 
   private serially<T>(work: () => Promise<T>): Promise<T> {

@@ -16,7 +16,13 @@ const bool = (fallback: boolean) =>
   );
 
 const integer = (min: number, max: number) =>
-  v.pipe(v.string(), v.regex(/^\d{1,16}$/, 'must be an integer'), v.transform(Number), v.minValue(min), v.maxValue(max));
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,16}$/, 'must be an integer'),
+    v.transform(Number),
+    v.minValue(min),
+    v.maxValue(max),
+  );
 
 // Unix seconds as Docker takes them (`1700000000.5`), or an ISO 8601 instant: as the hub's logs route.
 const UNIX_SECONDS = /^\d{1,11}(?:\.\d{1,9})?$/;
@@ -54,19 +60,34 @@ export function parseContainerLogQuery(query: Record<string, string>): Container
     tail: parseOr400(v.optional(integer(0, 100_000), '1000'), query.tail, 'tail'),
     timestamps: parseOr400(bool(true), query.timestamps, 'timestamps'),
     follow: parseOr400(bool(false), query.follow, 'follow'),
-    format: parseOr400(v.optional(v.picklist(['text', 'jsonl'], 'must be text or jsonl'), 'text'), query.format, 'format'),
+    format: parseOr400(
+      v.optional(v.picklist(['text', 'jsonl'], 'must be text or jsonl'), 'text'),
+      query.format,
+      'format',
+    ),
     watcher: parseOr400(v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]*$/))), query.watcher, 'watcher'),
   };
-  if (!parsed.stdout && !parsed.stderr) throw new ListenHttpError(400, 'Choose at least one of stdout and stderr', { parameter: 'stdout' });
+  if (!parsed.stdout && !parsed.stderr)
+    throw new ListenHttpError(400, 'Choose at least one of stdout and stderr', { parameter: 'stdout' });
   return parsed;
 }
 
 /** GET /api/log/entries: http-interface §4.5 (`since` in Unix milliseconds), the hub's limits. */
 export function parseLogEntriesQuery(query: Record<string, string>) {
   return {
-    level: parseOr400(v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)), query.level, 'level'),
+    level: parseOr400(
+      v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
+      query.level,
+      'level',
+    ),
     component: parseOr400(
-      v.optional(v.pipe(v.string(), v.maxLength(100), v.regex(/^[A-Za-z0-9._:/-]+$/, 'may hold only letters, digits and . _ : / -'))),
+      v.optional(
+        v.pipe(
+          v.string(),
+          v.maxLength(100),
+          v.regex(/^[A-Za-z0-9._:/-]+$/, 'may hold only letters, digits and . _ : / -'),
+        ),
+      ),
       query.component,
       'component',
     ),

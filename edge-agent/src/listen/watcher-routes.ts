@@ -67,7 +67,8 @@ export function registerWatcherRoutes(app: Hono, context: ListenContext): void {
     const watcher = watcherOf(context, c.req.param('type'), c.req.param('name'));
     const id = c.req.param('id');
     const container = await watcher.refreshContainer(id);
-    if (!container) throw new ListenHttpError(404, `No container ${id.slice(0, 80)} in the inventory of watcher ${watcher.name}`);
+    if (!container)
+      throw new ListenHttpError(404, `No container ${id.slice(0, 80)} in the inventory of watcher ${watcher.name}`);
     c.header(AGENT_REVISION_HEADER, String(state.revision));
     return c.json(container);
   });

@@ -19,7 +19,13 @@ describe('reading request frames', () => {
   });
 
   it('parses a valid request', () => {
-    expect(readRequestFrame({ type: 'request', id: 'a1', request: { method: 'inventory', watcher: 'local', operationId: 'op' } })).toEqual({
+    expect(
+      readRequestFrame({
+        type: 'request',
+        id: 'a1',
+        request: { method: 'inventory', watcher: 'local', operationId: 'op' },
+      }),
+    ).toEqual({
       id: 'a1',
       request: { method: 'inventory', watcher: 'local', operationId: 'op' },
     });
@@ -30,15 +36,21 @@ describe('reading request frames', () => {
       id: 'a2',
       error: { code: 'unsupported' },
     });
-    expect(readRequestFrame({ type: 'request', id: 'a3', request: { method: 'container.stop', watcher: 'local' } })).toMatchObject({
+    expect(
+      readRequestFrame({ type: 'request', id: 'a3', request: { method: 'container.stop', watcher: 'local' } }),
+    ).toMatchObject({
       id: 'a3',
       error: { code: 'invalid', message: expect.stringContaining('containerId') },
     });
-    expect(readRequestFrame({ type: 'request', id: 'a4', request: 'stop' })).toMatchObject({ error: { code: 'invalid' } });
+    expect(readRequestFrame({ type: 'request', id: 'a4', request: 'stop' })).toMatchObject({
+      error: { code: 'invalid' },
+    });
   });
 
   it('leaves frames without a usable id, and other frames, to the frame schema', () => {
-    expect(readRequestFrame({ type: 'request', id: '', request: { method: 'inventory', watcher: 'local' } })).toBeUndefined();
+    expect(
+      readRequestFrame({ type: 'request', id: '', request: { method: 'inventory', watcher: 'local' } }),
+    ).toBeUndefined();
     expect(readRequestFrame({ type: 'request', id: 'x'.repeat(65), request: {} })).toBeUndefined();
     expect(readRequestFrame({ type: 'ping' })).toBeUndefined();
     expect(readRequestFrame(null)).toBeUndefined();

@@ -10,7 +10,9 @@ export const EDGE_METHODS: readonly string[] = EdgeRequestSchema.options.flatMap
   return 'literal' in method ? [method.literal] : [...method.options];
 });
 
-export type RequestFrameReading = { id: string; request: EdgeRequest } | { id: string; error: { code: EdgeErrorCode; message: string } };
+export type RequestFrameReading =
+  | { id: string; request: EdgeRequest }
+  | { id: string; error: { code: EdgeErrorCode; message: string } };
 
 /**
  * A `request` frame whose id is readable is answered even when the request itself is not: an
@@ -26,11 +28,17 @@ export function readRequestFrame(raw: unknown): RequestFrameReading | undefined 
   if (parsed.success) return { id, request: parsed.output };
   const method = typeof request === 'object' && request !== null ? (request as { method?: unknown }).method : undefined;
   if (typeof method === 'string' && !EDGE_METHODS.includes(method))
-    return { id, error: { code: 'unsupported', message: `method ${method.slice(0, 64)} is not supported by this agent` } };
+    return {
+      id,
+      error: { code: 'unsupported', message: `method ${method.slice(0, 64)} is not supported by this agent` },
+    };
   const issue = parsed.issues[0];
   const path = issue?.path?.map((item) => String(item.key)).join('.') ?? '';
   return {
     id,
-    error: { code: 'invalid', message: `invalid request${path ? ` (${path})` : ''}: ${issue?.message ?? 'schema mismatch'}`.slice(0, 256) },
+    error: {
+      code: 'invalid',
+      message: `invalid request${path ? ` (${path})` : ''}: ${issue?.message ?? 'schema mismatch'}`.slice(0, 256),
+    },
   };
 }

@@ -96,12 +96,16 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
  */
 async function removeImage(watcher: WatcherRuntime, imageId: string): Promise<void> {
   const { host } = watcher;
-  if (!canUpdateContainers(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot remove images`);
+  if (!canUpdateContainers(host))
+    throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot remove images`);
   const image = await host.inspectImage(imageId);
   if (!image) return;
   const users = (await host.listContainers(true)).filter((container) => container.imageId === image.id);
   if (users.length > 0) {
-    throw new EdgeRequestError('conflict', `the image ${imageId} is used by ${users.map((container) => container.name).join(', ')}`);
+    throw new EdgeRequestError(
+      'conflict',
+      `the image ${imageId} is used by ${users.map((container) => container.name).join(', ')}`,
+    );
   }
   try {
     await host.removeImage(imageId);
@@ -115,7 +119,8 @@ async function removeImage(watcher: WatcherRuntime, imageId: string): Promise<vo
 /** The hub's image list (docs/edge-protocol.md `image.list`): the host's images as Docker lists them, cut to fit a reply. */
 async function listImages(watcher: WatcherRuntime): Promise<ImageListResult> {
   const { host } = watcher;
-  if (!canUpdateContainers(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot list images`);
+  if (!canUpdateContainers(host))
+    throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot list images`);
   return cutImageList(await host.listImages());
 }
 
@@ -124,7 +129,12 @@ async function listImages(watcher: WatcherRuntime): Promise<ImageListResult> {
  * after 50 ms, so a followed log shows up promptly. Each frame waits for room in the send queue,
  * which slows the Docker stream down instead of letting lines pile up in memory.
  */
-async function streamLogs(watcher: WatcherRuntime, id: string, options: EdgeLogOptions, context: RequestContext): Promise<void> {
+async function streamLogs(
+  watcher: WatcherRuntime,
+  id: string,
+  options: EdgeLogOptions,
+  context: RequestContext,
+): Promise<void> {
   const dockerOptions: DockerLogOptions = {
     stdout: options.stdout,
     stderr: options.stderr,

@@ -57,9 +57,12 @@ export class AgentUpdates {
     if (known && isTerminal(known)) return Promise.resolve(known);
     if (known) throw new EdgeRequestError('busy', `operation ${operation.id} is being recovered`);
     const host = watcher.host;
-    if (!canUpdateContainers(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot update containers`);
+    if (!canUpdateContainers(host))
+      throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot update containers`);
     const controller = new AbortController();
-    const done = this.execute(watcher, host, request, controller.signal).finally(() => this.running.delete(operation.id));
+    const done = this.execute(watcher, host, request, controller.signal).finally(() =>
+      this.running.delete(operation.id),
+    );
     this.running.set(operation.id, { controller, done });
     return done;
   }
@@ -112,7 +115,11 @@ export class AgentUpdates {
         }
       }
     }
-    const plan = { auth: request.options.auth, healthTimeoutMs: request.options.healthTimeoutMs, spec: request.options.spec };
+    const plan = {
+      auth: request.options.auth,
+      healthTimeoutMs: request.options.healthTimeoutMs,
+      spec: request.options.spec,
+    };
     const settled = await runUpdateOperation(operation, plan, deps, signal);
     const post = await hooks.runPost(settled);
     if (!post) return settled;
@@ -132,10 +139,14 @@ export class AgentUpdates {
     for (const operation of this.options.journal.unsettled()) {
       const watcher = watchers.find((candidate) => candidate.name === operation.watcher);
       if (!watcher || !canUpdateContainers(watcher.host)) {
-        this.options.logger.warn(`an unfinished update waits for watcher ${operation.watcher}, which is not configured`);
+        this.options.logger.warn(
+          `an unfinished update waits for watcher ${operation.watcher}, which is not configured`,
+        );
         continue;
       }
-      this.options.logger.info(`recovering update ${operation.id} of ${operation.containerName} (phase ${operation.phase})`);
+      this.options.logger.info(
+        `recovering update ${operation.id} of ${operation.containerName} (phase ${operation.phase})`,
+      );
       try {
         await recoverOperation(operation, this.engineDeps(watcher, watcher.host));
       } catch (error) {
@@ -151,7 +162,11 @@ export class AgentUpdates {
   }
 
   /** `holdSuccess`: a success is journalled but not reported yet (its post hook's outcome goes with it). */
-  private engineDeps(watcher: WatcherRuntime, host: Parameters<typeof recoverOperation>[1]['host'], holdSuccess = false) {
+  private engineDeps(
+    watcher: WatcherRuntime,
+    host: Parameters<typeof recoverOperation>[1]['host'],
+    holdSuccess = false,
+  ) {
     const { journal } = this.options;
     return {
       host,

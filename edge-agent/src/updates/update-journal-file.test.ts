@@ -41,7 +41,9 @@ describe('UpdateJournalFile', () => {
 
   it('forgets settled operations older than a day, never unsettled ones', async () => {
     const journal = await UpdateJournalFile.open(file, () => NOW);
-    await journal.save(operation('old', { status: 'succeeded', phase: 'succeeded', updatedAt: '2025-12-31T00:00:00.000Z' }));
+    await journal.save(
+      operation('old', { status: 'succeeded', phase: 'succeeded', updatedAt: '2025-12-31T00:00:00.000Z' }),
+    );
     await journal.save(operation('stuck', { updatedAt: '2025-12-30T00:00:00.000Z' }));
     await journal.save(operation('fresh', { status: 'failed', phase: 'prepare' }));
     expect(

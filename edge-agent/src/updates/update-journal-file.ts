@@ -1,6 +1,11 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import * as v from 'valibot';
-import { isTerminal, type UpdateJournal, type UpdateOperation, UpdateOperationSchema } from '../../../shared/update-engine';
+import {
+  isTerminal,
+  type UpdateJournal,
+  type UpdateOperation,
+  UpdateOperationSchema,
+} from '../../../shared/update-engine';
 
 const JournalFileSchema = v.object({ operations: v.array(UpdateOperationSchema) });
 

@@ -154,7 +154,8 @@ export class AgentDirectory {
   connected(
     name: string,
     link: AgentLink,
-    parts: Pick<AgentDescription, 'info' | 'watchers'> & Partial<Pick<AgentDescription, 'keyId' | 'address' | 'listen'>>,
+    parts: Pick<AgentDescription, 'info' | 'watchers'> &
+      Partial<Pick<AgentDescription, 'keyId' | 'address' | 'listen'>>,
   ): AgentRuntime | undefined {
     if (this.stopping) return undefined;
     const previous = this.live.get(name);
@@ -167,9 +168,14 @@ export class AgentDirectory {
     this.save(description);
     const runtime = this.runtimeOf(name, parts.watchers);
     runtime.setLink(link);
-    this.logger.info(`agent ${name} connected`, { agent: name, address: parts.address, watchers: parts.watchers.length });
+    this.logger.info(`agent ${name} connected`, {
+      agent: name,
+      address: parts.address,
+      watchers: parts.watchers.length,
+    });
     this.deps.publish('dd:agent-connected', this.viewOf(description));
-    if (known && !previous) this.deps.agentEvents.emit({ event: 'agent-reconnect', agent: this.viewOf(description), at: now });
+    if (known && !previous)
+      this.deps.agentEvents.emit({ event: 'agent-reconnect', agent: this.viewOf(description), at: now });
     return runtime;
   }
 
@@ -188,7 +194,11 @@ export class AgentDirectory {
     this.logger.warn(`agent ${name} disconnected (${cause.brief})`, { agent: name, status: cause.status });
     this.deps.publish('dd:agent-disconnected', view);
     this.deps.audit
-      .append({ action: 'agent-disconnect', status: cause.status, details: `agent ${name} disconnected (${cause.why})` })
+      .append({
+        action: 'agent-disconnect',
+        status: cause.status,
+        details: `agent ${name} disconnected (${cause.why})`,
+      })
       .catch((error: unknown) => this.logger.warn('could not audit an agent disconnect', { error: String(error) }));
     this.deps.agentEvents.emit({ event: 'agent-disconnect', agent: view, at: this.deps.now() });
   }
@@ -202,7 +212,10 @@ export class AgentDirectory {
 
   // ---- internals -------------------------------------------------------------------------------
 
-  private viewOf(description: AgentDescription, containers: readonly Container[] = this.recordsOf(description.name)): Agent {
+  private viewOf(
+    description: AgentDescription,
+    containers: readonly Container[] = this.recordsOf(description.name),
+  ): Agent {
     const link = this.live.get(description.name);
     const current = link ? { ...description, lastSeen: new Date(link.lastFrameAt).toISOString() } : description;
     return agentView(current, { connected: link !== undefined, now: this.deps.now(), containers });
@@ -236,7 +249,9 @@ export class AgentDirectory {
   private save(description: AgentDescription): void {
     this.registry
       .save(description)
-      .catch((error: unknown) => this.logger.error(`could not store agent ${description.name}`, { error: String(error) }));
+      .catch((error: unknown) =>
+        this.logger.error(`could not store agent ${description.name}`, { error: String(error) }),
+      );
   }
 
   private flushLastSeen(): void {

@@ -20,7 +20,9 @@ export interface AgentEvents {
 }
 
 /** A listener that throws is reported and never stops the others (nor the session that raised the event). */
-export function createAgentEvents(onListenerError: (error: unknown, event: AgentNotificationEvent) => void): AgentEvents {
+export function createAgentEvents(
+  onListenerError: (error: unknown, event: AgentNotificationEvent) => void,
+): AgentEvents {
   const listeners = new Set<AgentEventListener>();
   return {
     emit(event) {

@@ -39,7 +39,10 @@ export interface WatcherChanges {
 const MAX_JITTER_SECONDS = 3600;
 
 const sameSchedule = (a: EdgeWatcher, b: EdgeWatcher) =>
-  a.cron === b.cron && a.jitterSeconds === b.jitterSeconds && a.watchAll === b.watchAll && a.watchByDefault === b.watchByDefault;
+  a.cron === b.cron &&
+  a.jitterSeconds === b.jitterSeconds &&
+  a.watchAll === b.watchAll &&
+  a.watchByDefault === b.watchByDefault;
 
 /**
  * The hub side of one edge agent's watchers: an EdgeDockerHost and an ordinary DockerWatcher per
@@ -81,7 +84,11 @@ export class AgentRuntime {
       changes.removed.push(entry.watcher);
       if (config) changes.added.push(this.create(config, entry.host).watcher);
       this.retire(entry, config === undefined).catch((error: unknown) =>
-        this.deps.logger.warn('could not retire an agent watcher', { agent: this.name, watcher: name, error: String(error) }),
+        this.deps.logger.warn('could not retire an agent watcher', {
+          agent: this.name,
+          watcher: name,
+          error: String(error),
+        }),
       );
     }
     for (const config of announced) {
@@ -113,7 +120,12 @@ export class AgentRuntime {
    * and runs one cycle at once, so new containers get their registry check. With one it answers
    * an inventory refresh, whose route observes it without checks.
    */
-  applySnapshot(watcherName: string, containers: DockerContainerDetails[], images: DockerImageDetails[], fullSync: boolean): void {
+  applySnapshot(
+    watcherName: string,
+    containers: DockerContainerDetails[],
+    images: DockerImageDetails[],
+    fullSync: boolean,
+  ): void {
     const entry = this.watchers.get(watcherName);
     if (!entry) return;
     entry.host.applySnapshot(containers, images);
@@ -126,7 +138,9 @@ export class AgentRuntime {
     }
     entry.watcher
       .watch({ joinCycle: true })
-      .catch((error: unknown) => this.deps.logger.warn('agent watch cycle failed', { agent: this.name, error: String(error) }));
+      .catch((error: unknown) =>
+        this.deps.logger.warn('agent watch cycle failed', { agent: this.name, error: String(error) }),
+      );
   }
 
   async stop(): Promise<void> {

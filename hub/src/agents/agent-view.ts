@@ -45,7 +45,10 @@ export function containerCounts(containers: readonly Container[]): { containers:
     if (container.status === 'running') running += 1;
     images.add(container.image.id || `${container.image.name}:${container.image.tag.value}`);
   }
-  return { containers: { total: containers.length, running, stopped: containers.length - running }, images: images.size };
+  return {
+    containers: { total: containers.length, running, stopped: containers.length - running },
+    images: images.size,
+  };
 }
 
 /** One agent as GET /api/v1/agents lists it (http-interface §2.3). */

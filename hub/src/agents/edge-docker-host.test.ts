@@ -21,8 +21,21 @@ const container = (id: string, state: DockerContainerDetails['state'] = 'running
   restartCount: 0,
 });
 const image = { id: 'sha256:1', repoTags: ['nginx:1'], repoDigests: [], os: 'linux', architecture: 'amd64' };
-const imageOf = (id: string) => ({ id, repoTags: [`app:${id.slice(-1)}`], repoDigests: [], os: 'linux', architecture: 'amd64' });
-const summary = { id: 'sha256:1', repoTags: ['app:1'], repoDigests: [], createdAt: 1_700_000_000_000, sizeBytes: 5, containers: -1 };
+const imageOf = (id: string) => ({
+  id,
+  repoTags: [`app:${id.slice(-1)}`],
+  repoDigests: [],
+  os: 'linux',
+  architecture: 'amd64',
+});
+const summary = {
+  id: 'sha256:1',
+  repoTags: ['app:1'],
+  repoDigests: [],
+  createdAt: 1_700_000_000_000,
+  sizeBytes: 5,
+  containers: -1,
+};
 
 /** The hub's request correlation, with an in-test agent answering each request frame as `answer` says. */
 function linked(answer: (request: EdgeRequest, id: string, requests: PendingRequests) => void) {
@@ -82,7 +95,12 @@ describe('EdgeDockerHost', () => {
   it('sends commands as requests and maps not-found to DockerNotFoundError', async () => {
     const { host, sent } = linked((request, id, requests) => {
       if (request.method === 'container.stats') {
-        requests.settle({ type: 'reply', id, ok: true, result: { cpuPercent: 1, memoryBytes: 2, memoryLimitBytes: 3 } });
+        requests.settle({
+          type: 'reply',
+          id,
+          ok: true,
+          result: { cpuPercent: 1, memoryBytes: 2, memoryLimitBytes: 3 },
+        });
       } else if (request.method === 'container.stop') {
         requests.settle({ type: 'reply', id, ok: false, error: { code: 'not-found', message: 'no such container' } });
       } else requests.settle({ type: 'reply', id, ok: true });
@@ -90,17 +108,16 @@ describe('EdgeDockerHost', () => {
     await host.restart('a');
     expect(await host.stats('a')).toEqual({ cpuPercent: 1, memoryBytes: 2, memoryLimitBytes: 3 });
     await expect(host.stop('a')).rejects.toBeInstanceOf(DockerNotFoundError);
-    expect(sent.filter((f) => f.type === 'request').map((f) => (f.type === 'request' ? f.request.method : ''))).toEqual([
-      'container.restart',
-      'container.stats',
-      'container.stop',
-    ]);
+    expect(sent.filter((f) => f.type === 'request').map((f) => (f.type === 'request' ? f.request.method : ''))).toEqual(
+      ['container.restart', 'container.stats', 'container.stop'],
+    );
   });
 
   it('streams log lines in order until the reply, and cancels when the reader leaves early', async () => {
     const { host, sent } = linked((request, id, requests) => {
       if (request.method !== 'container.logs') return;
-      for (let i = 0; i < 3; i++) requests.stream({ type: 'stream', id, lines: [{ stream: 'stdout', ts: '', line: `line ${i}` }] });
+      for (let i = 0; i < 3; i++)
+        requests.stream({ type: 'stream', id, lines: [{ stream: 'stdout', ts: '', line: `line ${i}` }] });
       if (!request.options.follow) requests.settle({ type: 'reply', id, ok: true });
     });
     const options = { stdout: true, stderr: true, timestamps: false, follow: false };
@@ -127,10 +144,15 @@ describe('EdgeDockerHost.removeImage (the prune on an agent)', () => {
   };
 
   it('sends image.remove for the watcher and forgets the image once the agent removed it', async () => {
-    const { host, sent } = linkedWithImages((_request, id, requests) => requests.settle({ type: 'reply', id, ok: true }));
+    const { host, sent } = linkedWithImages((_request, id, requests) =>
+      requests.settle({ type: 'reply', id, ok: true }),
+    );
     await host.removeImage('sha256:1');
     expect(sent).toEqual([
-      expect.objectContaining({ type: 'request', request: { method: 'image.remove', watcher: 'local', imageId: 'sha256:1' } }),
+      expect.objectContaining({
+        type: 'request',
+        request: { method: 'image.remove', watcher: 'local', imageId: 'sha256:1' },
+      }),
     ]);
     expect(await host.inspectImage('sha256:1')).toBeUndefined();
     expect(await host.inspectImage('sha256:2')).toMatchObject({ id: 'sha256:2' });
@@ -138,7 +160,12 @@ describe('EdgeDockerHost.removeImage (the prune on an agent)', () => {
 
   it("answers the agent's conflict as Docker's 409 (left standing by the prune) and keeps the image", async () => {
     const { host } = linkedWithImages((_request, id, requests) =>
-      requests.settle({ type: 'reply', id, ok: false, error: { code: 'conflict', message: 'the image sha256:1 is used by web' } }),
+      requests.settle({
+        type: 'reply',
+        id,
+        ok: false,
+        error: { code: 'conflict', message: 'the image sha256:1 is used by web' },
+      }),
     );
     const refused = host.removeImage('sha256:1');
     await expect(refused).rejects.toBeInstanceOf(DockerConflictError);
@@ -156,7 +183,12 @@ describe('EdgeDockerHost.removeImage (the prune on an agent)', () => {
     });
     await expect(away.removeImage('sha256:1')).rejects.toBeInstanceOf(AgentNotConnectedError);
     const { host } = linked((_request, id, requests) =>
-      requests.settle({ type: 'reply', id, ok: false, error: { code: 'unsupported', message: 'method image.remove is not supported' } }),
+      requests.settle({
+        type: 'reply',
+        id,
+        ok: false,
+        error: { code: 'unsupported', message: 'method image.remove is not supported' },
+      }),
     );
     await expect(host.removeImage('sha256:1')).rejects.toThrow(/not supported/);
   });
@@ -168,7 +200,9 @@ describe('EdgeDockerHost.listImages (the image list of an agent)', () => {
       requests.settle({ type: 'reply', id, ok: true, result: { images: [summary], truncated: true } }),
     );
     expect(await host.listImages()).toEqual({ images: [summary], truncated: true });
-    expect(sent).toEqual([expect.objectContaining({ type: 'request', request: { method: 'image.list', watcher: 'local' } })]);
+    expect(sent).toEqual([
+      expect.objectContaining({ type: 'request', request: { method: 'image.list', watcher: 'local' } }),
+    ]);
   });
 
   it('passes an older agent’s unsupported on, and refuses a reply without a valid list', async () => {
@@ -184,7 +218,12 @@ describe('EdgeDockerHost.listImages (the image list of an agent)', () => {
     const empty = linked((_request, id, requests) => requests.settle({ type: 'reply', id, ok: true }));
     await expect(empty.host.listImages()).rejects.toThrow(/agent nas: no usable image list/);
     const wrong = linked((_request, id, requests) =>
-      requests.settle({ type: 'reply', id, ok: true, result: { images: [{ ...summary, sizeBytes: 'big' }], truncated: false } }),
+      requests.settle({
+        type: 'reply',
+        id,
+        ok: true,
+        result: { images: [{ ...summary, sizeBytes: 'big' }], truncated: false },
+      }),
     );
     await expect(wrong.host.listImages()).rejects.toThrow(/no usable image list/);
   });

@@ -170,7 +170,13 @@ export class EdgeDockerHost implements DockerHost {
   async listContainers(all: boolean): Promise<DockerContainerSummary[]> {
     this.readable();
     const listed: DockerContainerSummary[] = [];
-    for (const { env: _env, health: _health, startedAt: _startedAt, restartCount: _restarts, ...summary } of this.containers.values()) {
+    for (const {
+      env: _env,
+      health: _health,
+      startedAt: _startedAt,
+      restartCount: _restarts,
+      ...summary
+    } of this.containers.values()) {
       if (all || summary.state === 'running') listed.push(summary);
     }
     return listed;
@@ -221,7 +227,8 @@ export class EdgeDockerHost implements DockerHost {
       );
     } catch (error) {
       if (error instanceof EdgeRequestError && error.code === 'conflict') throw new DockerConflictError(error.message);
-      if (error instanceof EdgeRequestError && error.code === 'disconnected') throw new AgentNotConnectedError(this.options.agentName);
+      if (error instanceof EdgeRequestError && error.code === 'disconnected')
+        throw new AgentNotConnectedError(this.options.agentName);
       throw error;
     }
     this.images.delete(imageId);
@@ -240,7 +247,8 @@ export class EdgeDockerHost implements DockerHost {
         { timeoutMs: this.options.requestTimeoutMs },
       );
     } catch (error) {
-      if (error instanceof EdgeRequestError && error.code === 'disconnected') throw new AgentNotConnectedError(this.options.agentName);
+      if (error instanceof EdgeRequestError && error.code === 'disconnected')
+        throw new AgentNotConnectedError(this.options.agentName);
       throw error;
     }
     const parsed = v.safeParse(ImageListResultSchema, result);
@@ -299,7 +307,11 @@ export class EdgeDockerHost implements DockerHost {
   }
 
   private async act(method: ContainerAction, id: string): Promise<void> {
-    await this.call({ method, watcher: this.options.watcherName, containerId: id }, { timeoutMs: this.options.requestTimeoutMs }, id);
+    await this.call(
+      { method, watcher: this.options.watcherName, containerId: id },
+      { timeoutMs: this.options.requestTimeoutMs },
+      id,
+    );
   }
 
   private async call(request: EdgeRequest, options: EdgeRequestOptions, containerId: string): Promise<unknown> {
@@ -326,7 +338,8 @@ export class EdgeDockerHost implements DockerHost {
 
   private readable(): void {
     this.requireLink();
-    if (!this.synced) throw new Error(`agent ${this.options.agentName} has not sent the inventory of ${this.options.watcherName} yet`);
+    if (!this.synced)
+      throw new Error(`agent ${this.options.agentName} has not sent the inventory of ${this.options.watcherName} yet`);
   }
 
   private emit(id: string, action: string): void {

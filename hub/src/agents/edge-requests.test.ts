@@ -21,7 +21,9 @@ describe('PendingRequests', () => {
     const second = requests.request({ method: 'container.stats', watcher: 'local', containerId: 'c1' });
     const secondId = lastRequestId(sent);
     expect(firstId).not.toBe(secondId);
-    expect(requests.settle({ type: 'reply', id: secondId, ok: false, error: { code: 'not-found', message: 'gone' } })).toBe(true);
+    expect(
+      requests.settle({ type: 'reply', id: secondId, ok: false, error: { code: 'not-found', message: 'gone' } }),
+    ).toBe(true);
     expect(requests.settle({ type: 'reply', id: firstId, ok: true, result: { entries: [] } })).toBe(true);
     expect(requests.settle({ type: 'reply', id: firstId, ok: true })).toBe(false);
     expect(requests.settle({ type: 'reply', id: 'zz', ok: true })).toBe(false);

@@ -64,7 +64,8 @@ export class PendingRequests {
   }
 
   request(request: EdgeRequest, options: EdgeRequestOptions = {}): Promise<unknown> {
-    if (options.signal?.aborted) return Promise.reject(new EdgeRequestError('aborted', `${this.label}: ${request.method} aborted`));
+    if (options.signal?.aborted)
+      return Promise.reject(new EdgeRequestError('aborted', `${this.label}: ${request.method} aborted`));
     this.counter += 1;
     const id = this.counter.toString(36);
     return new Promise<unknown>((resolve, reject) => {
@@ -120,7 +121,9 @@ export class PendingRequests {
     entry.timer = setTimeout(() => {
       if (!this.finish(id)) return;
       this.trySend({ type: 'cancel', id });
-      entry.reject(new EdgeRequestError('timeout', `${this.label}: no answer to ${entry.method} within ${timeoutMs} ms`));
+      entry.reject(
+        new EdgeRequestError('timeout', `${this.label}: no answer to ${entry.method} within ${timeoutMs} ms`),
+      );
     }, timeoutMs);
   }
 

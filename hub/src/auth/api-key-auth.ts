@@ -46,7 +46,8 @@ function bearerValue(c: Context<HubEnv>): string | undefined {
   const header = c.req.header('authorization');
   if (header === undefined) return undefined;
   // The spelling every client sends, read without the regex; the same value the regex would give.
-  if (header.startsWith(USUAL_KEY_HEADER) && header.trim().length === header.length) return header.slice(USUAL_SCHEME.length);
+  if (header.startsWith(USUAL_KEY_HEADER) && header.trim().length === header.length)
+    return header.slice(USUAL_SCHEME.length);
   return BEARER.exec(header.trim())?.[1];
 }
 
@@ -74,7 +75,12 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
     return c.json(errorBody(429, message, { retryAfterSeconds }), 429);
   };
 
-  async function fail(c: Context<HubEnv>, address: string, reason: FailureReason, keyId: string | undefined): Promise<Response> {
+  async function fail(
+    c: Context<HubEnv>,
+    address: string,
+    reason: FailureReason,
+    keyId: string | undefined,
+  ): Promise<Response> {
     const counted = failures.take(address);
     if (auditedFailures.take(address).allowed) {
       // Never the credential: the key id (when it parsed) and why, for whoever reads the trail.
@@ -93,7 +99,12 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
   const recentlyVerified = new Map<string, { secret: string; at: number }>();
   const verify = (keyId: string, secret: string, storedDigest: string | undefined, at: number): boolean => {
     const cached = recentlyVerified.get(keyId);
-    if (storedDigest !== undefined && cached && at - cached.at < VERIFIED_TTL_MS && timingSafeEqualFixed(cached.secret, secret))
+    if (
+      storedDigest !== undefined &&
+      cached &&
+      at - cached.at < VERIFIED_TTL_MS &&
+      timingSafeEqualFixed(cached.secret, secret)
+    )
       return true;
     // An unknown key is digested and compared all the same, so its answer takes as long as a wrong secret's.
     const matches = timingSafeEqualFixed(digestSecret(secret), storedDigest ?? UNKNOWN_KEY_DIGEST);

@@ -38,7 +38,9 @@ export const looksLikeApiKey = (value: string): boolean => value.startsWith(`${K
 
 // The whole credential in one anchored pattern (the secret may itself contain underscores): on every
 // keyed request, splitting on '_' and testing the parts took three times as long (bench finding).
-const CREDENTIAL_PATTERN = new RegExp(`^${KEY_PREFIX}_(${KEY_ID_PATTERN.source.slice(1, -1)})_(${SECRET_PATTERN.source.slice(1, -1)})$`);
+const CREDENTIAL_PATTERN = new RegExp(
+  `^${KEY_PREFIX}_(${KEY_ID_PATTERN.source.slice(1, -1)})_(${SECRET_PATTERN.source.slice(1, -1)})$`,
+);
 
 /** Splits `ddk_<keyId>_<secret>`; undefined for any other spelling. */
 export function parseCredential(value: string): { keyId: string; secret: string } | undefined {

@@ -32,19 +32,23 @@ export function loadAuthProviders(vars: ReadonlyMap<string, string>): AuthProvid
       oidc.push(parseOidcProvider(provider, prefix));
       continue;
     }
-    if (provider.type !== 'basic') throw new ConfigError(`${prefix}_*`, `unknown authentication provider type "${provider.type}"`);
+    if (provider.type !== 'basic')
+      throw new ConfigError(`${prefix}_*`, `unknown authentication provider type "${provider.type}"`);
     for (const [key, { variable }] of provider.values) {
-      if (!BASIC_KEYS.has(key)) throw new ConfigError(variable, 'unknown key; expected _USER, _HASH, _TOTP or _RECOVERY');
+      if (!BASIC_KEYS.has(key))
+        throw new ConfigError(variable, 'unknown key; expected _USER, _HASH, _TOTP or _RECOVERY');
     }
     const username = provider.values.get('user')?.value.trim();
     if (!username) throw new ConfigError(`${prefix}_USER`, 'is required for a basic user');
     const rawHash = provider.values.get('hash')?.value;
     if (!rawHash) throw new ConfigError(`${prefix}_HASH`, 'is required for a basic user');
     const hash = parseArgon2id(rawHash);
-    if (!hash) throw new ConfigError(`${prefix}_HASH`, 'must be an argon2id PHC string ($argon2id$v=19$m=…,t=…,p=…$salt$hash)');
+    if (!hash)
+      throw new ConfigError(`${prefix}_HASH`, 'must be an argon2id PHC string ($argon2id$v=19$m=…,t=…,p=…$salt$hash)');
     const totp = provider.values.get('totp');
     const totpSecret = totp === undefined ? undefined : decodeBase32(totp.value);
-    if (totp && !totpSecret) throw new ConfigError(totp.variable, 'must be a base32 TOTP secret of at least 16 characters');
+    if (totp && !totpSecret)
+      throw new ConfigError(totp.variable, 'must be a base32 TOTP secret of at least 16 characters');
     const recovery = provider.values.get('recovery');
     const recoveryCodes = recovery
       ? recovery.value
@@ -52,7 +56,8 @@ export function loadAuthProviders(vars: ReadonlyMap<string, string>): AuthProvid
           .map((code) => code.trim())
           .filter((code) => code.length > 0)
       : [];
-    if (recovery && recoveryCodes.length === 0) throw new ConfigError(recovery.variable, 'must list at least one recovery code');
+    if (recovery && recoveryCodes.length === 0)
+      throw new ConfigError(recovery.variable, 'must list at least one recovery code');
     if (basic.some((user) => user.username === username))
       throw new ConfigError(`${prefix}_USER`, `the user "${username}" is configured twice`);
     basic.push({ id: provider.name, username, hash, totpSecret, recoveryCodes });

@@ -58,7 +58,10 @@ export function createLoginVerifier(users: readonly BasicUser[], storage: Storag
     return turn;
   }
 
-  async function secondFactor(user: BasicUser, attempt: LoginAttempt): Promise<SessionPrincipal['assurance'] | undefined> {
+  async function secondFactor(
+    user: BasicUser,
+    attempt: LoginAttempt,
+  ): Promise<SessionPrincipal['assurance'] | undefined> {
     if (attempt.otp !== undefined && user.totpSecret) {
       const step = await matchTotp(user.totpSecret, attempt.otp.trim(), now());
       if (step === undefined || !(await totpReplay.claim(user.id, step))) return undefined;

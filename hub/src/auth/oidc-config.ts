@@ -40,7 +40,10 @@ export function parseOidcProvider(provider: ProviderVariables, prefix: string): 
   const discoveryUrl = parseUrl(discovery);
   // http discovery URLs were removed (http-interface §9.7): a network attacker could swap every endpoint and key.
   if (discoveryUrl?.protocol !== 'https:') {
-    throw new ConfigError(`${prefix}_DISCOVERY`, 'must be an https:// URL of the provider discovery document (http is refused)');
+    throw new ConfigError(
+      `${prefix}_DISCOVERY`,
+      'must be an https:// URL of the provider discovery document (http is refused)',
+    );
   }
   if (discoveryUrl.username || discoveryUrl.password) {
     throw new ConfigError(`${prefix}_DISCOVERY`, 'must not carry credentials in the URL');
@@ -48,7 +51,10 @@ export function parseOidcProvider(provider: ProviderVariables, prefix: string): 
   const redirect = required('redirect');
   const redirectUrl = parseUrl(redirect);
   if (!redirectUrl || (redirectUrl.protocol !== 'https:' && redirectUrl.protocol !== 'http:') || redirectUrl.hash) {
-    throw new ConfigError(`${prefix}_REDIRECT`, 'must be the absolute http(s) URL of the hub callback (…/api/v1/auth/oidc/<id>/callback)');
+    throw new ConfigError(
+      `${prefix}_REDIRECT`,
+      'must be the absolute http(s) URL of the hub callback (…/api/v1/auth/oidc/<id>/callback)',
+    );
   }
   return {
     id: provider.name,

@@ -39,12 +39,19 @@ export function parseDiscoveryDocument(config: OidcProviderConfig, json: unknown
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const where = issue ? (v.getDotPath(issue) ?? 'document') : 'document';
-    throw new OidcError(502, 'discovery-invalid', `the discovery document is invalid (${where}: ${issue?.message ?? 'unreadable'})`);
+    throw new OidcError(
+      502,
+      'discovery-invalid',
+      `the discovery document is invalid (${where}: ${issue?.message ?? 'unreadable'})`,
+    );
   }
   const doc = parsed.output;
   // Discovery §4.3: the issuer must be the URL the document was found under, or keys and tokens of
   // another issuer could be passed off as this one's.
-  if (config.discovery.endsWith(WELL_KNOWN) && doc.issuer.replace(/\/$/, '') !== config.discovery.slice(0, -WELL_KNOWN.length)) {
+  if (
+    config.discovery.endsWith(WELL_KNOWN) &&
+    doc.issuer.replace(/\/$/, '') !== config.discovery.slice(0, -WELL_KNOWN.length)
+  ) {
     throw new OidcError(502, 'discovery-invalid', 'the discovery document names another issuer than its URL');
   }
   if (doc.code_challenge_methods_supported && !doc.code_challenge_methods_supported.includes('S256')) {
@@ -58,7 +65,11 @@ async function fetchDocument(config: OidcProviderConfig, fetch: FetchLike): Prom
   try {
     answer = await fetchProviderJson(fetch, config.discovery);
   } catch (error) {
-    throw new OidcError(503, 'discovery-unreachable', `the discovery document could not be fetched (${describeFetchFailure(error)})`);
+    throw new OidcError(
+      503,
+      'discovery-unreachable',
+      `the discovery document could not be fetched (${describeFetchFailure(error)})`,
+    );
   }
   if (answer.status !== 200) {
     throw new OidcError(502, 'discovery-failed', `the discovery document answered HTTP ${answer.status}`, {
@@ -84,7 +95,8 @@ export function createDiscoveryCache(config: OidcProviderConfig, fetch: FetchLik
       failure = undefined;
       return value;
     } catch (error) {
-      const oidcError = error instanceof OidcError ? error : new OidcError(503, 'discovery-unreachable', describeFetchFailure(error));
+      const oidcError =
+        error instanceof OidcError ? error : new OidcError(503, 'discovery-unreachable', describeFetchFailure(error));
       failure = { error: oidcError, at: now() };
       if (doc) return doc.value;
       throw oidcError;
@@ -97,7 +109,8 @@ export function createDiscoveryCache(config: OidcProviderConfig, fetch: FetchLik
     get() {
       const at = now();
       if (doc && at - doc.fetchedAt < DISCOVERY_TTL_MS) return Promise.resolve(doc.value);
-      if (failure && at - failure.at < RETRY_AFTER_FAILURE_MS) return doc ? Promise.resolve(doc.value) : Promise.reject(failure.error);
+      if (failure && at - failure.at < RETRY_AFTER_FAILURE_MS)
+        return doc ? Promise.resolve(doc.value) : Promise.reject(failure.error);
       inFlight ??= refresh();
       return inFlight;
     },

@@ -37,6 +37,7 @@ export async function fetchProviderJson(fetch: FetchLike, url: string, init: Req
 /** The error's own text, cut short: provider failures are named, never echoed at length. */
 export function describeFetchFailure(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  const text = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error);
+  const text =
+    typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(error);
   return text.slice(0, 200);
 }

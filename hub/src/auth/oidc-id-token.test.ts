@@ -53,7 +53,14 @@ async function reasonOf(token: string): Promise<string> {
 
 describe('verifyIdToken', () => {
   it('accepts a token signed by the provider for this client and sign-in', async () => {
-    const claims = await verifyIdToken(await sign({ email: 'a@example.test' }), keys, DOC, CONFIG, NONCE, timingSafeEqualText);
+    const claims = await verifyIdToken(
+      await sign({ email: 'a@example.test' }),
+      keys,
+      DOC,
+      CONFIG,
+      NONCE,
+      timingSafeEqualText,
+    );
     expect(claims).toMatchObject({ sub: 'user-1', email: 'a@example.test' });
   });
 
@@ -65,7 +72,11 @@ describe('verifyIdToken', () => {
     ['another issuer', () => sign({ iss: 'https://evil.example.test' }), 'iss'],
     ['an expired token', () => sign({ exp: Math.floor(Date.now() / 1000) - 3600 }), 'exp'],
     ['another key', () => sign({}, otherKey), 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED'],
-    ['HMAC keyed by the client secret', () => sign({}, new TextEncoder().encode('secret'), 'HS256'), 'ERR_JOSE_ALG_NOT_ALLOWED'],
+    [
+      'HMAC keyed by the client secret',
+      () => sign({}, new TextEncoder().encode('secret'), 'HS256'),
+      'ERR_JOSE_ALG_NOT_ALLOWED',
+    ],
   ])('refuses %s with 401', async (_name, make, expected) => {
     const reason = await reasonOf(await make());
     expect(reason.startsWith('401 ')).toBe(true);

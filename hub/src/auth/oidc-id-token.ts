@@ -6,7 +6,19 @@ import { OidcError } from './oidc-error';
 import { OIDC_REQUEST_TIMEOUT_MS } from './oidc-http';
 
 /** Signature algorithms verifiable against a public JWKS; HMAC (keyed by the client secret) and `none` are refused. */
-const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ASYMMETRIC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 // A provider's clock may run a little ahead of or behind the hub's.
 const CLOCK_TOLERANCE_SECONDS = 60;
 
@@ -23,7 +35,11 @@ function allowedAlgorithms(doc: OidcDiscovery): string[] {
   const offered = doc.id_token_signing_alg_values_supported ?? ['RS256'];
   const allowed = offered.filter((alg) => ASYMMETRIC_ALGORITHMS.includes(alg));
   if (allowed.length === 0)
-    throw new OidcError(502, 'discovery-invalid', 'the provider signs ID tokens with no supported public-key algorithm');
+    throw new OidcError(
+      502,
+      'discovery-invalid',
+      'the provider signs ID tokens with no supported public-key algorithm',
+    );
   return allowed;
 }
 
@@ -64,6 +80,7 @@ export async function verifyIdToken(
   if (typeof payload.nonce !== 'string' || !(await equal(payload.nonce, nonce))) {
     throw new OidcError(401, 'invalid-id-token', 'the ID token does not carry the nonce of this sign-in');
   }
-  if (typeof payload.sub !== 'string' || payload.sub === '') throw new OidcError(401, 'invalid-id-token', 'the ID token has no subject');
+  if (typeof payload.sub !== 'string' || payload.sub === '')
+    throw new OidcError(401, 'invalid-id-token', 'the ID token has no subject');
   return payload as JWTPayload & { sub: string };
 }

@@ -20,7 +20,12 @@ export function usernameFromClaims(claims: Claims): string | undefined {
   return usable(claims.preferred_username) ?? usable(claims.email) ?? usable(claims.sub);
 }
 
-async function fetchUserInfo(fetch: FetchLike, endpoint: string, accessToken: string, subject: string): Promise<Claims> {
+async function fetchUserInfo(
+  fetch: FetchLike,
+  endpoint: string,
+  accessToken: string,
+  subject: string,
+): Promise<Claims> {
   let answer: Awaited<ReturnType<typeof fetchProviderJson>>;
   try {
     answer = await fetchProviderJson(fetch, endpoint, { headers: { authorization: `Bearer ${accessToken}` } });
@@ -32,7 +37,8 @@ async function fetchUserInfo(fetch: FetchLike, endpoint: string, accessToken: st
     throw new OidcError(401, 'userinfo', `the userinfo endpoint answered HTTP ${answer.status} without claims`);
   }
   // Core §5.3.2: claims of another subject than the ID token's must not be used.
-  if ((claims as Claims).sub !== subject) throw new OidcError(401, 'userinfo', 'the userinfo subject differs from the ID token subject');
+  if ((claims as Claims).sub !== subject)
+    throw new OidcError(401, 'userinfo', 'the userinfo subject differs from the ID token subject');
   return claims as Claims;
 }
 
@@ -48,7 +54,12 @@ export async function resolveUsername(
   accessToken: string | undefined,
 ): Promise<string> {
   let claims: Claims = idClaims;
-  if (usable(idClaims.preferred_username) === undefined && usable(idClaims.email) === undefined && doc.userinfo_endpoint && accessToken) {
+  if (
+    usable(idClaims.preferred_username) === undefined &&
+    usable(idClaims.email) === undefined &&
+    doc.userinfo_endpoint &&
+    accessToken
+  ) {
     claims = { ...(await fetchUserInfo(fetch, doc.userinfo_endpoint, accessToken, idClaims.sub)), sub: idClaims.sub };
   }
   const username = usernameFromClaims(claims);

@@ -39,12 +39,20 @@ const STATE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const ERROR_CODE = /^[\x20-\x7e]{1,64}$/;
 const SCOPE = 'openid profile email';
 
-const refused = (message: string, details: Record<string, string> = {}) => new OidcError(401, 'invalid-state', message, details);
+const refused = (message: string, details: Record<string, string> = {}) =>
+  new OidcError(401, 'invalid-state', message, details);
 
 /** The authorization-code flow with PKCE (S256) for every DD_AUTH_OIDC_* provider, on any runtime. */
-export function createOidcLogin(configs: readonly OidcProviderConfig[], fetch: FetchLike, now: () => number): OidcLogin {
+export function createOidcLogin(
+  configs: readonly OidcProviderConfig[],
+  fetch: FetchLike,
+  now: () => number,
+): OidcLogin {
   const providers = new Map<string, Provider>(
-    configs.map((config) => [config.id, { config, discovery: createDiscoveryCache(config, fetch, now), keys: new Map() }]),
+    configs.map((config) => [
+      config.id,
+      { config, discovery: createDiscoveryCache(config, fetch, now), keys: new Map() },
+    ]),
   );
   const pending = createPendingFlows(now);
 
@@ -112,7 +120,14 @@ export function createOidcLogin(configs: readonly OidcProviderConfig[], fetch: F
       if (params.iss !== undefined && params.iss !== doc.issuer) throw refused('the response names another issuer');
       if (!params.code) throw new OidcError(401, 'token-exchange', 'the provider sent no authorization code');
       const tokens = await exchangeCode(fetch, doc, provider.config, params.code, flow.codeVerifier);
-      const claims = await verifyIdToken(tokens.id_token, keySet(provider, doc), doc, provider.config, flow.nonce, timingSafeEqualText);
+      const claims = await verifyIdToken(
+        tokens.id_token,
+        keySet(provider, doc),
+        doc,
+        provider.config,
+        flow.nonce,
+        timingSafeEqualText,
+      );
       return { username: await resolveUsername(fetch, doc, claims, tokens.access_token) };
     },
   };

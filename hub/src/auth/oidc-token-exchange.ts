@@ -24,7 +24,11 @@ export function chooseClientAuthMethod(doc: OidcDiscovery): ClientAuthMethod {
   const offered = doc.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
   if (offered.includes('client_secret_basic')) return 'client_secret_basic';
   if (offered.includes('client_secret_post')) return 'client_secret_post';
-  throw new OidcError(502, 'discovery-invalid', 'the provider offers neither client_secret_basic nor client_secret_post');
+  throw new OidcError(
+    502,
+    'discovery-invalid',
+    'the provider offers neither client_secret_basic nor client_secret_post',
+  );
 }
 
 /** application/x-www-form-urlencoded, which RFC 6749 §2.3.1 asks of both parts before base64. */
@@ -39,7 +43,12 @@ export async function exchangeCode(
   codeVerifier: string,
 ): Promise<TokenResponse> {
   const method = chooseClientAuthMethod(doc);
-  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: config.redirect, code_verifier: codeVerifier });
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: config.redirect,
+    code_verifier: codeVerifier,
+  });
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (method === 'client_secret_basic') {
     headers.authorization = `Basic ${btoa(`${formEncode(config.clientId)}:${formEncode(config.clientSecret)}`)}`;
@@ -51,7 +60,11 @@ export async function exchangeCode(
   try {
     answer = await fetchProviderJson(fetch, doc.token_endpoint, { method: 'POST', headers, body: form.toString() });
   } catch (error) {
-    throw new OidcError(401, 'token-exchange', `the token endpoint could not be reached (${describeFetchFailure(error)})`);
+    throw new OidcError(
+      401,
+      'token-exchange',
+      `the token endpoint could not be reached (${describeFetchFailure(error)})`,
+    );
   }
   if (answer.status !== 200) {
     // The OAuth error code (invalid_grant, invalid_client…) helps an operator; its description is not repeated.

@@ -46,12 +46,19 @@ export function passesSameOrigin(c: Context<HubEnv>, trustProxy: number): boolea
  * Sets a session principal from the cookie when there is one, and answers 403 to a
  * cookie-authenticated mutation from another origin (decisions §4; keys are exempt).
  */
-export async function applySession(c: Context<HubEnv>, deps: SessionAuthDeps, sessions: SessionStore): Promise<Response | undefined> {
+export async function applySession(
+  c: Context<HubEnv>,
+  deps: SessionAuthDeps,
+  sessions: SessionStore,
+): Promise<Response | undefined> {
   const id = sessionCookieOf(c);
   const session = id === undefined ? undefined : await sessions.resolve(id);
   if (!session) return undefined;
   if (MUTATIONS.has(c.req.method) && !passesSameOrigin(c, deps.config.server.trustProxy)) {
-    return c.json(errorBody(403, 'Cross-origin requests with a session cookie are refused', { reason: 'cross-origin' }), 403);
+    return c.json(
+      errorBody(403, 'Cross-origin requests with a session cookie are refused', { reason: 'cross-origin' }),
+      403,
+    );
   }
   c.set('principal', session);
   return undefined;

@@ -40,7 +40,12 @@ export function createSessionStore(storage: Storage, now: () => number): Session
     async create(username, assurance) {
       const id = toHex(crypto.getRandomValues(new Uint8Array(32)));
       const at = now();
-      await storage.setItem<StoredSession>(await storageKey(id), { username, assurance, createdAt: at, lastSeenAt: at });
+      await storage.setItem<StoredSession>(await storageKey(id), {
+        username,
+        assurance,
+        createdAt: at,
+        lastSeenAt: at,
+      });
       return id;
     },
     async resolve(id) {
@@ -53,7 +58,8 @@ export function createSessionStore(storage: Storage, now: () => number): Session
         await storage.removeItem(key);
         return undefined;
       }
-      if (at - stored.lastSeenAt >= TOUCH_INTERVAL_MS) await storage.setItem<StoredSession>(key, { ...stored, lastSeenAt: at });
+      if (at - stored.lastSeenAt >= TOUCH_INTERVAL_MS)
+        await storage.setItem<StoredSession>(key, { ...stored, lastSeenAt: at });
       return { kind: 'session', username: stored.username, assurance: stored.assurance };
     },
     async destroy(id) {

@@ -31,7 +31,9 @@ export function decodeBase32(text: string): Uint8Array | undefined {
 
 /** The 6-digit code of one time step. */
 export async function totpCode(secret: Uint8Array, counter: number): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', secret as BufferSource, { name: 'HMAC', hash: 'SHA-1' }, false, ['sign']);
+  const key = await crypto.subtle.importKey('raw', secret as BufferSource, { name: 'HMAC', hash: 'SHA-1' }, false, [
+    'sign',
+  ]);
   const message = new DataView(new ArrayBuffer(8));
   message.setUint32(0, Math.floor(counter / 2 ** 32));
   message.setUint32(4, counter >>> 0);

@@ -58,7 +58,10 @@ export async function checkImage(input: ImageCheckInput, lookups: FleetLookups):
     digestChanged: false,
     errors: [],
   };
-  await Promise.all([tagWatched && checkTags(input, lookups, result), result.digestWatched && checkDigest(input, lookups, result)]);
+  await Promise.all([
+    tagWatched && checkTags(input, lookups, result),
+    result.digestWatched && checkDigest(input, lookups, result),
+  ]);
   return result;
 }
 
@@ -70,13 +73,26 @@ async function checkTags(input: ImageCheckInput, lookups: FleetLookups, result: 
     result.errors.push(describe(error, 'tags'));
     return;
   }
-  const candidate = lookups.tagCandidate(input.registry, input.repository, input.tag, tags, input.tagPolicy, input.skipTags);
+  const candidate = lookups.tagCandidate(
+    input.registry,
+    input.repository,
+    input.tag,
+    tags,
+    input.tagPolicy,
+    input.skipTags,
+  );
   if (!candidate) return;
   result.candidate = { ...candidate };
   try {
     const digest = await lookups.candidateDigest(input.registry, input.repository, candidate.tag);
     result.candidate.digest = digest;
-    const publishedAt = await lookups.publishedAt(input.registry, input.repository, candidate.tag, digest, input.platform);
+    const publishedAt = await lookups.publishedAt(
+      input.registry,
+      input.repository,
+      candidate.tag,
+      digest,
+      input.platform,
+    );
     if (publishedAt) result.candidate.publishedAt = publishedAt;
   } catch (error) {
     result.errors.push(describe(error, 'published'));
@@ -103,7 +119,13 @@ async function checkDigest(input: ImageCheckInput, lookups: FleetLookups, result
     return;
   }
   try {
-    result.digestPublishedAt = await lookups.publishedAt(input.registry, input.repository, input.tag, result.remoteDigest, input.platform);
+    result.digestPublishedAt = await lookups.publishedAt(
+      input.registry,
+      input.repository,
+      input.tag,
+      result.remoteDigest,
+      input.platform,
+    );
   } catch (error) {
     result.errors.push(describe(error, 'published'));
   }

@@ -21,7 +21,8 @@ function input(check: Partial<ImageCheckResult>, over: Partial<UpdateEvaluationI
 }
 
 function checked(evaluation: ReturnType<typeof evaluateUpdate>) {
-  if (evaluation.status !== 'checked') throw new Error(`expected a checked evaluation, got ${JSON.stringify(evaluation)}`);
+  if (evaluation.status !== 'checked')
+    throw new Error(`expected a checked evaluation, got ${JSON.stringify(evaluation)}`);
   return evaluation;
 }
 
@@ -30,7 +31,14 @@ describe('evaluateUpdate', () => {
     const result = checked(
       evaluateUpdate(
         input(
-          { candidate: { tag: '2.0.0', semverDiff: 'major', digest: d(2), publishedAt: { date: '2026-10-30T00:00:00Z', trusted: true } } },
+          {
+            candidate: {
+              tag: '2.0.0',
+              semverDiff: 'major',
+              digest: d(2),
+              publishedAt: { date: '2026-10-30T00:00:00Z', trusted: true },
+            },
+          },
           // biome-ignore lint/suspicious/noTemplateCurlyInString: the dd.link.template syntax is literally ${name}
           { linkTemplate: 'https://github.com/acme/app/releases/tag/v${major}.${minor}.${patch}' },
         ),
@@ -54,13 +62,23 @@ describe('evaluateUpdate', () => {
 
   it('describes a digest update only when the check found a like-for-like change', () => {
     const changed = checked(
-      evaluateUpdate(input({ tagWatched: false, digestWatched: true, digestChanged: true, remoteDigest: d(3) }, { localTag: 'latest' })),
+      evaluateUpdate(
+        input(
+          { tagWatched: false, digestWatched: true, digestChanged: true, remoteDigest: d(3) },
+          { localTag: 'latest' },
+        ),
+      ),
     );
     expect(changed.updateKind).toEqual({ kind: 'digest', localValue: d(1), remoteValue: d(3) });
     expect(changed.result).toMatchObject({ tag: 'latest', digest: d(3) });
     // Another index digest but the same image for this platform: checkImage says unchanged, and so must this.
     const same = checked(
-      evaluateUpdate(input({ tagWatched: false, digestWatched: true, digestChanged: false, remoteDigest: d(4) }, { localTag: 'latest' })),
+      evaluateUpdate(
+        input(
+          { tagWatched: false, digestWatched: true, digestChanged: false, remoteDigest: d(4) },
+          { localTag: 'latest' },
+        ),
+      ),
     );
     expect(same).toMatchObject({ updateAvailable: false, updateKind: { kind: 'unknown' }, clock: undefined });
     expect(same.result).toBeUndefined();
@@ -78,7 +96,12 @@ describe('evaluateUpdate', () => {
     const later = checked(
       evaluateUpdate(input(check, { policy, previousClock: first.clock, previousGate: first.gate, now: T0 + 3 * DAY })),
     );
-    expect(later).toMatchObject({ gate: { state: 'applicable' }, maturityCleared: true, clock: { updateDetectedAt: T0 }, blockers: [] });
+    expect(later).toMatchObject({
+      gate: { state: 'applicable' },
+      maturityCleared: true,
+      clock: { updateDetectedAt: T0 },
+      blockers: [],
+    });
     const again = checked(
       evaluateUpdate(input(check, { policy, previousClock: later.clock, previousGate: later.gate, now: T0 + 4 * DAY })),
     );
@@ -117,7 +140,10 @@ describe('evaluateUpdate', () => {
     expect(failed).toEqual({ status: 'failed', errors: [{ phase: 'tags', kind: 'timeout', message: 'no answer' }] });
     // A missing date alone is not decisive: the update is still known.
     const dateless = evaluateUpdate(
-      input({ candidate: { tag: '2.0.0', semverDiff: 'major' }, errors: [{ phase: 'published', kind: 'timeout', message: 'x' }] }),
+      input({
+        candidate: { tag: '2.0.0', semverDiff: 'major' },
+        errors: [{ phase: 'published', kind: 'timeout', message: 'x' }],
+      }),
     );
     expect(dateless.status).toBe('checked');
   });

@@ -72,7 +72,12 @@ export function evaluateUpdate(input: UpdateEvaluationInput): UpdateEvaluation {
   });
   const pending = pendingUpdateOf(updateKind);
   const clock = advanceUpdateClock(input.previousClock, { remoteValue: pending?.remoteValue }, input.now);
-  const published = updateKind.kind === 'tag' ? candidate?.publishedAt : updateKind.kind === 'digest' ? check.digestPublishedAt : undefined;
+  const published =
+    updateKind.kind === 'tag'
+      ? candidate?.publishedAt
+      : updateKind.kind === 'digest'
+        ? check.digestPublishedAt
+        : undefined;
   const gate = clock
     ? evaluateMaturityGate({
         policy: input.policy,

@@ -81,7 +81,12 @@ export class FleetLookups {
     });
   }
 
-  async platformImage(registry: string, repository: string, digest: string, platform: Platform): Promise<PlatformImage> {
+  async platformImage(
+    registry: string,
+    repository: string,
+    digest: string,
+    platform: Platform,
+  ): Promise<PlatformImage> {
     const key = `${registry}|${repository}|${digest}|${platform.os}/${platform.architecture}/${platform.variant ?? ''}`;
     const cached = this.platformImages.get(key);
     if (cached) return cached;
@@ -144,7 +149,12 @@ export class FleetLookups {
   }
 
   /** The image's own build date: untrusted, since a builder may set anything (1970 for reproducible builds). */
-  async createdOf(registry: string, repository: string, digest: string, platform: Platform): Promise<string | undefined> {
+  async createdOf(
+    registry: string,
+    repository: string,
+    digest: string,
+    platform: Platform,
+  ): Promise<string | undefined> {
     const image = await this.platformImage(registry, repository, digest, platform);
     return (await this.config(registry, repository, image.configDigest)).created;
   }

@@ -12,7 +12,8 @@ const load = (env: Record<string, string>) => loadHubConfig(env, readFile);
 /** A well-formed argon2id PHC string (configuration only parses it). */
 const ADMIN = {
   DD_AUTH_BASIC_ADMIN_USER: 'admin',
-  DD_AUTH_BASIC_ADMIN_HASH: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXoxMjM0NTY',
+  DD_AUTH_BASIC_ADMIN_HASH:
+    '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXoxMjM0NTY',
 };
 
 function errorOf(env: Record<string, string>): ConfigError {
@@ -28,7 +29,13 @@ function errorOf(env: Record<string, string>): ConfigError {
 describe('loadHubConfig', () => {
   it('applies the documented defaults', () => {
     const config = load({});
-    expect(config.server).toMatchObject({ port: 3000, host: '127.0.0.1', trustProxy: 0, cookieSameSite: 'lax', metricsAuth: true });
+    expect(config.server).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      trustProxy: 0,
+      cookieSameSite: 'lax',
+      metricsAuth: true,
+    });
     expect(config.server).toMatchObject({ featureContainerActions: true, featureDelete: false });
     expect(config.store).toEqual({ driver: 'fs', path: './data', url: undefined });
     expect(config.log).toEqual({ level: 'info', format: 'json', bufferEnabled: true });
@@ -44,7 +51,10 @@ describe('loadHubConfig', () => {
   it.each([
     [{ DD_AUTH_BASIC_ADMIN_USER: 'admin' }, 'DD_AUTH_BASIC_ADMIN_HASH'],
     [{ DD_AUTH_BASIC_ADMIN_HASH: ADMIN.DD_AUTH_BASIC_ADMIN_HASH }, 'DD_AUTH_BASIC_ADMIN_USER'],
-    [{ ...ADMIN, DD_AUTH_BASIC_ADMIN_HASH: '$2b$10$abcdefghijklmnopqrstuuabcdefghijklmnopqrstuvwxyz01234' }, 'DD_AUTH_BASIC_ADMIN_HASH'],
+    [
+      { ...ADMIN, DD_AUTH_BASIC_ADMIN_HASH: '$2b$10$abcdefghijklmnopqrstuuabcdefghijklmnopqrstuvwxyz01234' },
+      'DD_AUTH_BASIC_ADMIN_HASH',
+    ],
     [{ ...ADMIN, DD_AUTH_BASIC_ADMIN_TOTP: 'not base32!' }, 'DD_AUTH_BASIC_ADMIN_TOTP'],
     [{ ...ADMIN, DD_AUTH_BASIC_ADMIN_RECOVERY: ' , ' }, 'DD_AUTH_BASIC_ADMIN_RECOVERY'],
   ])('refuses a bad basic user, naming the variable (%#)', (env, variable) => {
@@ -77,16 +87,17 @@ describe('loadHubConfig', () => {
   });
 
   it('parses booleans in their usual spellings', () => {
-    for (const yes of ['true', 'TRUE', '1', 'yes', 'on']) expect(load({ DD_COMPAT_WUDCARD: yes }).compat.wudCard).toBe(true);
+    for (const yes of ['true', 'TRUE', '1', 'yes', 'on'])
+      expect(load({ DD_COMPAT_WUDCARD: yes }).compat.wudCard).toBe(true);
     for (const no of ['false', '0', 'no', 'Off'])
       expect(load({ DD_SERVER_FEATURE_CONTAINERACTIONS: no }).server.featureContainerActions).toBe(false);
   });
 
   it('reads <NAME>__FILE, refuses both forms at once, and names an unreadable file', () => {
     expect(load({ DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/metrics' }).server.metricsToken).toBe('file-token');
-    expect(errorOf({ DD_SERVER_METRICS_TOKEN: 'a', DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/metrics' }).variable).toBe(
-      'DD_SERVER_METRICS_TOKEN__FILE',
-    );
+    expect(
+      errorOf({ DD_SERVER_METRICS_TOKEN: 'a', DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/metrics' }).variable,
+    ).toBe('DD_SERVER_METRICS_TOKEN__FILE');
     const missing = errorOf({ DD_SERVER_METRICS_TOKEN__FILE: '/nope' });
     expect(missing.message).toContain('/nope');
   });
@@ -114,13 +125,20 @@ describe('loadHubConfig', () => {
   });
 
   it('reports unknown DD_ variables but not provider families or other prefixes', () => {
-    const config = load({ DD_SERVR_PORT: '1', DD_WATCHER_LOCAL_CRON: '* * * * *', HOME: '/root', WUD_SERVER_PORT: '1' });
+    const config = load({
+      DD_SERVR_PORT: '1',
+      DD_WATCHER_LOCAL_CRON: '* * * * *',
+      HOME: '/root',
+      WUD_SERVER_PORT: '1',
+    });
     expect(config.unknownVariables).toEqual(['DD_SERVR_PORT']);
   });
 
   it('masks secrets for display', () => {
     const shown = JSON.stringify(
-      maskHubConfig(load({ DD_SERVER_METRICS_TOKEN: 'tok-123', DD_STORE_DRIVER: 'redis', DD_STORE_URL: 'redis://:pw@h' })),
+      maskHubConfig(
+        load({ DD_SERVER_METRICS_TOKEN: 'tok-123', DD_STORE_DRIVER: 'redis', DD_STORE_URL: 'redis://:pw@h' }),
+      ),
     );
     expect(shown).not.toContain('tok-123');
     expect(shown).not.toContain(':pw@');

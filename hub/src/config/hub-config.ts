@@ -119,7 +119,10 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
   const driver = vars.get('DD_STORE_DRIVER', envChoice(STORE_DRIVERS), 'fs');
   const storeUrl = vars.secret('DD_STORE_URL');
   if (driver === 'redis' && storeUrl === undefined) {
-    throw new ConfigError('DD_STORE_URL', 'is required when DD_STORE_DRIVER is redis (for example redis://127.0.0.1:6379)');
+    throw new ConfigError(
+      'DD_STORE_URL',
+      'is required when DD_STORE_DRIVER is redis (for example redis://127.0.0.1:6379)',
+    );
   }
   if (storeUrl !== undefined && driver === 'redis' && !/^(rediss?:\/\/|unix:\/\/\/)/.test(storeUrl)) {
     throw new ConfigError('DD_STORE_URL', 'must be a redis://, rediss:// or unix:///path/to/redis.sock URL');
@@ -156,7 +159,11 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       authorizedKeysFile: vars.optional('DD_EDGE_AUTHORIZED_KEYS', envText),
       // Connections not yet signed in, at once (docs/edge-protocol.md "Limits before sign-in").
       signInLimits: {
-        perAddress: vars.get('DD_EDGE_SIGNIN_MAX_PER_ADDRESS', envInteger(1, 1_000_000), DEFAULT_SIGN_IN_LIMITS.perAddress),
+        perAddress: vars.get(
+          'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
+          envInteger(1, 1_000_000),
+          DEFAULT_SIGN_IN_LIMITS.perAddress,
+        ),
         total: vars.get('DD_EDGE_SIGNIN_MAX', envInteger(1, 1_000_000), DEFAULT_SIGN_IN_LIMITS.total),
       },
     },
@@ -168,7 +175,9 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     actions: loadActionTriggers(resolved),
     hooks: loadHookConfig(vars),
     webhooks: loadWebhookConfig(vars),
-    watchers: loadWatcherConfigs(new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])])),
+    watchers: loadWatcherConfigs(
+      new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
+    ),
     agents: loadListenAgentConfigs(resolved),
     anonymous,
     auth: loadAuthProviders(resolved),

@@ -31,7 +31,8 @@ export function groupProviderVariables(
     const type = parts[0] as string;
     const key = parts.at(-1) as string;
     const name = parts.slice(1, -1).join('-');
-    if (!NAME.test(name)) throw new ConfigError(variable, `the name "${name}" may hold only letters, digits and underscores`);
+    if (!NAME.test(name))
+      throw new ConfigError(variable, `the name "${name}" may hold only letters, digits and underscores`);
     const id = `${type}.${name}`;
     let provider = providers.get(id);
     if (!provider) {

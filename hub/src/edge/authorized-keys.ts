@@ -53,7 +53,8 @@ export function parseAuthorizedKeys(content: string): AuthorizedKey[] {
     const key = parseEdgePublicKey(first);
     if (!key) throw new AuthorizedKeysError(index + 1, 'expected "<base64 of a 32-byte Ed25519 public key> [label]"');
     const label = rest.join(' ');
-    if (label.length > LABEL_MAX) throw new AuthorizedKeysError(index + 1, `the label is longer than ${LABEL_MAX} characters`);
+    if (label.length > LABEL_MAX)
+      throw new AuthorizedKeysError(index + 1, `the label is longer than ${LABEL_MAX} characters`);
     if (!keys.has(key.keyId)) keys.set(key.keyId, { ...key, label });
   }
   return [...keys.values()];

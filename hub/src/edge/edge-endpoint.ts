@@ -48,22 +48,34 @@ export interface EdgeEndpointDeps {
  * UI streams but without a session: agents sign in inside the socket. The per-address upgrade
  * limit (DD_SERVER_RATELIMIT_WEBSOCKET per 15 minutes) comes first, so refused attempts count.
  */
-function acceptEdgeUpgrade(c: Context<HubEnv>, deps: EdgeEndpointDeps, limiter: RateLimiter): { token: string; protocol: string } {
+function acceptEdgeUpgrade(
+  c: Context<HubEnv>,
+  deps: EdgeEndpointDeps,
+  limiter: RateLimiter,
+): { token: string; protocol: string } {
   if (!deps.upgradeWebSocket) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
   const address = deps.clientAddress(c);
   const limit = deps.config.server.webSocketUpgradeLimit;
   const decision = limiter.take(address === undefined ? 'unknown' : `ip:${address}`);
-  if (!decision.allowed) throw tooManyRequests(`At most ${limit} WebSocket upgrades per 15 minutes from one address`, decision, limit);
+  if (!decision.allowed)
+    throw tooManyRequests(`At most ${limit} WebSocket upgrades per 15 minutes from one address`, decision, limit);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-    throw new HttpError(426, 'The edge endpoint is a WebSocket; connect with Upgrade: websocket and an edge subprotocol', {
-      supported: [...EDGE_SUBPROTOCOLS],
-    });
+    throw new HttpError(
+      426,
+      'The edge endpoint is a WebSocket; connect with Upgrade: websocket and an edge subprotocol',
+      {
+        supported: [...EDGE_SUBPROTOCOLS],
+      },
+    );
   }
-  if (!isSameOrigin(c, deps.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+  if (!isSameOrigin(c, deps.config.server.trustProxy))
+    throw new HttpError(403, 'The Origin does not match this server');
   const token = selectEdgeSubprotocol(offeredProtocols(c.req.header('sec-websocket-protocol')));
   const protocol = token === undefined ? undefined : edgeProtocolOf(token);
   if (token === undefined || protocol === undefined) {
-    throw new HttpError(426, 'Offer a supported edge subprotocol in Sec-WebSocket-Protocol', { supported: [...EDGE_SUBPROTOCOLS] });
+    throw new HttpError(426, 'Offer a supported edge subprotocol in Sec-WebSocket-Protocol', {
+      supported: [...EDGE_SUBPROTOCOLS],
+    });
   }
   return { token, protocol };
 }

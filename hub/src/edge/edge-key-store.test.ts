@@ -56,7 +56,11 @@ describe('edge key store', () => {
     const storage = createStorage();
     await storage.setItem('edge-keys:0123456789abcdef', { keyId: '0123456789abcdef', label: 5 });
     const good = keyOf(3);
-    await storage.setItem('edge-keys:ffffffffffffffff', { ...good, createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null });
+    await storage.setItem('edge-keys:ffffffffffffffff', {
+      ...good,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      revokedAt: null,
+    });
     await storage.setItem('edge-names:nas', { agentName: 'nas', keyId: 'nope', boundAt: '2026-01-01T00:00:00.000Z' });
     const store = createEdgeKeyStore(storage, () => 0, logger);
     await store.load();

@@ -1,7 +1,12 @@
 import type { Storage } from 'unstorage';
 import { fromBase64 } from '../../../shared/edge/sign-in';
 import type { Logger } from '../../../shared/logging/logger';
-import { type AgentNameBinding, AgentNameBindingSchema, type EdgeKey, EdgeKeySchema } from '../../../shared/schemas/edge-key';
+import {
+  type AgentNameBinding,
+  AgentNameBindingSchema,
+  type EdgeKey,
+  EdgeKeySchema,
+} from '../../../shared/schemas/edge-key';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 import type { AuthorizedKey } from './authorized-keys';
 
@@ -79,7 +84,8 @@ export function createEdgeKeyStore(storage: Storage, now: () => number, logger: 
     },
     publicKeyBytes: (keyId) => bytes.get(keyId),
     bindingOf: (agentName) => bindings.get(agentName),
-    namesOf: (keyId) => [...bindings.values()].filter((binding) => binding.keyId === keyId).map((binding) => binding.agentName),
+    namesOf: (keyId) =>
+      [...bindings.values()].filter((binding) => binding.keyId === keyId).map((binding) => binding.agentName),
     async claimName(agentName, keyId) {
       const existing = bindings.get(agentName);
       if (existing) return existing.keyId === keyId ? 'bound' : 'taken';

@@ -1,6 +1,11 @@
 import { WSContext } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
-import { EDGE_CLOSE, EDGE_MAX_FRAME_BYTES, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES } from '../../../shared/edge/protocol';
+import {
+  EDGE_CLOSE,
+  EDGE_MAX_FRAME_BYTES,
+  EDGE_PROTOCOL,
+  EDGE_SIGN_IN_MAX_FRAME_BYTES,
+} from '../../../shared/edge/protocol';
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { EdgeSession, type HelloFrame, type SessionOwner } from './edge-session';
@@ -14,7 +19,16 @@ const hello: HelloFrame = {
   keyId: '0123456789abcdef',
   agentName: 'nas',
   signature: 'c2ln',
-  agent: { version: '1.0.0', hostname: 'h', os: 'linux', arch: 'x64', cpus: 1, memoryGb: 1, uptimeSeconds: 1, logLevel: 'info' },
+  agent: {
+    version: '1.0.0',
+    hostname: 'h',
+    os: 'linux',
+    arch: 'x64',
+    cpus: 1,
+    memoryGb: 1,
+    uptimeSeconds: 1,
+    logLevel: 'info',
+  },
   watchers: [],
 };
 

@@ -15,7 +15,10 @@ import { type CloseVerdict, readAgentFrame } from './frame-reader';
 
 export type HelloFrame = Extract<AgentFrame, { type: 'hello' }>;
 /** The frames the session hands to its owner once signed in (the rest it answers itself). */
-export type InventoryFrame = Extract<AgentFrame, { type: 'snapshot' | 'container.changed' | 'container.removed' | 'info' | 'operation' }>;
+export type InventoryFrame = Extract<
+  AgentFrame,
+  { type: 'snapshot' | 'container.changed' | 'container.removed' | 'info' | 'operation' }
+>;
 
 export interface EdgeTimings {
   /** Both sides ping this often (welcome.heartbeatMs). */
@@ -150,7 +153,10 @@ export class EdgeSession {
     if (PEER_FAULTS.has(code)) {
       // Before sign-in anyone can cause these: debug only, so a scanner cannot flood the log.
       const level = this.state === 'open' ? 'warn' : 'debug';
-      this.options.logger[level](`edge session closed (${code}): ${text}`, { agent: this.agentName, address: this.options.address });
+      this.options.logger[level](`edge session closed (${code}): ${text}`, {
+        agent: this.agentName,
+        address: this.options.address,
+      });
     }
     if (code >= 4000) this.send({ type: 'error', code, message: text });
     this.finish(code);
@@ -173,7 +179,8 @@ export class EdgeSession {
     // it is not held against the agent. Counted, a hub busy with a fleet's syncs closed agents that
     // had answered in time, and their retries added to the load (bench edge-agents, 1,000 at once).
     if (this.state === 'challenged') {
-      if (now - this.openedAt > timings.signInDeadlineMs) this.close(EDGE_CLOSE.signInTimeout, 'sign-in deadline passed');
+      if (now - this.openedAt > timings.signInDeadlineMs)
+        this.close(EDGE_CLOSE.signInTimeout, 'sign-in deadline passed');
       return;
     }
     if (this.state !== 'open') return;

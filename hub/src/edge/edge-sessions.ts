@@ -1,13 +1,25 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { Storage } from 'unstorage';
-import { EDGE_CLOSE, EDGE_HEARTBEAT_MS, EDGE_SIGN_IN_DEADLINE_MS, EDGE_SILENCE_LIMIT_MS } from '../../../shared/edge/protocol';
+import {
+  EDGE_CLOSE,
+  EDGE_HEARTBEAT_MS,
+  EDGE_SIGN_IN_DEADLINE_MS,
+  EDGE_SILENCE_LIMIT_MS,
+} from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
 import type { EdgeKey } from '../../../shared/schemas/edge-key';
 import type { AgentDirectory } from '../agents/agent-directory';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
 import type { AuthorizedKey } from './authorized-keys';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
-import { EdgeSession, type EdgeTimings, type HelloFrame, type InventoryFrame, type SessionOwner, type SignInVerdict } from './edge-session';
+import {
+  EdgeSession,
+  type EdgeTimings,
+  type HelloFrame,
+  type InventoryFrame,
+  type SessionOwner,
+  type SignInVerdict,
+} from './edge-session';
 import type { CloseVerdict } from './frame-reader';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
@@ -77,8 +89,12 @@ export class EdgeSessions implements SessionOwner {
     await this.keys.load();
     let added = 0;
     for (const key of authorized) if ((await this.keys.register(key)) !== 'exists') added += 1;
-    if (authorized.length > 0) this.logger.info(`DD_EDGE_AUTHORIZED_KEYS: ${added} new of ${authorized.length} keys registered`);
-    const tickMs = Math.max(10, Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)));
+    if (authorized.length > 0)
+      this.logger.info(`DD_EDGE_AUTHORIZED_KEYS: ${added} new of ${authorized.length} keys registered`);
+    const tickMs = Math.max(
+      10,
+      Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)),
+    );
     this.ticker = setInterval(() => this.tick(), tickMs);
     this.ready = true;
   }
@@ -159,14 +175,21 @@ export class EdgeSessions implements SessionOwner {
   async signIn(session: EdgeSession, hello: HelloFrame): Promise<SignInVerdict> {
     let verdict = await this.checkSignIn(hello, session.challenge, session.protocol);
     if (verdict.ok && this.deps.directory.isListenName(hello.agentName)) {
-      verdict = { ok: false, code: EDGE_CLOSE.nameTaken, message: `${hello.agentName} is a listen-mode agent of this hub (DD_AGENT_*)` };
+      verdict = {
+        ok: false,
+        code: EDGE_CLOSE.nameTaken,
+        message: `${hello.agentName} is a listen-mode agent of this hub (DD_AGENT_*)`,
+      };
     }
     if (!verdict.ok) {
       // Unknown keys come from anyone who can reach the port (scanners): not worth a warning each.
       const level = verdict.code === EDGE_CLOSE.signInFailed ? 'debug' : 'warn';
-      this.logger[level](`edge sign-in of ${hello.agentName} with key id ${hello.keyId} refused (${verdict.code}): ${verdict.message}`, {
-        address: session.address,
-      });
+      this.logger[level](
+        `edge sign-in of ${hello.agentName} with key id ${hello.keyId} refused (${verdict.code}): ${verdict.message}`,
+        {
+          address: session.address,
+        },
+      );
     }
     return verdict;
   }
@@ -206,11 +229,15 @@ export class EdgeSessions implements SessionOwner {
     else if (frame.type === 'operation') entry.host.applyOperation(frame.operation);
     else {
       const step = this.assemblers.get(session)?.add(frame);
-      if (!step || 'error' in step) return { code: EDGE_CLOSE.invalidFrame, reason: step?.error ?? 'no snapshot in progress' };
+      if (!step || 'error' in step)
+        return { code: EDGE_CLOSE.invalidFrame, reason: step?.error ?? 'no snapshot in progress' };
       if ('done' in step) {
         const { operationId, containers, images } = step.done;
         if (operationId !== undefined && !expectations.isAwaited(name, frame.watcher, operationId)) {
-          this.logger.debug('ignored a snapshot of an expired or unknown inventory operation', { agent: name, watcher: frame.watcher });
+          this.logger.debug('ignored a snapshot of an expired or unknown inventory operation', {
+            agent: name,
+            watcher: frame.watcher,
+          });
           return undefined;
         }
         runtime.applySnapshot(frame.watcher, containers, images, operationId === undefined);
@@ -224,7 +251,11 @@ export class EdgeSessions implements SessionOwner {
     this.slots.get(session)?.release();
     const name = session.agentName;
     if (!signedIn || name === undefined) return;
-    this.deps.directory.disconnected(name, session, { status: String(code), why: `close code ${code}`, brief: String(code) });
+    this.deps.directory.disconnected(name, session, {
+      status: String(code),
+      why: `close code ${code}`,
+      brief: String(code),
+    });
   }
 
   private tick(): void {

@@ -26,8 +26,26 @@ const hello = (overrides: Partial<HelloFrame> = {}): HelloFrame => ({
   keyId: '0123456789abcdef',
   agentName: 'nas',
   signature: 'c2ln',
-  agent: { version: '1.0.0', hostname: 'h', os: 'linux', arch: 'x64', cpus: 1, memoryGb: 1, uptimeSeconds: 1, logLevel: 'info' },
-  watchers: [{ name: 'local', endpoint: 'unix:///x', cron: '0 * * * *', jitterSeconds: 0, watchAll: false, watchByDefault: true }],
+  agent: {
+    version: '1.0.0',
+    hostname: 'h',
+    os: 'linux',
+    arch: 'x64',
+    cpus: 1,
+    memoryGb: 1,
+    uptimeSeconds: 1,
+    logLevel: 'info',
+  },
+  watchers: [
+    {
+      name: 'local',
+      endpoint: 'unix:///x',
+      cron: '0 * * * *',
+      jitterSeconds: 0,
+      watchAll: false,
+      watchByDefault: true,
+    },
+  ],
   ...overrides,
 });
 
@@ -117,7 +135,10 @@ describe('edge sign-in and revocation under load', () => {
     await keys.register({ publicKey: toBase64(pair.publicKey), keyId, label: '' });
     const check = createSignInCheck(keys);
     const challenge = newChallenge();
-    const signed = hello({ keyId, signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, 'nas') });
+    const signed = hello({
+      keyId,
+      signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, 'nas'),
+    });
     expect(await check(signed, challenge, EDGE_PROTOCOL)).toEqual({ ok: true });
 
     const again = { ...signed, signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, 'nas') };
@@ -180,7 +201,10 @@ describe('edge sign-in and revocation under load', () => {
       const events = (client.hub.parts.edge as EdgeSessions).connect({ protocol: EDGE_PROTOCOL, address: undefined });
       events.onOpen?.(new Event('open'), ws);
       const challenge = sent[0]?.challenge as string;
-      const signed = hello({ keyId, signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, 'nas') });
+      const signed = hello({
+        keyId,
+        signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, 'nas'),
+      });
       events.onMessage?.(new MessageEvent('message', { data: JSON.stringify(signed) }), ws);
       await until(() => sent.some((frame) => frame.type === 'welcome'), 2_000);
 

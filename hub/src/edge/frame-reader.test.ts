@@ -27,9 +27,13 @@ describe('readAgentFrame', () => {
   it('closes 4004 for binary frames and 1009 for frames over the cap, text or binary', () => {
     expect(readAgentFrame(new ArrayBuffer(8), PROTOCOL)).toMatchObject({ close: { code: EDGE_CLOSE.invalidFrame } });
     expect(readAgentFrame(new Uint8Array(101), PROTOCOL, 100)).toMatchObject({ close: { code: EDGE_CLOSE.tooLarge } });
-    expect(readAgentFrame(`"${'x'.repeat(99)}"`, PROTOCOL, 100)).toMatchObject({ close: { code: EDGE_CLOSE.tooLarge } });
+    expect(readAgentFrame(`"${'x'.repeat(99)}"`, PROTOCOL, 100)).toMatchObject({
+      close: { code: EDGE_CLOSE.tooLarge },
+    });
     // 40 characters, 120 bytes of UTF-8: over a 100-byte cap though its length is not.
-    expect(readAgentFrame(`"${'€'.repeat(40)}"`, PROTOCOL, 100)).toMatchObject({ close: { code: EDGE_CLOSE.tooLarge } });
+    expect(readAgentFrame(`"${'€'.repeat(40)}"`, PROTOCOL, 100)).toMatchObject({
+      close: { code: EDGE_CLOSE.tooLarge },
+    });
   });
 
   it('closes 4008 for a hello of another protocol version, before its schema is looked at', () => {

@@ -29,13 +29,18 @@ const invalid = (reason: string): { close: CloseVerdict } => ({ close: { code: E
  * against AgentFrameSchema (4004 otherwise). A `hello` naming another protocol version than the
  * subprotocol in use gets 4008. Never throws.
  */
-export function readAgentFrame(data: unknown, protocol: string, maxBytes: number = EDGE_MAX_FRAME_BYTES): ReadFrameResult {
+export function readAgentFrame(
+  data: unknown,
+  protocol: string,
+  maxBytes: number = EDGE_MAX_FRAME_BYTES,
+): ReadFrameResult {
   if (typeof data !== 'string') {
     const size = data instanceof ArrayBuffer ? data.byteLength : ArrayBuffer.isView(data) ? data.byteLength : 0;
     if (size > maxBytes) return { close: { code: EDGE_CLOSE.tooLarge, reason: 'frame too large' } };
     return invalid('binary frames are not part of edge/1.0');
   }
-  if (textFrameBytes(data, maxBytes) > maxBytes) return { close: { code: EDGE_CLOSE.tooLarge, reason: 'frame too large' } };
+  if (textFrameBytes(data, maxBytes) > maxBytes)
+    return { close: { code: EDGE_CLOSE.tooLarge, reason: 'frame too large' } };
   let json: unknown;
   try {
     json = JSON.parse(data);

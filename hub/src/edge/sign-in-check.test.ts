@@ -23,8 +23,26 @@ async function setup() {
     keyId,
     agentName,
     signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, agentName),
-    agent: { version: '1.0.0', hostname: 'h', os: 'linux', arch: 'x64', cpus: 1, memoryGb: 1, uptimeSeconds: 1, logLevel: 'info' },
-    watchers: [{ name: 'local', endpoint: 'unix:///x', cron: '0 * * * *', jitterSeconds: 0, watchAll: false, watchByDefault: true }],
+    agent: {
+      version: '1.0.0',
+      hostname: 'h',
+      os: 'linux',
+      arch: 'x64',
+      cpus: 1,
+      memoryGb: 1,
+      uptimeSeconds: 1,
+      logLevel: 'info',
+    },
+    watchers: [
+      {
+        name: 'local',
+        endpoint: 'unix:///x',
+        cron: '0 * * * *',
+        jitterSeconds: 0,
+        watchAll: false,
+        watchByDefault: true,
+      },
+    ],
     ...overrides,
   });
   return { keys, keyId, challenge, hello, check: createSignInCheck(keys) };
@@ -49,16 +67,25 @@ describe('sign-in check', () => {
   it('tells the holder of a revoked key 4002 and a taken name 4003', async () => {
     const { keys, keyId, challenge, hello, check } = await setup();
     await keys.claimName('taken', '1111111111111111');
-    expect(await check(await hello('taken'), challenge, EDGE_PROTOCOL)).toMatchObject({ ok: false, code: EDGE_CLOSE.nameTaken });
+    expect(await check(await hello('taken'), challenge, EDGE_PROTOCOL)).toMatchObject({
+      ok: false,
+      code: EDGE_CLOSE.nameTaken,
+    });
     await keys.revoke(keyId);
-    expect(await check(await hello('nas'), challenge, EDGE_PROTOCOL)).toMatchObject({ ok: false, code: EDGE_CLOSE.keyRevoked });
+    expect(await check(await hello('nas'), challenge, EDGE_PROTOCOL)).toMatchObject({
+      ok: false,
+      code: EDGE_CLOSE.keyRevoked,
+    });
   });
 
   it('refuses watchers announced twice or with a cron the hub cannot schedule (4004)', async () => {
     const { challenge, hello, check } = await setup();
     const base = await hello('nas');
     const twice = { ...base, watchers: [...base.watchers, ...base.watchers] };
-    const badCron = { ...base, watchers: [{ ...(base.watchers[0] as HelloFrame['watchers'][number]), cron: 'every minute' }] };
+    const badCron = {
+      ...base,
+      watchers: [{ ...(base.watchers[0] as HelloFrame['watchers'][number]), cron: 'every minute' }],
+    };
     expect(await check(twice, challenge, EDGE_PROTOCOL)).toMatchObject({ ok: false, code: EDGE_CLOSE.invalidFrame });
     expect(await check(badCron, challenge, EDGE_PROTOCOL)).toMatchObject({ ok: false, code: EDGE_CLOSE.invalidFrame });
   });

@@ -62,7 +62,8 @@ export function createSignInCheck(keys: EdgeKeyStore) {
     const publicKey = known ?? (await decoyKey());
     const verified = verifyNow(publicKey, hello, challenge, protocol);
     const key = keys.get(hello.keyId);
-    if (!known || !verified || !key) return refuse(EDGE_CLOSE.signInFailed, 'sign-in failed: unknown key or bad signature');
+    if (!known || !verified || !key)
+      return refuse(EDGE_CLOSE.signInFailed, 'sign-in failed: unknown key or bad signature');
     if (key.revokedAt !== null) return refuse(EDGE_CLOSE.keyRevoked, 'this key was revoked');
     const claim = await keys.claimName(hello.agentName, hello.keyId);
     if (claim === 'taken') return refuse(EDGE_CLOSE.nameTaken, `the name ${hello.agentName} is bound to another key`);

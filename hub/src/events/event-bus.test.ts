@@ -4,7 +4,12 @@ import { createEventBus, isBroadcastUiEventType, type UiEvent } from './event-bu
 function setup(options: { replayWindowMs?: number; maxBuffered?: number } = {}) {
   let clock = 1_000_000;
   const errors: unknown[] = [];
-  const bus = createEventBus({ now: () => clock, bootId: 'b00t', onListenerError: (error) => errors.push(error), ...options });
+  const bus = createEventBus({
+    now: () => clock,
+    bootId: 'b00t',
+    onListenerError: (error) => errors.push(error),
+    ...options,
+  });
   const scan = (n: number) => bus.publish('dd:scan-started', { containerId: `c${n}` });
   return { bus, scan, errors, advance: (ms: number) => (clock += ms) };
 }
@@ -46,7 +51,10 @@ describe('event bus', () => {
     advance(30_001);
     // Event 1 is now older than the window; event 2 is not.
     expect(bus.bufferedCount()).toBe(1);
-    expect(bus.subscribe(() => undefined, { lastEventId: 'b00t:1' })).toMatchObject({ replay: 'ok', missed: [{ id: 'b00t:2' }] });
+    expect(bus.subscribe(() => undefined, { lastEventId: 'b00t:1' })).toMatchObject({
+      replay: 'ok',
+      missed: [{ id: 'b00t:2' }],
+    });
     expect(bus.subscribe(() => undefined, { lastEventId: 'b00t:0' })).toMatchObject({
       replay: 'resync-required',
       resyncReason: 'buffer-exceeded',

@@ -119,18 +119,23 @@ export function createEventBus(options: EventBusOptions): EventBus {
 
   function evict(): void {
     const cutoff = now() - replayWindowMs;
-    while (start < ring.length && (ring.length - start > maxBuffered || (ring[start] as UiEvent).publishedAt < cutoff)) start++;
+    while (start < ring.length && (ring.length - start > maxBuffered || (ring[start] as UiEvent).publishedAt < cutoff))
+      start++;
     if (start > 1024 && start * 2 > ring.length) {
       ring = ring.slice(start);
       start = 0;
     }
   }
 
-  function replayFrom(lastEventId: string | undefined): Pick<Subscription, 'replay' | 'resyncReason' | 'missed' | 'position'> {
+  function replayFrom(
+    lastEventId: string | undefined,
+  ): Pick<Subscription, 'replay' | 'resyncReason' | 'missed' | 'position'> {
     const head = idOf(counter);
-    if (lastEventId === undefined || lastEventId === '') return { replay: 'none', resyncReason: undefined, missed: [], position: head };
+    if (lastEventId === undefined || lastEventId === '')
+      return { replay: 'none', resyncReason: undefined, missed: [], position: head };
     const parsed = parseEventId(lastEventId, bootId);
-    if (parsed.kind === 'other-boot') return { replay: 'boot-changed', resyncReason: 'boot-changed', missed: [], position: head };
+    if (parsed.kind === 'other-boot')
+      return { replay: 'boot-changed', resyncReason: 'boot-changed', missed: [], position: head };
     // A counter above ours was never issued by this boot: as untrustworthy as a garbled id.
     if (parsed.kind === 'invalid' || parsed.counter > counter) {
       return { replay: 'resync-required', resyncReason: 'invalid-event-id', missed: [], position: head };
@@ -138,7 +143,8 @@ export function createEventBus(options: EventBusOptions): EventBus {
     evict();
     const oldest = start < ring.length ? (ring[start] as UiEvent).counter : counter + 1;
     // The client holds everything up to its counter, so the ring must start at most one above it.
-    if (parsed.counter < oldest - 1) return { replay: 'resync-required', resyncReason: 'buffer-exceeded', missed: [], position: head };
+    if (parsed.counter < oldest - 1)
+      return { replay: 'resync-required', resyncReason: 'buffer-exceeded', missed: [], position: head };
     return {
       replay: 'ok',
       resyncReason: undefined,

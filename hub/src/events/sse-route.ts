@@ -95,7 +95,8 @@ export function registerUiEventRoutes(api: RouteGroup, deps: UiEventRoutesDeps):
       path: '/events/ui',
       access: 'read',
       tag: 'events',
-      summary: 'Server-Sent Events for the UI: dd:connected, replay after Last-Event-ID (or dd:resync-required), then live events',
+      summary:
+        'Server-Sent Events for the UI: dd:connected, replay after Last-Event-ID (or dd:resync-required), then live events',
       query: { 'last-event-id': lastEventIdParam },
       statuses: { 400: 'last-event-id is too long', 429: 'Too many open streams from this address or session' },
     },

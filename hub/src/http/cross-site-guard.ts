@@ -22,6 +22,9 @@ export function crossSiteGuard(trustProxy: number): MiddlewareHandler<HubEnv> {
     if (SAFE_METHODS.has(c.req.method) || c.get('principal').kind === 'api-key') return next();
     const site = c.req.header('sec-fetch-site');
     if ((site === undefined || OWN_SITE.has(site)) && isSameOrigin(c, trustProxy)) return next();
-    return c.json(errorBody(403, 'Cross-origin requests that change state are refused', { reason: 'cross-origin' }), 403);
+    return c.json(
+      errorBody(403, 'Cross-origin requests that change state are refused', { reason: 'cross-origin' }),
+      403,
+    );
   };
 }

@@ -28,7 +28,11 @@ function isEnvelope(body: unknown): body is { data: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
 }
 
-async function serveCompat(c: Context<HubEnv>, route: CompatRoute, dispatch: (request: Request, env: unknown) => Promise<Response>) {
+async function serveCompat(
+  c: Context<HubEnv>,
+  route: CompatRoute,
+  dispatch: (request: Request, env: unknown) => Promise<Response>,
+) {
   const url = new URL(c.req.url);
   url.pathname = `${CANONICAL_BASE}${url.pathname.slice('/api'.length)}`;
   const response = await dispatch(new Request(url, c.req.raw), c.env);
@@ -55,7 +59,9 @@ export function legacyApiGuard(options: {
     const path = c.req.path;
     if (path === CANONICAL_BASE || path.startsWith(`${CANONICAL_BASE}/`) || PERMANENT_ALIASES.has(path)) return next();
     if (options.compatWudCard) {
-      const route = COMPAT_ROUTES.find((candidate) => candidate.method === c.req.method && candidate.pattern.test(path));
+      const route = COMPAT_ROUTES.find(
+        (candidate) => candidate.method === c.req.method && candidate.pattern.test(path),
+      );
       if (route) return serveCompat(c, route, options.dispatch);
     }
     const replacement = `${CANONICAL_BASE}${path.slice('/api'.length)}`;

@@ -9,5 +9,11 @@ export interface PagedList<T> {
 
 export function pageOf<T>(all: readonly T[], query: { limit: number; offset: number }): PagedList<T> {
   const data = query.limit === 0 ? all.slice(query.offset) : all.slice(query.offset, query.offset + query.limit);
-  return { data, total: all.length, limit: query.limit, offset: query.offset, hasMore: query.offset + data.length < all.length };
+  return {
+    data,
+    total: all.length,
+    limit: query.limit,
+    offset: query.offset,
+    hasMore: query.offset + data.length < all.length,
+  };
 }

@@ -75,7 +75,11 @@ export function qText(
   const max = options.maxLength ?? MAX_QUERY_TEXT;
   const checks = [v.maxLength<string, number, string>(max, `must be at most ${max} characters`)] as const;
   const schema = options.pattern
-    ? v.pipe(v.string(), ...checks, v.regex(options.pattern, options.patternText ?? 'has characters that are not allowed'))
+    ? v.pipe(
+        v.string(),
+        ...checks,
+        v.regex(options.pattern, options.patternText ?? 'has characters that are not allowed'),
+      )
     : v.pipe(v.string(), ...checks);
   return {
     schema: v.optional(schema),
@@ -120,7 +124,10 @@ export function qEnumList<const T extends readonly [string, ...string[]]>(
             .map((part) => part.trim())
             .filter(Boolean),
         ),
-        v.check((list) => list.every((item) => allowed.has(item)), `must be a comma-separated list of ${values.join(', ')}`),
+        v.check(
+          (list) => list.every((item) => allowed.has(item)),
+          `must be a comma-separated list of ${values.join(', ')}`,
+        ),
       ),
     ) as never,
     json: { type: 'string', description: `Comma-separated list of: ${values.join(', ')}` },

@@ -13,8 +13,16 @@ import { RouteTable } from './route-table';
 function appWith(principal: Principal) {
   const table = new RouteTable();
   const group = createRouteGroup(table, '/api/v1');
-  group.add({ method: 'delete', path: '/things/:id', access: 'containers:delete', tag: 't', summary: 'x', confirm: 'thing-delete' }, (c) =>
-    c.json({ deleted: c.req.param('id') }),
+  group.add(
+    {
+      method: 'delete',
+      path: '/things/:id',
+      access: 'containers:delete',
+      tag: 't',
+      summary: 'x',
+      confirm: 'thing-delete',
+    },
+    (c) => c.json({ deleted: c.req.param('id') }),
   );
   group.add(
     {
@@ -44,14 +52,21 @@ describe('route group', () => {
     const missing = await app.request('/api/v1/things/1', { method: 'DELETE' });
     expect(missing.status).toBe(428);
     expect((await missing.json()).details).toEqual({ header: 'X-DD-Confirm-Action', expected: 'thing-delete' });
-    const wrong = await app.request('/api/v1/things/1', { method: 'DELETE', headers: { 'X-DD-Confirm-Action': 'thing-delet' } });
+    const wrong = await app.request('/api/v1/things/1', {
+      method: 'DELETE',
+      headers: { 'X-DD-Confirm-Action': 'thing-delet' },
+    });
     expect(wrong.status).toBe(428);
-    const ok = await app.request('/api/v1/things/1', { method: 'DELETE', headers: { 'x-dd-confirm-action': 'thing-delete' } });
+    const ok = await app.request('/api/v1/things/1', {
+      method: 'DELETE',
+      headers: { 'x-dd-confirm-action': 'thing-delete' },
+    });
     expect(await ok.json()).toEqual({ deleted: '1' });
   });
 
   it('holds keys to their scopes, admin included, and closes session-only routes to keys', async () => {
-    const key = (scopes: Extract<Principal, { kind: 'api-key' }>['scopes']) => appWith({ kind: 'api-key', keyId: 'k', scopes }).app;
+    const key = (scopes: Extract<Principal, { kind: 'api-key' }>['scopes']) =>
+      appWith({ kind: 'api-key', keyId: 'k', scopes }).app;
     const confirm = { method: 'DELETE', headers: { 'X-DD-Confirm-Action': 'thing-delete' } };
     expect((await key(['read']).request('/api/v1/things/1', confirm)).status).toBe(403);
     expect((await key(['containers:delete']).request('/api/v1/things/1', confirm)).status).toBe(200);

@@ -15,11 +15,17 @@ export interface RouteInput<Q extends QuerySpec, B> {
   body: B;
 }
 
-export type RouteHandler<Q extends QuerySpec, B> = (c: Context<HubEnv>, input: RouteInput<Q, B>) => Response | Promise<Response>;
+export type RouteHandler<Q extends QuerySpec, B> = (
+  c: Context<HubEnv>,
+  input: RouteInput<Q, B>,
+) => Response | Promise<Response>;
 
 export interface RouteGroup {
   readonly app: Hono<HubEnv>;
-  add<Q extends QuerySpec = Record<never, never>, B = undefined>(spec: RouteSpec<Q, B>, handler: RouteHandler<Q, B>): void;
+  add<Q extends QuerySpec = Record<never, never>, B = undefined>(
+    spec: RouteSpec<Q, B>,
+    handler: RouteHandler<Q, B>,
+  ): void;
 }
 
 const MAX_ECHO = 200;
@@ -71,9 +77,13 @@ function parseQuery(c: Context<HubEnv>, spec: QuerySpec | undefined): Record<str
   for (const [name, param] of Object.entries(spec)) {
     const result = v.safeParse(param.schema, c.req.query(name));
     if (!result.success) {
-      throw new HttpError(400, `Invalid query parameter "${clip(name)}": ${clip(result.issues[0]?.message ?? 'invalid value')}`, {
-        parameter: name,
-      });
+      throw new HttpError(
+        400,
+        `Invalid query parameter "${clip(name)}": ${clip(result.issues[0]?.message ?? 'invalid value')}`,
+        {
+          parameter: name,
+        },
+      );
     }
     out[name] = result.output;
   }
@@ -105,7 +115,9 @@ async function parseBody(c: Context<HubEnv>, spec: RouteSpec): Promise<unknown> 
       value = parseJsonStrict(text);
     } catch (error) {
       if (error instanceof ForbiddenKeyError) {
-        throw new HttpError(400, 'Invalid request body', { issues: [{ path: '', message: `The key "${error.message}" is not allowed` }] });
+        throw new HttpError(400, 'Invalid request body', {
+          issues: [{ path: '', message: `The key "${error.message}" is not allowed` }],
+        });
       }
       throw new HttpError(400, 'Malformed JSON in the request body');
     }

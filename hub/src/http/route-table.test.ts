@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { plainPath, type RouteSpec, RouteTable } from './route-table';
 
-const spec = (method: RouteSpec['method'], path: string): RouteSpec => ({ method, path, access: 'read', tag: 't', summary: 's' });
+const spec = (method: RouteSpec['method'], path: string): RouteSpec => ({
+  method,
+  path,
+  access: 'read',
+  tag: 't',
+  summary: 's',
+});
 
 describe('route table', () => {
   it('honours a parameter pattern, so a reserved name earns a 405 rather than reaching the route', () => {

@@ -74,7 +74,12 @@ export function tooManyRequests(message: string, decision: RateLimitDecision, li
  */
 export function serverRateLimit(deps: ServerRateLimitDeps): MiddlewareHandler<HubEnv> {
   const limit = deps.config.server.requestLimit;
-  const limiter = createRateLimiter({ limit, windowMs: REQUEST_LIMIT_WINDOW_MS, now: deps.now, maxKeys: MAX_TRACKED_CLIENTS });
+  const limiter = createRateLimiter({
+    limit,
+    windowMs: REQUEST_LIMIT_WINDOW_MS,
+    now: deps.now,
+    maxKeys: MAX_TRACKED_CLIENTS,
+  });
   // Read on the first request, when every route is registered; only these few are tested per request.
   let ownLimits: RegisteredRoute[] | undefined;
   let unversionedRoutes: Set<string> | undefined;
@@ -83,7 +88,9 @@ export function serverRateLimit(deps: ServerRateLimitDeps): MiddlewareHandler<Hu
     if (UNLIMITED_PATHS.has(path)) return true;
     if (UNVERSIONED_API.test(path)) {
       // The permanent alias /api/auth/status is a route of its own, so it is counted.
-      unversionedRoutes ??= new Set(deps.routes.routes.map((route) => route.fullPath).filter((full) => UNVERSIONED_API.test(full)));
+      unversionedRoutes ??= new Set(
+        deps.routes.routes.map((route) => route.fullPath).filter((full) => UNVERSIONED_API.test(full)),
+      );
       return !unversionedRoutes.has(path);
     }
     ownLimits ??= deps.routes.routes.filter(hasOwnLimit);
@@ -98,7 +105,8 @@ export function serverRateLimit(deps: ServerRateLimitDeps): MiddlewareHandler<Hu
   return async function limitRequests(c, next) {
     if (c.get('principal').kind === 'api-key' || isExempt(c)) return next();
     const decision = limiter.take(limitIdentity(c, deps));
-    if (!decision.allowed) throw tooManyRequests(`At most ${limit} requests per 15 minutes from one client`, decision, limit);
+    if (!decision.allowed)
+      throw tooManyRequests(`At most ${limit} requests per 15 minutes from one client`, decision, limit);
     return next();
   };
 }

@@ -42,17 +42,24 @@ export function createWebSocketGate(deps: WebSocketUpgradeDeps): WebSocketGate {
   return { upgradeWebSocket: deps.upgradeWebSocket, accept: (c) => acceptWebSocket(c, deps, limiter) };
 }
 
-function acceptWebSocket(c: Context<HubEnv>, deps: WebSocketUpgradeDeps, limiter: RateLimiter): UpgradeWebSocket<unknown> {
+function acceptWebSocket(
+  c: Context<HubEnv>,
+  deps: WebSocketUpgradeDeps,
+  limiter: RateLimiter,
+): UpgradeWebSocket<unknown> {
   const upgrade = deps.upgradeWebSocket;
   if (!upgrade) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
   const limit = deps.config.server.webSocketUpgradeLimit;
   const decision = limiter.take(limitIdentity(c, deps));
-  if (!decision.allowed) throw tooManyRequests(`At most ${limit} WebSocket upgrades per 15 minutes from one client`, decision, limit);
+  if (!decision.allowed)
+    throw tooManyRequests(`At most ${limit} WebSocket upgrades per 15 minutes from one client`, decision, limit);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     throw new HttpError(426, 'This route is a WebSocket stream; connect with Upgrade: websocket');
   }
-  if (!isSameOrigin(c, deps.config.server.trustProxy)) throw new HttpError(403, 'The Origin does not match this server');
+  if (!isSameOrigin(c, deps.config.server.trustProxy))
+    throw new HttpError(403, 'The Origin does not match this server');
   // Streams are session-only (http-interface §5.11): without a session cookie the upgrade is refused.
-  if (!deps.config.anonymous && c.get('principal').kind !== 'session') throw new HttpError(401, 'A signed-in session is required');
+  if (!deps.config.anonymous && c.get('principal').kind !== 'session')
+    throw new HttpError(401, 'A signed-in session is required');
   return upgrade;
 }

@@ -132,7 +132,8 @@ export class ListenAgentClient {
       const ack = await this.readAck(messages, fail);
       // Events that arrive while the inventory is fetched wait, then go through the revision check.
       const backlog: { event: AgentEvent; revision: number | undefined }[] = [];
-      let deliver: (event: AgentEvent, revision: number | undefined) => void = (event, revision) => backlog.push({ event, revision });
+      let deliver: (event: AgentEvent, revision: number | undefined) => void = (event, revision) =>
+        backlog.push({ event, revision });
       const pump = (async () => {
         for (;;) {
           const next = await messages.next();
@@ -147,7 +148,13 @@ export class ListenAgentClient {
       const { watchers, containers, revision } = await this.fetchInventory(controller.signal, fail);
 
       link = new ListenLink(
-        { agentName: this.name, baseUrl: this.baseUrl, secret: this.options.config.secret, fetch: this.options.fetch, now },
+        {
+          agentName: this.name,
+          baseUrl: this.baseUrl,
+          secret: this.options.config.secret,
+          fetch: this.options.fetch,
+          now,
+        },
         fail,
       );
       const runtime = directory.connected(this.name, link, describeListenAgent(ack, watchers, this.options.config));
@@ -164,9 +171,12 @@ export class ListenAgentClient {
       deliver = (event, at) => replica.applyEvent(event, at);
       this.step = timings.reconnectMinMs;
       this.lastFailure = undefined;
-      logger.info(`listen-mode agent ${this.name} synced: ${containers.length} container(s), ${watchers.length} watcher(s)`, {
-        agent: this.name,
-      });
+      logger.info(
+        `listen-mode agent ${this.name} synced: ${containers.length} container(s), ${watchers.length} watcher(s)`,
+        {
+          agent: this.name,
+        },
+      );
       await pump;
       return reason;
     } catch (error) {
@@ -186,7 +196,11 @@ export class ListenAgentClient {
 
   /** The agent's watchers, and its whole inventory with the revision it reflects. */
   private async fetchInventory(signal: AbortSignal, fail: (why: string) => void) {
-    const watchers = this.parse(WatchersSchema, await (await this.get('/api/watchers', signal, fail)).json(), 'watcher list');
+    const watchers = this.parse(
+      WatchersSchema,
+      await (await this.get('/api/watchers', signal, fail)).json(),
+      'watcher list',
+    );
     const inventory = await this.get('/api/containers', signal, fail);
     const containers = this.parse(ContainersSchema, await inventory.json(), 'container list');
     return { watchers, containers, revision: revisionOf(inventory) };
@@ -200,7 +214,8 @@ export class ListenAgentClient {
       const first = await messages.next();
       if (first.done) throw new ConnectionFailure('the event stream ended before dd:ack');
       const parsed = this.eventOf(first.value);
-      if (parsed?.event.type !== 'dd:ack') throw new ConnectionFailure('the event stream did not begin with a valid dd:ack');
+      if (parsed?.event.type !== 'dd:ack')
+        throw new ConnectionFailure('the event stream did not begin with a valid dd:ack');
       return parsed.event.data;
     } finally {
       clearTimeout(timer);
@@ -238,7 +253,8 @@ export class ListenAgentClient {
     headers: Record<string, string> = {},
   ): Promise<Response> {
     const { requestTimeoutMs } = this.options.timings;
-    const timer = fail && setTimeout(() => fail(`GET ${path} took longer than ${requestTimeoutMs} ms`), requestTimeoutMs);
+    const timer =
+      fail && setTimeout(() => fail(`GET ${path} took longer than ${requestTimeoutMs} ms`), requestTimeoutMs);
     try {
       const response = await this.options.fetch(`${this.baseUrl}${path}`, {
         headers: { [AGENT_SECRET_HEADER]: this.options.config.secret, ...headers },

@@ -40,9 +40,17 @@ describe('DD_AGENT_<NAME>_* (listen-mode agents)', () => {
   it.each([
     [{ DD_AGENT_NAS_SECRET: 's' }, 'DD_AGENT_NAS_HOST', /is required/],
     [{ DD_AGENT_NAS_HOST: 'nas' }, 'DD_AGENT_NAS_SECRET', /is required/],
-    [{ DD_AGENT_NAS_HOST: 'nas', DD_AGENT_NAS_SECRET: 's', DD_AGENT_NAS_PORT: '0' }, 'DD_AGENT_NAS_PORT', /integer from 1/],
+    [
+      { DD_AGENT_NAS_HOST: 'nas', DD_AGENT_NAS_SECRET: 's', DD_AGENT_NAS_PORT: '0' },
+      'DD_AGENT_NAS_PORT',
+      /integer from 1/,
+    ],
     [{ DD_AGENT_NAS_HOST: 'http://nas', DD_AGENT_NAS_SECRET: 's' }, 'DD_AGENT_NAS_HOST', /host name/],
-    [{ DD_AGENT_NAS_HOST: 'nas', DD_AGENT_NAS_SECRET: 's', DD_AGENT_NAS_PROTOCOL: 'ftp' }, 'DD_AGENT_NAS_PROTOCOL', /http, https/],
+    [
+      { DD_AGENT_NAS_HOST: 'nas', DD_AGENT_NAS_SECRET: 's', DD_AGENT_NAS_PROTOCOL: 'ftp' },
+      'DD_AGENT_NAS_PROTOCOL',
+      /http, https/,
+    ],
     [
       { DD_AGENT_NAS_HOST: 'nas', DD_AGENT_NAS_SECRET: 's', DD_AGENT_NAS_PROTOCOL: 'http', DD_AGENT_NAS_CAFILE: '/ca' },
       'DD_AGENT_NAS_CAFILE',
@@ -62,7 +70,10 @@ describe('DD_AGENT_<NAME>_* (listen-mode agents)', () => {
   });
 
   it('reaches the hub configuration, shown with the secret masked', () => {
-    const config = loadHubConfig({ DD_AGENT_NAS_HOST: 'nas', DD_AGENT_NAS_SECRET__FILE: '/run/secrets/nas' }, () => 'hunter2-secret\n');
+    const config = loadHubConfig(
+      { DD_AGENT_NAS_HOST: 'nas', DD_AGENT_NAS_SECRET__FILE: '/run/secrets/nas' },
+      () => 'hunter2-secret\n',
+    );
     expect(config.agents).toEqual([expect.objectContaining({ name: 'nas', secret: 'hunter2-secret' })]);
     expect(config.unknownVariables).toEqual([]);
     const shown = JSON.stringify(maskHubConfig(config));

@@ -42,9 +42,13 @@ export function loadListenAgentConfigs(vars: ReadonlyMap<string, string>): Liste
     const key = parts.pop() as string;
     const name = parts.join('-');
     if (!(KEYS as readonly string[]).includes(key) || name === '') {
-      throw new ConfigError(variable, `expected DD_AGENT_<NAME>_<KEY> with KEY one of ${KEYS.join(', ').toUpperCase()}`);
+      throw new ConfigError(
+        variable,
+        `expected DD_AGENT_<NAME>_<KEY> with KEY one of ${KEYS.join(', ').toUpperCase()}`,
+      );
     }
-    if (!AGENT_NAME.test(name)) throw new ConfigError(variable, `the agent name "${name}" must be 1-63 of a-z, 0-9 and _ (written -)`);
+    if (!AGENT_NAME.test(name))
+      throw new ConfigError(variable, `the agent name "${name}" must be 1-63 of a-z, 0-9 and _ (written -)`);
     const group = groups.get(name) ?? {};
     group[key as Key] = { variable, value };
     groups.set(name, group);
@@ -62,11 +66,15 @@ export function loadListenAgentConfigs(vars: ReadonlyMap<string, string>): Liste
     if (host === undefined) throw new ConfigError(variableOf('host'), `is required for the listen-mode agent ${name}`);
     const secret = group.secret?.value;
     if (secret === undefined || secret === '') {
-      throw new ConfigError(variableOf('secret'), `is required for the listen-mode agent ${name} (the agent's DD_AGENT_SECRET)`);
+      throw new ConfigError(
+        variableOf('secret'),
+        `is required for the listen-mode agent ${name} (the agent's DD_AGENT_SECRET)`,
+      );
     }
     const caFile = read('cafile', v.pipe(v.string(), v.minLength(1, 'must not be empty')));
     const protocol = read('protocol', envChoice(['http', 'https'])) ?? (caFile !== undefined ? 'https' : 'http');
-    if (caFile !== undefined && protocol === 'http') throw new ConfigError(variableOf('cafile'), 'goes with https (PROTOCOL=https)');
+    if (caFile !== undefined && protocol === 'http')
+      throw new ConfigError(variableOf('cafile'), 'goes with https (PROTOCOL=https)');
     return { name, host, port: read('port', envInteger(1, 65535)) ?? DEFAULT_AGENT_PORT, secret, protocol, caFile };
   });
 }

@@ -37,9 +37,12 @@ export function startListenAgents(deps: ListenAgentsDeps, configs: readonly List
       const trusting = deps.registryFetch?.({ caFile: config.caFile, concurrency: 1 });
       if (trusting) fetchFor = trusting;
       else
-        logger.warn(`DD_AGENT_${config.name.replaceAll('-', '_').toUpperCase()}_CAFILE is ignored: this runtime reads no files`, {
-          agent: config.name,
-        });
+        logger.warn(
+          `DD_AGENT_${config.name.replaceAll('-', '_').toUpperCase()}_CAFILE is ignored: this runtime reads no files`,
+          {
+            agent: config.name,
+          },
+        );
     }
     const client = new ListenAgentClient({
       config,
@@ -53,7 +56,8 @@ export function startListenAgents(deps: ListenAgentsDeps, configs: readonly List
     client.start();
     return client;
   });
-  if (clients.length > 0) logger.info(`connecting to ${clients.length} listen-mode agent(s): ${clients.map((c) => c.name).join(', ')}`);
+  if (clients.length > 0)
+    logger.info(`connecting to ${clients.length} listen-mode agent(s): ${clients.map((c) => c.name).join(', ')}`);
   return {
     clients,
     async stop() {

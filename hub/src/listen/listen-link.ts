@@ -70,8 +70,14 @@ export class ListenLink implements EdgeLink {
         const operationId = request.operationId ?? crypto.randomUUID();
         const path = `/api/watchers/docker/${encodeURIComponent(request.watcher)}/inventory`;
         return this.call('POST', path, options, { operationId }, async (response) => {
-          const result = parse(AgentInventoryResultSchema, await response.json(), this.options.agentName, 'inventory result');
-          if (!result.authoritative) throw new EdgeRequestError('failed', result.errors[0]?.message ?? 'the agent could not observe');
+          const result = parse(
+            AgentInventoryResultSchema,
+            await response.json(),
+            this.options.agentName,
+            'inventory result',
+          );
+          if (!result.authoritative)
+            throw new EdgeRequestError('failed', result.errors[0]?.message ?? 'the agent could not observe');
           this.replica?.applyInventory(request.watcher, operationId, result.containers, revisionOf(response));
           return { syncId: operationId, containers: result.containers.length };
         });
@@ -82,14 +88,22 @@ export class ListenLink implements EdgeLink {
         const action = request.method.slice('container.'.length);
         const path = `/api/containers/${encodeURIComponent(request.containerId)}/${action}?${watcher}`;
         return this.call('POST', path, options, undefined, async (response) => {
-          const result = parse(AgentActionResultSchema, await response.json(), this.options.agentName, `${action} result`);
+          const result = parse(
+            AgentActionResultSchema,
+            await response.json(),
+            this.options.agentName,
+            `${action} result`,
+          );
           this.replica?.applyAction(result, revisionOf(response));
           return undefined;
         });
       }
       case 'container.remove':
         // The agent's DELETE (http-interface §4.5) drops a record, it does not remove the container.
-        throw new EdgeRequestError('unsupported', `agent ${this.options.agentName}: a listen-mode agent does not remove containers`);
+        throw new EdgeRequestError(
+          'unsupported',
+          `agent ${this.options.agentName}: a listen-mode agent does not remove containers`,
+        );
       case 'container.stats': {
         const path = `/api/containers/${encodeURIComponent(request.containerId)}/stats?${watcher}`;
         return this.call('GET', path, options, undefined, async (response) =>
@@ -110,7 +124,9 @@ export class ListenLink implements EdgeLink {
           ...(log.since !== undefined && { since: String(log.since) }),
         });
         const path = `/api/containers/${encodeURIComponent(request.containerId)}/logs?${query}`;
-        return this.call('GET', path, options, undefined, (response, rearm) => readLogLines(response, options.onStream, rearm));
+        return this.call('GET', path, options, undefined, (response, rearm) =>
+          readLogLines(response, options.onStream, rearm),
+        );
       }
       case 'log.entries': {
         const query = new URLSearchParams({
@@ -158,7 +174,10 @@ export class ListenLink implements EdgeLink {
     try {
       const response = await this.options.fetch(`${this.options.baseUrl}${path}`, {
         method,
-        headers: { [AGENT_SECRET_HEADER]: this.options.secret, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        headers: {
+          [AGENT_SECRET_HEADER]: this.options.secret,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
         ...(body !== undefined && { body: JSON.stringify(body) }),
         signal: controller.signal,
       });
@@ -169,11 +188,16 @@ export class ListenLink implements EdgeLink {
       if (controller.signal.aborted) {
         const reason = why ?? (this.closed ? 'disconnected' : 'aborted');
         const message =
-          reason === 'timeout' ? `no answer within ${options.timeoutMs} ms` : reason === 'disconnected' ? 'the link closed' : 'aborted';
+          reason === 'timeout'
+            ? `no answer within ${options.timeoutMs} ms`
+            : reason === 'disconnected'
+              ? 'the link closed'
+              : 'aborted';
         throw new EdgeRequestError(reason, `${label}: ${path.split('?')[0]}: ${message}`);
       }
       if (error instanceof EdgeRequestError) throw error;
-      if (error instanceof SyntaxError) throw new EdgeRequestError('failed', `${label}: malformed answer to ${path.split('?')[0]}`);
+      if (error instanceof SyntaxError)
+        throw new EdgeRequestError('failed', `${label}: malformed answer to ${path.split('?')[0]}`);
       // The agent cannot be reached (refused, reset): it is away, as far as this request goes.
       throw new EdgeRequestError('disconnected', `${label}: ${causeOf(error)}`);
     } finally {
@@ -206,7 +230,13 @@ async function failureOf(response: Response, label: string): Promise<EdgeRequest
     // Not JSON: a proxy's page.
   }
   const code: EdgeRequestFailure =
-    response.status === 404 ? 'not-found' : response.status === 400 ? 'invalid' : response.status === 403 ? 'unsupported' : 'failed';
+    response.status === 404
+      ? 'not-found'
+      : response.status === 400
+        ? 'invalid'
+        : response.status === 403
+          ? 'unsupported'
+          : 'failed';
   const hint = response.status === 401 ? ' (the agent refused the secret: check DD_AGENT_<NAME>_SECRET)' : '';
   return new EdgeRequestError(code, `${label}: ${message}${hint}`);
 }

@@ -33,7 +33,12 @@ export class ListenReplica {
   }
 
   /** The answer of an inventory refresh: applied only while its operation is the awaited one. */
-  applyInventory(watcher: string, operationId: string, containers: readonly ParsedAgentContainer[], revision: number | undefined): boolean {
+  applyInventory(
+    watcher: string,
+    operationId: string,
+    containers: readonly ParsedAgentContainer[],
+    revision: number | undefined,
+  ): boolean {
     if (!this.isAwaited(watcher, operationId)) return false;
     this.runtime.applySnapshot(watcher, ...viewsOf(containers), false);
     if (revision !== undefined) this.watcherFloor.set(watcher, Math.max(revision, this.watcherFloor.get(watcher) ?? 0));
@@ -46,7 +51,8 @@ export class ListenReplica {
     if (!host) return;
     if (result.container) host.applyChanged(result.container.docker.container, result.container.docker.image);
     else host.applyRemoved(result.id);
-    if (revision !== undefined) this.containerFloor.set(result.id, Math.max(revision, this.containerFloor.get(result.id) ?? 0));
+    if (revision !== undefined)
+      this.containerFloor.set(result.id, Math.max(revision, this.containerFloor.get(result.id) ?? 0));
   }
 
   /** One message of the event stream; `revision` is its SSE id. */
@@ -65,7 +71,10 @@ export class ListenReplica {
       case 'dd:inventory-updated':
       case 'dd:inventory-removed':
         if (!this.isAwaited(event.data.watcher, event.data.operationId)) {
-          this.logger.debug('ignored an inventory event of an unknown or expired operation', { agent: this.agentName, type: event.type });
+          this.logger.debug('ignored an inventory event of an unknown or expired operation', {
+            agent: this.agentName,
+            type: event.type,
+          });
         } else if (event.type === 'dd:inventory-removed') this.removed(event.data.watcher, event.data.id, revision);
         else this.changed(event.data.container, revision);
         break;
@@ -88,7 +97,8 @@ export class ListenReplica {
   }
 
   private watcherHolding(id: string): string | undefined {
-    return this.runtime.list().find(({ host }) => host.inventory().some((container) => container.id === id))?.config.name;
+    return this.runtime.list().find(({ host }) => host.inventory().some((container) => container.id === id))?.config
+      .name;
   }
 }
 

@@ -19,7 +19,11 @@ async function collect(chunks: string[], onActivity?: () => void): Promise<SseMe
 
 describe('readSseMessages', () => {
   it('reads data and id across chunk boundaries, in every line-ending style', async () => {
-    const messages = await collect(['data: {"type":"dd:ack"', ',"data":{}}\n\nid: 7\r\ndata: a\r\n', '\r\nid:8\rdata:b\r\r']);
+    const messages = await collect([
+      'data: {"type":"dd:ack"',
+      ',"data":{}}\n\nid: 7\r\ndata: a\r\n',
+      '\r\nid:8\rdata:b\r\r',
+    ]);
     expect(messages).toEqual([
       { id: undefined, event: 'message', data: '{"type":"dd:ack","data":{}}' },
       { id: '7', event: 'message', data: 'a' },

@@ -44,7 +44,8 @@ export async function* readSseMessages(
         const message = parseBlock(block);
         if (message) yield message;
       }
-      if (buffer.length > MAX_SSE_MESSAGE_BYTES) throw new Error(`an event-stream message exceeds ${MAX_SSE_MESSAGE_BYTES} bytes`);
+      if (buffer.length > MAX_SSE_MESSAGE_BYTES)
+        throw new Error(`an event-stream message exceeds ${MAX_SSE_MESSAGE_BYTES} bytes`);
     }
   } finally {
     // Leaving early (the caller stopped reading) must release the connection.

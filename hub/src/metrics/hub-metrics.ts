@@ -31,19 +31,34 @@ export function createHubMetrics() {
       Object.assign(sources, bound);
     },
     httpRequests: registry.register(
-      new Counter('dd_http_requests_total', 'HTTP requests served, by method, route template and status', ['method', 'route', 'status']),
+      new Counter('dd_http_requests_total', 'HTTP requests served, by method, route template and status', [
+        'method',
+        'route',
+        'status',
+      ]),
     ),
     httpDuration: registry.register(
-      new Histogram('dd_http_request_duration_seconds', 'HTTP request latency in seconds', ['method', 'route'], LATENCY_BUCKETS),
+      new Histogram(
+        'dd_http_request_duration_seconds',
+        'HTTP request latency in seconds',
+        ['method', 'route'],
+        LATENCY_BUCKETS,
+      ),
     ),
-    auditEntries: registry.register(new Counter('dd_audit_entries_total', 'Audit entries written, by action', ['action'])),
+    auditEntries: registry.register(
+      new Counter('dd_audit_entries_total', 'Audit entries written, by action', ['action']),
+    ),
     registryRequests: registry.register(
-      new Counter('dd_registry_requests_total', 'Registry requests, by registry host and status (or error)', ['host', 'status']),
+      new Counter('dd_registry_requests_total', 'Registry requests, by registry host and status (or error)', [
+        'host',
+        'status',
+      ]),
     ),
     containers: registry.register(
       new Gauge('dd_containers', 'Containers the hub knows, by runtime state', ['state'], (gauge) => {
         const counts = new Map<string, number>(CONTAINER_STATES.map((state) => [state, 0]));
-        for (const container of sources.containers()) counts.set(container.status, (counts.get(container.status) ?? 0) + 1);
+        for (const container of sources.containers())
+          counts.set(container.status, (counts.get(container.status) ?? 0) + 1);
         for (const [state, count] of counts) gauge.set({ state }, count);
       }),
     ),
@@ -70,7 +85,12 @@ export function createHubMetrics() {
       ),
     ),
     watcherDuration: registry.register(
-      new Histogram('dd_watcher_run_duration_seconds', 'Watch cycle duration in seconds', ['watcher', 'agent'], CYCLE_BUCKETS),
+      new Histogram(
+        'dd_watcher_run_duration_seconds',
+        'Watch cycle duration in seconds',
+        ['watcher', 'agent'],
+        CYCLE_BUCKETS,
+      ),
     ),
     triggerDeliveries: registry.register(
       new Counter(
@@ -80,14 +100,23 @@ export function createHubMetrics() {
       ),
     ),
     outboxEntries: registry.register(
-      new Gauge('dd_notification_outbox_entries', 'Notification outbox entries waiting, by status', ['status'], (gauge) => {
-        const counts = new Map<string, number>(OUTBOX_STATUSES.map((status) => [status, 0]));
-        for (const status of sources.outboxStatuses()) counts.set(status, (counts.get(status) ?? 0) + 1);
-        for (const [status, count] of counts) gauge.set({ status }, count);
-      }),
+      new Gauge(
+        'dd_notification_outbox_entries',
+        'Notification outbox entries waiting, by status',
+        ['status'],
+        (gauge) => {
+          const counts = new Map<string, number>(OUTBOX_STATUSES.map((status) => [status, 0]));
+          for (const status of sources.outboxStatuses()) counts.set(status, (counts.get(status) ?? 0) + 1);
+          for (const [status, count] of counts) gauge.set({ status }, count);
+        },
+      ),
     ),
     webhooks: registry.register(
-      new Counter('dd_webhook_total', 'Authenticated webhook calls, by action (watch, watch-container, update, registry)', ['action']),
+      new Counter(
+        'dd_webhook_total',
+        'Authenticated webhook calls, by action (watch, watch-container, update, registry)',
+        ['action'],
+      ),
     ),
   };
 }

@@ -21,14 +21,17 @@ function parseEntries(value: string | undefined): RouteEntry[] | undefined {
     entries.push({
       target,
       // An unknown threshold in a label is ignored (the trigger's own applies): labels never fail a cycle.
-      threshold: (UPDATE_THRESHOLDS as readonly string[]).includes(threshold ?? '') ? (threshold as UpdateThreshold) : undefined,
+      threshold: (UPDATE_THRESHOLDS as readonly string[]).includes(threshold ?? '')
+        ? (threshold as UpdateThreshold)
+        : undefined,
     });
   }
   return entries;
 }
 
 const matches = (entry: RouteEntry, trigger: { id: string; name: string }) =>
-  entry.target === trigger.id.toLowerCase() || (!entry.target.includes('.') && entry.target === trigger.name.toLowerCase());
+  entry.target === trigger.id.toLowerCase() ||
+  (!entry.target.includes('.') && entry.target === trigger.name.toLowerCase());
 
 /**
  * Per-container routing (http-interface §9.8): `dd.notification.include=http.ops,discord` sends this

@@ -7,7 +7,11 @@ import type { ContainerStore } from '../store/container-store';
 import type { NotificationRuleStore } from '../store/notification-rule-store';
 import { toPublicContainer } from '../watchers/public-container';
 import type { AnyNotificationProviderDefinition, NotificationProviderHooks } from './notification-provider';
-import { createNotificationService, type NotificationService, type NotificationServiceDeps } from './notification-service';
+import {
+  createNotificationService,
+  type NotificationService,
+  type NotificationServiceDeps,
+} from './notification-service';
 import { loadNotificationTriggers, NOTIFICATION_PREFIX } from './notification-triggers';
 import { DEFAULT_OUTBOX_TIMING, type OutboxTiming } from './outbox';
 import { BUILT_IN_NOTIFICATION_PROVIDERS } from './providers/index';
@@ -49,8 +53,14 @@ export function createNotifications(parts: NotificationParts): NotificationServi
       containers: async () => parts.containers.all().map(toPublicContainer),
       onInstall: parts.onInstall,
     }) ?? [];
-  const byType = new Map([...BUILT_IN_NOTIFICATION_PROVIDERS, ...runtimeProviders].map((definition) => [definition.type, definition]));
-  const triggers = loadNotificationTriggers(parts.config.notifications.triggers, [...byType.values()], NOTIFICATION_PREFIX);
+  const byType = new Map(
+    [...BUILT_IN_NOTIFICATION_PROVIDERS, ...runtimeProviders].map((definition) => [definition.type, definition]),
+  );
+  const triggers = loadNotificationTriggers(
+    parts.config.notifications.triggers,
+    [...byType.values()],
+    NOTIFICATION_PREFIX,
+  );
   if (new Set(triggers.map((trigger) => trigger.id)).size !== triggers.length) {
     throw new ConfigError(NOTIFICATION_PREFIX, 'two notification triggers share one id');
   }

@@ -23,12 +23,14 @@ export const CORE_DEFAULT_TEMPLATES: Readonly<Record<NotificationRuleId, Default
   },
   'update-applied': {
     simpleTitle: 'Container ${container.name} updated',
-    simpleBody: 'Container ${container.name} was updated${fromVersion ? " from " + fromVersion : ""}${toVersion ? " to " + toVersion : ""}',
+    simpleBody:
+      'Container ${container.name} was updated${fromVersion ? " from " + fromVersion : ""}${toVersion ? " to " + toVersion : ""}',
     batchTitle: '${containers.length} containers updated',
   },
   'update-failed': {
     simpleTitle: 'Update of container ${container.name} failed',
-    simpleBody: 'The update of ${container.name}${toVersion ? " to " + toVersion : ""} failed${error ? ": " + error : ""}',
+    simpleBody:
+      'The update of ${container.name}${toVersion ? " to " + toVersion : ""} failed${error ? ": " + error : ""}',
     batchTitle: '${containers.length} updates failed',
   },
   'security-alert': {

@@ -18,10 +18,12 @@ export interface InventoryEvents {
 const remoteOf = (container: Container | undefined) =>
   container && container.updateKind.kind !== 'unknown' ? container.updateKind.remoteValue : undefined;
 
-const held = (container: Container | undefined) => container?.blockers?.some((b) => b.reason === 'maturity-not-reached') ?? false;
+const held = (container: Container | undefined) =>
+  container?.blockers?.some((b) => b.reason === 'maturity-not-reached') ?? false;
 
 /** Skips and snoozes are about what the user is told (http-interface §2.5): such an update is not announced. */
-const silenced = (container: Container) => container.blockers?.some((b) => b.reason === 'skipped' || b.reason === 'snoozed') ?? false;
+const silenced = (container: Container) =>
+  container.blockers?.some((b) => b.reason === 'skipped' || b.reason === 'snoozed') ?? false;
 
 /**
  * True when the gate held this very update at the previous check and no longer does, by ageing:

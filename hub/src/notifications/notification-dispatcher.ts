@@ -37,7 +37,8 @@ export interface DispatcherDeps {
 
 const identityOf = (container: Container) =>
   containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name });
-const versionOf = (container: Container) => (container.updateKind.kind === 'unknown' ? undefined : container.updateKind.remoteValue);
+const versionOf = (container: Container) =>
+  container.updateKind.kind === 'unknown' ? undefined : container.updateKind.remoteValue;
 
 /**
  * The templates a trigger uses for an event, each field on its own (http-interface §4.9): the rule's saved
@@ -77,7 +78,12 @@ export function templateScope(
 }
 
 /** A batch's body: one line per container, each its simple body. */
-function batchBody(render: Render, templates: DefaultTemplates, base: Record<string, TemplateValue>, containers: readonly Container[]) {
+function batchBody(
+  render: Render,
+  templates: DefaultTemplates,
+  base: Record<string, TemplateValue>,
+  containers: readonly Container[],
+) {
   return containers.map((container) => `- ${render(templates.simpleBody, { ...base, container })}`).join('\n');
 }
 
@@ -92,7 +98,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     return event.containers.filter((container) => {
       const route = routeContainer(container.labels, trigger);
       if (!route.allowed) return false;
-      if (!thresholdAllows(route.threshold ?? trigger.settings.threshold, updateLevel(container.updateKind))) return false;
+      if (!thresholdAllows(route.threshold ?? trigger.settings.threshold, updateLevel(container.updateKind)))
+        return false;
       const version = versionOf(container);
       // maturity-cleared happens once per update by construction; it still counts as "told" below.
       return !(
@@ -121,14 +128,25 @@ export function createDispatcher(deps: DispatcherDeps) {
       containers: concerned,
     });
     if (containers.length === 0) {
-      return [delivery('simple', deps.render(templates.simpleTitle, base), deps.render(templates.simpleBody, base), [])];
+      return [
+        delivery('simple', deps.render(templates.simpleTitle, base), deps.render(templates.simpleBody, base), []),
+      ];
     }
     if (trigger.settings.mode === 'batch') {
-      return [delivery('batch', deps.render(templates.batchTitle, base), batchBody(deps.render, templates, base, containers), containers)];
+      return [
+        delivery(
+          'batch',
+          deps.render(templates.batchTitle, base),
+          batchBody(deps.render, templates, base, containers),
+          containers,
+        ),
+      ];
     }
     return containers.map((container) => {
       const scope = { ...base, container, containers: [container] };
-      return delivery('simple', deps.render(templates.simpleTitle, scope), deps.render(templates.simpleBody, scope), [container]);
+      return delivery('simple', deps.render(templates.simpleTitle, scope), deps.render(templates.simpleBody, scope), [
+        container,
+      ]);
     });
   }
 
@@ -141,7 +159,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     });
     // A few writes at a time: each is a stored record, and a cycle may tell a thousand containers.
     for (let i = 0; i < told.length; i += 32) {
-      await Promise.all(told.slice(i, i + 32).map(({ identity, version }) => deps.once.remember(trigger.id, identity, version, now)));
+      await Promise.all(
+        told.slice(i, i + 32).map(({ identity, version }) => deps.once.remember(trigger.id, identity, version, now)),
+      );
     }
   }
 

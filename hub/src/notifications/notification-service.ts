@@ -16,7 +16,13 @@ import { createSerialQueue } from '../store/validated-storage';
 import { toPublicContainer } from '../watchers/public-container';
 import type { BellDeps } from './bell';
 import { type AppliedChange, inventoryEvents } from './inventory-events';
-import { createDispatcher, type NotificationEvent, type NotificationExtras, templateScope, templatesFor } from './notification-dispatcher';
+import {
+  createDispatcher,
+  type NotificationEvent,
+  type NotificationExtras,
+  templateScope,
+  templatesFor,
+} from './notification-dispatcher';
 import type { NotificationTrigger } from './notification-triggers';
 import { createOutbox, type DeliveryOutcome, type Outbox, type OutboxDeps, type OutboxTiming } from './outbox';
 import { createTemplateRenderer } from './template';
@@ -142,7 +148,8 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
 
   /** Writes the audit entry, then routes; a failed audit write is logged and the event still goes out. */
   async function raise(record: AuditRecord | undefined, event: NotificationEvent): Promise<void> {
-    if (record) await audit(record).catch((error: unknown) => logger.error('audit write failed', { error: String(error) }));
+    if (record)
+      await audit(record).catch((error: unknown) => logger.error('audit write failed', { error: String(error) }));
     await emit(event);
   }
 
@@ -172,7 +179,8 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
           }),
         );
       }
-      if (triggers.length > 0) logger.info('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
+      if (triggers.length > 0)
+        logger.info('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
     },
     async stop() {
       for (const cron of crons.splice(0)) cron.stop();
@@ -186,12 +194,15 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
       const shown = (list: Container[]) => list.map(toPublicContainer);
       // With the maturity-cleared rule off, a lifted gate is announced the ordinary way.
       const clearedAsAvailable = !rule('maturity-cleared').enabled;
-      const available = clearedAsAvailable ? [...events.updateAvailable, ...events.maturityCleared] : events.updateAvailable;
+      const available = clearedAsAvailable
+        ? [...events.updateAvailable, ...events.maturityCleared]
+        : events.updateAvailable;
       if (available.length > 0) await emit({ event: 'update-available', containers: shown(available) });
       if (!clearedAsAvailable && events.maturityCleared.length > 0) {
         await emit({ event: 'maturity-cleared', containers: shown(events.maturityCleared) });
       }
-      if (events.unhealthy.length > 0) await emit({ event: 'container-unhealthy', containers: shown(events.unhealthy) });
+      if (events.unhealthy.length > 0)
+        await emit({ event: 'container-unhealthy', containers: shown(events.unhealthy) });
     },
     async updateApplied(input) {
       const { container } = input;
@@ -219,7 +230,11 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
           status: input.status ?? 'failed',
           details: input.error.slice(0, 500),
         },
-        { event: 'update-failed', containers: [toPublicContainer(container)], extras: { ...versions(input), error: input.error } },
+        {
+          event: 'update-failed',
+          containers: [toPublicContainer(container)],
+          extras: { ...versions(input), error: input.error },
+        },
       );
     },
     async securityAlert(input) {
@@ -241,7 +256,9 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
     async agentDisconnected(input) {
       const agent = { name: input.agent, ...(input.reason !== undefined && { reason: input.reason }) };
       await raise(
-        input.audited ? undefined : { action: 'agent-disconnect', details: input.reason ? `${input.agent}: ${input.reason}` : input.agent },
+        input.audited
+          ? undefined
+          : { action: 'agent-disconnect', details: input.reason ? `${input.agent}: ${input.reason}` : input.agent },
         { event: 'agent-disconnect', containers: [], extras: { agent } },
       );
     },

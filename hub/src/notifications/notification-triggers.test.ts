@@ -52,7 +52,11 @@ describe('DD_NOTIFICATION_* configuration', () => {
 
   it('refuses with a ConfigError naming the variable', () => {
     const cases: [Record<string, string>, string, RegExp][] = [
-      [{ DD_NOTIFICATION_NOPE_X_URL: 'https://a' }, 'DD_NOTIFICATION_NOPE_X_URL', /unknown notification type "nope"; known: .*http/],
+      [
+        { DD_NOTIFICATION_NOPE_X_URL: 'https://a' },
+        'DD_NOTIFICATION_NOPE_X_URL',
+        /unknown notification type "nope"; known: .*http/,
+      ],
       [
         { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_THRESHOLD: 'huge' },
         'DD_NOTIFICATION_HTTP_X_THRESHOLD',
@@ -63,8 +67,16 @@ describe('DD_NOTIFICATION_* configuration', () => {
         'DD_NOTIFICATION_HTTP_X_MODE',
         /simple, batch, digest/,
       ],
-      [{ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_ONCE: 'maybe' }, 'DD_NOTIFICATION_HTTP_X_ONCE', /true or false/],
-      [{ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_CRON: 'every day' }, 'DD_NOTIFICATION_HTTP_X_CRON', /cron/],
+      [
+        { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_ONCE: 'maybe' },
+        'DD_NOTIFICATION_HTTP_X_ONCE',
+        /true or false/,
+      ],
+      [
+        { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_CRON: 'every day' },
+        'DD_NOTIFICATION_HTTP_X_CRON',
+        /cron/,
+      ],
       [
         { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_SIMPLETITLE: '${a.}' },
         'DD_NOTIFICATION_HTTP_X_SIMPLETITLE',
@@ -72,14 +84,26 @@ describe('DD_NOTIFICATION_* configuration', () => {
       ],
       [{ DD_NOTIFICATION_HTTP_X_METHOD: 'post' }, 'DD_NOTIFICATION_HTTP_X_URL', /./],
       [{ DD_NOTIFICATION_HTTP_X_URL: 'ftp://a' }, 'DD_NOTIFICATION_HTTP_X_URL', /http/],
-      [{ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_URLL: 'typo' }, 'DD_NOTIFICATION_HTTP_X_URLL', /unknown key/],
-      [{ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_USER: 'u' }, 'DD_NOTIFICATION_HTTP_X_PASSWORD', /together/],
+      [
+        { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_URLL: 'typo' },
+        'DD_NOTIFICATION_HTTP_X_URLL',
+        /unknown key/,
+      ],
+      [
+        { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_USER: 'u' },
+        'DD_NOTIFICATION_HTTP_X_PASSWORD',
+        /together/,
+      ],
       [
         { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_HEADERS: '{"Content-Type":"text/plain"}' },
         'DD_NOTIFICATION_HTTP_X_HEADERS',
         /set by the trigger/,
       ],
-      [{ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_HEADERS: '[1]' }, 'DD_NOTIFICATION_HTTP_X_HEADERS', /JSON object/],
+      [
+        { DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_HEADERS: '[1]' },
+        'DD_NOTIFICATION_HTTP_X_HEADERS',
+        /JSON object/,
+      ],
       [{ DD_NOTIFICATION_HTTPX: 'x' }, 'DD_NOTIFICATION_HTTPX', /<TYPE>_<NAME>_<KEY>/],
     ];
     for (const [env, variable, message] of cases) {
@@ -90,9 +114,14 @@ describe('DD_NOTIFICATION_* configuration', () => {
   });
 
   it('never echoes a secret in a configuration error', () => {
-    const error = configError({ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_HEADERS: '{"X-Key": "sekrit-value\\n"}' });
+    const error = configError({
+      DD_NOTIFICATION_HTTP_X_URL: 'https://a',
+      DD_NOTIFICATION_HTTP_X_HEADERS: '{"X-Key": "sekrit-value\\n"}',
+    });
     expect(error.message).not.toContain('sekrit-value');
-    expect(configError({ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_BEARER: '' }).message).not.toContain('got');
+    expect(
+      configError({ DD_NOTIFICATION_HTTP_X_URL: 'https://a', DD_NOTIFICATION_HTTP_X_BEARER: '' }).message,
+    ).not.toContain('got');
   });
 
   it('masks secrets, URL passwords and sensitive query values in the described configuration', () => {
@@ -102,7 +131,8 @@ describe('DD_NOTIFICATION_* configuration', () => {
       DD_NOTIFICATION_HTTP_X_HEADERS: '{"X-Api-Key":"hdr-secret-456"}',
     });
     const shown = JSON.stringify(describeTrigger(trigger as NonNullable<typeof trigger>));
-    for (const secret of ['pw-in-url', 'k-123456', 'bearer-secret-123', 'hdr-secret-456']) expect(shown).not.toContain(secret);
+    for (const secret of ['pw-in-url', 'k-123456', 'bearer-secret-123', 'hdr-secret-456'])
+      expect(shown).not.toContain(secret);
     expect(shown).toContain('room=a');
     expect(trigger?.secrets).toEqual(expect.arrayContaining(['bearer-secret-123', 'hdr-secret-456', 'pw-in-url']));
   });
@@ -110,7 +140,8 @@ describe('DD_NOTIFICATION_* configuration', () => {
 
 describe('THRESHOLD and bellThreshold', () => {
   const levels: (UpdateLevel | undefined)[] = ['major', 'minor', 'patch', 'digest', 'tag', undefined];
-  const allowed = (threshold: Parameters<typeof thresholdAllows>[0]) => levels.filter((level) => thresholdAllows(threshold, level));
+  const allowed = (threshold: Parameters<typeof thresholdAllows>[0]) =>
+    levels.filter((level) => thresholdAllows(threshold, level));
 
   it('keeps "up to this level" for triggers, and -only for exactly one level', () => {
     expect(allowed('all')).toEqual(levels);
@@ -125,14 +156,17 @@ describe('THRESHOLD and bellThreshold', () => {
   });
 
   it('reads the level from updateKind; a prerelease step counts as patch', () => {
-    expect(updateLevel({ kind: 'tag', localValue: '1.0.0-rc1', remoteValue: '1.0.0-rc2', semverDiff: 'prerelease' })).toBe('patch');
+    expect(
+      updateLevel({ kind: 'tag', localValue: '1.0.0-rc1', remoteValue: '1.0.0-rc2', semverDiff: 'prerelease' }),
+    ).toBe('patch');
     expect(updateLevel({ kind: 'tag', localValue: 'stable', remoteValue: 'edge' })).toBe('tag');
     expect(updateLevel({ kind: 'digest', localValue: 'sha256:a', remoteValue: 'sha256:b' })).toBe('digest');
     expect(updateLevel({ kind: 'unknown' })).toBeUndefined();
   });
 
   it('treats bellThreshold as a minimum', () => {
-    const shown = (threshold: Parameters<typeof bellThresholdAllows>[0]) => levels.filter((level) => bellThresholdAllows(threshold, level));
+    const shown = (threshold: Parameters<typeof bellThresholdAllows>[0]) =>
+      levels.filter((level) => bellThresholdAllows(threshold, level));
     expect(shown('major')).toEqual(['major', 'tag', undefined]);
     expect(shown('minor')).toEqual(['major', 'minor', 'tag', undefined]);
     expect(shown('patch')).toEqual(['major', 'minor', 'patch', 'tag', undefined]);
@@ -147,9 +181,14 @@ describe('dd.notification.include / exclude', () => {
     expect(routeContainer({ 'dd.notification.include': 'http.ops' }, ops)).toEqual({ allowed: true });
     expect(routeContainer({ 'dd.notification.include': ' OPS , slack.x' }, ops)).toEqual({ allowed: true });
     expect(routeContainer({ 'dd.notification.include': 'slack.ops' }, ops)).toEqual({ allowed: false });
-    expect(routeContainer({ 'dd.notification.include': 'ops:major-only' }, ops)).toEqual({ allowed: true, threshold: 'major-only' });
+    expect(routeContainer({ 'dd.notification.include': 'ops:major-only' }, ops)).toEqual({
+      allowed: true,
+      threshold: 'major-only',
+    });
     expect(routeContainer({ 'dd.notification.include': 'ops:bogus' }, ops)).toEqual({ allowed: true });
-    expect(routeContainer({ 'dd.notification.include': 'ops', 'dd.notification.exclude': 'http.ops' }, ops)).toEqual({ allowed: false });
+    expect(routeContainer({ 'dd.notification.include': 'ops', 'dd.notification.exclude': 'http.ops' }, ops)).toEqual({
+      allowed: false,
+    });
     expect(routeContainer({ 'dd.notification.include': '' }, ops)).toEqual({ allowed: true });
   });
 });
@@ -163,7 +202,8 @@ describe('lastError redaction', () => {
       'hook s3cr3t-webhook-path not found',
     ].join(' | ');
     const out = redactDeliveryError(echoed, ['s3cr3t-webhook-path']);
-    for (const secret of ['abc.def-123', 'dXNlcjpwYXNz', 'abcdefgh', 's3cr3t-webhook-path']) expect(out).not.toContain(secret);
+    for (const secret of ['abc.def-123', 'dXNlcjpwYXNz', 'abcdefgh', 's3cr3t-webhook-path'])
+      expect(out).not.toContain(secret);
     expect(out).toContain('"authorization":"***"');
     expect(out).toContain('Authorization: ***');
     expect(out).not.toMatch(/[\r\n]/);

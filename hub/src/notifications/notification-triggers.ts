@@ -4,7 +4,11 @@ import { ConfigError } from '../../../shared/config/config-error';
 import { type EnvReader, envBoolean, envChoice, envInteger } from '../../../shared/config/env-readers';
 import { isSensitiveKey, REDACTED } from '../../../shared/redact';
 import type { ProviderVariables } from '../config/provider-variables';
-import type { AnyNotificationProviderDefinition, DefaultTemplates, NotificationTransport } from './notification-provider';
+import type {
+  AnyNotificationProviderDefinition,
+  DefaultTemplates,
+  NotificationTransport,
+} from './notification-provider';
 import { secretFragments } from './providers/secret-fragments';
 import { MAX_TEMPLATE_LENGTH, templateProblem } from './template';
 import { UPDATE_THRESHOLDS, type UpdateThreshold } from './update-threshold';
@@ -74,7 +78,8 @@ function readSettings(group: ProviderVariables): NotificationTriggerSettings {
   ] as const) {
     const entry = value(key);
     if (!entry) continue;
-    if (entry.value.length > MAX_TEMPLATE_LENGTH) throw new ConfigError(entry.variable, `longer than ${MAX_TEMPLATE_LENGTH} characters`);
+    if (entry.value.length > MAX_TEMPLATE_LENGTH)
+      throw new ConfigError(entry.variable, `longer than ${MAX_TEMPLATE_LENGTH} characters`);
     const problem = templateProblem(entry.value);
     if (problem) throw new ConfigError(entry.variable, `template error: ${problem}`);
     templates[field] = entry.value;
@@ -101,7 +106,11 @@ function readSettings(group: ProviderVariables): NotificationTriggerSettings {
   };
 }
 
-function parseProviderKeys(group: ProviderVariables, definition: AnyNotificationProviderDefinition, prefix: string): unknown {
+function parseProviderKeys(
+  group: ProviderVariables,
+  definition: AnyNotificationProviderDefinition,
+  prefix: string,
+): unknown {
   const keys: Record<string, string> = {};
   for (const [key, { value }] of group.values) if (!(COMMON_KEYS as readonly string[]).includes(key)) keys[key] = value;
   const result = v.safeParse(definition.keys, keys);
@@ -173,7 +182,10 @@ export function loadNotificationTriggers(
     const definition = byType.get(group.type);
     const firstVariable = group.values.values().next().value?.variable ?? `${prefix}${group.type.toUpperCase()}`;
     if (!definition) {
-      throw new ConfigError(firstVariable, `unknown notification type "${group.type}"; known: ${[...byType.keys()].sort().join(', ')}`);
+      throw new ConfigError(
+        firstVariable,
+        `unknown notification type "${group.type}"; known: ${[...byType.keys()].sort().join(', ')}`,
+      );
     }
     const settings = readSettings(group);
     const config = parseProviderKeys(group, definition, prefix);
@@ -192,7 +204,12 @@ export function loadNotificationTriggers(
       settings,
       definition,
       transport,
-      secrets: [...new Set([...secretFragments([...secretValues, ...(transport.secrets ?? [])]), ...exactSecrets(secretValues)])],
+      secrets: [
+        ...new Set([
+          ...secretFragments([...secretValues, ...(transport.secrets ?? [])]),
+          ...exactSecrets(secretValues),
+        ]),
+      ],
       configuration: describeConfiguration(group, settings, definition),
     });
   }

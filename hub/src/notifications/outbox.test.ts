@@ -6,7 +6,9 @@ describe('outbox backoff', () => {
 
   it('waits ×4 per failure from 30 s, capped at 20 min: about half an hour to dead-letter', () => {
     const middle = at(0.5);
-    expect([1, 2, 3, 4, 5].map((failures) => backoffDelay(failures, middle))).toEqual([30_000, 120_000, 480_000, 1_200_000, 1_200_000]);
+    expect([1, 2, 3, 4, 5].map((failures) => backoffDelay(failures, middle))).toEqual([
+      30_000, 120_000, 480_000, 1_200_000, 1_200_000,
+    ]);
     const total = [1, 2, 3, 4].reduce((sum, failures) => sum + backoffDelay(failures, middle), 0);
     expect(total).toBe(1_830_000);
   });

@@ -124,7 +124,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     }
   }
 
-  async function failed(entry: OutboxEntry, trigger: NotificationTrigger | undefined, error: unknown): Promise<OutboxEntry> {
+  async function failed(
+    entry: OutboxEntry,
+    trigger: NotificationTrigger | undefined,
+    error: unknown,
+  ): Promise<OutboxEntry> {
     const now = deps.now();
     const attempts = entry.attempts + 1;
     const raw = error instanceof Error ? error.message : String(error);
@@ -140,7 +144,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
           status: 'retrying',
           lastError,
           updatedAt: iso(now),
-          nextAttemptAt: iso(now + backoffDelay(attempts, timing, error instanceof DeliveryError ? error.retryAfterMs : undefined)),
+          nextAttemptAt: iso(
+            now + backoffDelay(attempts, timing, error instanceof DeliveryError ? error.retryAfterMs : undefined),
+          ),
         };
     // Deleted by an admin while the attempt ran: its outcome must not bring it back.
     if (!store.get(entry.id)) return next;
@@ -195,7 +201,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     busy.add(entry.id);
     const lane = (lanes.get(entry.triggerId) ?? Promise.resolve())
       .then(() => attempt(entry.id))
-      .catch((error: unknown) => logger.error('outbox attempt failed unexpectedly', { entry: entry.id, error: String(error) }))
+      .catch((error: unknown) =>
+        logger.error('outbox attempt failed unexpectedly', { entry: entry.id, error: String(error) }),
+      )
       .then(() => {
         busy.delete(entry.id);
         if (lanes.get(entry.triggerId) === lane) lanes.delete(entry.triggerId);
@@ -252,7 +260,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       const now = deps.now();
       const entries = deliveries.map((delivery) => newEntry(delivery, now));
       // In parallel, a few at a time: a cycle of a thousand containers is a thousand fsynced files.
-      for (let i = 0; i < entries.length; i += WRITE_BATCH) await Promise.all(entries.slice(i, i + WRITE_BATCH).map(store.put));
+      for (let i = 0; i < entries.length; i += WRITE_BATCH)
+        await Promise.all(entries.slice(i, i + WRITE_BATCH).map(store.put));
       pump();
     },
     async deliverNow(delivery) {
@@ -271,7 +280,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       const entry = store.get(id);
       if (entry?.status !== 'dead-letter') return undefined;
       const now = deps.now();
-      const requeued: OutboxEntry = { ...entry, status: 'pending', attempts: 0, updatedAt: iso(now), nextAttemptAt: iso(now) };
+      const requeued: OutboxEntry = {
+        ...entry,
+        status: 'pending',
+        attempts: 0,
+        updatedAt: iso(now),
+        nextAttemptAt: iso(now),
+      };
       await store.put(requeued);
       pump();
       return requeued;

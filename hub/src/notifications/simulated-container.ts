@@ -89,7 +89,9 @@ export function containerFromBody(body: SimulatedContainerBody, now: number): Co
     ...(body.group !== undefined && { group: body.group }),
     ...(body.updateKind && { updateKind: body.updateKind, updateAvailable: body.updateKind.kind !== 'unknown' }),
     ...(body.updateAvailable !== undefined && { updateAvailable: body.updateAvailable }),
-    ...(body.result && { result: { tag: body.result.tag, ...(body.result.link !== undefined && { link: body.result.link }) } }),
+    ...(body.result && {
+      result: { tag: body.result.tag, ...(body.result.link !== undefined && { link: body.result.link }) },
+    }),
     ...(body.labels && { labels: body.labels }),
     image,
   };

@@ -34,7 +34,8 @@ export function readProperty(object: TemplateValue, key: TemplateValue): Templat
   return descriptor && 'value' in descriptor ? guard(descriptor.value) : undefined;
 }
 
-const guard = (value: unknown): TemplateValue => (typeof value === 'function' || typeof value === 'symbol' ? undefined : value);
+const guard = (value: unknown): TemplateValue =>
+  typeof value === 'function' || typeof value === 'symbol' ? undefined : value;
 
 const truthy = (value: TemplateValue): boolean => Boolean(value);
 
@@ -71,7 +72,8 @@ function compare(operator: '<' | '<=' | '>' | '>=', left: TemplateValue, right: 
 }
 
 /** `==` is strict equality, except that null and undefined are equal (the one loose rule worth having). */
-const looseEquals = (left: TemplateValue, right: TemplateValue): boolean => (left == null && right == null) || left === right;
+const looseEquals = (left: TemplateValue, right: TemplateValue): boolean =>
+  (left == null && right == null) || left === right;
 
 /** Evaluates a parsed expression over `scope`; never throws, never calls anything. */
 export function evaluate(expression: Expression, scope: Readonly<Record<string, TemplateValue>>): TemplateValue {
@@ -85,7 +87,9 @@ export function evaluate(expression: Expression, scope: Readonly<Record<string, 
     case 'not':
       return !truthy(evaluate(expression.operand, scope));
     case 'conditional':
-      return truthy(evaluate(expression.test, scope)) ? evaluate(expression.consequent, scope) : evaluate(expression.alternate, scope);
+      return truthy(evaluate(expression.test, scope))
+        ? evaluate(expression.consequent, scope)
+        : evaluate(expression.alternate, scope);
     case 'binary': {
       const left = evaluate(expression.left, scope);
       switch (expression.operator) {

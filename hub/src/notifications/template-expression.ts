@@ -39,7 +39,29 @@ const MAX_TOKENS = 2_000;
 const MAX_NESTING = 40;
 
 // Longest first, so `===` is not read as `==` then `=`.
-const PUNCTUATORS = ['===', '!==', '==', '!=', '<=', '>=', '||', '??', '&&', '?.', '<', '>', '!', '+', '.', '[', ']', '(', ')', '?', ':'];
+const PUNCTUATORS = [
+  '===',
+  '!==',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '||',
+  '??',
+  '&&',
+  '?.',
+  '<',
+  '>',
+  '!',
+  '+',
+  '.',
+  '[',
+  ']',
+  '(',
+  ')',
+  '?',
+  ':',
+];
 const KEYWORDS: Readonly<Record<string, string | number | boolean | null | undefined>> = {
   true: true,
   false: false,
@@ -121,7 +143,13 @@ function readString(source: string, start: number): { value: string; end: number
 }
 
 /** Precedence climbing over the binary operators, lowest first, as in JavaScript. */
-const LEVELS: readonly (readonly BinaryOperator[])[] = [['||', '??'], ['&&'], ['===', '!==', '==', '!='], ['<', '<=', '>', '>='], ['+']];
+const LEVELS: readonly (readonly BinaryOperator[])[] = [
+  ['||', '??'],
+  ['&&'],
+  ['===', '!==', '==', '!='],
+  ['<', '<=', '>', '>='],
+  ['+'],
+];
 
 class Parser {
   private index = 0;

@@ -22,7 +22,9 @@ describe('notification templates', () => {
       ),
     ).toBe('New tag for web: 1.0.0 → 2.0.0');
     expect(render('${containers.length} updates (${event})')).toBe('2 updates (update-available)');
-    expect(render("${containers[1].name} ${container.labels['dd.group']} ${container.env[0].value}")).toBe('api shop ***');
+    expect(render("${containers[1].name} ${container.labels['dd.group']} ${container.env[0].value}")).toBe(
+      'api shop ***',
+    );
     expect(render('cost: $5, ${container.name}$')).toBe('cost: $5, web$');
   });
 

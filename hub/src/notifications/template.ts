@@ -16,7 +16,8 @@ export const MAX_RENDERED_LENGTH = 64 * 1024;
  * configuration and PATCH can refuse it instead of sending broken messages later.
  */
 export function compileTemplate(source: string): CompiledTemplate {
-  if (source.length > MAX_TEMPLATE_LENGTH) throw new TemplateSyntaxError(`template longer than ${MAX_TEMPLATE_LENGTH} characters`, 0);
+  if (source.length > MAX_TEMPLATE_LENGTH)
+    throw new TemplateSyntaxError(`template longer than ${MAX_TEMPLATE_LENGTH} characters`, 0);
   const parts: (string | Expression)[] = [];
   let text = '';
   let i = 0;

@@ -55,7 +55,10 @@ export function thresholdAllows(threshold: UpdateThreshold, level: UpdateLevel |
  * change; digest updates show under `all` only. (THRESHOLD above keeps the ancestor's meaning,
  * "up to this level", so existing trigger configurations behave as they always did.)
  */
-export function bellThresholdAllows(threshold: 'all' | 'major' | 'minor' | 'patch', level: UpdateLevel | undefined): boolean {
+export function bellThresholdAllows(
+  threshold: 'all' | 'major' | 'minor' | 'patch',
+  level: UpdateLevel | undefined,
+): boolean {
   if (level === undefined || threshold === 'all') return true;
   return RANK[level] >= RANK[threshold];
 }

@@ -8,7 +8,10 @@ import type { RegisteredRoute, RouteTable } from '../http/route-table';
 type JsonObject = Record<string, unknown>;
 
 function schemaOf(schema: v.GenericSchema): JsonObject {
-  const { $schema: _dialect, ...json } = toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as JsonObject;
+  const { $schema: _dialect, ...json } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    errorMode: 'ignore',
+  }) as JsonObject;
   return json;
 }
 
@@ -32,10 +35,21 @@ function parametersOf(route: RegisteredRoute): JsonObject[] {
     params.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
   }
   for (const [name, param] of Object.entries(route.spec.query ?? {})) {
-    params.push({ name, in: 'query', required: false, schema: param.json, ...(param.description && { description: param.description }) });
+    params.push({
+      name,
+      in: 'query',
+      required: false,
+      schema: param.json,
+      ...(param.description && { description: param.description }),
+    });
   }
   if (route.spec.confirm) {
-    params.push({ name: CONFIRM_HEADER, in: 'header', required: true, schema: { type: 'string', const: route.spec.confirm } });
+    params.push({
+      name: CONFIRM_HEADER,
+      in: 'header',
+      required: true,
+      schema: { type: 'string', const: route.spec.confirm },
+    });
   }
   return params;
 }
@@ -68,7 +82,9 @@ function operationOf(route: RegisteredRoute): JsonObject {
       security: spec.access === 'session' ? [{ session: [] }] : [{ session: [] }, { apiKey: [spec.access] }],
     }),
     parameters: parametersOf(route),
-    ...(spec.body && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body) } } } }),
+    ...(spec.body && {
+      requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body) } } },
+    }),
     responses,
   };
 }
@@ -86,7 +102,10 @@ export function buildOpenApiDocument(routes: RouteTable, info: { title: string; 
   }
   return {
     openapi: '3.1.0',
-    info: { ...info, description: 'Container update monitoring hub. Every route lists its required API-key scope in x-required-scope.' },
+    info: {
+      ...info,
+      description: 'Container update monitoring hub. Every route lists its required API-key scope in x-required-scope.',
+    },
     servers: [{ url: '/' }],
     paths,
     components: {

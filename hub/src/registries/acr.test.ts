@@ -16,10 +16,13 @@ describe('acr host matching', () => {
     expect(provider.matches(host)).toBe(true),
   );
 
-  it.each(['azurecr.io', 'my-registry.azurecr.io', 'myregistry.azurecr.io.attacker.example', 'evil.com', 'abcd.azurecr.io'])(
-    'does not serve %s',
-    (host) => expect(provider.matches(host)).toBe(false),
-  );
+  it.each([
+    'azurecr.io',
+    'my-registry.azurecr.io',
+    'myregistry.azurecr.io.attacker.example',
+    'evil.com',
+    'abcd.azurecr.io',
+  ])('does not serve %s', (host) => expect(provider.matches(host)).toBe(false));
 
   it('narrows to one registry with URL', () => {
     const narrowed = createAcrProvider(
@@ -33,7 +36,10 @@ describe('acr host matching', () => {
 
 describe('acr credentials', () => {
   it('sends a service principal as basic credentials to the token flow', async () => {
-    const provider = createAcrProvider(variables('prod', { clientid: CLIENT_ID, clientsecret: CLIENT_SECRET }), context);
+    const provider = createAcrProvider(
+      variables('prod', { clientid: CLIENT_ID, clientsecret: CLIENT_SECRET }),
+      context,
+    );
     const connection = await provider.connection('myregistry.azurecr.io');
     expect(connection.credentials).toEqual({ username: CLIENT_ID, password: CLIENT_SECRET });
     // Not a public registry: only the in-flight cap (decisions §7).
@@ -43,9 +49,15 @@ describe('acr credentials', () => {
 
   it('sends an admin user or a repository-scoped token', async () => {
     const admin = createAcrProvider(variables('prod', { login: 'myregistry', password: 'admin-pass' }), context);
-    expect((await admin.connection('myregistry.azurecr.io')).credentials).toEqual({ username: 'myregistry', password: 'admin-pass' });
+    expect((await admin.connection('myregistry.azurecr.io')).credentials).toEqual({
+      username: 'myregistry',
+      password: 'admin-pass',
+    });
     const scoped = createAcrProvider(variables('prod', { login: 'pull-token', token: 'token-pass' }), context);
-    expect((await scoped.connection('myregistry.azurecr.io')).credentials).toEqual({ username: 'pull-token', password: 'token-pass' });
+    expect((await scoped.connection('myregistry.azurecr.io')).credentials).toEqual({
+      username: 'pull-token',
+      password: 'token-pass',
+    });
   });
 
   it('accepts no variables at all: anonymous', async () => {
@@ -71,7 +83,10 @@ describe('acr credentials', () => {
   });
 
   it('masks every secret', () => {
-    const provider = createAcrProvider(variables('prod', { clientid: CLIENT_ID, clientsecret: CLIENT_SECRET }), context);
+    const provider = createAcrProvider(
+      variables('prod', { clientid: CLIENT_ID, clientsecret: CLIENT_SECRET }),
+      context,
+    );
     expect(provider.maskedConfiguration()).toEqual({
       url: undefined,
       clientid: CLIENT_ID,

@@ -26,7 +26,10 @@ const OptionsSchema = {
   url: v.optional(
     v.pipe(
       v.string(),
-      v.check((value) => /^https:\/\/[^/\s]+\/?$/.test(value) && isAcrHost(new URL(value).host), 'must be https://<name>.azurecr.io'),
+      v.check(
+        (value) => /^https:\/\/[^/\s]+\/?$/.test(value) && isAcrHost(new URL(value).host),
+        'must be https://<name>.azurecr.io',
+      ),
     ),
   ),
   /** Service principal (application id and client secret). */
@@ -88,7 +91,8 @@ interface CredentialOptions {
 function acrCredentials(variables: ProviderVariables, options: CredentialOptions): BasicCredentials | undefined {
   const variable = (key: string) => `DD_REGISTRY_ACR_${variables.name.replace(/-/g, '_')}_${key}`.toUpperCase();
   const { clientid, clientsecret, login, password, token } = options;
-  if (password !== undefined && token !== undefined) throw new ConfigError(variable('token'), 'set PASSWORD or TOKEN, not both');
+  if (password !== undefined && token !== undefined)
+    throw new ConfigError(variable('token'), 'set PASSWORD or TOKEN, not both');
   const secret = password ?? token;
   const principal = clientid !== undefined || clientsecret !== undefined;
   const user = login !== undefined || secret !== undefined;
@@ -103,7 +107,8 @@ function acrCredentials(variables: ProviderVariables, options: CredentialOptions
     return { username: clientid, password: clientsecret };
   }
   if (!user) return undefined;
-  if (login === undefined) throw new ConfigError(variable('login'), `is required with ${password !== undefined ? 'PASSWORD' : 'TOKEN'}`);
+  if (login === undefined)
+    throw new ConfigError(variable('login'), `is required with ${password !== undefined ? 'PASSWORD' : 'TOKEN'}`);
   if (secret === undefined) throw new ConfigError(variable('password'), 'is required with LOGIN (or TOKEN)');
   return { username: login, password: secret };
 }

@@ -71,8 +71,17 @@ describe('signRequest', () => {
 
   it('signs the session token of temporary credentials', async () => {
     const result = await signAndVerify(
-      { method: 'POST', url: 'http://127.0.0.1:8443/', headers: { 'content-type': 'application/x-amz-json-1.1' }, body: '{}' },
-      { accessKeyId: 'ASIAIOSFODNN7EXAMPLE', secretAccessKey: 'temporary/secret', sessionToken: 'FwoGZXIvYXdzEBYaD+example/token==' },
+      {
+        method: 'POST',
+        url: 'http://127.0.0.1:8443/',
+        headers: { 'content-type': 'application/x-amz-json-1.1' },
+        body: '{}',
+      },
+      {
+        accessKeyId: 'ASIAIOSFODNN7EXAMPLE',
+        secretAccessKey: 'temporary/secret',
+        sessionToken: 'FwoGZXIvYXdzEBYaD+example/token==',
+      },
       { region: 'us-west-2', service: 'ecr' },
       new Date('2025-03-04T05:06:07Z'),
     );

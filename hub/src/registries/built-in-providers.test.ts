@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { loadRegistryProviders } from './load-registry-providers';
 import type { RegistryProviderContext } from './registry-provider';
 
-const context: RegistryProviderContext = { now: Date.now, fetch: () => Promise.reject(new Error('no network in this test')) };
+const context: RegistryProviderContext = {
+  now: Date.now,
+  fetch: () => Promise.reject(new Error('no network in this test')),
+};
 
 describe('built-in public registries', () => {
   it('load with no variables and reach GitLab, Google and public ECR anonymously', async () => {
@@ -45,7 +48,12 @@ describe('built-in public registries', () => {
       ],
       context,
     );
-    expect(configured.map((provider) => `${provider.type}.${provider.name}`)).toEqual(['gitlab.corp', 'gcr.prod', 'ecr.prod', 'acr.prod']);
+    expect(configured.map((provider) => `${provider.type}.${provider.name}`)).toEqual([
+      'gitlab.corp',
+      'gcr.prod',
+      'ecr.prod',
+      'acr.prod',
+    ]);
     const masked = JSON.stringify(configured.map((provider) => provider.maskedConfiguration()));
     for (const secret of ['glpat-EXAMPLE', 'ya29.EXAMPLE', 'AKIAIOSFODNN7EXAMPLE', 'bPxRfiCYEXAMPLEKEY', 'Q~EXAMPLE'])
       expect(masked).not.toContain(secret);

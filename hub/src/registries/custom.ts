@@ -35,7 +35,8 @@ export const createCustomProvider: RegistryProviderFactory = (variables) => {
     matches: (registry) => registry === url.host,
     async connection(): Promise<ProviderConnection> {
       return {
-        ...(options.login !== undefined && password !== undefined && { credentials: { username: options.login, password } }),
+        ...(options.login !== undefined &&
+          password !== undefined && { credentials: { username: options.login, password } }),
         scheme: url.protocol === 'http:' ? 'http' : 'https',
         insecure: options.insecure === 'true',
         caFile: options.cafile,

@@ -36,7 +36,10 @@ const keys = { accesskeyid: KEY_ID, secretaccesskey: SECRET, region: 'us-east-1'
 
 beforeAll(async () => {
   api = await startEcrApi({
-    keys: { [KEY_ID]: { secretAccessKey: SECRET }, [TEMP_KEY_ID]: { secretAccessKey: TEMP_SECRET, sessionToken: SESSION_TOKEN } },
+    keys: {
+      [KEY_ID]: { secretAccessKey: SECRET },
+      [TEMP_KEY_ID]: { secretAccessKey: TEMP_SECRET, sessionToken: SESSION_TOKEN },
+    },
     now: () => clock,
   });
 });
@@ -66,22 +69,26 @@ describe('ecr options', () => {
   });
 
   it('requires the keys with a session token, and names a multi-word provider name with underscores', () => {
-    expect(configErrorOf(() => createEcrProvider(variables('my-team', { sessiontoken: SESSION_TOKEN }), context)).variable).toBe(
-      'DD_REGISTRY_ECR_MY_TEAM_ACCESSKEYID',
-    );
+    expect(
+      configErrorOf(() => createEcrProvider(variables('my-team', { sessiontoken: SESSION_TOKEN }), context)).variable,
+    ).toBe('DD_REGISTRY_ECR_MY_TEAM_ACCESSKEYID');
   });
 
   it('refuses a malformed region or access key id', () => {
-    expect(configErrorOf(() => createEcrProvider(variables('prod', { ...keys, region: 'US East' }), context)).variable).toBe(
-      'DD_REGISTRY_ECR_PROD_REGION',
-    );
-    expect(configErrorOf(() => createEcrProvider(variables('prod', { ...keys, accesskeyid: 'not a key' }), context)).variable).toBe(
-      'DD_REGISTRY_ECR_PROD_ACCESSKEYID',
-    );
+    expect(
+      configErrorOf(() => createEcrProvider(variables('prod', { ...keys, region: 'US East' }), context)).variable,
+    ).toBe('DD_REGISTRY_ECR_PROD_REGION');
+    expect(
+      configErrorOf(() => createEcrProvider(variables('prod', { ...keys, accesskeyid: 'not a key' }), context))
+        .variable,
+    ).toBe('DD_REGISTRY_ECR_PROD_ACCESSKEYID');
   });
 
   it('masks every credential', () => {
-    const provider = createEcrProvider(variables('prod', { ...keys, accesskeyid: TEMP_KEY_ID, sessiontoken: SESSION_TOKEN }), context);
+    const provider = createEcrProvider(
+      variables('prod', { ...keys, accesskeyid: TEMP_KEY_ID, sessiontoken: SESSION_TOKEN }),
+      context,
+    );
     const masked = provider.maskedConfiguration();
     expect(masked).toEqual({ region: 'us-east-1', accesskeyid: '***', secretaccesskey: '***', sessiontoken: '***' });
     for (const secret of [SECRET, TEMP_KEY_ID, SESSION_TOKEN]) expect(JSON.stringify(masked)).not.toContain(secret);
@@ -110,7 +117,9 @@ describe('ecr host matching', () => {
 describe('the built-in ecr instance', () => {
   it('serves public.ecr.aws anonymously with the public-registry budget, without calling AWS', async () => {
     const before = api.requests;
-    const provider = createEcrProvider({ type: 'ecr', name: 'public', values: new Map() }, context, { apiUrl: api.url });
+    const provider = createEcrProvider({ type: 'ecr', name: 'public', values: new Map() }, context, {
+      apiUrl: api.url,
+    });
     expect(provider.matches('public.ecr.aws')).toBe(true);
     expect(provider.matches(HOST)).toBe(false);
     const connection = await provider.connection('public.ecr.aws');
@@ -138,7 +147,9 @@ describe('ecr authorization tokens', () => {
     const first = await provider.connection(HOST);
     const requests = api.requests;
     clock = (first.expiresAt ?? 0) - 1;
-    expect((await provider.connection('210987654321.dkr.ecr.us-east-1.amazonaws.com')).credentials).toEqual(first.credentials);
+    expect((await provider.connection('210987654321.dkr.ecr.us-east-1.amazonaws.com')).credentials).toEqual(
+      first.credentials,
+    );
     expect(api.requests).toBe(requests);
     clock = first.expiresAt ?? 0;
     const second = await provider.connection(HOST);
@@ -156,7 +167,12 @@ describe('ecr authorization tokens', () => {
   });
 
   it('signs temporary credentials with their session token', async () => {
-    const temporary = { accesskeyid: TEMP_KEY_ID, secretaccesskey: TEMP_SECRET, sessiontoken: SESSION_TOKEN, region: 'us-east-1' };
+    const temporary = {
+      accesskeyid: TEMP_KEY_ID,
+      secretaccesskey: TEMP_SECRET,
+      sessiontoken: SESSION_TOKEN,
+      region: 'us-east-1',
+    };
     const provider = createEcrProvider(variables('sts', temporary), context, { apiUrl: api.url });
     expect((await provider.connection(HOST)).credentials?.username).toBe('AWS');
     const { sessiontoken: _dropped, ...withoutToken } = temporary;
@@ -165,7 +181,9 @@ describe('ecr authorization tokens', () => {
   });
 
   it('reports a wrong secret as credentials-rejected, without the secret, and asks again next time', async () => {
-    const provider = createEcrProvider(variables('prod', { ...keys, secretaccesskey: 'wrong/secret' }), context, { apiUrl: api.url });
+    const provider = createEcrProvider(variables('prod', { ...keys, secretaccesskey: 'wrong/secret' }), context, {
+      apiUrl: api.url,
+    });
     const error = await registryError(provider.connection(HOST));
     expect(error.kind).toBe('credentials-rejected');
     expect(error.message).toMatch(/^registry\.ecr\.prod: credentials rejected: .*InvalidSignatureException/);
@@ -176,7 +194,9 @@ describe('ecr authorization tokens', () => {
   });
 
   it('reports an unknown access key as credentials-rejected', async () => {
-    const provider = createEcrProvider(variables('prod', { ...keys, accesskeyid: 'AKIAUNKNOWNEXAMPLE00' }), context, { apiUrl: api.url });
+    const provider = createEcrProvider(variables('prod', { ...keys, accesskeyid: 'AKIAUNKNOWNEXAMPLE00' }), context, {
+      apiUrl: api.url,
+    });
     const error = await registryError(provider.connection(HOST));
     expect(error.kind).toBe('credentials-rejected');
     expect(error.message).toContain('UnrecognizedClientException');
@@ -184,7 +204,9 @@ describe('ecr authorization tokens', () => {
 
   it('signs with the injected clock: a clock 10 minutes off is refused as AWS does', async () => {
     const skewed = { ...context, now: () => clock + 10 * 60_000 };
-    const error = await registryError(createEcrProvider(variables('prod', keys), skewed, { apiUrl: api.url }).connection(HOST));
+    const error = await registryError(
+      createEcrProvider(variables('prod', keys), skewed, { apiUrl: api.url }).connection(HOST),
+    );
     expect(error.kind).toBe('credentials-rejected');
     expect(error.message).toContain('Signature expired');
   });
@@ -222,7 +244,11 @@ describe('ecr in the registry service', () => {
       const pushed = await pushImage(registry, { repository: 'team/app', tags: ['1.0'] });
       const provider = createEcrProvider(variables('prod', keys), { ...context, now: Date.now }, { apiUrl: ecr.url });
       const { credentials } = await provider.connection(HOST);
-      const client = createRegistryClient({ registry: registry.host, credentials, limiter: createConcurrencyLimiter(4) });
+      const client = createRegistryClient({
+        registry: registry.host,
+        credentials,
+        limiter: createConcurrencyLimiter(4),
+      });
       expect((await client.headManifest('team/app', '1.0')).digest).toBe(pushed.digest);
     } finally {
       await ecr.close();

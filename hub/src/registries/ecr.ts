@@ -20,7 +20,9 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 const OptionsSchema = {
   ...CommonRegistryOptions,
-  accesskeyid: v.optional(v.pipe(v.string(), v.regex(/^[A-Z0-9]{16,128}$/, 'must be an AWS access key id (AKIA…, ASIA…)'))),
+  accesskeyid: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Z0-9]{16,128}$/, 'must be an AWS access key id (AKIA…, ASIA…)')),
+  ),
   secretaccesskey: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   sessiontoken: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   region: v.optional(v.pipe(v.string(), v.regex(REGION, 'must be an AWS region such as us-east-1'))),
@@ -127,18 +129,29 @@ interface KeyOptions {
 }
 
 /** The keys come as a set: any of them configured means all three are required. */
-function awsCredentials(variables: ProviderVariables, options: KeyOptions): { region: string; credentials: AwsCredentials } | undefined {
+function awsCredentials(
+  variables: ProviderVariables,
+  options: KeyOptions,
+): { region: string; credentials: AwsCredentials } | undefined {
   const { accesskeyid, secretaccesskey, sessiontoken, region } = options;
-  if (accesskeyid === undefined && secretaccesskey === undefined && sessiontoken === undefined && region === undefined) return undefined;
+  if (accesskeyid === undefined && secretaccesskey === undefined && sessiontoken === undefined && region === undefined)
+    return undefined;
   for (const [key, value] of Object.entries({ accesskeyid, secretaccesskey, region })) {
     if (value === undefined) {
       const variable = `DD_REGISTRY_ECR_${variables.name.replace(/-/g, '_')}_${key}`.toUpperCase();
-      throw new ConfigError(variable, 'is required for a private ECR registry (with ACCESSKEYID, SECRETACCESSKEY and REGION)');
+      throw new ConfigError(
+        variable,
+        'is required for a private ECR registry (with ACCESSKEYID, SECRETACCESSKEY and REGION)',
+      );
     }
   }
   return {
     region: region as string,
-    credentials: { accessKeyId: accesskeyid as string, secretAccessKey: secretaccesskey as string, sessionToken: sessiontoken },
+    credentials: {
+      accessKeyId: accesskeyid as string,
+      secretAccessKey: secretaccesskey as string,
+      sessionToken: sessiontoken,
+    },
   };
 }
 
@@ -155,17 +168,30 @@ async function fetchEcrToken(
   credentials: AwsCredentials,
 ): Promise<EcrToken> {
   const body = '{}';
-  const request = { method: 'POST', url, body, headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': TARGET } };
+  const request = {
+    method: 'POST',
+    url,
+    body,
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': TARGET },
+  };
   const headers = await signRequest(request, credentials, { region, service: 'ecr' }, new Date(context.now()));
   let response: Response;
   let text: string;
   try {
-    response = await context.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(API_TIMEOUT_MS) });
+    response = await context.fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(API_TIMEOUT_MS),
+    });
     text = await response.text();
   } catch (error) {
     const name = (error as { name?: string }).name;
     const kind = name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network';
-    throw new RegistryError(kind, `${component}: GetAuthorizationToken failed: ${(error as Error).message}`, { cause: error });
+    throw new RegistryError(kind, `${component}: GetAuthorizationToken failed: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (!response.ok) throw apiError(component, response, text);
   return readToken(component, text, context.now());
@@ -180,7 +206,8 @@ function readToken(component: string, text: string, now: number): EcrToken {
     throw new RegistryError('protocol', `${component}: unreadable GetAuthorizationToken answer`);
   }
   const expiresMs = data.expiresAt * 1000;
-  if (expiresMs <= now) throw new RegistryError('protocol', `${component}: GetAuthorizationToken returned an expired token`);
+  if (expiresMs <= now)
+    throw new RegistryError('protocol', `${component}: GetAuthorizationToken returned an expired token`);
   // A short-lived token (never seen from AWS, which gives 12 h) still gets half its life.
   const refreshAt = expiresMs - Math.min(REFRESH_MARGIN_MS, (expiresMs - now) / 2);
   return { credentials: { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }, refreshAt };
@@ -194,8 +221,10 @@ function apiError(component: string, response: Response, text: string): Registry
   const message = body?.message ?? body?.Message;
   const detail = `GetAuthorizationToken answered ${response.status} ${type}${typeof message === 'string' ? `: ${message.slice(0, 300)}` : ''}`;
   const status = response.status;
-  if (REJECTED.has(type)) return new RegistryError('credentials-rejected', `${component}: credentials rejected: ${detail}`, { status });
-  const kind = type === 'ThrottlingException' || status === 429 ? 'rate-limited' : status >= 500 ? 'server' : 'protocol';
+  if (REJECTED.has(type))
+    return new RegistryError('credentials-rejected', `${component}: credentials rejected: ${detail}`, { status });
+  const kind =
+    type === 'ThrottlingException' || status === 429 ? 'rate-limited' : status >= 500 ? 'server' : 'protocol';
   return new RegistryError(kind, `${component}: ${detail}`, { status });
 }
 

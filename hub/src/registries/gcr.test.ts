@@ -5,7 +5,8 @@ import type { RegistryProviderContext } from './registry-provider';
 
 const context: RegistryProviderContext = { now: Date.now, fetch: (input, init) => fetch(input, init) };
 // The shape of a key file from the Cloud console, with a placeholder private key.
-const PRIVATE_KEY = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQEXAMPLE\n-----END PRIVATE KEY-----\n';
+const PRIVATE_KEY =
+  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQEXAMPLE\n-----END PRIVATE KEY-----\n';
 const JSON_KEY = JSON.stringify({
   type: 'service_account',
   project_id: 'my-project',
@@ -21,10 +22,15 @@ const variables = (name: string, values: Record<string, string>) => variablesOf(
 describe('gcr host matching', () => {
   const provider = createGcrProvider({ type: 'gcr', name: 'public', values: new Map() }, context);
 
-  it.each(['gcr.io', 'us.gcr.io', 'eu.gcr.io', 'asia.gcr.io', 'mirror.gcr.io', 'us-docker.pkg.dev', 'europe-west1-docker.pkg.dev'])(
-    'serves %s',
-    (host) => expect(provider.matches(host)).toBe(true),
-  );
+  it.each([
+    'gcr.io',
+    'us.gcr.io',
+    'eu.gcr.io',
+    'asia.gcr.io',
+    'mirror.gcr.io',
+    'us-docker.pkg.dev',
+    'europe-west1-docker.pkg.dev',
+  ])('serves %s', (host) => expect(provider.matches(host)).toBe(true));
 
   it.each([
     'evil-docker.pkg.dev.attacker.com',
@@ -47,14 +53,22 @@ describe('the built-in gcr instance', () => {
       expect(connection.credentials).toBeUndefined();
       expect(connection.rateLimit).toEqual({ ratePerSecond: 5, burst: 10 });
     }
-    expect(provider.maskedConfiguration()).toEqual({ login: undefined, serviceAccount: undefined, password: undefined, token: undefined });
+    expect(provider.maskedConfiguration()).toEqual({
+      login: undefined,
+      serviceAccount: undefined,
+      password: undefined,
+      token: undefined,
+    });
   });
 });
 
 describe('gcr credentials', () => {
   it('sends a service-account JSON key as _json_key, the documented basic-auth form', async () => {
     const provider = createGcrProvider(variables('prod', { password: JSON_KEY }), context);
-    expect((await provider.connection('europe-west1-docker.pkg.dev')).credentials).toEqual({ username: '_json_key', password: JSON_KEY });
+    expect((await provider.connection('europe-west1-docker.pkg.dev')).credentials).toEqual({
+      username: '_json_key',
+      password: JSON_KEY,
+    });
   });
 
   it('accepts LOGIN=_json_key as Google spells it out', async () => {
@@ -64,11 +78,19 @@ describe('gcr credentials', () => {
 
   it('sends an OAuth access token as oauth2accesstoken', async () => {
     const provider = createGcrProvider(variables('prod', { token: ACCESS_TOKEN }), context);
-    expect((await provider.connection('gcr.io')).credentials).toEqual({ username: 'oauth2accesstoken', password: ACCESS_TOKEN });
+    expect((await provider.connection('gcr.io')).credentials).toEqual({
+      username: 'oauth2accesstoken',
+      password: ACCESS_TOKEN,
+    });
   });
 
   it('refuses a password that is not a JSON key, naming the variable and never quoting it', () => {
-    for (const password of ['not json at all', '{"client_email":"a@b.c"}', `{"private_key":${JSON.stringify(PRIVATE_KEY)}}`, '[1,2]']) {
+    for (const password of [
+      'not json at all',
+      '{"client_email":"a@b.c"}',
+      `{"private_key":${JSON.stringify(PRIVATE_KEY)}}`,
+      '[1,2]',
+    ]) {
       const error = configErrorOf(() => createGcrProvider(variables('prod', { password }), context));
       expect(error.variable).toBe('DD_REGISTRY_GCR_PROD_PASSWORD');
       expect(error.message).toContain('client_email and private_key');
@@ -77,18 +99,22 @@ describe('gcr credentials', () => {
   });
 
   it('refuses conflicting settings and unknown keys, naming the variable', () => {
-    expect(configErrorOf(() => createGcrProvider(variables('prod', { password: JSON_KEY, token: ACCESS_TOKEN }), context)).variable).toBe(
-      'DD_REGISTRY_GCR_PROD_TOKEN',
-    );
     expect(
-      configErrorOf(() => createGcrProvider(variables('prod', { login: 'oauth2accesstoken', password: JSON_KEY }), context)).variable,
+      configErrorOf(() => createGcrProvider(variables('prod', { password: JSON_KEY, token: ACCESS_TOKEN }), context))
+        .variable,
+    ).toBe('DD_REGISTRY_GCR_PROD_TOKEN');
+    expect(
+      configErrorOf(() =>
+        createGcrProvider(variables('prod', { login: 'oauth2accesstoken', password: JSON_KEY }), context),
+      ).variable,
     ).toBe('DD_REGISTRY_GCR_PROD_LOGIN');
     expect(configErrorOf(() => createGcrProvider(variables('prod', { login: '_json_key' }), context)).variable).toBe(
       'DD_REGISTRY_GCR_PROD_LOGIN',
     );
-    expect(configErrorOf(() => createGcrProvider(variables('prod', { login: 'alice', token: ACCESS_TOKEN }), context)).variable).toBe(
-      'DD_REGISTRY_GCR_PROD_LOGIN',
-    );
+    expect(
+      configErrorOf(() => createGcrProvider(variables('prod', { login: 'alice', token: ACCESS_TOKEN }), context))
+        .variable,
+    ).toBe('DD_REGISTRY_GCR_PROD_LOGIN');
     const unknown = configErrorOf(() => createGcrProvider(variables('prod', { privatekey: PRIVATE_KEY }), context));
     expect(unknown.variable).toBe('DD_REGISTRY_GCR_PROD_PRIVATEKEY');
     expect(unknown.message).toContain('login, password, token');

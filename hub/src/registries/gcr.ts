@@ -22,7 +22,10 @@ const OptionsSchema = {
   ...CommonRegistryOptions,
   /** Optional, since the user name follows from the secret; accepted because Google's docs spell it out. */
   login: v.optional(
-    v.picklist([JSON_KEY_USER, ACCESS_TOKEN_USER], `must be ${JSON_KEY_USER} (with PASSWORD) or ${ACCESS_TOKEN_USER} (with TOKEN)`),
+    v.picklist(
+      [JSON_KEY_USER, ACCESS_TOKEN_USER],
+      `must be ${JSON_KEY_USER} (with PASSWORD) or ${ACCESS_TOKEN_USER} (with TOKEN)`,
+    ),
   ),
   /** A service-account JSON key (best read from the key file with `_PASSWORD__FILE`). */
   password: v.optional(v.string()),
@@ -90,10 +93,12 @@ function gcrCredentials(
     return {};
   }
   if (token !== undefined) {
-    if (login === JSON_KEY_USER) throw new ConfigError(variable('login'), `${JSON_KEY_USER} goes with PASSWORD, not TOKEN`);
+    if (login === JSON_KEY_USER)
+      throw new ConfigError(variable('login'), `${JSON_KEY_USER} goes with PASSWORD, not TOKEN`);
     return { credentials: { username: ACCESS_TOKEN_USER, password: token } };
   }
-  if (login === ACCESS_TOKEN_USER) throw new ConfigError(variable('login'), `${ACCESS_TOKEN_USER} goes with TOKEN, not PASSWORD`);
+  if (login === ACCESS_TOKEN_USER)
+    throw new ConfigError(variable('login'), `${ACCESS_TOKEN_USER} goes with TOKEN, not PASSWORD`);
   const clientEmail = serviceAccountEmail(password as string);
   if (clientEmail === undefined) {
     // Never the parser's message: it quotes the beginning of the secret.
@@ -115,7 +120,12 @@ function serviceAccountEmail(key: string): string | undefined {
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const { client_email: email, private_key: privateKey } = parsed as Record<string, unknown>;
-  if (typeof email !== 'string' || !email.includes('@') || typeof privateKey !== 'string' || !privateKey.includes('PRIVATE KEY')) {
+  if (
+    typeof email !== 'string' ||
+    !email.includes('@') ||
+    typeof privateKey !== 'string' ||
+    !privateKey.includes('PRIVATE KEY')
+  ) {
     return undefined;
   }
   return email;

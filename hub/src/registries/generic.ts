@@ -12,7 +12,11 @@ export function createGenericProvider(insecureHosts: ReadonlySet<string>): Regis
     name: 'anonymous',
     matches: () => true,
     async connection(registry): Promise<ProviderConnection> {
-      return { insecure: insecureHosts.has(registry), rateLimit: defaultRateLimit(registry), concurrency: PRIVATE_CONCURRENCY };
+      return {
+        insecure: insecureHosts.has(registry),
+        rateLimit: defaultRateLimit(registry),
+        concurrency: PRIVATE_CONCURRENCY,
+      };
     },
     maskedConfiguration: () => ({ insecureHosts: [...insecureHosts] }),
   };

@@ -52,11 +52,18 @@ describe('ghcr provider configuration', () => {
     const provider = createGhcrProvider(variablesFromEnv(WITH_TOKEN), context);
     expect((await provider.connection('ghcr.io')).credentials).toEqual({ username: 'octocat', password: TOKEN });
     expect(provider.publishedAt).toBeTypeOf('function');
-    expect(provider.maskedConfiguration()).toEqual({ login: 'octocat', password: undefined, token: '***', ratelimit: undefined });
+    expect(provider.maskedConfiguration()).toEqual({
+      login: 'octocat',
+      password: undefined,
+      token: '***',
+      ratelimit: undefined,
+    });
   });
 
   it('refuses a token without LOGIN, and unknown keys, naming the variable', () => {
-    expect(() => createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_TOKEN: TOKEN }), context)).toThrow(ConfigError);
+    expect(() => createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_TOKEN: TOKEN }), context)).toThrow(
+      ConfigError,
+    );
     expect(() => createGhcrProvider(variablesFromEnv({ DD_REGISTRY_GHCR_X_TOKEN: TOKEN }), context)).toThrow(
       /^DD_REGISTRY_GHCR_X_TOKEN: needs LOGIN/,
     );
@@ -105,7 +112,10 @@ describe('ghcr publishedAt against a GitHub packages API fixture', () => {
   afterEach(() => github.close());
 
   const provider = (endpoints: GithubEndpoints = {}, env: Record<string, string> = WITH_TOKEN) => {
-    const publishedAt = createGhcrProvider(variablesFromEnv(env), context, { githubApi: github.url, ...endpoints }).publishedAt;
+    const publishedAt = createGhcrProvider(variablesFromEnv(env), context, {
+      githubApi: github.url,
+      ...endpoints,
+    }).publishedAt;
     if (!publishedAt) throw new Error('publishedAt expected with a token');
     return publishedAt;
   };
@@ -133,7 +143,10 @@ describe('ghcr publishedAt against a GitHub packages API fixture', () => {
   });
 
   it('follows Link rel="next" as given (GitHub links by owner id) until the tag shows up', async () => {
-    expect(await provider()('acme/big', '1.0.10')).toEqual({ date: versions(250)[239]?.createdAt.replace('.000Z', 'Z'), trusted: true });
+    expect(await provider()('acme/big', '1.0.10')).toEqual({
+      date: versions(250)[239]?.createdAt.replace('.000Z', 'Z'),
+      trusted: true,
+    });
     expect(paths()).toEqual([
       '/orgs/acme/packages/container/big/versions?per_page=100',
       '/organizations/4242/packages/container/big/versions?per_page=100&page=2',

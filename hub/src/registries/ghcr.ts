@@ -2,7 +2,12 @@ import * as v from 'valibot';
 import { discard, type FetchLike, parseRetryAfter } from '../../../shared/registry/registry-transport';
 import type { RequestLimiter } from '../../../shared/registry/request-limiter';
 import type { ProviderVariables } from '../config/provider-variables';
-import { type CachedDate, createPublishedAtCache, PublicRegistryOptions, publicProviderSettings } from './public-provider-support';
+import {
+  type CachedDate,
+  createPublishedAtCache,
+  PublicRegistryOptions,
+  publicProviderSettings,
+} from './public-provider-support';
 import {
   type ProviderConnection,
   type PublishedAt,
@@ -102,7 +107,10 @@ export function createGithubPackageDates(options: GithubPackageDatesOptions): Gi
    */
   const refuse = async (response: Response): Promise<undefined> => {
     const now = options.now();
-    const limited = response.status === 429 || response.headers.get('x-ratelimit-remaining') === '0' || response.headers.has('retry-after');
+    const limited =
+      response.status === 429 ||
+      response.headers.get('x-ratelimit-remaining') === '0' ||
+      response.headers.has('retry-after');
     if (limited) {
       const reset = Number(response.headers.get('x-ratelimit-reset'));
       const resetMs = Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) : undefined;
@@ -123,7 +131,11 @@ export function createGithubPackageDates(options: GithubPackageDatesOptions): Gi
       let found: CachedDate | undefined;
       for (const version of versions) {
         const valid = Number.isFinite(Date.parse(version.created_at));
-        const entry = { value: valid ? { date: version.created_at, trusted: true } : undefined, digest: version.name, at: options.now() };
+        const entry = {
+          value: valid ? { date: version.created_at, trusted: true } : undefined,
+          digest: version.name,
+          at: options.now(),
+        };
         for (const seen of version.metadata?.container?.tags ?? []) {
           dates.remember(`${repository}:${seen}`, entry);
           if (seen === tag) found = entry;
@@ -191,7 +203,11 @@ export function createGithubBackedProvider(
   endpoints: GithubEndpoints,
 ): GhcrProvider {
   const options = parseProviderOptions(variables, GhcrOptionsSchema);
-  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(variables, options, spec.registry);
+  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(
+    variables,
+    options,
+    spec.registry,
+  );
   const githubDates =
     credentials &&
     createGithubPackageDates({

@@ -20,7 +20,11 @@ describe('the built-in gitlab instance', () => {
     expect(provider.matches('gitlab.com')).toBe(false);
     expect(provider.matches('registry.gitlab.com.attacker.example')).toBe(false);
     const connection = await provider.connection('registry.gitlab.com');
-    expect(connection).toMatchObject({ insecure: false, trustedRealmHosts: ['gitlab.com'], rateLimit: { ratePerSecond: 5, burst: 10 } });
+    expect(connection).toMatchObject({
+      insecure: false,
+      trustedRealmHosts: ['gitlab.com'],
+      rateLimit: { ratePerSecond: 5, burst: 10 },
+    });
     expect(connection.credentials).toBeUndefined();
   });
 });
@@ -67,18 +71,20 @@ describe('gitlab options', () => {
   });
 
   it('refuses unknown keys and malformed URLs, naming the variable', () => {
-    const unknown = configErrorOf(() => createGitlabProvider(variables('work', { login: 'me', password: TOKEN }), context));
+    const unknown = configErrorOf(() =>
+      createGitlabProvider(variables('work', { login: 'me', password: TOKEN }), context),
+    );
     expect(unknown.variable).toBe('DD_REGISTRY_GITLAB_WORK_PASSWORD');
     expect(unknown.message).toContain('url, authurl, login, token');
-    expect(configErrorOf(() => createGitlabProvider(variables('work', { url: 'registry.corp.example' }), context)).variable).toBe(
-      'DD_REGISTRY_GITLAB_WORK_URL',
-    );
-    expect(configErrorOf(() => createGitlabProvider(variables('work', { url: 'https://r.example/v2/' }), context)).variable).toBe(
-      'DD_REGISTRY_GITLAB_WORK_URL',
-    );
-    expect(configErrorOf(() => createGitlabProvider(variables('work', { authurl: 'ftp://git.example' }), context)).variable).toBe(
-      'DD_REGISTRY_GITLAB_WORK_AUTHURL',
-    );
+    expect(
+      configErrorOf(() => createGitlabProvider(variables('work', { url: 'registry.corp.example' }), context)).variable,
+    ).toBe('DD_REGISTRY_GITLAB_WORK_URL');
+    expect(
+      configErrorOf(() => createGitlabProvider(variables('work', { url: 'https://r.example/v2/' }), context)).variable,
+    ).toBe('DD_REGISTRY_GITLAB_WORK_URL');
+    expect(
+      configErrorOf(() => createGitlabProvider(variables('work', { authurl: 'ftp://git.example' }), context)).variable,
+    ).toBe('DD_REGISTRY_GITLAB_WORK_AUTHURL');
   });
 
   it('masks the token', () => {
@@ -98,7 +104,10 @@ describe('gitlab options', () => {
       authUrl: 'http://localhost:5001',
     });
     expect(provider.matches('127.0.0.1:5000')).toBe(true);
-    expect(await provider.connection('127.0.0.1:5000')).toMatchObject({ insecure: true, trustedRealmHosts: ['localhost'] });
+    expect(await provider.connection('127.0.0.1:5000')).toMatchObject({
+      insecure: true,
+      trustedRealmHosts: ['localhost'],
+    });
   });
 });
 
@@ -144,7 +153,9 @@ describe('gitlab provider against a real token-auth registry', () => {
   });
 
   it('reports a wrong token as credentials-rejected', async () => {
-    const error = await headWith({ authurl: authUrl, login: 'deploy-token-1', token: 'glpat-wrong' }).catch((caught: unknown) => caught);
+    const error = await headWith({ authurl: authUrl, login: 'deploy-token-1', token: 'glpat-wrong' }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(RegistryError);
     expect((error as RegistryError).kind).toBe('credentials-rejected');
     expect((error as RegistryError).message).not.toContain('glpat-wrong');

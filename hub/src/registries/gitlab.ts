@@ -16,7 +16,12 @@ import {
 function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '' && url.search === '';
+    return (
+      (url.protocol === 'https:' || url.protocol === 'http:') &&
+      url.username === '' &&
+      url.password === '' &&
+      url.search === ''
+    );
   } catch {
     return false;
   }
@@ -25,9 +30,13 @@ function isHttpUrl(value: string): boolean {
 const OptionsSchema = {
   ...CommonRegistryOptions,
   /** The registry of a self-managed instance (`https://registry.example.com`, `https://gitlab.example.com:5050`). */
-  url: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/[^/\s@]+\/?$/, 'must be the registry URL, http(s)://host[:port]'))),
+  url: v.optional(
+    v.pipe(v.string(), v.regex(/^https?:\/\/[^/\s@]+\/?$/, 'must be the registry URL, http(s)://host[:port]')),
+  ),
   /** The GitLab instance whose `/jwt/auth` issues the registry's tokens, when on another domain than the registry. */
-  authurl: v.optional(v.pipe(v.string(), v.check(isHttpUrl, 'must be the GitLab instance URL, http(s)://host[:port][/path]'))),
+  authurl: v.optional(
+    v.pipe(v.string(), v.check(isHttpUrl, 'must be the GitLab instance URL, http(s)://host[:port][/path]')),
+  ),
   login: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
   /** A personal, deploy or job token (or the account password), sent as the password of the token request. */
   token: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),

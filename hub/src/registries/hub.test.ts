@@ -42,8 +42,16 @@ describe('hub provider configuration', () => {
       variablesFromEnv({ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_TOKEN: 'dckr_pat_secret' }),
       context,
     );
-    expect((await withToken.connection('docker.io')).credentials).toEqual({ username: 'me', password: 'dckr_pat_secret' });
-    expect(withToken.maskedConfiguration()).toEqual({ login: 'me', password: undefined, token: '***', ratelimit: undefined });
+    expect((await withToken.connection('docker.io')).credentials).toEqual({
+      username: 'me',
+      password: 'dckr_pat_secret',
+    });
+    expect(withToken.maskedConfiguration()).toEqual({
+      login: 'me',
+      password: undefined,
+      token: '***',
+      ratelimit: undefined,
+    });
     const withPassword = createHubProvider(
       variablesFromEnv({ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_PASSWORD: 'hunter2' }),
       context,
@@ -56,7 +64,11 @@ describe('hub provider configuration', () => {
     [{ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me' }, 'DD_REGISTRY_HUB_PRIVATE_LOGIN', /PASSWORD or TOKEN/],
     [{ DD_REGISTRY_HUB_PRIVATE_PASSWORD: 'x' }, 'DD_REGISTRY_HUB_PRIVATE_PASSWORD', /LOGIN/],
     [
-      { DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_PASSWORD: 'x', DD_REGISTRY_HUB_PRIVATE_TOKEN: 'y' },
+      {
+        DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me',
+        DD_REGISTRY_HUB_PRIVATE_PASSWORD: 'x',
+        DD_REGISTRY_HUB_PRIVATE_TOKEN: 'y',
+      },
       'DD_REGISTRY_HUB_PRIVATE_TOKEN',
       /not both/,
     ],
@@ -73,7 +85,10 @@ describe('hub provider configuration', () => {
   it('lets _RATELIMIT override the default bucket or turn it off', async () => {
     const custom = createHubProvider(variablesFromEnv({ DD_REGISTRY_HUB_X_RATELIMIT: '10/s:30' }), context);
     expect((await custom.connection('docker.io')).rateLimit).toEqual({ ratePerSecond: 10, burst: 30 });
-    const off = createHubProvider(variablesFromEnv({ DD_REGISTRY_HUB_X_RATELIMIT: 'off', DD_REGISTRY_HUB_X_CONCURRENCY: '4' }), context);
+    const off = createHubProvider(
+      variablesFromEnv({ DD_REGISTRY_HUB_X_RATELIMIT: 'off', DD_REGISTRY_HUB_X_CONCURRENCY: '4' }),
+      context,
+    );
     expect(await off.connection('docker.io')).toMatchObject({ rateLimit: undefined, concurrency: 4 });
   });
 });
@@ -91,19 +106,33 @@ describe('hub publishedAt against a Docker Hub API fixture', () => {
             { name: '1.27', pushed: '2025-01-02T03:04:06Z', digest: DIGEST_A },
           ],
         },
-        'me/private-app': { private: true, tags: [{ name: '2.0.0', pushed: '2025-03-01T00:00:00Z', digest: DIGEST_B }] },
+        'me/private-app': {
+          private: true,
+          tags: [{ name: '2.0.0', pushed: '2025-03-01T00:00:00Z', digest: DIGEST_B }],
+        },
       },
     });
   });
   afterEach(() => hub.close());
 
   const provider = (env: Record<string, string> = {}, endpoints: { timeoutMs?: number; cacheTtlMs?: number } = {}) =>
-    createHubProvider(Object.keys(env).length > 0 ? variablesFromEnv(env) : PUBLIC, context, { hubApi: hub.url, ...endpoints });
+    createHubProvider(Object.keys(env).length > 0 ? variablesFromEnv(env) : PUBLIC, context, {
+      hubApi: hub.url,
+      ...endpoints,
+    });
 
   it('gives tag_last_pushed as a trusted date, anonymously for a public repository', async () => {
-    expect(await provider().publishedAt('library/nginx', '1.27.3')).toEqual({ date: '2025-01-02T03:04:05.678000Z', trusted: true });
+    expect(await provider().publishedAt('library/nginx', '1.27.3')).toEqual({
+      date: '2025-01-02T03:04:05.678000Z',
+      trusted: true,
+    });
     expect(hub.requests).toEqual([
-      { method: 'GET', path: '/v2/namespaces/library/repositories/nginx/tags/1.27.3', authorization: undefined, status: 200 },
+      {
+        method: 'GET',
+        path: '/v2/namespaces/library/repositories/nginx/tags/1.27.3',
+        authorization: undefined,
+        status: 200,
+      },
     ]);
   });
 
@@ -111,7 +140,9 @@ describe('hub publishedAt against a Docker Hub API fixture', () => {
     const hubProvider = provider();
     expect(await hubProvider.publishedAt('nginx', '1.27')).toMatchObject({ trusted: true });
     expect(await hubProvider.publishedAt('a/b/c', '1')).toBeUndefined();
-    expect(hub.requests.map((request) => request.path)).toEqual(['/v2/namespaces/library/repositories/nginx/tags/1.27']);
+    expect(hub.requests.map((request) => request.path)).toEqual([
+      '/v2/namespaces/library/repositories/nginx/tags/1.27',
+    ]);
   });
 
   it('answers undefined for an unknown tag or repository (404), and remembers that for the cycle', async () => {
@@ -124,7 +155,9 @@ describe('hub publishedAt against a Docker Hub API fixture', () => {
 
   it('shares one request between concurrent callers and reuses it within the TTL', async () => {
     const hubProvider = provider({}, { cacheTtlMs: 60_000 });
-    const dates = await Promise.all(Array.from({ length: 5 }, () => hubProvider.publishedAt('library/nginx', '1.27.3')));
+    const dates = await Promise.all(
+      Array.from({ length: 5 }, () => hubProvider.publishedAt('library/nginx', '1.27.3')),
+    );
     expect(new Set(dates.map((date) => date?.date))).toEqual(new Set(['2025-01-02T03:04:05.678000Z']));
     clock += 59_000;
     await hubProvider.publishedAt('library/nginx', '1.27.3');
@@ -177,10 +210,20 @@ describe('hub publishedAt against a Docker Hub API fixture', () => {
   });
 
   it('reads a private repository with an access token from the configured login, created once', async () => {
-    const hubProvider = provider({ DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me', DD_REGISTRY_HUB_PRIVATE_TOKEN: 'dckr_pat_secret' });
-    expect(await hubProvider.publishedAt('me/private-app', '2.0.0')).toEqual({ date: '2025-03-01T00:00:00.000000Z', trusted: true });
+    const hubProvider = provider({
+      DD_REGISTRY_HUB_PRIVATE_LOGIN: 'me',
+      DD_REGISTRY_HUB_PRIVATE_TOKEN: 'dckr_pat_secret',
+    });
+    expect(await hubProvider.publishedAt('me/private-app', '2.0.0')).toEqual({
+      date: '2025-03-01T00:00:00.000000Z',
+      trusted: true,
+    });
     expect(await hubProvider.publishedAt('library/nginx', '1.27')).toMatchObject({ trusted: true });
-    expect(hub.requests.map((request) => `${request.method} ${request.status}`)).toEqual(['POST 200', 'GET 200', 'GET 200']);
+    expect(hub.requests.map((request) => `${request.method} ${request.status}`)).toEqual([
+      'POST 200',
+      'GET 200',
+      'GET 200',
+    ]);
     expect(hub.requests[1]?.authorization).toMatch(/^Bearer ey/);
     expect(await provider().publishedAt('me/private-app', '2.0.0')).toBeUndefined();
   });

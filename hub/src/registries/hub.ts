@@ -1,7 +1,12 @@
 import * as v from 'valibot';
 import { discard, parseRetryAfter } from '../../../shared/registry/registry-transport';
 import type { ProviderVariables } from '../config/provider-variables';
-import { type CachedDate, createPublishedAtCache, PublicRegistryOptions, publicProviderSettings } from './public-provider-support';
+import {
+  type CachedDate,
+  createPublishedAtCache,
+  PublicRegistryOptions,
+  publicProviderSettings,
+} from './public-provider-support';
 import {
   type ProviderConnection,
   type PublishedAt,
@@ -54,7 +59,11 @@ export function createHubProvider(
   endpoints: HubEndpoints = {},
 ): HubProvider {
   const options = parseProviderOptions(variables, HubOptionsSchema);
-  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(variables, options, 'docker.io');
+  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(
+    variables,
+    options,
+    'docker.io',
+  );
   const api = (endpoints.hubApi ?? DOCKER_HUB_API).replace(/\/+$/, '');
   const timeoutMs = endpoints.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limiter = apiLimiter(context.now);
@@ -77,8 +86,11 @@ export function createHubProvider(
       return Number.isFinite(seconds) && seconds > 0 ? Math.max(0, seconds * 1000 - now) : undefined;
     };
     const wait =
-      parseRetryAfter(response.headers.get('retry-after'), now) ?? unixHeader('x-retry-after') ?? unixHeader('x-ratelimit-reset');
-    pausedUntil = now + (response.status === 429 ? Math.min(wait ?? DEFAULT_BACKOFF_MS, MAX_PAUSE_MS) : DEFAULT_BACKOFF_MS);
+      parseRetryAfter(response.headers.get('retry-after'), now) ??
+      unixHeader('x-retry-after') ??
+      unixHeader('x-ratelimit-reset');
+    pausedUntil =
+      now + (response.status === 429 ? Math.min(wait ?? DEFAULT_BACKOFF_MS, MAX_PAUSE_MS) : DEFAULT_BACKOFF_MS);
     await discard(response);
   };
 
@@ -105,7 +117,10 @@ export function createHubProvider(
   const lookup = async (namespace: string, name: string, tag: string): Promise<CachedDate | undefined> => {
     const auth = await authorization();
     const url = `${api}/v2/namespaces/${encodeURIComponent(namespace)}/repositories/${encodeURIComponent(name)}/tags/${encodeURIComponent(tag)}`;
-    const response = await request(url, { method: 'GET', headers: { accept: 'application/json', ...(auth && { authorization: auth }) } });
+    const response = await request(url, {
+      method: 'GET',
+      headers: { accept: 'application/json', ...(auth && { authorization: auth }) },
+    });
     if (response.status === 404) {
       await discard(response);
       return { value: undefined, digest: undefined, at: context.now() };

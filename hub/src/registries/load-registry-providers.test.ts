@@ -26,7 +26,10 @@ describe('loadRegistryProviders', () => {
     );
     expect(await loaded.fallback.connection('reg.lan:5000')).toMatchObject({ insecure: true });
     expect(await loaded.fallback.connection('elsewhere:5000')).toMatchObject({ insecure: false });
-    expect((await loaded.configured[0]?.connection('reg.lan'))?.credentials).toEqual({ username: 'u', password: 'from-file' });
+    expect((await loaded.configured[0]?.connection('reg.lan'))?.credentials).toEqual({
+      username: 'u',
+      password: 'from-file',
+    });
     expect(loaded.builtIn.map((provider) => `${provider.type}.${provider.name}`)).toContain('hub.public');
   });
 });

@@ -31,7 +31,8 @@ export async function loadRegistryProviders(
   for (const variables of groupProviderVariables(entries, 'DD_REGISTRY_', ['INSECURE', 'TIMEOUT'])) {
     const load = REGISTRY_PROVIDER_TYPES[variables.type];
     if (!load) {
-      const variable = variables.values.values().next().value?.variable ?? `DD_REGISTRY_${variables.type.toUpperCase()}`;
+      const variable =
+        variables.values.values().next().value?.variable ?? `DD_REGISTRY_${variables.type.toUpperCase()}`;
       throw new ConfigError(
         variable,
         `unknown registry type "${variables.type}"; known: ${Object.keys(REGISTRY_PROVIDER_TYPES).join(', ')}`,

@@ -33,7 +33,8 @@ function lscrAndGhcr(log: { url: string; authorization: string | undefined }[]):
         {
           status: 401,
           headers: {
-            'www-authenticate': 'Bearer realm="https://ghcr.io/token",service="ghcr.io",scope="repository:linuxserver/nginx:pull"',
+            'www-authenticate':
+              'Bearer realm="https://ghcr.io/token",service="ghcr.io",scope="repository:linuxserver/nginx:pull"',
           },
         },
       );
@@ -84,7 +85,10 @@ describe('lscr provider', () => {
         limiter: createConcurrencyLimiter(connection.concurrency),
         fetch: lscrAndGhcr(log),
       });
-    expect(await client(connection.trustedRealmHosts).listTags('linuxserver/nginx')).toEqual(['1.26.2-ls290', 'latest']);
+    expect(await client(connection.trustedRealmHosts).listTags('linuxserver/nginx')).toEqual([
+      '1.26.2-ls290',
+      'latest',
+    ]);
     expect(log.map((entry) => entry.url)).toEqual([
       'lscr.io/v2/linuxserver/nginx/tags/list',
       'ghcr.io/token',
@@ -105,7 +109,13 @@ describe('lscr publishedAt against a GitHub packages API fixture', () => {
           kind: 'org',
           id: 15_207_290,
           packages: {
-            nginx: [{ digest: `sha256:${'1'.repeat(64)}`, tags: ['1.26.2-ls290', 'latest'], createdAt: '2025-06-10T04:05:06Z' }],
+            nginx: [
+              {
+                digest: `sha256:${'1'.repeat(64)}`,
+                tags: ['1.26.2-ls290', 'latest'],
+                createdAt: '2025-06-10T04:05:06Z',
+              },
+            ],
           },
         },
       },
@@ -115,8 +125,13 @@ describe('lscr publishedAt against a GitHub packages API fixture', () => {
 
   it('reads the date of ghcr.io/linuxserver/<image> through the GitHub API, trusted', async () => {
     const provider = createLscrProvider(variablesFromEnv(WITH_TOKEN), context, { githubApi: github.url });
-    expect(await provider.publishedAt?.('linuxserver/nginx', '1.26.2-ls290')).toEqual({ date: '2025-06-10T04:05:06Z', trusted: true });
-    expect(github.requests.map((request) => request.path)).toEqual(['/orgs/linuxserver/packages/container/nginx/versions?per_page=100']);
+    expect(await provider.publishedAt?.('linuxserver/nginx', '1.26.2-ls290')).toEqual({
+      date: '2025-06-10T04:05:06Z',
+      trusted: true,
+    });
+    expect(github.requests.map((request) => request.path)).toEqual([
+      '/orgs/linuxserver/packages/container/nginx/versions?per_page=100',
+    ]);
   });
 
   it('does not guess for a path lscr.io is not known to mirror', async () => {

@@ -14,7 +14,12 @@ const OTHER_PUBLIC = new Set(['lscr.io', 'quay.io', 'gcr.io', 'public.ecr.aws', 
 export const PRIVATE_CONCURRENCY = 16;
 
 export function isPublicRegistry(registry: string): boolean {
-  return STRICT_PUBLIC.has(registry) || OTHER_PUBLIC.has(registry) || registry.endsWith('.pkg.dev') || registry.endsWith('.gcr.io');
+  return (
+    STRICT_PUBLIC.has(registry) ||
+    OTHER_PUBLIC.has(registry) ||
+    registry.endsWith('.pkg.dev') ||
+    registry.endsWith('.gcr.io')
+  );
 }
 
 export function defaultRateLimit(registry: string): RegistryRateLimit | undefined {

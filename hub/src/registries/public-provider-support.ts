@@ -1,10 +1,20 @@
 import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
-import { createConcurrencyLimiter, createTokenBucketLimiter, type RequestLimiter } from '../../../shared/registry/request-limiter';
+import {
+  createConcurrencyLimiter,
+  createTokenBucketLimiter,
+  type RequestLimiter,
+} from '../../../shared/registry/request-limiter';
 import type { ProviderVariables } from '../config/provider-variables';
 import { defaultRateLimit } from './politeness';
-import { CommonRegistryOptions, maskSecret, type PublishedAt, parseConcurrency, parseRateLimit } from './registry-provider';
+import {
+  CommonRegistryOptions,
+  maskSecret,
+  type PublishedAt,
+  parseConcurrency,
+  parseRateLimit,
+} from './registry-provider';
 
 const MAX_CACHED_DATES = 10_000;
 
@@ -35,14 +45,16 @@ export interface PublicProviderOptions {
 export function publicProviderSettings(variables: ProviderVariables, options: PublicProviderOptions, registry: string) {
   const variable = (key: string) =>
     variables.values.get(key)?.variable ?? `DD_REGISTRY_${variables.type}_${variables.name}_${key}`.toUpperCase();
-  if (options.insecure === 'true') throw new ConfigError(variable('insecure'), `${registry} is reached over https only`);
+  if (options.insecure === 'true')
+    throw new ConfigError(variable('insecure'), `${registry} is reached over https only`);
   if (options.password !== undefined && options.token !== undefined)
     throw new ConfigError(variable('token'), 'give PASSWORD or TOKEN, not both');
   const password = options.password ?? options.token;
   if (options.login === undefined && password !== undefined) {
     throw new ConfigError(variable(options.password === undefined ? 'token' : 'password'), 'needs LOGIN as well');
   }
-  if (options.login !== undefined && password === undefined) throw new ConfigError(variable('login'), 'LOGIN needs PASSWORD or TOKEN');
+  if (options.login !== undefined && password === undefined)
+    throw new ConfigError(variable('login'), 'LOGIN needs PASSWORD or TOKEN');
   const credentials: BasicCredentials | undefined =
     options.login !== undefined && password !== undefined ? { username: options.login, password } : undefined;
   const rateLimit = parseRateLimit(options.ratelimit, defaultRateLimit(registry));

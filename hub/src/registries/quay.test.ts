@@ -28,7 +28,12 @@ describe('quay provider', () => {
       context,
     );
     expect((await provider.connection('quay.io')).credentials).toEqual({ username: 'acme+ci', password: 'ROBOTTOKEN' });
-    expect(provider.maskedConfiguration()).toEqual({ login: 'acme+ci', password: undefined, token: '***', ratelimit: undefined });
+    expect(provider.maskedConfiguration()).toEqual({
+      login: 'acme+ci',
+      password: undefined,
+      token: '***',
+      ratelimit: undefined,
+    });
     expect(JSON.stringify(provider.maskedConfiguration())).not.toContain('ROBOTTOKEN');
   });
 
@@ -46,6 +51,9 @@ describe('quay provider', () => {
       variablesFromEnv({ DD_REGISTRY_QUAY_CI_RATELIMIT: '3/s', DD_REGISTRY_QUAY_CI_CONCURRENCY: '2' }),
       context,
     );
-    expect(await provider.connection('quay.io')).toMatchObject({ rateLimit: { ratePerSecond: 3, burst: 15 }, concurrency: 2 });
+    expect(await provider.connection('quay.io')).toMatchObject({
+      rateLimit: { ratePerSecond: 3, burst: 15 },
+      concurrency: 2,
+    });
   });
 });

@@ -1,6 +1,11 @@
 import type { ProviderVariables } from '../config/provider-variables';
 import { PublicRegistryOptions, publicProviderSettings } from './public-provider-support';
-import { type ProviderConnection, parseProviderOptions, type RegistryProvider, type RegistryProviderContext } from './registry-provider';
+import {
+  type ProviderConnection,
+  parseProviderOptions,
+  type RegistryProvider,
+  type RegistryProviderContext,
+} from './registry-provider';
 
 /** `_LOGIN` is a robot account (`org+robot`) or a user; `_TOKEN` the robot's token. */
 export const QuayOptionsSchema = PublicRegistryOptions;

@@ -49,10 +49,16 @@ export interface RegistryProvider {
   maskedConfiguration(): Record<string, unknown>;
 }
 
-export type RegistryProviderFactory = (variables: ProviderVariables, context: RegistryProviderContext) => RegistryProvider;
+export type RegistryProviderFactory = (
+  variables: ProviderVariables,
+  context: RegistryProviderContext,
+) => RegistryProvider;
 
 /** `_RATELIMIT` is `<n>/s` or `<n>/s:<burst>`; `off` disables the bucket. */
-const RateLimitSchema = v.pipe(v.string(), v.regex(/^(off|\d+(\.\d+)?\/s(:\d+)?)$/i, 'must be <requests>/s, <requests>/s:<burst> or off'));
+const RateLimitSchema = v.pipe(
+  v.string(),
+  v.regex(/^(off|\d+(\.\d+)?\/s(:\d+)?)$/i, 'must be <requests>/s, <requests>/s:<burst> or off'),
+);
 
 /** Options every provider accepts besides its own. */
 export const CommonRegistryOptions = {
@@ -73,7 +79,10 @@ export function parseProviderOptions<T extends Record<string, v.GenericSchema<st
   const raw: Record<string, string> = {};
   for (const [key, { variable, value }] of variables.values) {
     if (!(key in entries)) {
-      throw new ConfigError(variable, `unknown option for a ${variables.type} registry; known: ${Object.keys(entries).join(', ')}`);
+      throw new ConfigError(
+        variable,
+        `unknown option for a ${variables.type} registry; known: ${Object.keys(entries).join(', ')}`,
+      );
     }
     raw[key] = value;
   }
@@ -81,7 +90,8 @@ export function parseProviderOptions<T extends Record<string, v.GenericSchema<st
   for (const [key, schema] of Object.entries(entries)) {
     const result = v.safeParse(schema, raw[key]);
     if (!result.success) {
-      const variable = variables.values.get(key)?.variable ?? `DD_REGISTRY_${variables.type}_${variables.name}_${key}`.toUpperCase();
+      const variable =
+        variables.values.get(key)?.variable ?? `DD_REGISTRY_${variables.type}_${variables.name}_${key}`.toUpperCase();
       throw new ConfigError(variable, result.issues[0]?.message ?? 'invalid value');
     }
     out[key] = result.output;
@@ -99,7 +109,10 @@ export function maskSecret(value: string | undefined): '***' | undefined {
   return value === undefined ? undefined : '***';
 }
 
-export function parseRateLimit(value: string | undefined, fallback: ProviderConnection['rateLimit']): ProviderConnection['rateLimit'] {
+export function parseRateLimit(
+  value: string | undefined,
+  fallback: ProviderConnection['rateLimit'],
+): ProviderConnection['rateLimit'] {
   if (value === undefined) return fallback;
   if (value.toLowerCase() === 'off') return undefined;
   const [rate, burst] = value.toLowerCase().replace('/s', '').split(':');

@@ -2,7 +2,11 @@ import { createRegistryClient } from '../../../shared/registry/create-registry-c
 import { registryApiHost } from '../../../shared/registry/image-reference';
 import type { RegistryClient } from '../../../shared/registry/registry-client';
 import type { FetchLike, RegistryRequestEvent } from '../../../shared/registry/registry-transport';
-import { createConcurrencyLimiter, createTokenBucketLimiter, type RequestLimiter } from '../../../shared/registry/request-limiter';
+import {
+  createConcurrencyLimiter,
+  createTokenBucketLimiter,
+  type RequestLimiter,
+} from '../../../shared/registry/request-limiter';
 import type { ProviderConnection, RegistryProvider } from './registry-provider';
 
 export interface RegistryServiceOptions {

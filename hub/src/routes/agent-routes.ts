@@ -22,7 +22,8 @@ export function agentFailure(name: string, error: unknown): HttpError {
   if (error instanceof AgentNotConnectedError || (error instanceof EdgeRequestError && error.code === 'disconnected')) {
     return new HttpError(503, `The agent ${name} is not connected`, { agent: name });
   }
-  if (error instanceof EdgeRequestError && error.code === 'timeout') return new HttpError(504, `The agent ${name} did not answer in time`);
+  if (error instanceof EdgeRequestError && error.code === 'timeout')
+    return new HttpError(504, `The agent ${name} did not answer in time`);
   const message = error instanceof Error ? error.message : String(error);
   return new HttpError(502, `The agent ${name} could not answer`, { reason: message.slice(0, 300) });
 }

@@ -30,21 +30,34 @@ const creatorOf = (principal: Principal): string => {
  * The ceilings of http-interface §5.6: a key mints only within its own scopes and lifetime. A session is not
  * bound by them, except one signed in with a recovery code, which cannot mint at all (http-interface §5.5).
  */
-function assertMayCreate(principal: Principal, creator: StoredApiKey | undefined, body: CreateApiKeyBody, expiresAt: number | null): void {
+function assertMayCreate(
+  principal: Principal,
+  creator: StoredApiKey | undefined,
+  body: CreateApiKeyBody,
+  expiresAt: number | null,
+): void {
   if (principal.kind === 'session' && principal.assurance === 'recovery-code') {
-    throw new HttpError(403, 'A session signed in with a recovery code cannot create API keys', { reason: 'recovery-assurance' });
+    throw new HttpError(403, 'A session signed in with a recovery code cannot create API keys', {
+      reason: 'recovery-assurance',
+    });
   }
   if (principal.kind !== 'api-key') return;
   if (!creator) throw new HttpError(403, 'The calling API key no longer exists');
   const beyond = body.scopes.filter((scope) => !scopeSatisfies(creator.scopes, scope));
   if (beyond.length > 0) {
-    throw new HttpError(403, `An API key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
+    throw new HttpError(403, `An API key cannot grant scopes it does not hold: ${beyond.join(', ')}`, {
+      scopes: beyond,
+    });
   }
   const ceiling = creator.expiresAt === null ? null : Date.parse(creator.expiresAt);
   if (ceiling !== null && (expiresAt === null || expiresAt > ceiling)) {
-    throw new HttpError(403, `An API key cannot create a key that outlives itself (expiry at most ${creator.expiresAt})`, {
-      maxExpiresAt: creator.expiresAt,
-    });
+    throw new HttpError(
+      403,
+      `An API key cannot create a key that outlives itself (expiry at most ${creator.expiresAt})`,
+      {
+        maxExpiresAt: creator.expiresAt,
+      },
+    );
   }
 }
 
@@ -131,7 +144,10 @@ export function registerApiKeyRoutes(api: RouteGroup, deps: ApiKeyRoutesDeps): v
     },
     (c, { query }) => {
       const page = apiKeys.page(query.limit, query.cursor);
-      if (!page) throw new HttpError(400, 'Invalid query parameter "cursor": not a cursor this server issued', { parameter: 'cursor' });
+      if (!page)
+        throw new HttpError(400, 'Invalid query parameter "cursor": not a cursor this server issued', {
+          parameter: 'cursor',
+        });
       const { data, total, hasMore, nextCursor } = page;
       return c.json({ data, total, limit: query.limit, hasMore, ...(nextCursor !== undefined && { nextCursor }) });
     },
@@ -156,7 +172,8 @@ export function registerApiKeyRoutes(api: RouteGroup, deps: ApiKeyRoutesDeps): v
       if (principal.kind === 'api-key') {
         // Revoking itself or its parent would cut off the caller mid-request; another key or a session must do it.
         if (keyId === principal.keyId) throw new HttpError(403, 'An API key cannot revoke itself');
-        if (keyId === apiKeys.get(principal.keyId)?.parentKeyId) throw new HttpError(403, 'An API key cannot revoke its parent key');
+        if (keyId === apiKeys.get(principal.keyId)?.parentKeyId)
+          throw new HttpError(403, 'An API key cannot revoke its parent key');
       }
       const revokedKeyIds = apiKeys.descendants(keyId);
       await apiKeys.revoke(revokedKeyIds);

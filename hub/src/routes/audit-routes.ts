@@ -45,7 +45,13 @@ export function registerAuditRoutes(api: RouteGroup, deps: AuditRoutesDeps): voi
         from: query.from,
         to: query.to,
       });
-      return c.json({ data, total, limit: query.limit, offset: query.offset, hasMore: query.offset + data.length < total });
+      return c.json({
+        data,
+        total,
+        limit: query.limit,
+        offset: query.offset,
+        hasMore: query.offset + data.length < total,
+      });
     },
   );
 }

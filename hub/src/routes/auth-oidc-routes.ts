@@ -24,7 +24,11 @@ const callbackQuery = {
 
 const oidcErrorResponse = (c: Context<HubEnv>, id: string, error: OidcError) =>
   c.json(
-    errorBody(error.status, `OIDC sign-in failed: ${error.message}`, { provider: id, reason: error.reason, ...error.details }),
+    errorBody(error.status, `OIDC sign-in failed: ${error.message}`, {
+      provider: id,
+      reason: error.reason,
+      ...error.details,
+    }),
     error.status,
   );
 
@@ -41,7 +45,12 @@ export interface AuthOidcRoutesDeps extends SessionAuthDeps {
  * GET /auth/oidc/{id}/redirect and /auth/oidc/{id}/callback: the authorization-code flow with
  * PKCE (decisions §4). Public by nature: a browser reaches them before it has a session.
  */
-export function registerAuthOidcRoutes(api: RouteGroup, deps: AuthOidcRoutesDeps, sessions: SessionStore, oidc: OidcLogin): void {
+export function registerAuthOidcRoutes(
+  api: RouteGroup,
+  deps: AuthOidcRoutesDeps,
+  sessions: SessionStore,
+  oidc: OidcLogin,
+): void {
   const logger = deps.logger.child('auth.oidc');
   // Anyone can call the callback: one failed-sign-in entry per address and reason a minute keeps a
   // flood of bogus callbacks from rotating the audit trail out (as for failed API keys).
@@ -60,7 +69,11 @@ export function registerAuthOidcRoutes(api: RouteGroup, deps: AuthOidcRoutesDeps
       tag: 'auth',
       summary: 'Start an OIDC sign-in: redirects to the provider (authorization code with PKCE)',
       successStatus: 302,
-      statuses: { 404: 'Unknown provider', 502: 'The provider metadata is invalid', 503: 'The provider cannot be reached' },
+      statuses: {
+        404: 'Unknown provider',
+        502: 'The provider metadata is invalid',
+        503: 'The provider cannot be reached',
+      },
     },
     async (c) => {
       const id = c.req.param('id') ?? '';

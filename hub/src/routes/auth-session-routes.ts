@@ -2,7 +2,13 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import type { Logger } from '../../../shared/logging/logger';
 import type { LoginVerifier } from '../auth/login-service';
-import { clearSessionCookie, passesSameOrigin, type SessionAuthDeps, sessionCookieOf, setSessionCookie } from '../auth/session-auth';
+import {
+  clearSessionCookie,
+  passesSameOrigin,
+  type SessionAuthDeps,
+  sessionCookieOf,
+  setSessionCookie,
+} from '../auth/session-auth';
 import type { SessionStore } from '../auth/session-store';
 import type { HubConfig } from '../config/hub-config';
 import { errorBody } from '../http/http-error';
@@ -24,7 +30,11 @@ const LoginBodySchema = v.object({
   otp: v.optional(field(20)),
   recoveryCode: v.optional(field(200)),
 });
-const UserSchema = v.object({ username: v.string(), assurance: v.optional(v.string()), anonymous: v.optional(v.boolean()) });
+const UserSchema = v.object({
+  username: v.string(),
+  assurance: v.optional(v.string()),
+  anonymous: v.optional(v.boolean()),
+});
 
 /** The basic sign-in routes: the users, where TOTP replays are remembered, the session cookie, and the audit of sign-ins. */
 export interface AuthSessionRoutesDeps extends SessionAuthDeps {

@@ -31,12 +31,19 @@ function authStatus(deps: AuthStatusRoutesDeps, oidc: OidcLogin) {
  * GET /api/v1/auth/status, its permanent unversioned alias (http-interface §9.2) and the deprecated
  * GET /auth/strategies (http-interface §9.5).
  */
-export function registerAuthStatusRoutes(api: RouteGroup, root: RouteGroup, deps: AuthStatusRoutesDeps, oidc: OidcLogin): void {
+export function registerAuthStatusRoutes(
+  api: RouteGroup,
+  root: RouteGroup,
+  deps: AuthStatusRoutesDeps,
+  oidc: OidcLogin,
+): void {
   const spec = { method: 'get', access: 'public', tag: 'auth', response: AuthStatusSchema } as const;
   api.add({ ...spec, path: '/auth/status', summary: 'Authentication providers and configuration errors' }, (c) =>
     c.json(authStatus(deps, oidc)),
   );
-  root.add({ ...spec, path: '/api/auth/status', summary: 'Permanent alias of /api/v1/auth/status' }, (c) => c.json(authStatus(deps, oidc)));
+  root.add({ ...spec, path: '/api/auth/status', summary: 'Permanent alias of /api/v1/auth/status' }, (c) =>
+    c.json(authStatus(deps, oidc)),
+  );
   root.add(
     {
       ...spec,

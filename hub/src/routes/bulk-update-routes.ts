@@ -65,7 +65,13 @@ export function registerBulkUpdateRoutes(api: RouteGroup, deps: BulkUpdateRoutes
         try {
           const operation = await deps.updates.requestUpdate(containerId, { source: 'api', batchId: batch.batchId });
           batch.add(operation);
-          results.push({ containerId, containerName: operation.containerName, result: 'accepted', operationId: operation.id, status: 202 });
+          results.push({
+            containerId,
+            containerName: operation.containerName,
+            result: 'accepted',
+            operationId: operation.id,
+            status: 202,
+          });
         } catch (error) {
           const name = deps.containers.get(containerId)?.name;
           results.push({

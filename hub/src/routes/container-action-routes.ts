@@ -154,7 +154,8 @@ export function registerContainerActionRoutes(api: RouteGroup, deps: ContainerAc
       path: '/containers/:id/env/reveal',
       access: 'session',
       tag: 'containers',
-      summary: 'The unredacted environment of one container, each key flagged when sensitive; audited (without the values)',
+      summary:
+        'The unredacted environment of one container, each key flagged when sensitive; audited (without the values)',
       response: EnvRevealSchema,
       statuses: { 404: 'Unknown container', 429: 'More than 10 reveals in a minute' },
     },

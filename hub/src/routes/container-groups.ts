@@ -32,7 +32,8 @@ function keyOf(
 ): { key: string; group: Omit<ContainerGroup, 'total' | 'updatesAvailable' | 'containers'> } | undefined {
   const name = container.group;
   if (!name) return undefined;
-  if (container.labels[GROUP_LABEL]) return { key: `label\u0000${name}`, group: { name, kind: 'label', watcher: null, agent: null } };
+  if (container.labels[GROUP_LABEL])
+    return { key: `label\u0000${name}`, group: { name, kind: 'label', watcher: null, agent: null } };
   return {
     key: `compose\u0000${container.agent ?? ''}\u0000${container.watcher}\u0000${name}`,
     group: { name, kind: 'compose', watcher: container.watcher, agent: container.agent ?? null },
@@ -85,5 +86,7 @@ export function containerGroups(all: readonly Container[]): ContainerGroup[] {
     groups.set(found.key, group);
   }
   for (const group of groups.values()) group.containers.sort((a, b) => a.name.localeCompare(b.name));
-  return [...groups.values()].sort((a, b) => a.name.localeCompare(b.name) || (a.watcher ?? '').localeCompare(b.watcher ?? ''));
+  return [...groups.values()].sort(
+    (a, b) => a.name.localeCompare(b.name) || (a.watcher ?? '').localeCompare(b.watcher ?? ''),
+  );
 }

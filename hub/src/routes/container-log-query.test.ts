@@ -39,7 +39,9 @@ describe('container log query helpers', () => {
     const read = async (timestamps: boolean) => {
       const iterator = source();
       const first = await iterator.next();
-      return new Response(logText(iterator, first, { timestamps, onCancel: () => undefined, onError: () => undefined })).text();
+      return new Response(
+        logText(iterator, first, { timestamps, onCancel: () => undefined, onError: () => undefined }),
+      ).text();
     };
     expect(await read(false)).toBe(lines.map((l) => `${l.line}\n`).join(''));
     expect(await read(true)).toBe(lines.map((l) => `${l.ts} ${l.line}\n`).join(''));
@@ -74,7 +76,11 @@ describe('container log query helpers', () => {
       throw new Error('docker: connection reset');
     }
     const broken = failing();
-    const text = logText(broken, await broken.next(), { timestamps: false, onCancel: () => undefined, onError: (e) => errors.push(e) });
+    const text = logText(broken, await broken.next(), {
+      timestamps: false,
+      onCancel: () => undefined,
+      onError: (e) => errors.push(e),
+    });
     await expect(new Response(text).text()).rejects.toThrow('connection reset');
     expect(errors).toHaveLength(1);
   });

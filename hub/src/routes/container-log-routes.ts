@@ -29,7 +29,8 @@ function gzipped(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>
 }
 
 function requireOneStream(query: { stdout: boolean; stderr: boolean }): void {
-  if (!query.stdout && !query.stderr) throw new HttpError(400, 'Choose at least one of stdout and stderr', { parameter: 'stdout' });
+  if (!query.stdout && !query.stderr)
+    throw new HttpError(400, 'Choose at least one of stdout and stderr', { parameter: 'stdout' });
 }
 
 /**
@@ -96,14 +97,16 @@ export function registerContainerLogRoutes(api: RouteGroup, deps: ContainerLogRo
         // Before any header: an unknown container or a Docker failure still gets a JSON error.
         first = await lines.next();
       } catch (error) {
-        if (error instanceof DockerNotFoundError) throw new HttpError(404, `The container ${container.name} no longer exists in Docker`);
+        if (error instanceof DockerNotFoundError)
+          throw new HttpError(404, `The container ${container.name} no longer exists in Docker`);
         logger.warn('log download failed', { container: container.name, error: errorMessage(error) });
         throw new HttpError(500, 'Docker could not read the container log', { reason: errorMessage(error) });
       }
       const text = logText(lines, first, {
         timestamps: query.timestamps,
         onCancel: () => controller.abort(),
-        onError: (error) => logger.warn('log download cut short', { container: container.name, error: errorMessage(error) }),
+        onError: (error) =>
+          logger.warn('log download cut short', { container: container.name, error: errorMessage(error) }),
       });
       return c.body(gzip ? gzipped(text) : text, 200, headers);
     },

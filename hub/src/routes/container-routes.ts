@@ -15,7 +15,12 @@ import { describeTrigger } from '../notifications/notification-triggers';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { effectivePolicy } from '../watchers/container-check';
-import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, queryContainers } from '../watchers/container-query';
+import {
+  CONTAINER_KIND_FILTERS,
+  CONTAINER_SORTS,
+  CONTAINER_STATUS_FILTERS,
+  queryContainers,
+} from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
 import { type ContainerHosts, findContainer, watcherOf } from './container-target';
@@ -66,7 +71,11 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
         watcher: qText({ maxLength: 128, description: 'Watcher name' }),
         agent: qText({ maxLength: 63, description: "An edge agent's name: only its containers" }),
         maturity: qEnum(MATURITY_LEVELS),
-        containerIds: qText({ maxLength: 20_000, pattern: /^[A-Za-z0-9_.,-]*$/, patternText: 'must be comma-separated container ids' }),
+        containerIds: qText({
+          maxLength: 20_000,
+          pattern: /^[A-Za-z0-9_.,-]*$/,
+          patternText: 'must be comma-separated container ids',
+        }),
       },
       response: Envelope,
       statuses: { 400: 'Invalid query parameter' },
@@ -173,7 +182,11 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       deps.registries?.lookups.beginCycle();
       const { container: updated, errors } = await watcher.watchContainer(container.id);
       const unreachable = errors.find((error) => error.phase !== 'check');
-      if (unreachable) throw new HttpError(503, `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`);
+      if (unreachable)
+        throw new HttpError(
+          503,
+          `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`,
+        );
       if (!updated) throw new HttpError(404, 'The container is gone');
       return c.json(toPublicContainer(updated));
     },
@@ -185,7 +198,8 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       path: '/containers/:id/triggers',
       access: 'read',
       tag: 'containers',
-      summary: 'Notification triggers that apply to this container (its dd.notification.* labels considered), configuration masked',
+      summary:
+        'Notification triggers that apply to this container (its dd.notification.* labels considered), configuration masked',
     },
     (c) => {
       const data = triggersOfContainer(deps, find(c.req.param('id') ?? '')).map(describeTrigger);
@@ -194,7 +208,13 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
   );
 
   api.add(
-    { method: 'get', path: '/containers/:id/vulnerabilities', access: 'read', tag: 'security', summary: 'Latest scan of this container' },
+    {
+      method: 'get',
+      path: '/containers/:id/vulnerabilities',
+      access: 'read',
+      tag: 'security',
+      summary: 'Latest scan of this container',
+    },
     (c) => {
       const container = find(c.req.param('id') ?? '');
       return c.json({

@@ -11,8 +11,17 @@ import { createStatsSampler, type StatsTarget } from '../stats/stats-sampler';
 import type { ContainerStore } from '../store/container-store';
 import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
 
-const SampleSchema = v.object({ cpuPercent: v.number(), memoryBytes: v.number(), memoryLimitBytes: v.number(), at: v.string() });
-const ContainerStatsSchema = v.object({ containerId: v.string(), current: SampleSchema, history: v.array(SampleSchema) });
+const SampleSchema = v.object({
+  cpuPercent: v.number(),
+  memoryBytes: v.number(),
+  memoryLimitBytes: v.number(),
+  at: v.string(),
+});
+const ContainerStatsSchema = v.object({
+  containerId: v.string(),
+  current: SampleSchema,
+  history: v.array(SampleSchema),
+});
 const SummarySchema = v.object({
   containers: v.number(),
   sampled: v.number(),
@@ -64,7 +73,11 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
       tag: 'containers',
       summary: 'CPU and memory of one container now, with the recent samples',
       response: ContainerStatsSchema,
-      statuses: { 404: 'Unknown container, or gone from Docker', 500: 'Docker failed', 503: 'Its watcher is not available' },
+      statuses: {
+        404: 'Unknown container, or gone from Docker',
+        500: 'Docker failed',
+        503: 'Its watcher is not available',
+      },
     },
     async (c) => {
       const { container, watcher } = targetOf(c.req.param('id') ?? '');
@@ -72,7 +85,8 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
         const current = await sampler.sample(container.id, watcher.host);
         return c.json({ containerId: container.id, current, history: sampler.history(container.id) });
       } catch (error) {
-        if (error instanceof DockerNotFoundError) throw new HttpError(404, `The container ${container.name} no longer exists in Docker`);
+        if (error instanceof DockerNotFoundError)
+          throw new HttpError(404, `The container ${container.name} no longer exists in Docker`);
         logger.warn('stats failed', { container: container.name, error: errorMessage(error) });
         throw new HttpError(500, 'Docker could not report the container stats', { reason: errorMessage(error) });
       }
@@ -85,7 +99,8 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
       path: '/containers/:id/stats/stream',
       access: 'read',
       tag: 'containers',
-      summary: 'Server-Sent Events: container-stats samples every interval; stats-error frames on failures (the last one when it is gone)',
+      summary:
+        'Server-Sent Events: container-stats samples every interval; stats-error frames on failures (the last one when it is gone)',
       query: { interval: intervalParam },
       statuses: { 404: 'Unknown container', 503: 'Its watcher is not available' },
     },
@@ -95,7 +110,10 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
       if (c.req.method === 'HEAD') return c.body(null, 200, headers);
       const next = async (): Promise<SampleFrame> => {
         try {
-          return { event: 'container-stats', data: { containerId: container.id, ...(await sampler.sample(container.id, watcher.host)) } };
+          return {
+            event: 'container-stats',
+            data: { containerId: container.id, ...(await sampler.sample(container.id, watcher.host)) },
+          };
         } catch (error) {
           const gone = error instanceof DockerNotFoundError;
           if (!gone) logger.warn('stats sample failed', { container: container.name, error: errorMessage(error) });
@@ -106,7 +124,11 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
           };
         }
       };
-      return c.body(openSampleStream({ intervalMs: query.interval * 1000, next, signal: c.req.raw.signal }), 200, headers);
+      return c.body(
+        openSampleStream({ intervalMs: query.interval * 1000, next, signal: c.req.raw.signal }),
+        200,
+        headers,
+      );
     },
   );
 
@@ -135,7 +157,11 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
       const headers = streamHeaders(deps.runtime);
       if (c.req.method === 'HEAD') return c.body(null, 200, headers);
       const next = async (): Promise<SampleFrame> => ({ event: 'stats-summary', data: await sampler.summary(fleet) });
-      return c.body(openSampleStream({ intervalMs: query.interval * 1000, next, signal: c.req.raw.signal }), 200, headers);
+      return c.body(
+        openSampleStream({ intervalMs: query.interval * 1000, next, signal: c.req.raw.signal }),
+        200,
+        headers,
+      );
     },
   );
 }

@@ -40,7 +40,8 @@ export function watcherOf(hosts: ContainerHosts, container: Container): DockerWa
     if (!hosts.agents.isConnected(agent)) throw new HttpError(503, `The agent ${agent} is not connected`, { agent });
     return watcher;
   }
-  if (!watcher) throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
+  if (!watcher)
+    throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
   return watcher;
 }
 

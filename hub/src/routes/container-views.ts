@@ -15,8 +15,9 @@ export function containerSummary(all: readonly Container[]) {
     // Containers with critical or high findings; nothing is scanned until a scanner is configured.
     security: { issues: 0 },
     hotUpdates: all.filter((c) => c.updateAvailable && c.updateMaturityLevel === 'hot').length,
-    matureUpdates: all.filter((c) => c.updateAvailable && (c.updateMaturityLevel === 'mature' || c.updateMaturityLevel === 'established'))
-      .length,
+    matureUpdates: all.filter(
+      (c) => c.updateAvailable && (c.updateMaturityLevel === 'mature' || c.updateMaturityLevel === 'established'),
+    ).length,
   };
 }
 
@@ -38,7 +39,9 @@ export function recentStatus(recent: readonly AuditEntry[], all: readonly Contai
     if (!status || !entry.containerName) continue;
     statuses[entry.containerName] = status;
     for (const container of all.filter((c) => c.name === entry.containerName)) {
-      statusesByIdentity[containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name })] = status;
+      statusesByIdentity[
+        containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name })
+      ] = status;
     }
   }
   return { statuses, statusesByIdentity };

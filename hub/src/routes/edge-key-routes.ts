@@ -39,7 +39,10 @@ export function registerEdgeKeyRoutes(api: RouteGroup, deps: EdgeKeyRoutesDeps):
     },
     async (c, { body }) => {
       const parsed = parseEdgePublicKey(body.publicKey);
-      if (!parsed) throw new HttpError(400, 'publicKey must be the base64 of a raw 32-byte Ed25519 public key', { field: 'publicKey' });
+      if (!parsed)
+        throw new HttpError(400, 'publicKey must be the base64 of a raw 32-byte Ed25519 public key', {
+          field: 'publicKey',
+        });
       const key = await edge.registerKey({ ...parsed, label: body.label });
       if (key === 'exists') {
         const existing = edge.keys.get(parsed.keyId);
@@ -79,18 +82,24 @@ export function registerEdgeKeyRoutes(api: RouteGroup, deps: EdgeKeyRoutesDeps):
       path: '/edge/keys/:keyId',
       access: 'edge:manage',
       tag: 'edge',
-      summary: "Revoke an edge key: its live sessions are closed (4002) and its sign-ins refused; the agent's name stays bound to it",
+      summary:
+        "Revoke an edge key: its live sessions are closed (4002) and its sign-ins refused; the agent's name stays bound to it",
       response: EdgeKeyResourceSchema,
       statuses: { 404: 'Unknown key' },
     },
     async (c) => {
       const keyId = c.req.param('keyId') ?? '';
-      if (!EDGE_KEY_ID_PATTERN.test(keyId) || !edge.keys.get(keyId)) throw new HttpError(404, `Unknown edge key ${keyId.slice(0, 40)}`);
+      if (!EDGE_KEY_ID_PATTERN.test(keyId) || !edge.keys.get(keyId))
+        throw new HttpError(404, `Unknown edge key ${keyId.slice(0, 40)}`);
       const wasRevoked = edge.keys.get(keyId)?.revokedAt != null;
       const key = (await edge.revokeKey(keyId)) as EdgeKey;
       if (!wasRevoked) {
         deps.logger.child('edge').warn(`edge key ${keyId} revoked`, { label: key.label });
-        await deps.audit.append({ action: 'edge-key-revoked', status: 'success', details: `edge key ${keyId} (${key.label}) revoked` });
+        await deps.audit.append({
+          action: 'edge-key-revoked',
+          status: 'success',
+          details: `edge key ${keyId} (${key.label}) revoked`,
+        });
       }
       return c.json(resource(key));
     },

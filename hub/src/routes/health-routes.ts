@@ -57,11 +57,25 @@ export function registerHealthRoute(root: RouteGroup, deps: HealthRouteDeps): vo
 
 /** GET /api/v1/app and /api/v1/server. */
 export function registerAppRoutes(api: RouteGroup, deps: AppRoutesDeps): void {
-  api.add({ method: 'get', path: '/app', access: 'read', tag: 'system', summary: 'Product name and version', response: AppSchema }, (c) =>
-    c.json({ name: PRODUCT_NAME, version: deps.version, runtime: deps.runtime }),
+  api.add(
+    {
+      method: 'get',
+      path: '/app',
+      access: 'read',
+      tag: 'system',
+      summary: 'Product name and version',
+      response: AppSchema,
+    },
+    (c) => c.json({ name: PRODUCT_NAME, version: deps.version, runtime: deps.runtime }),
   );
   api.add(
-    { method: 'get', path: '/server', access: 'read', tag: 'system', summary: 'Server version, uptime and masked configuration' },
+    {
+      method: 'get',
+      path: '/server',
+      access: 'read',
+      tag: 'system',
+      summary: 'Server version, uptime and masked configuration',
+    },
     (c) =>
       c.json({
         name: PRODUCT_NAME,

@@ -63,7 +63,12 @@ export function registerImageRoutes(api: RouteGroup, deps: ImageRoutesDeps): voi
     async (c) => {
       const { images, errors } = await listImages(deps);
       const data = images.filter((image) => image.prunable);
-      return c.json({ data, total: data.length, reclaimableBytes: data.reduce((sum, image) => sum + image.sizeBytes, 0), errors });
+      return c.json({
+        data,
+        total: data.length,
+        reclaimableBytes: data.reduce((sum, image) => sum + image.sizeBytes, 0),
+        errors,
+      });
     },
   );
 
@@ -73,12 +78,15 @@ export function registerImageRoutes(api: RouteGroup, deps: ImageRoutesDeps): voi
       path: '/images/prune',
       access: 'admin',
       tag: 'images',
-      summary: 'Remove the images no container, kept backup or unsettled update needs (all of them, or the imageIds given)',
+      summary:
+        'Remove the images no container, kept backup or unsettled update needs (all of them, or the imageIds given)',
       confirm: 'image-prune',
       body: PruneBodySchema,
       response: v.object({
         removed: v.array(ImageViewSchema),
-        skipped: v.array(v.object({ id: v.string(), watcher: v.string(), agent: v.optional(v.string()), error: v.string() })),
+        skipped: v.array(
+          v.object({ id: v.string(), watcher: v.string(), agent: v.optional(v.string()), error: v.string() }),
+        ),
         reclaimedBytes: v.number(),
         errors: v.array(HostFailureSchema),
       }),

@@ -37,7 +37,12 @@ export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): 
     },
     async (c) => {
       // In anonymous mode everyone passes the access check: a configured token must still be presented.
-      if (metricsAuth && metricsToken !== undefined && c.get('principal').kind === 'anonymous' && !(await tokenMatches(c))) {
+      if (
+        metricsAuth &&
+        metricsToken !== undefined &&
+        c.get('principal').kind === 'anonymous' &&
+        !(await tokenMatches(c))
+      ) {
         throw new HttpError(401, 'A valid metrics token is required');
       }
       const own = deps.metrics.registry.render();

@@ -41,7 +41,8 @@ export function registerNotificationBellRoutes(api: RouteGroup, deps: Notificati
       path: '/notifications/bell',
       access: 'read',
       tag: 'notifications',
-      summary: 'The in-app bell: notification events of rules with bellEnabled, newest first, with read state and the unread count',
+      summary:
+        'The in-app bell: notification events of rules with bellEnabled, newest first, with read state and the unread count',
       query: {
         offset: qInt({ min: 0, max: 1_000_000, default: 0 }),
         limit: qInt({ min: 1, max: 200, default: 50 }),
@@ -57,7 +58,8 @@ export function registerNotificationBellRoutes(api: RouteGroup, deps: Notificati
       }),
       statuses: { 400: 'Invalid query parameter' },
     },
-    (c, { query }) => c.json(listBell(deps.notifications.bell, { offset: query.offset, limit: query.limit, unreadOnly: query.unread })),
+    (c, { query }) =>
+      c.json(listBell(deps.notifications.bell, { offset: query.offset, limit: query.limit, unreadOnly: query.unread })),
   );
 
   api.add(

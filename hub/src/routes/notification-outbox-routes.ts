@@ -22,7 +22,11 @@ const OutboxEntryViewSchema = v.object({
   nextAttemptAt: v.optional(v.string()),
   lastError: v.optional(v.string()),
   manual: v.optional(v.boolean()),
-  payload: v.object({ title: v.string(), containerCount: v.number(), containers: v.array(v.record(v.string(), v.unknown())) }),
+  payload: v.object({
+    title: v.string(),
+    containerCount: v.number(),
+    containers: v.array(v.record(v.string(), v.unknown())),
+  }),
 });
 
 /**
@@ -58,7 +62,8 @@ export function registerNotificationOutboxRoutes(api: RouteGroup, deps: Notifica
       path: '/notifications/outbox',
       access: 'admin',
       tag: 'notifications',
-      summary: 'Notification deliveries waiting, retrying or dead-lettered, oldest first; a safe projection of each payload',
+      summary:
+        'Notification deliveries waiting, retrying or dead-lettered, oldest first; a safe projection of each payload',
       query: { status: qEnum(OUTBOX_STATUSES, { description: 'Only entries in this status' }) },
       response: v.object({ data: v.array(OutboxEntryViewSchema), total: v.number() }),
       statuses: { 400: 'Invalid status' },

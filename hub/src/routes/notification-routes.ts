@@ -72,10 +72,14 @@ export function registerNotificationRoutes(api: RouteGroup, deps: NotificationRo
       path: '/notifications/:id',
       access: 'notifications:manage',
       tag: 'notifications',
-      summary: 'Change a rule; only the given fields change. Trigger ids and template keys must be configured notification triggers',
+      summary:
+        'Change a rule; only the given fields change. Trigger ids and template keys must be configured notification triggers',
       body: NotificationRulePatchSchema,
       response: NotificationRuleSchema,
-      statuses: { 400: 'Invalid body, unknown (or action) trigger id, or a template that does not compile', 404: 'Unknown rule' },
+      statuses: {
+        400: 'Invalid body, unknown (or action) trigger id, or a template that does not compile',
+        404: 'Unknown rule',
+      },
     },
     async (c, { body }) => {
       const id = c.req.param('id') ?? '';
@@ -87,7 +91,8 @@ export function registerNotificationRoutes(api: RouteGroup, deps: NotificationRo
         throw new HttpError(400, `Unknown notification trigger: ${unknown.join(', ')}`, { unknownTriggers: unknown });
       }
       const problems = templateProblems(body.templates ?? {});
-      if (problems.length > 0) throw new HttpError(400, `Invalid template: ${problems[0]}`, { templateErrors: problems.slice(0, 10) });
+      if (problems.length > 0)
+        throw new HttpError(400, `Invalid template: ${problems[0]}`, { templateErrors: problems.slice(0, 10) });
       return c.json(await deps.notificationRules.patch(id, body));
     },
   );
@@ -107,7 +112,10 @@ export function registerNotificationRoutes(api: RouteGroup, deps: NotificationRo
     (c, { body }) => {
       const rule = ruleOf(c.req.param('id') ?? '');
       const trigger = notifications().trigger(body.triggerId);
-      if (!trigger) throw new HttpError(400, `Unknown notification trigger: ${body.triggerId}`, { unknownTriggers: [body.triggerId] });
+      if (!trigger)
+        throw new HttpError(400, `Unknown notification trigger: ${body.triggerId}`, {
+          unknownTriggers: [body.triggerId],
+        });
       const templates = templatesFor(rule, trigger, body.templates);
       const problems = templateProblems({ [trigger.id]: { ...templates } });
       if (problems.length > 0) throw new HttpError(400, `Cannot preview: ${problems[0]}`, { templateErrors: problems });

@@ -12,8 +12,17 @@ export interface OpenApiRouteDeps {
 export function registerOpenApiRoute(api: RouteGroup, deps: OpenApiRouteDeps): void {
   // Built on first request: by then every route module has registered.
   let document: Record<string, unknown> | undefined;
-  api.add({ method: 'get', path: '/openapi.json', access: 'public', tag: 'system', summary: 'This OpenAPI 3.1.0 description' }, (c) => {
-    document ??= buildOpenApiDocument(deps.routes, { title: `${PRODUCT_NAME} API`, version: deps.version });
-    return c.json(document);
-  });
+  api.add(
+    {
+      method: 'get',
+      path: '/openapi.json',
+      access: 'public',
+      tag: 'system',
+      summary: 'This OpenAPI 3.1.0 description',
+    },
+    (c) => {
+      document ??= buildOpenApiDocument(deps.routes, { title: `${PRODUCT_NAME} API`, version: deps.version });
+      return c.json(document);
+    },
+  );
 }

@@ -16,7 +16,8 @@ export interface PreferencesRoutesDeps {
 
 function usernameOf(c: Context<HubEnv>): string {
   const principal = c.get('principal');
-  if (principal.kind !== 'session') throw new HttpError(403, 'Preferences belong to a signed-in user; anonymous mode has none');
+  if (principal.kind !== 'session')
+    throw new HttpError(403, 'Preferences belong to a signed-in user; anonymous mode has none');
   return principal.username;
 }
 
@@ -53,7 +54,9 @@ export function registerPreferencesRoutes(api: RouteGroup, deps: PreferencesRout
         else next[key] = value;
       }
       if (new TextEncoder().encode(JSON.stringify(next)).length > MAX_PREFERENCES_BYTES) {
-        throw new HttpError(413, `Preferences may hold at most ${MAX_PREFERENCES_BYTES} bytes`, { maxBytes: MAX_PREFERENCES_BYTES });
+        throw new HttpError(413, `Preferences may hold at most ${MAX_PREFERENCES_BYTES} bytes`, {
+          maxBytes: MAX_PREFERENCES_BYTES,
+        });
       }
       await preferences.put(username, next);
       return c.json(next);

@@ -10,7 +10,14 @@ export interface SettingsRoutesDeps {
 
 export function registerSettingsRoutes(api: RouteGroup, deps: SettingsRoutesDeps): void {
   api.add(
-    { method: 'get', path: '/settings', access: 'read', tag: 'settings', summary: 'Current settings', response: SettingsSchema },
+    {
+      method: 'get',
+      path: '/settings',
+      access: 'read',
+      tag: 'settings',
+      summary: 'Current settings',
+      response: SettingsSchema,
+    },
     (c) => c.json(deps.settings.get()),
   );
   const write = {
@@ -25,7 +32,13 @@ export function registerSettingsRoutes(api: RouteGroup, deps: SettingsRoutesDeps
     c.json(await deps.settings.patch(body)),
   );
   api.add(
-    { ...write, method: 'put', summary: 'Deprecated alias of PATCH', deprecated: true, deprecation: SETTINGS_PUT_DEPRECATION },
+    {
+      ...write,
+      method: 'put',
+      summary: 'Deprecated alias of PATCH',
+      deprecated: true,
+      deprecation: SETTINGS_PUT_DEPRECATION,
+    },
     async (c, { body }) => c.json(await deps.settings.patch(body)),
   );
 }

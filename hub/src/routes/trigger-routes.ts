@@ -53,11 +53,15 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
   const run = async (c: Context<HubEnv>, trigger: NotificationTrigger, container: Container) => {
     const outcome = await deps.notifications.runTrigger(trigger, container);
     if (!outcome.delivered) {
-      throw new HttpError(502, `The trigger ${trigger.id} could not deliver: ${outcome.entry.lastError ?? 'unknown error'}`, {
-        triggerId: trigger.id,
-        outboxId: outcome.entry.id,
-        status: outcome.entry.status,
-      });
+      throw new HttpError(
+        502,
+        `The trigger ${trigger.id} could not deliver: ${outcome.entry.lastError ?? 'unknown error'}`,
+        {
+          triggerId: trigger.id,
+          outboxId: outcome.entry.id,
+          status: outcome.entry.status,
+        },
+      );
     }
     return c.json({ triggerId: trigger.id, containerId: container.id, delivered: true as const });
   };
@@ -73,7 +77,10 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
     },
     (c) => {
       // Notification triggers, then the action triggers (DD_ACTION_*) that update containers.
-      const data = [...deps.notifications.triggers.map(describeTrigger), ...deps.updates.triggers.map(describeActionTrigger)];
+      const data = [
+        ...deps.notifications.triggers.map(describeTrigger),
+        ...deps.updates.triggers.map(describeActionTrigger),
+      ];
       return c.json({ data, total: data.length });
     },
   );
@@ -89,7 +96,9 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
       statuses: { 404: 'Unknown trigger' },
     },
     (c) => {
-      const action = deps.updates.triggers.find((trigger) => trigger.id === `${c.req.param('type')}.${c.req.param('name')}`);
+      const action = deps.updates.triggers.find(
+        (trigger) => trigger.id === `${c.req.param('type')}.${c.req.param('name')}`,
+      );
       return c.json(action ? describeActionTrigger(action) : describeTrigger(find(c)));
     },
   );
@@ -104,7 +113,11 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
         'Run a trigger with simulated data: the body is a container object (id, name, watcher, updateKind, …) whose fields replace the simulated ones',
       body: SimulatedContainerBodySchema,
       response: RunResultSchema,
-      statuses: { 400: 'Invalid container object', 404: 'Unknown trigger', 502: 'The delivery failed; the entry stays in the outbox' },
+      statuses: {
+        400: 'Invalid container object',
+        404: 'Unknown trigger',
+        502: 'The delivery failed; the entry stays in the outbox',
+      },
     },
     async (c, { body }) => {
       const trigger = find(c);
@@ -134,7 +147,8 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
     {
       ...containerRunSpec,
       path: '/containers/:id/triggers/:type/:name',
-      summary: 'Run a notification trigger for this container now (its update-available message), whatever ONCE and THRESHOLD say',
+      summary:
+        'Run a notification trigger for this container now (its update-available message), whatever ONCE and THRESHOLD say',
     },
     containerRun,
   );

@@ -23,7 +23,13 @@ const PreviewSchema = v.object({
   triggerName: v.nullable(v.string()),
   phases: v.array(v.string()),
   backup: v.nullable(
-    v.object({ made: v.boolean(), imageReference: v.string(), imageId: v.string(), keep: v.number(), wouldDrop: v.array(v.string()) }),
+    v.object({
+      made: v.boolean(),
+      imageReference: v.string(),
+      imageId: v.string(),
+      keep: v.number(),
+      wouldDrop: v.array(v.string()),
+    }),
   ),
   pruneOldImage: v.boolean(),
   blockers: v.array(BlockerSchema),

@@ -12,14 +12,18 @@ import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
 const OperationViewSchema = v.object({
-  ...v.omit(UpdateOperationSchema, ['spec', 'tempName', 'oldWasRunning', 'targetImageId', 'targetDigest', 'oldImageId']).entries,
+  ...v.omit(UpdateOperationSchema, ['spec', 'tempName', 'oldWasRunning', 'targetImageId', 'targetDigest', 'oldImageId'])
+    .entries,
   queuePosition: v.optional(v.number()),
   queueTotal: v.optional(v.number()),
 });
 const AcceptedSchema = v.object({ message: v.string(), operationId: v.string() });
 const BackupViewSchema = v.omit(ImageBackupSchema, ['spec', 'identity']);
 const backupList = v.object({ data: v.array(BackupViewSchema), total: v.number() });
-const RollbackBodySchema = v.optional(v.object({ backupId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))) }), {});
+const RollbackBodySchema = v.optional(
+  v.object({ backupId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))) }),
+  {},
+);
 
 /** Who cancelled, for the operation's record and the audit trail. */
 function callerOf(c: Context<HubEnv>): string {
@@ -31,7 +35,10 @@ function callerOf(c: Context<HubEnv>): string {
 
 /** The update routes: the update service, and the container records its operations and backups are looked up by. */
 export interface UpdateRoutesDeps {
-  updates: Pick<UpdateService, 'requestUpdate' | 'requestRollback' | 'cancel' | 'get' | 'view' | 'operationsOf' | 'backups' | 'backupsOf'>;
+  updates: Pick<
+    UpdateService,
+    'requestUpdate' | 'requestRollback' | 'cancel' | 'get' | 'view' | 'operationsOf' | 'backups' | 'backupsOf'
+  >;
   containers: Pick<ContainerStore, 'get'>;
 }
 
@@ -45,7 +52,8 @@ export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): v
       path: '/containers/:id/update',
       access: 'containers:update',
       tag: 'containers',
-      summary: 'Update the container to its pending version through its Docker action trigger; answers the queued operation',
+      summary:
+        'Update the container to its pending version through its Docker action trigger; answers the queued operation',
       response: AcceptedSchema,
       successStatus: 202,
       statuses: {
@@ -58,7 +66,13 @@ export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): v
     },
     async (c) => {
       const operation = await updates.requestUpdate(c.req.param('id') ?? '', { source: 'api' });
-      return c.json({ message: `Update of ${operation.containerName} to ${operation.targetImage} queued`, operationId: operation.id }, 202);
+      return c.json(
+        {
+          message: `Update of ${operation.containerName} to ${operation.targetImage} queued`,
+          operationId: operation.id,
+        },
+        202,
+      );
     },
   );
 
@@ -122,7 +136,9 @@ export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): v
     async (c) => {
       const operation = await updates.cancel(c.req.param('id') ?? '', callerOf(c));
       const message =
-        operation.status === 'failed' ? 'Cancelled before it started' : 'Cancel requested: it rolls back at its next phase boundary';
+        operation.status === 'failed'
+          ? 'Cancelled before it started'
+          : 'Cancel requested: it rolls back at its next phase boundary';
       return c.json({ message, operation: updates.view(operation) });
     },
   );
@@ -165,7 +181,8 @@ export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): v
       path: '/containers/:id/rollback',
       access: 'containers:update',
       tag: 'containers',
-      summary: 'Roll the container back to a backup (the latest when no backupId is given), through the same safe sequence',
+      summary:
+        'Roll the container back to a backup (the latest when no backupId is given), through the same safe sequence',
       confirm: 'container-rollback',
       body: RollbackBodySchema,
       response: AcceptedSchema,
@@ -177,8 +194,14 @@ export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): v
       },
     },
     async (c, { body }) => {
-      const operation = await updates.requestRollback(c.req.param('id') ?? '', { backupId: body.backupId, source: 'rollback' });
-      return c.json({ message: `Rollback of ${operation.containerName} to ${operation.targetImage} queued`, operationId: operation.id });
+      const operation = await updates.requestRollback(c.req.param('id') ?? '', {
+        backupId: body.backupId,
+        source: 'rollback',
+      });
+      return c.json({
+        message: `Rollback of ${operation.containerName} to ${operation.targetImage} queued`,
+        operationId: operation.id,
+      });
     },
   );
 }

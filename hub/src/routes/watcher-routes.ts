@@ -74,7 +74,10 @@ function inventoryResult(outcome: InventoryOutcome, operationId: string, source:
     message: message.slice(0, 500),
   }));
   if (!current)
-    errors.push({ phase: 'stale', message: 'a newer inventory request superseded this one; its observations were not written' });
+    errors.push({
+      phase: 'stale',
+      message: 'a newer inventory request superseded this one; its observations were not written',
+    });
   return {
     context: { operationId, source },
     containers: outcome.records.map(toPublicContainer),
@@ -109,9 +112,13 @@ async function runInventory(
   });
   if (outcome === 'timeout') {
     timedOut = true;
-    throw new HttpError(504, 'The inventory refresh did not finish within 30 seconds; nothing it observes later is written', {
-      operationId,
-    });
+    throw new HttpError(
+      504,
+      'The inventory refresh did not finish within 30 seconds; nothing it observes later is written',
+      {
+        operationId,
+      },
+    );
   }
   return { operationId, outcome, current: isCurrent() };
 }
@@ -171,7 +178,13 @@ export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps):
       summary: 'A watcher registered on an agent',
       statuses: { 404: 'Unknown agent or watcher' },
     },
-    (c) => c.json(describeWatcher(findOnAgent(c.req.param('type') ?? '', c.req.param('name') ?? '', c.req.param('agent') ?? ''), deps)),
+    (c) =>
+      c.json(
+        describeWatcher(
+          findOnAgent(c.req.param('type') ?? '', c.req.param('name') ?? '', c.req.param('agent') ?? ''),
+          deps,
+        ),
+      ),
   );
 
   api.add(
@@ -182,14 +195,23 @@ export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps):
       tag: 'watchers',
       summary: 'Refresh the inventory without registry checks',
       body: EmptyBody,
-      statuses: { 404: 'Unknown watcher', 501: 'The provider cannot refresh its inventory', 504: 'Past the 30-second deadline' },
+      statuses: {
+        404: 'Unknown watcher',
+        501: 'The provider cannot refresh its inventory',
+        504: 'Past the 30-second deadline',
+      },
     },
     async (c) => {
       const type = c.req.param('type') ?? '';
-      if (!WATCHER_TYPES.has(type)) throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
+      if (!WATCHER_TYPES.has(type))
+        throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
       const watcher = find(type, c.req.param('name') ?? '');
-      const run = await runInventory(deadlineMs, latest, watcher.id, (_id, isCurrent) => watcher.refreshInventory(isCurrent));
-      return c.json(inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name }, run.current));
+      const run = await runInventory(deadlineMs, latest, watcher.id, (_id, isCurrent) =>
+        watcher.refreshInventory(isCurrent),
+      );
+      return c.json(
+        inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name }, run.current),
+      );
     },
   );
   api.add(
@@ -210,7 +232,8 @@ export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps):
     async (c) => {
       const type = c.req.param('type') ?? '';
       const agent = c.req.param('agent') ?? '';
-      if (!WATCHER_TYPES.has(type)) throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
+      if (!WATCHER_TYPES.has(type))
+        throw new HttpError(501, `Watchers of type ${type.slice(0, 40)} cannot refresh their inventory`);
       const watcher = findOnAgent(type, c.req.param('name') ?? '', agent);
       if (!deps.agents.isConnected(agent)) throw new HttpError(503, `The agent ${agent} is not connected`, { agent });
       const run = await runInventory(
@@ -220,7 +243,9 @@ export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps):
         (operationId, isCurrent) => refreshThroughAgent(deps, agent, watcher, { operationId, isCurrent, deadlineMs }),
         (operationId) => deps.expectations.forget(agent, watcher.name, operationId),
       );
-      return c.json(inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name, agent }, run.current));
+      return c.json(
+        inventoryResult(run.outcome, run.operationId, { type: watcher.type, name: watcher.name, agent }, run.current),
+      );
     },
   );
 }
@@ -238,10 +263,19 @@ async function refreshThroughAgent(
 ): Promise<InventoryOutcome> {
   deps.expectations.expect(agent, watcher.name, operationId);
   try {
-    await deps.agents.request(agent, { method: 'inventory', watcher: watcher.name, operationId }, { timeoutMs: deadlineMs });
+    await deps.agents.request(
+      agent,
+      { method: 'inventory', watcher: watcher.name, operationId },
+      { timeoutMs: deadlineMs },
+    );
   } catch (error) {
     if (error instanceof EdgeRequestError && error.code !== 'disconnected' && error.code !== 'aborted') {
-      return { records: watcher.containers(), removedIds: [], errors: [{ phase: 'list', message: error.message }], authoritative: false };
+      return {
+        records: watcher.containers(),
+        removedIds: [],
+        errors: [{ phase: 'list', message: error.message }],
+        authoritative: false,
+      };
     }
     throw agentFailure(agent, error);
   }

@@ -34,7 +34,11 @@ describe('sample stream', () => {
   it('stops when the request signal aborts', async () => {
     const controller = new AbortController();
     let sampled = 0;
-    const stream = openSampleStream({ intervalMs: 1, next: async () => ({ event: 'tick', data: ++sampled }), signal: controller.signal });
+    const stream = openSampleStream({
+      intervalMs: 1,
+      next: async () => ({ event: 'tick', data: ++sampled }),
+      signal: controller.signal,
+    });
     const reader = stream.getReader();
     await reader.read();
     controller.abort();

@@ -70,7 +70,9 @@ describe('stats sampler', () => {
 
   it('sums the fleet, counts host memory once per host, tolerates failures and shares the result for a while', async () => {
     let now = 0;
-    const host = fakeHost((id) => (id === 'broken' ? new Error('docker: stats failed') : use(id === 'a' ? 10.5 : 20.25, 100, 8_000)));
+    const host = fakeHost((id) =>
+      id === 'broken' ? new Error('docker: stats failed') : use(id === 'a' ? 10.5 : 20.25, 100, 8_000),
+    );
     const other = fakeHost(() => use(1, 50, 4_000));
     const targets: StatsTarget[] = [
       { id: 'a', host, hostKey: 'docker.local' },

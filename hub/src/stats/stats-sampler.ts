@@ -136,7 +136,10 @@ export function createStatsSampler(options: StatsSamplerOptions): StatsSampler {
       totals.sampled++;
       totals.cpuPercent += result.taken.cpuPercent;
       totals.memoryBytes += result.taken.memoryBytes;
-      limits.set(result.target.hostKey, Math.max(limits.get(result.target.hostKey) ?? 0, result.taken.memoryLimitBytes));
+      limits.set(
+        result.target.hostKey,
+        Math.max(limits.get(result.target.hostKey) ?? 0, result.taken.memoryLimitBytes),
+      );
     }
     const memoryLimitBytes = [...limits.values()].reduce((sum, limit) => sum + limit, 0);
     const cpuPercent = Math.round(totals.cpuPercent * 100) / 100;

@@ -94,7 +94,13 @@ describe('API key store', () => {
     expect(first?.data.map((key) => key.keyId)).toEqual(['k00000000003', 'k00000000002']);
     const cursor = first?.nextCursor as string;
     expect(store.page(2, cursor)).toMatchObject({ hasMore: false, total: 3, data: [{ keyId: 'k00000000001' }] });
-    for (const bad of [`${cursor}=`, `${cursor}A`, cursor.slice(1), cursor.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), btoa('v1|x|y')]) {
+    for (const bad of [
+      `${cursor}=`,
+      `${cursor}A`,
+      cursor.slice(1),
+      cursor.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+      btoa('v1|x|y'),
+    ]) {
       expect(store.page(2, bad)).toBeUndefined();
     }
   });

@@ -183,7 +183,9 @@ export function createApiKeyStore(storage: Storage, now: () => number, logger: L
       lastUses.set(keyId, at);
       dirty.add(keyId);
       if (at - (lastFlushed.get(keyId) ?? 0) < LAST_USED_FLUSH_MS) return;
-      write(keyId).catch((error) => logger.warn('could not store an API key lastUsedAt', { keyId, error: String(error) }));
+      write(keyId).catch((error) =>
+        logger.warn('could not store an API key lastUsedAt', { keyId, error: String(error) }),
+      );
     },
     async flush() {
       await Promise.all([...dirty].map(write));

@@ -1,6 +1,11 @@
 import type { Storage } from 'unstorage';
 import type { Logger } from '../../../shared/logging/logger';
-import { type AuditAction, type AuditEntry, AuditEntrySchema, type AuditRecord } from '../../../shared/schemas/audit-entry';
+import {
+  type AuditAction,
+  type AuditEntry,
+  AuditEntrySchema,
+  type AuditRecord,
+} from '../../../shared/schemas/audit-entry';
 import { readValidated } from './validated-storage';
 
 const PREFIX = 'audit';
@@ -36,7 +41,12 @@ export interface AuditRetention {
  * cost no I/O. Retention is bounded twice: entries older than `retentionDays` and entries
  * beyond the newest `maxEntries` are deleted.
  */
-export function createAuditStore(storage: Storage, retention: AuditRetention, now: () => number, logger: Logger): AuditStore {
+export function createAuditStore(
+  storage: Storage,
+  retention: AuditRetention,
+  now: () => number,
+  logger: Logger,
+): AuditStore {
   const entries: AuditEntry[] = [];
   let sequence = 0;
 

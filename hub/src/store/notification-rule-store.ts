@@ -24,7 +24,9 @@ export function isNotificationRuleId(id: string): id is NotificationRuleId {
 }
 
 export function createNotificationRuleStore(storage: Storage, logger: Logger): NotificationRuleStore {
-  const rules = new Map<NotificationRuleId, NotificationRule>(defaultNotificationRules().map((rule) => [rule.id, rule]));
+  const rules = new Map<NotificationRuleId, NotificationRule>(
+    defaultNotificationRules().map((rule) => [rule.id, rule]),
+  );
   const serial = createSerialQueue();
   const copy = (rule: NotificationRule): NotificationRule => structuredClone(rule);
   return {

@@ -20,7 +20,8 @@ export interface PreferencesStore {
 
 export function createPreferencesStore(storage: Storage, logger: Logger): PreferencesStore {
   return {
-    get: async (username) => (await readValidated(storage, preferencesKey(username), StoredPreferencesSchema, logger)) ?? {},
+    get: async (username) =>
+      (await readValidated(storage, preferencesKey(username), StoredPreferencesSchema, logger)) ?? {},
     put: async (username, preferences) => {
       await storage.setItem(preferencesKey(username), preferences);
     },

@@ -51,12 +51,19 @@ describe('audit store', () => {
     const { ring, logger: log } = logger();
     const audit = createAuditStore(storage, { retentionDays: 90, maxEntries: 1000 }, () => now++, log);
     await audit.load();
-    for (const action of ['container-added', 'update-available', 'container-removed'] as const) await audit.append({ action });
+    for (const action of ['container-added', 'update-available', 'container-removed'] as const)
+      await audit.append({ action });
     await storage.setItem('audit:zzzz-broken', { id: 'zzzz-broken', action: 'not-an-action' });
     const again = createAuditStore(storage, { retentionDays: 90, maxEntries: 1000 }, () => now, log);
     await again.load();
-    expect(again.recent(10).map((entry) => entry.action)).toEqual(['container-removed', 'update-available', 'container-added']);
-    expect(ring.query({ level: 'error' }).map((entry) => entry.msg)).toEqual(['stored record failed validation; ignoring it']);
+    expect(again.recent(10).map((entry) => entry.action)).toEqual([
+      'container-removed',
+      'update-available',
+      'container-added',
+    ]);
+    expect(ring.query({ level: 'error' }).map((entry) => entry.msg)).toEqual([
+      'stored record failed validation; ignoring it',
+    ]);
   });
 });
 
@@ -75,7 +82,10 @@ describe('settings and notification rule stores', () => {
     expect(settingsAgain.get()).toEqual({ internetlessMode: false, updateMode: 'auto' });
     const rulesAgain = createNotificationRuleStore(storage, logger().logger);
     await rulesAgain.load();
-    expect(rulesAgain.get('maturity-cleared')).toMatchObject({ enabled: false, templates: { 'smtp.ops': { simpleTitle: 'x' } } });
+    expect(rulesAgain.get('maturity-cleared')).toMatchObject({
+      enabled: false,
+      templates: { 'smtp.ops': { simpleTitle: 'x' } },
+    });
     expect(rulesAgain.get('update-available')).toMatchObject({ enabled: true });
   });
 

@@ -96,7 +96,11 @@ export function registerUiRoutes(app: Hono<HubEnv>, deps: { ui: UiSource }): voi
   const served = prepare(ui);
   const page = served.get(INDEX_PATH);
   if (!page) throw new Error(`ui: the bundle has no ${INDEX_PATH}`);
-  const pageHeaders = { 'content-security-policy': ui.csp, 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin' };
+  const pageHeaders = {
+    'content-security-policy': ui.csp,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+  };
 
   app.get('/assets/*', async function uiAsset(c, next) {
     const asset = served.get(c.req.path);

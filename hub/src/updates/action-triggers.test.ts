@@ -46,7 +46,9 @@ describe('DD_ACTION_DOCKER_* configuration', () => {
     expect(() => load({ DD_ACTION_DOCKER_X_BACKUPS: '2' })).toThrow(
       /DD_ACTION_DOCKER_X_BACKUPS.*known: BACKUPCOUNT, PRUNE, HEALTHTIMEOUT, AUTO, WATCHER/,
     );
-    expect(() => load({ DD_ACTION_DOCKER_X_HEALTHTIMEOUT: '0' })).toThrow(/DD_ACTION_DOCKER_X_HEALTHTIMEOUT.*from 1 to 3600/);
+    expect(() => load({ DD_ACTION_DOCKER_X_HEALTHTIMEOUT: '0' })).toThrow(
+      /DD_ACTION_DOCKER_X_HEALTHTIMEOUT.*from 1 to 3600/,
+    );
     expect(() => load({ DD_ACTION_DOCKER_X_PRUNE: 'maybe' })).toThrow(/DD_ACTION_DOCKER_X_PRUNE.*true or false/);
   });
 });

@@ -36,7 +36,10 @@ function parseTrigger(group: ProviderVariables): DockerActionTrigger {
   const raw = new Map<string, string>();
   for (const [key, { variable, value }] of group.values) {
     if (!(KEYS as readonly string[]).includes(key)) {
-      throw new ConfigError(variable, `unknown option of a docker action trigger; known: ${KEYS.map((k) => k.toUpperCase()).join(', ')}`);
+      throw new ConfigError(
+        variable,
+        `unknown option of a docker action trigger; known: ${KEYS.map((k) => k.toUpperCase()).join(', ')}`,
+      );
     }
     raw.set(variable, value);
   }
@@ -66,7 +69,10 @@ export function loadActionTriggers(vars: Iterable<[string, string]>): DockerActi
   return groupProviderVariables(vars, ACTION_PREFIX).map((group) => {
     if (!(ACTION_TRIGGER_TYPES as readonly string[]).includes(group.type)) {
       const variable = group.values.values().next().value?.variable ?? ACTION_PREFIX;
-      throw new ConfigError(variable, `unknown action trigger type "${group.type}"; known: ${ACTION_TRIGGER_TYPES.join(', ')}`);
+      throw new ConfigError(
+        variable,
+        `unknown action trigger type "${group.type}"; known: ${ACTION_TRIGGER_TYPES.join(', ')}`,
+      );
     }
     return parseTrigger(group);
   });

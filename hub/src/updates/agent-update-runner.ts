@@ -35,7 +35,8 @@ export function assertAgentReachable(context: UpdateContext, container: Containe
 
 /** What the agent reports, with the fields that identify the operation kept as the hub recorded them. */
 function trusted(recorded: UpdateOperation, reported: UpdateOperation): UpdateOperation {
-  const { id, kind, source, containerName, containerId, watcher, agent, createdAt, triggerName, batchId, backupId } = recorded;
+  const { id, kind, source, containerName, containerId, watcher, agent, createdAt, triggerName, batchId, backupId } =
+    recorded;
   return {
     ...reported,
     id,
@@ -70,7 +71,11 @@ async function auditNewHooks(context: UpdateContext, previous: UpdateOperation, 
  * Saves each reported change once, in order, stamped with the hub's clock (the agent's may differ;
  * its own stamps only order its reports); never goes back from a settled state.
  */
-function createMirror(context: UpdateContext, recorded: UpdateOperation, save: (operation: UpdateOperation) => Promise<void>) {
+function createMirror(
+  context: UpdateContext,
+  recorded: UpdateOperation,
+  save: (operation: UpdateOperation) => Promise<void>,
+) {
   let latest = recorded;
   let reportedAt = '';
   let chain = Promise.resolve();
@@ -115,7 +120,11 @@ export interface AgentRunOptions {
  * Runs a queued operation on its agent and answers it as the hub last recorded it: settled, or
  * still in progress when the hub stopped waiting (it is taken up again at the next start).
  */
-export async function runOnAgent(context: UpdateContext, operation: UpdateOperation, options: AgentRunOptions): Promise<UpdateOperation> {
+export async function runOnAgent(
+  context: UpdateContext,
+  operation: UpdateOperation,
+  options: AgentRunOptions,
+): Promise<UpdateOperation> {
   const host = agentHostOf(context, operation);
   const failed = (why: string): UpdateOperation => ({
     ...operation,
@@ -143,12 +152,14 @@ export async function runOnAgent(context: UpdateContext, operation: UpdateOperat
     if (settled) await mirror.push(settled);
   } catch (error) {
     const began = host.operations.get(operation.id) !== undefined;
-    const refused = error instanceof EdgeRequestError && ['not-found', 'unsupported', 'invalid', 'busy'].includes(error.code);
+    const refused =
+      error instanceof EdgeRequestError && ['not-found', 'unsupported', 'invalid', 'busy'].includes(error.code);
     if (refused && !began) return failed(`the edge agent ${operation.agent} refused the update: ${errorText(error)}`);
     // The link went down or the user cancelled: the agent goes on (or rolls back) and reports the end,
     // unless the request never reached it: then, once it is back and has reported what it knows, nothing ran.
     const settled = await reportedEnd(host, operation.id, sentOn, stopWaiting.signal);
-    if (settled === 'unknown') return failed(`the edge agent ${operation.agent} never received the update (the link dropped first)`);
+    if (settled === 'unknown')
+      return failed(`the edge agent ${operation.agent} never received the update (the link dropped first)`);
     if (settled) await mirror.push(settled);
   } finally {
     options.signal.removeEventListener('abort', onAbort);
@@ -192,7 +203,8 @@ async function reportedEnd(
   signal: AbortSignal,
 ): Promise<UpdateOperation | 'unknown' | undefined> {
   // Back and synced on a later session than the request went out on: the agent's reports are all in.
-  const forgotten = () => host.linkGeneration !== sentOn && host.inventorySynced && host.operations.get(operationId) === undefined;
+  const forgotten = () =>
+    host.linkGeneration !== sentOn && host.inventorySynced && host.operations.get(operationId) === undefined;
   if (forgotten()) return 'unknown';
   const done = new AbortController();
   const stop = () => done.abort();

@@ -40,7 +40,10 @@ export class AutoRollbackMonitor {
     const timer = setTimeout(() => {
       this.timers.delete(operation.id);
       this.check(operation, until).catch((error: unknown) =>
-        this.context.logger.warn('automatic rollback check failed', { operationId: operation.id, error: errorText(error) }),
+        this.context.logger.warn('automatic rollback check failed', {
+          operationId: operation.id,
+          error: errorText(error),
+        }),
       );
     }, pollMs);
     this.timers.set(operation.id, timer);
@@ -76,7 +79,9 @@ export class AutoRollbackMonitor {
   private async inspectNew(operation: UpdateOperation): Promise<DockerContainerDetails | undefined> {
     if (!operation.newContainerId) return undefined;
     const host =
-      operation.agent === undefined ? updatableWatcher(this.context, operation.watcher)?.host : agentHostOf(this.context, operation);
+      operation.agent === undefined
+        ? updatableWatcher(this.context, operation.watcher)?.host
+        : agentHostOf(this.context, operation);
     return host?.inspectContainer(operation.newContainerId);
   }
 }

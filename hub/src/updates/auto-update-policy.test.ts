@@ -28,7 +28,13 @@ function container(labels: Record<string, string> = {}, extra: Partial<Container
 }
 
 const decide = (input: Partial<AutoUpdateInput>) =>
-  autoUpdateDecision({ mode: 'manual', container: container(), triggers: [trigger('update', false)], failedBefore: false, ...input });
+  autoUpdateDecision({
+    mode: 'manual',
+    container: container(),
+    triggers: [trigger('update', false)],
+    failedBefore: false,
+    ...input,
+  });
 
 describe('the auto-update policy: precedence of updateMode, dd.action.auto and the trigger AUTO', () => {
   it('manual mode with no opt-in does nothing; auto mode updates through the first allowed trigger', () => {
@@ -49,14 +55,22 @@ describe('the auto-update policy: precedence of updateMode, dd.action.auto and t
       kind: 'blocked',
       reason: 'auto-disabled-by-label',
     });
-    expect(decide({ triggers: [trigger('update', true)], container: container({ 'dd.action.auto': 'FALSE' }) })).toMatchObject({
+    expect(
+      decide({ triggers: [trigger('update', true)], container: container({ 'dd.action.auto': 'FALSE' }) }),
+    ).toMatchObject({
       kind: 'blocked',
     });
     expect(decide({ container: container({ 'dd.action.auto': 'false' }) })).toEqual({ kind: 'off' });
   });
 
   it('notify mode turns everything off, the label included', () => {
-    expect(decide({ mode: 'notify', container: container({ 'dd.action.auto': 'true' }), triggers: [trigger('update', true)] })).toEqual({
+    expect(
+      decide({
+        mode: 'notify',
+        container: container({ 'dd.action.auto': 'true' }),
+        triggers: [trigger('update', true)],
+      }),
+    ).toEqual({
       kind: 'off',
     });
   });
@@ -73,11 +87,16 @@ describe('the auto-update policy: precedence of updateMode, dd.action.auto and t
       reason: 'snoozed',
       liftableAt: '2099-01-01T00:00:00.000Z',
     });
-    expect(decide({ mode: 'auto', failedBefore: true })).toEqual({ kind: 'blocked', reason: 'previous-auto-update-failed' });
+    expect(decide({ mode: 'auto', failedBefore: true })).toEqual({
+      kind: 'blocked',
+      reason: 'previous-auto-update-failed',
+    });
   });
 
   it('nothing pending, or a temporary -old- container: off', () => {
     expect(decide({ mode: 'auto', container: container({}, { updateAvailable: false }) })).toEqual({ kind: 'off' });
-    expect(decide({ mode: 'auto', container: container({}, { name: 'web-old-1700000000000' }) })).toEqual({ kind: 'off' });
+    expect(decide({ mode: 'auto', container: container({}, { name: 'web-old-1700000000000' }) })).toEqual({
+      kind: 'off',
+    });
   });
 });

@@ -59,7 +59,8 @@ export function autoUpdateDecision(input: AutoUpdateInput): AutoUpdateDecision {
   if (label === false) return byTriggerOrMode ? { kind: 'blocked', reason: 'auto-disabled-by-label' } : { kind: 'off' };
   if (label !== true && !byTriggerOrMode) return { kind: 'off' };
   const trigger = allowed.find((candidate) => candidate.auto) ?? allowed[0];
-  if (!trigger) return { kind: 'blocked', reason: candidates.length === 0 ? 'no-action-trigger' : 'excluded-by-labels' };
+  if (!trigger)
+    return { kind: 'blocked', reason: candidates.length === 0 ? 'no-action-trigger' : 'excluded-by-labels' };
   const held = container.blockers?.[0];
   if (held) {
     return {

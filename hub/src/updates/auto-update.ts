@@ -22,7 +22,10 @@ const AuditedSchema = v.record(v.string(), v.string());
 /** Refusals of requestUpdate that only mean "an update is already under way": nothing to report. */
 const BUSY_REASONS = new Set(['queued', 'in-progress']);
 /** Refusals of requestUpdate that carry no details.reason, named for the audit entry. */
-const STATUS_REASONS: Readonly<Record<number, string>> = { 403: 'container-actions-disabled', 503: 'watcher-unavailable' };
+const STATUS_REASONS: Readonly<Record<number, string>> = {
+  403: 'container-actions-disabled',
+  503: 'watcher-unavailable',
+};
 
 /**
  * Automatic updates (docs/updates.md): after each applied observation, every container checked in
@@ -109,7 +112,10 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
       return;
     }
     try {
-      const operation = await deps.updates.requestUpdate(container.id, { source: 'auto', triggerName: decision.trigger.id });
+      const operation = await deps.updates.requestUpdate(container.id, {
+        source: 'auto',
+        triggerName: decision.trigger.id,
+      });
       logger.info('automatic update queued', { container: container.name, operationId: operation.id, target });
       await remember(containerIdentity(container), undefined);
     } catch (error) {
@@ -134,7 +140,10 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
           try {
             await consider(deps.containers.get(next.id) ?? next);
           } catch (error) {
-            logger.warn('the auto-update policy failed for a container', { container: next.name, error: errorText(error) });
+            logger.warn('the auto-update policy failed for a container', {
+              container: next.name,
+              error: errorText(error),
+            });
           }
         }
       }),

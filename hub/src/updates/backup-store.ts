@@ -53,7 +53,8 @@ export interface BackupStore {
 export function createBackupStore(storage: Storage, logger: Logger): BackupStore {
   const backups = new Map<string, ImageBackup>();
   const serial = createSerialQueue();
-  const ofIdentity = (identity: string) => [...backups.values()].filter((backup) => backup.identity === identity).sort(newestFirst);
+  const ofIdentity = (identity: string) =>
+    [...backups.values()].filter((backup) => backup.identity === identity).sort(newestFirst);
   return {
     async load() {
       backups.clear();

@@ -18,9 +18,10 @@ export async function auditComposeFile(deps: ComposeAuditDeps, operation: Update
     containerImage: operation.targetImage,
     ...(operation.triggerName !== undefined && { triggerName: operation.triggerName }),
     status: 'success',
-    details: `${operation.composeFile.path} (backup ${operation.composeFile.backupPath ?? 'none'}; operation ${operation.id})`.slice(
-      0,
-      500,
-    ),
+    details:
+      `${operation.composeFile.path} (backup ${operation.composeFile.backupPath ?? 'none'}; operation ${operation.id})`.slice(
+        0,
+        500,
+      ),
   });
 }

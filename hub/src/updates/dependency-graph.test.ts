@@ -16,7 +16,9 @@ const compose = (project: string, service: string, dependsOn?: string) => ({
 });
 
 const names = (group: ReturnType<typeof dependencyGroupOf<Container>>) =>
-  'waves' in group ? group.waves.map((wave) => wave.map((member) => member.container.name)) : group.cycle.map((c) => c.name);
+  'waves' in group
+    ? group.waves.map((wave) => wave.map((member) => member.container.name))
+    : group.cycle.map((c) => c.name);
 
 describe('dependency graph', () => {
   it('reads dd.depends_on and compose depends_on (service:condition:restart), without repeats', () => {
@@ -34,8 +36,14 @@ describe('dependency graph', () => {
     const db = container('stack-db-1', compose('stack', 'db'));
     const otherStackDb = container('other-db-1', compose('other', 'db'));
     const remoteCache = container('cache', {}, { agent: 'far' });
-    const api = container('api', { ...compose('stack', 'api', 'db:service_started:false'), 'dd.depends_on': 'cache,ghost' });
-    expect(dependenciesOf(api, [db, otherStackDb, remoteCache, api])).toEqual({ ids: [db.id], unresolved: ['cache', 'ghost'] });
+    const api = container('api', {
+      ...compose('stack', 'api', 'db:service_started:false'),
+      'dd.depends_on': 'cache,ghost',
+    });
+    expect(dependenciesOf(api, [db, otherStackDb, remoteCache, api])).toEqual({
+      ids: [db.id],
+      unresolved: ['cache', 'ghost'],
+    });
   });
 
   it('groups the root with everything that depends on it, directly or not, in waves', () => {

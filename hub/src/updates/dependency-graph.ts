@@ -40,7 +40,8 @@ function resolve(name: string, from: Located, fleet: readonly Located[]): Locate
   const project = from.labels[COMPOSE_PROJECT_LABEL];
   if (!project) return undefined;
   return onHost.find(
-    (candidate) => candidate.labels[COMPOSE_PROJECT_LABEL] === project && candidate.labels[COMPOSE_SERVICE_LABEL] === name,
+    (candidate) =>
+      candidate.labels[COMPOSE_PROJECT_LABEL] === project && candidate.labels[COMPOSE_SERVICE_LABEL] === name,
   );
 }
 

@@ -108,7 +108,9 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
       })),
     );
     if (!members.flat().some((member) => member.view.result === 'pending')) {
-      throw new HttpError(400, `Nothing in the dependency group of ${root.name} has an update`, { reason: 'no-update-available' });
+      throw new HttpError(400, `Nothing in the dependency group of ${root.name} has an update`, {
+        reason: 'no-update-available',
+      });
     }
     return { root, members };
   }
@@ -161,7 +163,10 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
 
   async function audit(root: Container, members: PlannedMember[][], outcome: string): Promise<void> {
     const summary = members
-      .map((wave, index) => `wave ${index}: ${wave.map((member) => `${member.view.containerName} ${member.view.result}`).join(', ')}`)
+      .map(
+        (wave, index) =>
+          `wave ${index}: ${wave.map((member) => `${member.view.containerName} ${member.view.result}`).join(', ')}`,
+      )
       .join('; ');
     await deps.audit.append({
       action: 'dependency-group-update',
@@ -172,7 +177,12 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
   }
 
   /** Runs the waves in order; `firstRequested` is told once the first wave with updates has been requested. */
-  async function follow(root: Container, members: PlannedMember[][], batch: UpdateBatch, firstRequested: () => void): Promise<void> {
+  async function follow(
+    root: Container,
+    members: PlannedMember[][],
+    batch: UpdateBatch,
+    firstRequested: () => void,
+  ): Promise<void> {
     let failed: string[] = [];
     try {
       for (const wave of members) {
@@ -181,7 +191,9 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
           for (const member of pending) {
             member.view.result = 'skipped';
             member.view.error =
-              failed.length > 0 ? `not updated: ${failed.join(', ')} did not update` : 'not updated: the hub stopped first';
+              failed.length > 0
+                ? `not updated: ${failed.join(', ')} did not update`
+                : 'not updated: the hub stopped first';
           }
           continue;
         }
@@ -200,7 +212,8 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
       batch.seal();
     }
     const all = members.flat().map((member) => member.view.result);
-    const outcome = failed.length > 0 || all.includes('skipped') ? 'failed' : all.includes('refused') ? 'partial' : 'succeeded';
+    const outcome =
+      failed.length > 0 || all.includes('skipped') ? 'failed' : all.includes('refused') ? 'partial' : 'succeeded';
     await audit(root, members, outcome).catch((error: unknown) =>
       log.warn('the dependency group audit entry was not written', { error: errorText(error) }),
     );

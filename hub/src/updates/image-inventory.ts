@@ -127,7 +127,8 @@ function viewOf(
   const keptBy: ImageKeptBy[] = [];
   if (containers.length > 0) keptBy.push('container');
   if (guard.backups.has(image.id)) keptBy.push('backup');
-  if (guard.operationIds.has(image.id) || repoTags.some((tag) => guard.operationRefs.has(tag))) keptBy.push('update-operation');
+  if (guard.operationIds.has(image.id) || repoTags.some((tag) => guard.operationRefs.has(tag)))
+    keptBy.push('update-operation');
   return {
     id: image.id,
     watcher: host.watcher,
@@ -156,9 +157,14 @@ async function hostImages(deps: Pick<ImageInventoryDeps, 'updates'>, host: Image
     users.set(container.imageId, [...(users.get(container.imageId) ?? []), container.name]);
   }
   const guard = protectedByHub(deps);
-  const views = images.map((image) => viewOf(host, image, users, guard)).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  const views = images
+    .map((image) => viewOf(host, image, users, guard))
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   if (!truncated) return { images: views };
-  return { images: views, partial: failureOf(host, `listed only its first ${images.length} images; the others are not shown nor pruned`) };
+  return {
+    images: views,
+    partial: failureOf(host, `listed only its first ${images.length} images; the others are not shown nor pruned`),
+  };
 }
 
 /** Every image of the hub's hosts and of its edge agents' hosts, newest first per host. */
@@ -204,7 +210,11 @@ export async function pruneImages(deps: ImageInventoryDeps, onlyIds?: readonly s
     }
     for (const image of candidates) {
       const guard = protectedByHub(deps);
-      if (guard.backups.has(image.id) || guard.operationIds.has(image.id) || image.repoTags.some((tag) => guard.operationRefs.has(tag))) {
+      if (
+        guard.backups.has(image.id) ||
+        guard.operationIds.has(image.id) ||
+        image.repoTags.some((tag) => guard.operationRefs.has(tag))
+      ) {
         result.skipped.push({ id: image.id, ...failureOf(host, 'an update or backup started to need it') });
         continue;
       }

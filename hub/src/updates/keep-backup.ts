@@ -17,7 +17,12 @@ export interface ImageHost {
 }
 
 /** The digest the old image was pulled by, in its own repository (http-interface §2.7 imageDigest); undefined when unknown. */
-async function digestOf(context: UpdateContext, host: ImageHost, imageId: string, reference: string): Promise<string | undefined> {
+async function digestOf(
+  context: UpdateContext,
+  host: ImageHost,
+  imageId: string,
+  reference: string,
+): Promise<string | undefined> {
   let image: DockerImageDetails | undefined;
   try {
     image = await host.inspectImage(imageId);

@@ -19,7 +19,9 @@ describe('lifeline guard', () => {
 
   it('names the container serving a TCP endpoint by its name or a network alias, in any case', () => {
     expect(lifelineReason(proxy, spec([]), tcp('Socket-Proxy'), hub())).toContain('http://Socket-Proxy:2375');
-    expect(lifelineReason({ ...proxy, name: 'stack-proxy-1' }, spec(['dockerproxy']), tcp('dockerproxy'), hub())).toBeDefined();
+    expect(
+      lifelineReason({ ...proxy, name: 'stack-proxy-1' }, spec(['dockerproxy']), tcp('dockerproxy'), hub()),
+    ).toBeDefined();
     expect(lifelineReason({ ...proxy, name: 'web' }, spec(['web']), tcp('dockerproxy'), hub())).toBeUndefined();
   });
 
@@ -34,13 +36,19 @@ describe('lifeline guard', () => {
     expect(lifelineReason({ id: 'a'.repeat(64), name: 'dockwatch-agent' }, undefined, undefined, agent)).toContain(
       'the edge agent nas runs in dockwatch-agent',
     );
-    expect(lifelineReason(proxy, undefined, tcpEndpointOf('tcp://socket-proxy:2375'), agent)).toContain('the edge agent nas reaches');
-    expect(lifelineReason({ ...proxy, name: 'web' }, undefined, tcpEndpointOf('tcp://socket-proxy:2375'), agent)).toBeUndefined();
+    expect(lifelineReason(proxy, undefined, tcpEndpointOf('tcp://socket-proxy:2375'), agent)).toContain(
+      'the edge agent nas reaches',
+    );
+    expect(
+      lifelineReason({ ...proxy, name: 'web' }, undefined, tcpEndpointOf('tcp://socket-proxy:2375'), agent),
+    ).toBeUndefined();
     expect(tcpEndpointOf('unix:///var/run/docker.sock')).toBeUndefined();
     expect(tcpEndpointOf('tcp://10.0.0.5')).toEqual({ host: '10.0.0.5', port: 2375, protocol: 'http' });
   });
 
   it('leaves everything else alone on a socket endpoint', () => {
-    expect(lifelineReason(proxy, spec(['socket-proxy'], '2375'), { socketPath: '/run/docker.sock' }, hub())).toBeUndefined();
+    expect(
+      lifelineReason(proxy, spec(['socket-proxy'], '2375'), { socketPath: '/run/docker.sock' }, hub()),
+    ).toBeUndefined();
   });
 });

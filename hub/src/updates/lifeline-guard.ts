@@ -28,7 +28,9 @@ export function lifelineReason(
   }
   if (!endpoint || 'socketPath' in endpoint) return undefined;
   const host = endpoint.host.toLowerCase();
-  const names = [container.name, ...(spec?.networks.flatMap((network) => network.aliases) ?? [])].map((name) => name.toLowerCase());
+  const names = [container.name, ...(spec?.networks.flatMap((network) => network.aliases) ?? [])].map((name) =>
+    name.toLowerCase(),
+  );
   const publishes = Object.values(spec?.portBindings ?? {})
     .flat()
     .some((binding) => binding.hostPort === String(endpoint.port));

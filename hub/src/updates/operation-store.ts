@@ -1,6 +1,11 @@
 import type { Storage } from 'unstorage';
 import type { Logger } from '../../../shared/logging/logger';
-import { isTerminal, type UpdateJournal, type UpdateOperation, UpdateOperationSchema } from '../../../shared/update-engine';
+import {
+  isTerminal,
+  type UpdateJournal,
+  type UpdateOperation,
+  UpdateOperationSchema,
+} from '../../../shared/update-engine';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 
 const PREFIX = 'update-operations';
@@ -51,7 +56,8 @@ export function createUpdateOperationStore(storage: Storage, logger: Logger): Up
     },
     get: (id) => operations.get(id),
     all: () => [...operations.values()].sort(newestFirst),
-    unsettled: () => [...operations.values()].filter((operation) => !isTerminal(operation)).sort((a, b) => -newestFirst(a, b)),
+    unsettled: () =>
+      [...operations.values()].filter((operation) => !isTerminal(operation)).sort((a, b) => -newestFirst(a, b)),
     save(operation) {
       return serial(async () => {
         const stored = operations.get(operation.id);

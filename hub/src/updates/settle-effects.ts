@@ -19,21 +19,27 @@ export async function afterSettled(context: UpdateContext, operation: UpdateOper
   // An agent's watcher may share its name with a local one: only local operations refresh through the hub's watcher.
   const reached = operation.agent === undefined ? updatableWatcher(context, operation.watcher) : undefined;
   const trigger = triggerById(context, operation.triggerName);
-  const imageHost: ImageHost | undefined = operation.agent === undefined ? reached?.host : agentHostOf(context, operation);
+  const imageHost: ImageHost | undefined =
+    operation.agent === undefined ? reached?.host : agentHostOf(context, operation);
   let record: Container | undefined;
   // The backup first: a client that reads `succeeded` may ask for a rollback at once, and the
   // inventory refresh that follows checks a registry, which can take seconds.
   try {
-    if (operation.status === 'succeeded' && imageHost && trigger) await keepBackup(context, operation, trigger, imageHost);
+    if (operation.status === 'succeeded' && imageHost && trigger)
+      await keepBackup(context, operation, trigger, imageHost);
   } catch (error) {
     logger.warn('keeping the backup of an update failed', { operationId: operation.id, error: errorText(error) });
   }
   try {
     if (reached) record = await refreshInventory(reached.watcher, operation);
   } catch (error) {
-    logger.warn('refreshing the inventory after an update failed', { operationId: operation.id, error: errorText(error) });
+    logger.warn('refreshing the inventory after an update failed', {
+      operationId: operation.id,
+      error: errorText(error),
+    });
   }
-  record ??= hub.containers.get(operation.newContainerId ?? operation.containerId) ?? hub.containers.get(operation.containerId);
+  record ??=
+    hub.containers.get(operation.newContainerId ?? operation.containerId) ?? hub.containers.get(operation.containerId);
   try {
     await announce(context, operation, record);
     await auditComposeFile(hub, operation);
@@ -60,7 +66,11 @@ async function refreshInventory(watcher: DockerWatcher, operation: UpdateOperati
 }
 
 /** http-interface §6.1 events, and the notification (which writes the update-applied / update-failed audit entry) or the rollback audit. */
-async function announce(context: UpdateContext, operation: UpdateOperation, record: Container | undefined): Promise<void> {
+async function announce(
+  context: UpdateContext,
+  operation: UpdateOperation,
+  record: Container | undefined,
+): Promise<void> {
   const hub = context.hub;
   const batchId = operation.batchId ?? null;
   const succeeded = operation.status === 'succeeded';
@@ -90,7 +100,12 @@ async function announce(context: UpdateContext, operation: UpdateOperation, reco
   const cancelledBy = context.cancelled.get(operation.id);
   if (operation.kind === 'rollback' || cancelledBy !== undefined) {
     await hub.audit.append({
-      action: operation.kind === 'rollback' ? (operation.source === 'auto-rollback' ? 'auto-rollback' : 'rollback') : 'container-update',
+      action:
+        operation.kind === 'rollback'
+          ? operation.source === 'auto-rollback'
+            ? 'auto-rollback'
+            : 'rollback'
+          : 'container-update',
       containerName: operation.containerName,
       containerImage: operation.targetImage,
       ...versions,

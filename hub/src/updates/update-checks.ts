@@ -27,9 +27,13 @@ export function findUpdatable(context: UpdateContext, containerId: string): Cont
   const running = context.store.unsettled().find((operation) => operation.containerId === container.id);
   if (running) throw busyError(running.containerName, running.status, running.id);
   if (TEMPORARY_NAME.test(container.name)) {
-    throw new HttpError(409, `${container.name} is a temporary rollback container of an update; it is not updated itself`, {
-      reason: 'rollback-container',
-    });
+    throw new HttpError(
+      409,
+      `${container.name} is a temporary rollback container of an update; it is not updated itself`,
+      {
+        reason: 'rollback-container',
+      },
+    );
   }
   return container;
 }
@@ -37,7 +41,8 @@ export function findUpdatable(context: UpdateContext, containerId: string): Cont
 /** The trigger named (by id `docker.x` or name `x`), else the first of the container's watcher that its labels allow. */
 export function resolveTrigger(context: UpdateContext, container: Container, name?: string): DockerActionTrigger {
   const candidates = context.triggers.filter((trigger) => triggerCoversWatcher(trigger, container.watcher));
-  const named = name === undefined ? candidates : candidates.filter((trigger) => trigger.id === name || trigger.name === name);
+  const named =
+    name === undefined ? candidates : candidates.filter((trigger) => trigger.id === name || trigger.name === name);
   if (named.length === 0) {
     throw new HttpError(
       404,
@@ -50,10 +55,14 @@ export function resolveTrigger(context: UpdateContext, container: Container, nam
   }
   const allowed = named.find((trigger) => actionAllowed(container.labels, trigger));
   if (!allowed) {
-    throw new HttpError(409, 'The dd.action.include / dd.action.exclude labels of this container keep the Docker action from it', {
-      reason: 'excluded-by-labels',
-      triggers: named.map((trigger) => trigger.id),
-    });
+    throw new HttpError(
+      409,
+      'The dd.action.include / dd.action.exclude labels of this container keep the Docker action from it',
+      {
+        reason: 'excluded-by-labels',
+        triggers: named.map((trigger) => trigger.id),
+      },
+    );
   }
   return allowed;
 }
@@ -71,7 +80,8 @@ export function assertNotBusy(context: UpdateContext, container: Container): str
 /** A local container's watcher, able to update; agents' containers go through assertAgentReachable instead. */
 export function assertLocal(context: UpdateContext, container: Container) {
   const reached = updatableWatcher(context, container.watcher);
-  if (!reached) throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
+  if (!reached)
+    throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
   return reached;
 }
 
@@ -89,7 +99,11 @@ export async function assertNotLifeline(
   if (reason !== undefined) throw lifelineRefusal(reason);
 }
 
-async function localLifeline(context: UpdateContext, container: Container, host: UpdatableDockerHost): Promise<string | undefined> {
+async function localLifeline(
+  context: UpdateContext,
+  container: Container,
+  host: UpdatableDockerHost,
+): Promise<string | undefined> {
   const hub = context.hub;
   const endpoint = hub.config.watchers.find((watcher) => watcher.name === container.watcher)?.endpoint;
   // Only a TCP endpoint can be served by a container of this host; its configuration says whether this one does.

@@ -3,7 +3,12 @@ import { canUpdateContainers, type UpdatableDockerHost } from '../../../shared/d
 import type { Logger } from '../../../shared/logging/logger';
 import type { HookRunner } from '../../../shared/update/hooks';
 import { containerIdentity } from '../../../shared/update/update-clock';
-import { type HealthTiming, publicOperation, type UpdateOperation, type UpdateScheduler } from '../../../shared/update-engine';
+import {
+  type HealthTiming,
+  publicOperation,
+  type UpdateOperation,
+  type UpdateScheduler,
+} from '../../../shared/update-engine';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { HubConfig } from '../config/hub-config';
 import type { Publish } from '../events/event-bus';

@@ -1,6 +1,13 @@
 import type { Logger } from '../../../shared/logging/logger';
 import type { AuditAction } from '../../../shared/schemas/audit-entry';
-import { type HookRunner, type HookStage, hookCommands, hookTimeoutMs, preHookRefusal, runHook } from '../../../shared/update/hooks';
+import {
+  type HookRunner,
+  type HookStage,
+  hookCommands,
+  hookTimeoutMs,
+  preHookRefusal,
+  runHook,
+} from '../../../shared/update/hooks';
 import type { UpdateOperation } from '../../../shared/update-engine';
 import type { HubConfig } from '../config/hub-config';
 import type { AuditStore } from '../store/audit-store';
@@ -72,13 +79,19 @@ export function updateHooksFor(deps: UpdateHooksDeps, logger: Logger, operation:
   const timeoutMs = hookTimeoutMs(labels, config.timeoutMs);
 
   /** Runs one hook and audits it; answers the failure's description, or undefined on success. */
-  async function run(stage: HookStage, command: string, current: UpdateOperation, signal?: AbortSignal): Promise<string | undefined> {
+  async function run(
+    stage: HookStage,
+    command: string,
+    current: UpdateOperation,
+    signal?: AbortSignal,
+  ): Promise<string | undefined> {
     const runner = deps.hookRunner;
     const failure = runner
       ? await runHook(runner, stage, command, current, { timeoutMs, signal })
       : `cannot run: this runtime (${deps.runtime}) runs no commands`;
     await auditHook(deps, stage, current, failure);
-    if (failure !== undefined) logger.warn(`the ${stage}-update hook failed`, { container: current.containerName, failure });
+    if (failure !== undefined)
+      logger.warn(`the ${stage}-update hook failed`, { container: current.containerName, failure });
     return failure;
   }
 
@@ -86,7 +99,12 @@ export function updateHooksFor(deps: UpdateHooksDeps, logger: Logger, operation:
     async pre(journal, signal) {
       if (commands.pre === undefined) return undefined;
       // The operation shows as started while its hook runs; a crash here recovers as failed in prepare.
-      await journal.save({ ...operation, status: 'in-progress', phase: 'prepare', updatedAt: new Date(deps.now()).toISOString() });
+      await journal.save({
+        ...operation,
+        status: 'in-progress',
+        phase: 'prepare',
+        updatedAt: new Date(deps.now()).toISOString(),
+      });
       const failure = await run('pre', commands.pre, operation, signal);
       return failure === undefined ? undefined : preHookRefusal(failure);
     },

@@ -6,7 +6,14 @@ import type { DockerActionTrigger } from './action-triggers';
 import { assertAgentReachable } from './agent-update-runner';
 import { assertUpdateModeAllows } from './auto-update-policy';
 import { lifelineReason, lifelineRefusal } from './lifeline-guard';
-import { agentLifeline, assertLocal, assertMature, assertNotBusy, findUpdatable, resolveTrigger } from './update-checks';
+import {
+  agentLifeline,
+  assertLocal,
+  assertMature,
+  assertNotBusy,
+  findUpdatable,
+  resolveTrigger,
+} from './update-checks';
 import type { UpdateContext } from './update-context';
 import { currentReference, updateTargetOf } from './update-target';
 
@@ -58,7 +65,11 @@ function check<T>(blockers: PreviewBlocker[], run: () => T): T | undefined {
   }
 }
 
-function backupOf(context: UpdateContext, container: Container, trigger: DockerActionTrigger | undefined): UpdatePreview['backup'] {
+function backupOf(
+  context: UpdateContext,
+  container: Container,
+  trigger: DockerActionTrigger | undefined,
+): UpdatePreview['backup'] {
   if (!trigger) return null;
   const kept = context.backups.ofIdentity(containerIdentity(container));
   // The new backup is added first, then the newest `keep` stay: these would go.
@@ -103,7 +114,9 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
     if (self !== undefined) throw lifelineRefusal(self);
   });
   // The same reachability check as requestUpdate: the local watcher's host, or the edge agent's session.
-  check(blockers, () => (container.agent === undefined ? assertLocal(context, container) : assertAgentReachable(context, container)));
+  check(blockers, () =>
+    container.agent === undefined ? assertLocal(context, container) : assertAgentReachable(context, container),
+  );
   for (const held of container.blockers ?? []) {
     if (held.reason === 'maturity-not-reached') continue;
     blockers.push({

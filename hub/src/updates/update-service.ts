@@ -23,7 +23,14 @@ import { createUpdateOperationStore } from './operation-store';
 import { pullAuthFor } from './pull-auth';
 import { autoRollbackWindowMs } from './rollback-labels';
 import { afterSettled } from './settle-effects';
-import { assertLocal, assertMature, assertNotBusy, assertNotLifeline, findUpdatable, resolveTrigger } from './update-checks';
+import {
+  assertLocal,
+  assertMature,
+  assertNotBusy,
+  assertNotLifeline,
+  findUpdatable,
+  resolveTrigger,
+} from './update-checks';
 import {
   identityOf,
   isoNow,
@@ -88,7 +95,12 @@ const DEFAULT_RECOVERY_RETRY_MS = 30_000;
 
 export function createUpdateService(
   hub: UpdateServiceDeps,
-  deps: { storage: Storage; logger: Logger; triggers: readonly DockerActionTrigger[]; options?: UpdateServiceOptions | undefined },
+  deps: {
+    storage: Storage;
+    logger: Logger;
+    triggers: readonly DockerActionTrigger[];
+    options?: UpdateServiceOptions | undefined;
+  },
 ): UpdateService {
   const logger = deps.logger.child('updates');
   const options = deps.options ?? {};
@@ -102,7 +114,8 @@ export function createUpdateService(
     scheduler: new UpdateScheduler({
       maxConcurrent: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
       onChange: () => publishQueue(),
-      onJobError: (id, error) => logger.error('an update job failed outside its operation', { operationId: id, error: errorText(error) }),
+      onJobError: (id, error) =>
+        logger.error('an update job failed outside its operation', { operationId: id, error: errorText(error) }),
     }),
     claims: new Map(),
     cancelled: new Map(),
@@ -155,7 +168,13 @@ export function createUpdateService(
 
   /** Settles an operation that never reached the engine (cancelled while queued, nothing to run it on). */
   async function failUnstarted(operation: UpdateOperation, lastError: string): Promise<void> {
-    const failed: UpdateOperation = { ...operation, status: 'failed', phase: 'prepare', lastError, updatedAt: isoNow(context) };
+    const failed: UpdateOperation = {
+      ...operation,
+      status: 'failed',
+      phase: 'prepare',
+      lastError,
+      updatedAt: isoNow(context),
+    };
     await journal.save(failed);
     await settle(failed);
   }
@@ -197,7 +216,11 @@ export function createUpdateService(
   /** An edge agent's container: its agent runs the engine, the hub mirrors the phases (agent-update-runner.ts). */
   async function runAgentJob(operation: UpdateOperation, signal: AbortSignal): Promise<void> {
     const trigger = triggerById(context, operation.triggerName);
-    if (!trigger) return failUnstarted(operation, `the action trigger ${operation.triggerName} is not available; nothing was changed`);
+    if (!trigger)
+      return failUnstarted(
+        operation,
+        `the action trigger ${operation.triggerName} is not available; nothing was changed`,
+      );
     let auth: Awaited<ReturnType<typeof pullAuthFor>>;
     try {
       auth = await pullAuthFor(hub, operation.targetImage);
@@ -220,13 +243,20 @@ export function createUpdateService(
 
   function enqueue(operation: UpdateOperation, groupKey: string | undefined): void {
     context.claims.set(identityOf(operation), operation.id);
-    scheduler.enqueue({ id: operation.id, lockKey: identityOf(operation), groupKey, run: (signal) => runJob(operation.id, signal) });
+    scheduler.enqueue({
+      id: operation.id,
+      lockKey: identityOf(operation),
+      groupKey,
+      run: (signal) => runJob(operation.id, signal),
+    });
   }
 
   /** Compose projects are updated one container at a time (docs/updates.md "Queue, locks and cancel"), per Docker host. */
   function groupOf(container: Pick<Container, 'labels' | 'agent' | 'watcher'>): string | undefined {
     const project = container.labels['com.docker.compose.project'];
-    return project ? `${containerIdentity({ agent: container.agent, watcher: container.watcher, name: '' })}compose:${project}` : undefined;
+    return project
+      ? `${containerIdentity({ agent: container.agent, watcher: container.watcher, name: '' })}compose:${project}`
+      : undefined;
   }
 
   function newOperation(
@@ -359,10 +389,15 @@ export function createUpdateService(
       assertUpdateModeAllows(hub.settings.get().updateMode, request.source);
       const trigger = resolveTrigger(context, container, request.triggerName);
       const target = updateTargetOf(container);
-      if (!target) throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
+      if (!target)
+        throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
       assertMature(container);
       // Awaited before the busy check: nothing may come between that check and the claim in admit().
-      await assertNotLifeline(context, container, container.agent === undefined ? assertLocal(context, container).host : undefined);
+      await assertNotLifeline(
+        context,
+        container,
+        container.agent === undefined ? assertLocal(context, container).host : undefined,
+      );
       assertNotBusy(context, container);
       if (container.agent !== undefined) assertAgentReachable(context, container);
       const window = autoRollbackWindowMs(container.labels);
@@ -392,7 +427,10 @@ export function createUpdateService(
       const container = findUpdatable(context, containerId);
       const trigger = resolveTrigger(context, container);
       const identity = containerIdentity(container);
-      const backup = request.backupId === undefined ? context.backups.ofIdentity(identity)[0] : context.backups.get(request.backupId);
+      const backup =
+        request.backupId === undefined
+          ? context.backups.ofIdentity(identity)[0]
+          : context.backups.get(request.backupId);
       if (!backup || backup.identity !== identity) {
         throw new HttpError(
           404,
@@ -405,7 +443,11 @@ export function createUpdateService(
         );
       }
       // Awaited before the busy check: nothing may come between that check and the claim in admit().
-      await assertNotLifeline(context, container, container.agent === undefined ? assertLocal(context, container).host : undefined);
+      await assertNotLifeline(
+        context,
+        container,
+        container.agent === undefined ? assertLocal(context, container).host : undefined,
+      );
       assertNotBusy(context, container);
       if (container.agent !== undefined) assertAgentReachable(context, container);
       const operation = newOperation(container, {
@@ -426,7 +468,10 @@ export function createUpdateService(
       const operation = store.get(operationId);
       if (!operation) throw new HttpError(404, `Unknown update operation ${operationId.slice(0, 80)}`);
       if (isTerminal(operation)) {
-        throw new HttpError(409, `The operation is already ${operation.status}`, { reason: 'settled', status: operation.status });
+        throw new HttpError(409, `The operation is already ${operation.status}`, {
+          reason: 'settled',
+          status: operation.status,
+        });
       }
       context.cancelled.set(operationId, by);
       const outcome = scheduler.cancel(operationId, `cancelled by ${by}`);

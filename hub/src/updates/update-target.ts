@@ -12,7 +12,11 @@ export interface UpdateTarget {
 /** The reference the container runs, rebuilt from its record. */
 export function currentReference(container: Pick<Container, 'image'>): string {
   const { registry, name, tag } = container.image;
-  return formatImageReference({ registry: registry.url, repository: name, ...(tag.value !== '' && { tag: tag.value }) });
+  return formatImageReference({
+    registry: registry.url,
+    repository: name,
+    ...(tag.value !== '' && { tag: tag.value }),
+  });
 }
 
 /**
@@ -25,7 +29,11 @@ export function updateTargetOf(container: Container): UpdateTarget | undefined {
   if (!container.updateAvailable || kind.kind === 'unknown' || container.image.tag.value === '') return undefined;
   const current = currentReference(container);
   if (kind.kind === 'tag')
-    return { targetImage: withTag(current, kind.remoteValue), fromVersion: kind.localValue, toVersion: kind.remoteValue };
+    return {
+      targetImage: withTag(current, kind.remoteValue),
+      fromVersion: kind.localValue,
+      toVersion: kind.remoteValue,
+    };
   return { targetImage: current, fromVersion: kind.localValue, toVersion: kind.remoteValue };
 }
 

@@ -2,7 +2,11 @@ import { imageOf } from '../../../shared/containers/container-record';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import type { Publish } from '../events/event-bus';
-import { type AppliedChange, turnedUnhealthy as healthTurnedBad, maturityClearedBetween } from '../notifications/inventory-events';
+import {
+  type AppliedChange,
+  turnedUnhealthy as healthTurnedBad,
+  maturityClearedBetween,
+} from '../notifications/inventory-events';
 import { updateLevel } from '../notifications/update-threshold';
 import type { ContainerStore } from '../store/container-store';
 import type { ObservedInventory } from './inventory-sync';
@@ -50,7 +54,8 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
     // Stored and audited before it is announced: a client reacting to the event finds both.
     await store.put(record);
     const shown = toPublicContainer(record);
-    if (!previous) await audit({ action: 'container-added', containerName: record.name, containerImage: imageOf(record) });
+    if (!previous)
+      await audit({ action: 'container-added', containerName: record.name, containerImage: imageOf(record) });
     if (isNewUpdate(previous, record) && record.updateKind.kind !== 'unknown') {
       await audit({
         action: 'update-available',
@@ -72,7 +77,8 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
       });
     }
     const turnedUnhealthy = healthTurnedBad(previous, record);
-    if (turnedUnhealthy) await audit({ action: 'container-unhealthy', containerName: record.name, containerImage: imageOf(record) });
+    if (turnedUnhealthy)
+      await audit({ action: 'container-unhealthy', containerName: record.name, containerImage: imageOf(record) });
     publish(previous ? 'dd:container-updated' : 'dd:container-added', shown);
     if (turnedUnhealthy) {
       publish('dd:container-unhealthy', {

@@ -51,11 +51,19 @@ export interface ContainerCheckContext {
  * Checks one container against its registry and returns the record with its update fields set.
  * A failure keeps the last-known fields and records the error; the maturity clock is untouched.
  */
-export async function checkContainer(container: Container, labelPolicy: UpdatePolicy, context: ContainerCheckContext): Promise<Container> {
+export async function checkContainer(
+  container: Container,
+  labelPolicy: UpdatePolicy,
+  context: ContainerCheckContext,
+): Promise<Container> {
   const at = new Date(context.now).toISOString();
-  const fail = (kind: string, message: string): Container => ({ ...container, error: { phase: 'check', kind, message, at } });
+  const fail = (kind: string, message: string): Container => ({
+    ...container,
+    error: { phase: 'check', kind, message, at },
+  });
   const ref = lookupReference(container);
-  if (!ref || container.image.tag.value === '') return fail('unsupported-reference', 'the image has no repository and tag to look up');
+  if (!ref || container.image.tag.value === '')
+    return fail('unsupported-reference', 'the image has no repository and tag to look up');
   const tagPolicy = context.policies.get(container);
   if (tagPolicy instanceof TagPolicyError) return fail('label', tagPolicy.message);
 
@@ -95,7 +103,12 @@ export async function checkContainer(container: Container, labelPolicy: UpdatePo
     const first = evaluation.errors[0];
     return {
       ...container,
-      error: { phase: first?.phase ?? 'check', kind: first?.kind ?? 'unknown', message: first?.message ?? 'check failed', at },
+      error: {
+        phase: first?.phase ?? 'check',
+        kind: first?.kind ?? 'unknown',
+        message: first?.message ?? 'check failed',
+        at,
+      },
     };
   }
   await context.store.setIdentityState(identity, {

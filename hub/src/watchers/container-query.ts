@@ -62,7 +62,10 @@ const SORT_KEYS: Record<string, (c: Container) => string | number> = {
 };
 
 /** Filters, sorts and pages containers as GET /api/v1/containers does (http-interface §4.8). */
-export function queryContainers(all: readonly Container[], query: ContainerQuery): { data: Container[]; total: number } {
+export function queryContainers(
+  all: readonly Container[],
+  query: ContainerQuery,
+): { data: Container[]; total: number } {
   const ids = query.containerIds
     ? new Set(
         query.containerIds

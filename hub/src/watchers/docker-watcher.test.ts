@@ -1,6 +1,11 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
-import type { ContainerState, DockerContainerDetails, DockerEventHandlers, DockerHost } from '../../../shared/docker/docker-host';
+import type {
+  ContainerState,
+  DockerContainerDetails,
+  DockerEventHandlers,
+  DockerHost,
+} from '../../../shared/docker/docker-host';
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { FleetLookups } from '../checks/fleet-lookups';
@@ -49,7 +54,11 @@ function fakeHost(state: { current: ContainerState | 'gone' }): DockerHost {
   };
 }
 
-function watcherOn(host: DockerHost, watchAll: boolean, timing: { startDelayMs?: number; eventDebounceMs?: number } = {}) {
+function watcherOn(
+  host: DockerHost,
+  watchAll: boolean,
+  timing: { startDelayMs?: number; eventDebounceMs?: number } = {},
+) {
   const logRing = createLogRing();
   const logger = createLogger({ level: 'fatal', ring: logRing, sink: silentSink });
   const store = createContainerStore(createStorage(), logger);
@@ -61,7 +70,14 @@ function watcherOn(host: DockerHost, watchAll: boolean, timing: { startDelayMs?:
     },
   });
   const watcher = new DockerWatcher({
-    config: { name: 'local', endpoint: { socketPath: '/fake.sock' }, cron: '0 * * * *', jitterSeconds: 0, watchByDefault: true, watchAll },
+    config: {
+      name: 'local',
+      endpoint: { socketPath: '/fake.sock' },
+      cron: '0 * * * *',
+      jitterSeconds: 0,
+      watchByDefault: true,
+      watchAll,
+    },
     host,
     store,
     lookups,
@@ -98,7 +114,12 @@ describe('DockerWatcher.refreshContainer', () => {
     await watcher.refreshContainer(ID);
     state.current = 'gone';
     expect(await watcher.refreshContainer(ID)).toBeUndefined();
-    expect(published).toEqual(['dd:container-added', 'dd:container-removed', 'dd:container-added', 'dd:container-removed']);
+    expect(published).toEqual([
+      'dd:container-added',
+      'dd:container-removed',
+      'dd:container-added',
+      'dd:container-removed',
+    ]);
   });
 });
 

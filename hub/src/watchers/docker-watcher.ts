@@ -171,7 +171,8 @@ export class DockerWatcher {
    */
   private async runCycle(joinCycle: boolean): Promise<WatchResult> {
     const startedAt = this.deps.now();
-    const report = (result: 'success' | 'partial' | 'failed') => this.deps.onCycle?.({ durationMs: this.deps.now() - startedAt, result });
+    const report = (result: 'success' | 'partial' | 'failed') =>
+      this.deps.onCycle?.({ durationMs: this.deps.now() - startedAt, result });
     this.deps.lookups?.beginCycle(joinCycle ? { sharedWithinMs: (this.deps.config.jitterSeconds + 60) * 1000 } : {});
     let observed: ObservedInventory;
     try {
@@ -203,7 +204,9 @@ export class DockerWatcher {
       previous: new Map(this.containers().map((c) => [c.id, c])),
       policies: deps.policies,
       check:
-        options.check && deps.lookups ? { lookups: deps.lookups, store: deps.store, thresholdDays: deps.thresholdDays, now } : undefined,
+        options.check && deps.lookups
+          ? { lookups: deps.lookups, store: deps.store, thresholdDays: deps.thresholdDays, now }
+          : undefined,
       onlyIds: options.onlyIds,
       now,
     });
@@ -249,7 +252,9 @@ export class DockerWatcher {
     const unknown = [...ids].some((id) => !this.deps.store.get(id));
     this.observe({ check: unknown, onlyIds: ids })
       .then((observed) => applyInventory(withoutRemovedSince(observed, knownAtEvent, this.deps.store), this.deps))
-      .catch((error: unknown) => this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }));
+      .catch((error: unknown) =>
+        this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }),
+      );
   }
 }
 
@@ -257,7 +262,13 @@ export class DockerWatcher {
  * A record deleted through the API while its event waited (http-interface §4.5) stays deleted until the next
  * watch cycle: an event that came before the deletion must not bring it back.
  */
-function withoutRemovedSince(observed: ObservedInventory, knownAtEvent: ReadonlySet<string>, store: ContainerStore): ObservedInventory {
-  const records = observed.records.filter((record) => !knownAtEvent.has(record.id) || store.get(record.id) !== undefined);
+function withoutRemovedSince(
+  observed: ObservedInventory,
+  knownAtEvent: ReadonlySet<string>,
+  store: ContainerStore,
+): ObservedInventory {
+  const records = observed.records.filter(
+    (record) => !knownAtEvent.has(record.id) || store.get(record.id) !== undefined,
+  );
   return records.length === observed.records.length ? observed : { ...observed, records };
 }

@@ -52,7 +52,8 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
     const listed = await options.host.listContainers(options.watchAll);
     ids = listed.map((summary) => summary.id).filter((id) => !options.onlyIds || options.onlyIds.has(id));
     // A container of onlyIds that the listing no longer has is gone (or stopped, without WATCHALL).
-    if (options.onlyIds) for (const id of options.onlyIds) if (!ids.includes(id) && options.previous.has(id)) ids.push(id);
+    if (options.onlyIds)
+      for (const id of options.onlyIds) if (!ids.includes(id) && options.previous.has(id)) ids.push(id);
   } catch (error) {
     return {
       records: [...options.previous.values()],
@@ -79,7 +80,9 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
       const { record, labelPolicy } = observed;
       const check = options.check;
       records.push(
-        check && record.watched ? await checkWithPolicy(record, labelPolicy, { ...check, policies: options.policies }, errors) : record,
+        check && record.watched
+          ? await checkWithPolicy(record, labelPolicy, { ...check, policies: options.policies }, errors)
+          : record,
       );
     }),
   );

@@ -58,7 +58,9 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       lookups: deps.lookups,
       policies: deps.tagPolicies,
       thresholdDays: deps.thresholdDays,
-      logger: deps.logger.child(agent === undefined ? `watcher.docker.${config.name}` : `watcher.docker.${agent}.${config.name}`),
+      logger: deps.logger.child(
+        agent === undefined ? `watcher.docker.${config.name}` : `watcher.docker.${agent}.${config.name}`,
+      ),
       now: deps.now,
       ...(options.startDelayMs !== undefined && { startDelayMs: options.startDelayMs }),
       ...(options.eventDebounceMs !== undefined && { eventDebounceMs: options.eventDebounceMs }),

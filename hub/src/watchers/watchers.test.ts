@@ -53,7 +53,14 @@ describe('watcher configuration', () => {
         watchByDefault: true,
         watchAll: true,
       },
-      { name: 'pi', endpoint: { socketPath: '/tmp/pi.sock' }, cron: DEFAULT_CRON, jitterSeconds: 0, watchByDefault: true, watchAll: false },
+      {
+        name: 'pi',
+        endpoint: { socketPath: '/tmp/pi.sock' },
+        cron: DEFAULT_CRON,
+        jitterSeconds: 0,
+        watchByDefault: true,
+        watchAll: false,
+      },
       {
         name: 'proxied',
         endpoint: { host: 'socket-proxy', port: 2375, protocol: 'http' },
@@ -140,7 +147,11 @@ describe('container queries', () => {
       updateMaturityLevel: 'hot',
     }),
     base('a', { status: 'exited', watched: false, createdAt: '2026-02-01T00:00:00Z' }),
-    base('c', { updateAvailable: true, updateKind: { kind: 'digest', localValue: 'x', remoteValue: 'y' }, watcher: 'nas' }),
+    base('c', {
+      updateAvailable: true,
+      updateKind: { kind: 'digest', localValue: 'x', remoteValue: 'y' },
+      watcher: 'nas',
+    }),
   ];
   const ids = (query: Partial<Parameters<typeof queryContainers>[1]>) =>
     queryContainers(all, { limit: 0, offset: 0, ...query }).data.map((c) => c.id);

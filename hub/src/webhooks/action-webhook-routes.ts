@@ -65,15 +65,25 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
 
   const audit = (record: AuditRecord) => deps.audit.append(record);
   const auditContainer = (action: AuditRecord['action'], container: Container, status: string, details?: string) =>
-    audit({ action, containerName: container.name, containerImage: imageOf(container), status, ...(details !== undefined && { details }) });
+    audit({
+      action,
+      containerName: container.name,
+      containerImage: imageOf(container),
+      status,
+      ...(details !== undefined && { details }),
+    });
 
   /** The named container, if it accepts webhooks (the label `dd.webhook.enabled=false` opts out). */
   function target(c: Context<HubEnv>, query: { agent?: string | undefined; watcher?: string | undefined }): Container {
     const container = resolveContainerName(deps.containers.all(), c.req.param('containerName') ?? '', query);
     if (!container.webhookEnabled) {
-      throw new HttpError(403, `The container ${container.name} does not accept webhooks (label dd.webhook.enabled=false)`, {
-        containerName: container.name,
-      });
+      throw new HttpError(
+        403,
+        `The container ${container.name} does not accept webhooks (label dd.webhook.enabled=false)`,
+        {
+          containerName: container.name,
+        },
+      );
     }
     return container;
   }
@@ -85,7 +95,8 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
       access: 'public',
       ownCredential: true,
       tag: 'webhooks',
-      summary: 'Watch every container now (webhook token); folded into a running scheduled cycle’s follow-up when one runs',
+      summary:
+        'Watch every container now (webhook token); folded into a running scheduled cycle’s follow-up when one runs',
       statuses: TOKEN_STATUSES,
     },
     async (c) => {
@@ -105,7 +116,13 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
       logger.info('webhook watch of every watcher', { watchers: outcomes.length, failedWatchers, coalesced });
       return c.json({
         message: `Watched ${outcomes.length} watchers`,
-        result: { watchers: outcomes.length, failedWatchers, errors, containers: deps.containers.all().length, coalesced },
+        result: {
+          watchers: outcomes.length,
+          failedWatchers,
+          errors,
+          containers: deps.containers.all().length,
+          coalesced,
+        },
       });
     },
   );
@@ -130,8 +147,17 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
       const { container: updated, errors } = await watcher.watchContainer(container.id);
       const unreachable = errors.find((error) => error.phase !== 'check');
       if (unreachable || !updated) {
-        await auditContainer('webhook-watch-container', container, 'failed', unreachable?.message.slice(0, 300) ?? 'the container is gone');
-        if (unreachable) throw new HttpError(503, `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`);
+        await auditContainer(
+          'webhook-watch-container',
+          container,
+          'failed',
+          unreachable?.message.slice(0, 300) ?? 'the container is gone',
+        );
+        if (unreachable)
+          throw new HttpError(
+            503,
+            `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`,
+          );
         throw new HttpError(404, `The container ${container.name} is gone`);
       }
       await auditContainer(
@@ -140,7 +166,10 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
         'succeeded',
         updated.error ? `check failed: ${updated.error.message}` : undefined,
       );
-      return c.json({ message: `Watched container ${updated.name}`, result: { container: toPublicContainer(updated) } });
+      return c.json({
+        message: `Watched container ${updated.name}`,
+        result: { container: toPublicContainer(updated) },
+      });
     },
   );
 
@@ -170,7 +199,11 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
         const { operationId } = await startWebhookUpdate(deps, container);
         await auditContainer('webhook-update', container, 'queued', operationId);
         return c.json(
-          { message: `Update of ${container.name} queued`, operationId, result: { container: toPublicContainer(container) } },
+          {
+            message: `Update of ${container.name} queued`,
+            operationId,
+            result: { container: toPublicContainer(container) },
+          },
           202,
         );
       } catch (error) {

@@ -31,7 +31,11 @@ export function createCheckDispatcher(check: CheckGroup, logger: Logger): CheckD
     const slot: Slot = { running: Promise.resolve(), next: new Map() };
     slot.running = check(containers)
       .catch((error: unknown) =>
-        logger.warn('a webhook-triggered check failed', { watcher: key, containers: containers.length, error: String(error) }),
+        logger.warn('a webhook-triggered check failed', {
+          watcher: key,
+          containers: containers.length,
+          error: String(error),
+        }),
       )
       .then(() => {
         slots.delete(key);

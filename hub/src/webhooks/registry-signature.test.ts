@@ -18,7 +18,9 @@ describe('registry webhook signatures', () => {
   });
 
   it('accepts the signature in any one of the headers, whatever the others hold', async () => {
-    expect(await verifier.verify(BODY, [undefined, 'garbage', undefined, `sha256=${HEX}`, undefined, undefined])).toBe('valid');
+    expect(await verifier.verify(BODY, [undefined, 'garbage', undefined, `sha256=${HEX}`, undefined, undefined])).toBe(
+      'valid',
+    );
   });
 
   it('tells a missing signature from an invalid one', async () => {

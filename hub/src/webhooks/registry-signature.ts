@@ -30,7 +30,9 @@ function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
 
 /** The key is imported once; `crypto.subtle.verify` compares the MACs in constant time. */
 export function createSignatureVerifier(secret: string): SignatureVerifier {
-  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'verify',
+  ]);
   return {
     async verify(body, headerValues) {
       const presented = headerValues.filter((value): value is string => value !== undefined && value.trim() !== '');
@@ -48,7 +50,9 @@ export function createSignatureVerifier(secret: string): SignatureVerifier {
 
 /** The signature a sender puts in its header: `sha256=<hex>` (tests, relays and benchmarks sign with it). */
 export async function signBody(secret: string, body: string | Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   const bytes = typeof body === 'string' ? encoder.encode(body) : new Uint8Array(body);
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes));
   return `sha256=${[...mac].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`;

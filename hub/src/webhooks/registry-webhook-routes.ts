@@ -86,7 +86,8 @@ export function registerRegistryWebhookRoute(api: RouteGroup, deps: RegistryWebh
         body,
         SIGNATURE_HEADERS.map((header) => c.req.header(header)),
       );
-      if (signature === 'missing') throw new HttpError(401, `A signature is required in one of ${SIGNATURE_HEADERS.join(', ')}`);
+      if (signature === 'missing')
+        throw new HttpError(401, `A signature is required in one of ${SIGNATURE_HEADERS.join(', ')}`);
       if (signature === 'invalid') throw new HttpError(401, 'Invalid signature');
       deps.metrics.webhooks.inc({ action: 'registry' });
 
@@ -98,7 +99,9 @@ export function registerRegistryWebhookRoute(api: RouteGroup, deps: RegistryWebh
       }
       const event = parseRegistryEvent(payload);
       if (!event) {
-        throw new HttpError(400, 'Not a registry event this hub reads', { formats: REGISTRY_EVENT_FORMATS.map((format) => format.name) });
+        throw new HttpError(400, 'Not a registry event this hub reads', {
+          formats: REGISTRY_EVENT_FORMATS.map((format) => format.name),
+        });
       }
       const matched = matchingContainers(deps.containers.all(), event.images);
       // One fresh lookup cycle for this event: answers cached before the push would hide it.
@@ -115,7 +118,9 @@ export function registerRegistryWebhookRoute(api: RouteGroup, deps: RegistryWebh
       const { started: dispatched, queued } = checks.dispatch(reachable);
       const images = [
         ...new Set(
-          event.images.map((image) => (image.registry ? formatImageReference({ ...image, registry: image.registry }) : image.repository)),
+          event.images.map((image) =>
+            image.registry ? formatImageReference({ ...image, registry: image.registry }) : image.repository,
+          ),
         ),
       ];
       logger.info('registry webhook', {
@@ -128,7 +133,10 @@ export function registerRegistryWebhookRoute(api: RouteGroup, deps: RegistryWebh
       });
       return c.json(
         {
-          message: matched.length > 0 ? `Checking ${dispatched + queued} containers` : 'No watched container uses these images',
+          message:
+            matched.length > 0
+              ? `Checking ${dispatched + queued} containers`
+              : 'No watched container uses these images',
           format: event.format,
           received: event.images.length,
           ignored: event.ignored,

@@ -31,7 +31,10 @@ describe('webhook configuration (DD_SERVER_WEBHOOK_*)', () => {
       DD_SERVER_WEBHOOK_TOKENS_WATCH: 'b',
       DD_SERVER_WEBHOOK_TOKENS_UPDATE: 'c',
     });
-    expect(config.webhooks.tokens).toEqual({ kind: 'per-endpoint', tokens: { watchall: 'a', watch: 'b', update: 'c' } });
+    expect(config.webhooks.tokens).toEqual({
+      kind: 'per-endpoint',
+      tokens: { watchall: 'a', watch: 'b', update: 'c' },
+    });
   });
 
   it('refuses a partial set of endpoint tokens, naming the missing variables', () => {
@@ -43,7 +46,9 @@ describe('webhook configuration (DD_SERVER_WEBHOOK_*)', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe('DD_SERVER_WEBHOOK_TOKENS_WATCHALL');
-    expect((error as Error).message).toContain('missing: DD_SERVER_WEBHOOK_TOKENS_WATCHALL, DD_SERVER_WEBHOOK_TOKENS_UPDATE');
+    expect((error as Error).message).toContain(
+      'missing: DD_SERVER_WEBHOOK_TOKENS_WATCHALL, DD_SERVER_WEBHOOK_TOKENS_UPDATE',
+    );
     expect(() => load({ DD_SERVER_WEBHOOK_TOKENS_WATCHALL: 'a', DD_SERVER_WEBHOOK_TOKENS_WATCH: 'b' })).toThrow(
       /^DD_SERVER_WEBHOOK_TOKENS_UPDATE: .*missing: DD_SERVER_WEBHOOK_TOKENS_UPDATE\)$/,
     );
@@ -66,13 +71,16 @@ describe('webhook configuration (DD_SERVER_WEBHOOK_*)', () => {
         }),
       ),
     );
-    for (const secret of ['tok-all-123', 'tok-one-456', 'tok-upd-789', 'hmac-secret-000']) expect(shown).not.toContain(secret);
+    for (const secret of ['tok-all-123', 'tok-one-456', 'tok-upd-789', 'hmac-secret-000'])
+      expect(shown).not.toContain(secret);
     expect(JSON.parse(shown).webhooks).toEqual({
       enabled: true,
       tokens: { kind: 'per-endpoint', watchall: '***', watch: '***', update: '***' },
       secret: '***',
     });
-    expect(JSON.parse(JSON.stringify(maskHubConfig(load({ DD_SERVER_WEBHOOK_TOKEN: 'shared-tok' })))).webhooks.tokens).toEqual({
+    expect(
+      JSON.parse(JSON.stringify(maskHubConfig(load({ DD_SERVER_WEBHOOK_TOKEN: 'shared-tok' })))).webhooks.tokens,
+    ).toEqual({
       kind: 'shared',
       token: '***',
     });

@@ -46,7 +46,8 @@ export function loadWebhookConfig(vars: EnvReaderContext): WebhookConfig {
     );
   }
   let tokens: WebhookTokens = { kind: 'none' };
-  if (missing.length === 0) tokens = { kind: 'per-endpoint', tokens: Object.fromEntries(perEndpoint) as Record<ActionWebhook, string> };
+  if (missing.length === 0)
+    tokens = { kind: 'per-endpoint', tokens: Object.fromEntries(perEndpoint) as Record<ActionWebhook, string> };
   else if (shared !== undefined) tokens = { kind: 'shared', token: shared };
   return { enabled, tokens, secret: vars.secret('DD_SERVER_WEBHOOK_SECRET') };
 }

@@ -29,7 +29,12 @@ export interface WebhookGuardDeps {
  */
 export function createWebhookGuard(deps: WebhookGuardDeps, family: 'action' | 'registry') {
   const limit = family === 'action' ? ACTION_WEBHOOK_LIMIT : REGISTRY_WEBHOOK_LIMIT;
-  const limiter = createRateLimiter({ limit, windowMs: REQUEST_LIMIT_WINDOW_MS, now: deps.now, maxKeys: MAX_TRACKED_CLIENTS });
+  const limiter = createRateLimiter({
+    limit,
+    windowMs: REQUEST_LIMIT_WINDOW_MS,
+    now: deps.now,
+    maxKeys: MAX_TRACKED_CLIENTS,
+  });
   const what = family === 'action' ? 'action webhook' : 'registry webhook';
   return function guard(c: Context<HubEnv>): void {
     if (!deps.config.webhooks.enabled) {
@@ -37,6 +42,7 @@ export function createWebhookGuard(deps: WebhookGuardDeps, family: 'action' | 'r
     }
     const address = deps.clientAddress(c) ?? 'unknown';
     const decision = limiter.take(address);
-    if (!decision.allowed) throw tooManyRequests(`At most ${limit} ${what} requests per 15 minutes from one address`, decision, limit);
+    if (!decision.allowed)
+      throw tooManyRequests(`At most ${limit} ${what} requests per 15 minutes from one address`, decision, limit);
   };
 }

@@ -11,7 +11,11 @@ const BEARER = /^bearer +(\S.*)$/i;
  * is configured, else the shared one. Compared in constant time; the token is never logged or
  * echoed. Sessions and API keys do not open these routes: a CI system holds the token, not a user.
  */
-export async function checkWebhookToken(c: Context<HubEnv>, tokens: WebhookTokens, endpoint: ActionWebhook): Promise<void> {
+export async function checkWebhookToken(
+  c: Context<HubEnv>,
+  tokens: WebhookTokens,
+  endpoint: ActionWebhook,
+): Promise<void> {
   const expected = tokenFor(tokens, endpoint);
   if (expected === undefined) {
     throw new HttpError(
@@ -21,9 +25,13 @@ export async function checkWebhookToken(c: Context<HubEnv>, tokens: WebhookToken
   }
   const presented = BEARER.exec(c.req.header('authorization')?.trim() ?? '')?.[1];
   if (presented === undefined) {
-    throw new HttpError(401, 'A webhook token is required: Authorization: Bearer <token>', undefined, { 'WWW-Authenticate': 'Bearer' });
+    throw new HttpError(401, 'A webhook token is required: Authorization: Bearer <token>', undefined, {
+      'WWW-Authenticate': 'Bearer',
+    });
   }
   if (!(await timingSafeEqualText(presented, expected))) {
-    throw new HttpError(401, 'Invalid webhook token', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    throw new HttpError(401, 'Invalid webhook token', undefined, {
+      'WWW-Authenticate': 'Bearer error="invalid_token"',
+    });
   }
 }

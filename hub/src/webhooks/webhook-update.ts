@@ -13,7 +13,10 @@ export interface WebhookUpdateDeps {
  * update, 403 container actions disabled, 404 no Docker action trigger, 409 queued, running or
  * excluded by labels, 503 its watcher unavailable or its edge agent not connected).
  */
-export async function startWebhookUpdate(deps: WebhookUpdateDeps, container: Container): Promise<{ operationId: string }> {
+export async function startWebhookUpdate(
+  deps: WebhookUpdateDeps,
+  container: Container,
+): Promise<{ operationId: string }> {
   const operation = await deps.updates.requestUpdate(container.id, { source: 'webhook' });
   return { operationId: operation.id };
 }

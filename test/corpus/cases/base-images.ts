@@ -22,17 +22,40 @@ const alpine = casesFor('alpine', ALPINE);
 
 export const BASE_IMAGE_CASES: readonly TagCase[] = [
   ubuntu('release', 'calver', '22.04', to('24.10', 'major'), 'YY.MM: the newest release, interim or not'),
-  ubuntu('lts-only', 'policy', '22.04', to('24.04', 'major'), 'include keeps LTS releases', { policy: { includeTags: '\\.04$' } }),
-  ubuntu('dated', 'calver', 'jammy-20240808', to('jammy-20240911', 'major'), 'codename prefix, date-stamped snapshot'),
-  ubuntu('respin', 'calver', 'noble-20240801', to('noble-20240904.1', 'major'), 'a .1 respin continues the date-stamped series'),
-  ubuntu('respin-to-respin', 'calver', 'noble-20240827.1', to('noble-20240904.1', 'major'), 'a respin moves to a later respin'),
-  ubuntu('respin-same-date', 'calver', 'oracular-20240811', to('oracular-20240811.1', 'minor'), 'a respin of the same date is newer', {
-    remoteTags: [...UBUNTU, 'oracular-20240811'],
+  ubuntu('lts-only', 'policy', '22.04', to('24.04', 'major'), 'include keeps LTS releases', {
+    policy: { includeTags: '\\.04$' },
   }),
+  ubuntu('dated', 'calver', 'jammy-20240808', to('jammy-20240911', 'major'), 'codename prefix, date-stamped snapshot'),
+  ubuntu(
+    'respin',
+    'calver',
+    'noble-20240801',
+    to('noble-20240904.1', 'major'),
+    'a .1 respin continues the date-stamped series',
+  ),
+  ubuntu(
+    'respin-to-respin',
+    'calver',
+    'noble-20240827.1',
+    to('noble-20240904.1', 'major'),
+    'a respin moves to a later respin',
+  ),
+  ubuntu(
+    'respin-same-date',
+    'calver',
+    'oracular-20240811',
+    to('oracular-20240811.1', 'minor'),
+    'a respin of the same date is newer',
+    {
+      remoteTags: [...UBUNTU, 'oracular-20240811'],
+    },
+  ),
   ubuntu('codename', 'rolling', 'noble', null, 'a codename alone is not a version'),
 
   debian('point', 'semver', '12.6', to('12.7', 'minor'), 'a Debian point release is the minor part'),
-  debian('old-stable', 'policy', '11.10', to('11.11', 'minor'), 'include keeps bullseye (11.x)', { policy: { includeTags: '^11\\.' } }),
+  debian('old-stable', 'policy', '11.10', to('11.11', 'minor'), 'include keeps bullseye (11.x)', {
+    policy: { includeTags: '^11\\.' },
+  }),
   debian('major', 'floating', '11-slim', to('12-slim', 'major'), 'the slim variant moves by major'),
   debian(
     'dated-slim',
@@ -48,6 +71,8 @@ export const BASE_IMAGE_CASES: readonly TagCase[] = [
   alpine('minor', 'floating', '3.19', to('3.20', 'minor'), 'a two-part tag moves to the next two-part tag'),
   alpine('major-vs-date', 'regression', '3', null, '20240807 is a date stamp, not major 20240807'),
   alpine('date', 'calver', '20240606', to('20240807', 'major'), 'edge snapshots follow each other'),
-  alpine('pinned', 'policy', '3.18.9', null, 'include holds 3.18 and it is done', { policy: { includeTags: '^3\\.18\\.' } }),
+  alpine('pinned', 'policy', '3.18.9', null, 'include holds 3.18 and it is done', {
+    policy: { includeTags: '^3\\.18\\.' },
+  }),
   alpine('edge', 'rolling', 'edge', null, 'a channel tag is watched by digest only'),
 ];

@@ -74,7 +74,13 @@ export const DATABASE_CASES: readonly TagCase[] = [
     policy: { includeTags: '^16\\.' },
   }),
   postgres('bookworm', 'variant', '16.3-bookworm', to('17.0-bookworm', 'major'), 'not -bullseye, not plain'),
-  postgres('alpine-base-forward', 'variant', '16.3-alpine3.19', to('17.0-alpine3.20', 'major'), 'versioned alpine moves forward'),
+  postgres(
+    'alpine-base-forward',
+    'variant',
+    '16.3-alpine3.19',
+    to('17.0-alpine3.20', 'major'),
+    'versioned alpine moves forward',
+  ),
   postgres(
     'alpine-base-same',
     'variant',
@@ -83,10 +89,26 @@ export const DATABASE_CASES: readonly TagCase[] = [
     'a versioned alpine variant stays on its base while it is built',
   ),
   postgres('rc-to-final', 'prerelease', '17rc1', to('17', 'prerelease'), 'glued rc reaches its release'),
-  postgres('beta-to-final', 'prerelease', '17beta3-alpine', to('17-alpine', 'prerelease'), 'beta of a variant reaches the final variant'),
-  postgres('beta-versioned-alpine', 'prerelease', '17beta3-alpine3.20', to('17-alpine3.20', 'prerelease'), 'same with a versioned variant'),
-  postgres('rc-leak-plain', 'prerelease', '16.4', null, 'September 2024: only 17rc1/17beta3 are above', { remoteTags: POSTGRES_BEFORE_17 }),
-  postgres('rc-leak-alpine', 'prerelease', '16-alpine', null, '17rc1-alpine is not offered', { remoteTags: POSTGRES_BEFORE_17 }),
+  postgres(
+    'beta-to-final',
+    'prerelease',
+    '17beta3-alpine',
+    to('17-alpine', 'prerelease'),
+    'beta of a variant reaches the final variant',
+  ),
+  postgres(
+    'beta-versioned-alpine',
+    'prerelease',
+    '17beta3-alpine3.20',
+    to('17-alpine3.20', 'prerelease'),
+    'same with a versioned variant',
+  ),
+  postgres('rc-leak-plain', 'prerelease', '16.4', null, 'September 2024: only 17rc1/17beta3 are above', {
+    remoteTags: POSTGRES_BEFORE_17,
+  }),
+  postgres('rc-leak-alpine', 'prerelease', '16-alpine', null, '17rc1-alpine is not offered', {
+    remoteTags: POSTGRES_BEFORE_17,
+  }),
   postgres('beta-to-rc', 'prerelease', '17beta3', to('17rc1', 'prerelease'), 'a beta climbs the ladder to the rc', {
     remoteTags: POSTGRES_BEFORE_17,
   }),
@@ -99,31 +121,73 @@ export const DATABASE_CASES: readonly TagCase[] = [
     to('7.4.1-alpine3.20', 'minor'),
     'brief example: the versioned alpine variant is kept',
   ),
-  redis('alpine-base-forward', 'variant', '7.2.4-alpine3.19', to('7.4.1-alpine3.20', 'minor'), 'alpine3.19 builds stopped'),
+  redis(
+    'alpine-base-forward',
+    'variant',
+    '7.2.4-alpine3.19',
+    to('7.4.1-alpine3.20', 'minor'),
+    'alpine3.19 builds stopped',
+  ),
   redis('alpine', 'variant', '7.2.4-alpine', to('7.4.1-alpine', 'minor'), 'unversioned alpine is its own family'),
   redis('two-part', 'floating', '7.2', to('7.4', 'minor'), 'a two-part tag moves to the next two-part tag'),
   redis('rc-leak', 'prerelease', '7.2', null, 'July 2024: 7.4-rc2 is not an update', { remoteTags: REDIS_BEFORE_74 }),
-  redis('rc-leak-alpine', 'prerelease', '7.2-alpine', null, '7.4-rc2-alpine is not an update', { remoteTags: REDIS_BEFORE_74 }),
+  redis('rc-leak-alpine', 'prerelease', '7.2-alpine', null, '7.4-rc2-alpine is not an update', {
+    remoteTags: REDIS_BEFORE_74,
+  }),
   redis('rc-to-final', 'prerelease', '7.4-rc2', to('7.4', 'prerelease'), 'rc of a two-part tag reaches 7.4'),
-  redis('rc-alpine-to-final', 'prerelease', '7.4-rc2-alpine', to('7.4-alpine', 'prerelease'), 'prerelease before the variant word'),
-  redis('old-line', 'policy', '6.2.13', to('6.2.14', 'patch'), 'include keeps the 6.x line', { policy: { includeTags: '^6\\.' } }),
+  redis(
+    'rc-alpine-to-final',
+    'prerelease',
+    '7.4-rc2-alpine',
+    to('7.4-alpine', 'prerelease'),
+    'prerelease before the variant word',
+  ),
+  redis('old-line', 'policy', '6.2.13', to('6.2.14', 'patch'), 'include keeps the 6.x line', {
+    policy: { includeTags: '^6\\.' },
+  }),
 
   mariadb('minor', 'semver', '11.4.2', to('11.5.2', 'minor'), '11.6.1-rc is a prerelease'),
-  mariadb('lts-pinned', 'policy', '11.4.2', to('11.4.3', 'patch'), 'LTS users pin the branch', { policy: { includeTags: '^11\\.4\\.' } }),
+  mariadb('lts-pinned', 'policy', '11.4.2', to('11.4.3', 'patch'), 'LTS users pin the branch', {
+    policy: { includeTags: '^11\\.4\\.' },
+  }),
   mariadb('old-lts-pinned', 'policy', '10.11.8', to('10.11.9', 'patch'), 'include keeps the older 10.11 LTS branch', {
     policy: { includeTags: '^10\\.11\\.' },
   }),
-  mariadb('noble', 'variant', '11.4.2-noble', to('11.5.2-noble', 'minor'), 'the noble variant, not the rc-noble prerelease'),
-  mariadb('numeric-minor', 'policy', '10.6', to('10.11', 'minor'), '10.11 > 10.6 numerically', { policy: { includeTags: '^10\\.' } }),
+  mariadb(
+    'noble',
+    'variant',
+    '11.4.2-noble',
+    to('11.5.2-noble', 'minor'),
+    'the noble variant, not the rc-noble prerelease',
+  ),
+  mariadb('numeric-minor', 'policy', '10.6', to('10.11', 'minor'), '10.11 > 10.6 numerically', {
+    policy: { includeTags: '^10\\.' },
+  }),
   mariadb('rc-no-newer', 'prerelease', '11.6.1-rc', null, 'no newer rc or release yet'),
   mariadb('lts', 'rolling', 'lts', null, 'a channel tag is watched by digest only'),
 
   mongo('major', 'semver', '7.0.12', to('8.0.0', 'major'), 'final 8.0.0 beats its rcs'),
-  mongo('pinned', 'policy', '7.0.12', to('7.0.14', 'patch'), 'include keeps the 7.x line', { policy: { includeTags: '^7\\.' } }),
-  mongo('jammy', 'variant', '7.0.12-jammy', to('7.0.14-jammy', 'patch'), 'mongo 8 moved to noble; jammy ends at 7.0.14'),
-  mongo('six', 'policy', '6.0.16', to('6.0.17', 'patch'), 'include keeps the 6.x line', { policy: { includeTags: '^6\\.' } }),
+  mongo('pinned', 'policy', '7.0.12', to('7.0.14', 'patch'), 'include keeps the 7.x line', {
+    policy: { includeTags: '^7\\.' },
+  }),
+  mongo(
+    'jammy',
+    'variant',
+    '7.0.12-jammy',
+    to('7.0.14-jammy', 'patch'),
+    'mongo 8 moved to noble; jammy ends at 7.0.14',
+  ),
+  mongo('six', 'policy', '6.0.16', to('6.0.17', 'patch'), 'include keeps the 6.x line', {
+    policy: { includeTags: '^6\\.' },
+  }),
   mongo('rc-to-final', 'prerelease', '8.0.0-rc18', to('8.0.0', 'prerelease'), 'rc reaches the release over rc20'),
-  mongo('rc-jammy', 'prerelease', '8.0.0-rc18-jammy', to('8.0.0-rc20-jammy', 'prerelease'), 'no 8.0.0-jammy: next rc of the variant'),
+  mongo(
+    'rc-jammy',
+    'prerelease',
+    '8.0.0-rc18-jammy',
+    to('8.0.0-rc20-jammy', 'prerelease'),
+    'no 8.0.0-jammy: next rc of the variant',
+  ),
   mongo(
     'windows',
     'variant',
@@ -133,19 +197,35 @@ export const DATABASE_CASES: readonly TagCase[] = [
   ),
 
   mysql('major', 'semver', '8.0.38', to('9.0.1', 'major'), 'innovation 9.0 is numerically newest'),
-  mysql('pinned', 'policy', '8.0.38', to('8.0.39', 'patch'), 'include keeps the 8.0 line', { policy: { includeTags: '^8\\.0\\.' } }),
+  mysql('pinned', 'policy', '8.0.38', to('8.0.39', 'patch'), 'include keeps the 8.0 line', {
+    policy: { includeTags: '^8\\.0\\.' },
+  }),
   mysql('oracle', 'variant', '8.0.38-oracle', to('9.0.1-oracle', 'major'), 'the oracle variant stays oracle'),
   mysql('lts-pinned', 'policy', '8.4.1', to('8.4.2', 'patch'), 'include keeps the 8.4 LTS branch', {
     policy: { includeTags: '^8\\.4\\.' },
   }),
-  mysql('bookworm-ends', 'variant', '8.0-bookworm', null, 'mysql ships Debian only for 8.0; no jump to another variant'),
+  mysql(
+    'bookworm-ends',
+    'variant',
+    '8.0-bookworm',
+    null,
+    'mysql ships Debian only for 8.0; no jump to another variant',
+  ),
   mysql('innovation', 'rolling', 'innovation', null, 'a channel tag is watched by digest only'),
 
   elastic('patch', 'semver', '8.15.0', to('8.15.2', 'patch'), 'no latest tag in this repository'),
-  elastic('seven', 'policy', '7.17.22', to('7.17.24', 'patch'), 'include keeps the 7.x line', { policy: { includeTags: '^7\\.' } }),
+  elastic('seven', 'policy', '7.17.22', to('7.17.24', 'patch'), 'include keeps the 7.x line', {
+    policy: { includeTags: '^7\\.' },
+  }),
   elastic('arch', 'variant', '8.15.0-arm64', to('8.15.2-arm64', 'patch'), 'architecture suffix is a variant'),
 
-  rabbitmq('management-floating', 'floating', '3.13-management', to('4.0-management', 'major'), 'brief example: -management'),
+  rabbitmq(
+    'management-floating',
+    'floating',
+    '3.13-management',
+    to('4.0-management', 'major'),
+    'brief example: -management',
+  ),
   rabbitmq(
     'management-pinned',
     'policy',
@@ -163,7 +243,13 @@ export const DATABASE_CASES: readonly TagCase[] = [
     to('4.0.2-management-alpine', 'major'),
     'a two-word variant is matched whole',
   ),
-  rabbitmq('one-part', 'floating', '3-management', to('4-management', 'major'), 'a one-part tag with a variant moves by major'),
+  rabbitmq(
+    'one-part',
+    'floating',
+    '3-management',
+    to('4-management', 'major'),
+    'a one-part tag with a variant moves by major',
+  ),
   rabbitmq('plain', 'variant', '3.13.6', to('4.0.2', 'major'), 'plain does not become -management'),
   rabbitmq(
     'beta-to-release',
@@ -174,9 +260,22 @@ export const DATABASE_CASES: readonly TagCase[] = [
   ),
   rabbitmq('management', 'rolling', 'management', null, 'a variant name alone is not a version'),
 
-  bitnami('revision', 'build', '16.4.0-debian-12-r2', to('16.4.0-debian-12-r9', 'patch'), 'include keeps 16; -rN is a rebuild counter', {
-    policy: { includeTags: '^16\\.' },
-  }),
-  bitnami('major', 'build', '16.4.0-debian-12-r9', to('17.0.0-debian-12-r3', 'major'), 'revision resets with a new version'),
+  bitnami(
+    'revision',
+    'build',
+    '16.4.0-debian-12-r2',
+    to('16.4.0-debian-12-r9', 'patch'),
+    'include keeps 16; -rN is a rebuild counter',
+    {
+      policy: { includeTags: '^16\\.' },
+    },
+  ),
+  bitnami(
+    'major',
+    'build',
+    '16.4.0-debian-12-r9',
+    to('17.0.0-debian-12-r3', 'major'),
+    'revision resets with a new version',
+  ),
   bitnami('plain', 'variant', '16.3.0', to('17.0.0', 'major'), 'plain tag ignores the revisioned family'),
 ];

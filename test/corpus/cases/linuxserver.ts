@@ -38,9 +38,16 @@ const heimdall = casesFor('lscr.io/linuxserver/heimdall', HEIMDALL);
 
 export const LINUXSERVER_CASES: readonly TagCase[] = [
   sonarr('upstream', 'build', '4.0.9.2244-ls254', to('4.0.10.2544-ls257', 'patch'), 'four-part upstream plus ls build'),
-  sonarr('rebuild', 'build', '4.0.9.2244-ls255', to('4.0.9.2244-ls256', 'patch'), 'a newer ls build of the same upstream', {
-    skipTags: ['4.0.10.2544-ls257'],
-  }),
+  sonarr(
+    'rebuild',
+    'build',
+    '4.0.9.2244-ls255',
+    to('4.0.9.2244-ls256', 'patch'),
+    'a newer ls build of the same upstream',
+    {
+      skipTags: ['4.0.10.2544-ls257'],
+    },
+  ),
   sonarr(
     'version-prefix',
     'floating',
@@ -48,7 +55,13 @@ export const LINUXSERVER_CASES: readonly TagCase[] = [
     to('version-4.0.10.2544', 'patch'),
     'the version- prefix is a family of its own',
   ),
-  sonarr('develop', 'build', 'develop-4.0.10.2600-ls150', to('develop-4.0.10.2610-ls151', 'patch'), 'branch prefix is its own family'),
+  sonarr(
+    'develop',
+    'build',
+    'develop-4.0.10.2600-ls150',
+    to('develop-4.0.10.2610-ls151', 'patch'),
+    'branch prefix is its own family',
+  ),
   sonarr('arch-prefix', 'rolling', 'amd64-4.0.10.2544-ls257', null, 'arch-prefixed tags are watched by digest'),
   sonarr('latest', 'rolling', 'latest', null, 'a rolling tag is watched by digest only'),
 
@@ -85,23 +98,75 @@ export const LINUXSERVER_CASES: readonly TagCase[] = [
   ),
 
   qbittorrent('major', 'build', '4.6.5-r0-ls340', to('5.0.0-r0-ls352', 'major'), 'revision and ls build both ordered'),
-  qbittorrent('revision', 'policy', '4.6.7-r0-ls350', to('4.6.7-r1-ls351', 'patch'), 'a package revision of one upstream', {
-    policy: { includeTags: '^4\\.' },
-  }),
-  qbittorrent('version-prefix', 'floating', 'version-4.6.7-r1', to('version-5.0.0-r0', 'major'), 'version- prefix with revision'),
+  qbittorrent(
+    'revision',
+    'policy',
+    '4.6.7-r0-ls350',
+    to('4.6.7-r1-ls351', 'patch'),
+    'a package revision of one upstream',
+    {
+      policy: { includeTags: '^4\\.' },
+    },
+  ),
+  qbittorrent(
+    'version-prefix',
+    'floating',
+    'version-4.6.7-r1',
+    to('version-5.0.0-r0', 'major'),
+    'version- prefix with revision',
+  ),
   qbittorrent('branch', 'rolling', 'libtorrentv1', null, 'a branch name with a digit is not a version'),
 
-  jellyfin('glued-base', 'variant', '10.9.10ubu2404-ls31', to('10.9.11ubu2404-ls34', 'patch'), 'glued ubu2404 is a variant'),
-  jellyfin('base-forward', 'variant', '10.8.13ubu2204-ls88', to('10.9.11ubu2404-ls34', 'minor'), 'new release on the new Ubuntu base'),
-  jellyfin('version-prefix', 'floating', 'version-10.9.10ubu2404', to('version-10.9.11ubu2404', 'patch'), 'version- with a glued variant'),
+  jellyfin(
+    'glued-base',
+    'variant',
+    '10.9.10ubu2404-ls31',
+    to('10.9.11ubu2404-ls34', 'patch'),
+    'glued ubu2404 is a variant',
+  ),
+  jellyfin(
+    'base-forward',
+    'variant',
+    '10.8.13ubu2204-ls88',
+    to('10.9.11ubu2404-ls34', 'minor'),
+    'new release on the new Ubuntu base',
+  ),
+  jellyfin(
+    'version-prefix',
+    'floating',
+    'version-10.9.10ubu2404',
+    to('version-10.9.11ubu2404', 'patch'),
+    'version- with a glued variant',
+  ),
 
-  codeServer('minor', 'build', '4.91.1-ls227', to('4.93.1-ls230', 'minor'), 'ls numbers never beat the upstream version'),
-  codeServer('rebuild', 'build', '4.92.2-ls228', to('4.92.2-ls229', 'patch'), 'rebuild reported as patch', { skipTags: ['4.93.1-ls230'] }),
-  codeServer('version-prefix', 'floating', 'version-4.92.2', to('version-4.93.1', 'minor'), 'version- floats per upstream release'),
+  codeServer(
+    'minor',
+    'build',
+    '4.91.1-ls227',
+    to('4.93.1-ls230', 'minor'),
+    'ls numbers never beat the upstream version',
+  ),
+  codeServer('rebuild', 'build', '4.92.2-ls228', to('4.92.2-ls229', 'patch'), 'rebuild reported as patch', {
+    skipTags: ['4.93.1-ls230'],
+  }),
+  codeServer(
+    'version-prefix',
+    'floating',
+    'version-4.92.2',
+    to('version-4.93.1', 'minor'),
+    'version- floats per upstream release',
+  ),
   codeServer('plain-not-ls', 'regression', '4.92.2', null, 'a plain tag never moves to -ls builds (none plain exist)'),
 
   heimdall('v-and-ls', 'build', 'v2.6.1-ls265', to('v2.6.3-ls267', 'patch'), 'v prefix and ls together'),
-  heimdall('version-v', 'floating', 'version-v2.6.1', to('version-v2.6.3', 'patch'), 'a version-v prefix is a family of its own', {
-    remoteTags: [...HEIMDALL, 'version-v2.6.1'],
-  }),
+  heimdall(
+    'version-v',
+    'floating',
+    'version-v2.6.1',
+    to('version-v2.6.3', 'patch'),
+    'a version-v prefix is a family of its own',
+    {
+      remoteTags: [...HEIMDALL, 'version-v2.6.1'],
+    },
+  ),
 ];

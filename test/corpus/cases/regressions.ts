@@ -37,7 +37,9 @@ const CALVER_PADDING = casesFor('example/calver-padding', tags('2024.06.0 2024.7
 const DATED = casesFor('example/dated', tags('2024-08-03 2024-08-17 2024-09-01 latest'));
 const MSSQL = casesFor(
   'mcr.microsoft.com/mssql/server',
-  tags('2022-latest 2019-latest 2019-CU28-ubuntu-20.04 2022-CU13-ubuntu-22.04 2022-CU14-ubuntu-22.04 2022-CU15-GDR1-ubuntu-22.04'),
+  tags(
+    '2022-latest 2019-latest 2019-CU28-ubuntu-20.04 2022-CU13-ubuntu-22.04 2022-CU14-ubuntu-22.04 2022-CU15-GDR1-ubuntu-22.04',
+  ),
 );
 const DROPPED_V = casesFor('example/dropped-v', tags('v1.2.3 v1.2.4 1.3.0 1.3.1 latest'));
 const RELEASE = casesFor('example/release-prefix', tags('release-1.2.3 release-1.2.4 1.2.5 V1.2.3 V1.2.4 v1.3.0'));
@@ -53,48 +55,142 @@ export const REGRESSION_CASES: readonly TagCase[] = [
   app('no-slim-rootless', 'regression', '2', null, 'no jump from 2 to 2-slim-rootless or 3-slim-rootless'),
   app('slim-rootless', 'variant', '2-slim-rootless', to('3-slim-rootless', 'major'), 'the variant moves within itself'),
   app('prerelease-leak', 'prerelease', '1.10.0', null, '1.11.0-alpha.1, 1.11.0-rc.1 and 1.12.0-dev are prereleases'),
-  app('alpha-climbs', 'prerelease', '1.11.0-alpha.1', to('1.11.0-rc.1', 'prerelease'), 'an alpha climbs the ladder to the rc'),
-  app('alpha-follows-track', 'prerelease', '1.3.0-alpha.1', to('1.11.0-rc.1', 'minor'), 'a prerelease user follows the newest prerelease'),
-  app('rc-to-stable', 'prerelease', '1.3.0-alpha.1', to('1.10.0', 'minor'), 'excluding prereleases leaves the newest release', {
-    policy: { excludeTags: '-(alpha|beta|rc|dev)' },
-  }),
+  app(
+    'alpha-climbs',
+    'prerelease',
+    '1.11.0-alpha.1',
+    to('1.11.0-rc.1', 'prerelease'),
+    'an alpha climbs the ladder to the rc',
+  ),
+  app(
+    'alpha-follows-track',
+    'prerelease',
+    '1.3.0-alpha.1',
+    to('1.11.0-rc.1', 'minor'),
+    'a prerelease user follows the newest prerelease',
+  ),
+  app(
+    'rc-to-stable',
+    'prerelease',
+    '1.3.0-alpha.1',
+    to('1.10.0', 'minor'),
+    'excluding prereleases leaves the newest release',
+    {
+      policy: { excludeTags: '-(alpha|beta|rc|dev)' },
+    },
+  ),
   app('dev-channel', 'prerelease', '1.12.0-dev', null, 'a dev tag follows dev tags only; none newer'),
   app('sha-current', 'rolling', 'sha-3b1e0c4', null, 'commit tags are identifiers'),
-  app('include-narrows', 'policy', '1.2.3', null, 'include never widens the family to v tags', { policy: { includeTags: '^v' } }),
+  app('include-narrows', 'policy', '1.2.3', null, 'include never widens the family to v tags', {
+    policy: { includeTags: '^v' },
+  }),
   app('include-find', 'policy', '1.2.3', to('1.2.4', 'patch'), 'include matches anywhere (find), like WUD', {
     policy: { includeTags: '2\\.4' },
   }),
   app('exclude-all', 'policy', '1.2.3', null, 'exclude can leave nothing', { policy: { excludeTags: '.' } }),
   app('skip-all', 'policy', '1.9.0', null, 'every newer tag is skipped', { skipTags: ['1.10.0'] }),
-  app('unsorted', 'regression', '1.2.3', to('1.10.0', 'minor'), 'order of the list is irrelevant', { remoteTags: [...APP].reverse() }),
+  app('unsorted', 'regression', '1.2.3', to('1.10.0', 'minor'), 'order of the list is irrelevant', {
+    remoteTags: [...APP].reverse(),
+  }),
 
-  garbage('junk-ignored', 'regression', '1.2.3', to('1.2.5', 'patch'), 'junk, duplicates, 300-char and padded tags are ignored'),
+  garbage(
+    'junk-ignored',
+    'regression',
+    '1.2.3',
+    to('1.2.5', 'patch'),
+    'junk, duplicates, 300-char and padded tags are ignored',
+  ),
   garbage('junk-current', 'rolling', 'x'.repeat(300), null, 'a current tag over 128 characters is not a version'),
 
-  SHELL('transform-equal', 'policy', '1.2.3-4', to('1.2.5-ls7', 'patch'), 'after the transform only the release counts', {
-    policy: { transformTags: '^(\\d+\\.\\d+\\.\\d+)-.*$ => $1' },
-  }),
-  SHELL('transform-brief', 'policy', '1.2.3-4', to('1.2.4-2', 'patch'), 'brief example; tie 1.2.4 vs -1 vs -2: natural order', {
-    policy: numericTransform,
-  }),
+  SHELL(
+    'transform-equal',
+    'policy',
+    '1.2.3-4',
+    to('1.2.5-ls7', 'patch'),
+    'after the transform only the release counts',
+    {
+      policy: { transformTags: '^(\\d+\\.\\d+\\.\\d+)-.*$ => $1' },
+    },
+  ),
+  SHELL(
+    'transform-brief',
+    'policy',
+    '1.2.3-4',
+    to('1.2.4-2', 'patch'),
+    'brief example; tie 1.2.4 vs -1 vs -2: natural order',
+    {
+      policy: numericTransform,
+    },
+  ),
   SHELL('transform-same', 'policy', '1.2.3-4', null, '1.2.3-9 equals the current release after the transform', {
     policy: numericTransform,
     remoteTags: ['1.2.3-9', '1.2.3-4'],
   }),
-  SHELL('transform-exclude-original', 'policy', '1.2.3-4', to('1.2.4-2', 'patch'), 'exclude sees the original tag, not the rewrite', {
-    policy: { transformTags: '^(\\d+\\.\\d+\\.\\d+)-.*$ => $1', excludeTags: '-ls' },
-  }),
-  SHELL('no-transform', 'variant', '1.2.3-4', to('1.2.4-2', 'patch'), 'a bare -N is a variant number: 1.2.3-9 is not newer'),
-  CALVER_PADDING('tie-padding', 'calver', '2024.06.0', to('2024.07.0', 'minor'), 'equal versions: the current zero-padding wins'),
-  CALVER_PADDING('tie-padding-unpadded', 'calver', '2024.5.1', to('2024.7.0', 'minor'), 'and an unpadded tag keeps unpadded'),
-  DATED('dashed-date', 'regression', '2024-08-03', null, 'a dashed date is one number plus variant words; use a transform'),
-  DATED('dashed-date-transform', 'policy', '2024-08-03', to('2024-09-01', 'minor'), 'the transform makes it three parts', {
-    policy: { transformTags: '^(\\d{4})-(\\d{2})-(\\d{2})$ => $1.$2.$3' },
-  }),
-  MSSQL('cu-in-variant', 'regression', '2022-CU13-ubuntu-22.04', null, 'the CU number sits in the variant words: use a transform'),
-  MSSQL('cu-transform', 'policy', '2022-CU13-ubuntu-22.04', to('2022-CU14-ubuntu-22.04', 'minor'), 'year.CU; GDR builds do not match', {
-    policy: { transformTags: '^(\\d{4})-CU(\\d+)-ubuntu-\\d+\\.\\d+$ => $1.$2' },
-  }),
+  SHELL(
+    'transform-exclude-original',
+    'policy',
+    '1.2.3-4',
+    to('1.2.4-2', 'patch'),
+    'exclude sees the original tag, not the rewrite',
+    {
+      policy: { transformTags: '^(\\d+\\.\\d+\\.\\d+)-.*$ => $1', excludeTags: '-ls' },
+    },
+  ),
+  SHELL(
+    'no-transform',
+    'variant',
+    '1.2.3-4',
+    to('1.2.4-2', 'patch'),
+    'a bare -N is a variant number: 1.2.3-9 is not newer',
+  ),
+  CALVER_PADDING(
+    'tie-padding',
+    'calver',
+    '2024.06.0',
+    to('2024.07.0', 'minor'),
+    'equal versions: the current zero-padding wins',
+  ),
+  CALVER_PADDING(
+    'tie-padding-unpadded',
+    'calver',
+    '2024.5.1',
+    to('2024.7.0', 'minor'),
+    'and an unpadded tag keeps unpadded',
+  ),
+  DATED(
+    'dashed-date',
+    'regression',
+    '2024-08-03',
+    null,
+    'a dashed date is one number plus variant words; use a transform',
+  ),
+  DATED(
+    'dashed-date-transform',
+    'policy',
+    '2024-08-03',
+    to('2024-09-01', 'minor'),
+    'the transform makes it three parts',
+    {
+      policy: { transformTags: '^(\\d{4})-(\\d{2})-(\\d{2})$ => $1.$2.$3' },
+    },
+  ),
+  MSSQL(
+    'cu-in-variant',
+    'regression',
+    '2022-CU13-ubuntu-22.04',
+    null,
+    'the CU number sits in the variant words: use a transform',
+  ),
+  MSSQL(
+    'cu-transform',
+    'policy',
+    '2022-CU13-ubuntu-22.04',
+    to('2022-CU14-ubuntu-22.04', 'minor'),
+    'year.CU; GDR builds do not match',
+    {
+      policy: { transformTags: '^(\\d{4})-CU(\\d+)-ubuntu-\\d+\\.\\d+$ => $1.$2' },
+    },
+  ),
   DROPPED_V('silent', 'regression', 'v1.2.4', null, 'the project dropped its v prefix: no family switch by default'),
   DROPPED_V('transform', 'policy', 'v1.2.4', to('1.3.1', 'minor'), 'a transform that strips the v joins both schemes', {
     policy: { transformTags: '^v(\\d.*)$ => $1' },

@@ -19,7 +19,10 @@ const PYTHON = tags(`
   3.13-rc-slim 3.13-rc-alpine 3.13.0rc1 3.13.0rc1-slim 3.13.0rc2 3.13.0rc2-slim 3.13.0rc2-slim-bookworm 3.13.0rc2-alpine3.20
 `);
 /** October 2024: 3.13.0 final and the first 3.14 alpha. */
-const PYTHON_OCT = [...PYTHON, ...tags('3.13 3.13-slim 3.13.0 3.13.0-slim 3.13.0-alpine3.20 3.13.0-slim-bookworm 3.14.0a1 3.14.0a1-slim')];
+const PYTHON_OCT = [
+  ...PYTHON,
+  ...tags('3.13 3.13-slim 3.13.0 3.13.0-slim 3.13.0-alpine3.20 3.13.0-slim-bookworm 3.14.0a1 3.14.0a1-slim'),
+];
 
 const GOLANG = tags(`
   latest alpine bookworm 1 1.22 1.22-bookworm 1.22-alpine 1.22.5 1.22.5-bookworm 1.22.5-alpine 1.22.5-alpine3.19 1.22.5-alpine3.20
@@ -52,21 +55,54 @@ const node20 = { includeTags: '^20\\.' };
 
 export const RUNTIME_CASES: readonly TagCase[] = [
   node('slim-major', 'variant', '20.11.1-slim', to('22.9.0-slim', 'major'), 'brief example; newest slim'),
-  node('slim-pinned', 'policy', '20.11.1-slim', to('20.17.0-slim', 'minor'), 'LTS users pin the major with include', { policy: node20 }),
-  node('alpine-same-base', 'policy', '20.11.1-alpine3.19', to('20.17.0-alpine3.19', 'minor'), 'at 20.17.0 both bases exist: stay on 3.19', {
+  node('slim-pinned', 'policy', '20.11.1-slim', to('20.17.0-slim', 'minor'), 'LTS users pin the major with include', {
     policy: node20,
   }),
-  node('alpine-base-forward', 'variant', '20.11.1-alpine3.19', to('22.9.0-alpine3.20', 'major'), '22.x exists only on alpine3.20'),
+  node(
+    'alpine-same-base',
+    'policy',
+    '20.11.1-alpine3.19',
+    to('20.17.0-alpine3.19', 'minor'),
+    'at 20.17.0 both bases exist: stay on 3.19',
+    {
+      policy: node20,
+    },
+  ),
+  node(
+    'alpine-base-forward',
+    'variant',
+    '20.11.1-alpine3.19',
+    to('22.9.0-alpine3.20', 'major'),
+    '22.x exists only on alpine3.20',
+  ),
   node('floating-slim', 'floating', '20-slim', to('22-slim', 'major'), 'a one-part slim tag moves by major'),
   node('two-part', 'policy', '20.11', to('20.17', 'minor'), 'numeric minor compare (17 > 11)', { policy: node20 }),
-  node('bookworm-slim', 'variant', '18.20.4-bookworm-slim', to('22.9.0-bookworm-slim', 'major'), 'a two-word variant is matched whole'),
-  node('bullseye', 'variant', '20.11.1-bullseye', to('20.17.0-bullseye', 'minor'), 'bullseye ends at 20.17.0; no jump to bookworm'),
+  node(
+    'bookworm-slim',
+    'variant',
+    '18.20.4-bookworm-slim',
+    to('22.9.0-bookworm-slim', 'major'),
+    'a two-word variant is matched whole',
+  ),
+  node(
+    'bullseye',
+    'variant',
+    '20.11.1-bullseye',
+    to('20.17.0-bullseye', 'minor'),
+    'bullseye ends at 20.17.0; no jump to bookworm',
+  ),
   node('lts-alpine', 'rolling', 'lts-alpine', null, 'brief example: channel plus variant'),
   node('codename', 'rolling', 'iron', null, 'an LTS codename is not a version'),
 
   python('rc-leak-floating', 'prerelease', '3.12', null, '3.13-rc is a prerelease; a stable tag never moves to it'),
   python('rc-leak-slim', 'prerelease', '3.12-slim', null, '3.13-rc-slim is a prerelease'),
-  python('alpine-base-forward', 'variant', '3.12.4-alpine3.19', to('3.12.6-alpine3.20', 'patch'), '3.12.6 is only built on alpine3.20'),
+  python(
+    'alpine-base-forward',
+    'variant',
+    '3.12.4-alpine3.19',
+    to('3.12.6-alpine3.20', 'patch'),
+    '3.12.6 is only built on alpine3.20',
+  ),
   python(
     'alpine-versioned',
     'variant',
@@ -74,7 +110,13 @@ export const RUNTIME_CASES: readonly TagCase[] = [
     to('3.12.6-alpine3.20', 'patch'),
     'brief example: the versioned alpine variant is kept',
   ),
-  python('slim-bookworm', 'variant', '3.12.4-slim-bookworm', to('3.12.6-slim-bookworm', 'patch'), 'a two-word variant is matched whole'),
+  python(
+    'slim-bookworm',
+    'variant',
+    '3.12.4-slim-bookworm',
+    to('3.12.6-slim-bookworm', 'patch'),
+    'a two-word variant is matched whole',
+  ),
   python(
     'windows',
     'variant',
@@ -83,19 +125,48 @@ export const RUNTIME_CASES: readonly TagCase[] = [
     'ltsc2022 stays ltsc2022; -1809 is another variant',
   ),
   python('rc', 'prerelease', '3.13.0rc1-slim', to('3.13.0rc2-slim', 'prerelease'), 'glued rc follows newer rcs'),
-  python('rc-to-final', 'prerelease', '3.13.0rc1', to('3.13.0', 'prerelease'), 'rc reaches the release; 3.14.0a1 is down the ladder', {
+  python(
+    'rc-to-final',
+    'prerelease',
+    '3.13.0rc1',
+    to('3.13.0', 'prerelease'),
+    'rc reaches the release; 3.14.0a1 is down the ladder',
+    {
+      remoteTags: PYTHON_OCT,
+    },
+  ),
+  python(
+    'rc-floating-to-final',
+    'prerelease',
+    '3.13-rc-slim',
+    to('3.13-slim', 'prerelease'),
+    'python’s floating rc tag',
+    {
+      remoteTags: PYTHON_OCT,
+    },
+  ),
+  python('alpha-leak', 'prerelease', '3.12.6', to('3.13.0', 'minor'), 'a stable tag skips 3.14.0a1 for 3.13.0', {
     remoteTags: PYTHON_OCT,
   }),
-  python('rc-floating-to-final', 'prerelease', '3.13-rc-slim', to('3.13-slim', 'prerelease'), 'python’s floating rc tag', {
-    remoteTags: PYTHON_OCT,
-  }),
-  python('alpha-leak', 'prerelease', '3.12.6', to('3.13.0', 'minor'), 'a stable tag skips 3.14.0a1 for 3.13.0', { remoteTags: PYTHON_OCT }),
-  python('pinned-numeric', 'policy', '3.11.9-slim', to('3.11.10-slim', 'patch'), 'include keeps 3.11; 10 > 9 numerically', {
-    policy: { includeTags: '^3\\.11\\.' },
-  }),
+  python(
+    'pinned-numeric',
+    'policy',
+    '3.11.9-slim',
+    to('3.11.10-slim', 'patch'),
+    'include keeps 3.11; 10 > 9 numerically',
+    {
+      policy: { includeTags: '^3\\.11\\.' },
+    },
+  ),
   python('base-image-name', 'rolling', 'alpine3.19', null, 'the number belongs to alpine, not python'),
 
-  golang('bookworm', 'variant', '1.22.5-bookworm', to('1.23.1-bookworm', 'minor'), 'the bookworm variant stays bookworm'),
+  golang(
+    'bookworm',
+    'variant',
+    '1.22.5-bookworm',
+    to('1.23.1-bookworm', 'minor'),
+    'the bookworm variant stays bookworm',
+  ),
   golang(
     'alpine-base-forward',
     'variant',
@@ -112,21 +183,60 @@ export const RUNTIME_CASES: readonly TagCase[] = [
     to('1.23-bookworm', 'prerelease'),
     'an rc with a variant reaches the final variant',
   ),
-  golang('rc-leak', 'prerelease', '1.22-bookworm', null, 'July 2024: 1.23rc2-bookworm is a prerelease', { remoteTags: GOLANG_BEFORE_123 }),
+  golang('rc-leak', 'prerelease', '1.22-bookworm', null, 'July 2024: 1.23rc2-bookworm is a prerelease', {
+    remoteTags: GOLANG_BEFORE_123,
+  }),
   golang('patch-before', 'semver', '1.22.5', to('1.22.7', 'patch'), 'July 2024 snapshot: the newest 1.22 patch', {
     remoteTags: GOLANG_BEFORE_123,
   }),
 
-  temurin('build-restarts', 'build', '21.0.4_7-jdk-jammy', to('21.0.5_11-jdk-jammy', 'patch'), '_N orders builds of one release'),
-  temurin('build-lower', 'build', '21.0.3_9-jdk-jammy', to('21.0.5_11-jdk-jammy', 'patch'), 'a new release may restart at a lower build'),
-  temurin('jre', 'variant', '21.0.4_7-jre-jammy', to('21.0.5_11-jre-jammy', 'patch'), '-jre is one variant, -jdk another'),
-  temurin('seventeen', 'build', '17.0.12_7-jdk-jammy', to('21.0.5_11-jdk-jammy', 'major'), 'the highest of the family, across majors'),
+  temurin(
+    'build-restarts',
+    'build',
+    '21.0.4_7-jdk-jammy',
+    to('21.0.5_11-jdk-jammy', 'patch'),
+    '_N orders builds of one release',
+  ),
+  temurin(
+    'build-lower',
+    'build',
+    '21.0.3_9-jdk-jammy',
+    to('21.0.5_11-jdk-jammy', 'patch'),
+    'a new release may restart at a lower build',
+  ),
+  temurin(
+    'jre',
+    'variant',
+    '21.0.4_7-jre-jammy',
+    to('21.0.5_11-jre-jammy', 'patch'),
+    '-jre is one variant, -jdk another',
+  ),
+  temurin(
+    'seventeen',
+    'build',
+    '17.0.12_7-jdk-jammy',
+    to('21.0.5_11-jdk-jammy', 'major'),
+    'the highest of the family, across majors',
+  ),
   temurin('alpine-ends', 'variant', '21.0.4_7-jdk-alpine', null, 'no newer alpine build yet'),
 
-  nodeRed('same-node', 'variant', '4.0.2-20', to('4.0.3-20', 'patch'), '-20 is Node 20: at 4.0.3 both exist, stay on 20', {
-    remoteTags: NODE_RED_403,
-  }),
-  nodeRed('node-forward', 'variant', '4.0.2-20', to('4.0.5-22', 'patch'), 'the highest release wins; 4.0.5 ships only on Node 22'),
+  nodeRed(
+    'same-node',
+    'variant',
+    '4.0.2-20',
+    to('4.0.3-20', 'patch'),
+    '-20 is Node 20: at 4.0.3 both exist, stay on 20',
+    {
+      remoteTags: NODE_RED_403,
+    },
+  ),
+  nodeRed(
+    'node-forward',
+    'variant',
+    '4.0.2-20',
+    to('4.0.5-22', 'patch'),
+    'the highest release wins; 4.0.5 ships only on Node 22',
+  ),
   nodeRed('minimal', 'variant', '4.0.2-20-minimal', to('4.0.3-20-minimal', 'patch'), 'numbered variant plus word'),
   nodeRed('not-a-rebuild', 'regression', '4.0.3-20', null, 'Node 22 of the same release is not a newer build', {
     remoteTags: NODE_RED_403,

@@ -64,7 +64,13 @@ export const SELF_HOSTED_CASES: readonly TagCase[] = [
   homeAssistant('month', 'calver', '2024.9.3', to('2024.10.4', 'minor'), 'the month is the minor part'),
   homeAssistant('year', 'calver', '2023.12.4', to('2024.10.4', 'major'), 'the year is the major part'),
   homeAssistant('two-part', 'calver', '2024.9', to('2024.10', 'minor'), 'brief example: CalVer two-part'),
-  homeAssistant('beta', 'prerelease', '2024.10.0b3', to('2024.11.0b0', 'minor'), 'a beta tracker follows the newest beta'),
+  homeAssistant(
+    'beta',
+    'prerelease',
+    '2024.10.0b3',
+    to('2024.11.0b0', 'minor'),
+    'a beta tracker follows the newest beta',
+  ),
   homeAssistant('stable', 'rolling', 'stable', null, 'a channel tag is watched by digest only'),
   homeAssistant('dev', 'rolling', 'dev', null, 'a channel tag is watched by digest only'),
 
@@ -73,8 +79,20 @@ export const SELF_HOSTED_CASES: readonly TagCase[] = [
   pihole('old-scheme', 'regression', 'v5.8.1', null, 'v5 tags never jump to the CalVer scheme (other prefix)'),
   pihole('nightly', 'rolling', 'nightly', null, 'a channel tag is watched by digest only'),
 
-  plex('hash', 'build', '1.40.1.8227-c0dd5a73e', to('1.41.1.9057-af5eaea7a', 'minor'), 'four parts; the hash carries no order'),
-  plex('digit-hash', 'build', '1.40.4.8679-424562606', to('1.41.1.9057-af5eaea7a', 'minor'), 'an all-digit hash is still a hash'),
+  plex(
+    'hash',
+    'build',
+    '1.40.1.8227-c0dd5a73e',
+    to('1.41.1.9057-af5eaea7a', 'minor'),
+    'four parts; the hash carries no order',
+  ),
+  plex(
+    'digit-hash',
+    'build',
+    '1.40.4.8679-424562606',
+    to('1.41.1.9057-af5eaea7a', 'minor'),
+    'an all-digit hash is still a hash',
+  ),
   plex(
     'to-digit-hash',
     'build',
@@ -85,7 +103,13 @@ export const SELF_HOSTED_CASES: readonly TagCase[] = [
       policy: { excludeTags: '^1\\.(40\\.5|41)\\.' },
     },
   ),
-  plex('build-part', 'build', '1.41.0.8992-8463ad060', to('1.41.1.9057-af5eaea7a', 'patch'), 'parts past the third are patch level'),
+  plex(
+    'build-part',
+    'build',
+    '1.41.0.8992-8463ad060',
+    to('1.41.1.9057-af5eaea7a', 'patch'),
+    'parts past the third are patch level',
+  ),
   plex('plexpass', 'rolling', 'plexpass', null, 'a channel tag is watched by digest only'),
   plex('public', 'rolling', 'public', null, 'a channel tag is watched by digest only'),
 
@@ -102,24 +126,46 @@ export const SELF_HOSTED_CASES: readonly TagCase[] = [
   adguard('edge', 'rolling', 'edge', null, 'a channel tag is watched by digest only'),
 
   immich('minor', 'semver', 'v1.111.0', to('v1.114.0', 'minor'), 'v prefix kept; pr- and commit- tags ignored'),
-  immich('skip', 'policy', 'v1.113.0', to('v1.113.1', 'patch'), 'a skipped tag is passed over', { skipTags: ['v1.114.0'] }),
+  immich('skip', 'policy', 'v1.113.0', to('v1.113.1', 'patch'), 'a skipped tag is passed over', {
+    skipTags: ['v1.114.0'],
+  }),
   immich('two-part', 'floating', 'v1.113', to('v1.114', 'minor'), 'a prefixed two-part tag moves to the next one', {
     remoteTags: [...IMMICH, 'v1.113'],
   }),
   immich('pr', 'rolling', 'pr-12345', null, 'a pull-request number is an identifier'),
   immich('release', 'rolling', 'release', null, 'a channel tag is watched by digest only'),
 
-  mosquitto('openssl', 'variant', '2.0.18-openssl', to('2.0.20-openssl', 'patch'), 'brief example: the -openssl variant is kept'),
+  mosquitto(
+    'openssl',
+    'variant',
+    '2.0.18-openssl',
+    to('2.0.20-openssl', 'patch'),
+    'brief example: the -openssl variant is kept',
+  ),
   mosquitto('plain', 'semver', '2.0.18', to('2.0.20', 'patch'), 'plain does not become -openssl'),
   mosquitto('major', 'variant', '1.6.15-openssl', to('2.0.20-openssl', 'major'), 'across majors in the variant'),
-  mosquitto('openssl-floating', 'floating', '1.6-openssl', to('2.0-openssl', 'major'), 'a two-part tag with a variant moves by major'),
+  mosquitto(
+    'openssl-floating',
+    'floating',
+    '1.6-openssl',
+    to('2.0-openssl', 'major'),
+    'a two-part tag with a variant moves by major',
+  ),
 
   vaultwarden('minor', 'semver', '1.30.5', to('1.32.2', 'minor'), 'the plain family ignores -alpine'),
   vaultwarden('alpine', 'variant', '1.32.0-alpine', to('1.32.2-alpine', 'patch'), 'the alpine variant stays alpine'),
-  vaultwarden('skip', 'policy', '1.32.0', to('1.32.1', 'patch'), 'a skipped tag leaves the next best', { skipTags: ['1.32.2'] }),
+  vaultwarden('skip', 'policy', '1.32.0', to('1.32.1', 'patch'), 'a skipped tag leaves the next best', {
+    skipTags: ['1.32.2'],
+  }),
   vaultwarden('testing', 'rolling', 'testing-alpine', null, 'a channel plus a variant is still not a version'),
 
-  gitea('rootless', 'variant', '1.22.1-rootless', to('1.22.3-rootless', 'patch'), 'brief example: -rootless stays -rootless'),
+  gitea(
+    'rootless',
+    'variant',
+    '1.22.1-rootless',
+    to('1.22.3-rootless', 'patch'),
+    'brief example: -rootless stays -rootless',
+  ),
   gitea('plain', 'variant', '1.22.1', to('1.22.3', 'patch'), 'plain does not become rootless'),
   gitea('nightly-leak', 'prerelease', '1.22', null, '1.23-nightly is a prerelease channel'),
   gitea('rootless-floating', 'floating', '1.21-rootless', to('1.22-rootless', 'minor'), 'not 1.23-nightly-rootless'),

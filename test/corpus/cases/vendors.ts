@@ -63,13 +63,29 @@ export const VENDOR_CASES: readonly TagCase[] = [
     policy: { includeTags: '^2\\.2\\.' },
   }),
   checkmk('beta-leak', 'prerelease', '2.3.0p15', null, '2.4.0b1 is a beta; the daily build is not a version'),
-  checkmk('next-release', 'build', '2.3.0p13', to('2.4.0p1', 'minor'), 'new release with its first patch', { remoteTags: CHECKMK_LATER }),
-  checkmk('branch-latest', 'variant', '2.3.0-latest', null, '-latest is a rolling per-branch tag; only older branches match'),
+  checkmk('next-release', 'build', '2.3.0p13', to('2.4.0p1', 'minor'), 'new release with its first patch', {
+    remoteTags: CHECKMK_LATER,
+  }),
+  checkmk(
+    'branch-latest',
+    'variant',
+    '2.3.0-latest',
+    null,
+    '-latest is a rolling per-branch tag; only older branches match',
+  ),
 
   grafana('patch', 'semver', '11.2.0', to('11.2.2', 'patch'), 'not -ubuntu, not -security-01'),
   grafana('ubuntu', 'variant', '11.2.0-ubuntu', to('11.2.2-ubuntu', 'patch'), 'the ubuntu variant stays ubuntu'),
-  grafana('ten', 'policy', '10.4.8', to('10.4.9', 'patch'), 'include keeps the 10.x line', { policy: { includeTags: '^10\\.' } }),
-  grafana('security', 'variant', '11.0.1-security-01', to('11.2.1-security-01', 'minor'), 'security builds are a numbered variant'),
+  grafana('ten', 'policy', '10.4.8', to('10.4.9', 'patch'), 'include keeps the 10.x line', {
+    policy: { includeTags: '^10\\.' },
+  }),
+  grafana(
+    'security',
+    'variant',
+    '11.0.1-security-01',
+    to('11.2.1-security-01', 'minor'),
+    'security builds are a numbered variant',
+  ),
   grafana('main', 'rolling', 'main', null, 'a branch tag is watched by digest only'),
 
   prometheus('minor', 'semver', 'v2.53.0', to('v2.54.1', 'minor'), 'rcs and betas are skipped by a stable tag'),
@@ -105,14 +121,40 @@ export const VENDOR_CASES: readonly TagCase[] = [
     },
   ),
 
-  gitlab('ce', 'variant', '17.2.1-ce.0', to('17.3.1-ce.0', 'minor'), '-ce.0 is a variant with a number; ee and rc excluded'),
-  gitlab('pinned', 'policy', '17.1.6-ce.0', null, 'include keeps 17.1 and nothing is newer', { policy: { includeTags: '^17\\.1\\.' } }),
+  gitlab(
+    'ce',
+    'variant',
+    '17.2.1-ce.0',
+    to('17.3.1-ce.0', 'minor'),
+    '-ce.0 is a variant with a number; ee and rc excluded',
+  ),
+  gitlab('pinned', 'policy', '17.1.6-ce.0', null, 'include keeps 17.1 and nothing is newer', {
+    policy: { includeTags: '^17\\.1\\.' },
+  }),
 
   jenkins('lts', 'regression', '2.462.1', to('2.462.2', 'patch'), 'three-part LTS never moves to two-part weeklies'),
   jenkins('weekly', 'floating', '2.475', to('2.476', 'minor'), 'the two-part weekly line moves within itself'),
-  jenkins('jdk', 'variant', '2.462.1-jdk17', to('2.462.2-jdk17', 'patch'), 'jdk17 stays while published (jdk21 also exists)'),
-  jenkins('lts-jdk', 'variant', '2.462.1-lts-jdk17', to('2.462.2-lts-jdk17', 'patch'), 'a two-word variant is matched whole'),
-  jenkins('weekly-jdk', 'variant', '2.475-jdk17', to('2.476-jdk17', 'minor'), 'weekly line with the jdk17 variant kept'),
+  jenkins(
+    'jdk',
+    'variant',
+    '2.462.1-jdk17',
+    to('2.462.2-jdk17', 'patch'),
+    'jdk17 stays while published (jdk21 also exists)',
+  ),
+  jenkins(
+    'lts-jdk',
+    'variant',
+    '2.462.1-lts-jdk17',
+    to('2.462.2-lts-jdk17', 'patch'),
+    'a two-word variant is matched whole',
+  ),
+  jenkins(
+    'weekly-jdk',
+    'variant',
+    '2.475-jdk17',
+    to('2.476-jdk17', 'minor'),
+    'weekly line with the jdk17 variant kept',
+  ),
 
   keycloak('major', 'semver', '25.0.5', to('26.0.0', 'major'), 'the plain three-part family'),
   keycloak('two-part', 'floating', '25.0', to('26.0', 'major'), 'a two-part tag moves to the next two-part tag'),
@@ -121,7 +163,13 @@ export const VENDOR_CASES: readonly TagCase[] = [
   uptimeKuma('debian', 'variant', '1.23.13-debian', to('1.23.14-debian', 'patch'), 'the debian variant stays debian'),
   uptimeKuma('beta', 'prerelease', '2.0.0-beta.0', to('2.0.0-beta.1', 'prerelease'), 'a beta follows the next beta'),
 
-  aspnet('bookworm-slim', 'variant', '8.0.7-bookworm-slim', to('8.0.8-bookworm-slim', 'patch'), 'not 9.0.0-rc.1-bookworm-slim'),
+  aspnet(
+    'bookworm-slim',
+    'variant',
+    '8.0.7-bookworm-slim',
+    to('8.0.8-bookworm-slim', 'patch'),
+    'not 9.0.0-rc.1-bookworm-slim',
+  ),
   aspnet(
     'chiseled',
     'variant',

@@ -15,9 +15,12 @@ describe('API keys over time and under brute force', () => {
     expect(response.status).toBe(201);
     return response.json();
   };
-  const get = (apiKey: string) => (hub as HubClient).request('/api/v1/settings', { headers: { authorization: `Bearer ${apiKey}` } });
+  const get = (apiKey: string) =>
+    (hub as HubClient).request('/api/v1/settings', { headers: { authorization: `Bearer ${apiKey}` } });
   const listed = async (keyId: string) =>
-    (await (await (hub as HubClient).request('/api/v1/api-keys')).json()).data.find((key: { keyId: string }) => key.keyId === keyId);
+    (await (await (hub as HubClient).request('/api/v1/api-keys')).json()).data.find(
+      (key: { keyId: string }) => key.keyId === keyId,
+    );
 
   it('an expired key gets 401 and reads expired; once revoked it reads revoked', async () => {
     hub = await createMemoryHub({}, { now: () => clock });

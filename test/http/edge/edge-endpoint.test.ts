@@ -6,7 +6,12 @@ import WebSocket from 'ws';
 import type { AgentNotificationEvent } from '../../../hub/src/agents/agent-events';
 import type { EdgeSessions } from '../../../hub/src/edge/edge-sessions';
 import type { UiEvent } from '../../../hub/src/events/event-bus';
-import { EDGE_CLOSE, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES, EDGE_SUBPROTOCOLS } from '../../../shared/edge/protocol';
+import {
+  EDGE_CLOSE,
+  EDGE_PROTOCOL,
+  EDGE_SIGN_IN_MAX_FRAME_BYTES,
+  EDGE_SUBPROTOCOLS,
+} from '../../../shared/edge/protocol';
 import type { Agent } from '../../../shared/schemas/agent';
 import {
   connectEdgePeer,
@@ -48,7 +53,9 @@ async function agents(): Promise<Agent[]> {
   return ((await (await client.request('/api/v1/agents')).json()) as { data: Agent[] }).data;
 }
 
-async function containersOf(agent: string): Promise<{ id: string; name: string; agent?: string; status: string; watcher: string }[]> {
+async function containersOf(
+  agent: string,
+): Promise<{ id: string; name: string; agent?: string; status: string; watcher: string }[]> {
   const response = await client.request(`/api/v1/containers?agent=${agent}`);
   return ((await response.json()) as { data: never[] }).data;
 }
@@ -81,9 +88,17 @@ describe('edge key registry', () => {
     expect(await created.json()).toEqual({ keyId: identity.keyId, label: 'nas', createdAt: expect.any(String) });
     await expectJsonError(await register(identity), 409);
     const short = Buffer.alloc(31, 1).toString('base64');
-    await expectJsonError(await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: short, label: 'x' })), 400);
-    await expectJsonError(await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: 'not base64!!', label: 'x' })), 400);
-    const list = (await (await client.request('/api/v1/edge/keys')).json()) as { data: { keyId: string; publicKey: string }[] };
+    await expectJsonError(
+      await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: short, label: 'x' })),
+      400,
+    );
+    await expectJsonError(
+      await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: 'not base64!!', label: 'x' })),
+      400,
+    );
+    const list = (await (await client.request('/api/v1/edge/keys')).json()) as {
+      data: { keyId: string; publicKey: string }[];
+    };
     expect(list.data.find((key) => key.keyId === identity.keyId)?.publicKey).toBe(identity.publicKeyBase64);
     await expectJsonError(await client.request('/api/v1/edge/keys/0000000000000000', { method: 'DELETE' }), 404);
   });
@@ -100,7 +115,14 @@ describe('edge sign-in', () => {
     const welcome = await peer.next('welcome');
     expect(welcome).toMatchObject({ agentName: 'welcome-me', keyId: identity.keyId, heartbeatMs: TIMINGS.heartbeatMs });
     const listed = (await agents()).find((agent) => agent.name === 'welcome-me');
-    expect(listed).toMatchObject({ connected: true, version: '1.4.0', build: '1.4.0-rc.2', host: 'nas.example', port: 0, os: 'linux' });
+    expect(listed).toMatchObject({
+      connected: true,
+      version: '1.4.0',
+      build: '1.4.0-rc.2',
+      host: 'nas.example',
+      port: 0,
+      os: 'linux',
+    });
     expect(listed?.pollInterval).toBe('0 * * * *');
     peer.close();
     await peer.closed;
@@ -143,7 +165,9 @@ describe('edge sign-in', () => {
     const claimant = await connectEdgePeer(url);
     claimant.send(await helloFor(claimant, other, 'bound-name'));
     await expectClose(claimant, EDGE_CLOSE.nameTaken);
-    const keys = (await (await client.request('/api/v1/edge/keys')).json()) as { data: { keyId: string; agentNames: string[] }[] };
+    const keys = (await (await client.request('/api/v1/edge/keys')).json()) as {
+      data: { keyId: string; agentNames: string[] }[];
+    };
     expect(keys.data.find((key) => key.keyId === owner.keyId)?.agentNames).toEqual(['bound-name']);
     peer.close();
   });
@@ -250,7 +274,9 @@ describe('edge sessions', () => {
     const again = await connectEdgePeer(url);
     again.send(await helloFor(again, identity, 'revoked'));
     await expectClose(again, EDGE_CLOSE.keyRevoked);
-    const audit = (await (await client.request('/api/v1/audit?action=edge-key-revoked')).json()) as { data: { details: string }[] };
+    const audit = (await (await client.request('/api/v1/audit?action=edge-key-revoked')).json()) as {
+      data: { details: string }[];
+    };
     expect(audit.data.some((entry) => entry.details.includes(identity.keyId))).toBe(true);
   });
 });
@@ -264,7 +290,9 @@ describe('an agent inventory through the hub', () => {
 
   beforeAll(async () => {
     identity = await registered();
-    peer = await signedInPeer(url, identity, 'nas', { watchers: [sampleWatcher({ name: 'local', cron: '*/5 * * * *' })] });
+    peer = await signedInPeer(url, identity, 'nas', {
+      watchers: [sampleWatcher({ name: 'local', cron: '*/5 * * * *' })],
+    });
     // Answer pings, so the session outlives the short test heartbeat.
     peer.ws.on('message', (data) => {
       if (JSON.parse(data.toString()).type === 'ping') peer.send({ type: 'pong' });
@@ -279,7 +307,9 @@ describe('an agent inventory through the hub', () => {
     });
     expect(listed.map((c) => c.name).sort()).toEqual(['db', 'web']);
     expect(listed.every((c) => c.agent === 'nas' && c.watcher === 'local')).toBe(true);
-    const byWatcher = (await (await client.request('/api/v1/containers?agent=nas&watcher=local')).json()) as { total: number };
+    const byWatcher = (await (await client.request('/api/v1/containers?agent=nas&watcher=local')).json()) as {
+      total: number;
+    };
     expect(byWatcher.total).toBe(2);
     expect(await containersOf('elsewhere')).toEqual([]);
     const agent = (await agents()).find((a) => a.name === 'nas');
@@ -292,10 +322,16 @@ describe('an agent inventory through the hub', () => {
   });
 
   it('lists the agent watcher with its agent, and answers it by /watchers/{type}/{name}/{agent}', async () => {
-    const all = (await (await client.request('/api/v1/watchers')).json()) as { data: { name: string; agent?: string }[] };
+    const all = (await (await client.request('/api/v1/watchers')).json()) as {
+      data: { name: string; agent?: string }[];
+    };
     expect(all.data).toContainEqual(expect.objectContaining({ name: 'local', agent: 'nas' }));
     const one = await client.request('/api/v1/watchers/docker/local/nas');
-    expect(await one.json()).toMatchObject({ id: 'docker.local', agent: 'nas', configuration: { cron: '*/5 * * * *' } });
+    expect(await one.json()).toMatchObject({
+      id: 'docker.local',
+      agent: 'nas',
+      configuration: { cron: '*/5 * * * *' },
+    });
     await expectJsonError(await client.request('/api/v1/watchers/docker/other/nas'), 404);
     await expectJsonError(await client.request('/api/v1/watchers/docker/local/nobody'), 404);
     // The hub's own watcher of that name does not exist (DD_LOCAL_WATCHER=false): an agent's is not it.
@@ -310,7 +346,9 @@ describe('an agent inventory through the hub', () => {
     peer.send({ type: 'container.removed', watcher: 'local', containerId: cache.id });
     await waitFor(async () => ((await containersOf('nas')).some((c) => c.name === 'cache') ? undefined : true));
     await waitFor(() =>
-      events.some((e) => e.type === 'dd:agent-stats-changed' && (e.data as { agentName: string }).agentName === 'nas') ? true : undefined,
+      events.some((e) => e.type === 'dd:agent-stats-changed' && (e.data as { agentName: string }).agentName === 'nas')
+        ? true
+        : undefined,
     );
   });
 
@@ -338,7 +376,12 @@ describe('an agent inventory through the hub', () => {
   it('maps the agent answering not-found to 404', async () => {
     const answered = (async () => {
       const request = await peer.next('request');
-      peer.send({ type: 'reply', id: request.id, ok: false, error: { code: 'not-found', message: 'no such container' } });
+      peer.send({
+        type: 'reply',
+        id: request.id,
+        ok: false,
+        error: { code: 'not-found', message: 'no such container' },
+      });
     })();
     const response = await client.request(`/api/v1/containers/${db.id}/stop`, { method: 'POST' });
     await answered;
@@ -349,7 +392,12 @@ describe('an agent inventory through the hub', () => {
     const statsAnswered = (async () => {
       const request = await peer.next('request');
       expect(request.request.method).toBe('container.stats');
-      peer.send({ type: 'reply', id: request.id, ok: true, result: { cpuPercent: 12.5, memoryBytes: 1024, memoryLimitBytes: 4096 } });
+      peer.send({
+        type: 'reply',
+        id: request.id,
+        ok: true,
+        result: { cpuPercent: 12.5, memoryBytes: 1024, memoryLimitBytes: 4096 },
+      });
     })();
     const stats = await client.request(`/api/v1/containers/${web.id}/stats`);
     await statsAnswered;
@@ -358,9 +406,21 @@ describe('an agent inventory through the hub', () => {
 
     const logsAnswered = (async () => {
       const request = await peer.next('request');
-      expect(request.request).toMatchObject({ method: 'container.logs', containerId: web.id, options: { follow: false } });
-      peer.send({ type: 'stream', id: request.id, lines: [{ stream: 'stdout', ts: '2026-01-01T00:00:00.000Z', line: 'hello from nas' }] });
-      peer.send({ type: 'stream', id: request.id, lines: [{ stream: 'stderr', ts: '2026-01-01T00:00:01.000Z', line: 'and goodbye' }] });
+      expect(request.request).toMatchObject({
+        method: 'container.logs',
+        containerId: web.id,
+        options: { follow: false },
+      });
+      peer.send({
+        type: 'stream',
+        id: request.id,
+        lines: [{ stream: 'stdout', ts: '2026-01-01T00:00:00.000Z', line: 'hello from nas' }],
+      });
+      peer.send({
+        type: 'stream',
+        id: request.id,
+        lines: [{ stream: 'stderr', ts: '2026-01-01T00:00:01.000Z', line: 'and goodbye' }],
+      });
       peer.send({ type: 'reply', id: request.id, ok: true });
     })();
     const logs = await client.request(`/api/v1/containers/${web.id}/logs?timestamps=false`);
@@ -370,11 +430,21 @@ describe('an agent inventory through the hub', () => {
   });
 
   it('follows a log over the hub WebSocket, and cancels the agent stream when the client leaves', async () => {
-    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v1/containers/${web.id}/logs/stream?follow=true&tail=0`);
+    const socket = new WebSocket(
+      `${url.replace(/^http/, 'ws')}/api/v1/containers/${web.id}/logs/stream?follow=true&tail=0`,
+    );
     const request = await peer.next('request');
-    expect(request.request).toMatchObject({ method: 'container.logs', containerId: web.id, options: { follow: true, tail: 0 } });
+    expect(request.request).toMatchObject({
+      method: 'container.logs',
+      containerId: web.id,
+      options: { follow: true, tail: 0 },
+    });
     const first = new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
-    peer.send({ type: 'stream', id: request.id, lines: [{ stream: 'stdout', ts: '2026-01-01T00:00:00.000Z', line: 'live' }] });
+    peer.send({
+      type: 'stream',
+      id: request.id,
+      lines: [{ stream: 'stdout', ts: '2026-01-01T00:00:00.000Z', line: 'live' }],
+    });
     expect(JSON.parse(await first)).toEqual({ type: 'stdout', ts: '2026-01-01T00:00:00.000Z', line: 'live' });
     socket.close();
     const cancel = await peer.next('cancel');
@@ -405,9 +475,11 @@ describe('an agent inventory through the hub', () => {
       expect(request.request).toMatchObject({ method: 'inventory', watcher: 'local', operationId: expect.any(String) });
       const operationId = (request.request as { operationId: string }).operationId;
       // An unsolicited snapshot carrying some other operation id is ignored: it would have removed web.
-      for (const frame of snapshotFrames('local', [db], images, { operationId: 'not-awaited', syncId: 'x' })) peer.send(frame);
+      for (const frame of snapshotFrames('local', [db], images, { operationId: 'not-awaited', syncId: 'x' }))
+        peer.send(frame);
       const renamed = { ...web, name: 'web-renamed' };
-      for (const frame of snapshotFrames('local', [renamed, db], images, { operationId, syncId: 'op' })) peer.send(frame);
+      for (const frame of snapshotFrames('local', [renamed, db], images, { operationId, syncId: 'op' }))
+        peer.send(frame);
       peer.send({ type: 'reply', id: request.id, ok: true, result: { syncId: 'op', containers: 2 } });
       return operationId;
     })();
@@ -433,9 +505,14 @@ describe('an agent inventory through the hub', () => {
     const newerRequest = await peer.next('request');
     const opOf = (frame: typeof olderRequest) => (frame.request as { operationId: string }).operationId;
     // The older operation's snapshot comes late, after the newer was asked for: it is not applied.
-    for (const frame of snapshotFrames('local', [], [], { operationId: opOf(olderRequest), syncId: 'old' })) peer.send(frame);
+    for (const frame of snapshotFrames('local', [], [], { operationId: opOf(olderRequest), syncId: 'old' }))
+      peer.send(frame);
     peer.send({ type: 'reply', id: olderRequest.id, ok: true, result: { syncId: 'old', containers: 0 } });
-    const olderBody = (await (await older).json()) as { authoritative: boolean; errors: { phase: string }[]; removedIds: string[] };
+    const olderBody = (await (await older).json()) as {
+      authoritative: boolean;
+      errors: { phase: string }[];
+      removedIds: string[];
+    };
     expect(olderBody.authoritative).toBe(false);
     expect(olderBody.errors).toContainEqual(expect.objectContaining({ phase: 'stale' }));
     expect(olderBody.removedIds).toEqual([]);
@@ -443,7 +520,8 @@ describe('an agent inventory through the hub', () => {
     const current = await containersOf('nas');
     const byId = new Map(current.map((c) => [c.id, c]));
     const containers = [web, db].map((c) => ({ ...c, name: byId.get(c.id)?.name ?? c.name }));
-    for (const frame of snapshotFrames('local', containers, images, { operationId: opOf(newerRequest), syncId: 'new' })) peer.send(frame);
+    for (const frame of snapshotFrames('local', containers, images, { operationId: opOf(newerRequest), syncId: 'new' }))
+      peer.send(frame);
     peer.send({ type: 'reply', id: newerRequest.id, ok: true, result: { syncId: 'new', containers: 2 } });
     expect(((await (await newer).json()) as { authoritative: boolean }).authoritative).toBe(true);
   });
@@ -476,16 +554,25 @@ describe('an agent inventory through the hub', () => {
     const agent = await waitFor(async () => (await agents()).find((a) => a.name === 'nas' && !a.connected));
     expect(agent.containers.total).toBe(2);
     expect(await containersOf('nas')).toHaveLength(2);
-    await waitFor(() => (events.some((e) => e.type === 'dd:agent-disconnected' && (e.data as Agent).name === 'nas') ? true : undefined));
+    await waitFor(() =>
+      events.some((e) => e.type === 'dd:agent-disconnected' && (e.data as Agent).name === 'nas') ? true : undefined,
+    );
     expect(notifications.filter((n) => n.event === 'agent-disconnect')).toHaveLength(disconnectedBefore + 1);
-    const audit = (await (await client.request('/api/v1/audit?action=agent-disconnect')).json()) as { data: { details: string }[] };
+    const audit = (await (await client.request('/api/v1/audit?action=agent-disconnect')).json()) as {
+      data: { details: string }[];
+    };
     expect(audit.data.some((entry) => entry.details.includes('agent nas'))).toBe(true);
     await expectJsonError(await client.request(`/api/v1/containers/${web.id}/restart`, { method: 'POST' }), 503);
     await expectJsonError(await client.request('/api/v1/agents/nas/log/entries'), 503);
-    await expectJsonError(await client.request('/api/v1/watchers/docker/local/nas/inventory', jsonInit('POST', {})), 503);
+    await expectJsonError(
+      await client.request('/api/v1/watchers/docker/local/nas/inventory', jsonInit('POST', {})),
+      503,
+    );
 
     // It returns: connected again, and the reconnect is raised for the notification capability.
-    const back = await signedInPeer(url, identity, 'nas', { watchers: [sampleWatcher({ name: 'local', cron: '*/5 * * * *' })] });
+    const back = await signedInPeer(url, identity, 'nas', {
+      watchers: [sampleWatcher({ name: 'local', cron: '*/5 * * * *' })],
+    });
     await waitFor(async () => ((await agents()).find((a) => a.name === 'nas')?.connected ? true : undefined));
     expect(notifications.at(-1)).toMatchObject({ event: 'agent-reconnect', agent: { name: 'nas', connected: true } });
     expect(events.some((e) => e.type === 'dd:agent-connected' && (e.data as Agent).name === 'nas')).toBe(true);
@@ -509,9 +596,13 @@ describe('edge persistence across a hub restart', () => {
     const env = { DD_STORE_DRIVER: 'fs', DD_STORE_PATH: directory };
     const first = await createServerHub(env, { edge: { timings: TIMINGS } });
     const identity = await newEdgeIdentity();
-    await first.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'persisted' }));
+    await first.request(
+      '/api/v1/edge/keys',
+      jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'persisted' }),
+    );
     const peer = await signedInPeer(first.url as string, identity, 'keeper');
-    for (const frame of snapshotFrames('local', [sampleContainer('kept', { image: IMAGE })], [sampleImage()])) peer.send(frame);
+    for (const frame of snapshotFrames('local', [sampleContainer('kept', { image: IMAGE })], [sampleImage()]))
+      peer.send(frame);
     await waitFor(async () => {
       const body = (await (await first.request('/api/v1/containers?agent=keeper')).json()) as { total: number };
       return body.total === 1 ? true : undefined;
@@ -553,8 +644,12 @@ describe('DD_EDGE_AUTHORIZED_KEYS', () => {
     const env = { DD_STORE_DRIVER: 'fs', DD_STORE_PATH: join(directory, 'store'), DD_EDGE_AUTHORIZED_KEYS: file };
     const first = await createServerHub(env, { edge: { timings: TIMINGS } });
     try {
-      const keys = (await (await first.request('/api/v1/edge/keys')).json()) as { data: { keyId: string; label: string }[] };
-      expect(keys.data).toEqual([expect.objectContaining({ keyId: identity.keyId, label: 'garage nas', revokedAt: null })]);
+      const keys = (await (await first.request('/api/v1/edge/keys')).json()) as {
+        data: { keyId: string; label: string }[];
+      };
+      expect(keys.data).toEqual([
+        expect.objectContaining({ keyId: identity.keyId, label: 'garage nas', revokedAt: null }),
+      ]);
       const peer = await signedInPeer(first.url as string, identity, 'garage');
       peer.close();
       expect((await first.request(`/api/v1/edge/keys/${identity.keyId}`, { method: 'DELETE' })).status).toBe(200);
@@ -563,7 +658,9 @@ describe('DD_EDGE_AUTHORIZED_KEYS', () => {
     }
     const second = await createServerHub(env, { edge: { timings: TIMINGS } });
     try {
-      const keys = (await (await second.request('/api/v1/edge/keys')).json()) as { data: { revokedAt: string | null }[] };
+      const keys = (await (await second.request('/api/v1/edge/keys')).json()) as {
+        data: { revokedAt: string | null }[];
+      };
       expect(keys.data).toHaveLength(1);
       expect(keys.data[0]?.revokedAt).not.toBeNull();
     } finally {
@@ -574,7 +671,9 @@ describe('DD_EDGE_AUTHORIZED_KEYS', () => {
   it('stops start-up with a ConfigError naming the variable and the line', async () => {
     const file = join(directory, 'bad_keys');
     await writeFile(file, 'ssh-ed25519 AAAA not-a-raw-key\n');
-    await expect(createServerHub({ DD_EDGE_AUTHORIZED_KEYS: file })).rejects.toThrow(/^DD_EDGE_AUTHORIZED_KEYS: .*line 1/);
+    await expect(createServerHub({ DD_EDGE_AUTHORIZED_KEYS: file })).rejects.toThrow(
+      /^DD_EDGE_AUTHORIZED_KEYS: .*line 1/,
+    );
     await expect(createServerHub({ DD_EDGE_AUTHORIZED_KEYS: join(directory, 'missing') })).rejects.toThrow(
       /^DD_EDGE_AUTHORIZED_KEYS: cannot read/,
     );
@@ -610,14 +709,22 @@ describe('the edge upgrade limit', () => {
 function refusedUpgrade(
   hubUrl: string,
   localAddress = '127.0.0.1',
-): Promise<{ status: number; retryAfter: string | undefined; body: { error?: string; details?: Record<string, unknown> } }> {
+): Promise<{
+  status: number;
+  retryAfter: string | undefined;
+  body: { error?: string; details?: Record<string, unknown> };
+}> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(edgeUrl(hubUrl), [...EDGE_SUBPROTOCOLS], { localAddress });
     ws.on('unexpected-response', (_request, response) => {
       let text = '';
       response.on('data', (chunk: Buffer) => (text += chunk.toString()));
       response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body: JSON.parse(text || '{}') }),
+        resolve({
+          status: response.statusCode ?? 0,
+          retryAfter: response.headers['retry-after'],
+          body: JSON.parse(text || '{}'),
+        }),
       );
     });
     ws.on('open', () => {
@@ -638,14 +745,20 @@ describe('the caps on edge connections not yet signed in', () => {
     const edge = capped.hub.parts.edge as EdgeSessions;
     try {
       const identity = await newEdgeIdentity();
-      const added = await capped.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'cap' }));
+      const added = await capped.request(
+        '/api/v1/edge/keys',
+        jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'cap' }),
+      );
       expect(added.status).toBe(201);
       const first = await connectEdgePeer(hubUrl);
       const second = await connectEdgePeer(hubUrl);
       const perAddress = await refusedUpgrade(hubUrl);
       expect(perAddress.status).toBe(429);
       expect(Number(perAddress.retryAfter)).toBeGreaterThan(0);
-      expect(perAddress.body).toMatchObject({ error: expect.stringContaining('one address'), details: { limit: 2, scope: 'address' } });
+      expect(perAddress.body).toMatchObject({
+        error: expect.stringContaining('one address'),
+        details: { limit: 2, scope: 'address' },
+      });
 
       // Another address still gets in, up to the total.
       const third = await connectEdgePeer(hubUrl, EDGE_SUBPROTOCOLS, { localAddress: '127.0.0.2' });

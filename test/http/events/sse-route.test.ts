@@ -40,7 +40,9 @@ describeHubMatrix('UI event stream', (client) => {
     const connected = await stream.next();
     const { clientId, clientToken } = dataOf<{ clientId: string; clientToken: string }>(connected);
     expect(connected.id).toBe(bus().currentId());
-    expect(connected.raw).toBe(`id: ${connected.id}\nevent: dd:connected\ndata: ${JSON.stringify({ clientId, clientToken })}\n\n`);
+    expect(connected.raw).toBe(
+      `id: ${connected.id}\nevent: dd:connected\ndata: ${JSON.stringify({ clientId, clientToken })}\n\n`,
+    );
     const clients = client().hub.parts.connectedClients;
     expect(await clients.verify(clientId, clientToken)).toBe(true);
     expect(await clients.verify(clientId, 'forged')).toBe(false);
@@ -140,7 +142,9 @@ describe('UI event stream behind a trusted proxy [server]', () => {
 
   it('caps streams per forwarded client address', async () => {
     const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.99, ${address}` });
-    const streams = await Promise.all(Array.from({ length: 10 }, () => openSse(hub.request, PATH, from('198.51.100.1'))));
+    const streams = await Promise.all(
+      Array.from({ length: 10 }, () => openSse(hub.request, PATH, from('198.51.100.1'))),
+    );
     await expectJsonError(await hub.request(PATH, { headers: from('198.51.100.1') }), 429);
     const other = await openSse(hub.request, PATH, from('198.51.100.2'));
     expect((await other.next()).event).toBe('dd:connected');
@@ -212,7 +216,11 @@ async function startTunedHub(mode: 'memory' | 'server', uiEvents: UiEventStreamS
   };
 }
 
-function describeTunedHub(name: string, uiEvents: UiEventStreamSettings, suite: (hub: () => TunedHub, mode: 'memory' | 'server') => void) {
+function describeTunedHub(
+  name: string,
+  uiEvents: UiEventStreamSettings,
+  suite: (hub: () => TunedHub, mode: 'memory' | 'server') => void,
+) {
   for (const mode of ['memory', 'server'] as const) {
     describe(`${name} [${mode}]`, () => {
       let tuned: TunedHub | undefined;

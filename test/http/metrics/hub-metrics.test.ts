@@ -52,10 +52,15 @@ describe('dd_* metrics after activity', () => {
       record('db', undefined),
     ]);
     const series = await scrape(hub);
-    const states = Object.fromEntries(CONTAINER_STATES.map((state) => [state, series.get(`dd_containers{state="${state}"}`)]));
+    const states = Object.fromEntries(
+      CONTAINER_STATES.map((state) => [state, series.get(`dd_containers{state="${state}"}`)]),
+    );
     expect(states).toEqual({ created: 0, running: 4, paused: 1, restarting: 0, removing: 0, exited: 1, dead: 0 });
     const kinds = Object.fromEntries(
-      ['major', 'minor', 'patch', 'digest', 'tag'].map((kind) => [kind, series.get(`dd_updates_available{kind="${kind}"}`)]),
+      ['major', 'minor', 'patch', 'digest', 'tag'].map((kind) => [
+        kind,
+        series.get(`dd_updates_available{kind="${kind}"}`),
+      ]),
     );
     // A prerelease step counts as patch (the notification threshold's levels).
     expect(kinds).toEqual({ major: 1, minor: 1, patch: 2, digest: 1, tag: 0 });

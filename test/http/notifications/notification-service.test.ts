@@ -19,7 +19,9 @@ interface Delivered {
 let receiver: NotificationReceiver;
 const hubs: HubClient[] = [];
 const bodies = (path?: string) =>
-  receiver.received.filter((request) => path === undefined || request.path === path).map((request) => request.json as Delivered);
+  receiver.received
+    .filter((request) => path === undefined || request.path === path)
+    .map((request) => request.json as Delivered);
 
 async function hubWith(env: Record<string, string>, options: Parameters<typeof notificationHub>[1] = {}) {
   const hub = await notificationHub(env, options);
@@ -50,7 +52,9 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
       kind: 'simple',
       title: 'New tag found for container web',
       count: 1,
-      containers: [{ name: 'web', updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '2.0.0', semverDiff: 'major' } }],
+      containers: [
+        { name: 'web', updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '2.0.0', semverDiff: 'major' } },
+      ],
     });
     expect(first?.body).toContain('can be updated to tag 2.0.0');
     // The webhook gets the notification view: never env or labels.
@@ -97,7 +101,10 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
         ?.body.split('\n')
         .filter((line) => line.startsWith('- Container ')),
     ).toHaveLength(3);
-    await cycle(hub, [record('a', { from: '1.0.0', to: '1.1.0', diff: 'minor' }), record('e', { from: '1', to: '2', diff: 'major' })]);
+    await cycle(hub, [
+      record('a', { from: '1.0.0', to: '1.1.0', diff: 'minor' }),
+      record('e', { from: '1', to: '2', diff: 'major' }),
+    ]);
     expect(bodies()).toHaveLength(2);
     expect(bodies()[1]).toMatchObject({ title: '1 new versions (update-available)', containers: [{ name: 'e' }] });
   });
@@ -128,7 +135,10 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
   });
 
   it('routes by dd.notification.include / exclude labels, and by the rule’s triggers and enabled', async () => {
-    const hub = await hubWith({ DD_NOTIFICATION_HTTP_A_URL: `${receiver.url}/a`, DD_NOTIFICATION_HTTP_B_URL: `${receiver.url}/b` });
+    const hub = await hubWith({
+      DD_NOTIFICATION_HTTP_A_URL: `${receiver.url}/a`,
+      DD_NOTIFICATION_HTTP_B_URL: `${receiver.url}/b`,
+    });
     const minor = { from: '1.0.0', to: '1.1.0', diff: 'minor' } as const;
     await cycle(hub, [
       record('only-a', minor, { labels: { 'dd.notification.include': 'http.a' } }),
@@ -167,7 +177,9 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     ]);
     expect(bodies()).toEqual([]);
     await cycle(hub, [record('held', pending, { updatePolicy: mature })]);
-    expect(bodies().map((body) => [body.event, body.title])).toEqual([['maturity-cleared', 'Update of container held is mature']]);
+    expect(bodies().map((body) => [body.event, body.title])).toEqual([
+      ['maturity-cleared', 'Update of container held is mature'],
+    ]);
     // The version was told: the next cycles do not announce it again as update-available.
     await cycle(hub, [record('held', pending, { updatePolicy: mature })]);
     expect(bodies()).toHaveLength(1);
@@ -205,14 +217,27 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     });
     const notifications = hub.hub.parts.notifications;
     const web = record('web', undefined);
-    await notifications.updateApplied({ container: web, fromVersion: '1.0.0', toVersion: '2.0.0', triggerName: 'docker.local' });
+    await notifications.updateApplied({
+      container: web,
+      fromVersion: '1.0.0',
+      toVersion: '2.0.0',
+      triggerName: 'docker.local',
+    });
     await notifications.updateFailed({ container: web, toVersion: '3.0.0', error: 'pull failed: manifest unknown' });
     await notifications.securityAlert({ container: web, critical: 2, high: 5 });
     await notifications.outbox.settled();
     expect(bodies().map((body) => [body.event, body.title, body.body])).toEqual([
       ['update-applied', 'Container web updated', 'Container web was updated from 1.0.0 to 2.0.0'],
-      ['update-failed', 'Update of container web failed', 'The update of web to 3.0.0 failed: pull failed: manifest unknown'],
-      ['security-alert', 'Security alert for container web', 'Vulnerabilities in docker.io/library/nginx:1.27.0: 2 critical, 5 high'],
+      [
+        'update-failed',
+        'Update of container web failed',
+        'The update of web to 3.0.0 failed: pull failed: manifest unknown',
+      ],
+      [
+        'security-alert',
+        'Security alert for container web',
+        'Vulnerabilities in docker.io/library/nginx:1.27.0: 2 critical, 5 high',
+      ],
     ]);
     const audit = await (await hub.request('/api/v1/audit?actions=update-applied,update-failed,security-alert')).json();
     expect(audit.data.map((entry: { action: string }) => entry.action).sort()).toEqual([
@@ -225,7 +250,10 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
   it('digest mode collects and sends one batch per event when flushed', async () => {
     const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url, DD_NOTIFICATION_HTTP_OPS_MODE: 'digest' });
     await cycle(hub, [record('a', { from: '1', to: '2', diff: 'major' })]);
-    await cycle(hub, [record('b', { from: '1', to: '2', diff: 'major' }), record('a', { from: '1', to: '2', diff: 'major' })]);
+    await cycle(hub, [
+      record('b', { from: '1', to: '2', diff: 'major' }),
+      record('a', { from: '1', to: '2', diff: 'major' }),
+    ]);
     expect(receiver.received).toEqual([]);
     const notifications = hub.hub.parts.notifications;
     await notifications.flushDigest('http.ops');

@@ -17,7 +17,11 @@ interface Created {
 /** Every credential handed out in a suite, so the last test can look for it everywhere else. */
 const issued: string[] = [];
 
-async function createKey(client: HubClient, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Created> {
+async function createKey(
+  client: HubClient,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Created> {
   const response = await client.request('/api/v1/api-keys', jsonInit('POST', { name: 'test', ...body }, headers));
   const text = await response.text();
   if (response.status !== 201) throw new Error(`expected 201, got ${response.status}: ${text}`);
@@ -79,10 +83,16 @@ describeHubMatrix('API keys', (client) => {
     const admin = await createKey(client(), { scopes: ['admin'] });
     expect((await client().request('/api/v1/settings', jsonInit('PATCH', {}, bearer(admin.apiKey)))).status).toBe(200);
     for (const key of [reader, admin]) {
-      const list = await expectJsonError(await client().request('/api/v1/api-keys', { headers: bearer(key.apiKey) }), 403);
+      const list = await expectJsonError(
+        await client().request('/api/v1/api-keys', { headers: bearer(key.apiKey) }),
+        403,
+      );
       expect(list.details?.requiredScope).toBe('api-keys:manage');
       await expectJsonError(
-        await client().request('/api/v1/api-keys', jsonInit('POST', { name: 'x', scopes: ['read'] }, bearer(key.apiKey))),
+        await client().request(
+          '/api/v1/api-keys',
+          jsonInit('POST', { name: 'x', scopes: ['read'] }, bearer(key.apiKey)),
+        ),
         403,
       );
       await expectJsonError(await revoke(client(), key.keyId, bearer(key.apiKey)), 403);
@@ -102,7 +112,10 @@ describeHubMatrix('API keys', (client) => {
     const parent = await createKey(client(), { scopes: ['api-keys:manage', 'read'], expiresAt: inOneHour });
     const as = bearer(parent.apiKey);
     const tooWide = await expectJsonError(
-      await client().request('/api/v1/api-keys', jsonInit('POST', { name: 'x', scopes: ['settings:write'], expiresAt: inOneHour }, as)),
+      await client().request(
+        '/api/v1/api-keys',
+        jsonInit('POST', { name: 'x', scopes: ['settings:write'], expiresAt: inOneHour }, as),
+      ),
       403,
     );
     expect(tooWide.error).toMatch(/settings:write/);
@@ -113,7 +126,11 @@ describeHubMatrix('API keys', (client) => {
       );
       expect(outlives.error).toMatch(/outlives/);
     }
-    const child = await createKey(client(), { scopes: ['read'], expiresAt: new Date(Date.now() + 1_800_000).toISOString() }, as);
+    const child = await createKey(
+      client(),
+      { scopes: ['read'], expiresAt: new Date(Date.now() + 1_800_000).toISOString() },
+      as,
+    );
     expect(child).toMatchObject({ createdBy: `api-key:${parent.keyId}`, parentKeyId: parent.keyId });
     // admin covers every scope but key management, which must be held outright.
     const adminParent = await createKey(client(), { scopes: ['api-keys:manage', 'admin'] });
@@ -150,17 +167,36 @@ describeHubMatrix('API keys', (client) => {
     expect(seen).toEqual(all.data.map((entry: { keyId: string }) => entry.keyId));
     const defaults = await (await client().request('/api/v1/api-keys')).json();
     expect(defaults.limit).toBe(50);
-    for (const bad of [`${firstCursor}x`, `${firstCursor}=`, `${firstCursor}==`, firstCursor.slice(0, -1), 'garbage', '%00']) {
-      const body = await expectJsonError(await client().request(`/api/v1/api-keys?cursor=${encodeURIComponent(bad)}`), 400);
+    for (const bad of [
+      `${firstCursor}x`,
+      `${firstCursor}=`,
+      `${firstCursor}==`,
+      firstCursor.slice(0, -1),
+      'garbage',
+      '%00',
+    ]) {
+      const body = await expectJsonError(
+        await client().request(`/api/v1/api-keys?cursor=${encodeURIComponent(bad)}`),
+        400,
+      );
       expect(body.details?.parameter).toBe('cursor');
     }
-    for (const limit of ['0', '201', 'x']) await expectJsonError(await client().request(`/api/v1/api-keys?limit=${limit}`), 400);
+    for (const limit of ['0', '201', 'x'])
+      await expectJsonError(await client().request(`/api/v1/api-keys?limit=${limit}`), 400);
   });
 
   it('revokes three levels deep, named key first; a key cannot revoke itself or its parent', async () => {
     const root = await createKey(client(), { name: 'root', scopes: ['api-keys:manage', 'read'] });
-    const child = await createKey(client(), { name: 'child', scopes: ['api-keys:manage', 'read'] }, bearer(root.apiKey));
-    const grandchild = await createKey(client(), { name: 'grandchild', scopes: ['api-keys:manage', 'read'] }, bearer(child.apiKey));
+    const child = await createKey(
+      client(),
+      { name: 'child', scopes: ['api-keys:manage', 'read'] },
+      bearer(root.apiKey),
+    );
+    const grandchild = await createKey(
+      client(),
+      { name: 'grandchild', scopes: ['api-keys:manage', 'read'] },
+      bearer(child.apiKey),
+    );
     const greatGrandchild = await createKey(client(), { name: 'ggc', scopes: ['read'] }, bearer(grandchild.apiKey));
 
     await expectJsonError(await revoke(client(), child.keyId, bearer(child.apiKey)), 403);
@@ -180,10 +216,12 @@ describeHubMatrix('API keys', (client) => {
       await expectJsonError(await client().request('/api/v1/settings', { headers: bearer(key.apiKey) }), 401);
     }
     const listed = (await (await client().request('/api/v1/api-keys?limit=200')).json()).data;
-    const statuses = listed.filter((entry: { keyId: string }) => [root.keyId, child.keyId, grandchild.keyId].includes(entry.keyId));
-    expect(statuses.map((entry: { status: string; revokedAt: string }) => [entry.status, typeof entry.revokedAt])).toEqual(
-      Array(3).fill(['revoked', 'string']),
+    const statuses = listed.filter((entry: { keyId: string }) =>
+      [root.keyId, child.keyId, grandchild.keyId].includes(entry.keyId),
     );
+    expect(
+      statuses.map((entry: { status: string; revokedAt: string }) => [entry.status, typeof entry.revokedAt]),
+    ).toEqual(Array(3).fill(['revoked', 'string']));
   });
 
   it('a key may revoke a key it minted', async () => {
@@ -197,13 +235,18 @@ describeHubMatrix('API keys', (client) => {
     const good = await createKey(client(), { scopes: ['read'] });
     const revoked = await createKey(client(), { scopes: ['read'] });
     await revoke(client(), revoked.keyId);
-    const expiring = await createKey(client(), { scopes: ['read'], expiresAt: new Date(Date.now() + 1_000).toISOString() });
+    const expiring = await createKey(client(), {
+      scopes: ['read'],
+      expiresAt: new Date(Date.now() + 1_000).toISOString(),
+    });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const wrongSecret = `ddk_${good.keyId}_${'A'.repeat(43)}`;
     const unknown = `ddk_zzzzzzzzzzzz_${good.apiKey.slice(-43)}`;
     const bodies: string[] = [];
     for (const credential of [unknown, wrongSecret, revoked.apiKey, expiring.apiKey, 'ddk_not-a-key', 'not-a-key']) {
-      const response = await client().request('/api/v1/settings', { headers: { ...bearer(credential), cookie: 'dd.sid=whatever' } });
+      const response = await client().request('/api/v1/settings', {
+        headers: { ...bearer(credential), cookie: 'dd.sid=whatever' },
+      });
       expect(response.status).toBe(401);
       bodies.push(await response.text());
     }
@@ -217,14 +260,17 @@ describeHubMatrix('API keys', (client) => {
 
   it('answers 429 with Retry-After past the key rateLimitMax', async () => {
     const key = await createKey(client(), { scopes: ['read'], rateLimitMax: 3 });
-    for (let i = 0; i < 3; i++) expect((await client().request('/api/v1/settings', { headers: bearer(key.apiKey) })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await client().request('/api/v1/settings', { headers: bearer(key.apiKey) })).status).toBe(200);
     const response = await client().request('/api/v1/settings', { headers: bearer(key.apiKey) });
     await expectJsonError(response, 429);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('audits creation and revocation, and never shows a secret again (responses, audit, logs)', async () => {
-    const audit = await (await client().request('/api/v1/audit?actions=api-key-created,api-key-revoked&limit=200')).json();
+    const audit = await (
+      await client().request('/api/v1/audit?actions=api-key-created,api-key-revoked&limit=200')
+    ).json();
     expect(audit.data.some((entry: { action: string }) => entry.action === 'api-key-created')).toBe(true);
     expect(audit.data.some((entry: { action: string }) => entry.action === 'api-key-revoked')).toBe(true);
     const everything = [

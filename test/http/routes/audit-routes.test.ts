@@ -23,20 +23,30 @@ describeHubMatrix('audit', (client) => {
     expect(last).toMatchObject({ total: 60, offset: 50, hasMore: false });
     expect(last.data.at(-1).details).toBe('entry 0');
     for (const entry of page.data)
-      expect(entry).toMatchObject({ id: expect.any(String), timestamp: expect.any(String), action: expect.any(String) });
+      expect(entry).toMatchObject({
+        id: expect.any(String),
+        timestamp: expect.any(String),
+        action: expect.any(String),
+      });
   });
 
   it('filters by action, actions, container and time window', async () => {
     const added = await (await client().request('/api/v1/audit?action=container-added&limit=200')).json();
     expect(added.total).toBe(20);
     expect(added.data.every((entry: { action: string }) => entry.action === 'container-added')).toBe(true);
-    const two = await (await client().request('/api/v1/audit?actions=container-added,container-removed&limit=200')).json();
+    const two = await (
+      await client().request('/api/v1/audit?actions=container-added,container-removed&limit=200')
+    ).json();
     expect(two.total).toBe(40);
     const web = await (await client().request('/api/v1/audit?container=web&action=container-added')).json();
     expect(web.total).toBe(10);
-    const future = await (await client().request(`/api/v1/audit?from=${new Date(Date.now() + 60_000).toISOString()}`)).json();
+    const future = await (
+      await client().request(`/api/v1/audit?from=${new Date(Date.now() + 60_000).toISOString()}`)
+    ).json();
     expect(future.total).toBe(0);
-    const past = await (await client().request(`/api/v1/audit?to=${new Date(Date.now() + 60_000).toISOString()}&limit=1`)).json();
+    const past = await (
+      await client().request(`/api/v1/audit?to=${new Date(Date.now() + 60_000).toISOString()}&limit=1`)
+    ).json();
     expect(past).toMatchObject({ total: 60, hasMore: true });
   });
 

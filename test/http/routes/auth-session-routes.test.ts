@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { argon2id } from '@noble/hashes/argon2.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import {
+  createMemoryHub,
+  createServerHub,
+  describeHubMatrix,
+  expectJsonError,
+  type HubClient,
+  jsonInit,
+} from '../../support/hub-harness';
 
 const PASSWORD = 'correct horse battery staple';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
@@ -46,14 +53,21 @@ const ENV = {
 const secrets = new Set<string>([PASSWORD]);
 const bodies: string[] = [];
 
-async function login(client: HubClient, body: Record<string, unknown>): Promise<{ response: Response; cookie: string | undefined }> {
-  for (const key of ['otp', 'recoveryCode'] as const) if (typeof body[key] === 'string') secrets.add(body[key] as string);
+async function login(
+  client: HubClient,
+  body: Record<string, unknown>,
+): Promise<{ response: Response; cookie: string | undefined }> {
+  for (const key of ['otp', 'recoveryCode'] as const)
+    if (typeof body[key] === 'string') secrets.add(body[key] as string);
   const response = await client.request('/api/v1/auth/login', jsonInit('POST', { password: PASSWORD, ...body }));
   const cookie = /dd\.sid=([a-f0-9]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
   if (cookie) secrets.add(cookie);
   return { response, cookie };
 }
-const withCookie = (cookie: string, headers: Record<string, string> = {}) => ({ cookie: `dd.sid=${cookie}`, ...headers });
+const withCookie = (cookie: string, headers: Record<string, string> = {}) => ({
+  cookie: `dd.sid=${cookie}`,
+  ...headers,
+});
 async function text(response: Response): Promise<string> {
   const body = await response.text();
   bodies.push(body);
@@ -82,7 +96,10 @@ describeHubMatrix(
       expect(response.headers.get('set-cookie')).toMatch(/SameSite=Lax/i);
       expect(response.headers.get('set-cookie')).toMatch(/Path=\//);
       const headers = withCookie(cookie as string);
-      expect(await (await client().request('/api/v1/auth/user', { headers })).json()).toEqual({ username: 'alice', assurance: 'password' });
+      expect(await (await client().request('/api/v1/auth/user', { headers })).json()).toEqual({
+        username: 'alice',
+        assurance: 'password',
+      });
       expect((await client().request('/api/v1/containers', { headers })).status).toBe(200);
       expect((await client().request('/api/v1/auth/logout', { method: 'POST', headers })).status).toBe(204);
       await expectJsonError(await client().request('/api/v1/containers', { headers }), 401);
@@ -118,7 +135,10 @@ describeHubMatrix(
       expect(await response.json()).toEqual({ username: 'bob', assurance: 'recovery-code' });
       expect((await login(client(), { username: 'bob', recoveryCode: RECOVERY[0] })).response.status).toBe(401);
       const refused = await expectJsonError(
-        await client().request('/api/v1/api-keys', jsonInit('POST', { name: 'x', scopes: ['read'] }, withCookie(cookie as string))),
+        await client().request(
+          '/api/v1/api-keys',
+          jsonInit('POST', { name: 'x', scopes: ['read'] }, withCookie(cookie as string)),
+        ),
         403,
       );
       expect(refused.details?.reason).toBe('recovery-assurance');
@@ -134,7 +154,11 @@ describeHubMatrix(
       expect((await expectJsonError(crossSite, 403)).details?.reason).toBe('cross-origin');
       const fetchSite = await client().request(
         '/api/v1/api-keys',
-        jsonInit('POST', { name: 'x', scopes: ['read'] }, withCookie(cookie as string, { 'sec-fetch-site': 'cross-site' })),
+        jsonInit(
+          'POST',
+          { name: 'x', scopes: ['read'] },
+          withCookie(cookie as string, { 'sec-fetch-site': 'cross-site' }),
+        ),
       );
       expect(fetchSite.status).toBe(403);
       const created = await client().request(
@@ -146,17 +170,28 @@ describeHubMatrix(
       secrets.add(apiKey);
       const bearer = { authorization: `Bearer ${apiKey}`, ...evil };
       expect((await client().request('/api/v1/containers', { headers: bearer })).status).toBe(200);
-      expect((await client().request('/api/v1/settings', jsonInit('PATCH', { updateMode: 'manual' }, bearer))).status).not.toBe(403);
+      expect(
+        (await client().request('/api/v1/settings', jsonInit('PATCH', { updateMode: 'manual' }, bearer))).status,
+      ).not.toBe(403);
     });
 
     it('keeps preferences per user', async () => {
       const { cookie } = await login(client(), { username: 'alice' });
       const headers = withCookie(cookie as string);
       expect(await (await client().request('/api/v1/preferences', { headers })).json()).toEqual({});
-      const patched = await client().request('/api/v1/preferences', jsonInit('PATCH', { theme: 'dark', columns: ['name'] }, headers));
+      const patched = await client().request(
+        '/api/v1/preferences',
+        jsonInit('PATCH', { theme: 'dark', columns: ['name'] }, headers),
+      );
       expect(await patched.json()).toEqual({ theme: 'dark', columns: ['name'] });
-      expect(await (await client().request('/api/v1/preferences', { headers })).json()).toEqual({ theme: 'dark', columns: ['name'] });
-      const big = await client().request('/api/v1/preferences', jsonInit('PATCH', { blob: 'x'.repeat(20_000) }, headers));
+      expect(await (await client().request('/api/v1/preferences', { headers })).json()).toEqual({
+        theme: 'dark',
+        columns: ['name'],
+      });
+      const big = await client().request(
+        '/api/v1/preferences',
+        jsonInit('PATCH', { blob: 'x'.repeat(20_000) }, headers),
+      );
       expect(big.status).toBe(413);
       await expectJsonError(await client().request('/api/v1/preferences'), 401);
     });
@@ -207,7 +242,8 @@ describe('authentication: clocks, limits, restarts and streams', () => {
   it('limits failed logins with 429 and Retry-After', async () => {
     const client = await createMemoryHub(ENV);
     try {
-      for (let i = 0; i < 10; i++) expect((await login(client, { username: 'alice', password: 'wrong' })).response.status).toBe(401);
+      for (let i = 0; i < 10; i++)
+        expect((await login(client, { username: 'alice', password: 'wrong' })).response.status).toBe(401);
       const limited = await login(client, { username: 'alice' });
       expect(limited.response.status).toBe(429);
       expect(Number(limited.response.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -261,7 +297,9 @@ describe('authentication: clocks, limits, restarts and streams', () => {
           resolve(JSON.parse(String(data)));
           socket.close();
         });
-        socket.on('unexpected-response', (_request, response) => reject(new Error(`refused with ${response.statusCode}`)));
+        socket.on('unexpected-response', (_request, response) =>
+          reject(new Error(`refused with ${response.statusCode}`)),
+        );
         socket.on('error', reject);
       });
       expect(frame.msg).toBe('seen through a signed-in stream');
@@ -274,7 +312,10 @@ describe('authentication: clocks, limits, restarts and streams', () => {
     const client = await createMemoryHub();
     try {
       await expectJsonError(await client.request('/api/v1/preferences'), 403);
-      expect(await (await client.request('/api/v1/auth/user')).json()).toEqual({ username: 'anonymous', anonymous: true });
+      expect(await (await client.request('/api/v1/auth/user')).json()).toEqual({
+        username: 'anonymous',
+        anonymous: true,
+      });
     } finally {
       await client.close();
     }
@@ -285,11 +326,15 @@ describeHubMatrix(
   'metrics token with authentication configured (http-interface §5.10)',
   (client) => {
     it('opens /metrics to the token alone, and to nothing else without a session or key', async () => {
-      expect((await client().request('/metrics', { headers: { authorization: 'Bearer scrape-token' } })).status).toBe(200);
+      expect((await client().request('/metrics', { headers: { authorization: 'Bearer scrape-token' } })).status).toBe(
+        200,
+      );
       expect((await client().request('/metrics', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
       expect((await client().request('/metrics')).status).toBe(401);
       // The token opens /metrics only.
-      expect((await client().request('/api/v1/settings', { headers: { authorization: 'Bearer scrape-token' } })).status).toBe(401);
+      expect(
+        (await client().request('/api/v1/settings', { headers: { authorization: 'Bearer scrape-token' } })).status,
+      ).toBe(401);
     });
   },
   { ...ENV, DD_SERVER_METRICS_TOKEN: 'scrape-token' },

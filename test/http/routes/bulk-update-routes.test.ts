@@ -33,7 +33,11 @@ describe('POST /api/v1/containers/update (bulk)', () => {
       jsonInit('POST', { containerIds: [pending().id, excluded.id, 'nope'] }),
     );
     expect(response.status).toBe(202);
-    const body = (await response.json()) as { batchId: string | null; results: Record<string, unknown>[]; [key: string]: unknown };
+    const body = (await response.json()) as {
+      batchId: string | null;
+      results: Record<string, unknown>[];
+      [key: string]: unknown;
+    };
     expect(body).toMatchObject({ batchId: null, total: 3, accepted: 0, refused: 3 });
     expect(body.results).toEqual([
       expect.objectContaining({ containerId: pending().id, containerName: 'web', result: 'refused', status: 503 }),
@@ -58,7 +62,9 @@ describe('POST /api/v1/containers/update (bulk)', () => {
     ]) {
       await expectJsonError(await client.request('/api/v1/containers/update', jsonInit('POST', body)), 400);
     }
-    const route = client.hub.parts.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/update');
+    const route = client.hub.parts.routes.routes.find(
+      (candidate) => candidate.fullPath === '/api/v1/containers/update',
+    );
     expect(route?.spec.access).toBe('containers:update');
   });
 });

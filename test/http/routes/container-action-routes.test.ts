@@ -79,11 +79,17 @@ describeHubMatrix('container actions, logs and stats without Docker', (client) =
   });
 
   it('needs the confirmation header for DELETE (428), then the delete feature (403, off by default)', async () => {
-    const missing = await expectJsonError(await client().request(`/api/v1/containers/${ID}`, { method: 'DELETE' }), 428);
+    const missing = await expectJsonError(
+      await client().request(`/api/v1/containers/${ID}`, { method: 'DELETE' }),
+      428,
+    );
     expect(missing.details).toEqual({ header: 'X-DD-Confirm-Action', expected: 'container-delete' });
     const wrong = { method: 'DELETE', headers: { 'X-DD-Confirm-Action': 'container-remove' } };
     await expectJsonError(await client().request(`/api/v1/containers/${ID}`, wrong), 428);
-    const disabled = await expectJsonError(await client().request(`/api/v1/containers/${ID}`, { method: 'DELETE', headers: CONFIRM }), 403);
+    const disabled = await expectJsonError(
+      await client().request(`/api/v1/containers/${ID}`, { method: 'DELETE', headers: CONFIRM }),
+      403,
+    );
     expect(disabled.error).toContain('DD_SERVER_FEATURE_DELETE');
     expect(client().hub.parts.containers.get(ID)).toBeDefined();
     // The legacy stats path is not a container id: other methods than GET get 405 there.
@@ -94,7 +100,14 @@ describeHubMatrix('container actions, logs and stats without Docker', (client) =
 
   it('counts running containers in the summary, even those it cannot sample', async () => {
     const summary = await (await client().request('/api/v1/stats/summary')).json();
-    expect(summary).toEqual({ containers: 1, sampled: 0, cpuPercent: 0, memoryBytes: 0, memoryLimitBytes: 0, at: expect.any(String) });
+    expect(summary).toEqual({
+      containers: 1,
+      sampled: 0,
+      cpuPercent: 0,
+      memoryBytes: 0,
+      memoryLimitBytes: 0,
+      at: expect.any(String),
+    });
     const stream = await openSse(client().request, '/api/v1/stats/summary/stream?interval=1');
     const first = await stream.next();
     expect(first).toMatchObject({ id: '1', event: 'stats-summary' });
@@ -115,7 +128,9 @@ describeHubMatrix('container actions, logs and stats without Docker', (client) =
       ],
     });
     // The record itself stays redacted everywhere else.
-    expect(JSON.stringify(await (await client().request(`/api/v1/containers/${ID}`)).json())).not.toContain('s3cr3t-token');
+    expect(JSON.stringify(await (await client().request(`/api/v1/containers/${ID}`)).json())).not.toContain(
+      's3cr3t-token',
+    );
     await expectJsonError(await reveal(UNKNOWN), 404);
     for (let i = 3; i <= 10; i++) expect((await reveal(ID)).status).toBe(200);
     const limited = await reveal(ID);
@@ -136,7 +151,10 @@ describeHubMatrix(
   (client) => {
     it('answers start, stop and restart with 403 before looking the container up', async () => {
       for (const action of ['start', 'stop', 'restart']) {
-        const body = await expectJsonError(await client().request(`/api/v1/containers/${UNKNOWN}/${action}`, post), 403);
+        const body = await expectJsonError(
+          await client().request(`/api/v1/containers/${UNKNOWN}/${action}`, post),
+          403,
+        );
         expect(body.details).toEqual({ feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS' });
       }
     });
@@ -149,7 +167,10 @@ describeHubMatrix(
   (client) => {
     it('removes the record, announces it and audits it; an unknown id is 404', async () => {
       await client().hub.parts.containers.put(record());
-      await expectJsonError(await client().request(`/api/v1/containers/${UNKNOWN}`, { method: 'DELETE', headers: CONFIRM }), 404);
+      await expectJsonError(
+        await client().request(`/api/v1/containers/${UNKNOWN}`, { method: 'DELETE', headers: CONFIRM }),
+        404,
+      );
       const events = await openSse(client().request, '/api/v1/events/ui');
       await events.nextOfType('dd:connected');
       const deleted = await client().request(`/api/v1/containers/${ID}`, { method: 'DELETE', headers: CONFIRM });

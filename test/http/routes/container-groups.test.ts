@@ -96,7 +96,10 @@ describe('container groups', () => {
     await client?.close();
     const disabled = await hubWith({ DD_SERVER_FEATURE_CONTAINERACTIONS: 'false' }, record('db', {}));
     await expectJsonError(
-      await disabled.request(`/api/v1/dependency-groups/${'db'.padEnd(64, '0')}/update`, { method: 'POST', headers: CONFIRM }),
+      await disabled.request(`/api/v1/dependency-groups/${'db'.padEnd(64, '0')}/update`, {
+        method: 'POST',
+        headers: CONFIRM,
+      }),
       403,
     );
   });

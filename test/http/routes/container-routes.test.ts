@@ -18,7 +18,13 @@ const RECORDS: Container[] = [
   containerRecord({ id: id(1), name: 'alpha', createdAt: '2026-01-03T00:00:00.000Z', ...tagUpdate('2.0.0', 'major') }),
   containerRecord({ id: id(2), name: 'Bravo', createdAt: '2026-01-01T00:00:00.000Z', ...tagUpdate('1.1.0', 'minor') }),
   containerRecord({ id: id(3), name: 'charlie', status: 'exited', createdAt: '2026-01-02T00:00:00.000Z' }),
-  containerRecord({ id: id(4), name: 'delta', watched: false, watcher: 'remote', createdAt: '2026-01-04T00:00:00.000Z' }),
+  containerRecord({
+    id: id(4),
+    name: 'delta',
+    watched: false,
+    watcher: 'remote',
+    createdAt: '2026-01-04T00:00:00.000Z',
+  }),
   containerRecord({
     id: id(5),
     name: 'echo',
@@ -125,18 +131,31 @@ describeHubMatrix('container routes', (client: () => HubClient) => {
   });
 
   it('skips the pending update through the update policy and announces it', async () => {
-    const response = await client().request(`/api/v1/containers/${id(1)}/update-policy`, jsonInit('PATCH', { action: 'skip-current' }));
+    const response = await client().request(
+      `/api/v1/containers/${id(1)}/update-policy`,
+      jsonInit('PATCH', { action: 'skip-current' }),
+    );
     expect(response.status).toBe(200);
     const updated = (await response.json()) as Container;
     expect(updated.updatePolicy.skipTags).toContain('2.0.0');
     const stored = await get<Container>(`/api/v1/containers/${id(1)}`);
     expect(stored.updatePolicy.skipTags).toContain('2.0.0');
-    const bad = await client().request(`/api/v1/containers/${id(1)}/update-policy`, jsonInit('PATCH', { action: 'nap' }));
+    const bad = await client().request(
+      `/api/v1/containers/${id(1)}/update-policy`,
+      jsonInit('PATCH', { action: 'nap' }),
+    );
     await expectJsonError(bad, 400);
   });
 
   it('answers "not scanned" for vulnerabilities while no scanner is configured', async () => {
-    expect(await get(`/api/v1/containers/${id(1)}/vulnerabilities`)).toMatchObject({ status: 'not-scanned', vulnerabilities: [] });
-    expect(await get('/api/v1/containers/security/vulnerabilities')).toMatchObject({ total: 5, scanned: 0, images: [] });
+    expect(await get(`/api/v1/containers/${id(1)}/vulnerabilities`)).toMatchObject({
+      status: 'not-scanned',
+      vulnerabilities: [],
+    });
+    expect(await get('/api/v1/containers/security/vulnerabilities')).toMatchObject({
+      total: 5,
+      scanned: 0,
+      images: [],
+    });
   });
 });

@@ -46,7 +46,8 @@ describe('the image routes with edge agents the hub cannot list fully', () => {
     const peer = await signedInPeer(client.url as string, identity, name, { watchers: [sampleWatcher()] });
     peers.push(peer);
     const web = sampleContainer('web', { imageId: USED });
-    for (const frame of snapshotFrames('local', [web], [sampleImage({ id: USED })], { syncId: `${name}-1` })) peer.send(frame);
+    for (const frame of snapshotFrames('local', [web], [sampleImage({ id: USED })], { syncId: `${name}-1` }))
+      peer.send(frame);
     await waitFor(
       () =>
         hostOf(name)
@@ -64,7 +65,10 @@ describe('the image routes with edge agents the hub cannot list fully', () => {
   beforeAll(async () => {
     client = await createServerHub({}, { edge: { timings: TIMINGS } });
     identity = await newEdgeIdentity();
-    const registered = await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'imgs' }));
+    const registered = await client.request(
+      '/api/v1/edge/keys',
+      jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'imgs' }),
+    );
     expect(registered.status).toBe(201);
   });
 
@@ -87,17 +91,24 @@ describe('the image routes with edge agents the hub cannot list fully', () => {
     await unsupported(await nextRequest(older, 'image.list'));
     const list = (await (await listing).json()) as { data: unknown[]; errors: unknown[] };
     expect(list.data).toEqual([]);
-    expect(list.errors).toEqual([{ watcher: 'local', agent: 'older-agent', error: expect.stringContaining('not supported') }]);
+    expect(list.errors).toEqual([
+      { watcher: 'local', agent: 'older-agent', error: expect.stringContaining('not supported') },
+    ]);
 
     const pruning = client.request('/api/v1/images/prune', { method: 'POST', headers: PRUNE_HEADERS });
     await unsupported(await nextRequest(older, 'image.list'));
     const pruned = (await (await pruning).json()) as { removed: unknown[]; errors: unknown[] };
     expect(pruned).toMatchObject({ removed: [], skipped: [], reclaimedBytes: 0 });
     expect(pruned.errors).toEqual([expect.objectContaining({ watcher: 'local', agent: 'older-agent' })]);
-    expect(older.received.some((frame) => frame.type === 'request' && frame.request.method === 'image.remove')).toBe(false);
+    expect(older.received.some((frame) => frame.type === 'request' && frame.request.method === 'image.remove')).toBe(
+      false,
+    );
     older.close();
     await waitFor(
-      () => (hostOf('older-agent') instanceof EdgeDockerHost && !(hostOf('older-agent') as EdgeDockerHost).connected ? true : undefined),
+      () =>
+        hostOf('older-agent') instanceof EdgeDockerHost && !(hostOf('older-agent') as EdgeDockerHost).connected
+          ? true
+          : undefined,
       5_000,
       'older-agent away',
     );
@@ -120,7 +131,10 @@ describe('the image routes with edge agents the hub cannot list fully', () => {
 
     const preview = client.request('/api/v1/images/prune-preview');
     await answer();
-    const shown = (await (await preview).json()) as { data: { id: string; agent?: string }[]; errors: { agent?: string }[] };
+    const shown = (await (await preview).json()) as {
+      data: { id: string; agent?: string }[];
+      errors: { agent?: string }[];
+    };
     expect(shown.data.map((image) => [image.id, image.agent])).toEqual([[SPARE, 'cut-agent']]);
     // The older agent of the test before is away now: its host is in errors too, under its own name.
     expect(shown.errors).toEqual([
@@ -133,10 +147,20 @@ describe('the image routes with edge agents the hub cannot list fully', () => {
     await answer();
     const removal = await nextRequest(cut, 'image.remove');
     expect(removal.request).toEqual({ method: 'image.remove', watcher: 'local', imageId: SPARE });
-    cut.send({ type: 'reply', id: removal.id, ok: false, error: { code: 'conflict', message: `the image ${SPARE} is used by late` } });
+    cut.send({
+      type: 'reply',
+      id: removal.id,
+      ok: false,
+      error: { code: 'conflict', message: `the image ${SPARE} is used by late` },
+    });
     const pruned = (await (await pruning).json()) as { removed: unknown[]; skipped: unknown[]; errors: unknown[] };
     expect(pruned.removed).toEqual([]);
-    expect(pruned.skipped).toEqual([{ id: SPARE, watcher: 'local', agent: 'cut-agent', error: expect.stringContaining('used by late') }]);
-    expect(pruned.errors).toEqual([expect.objectContaining({ agent: 'older-agent' }), expect.objectContaining({ agent: 'cut-agent' })]);
+    expect(pruned.skipped).toEqual([
+      { id: SPARE, watcher: 'local', agent: 'cut-agent', error: expect.stringContaining('used by late') },
+    ]);
+    expect(pruned.errors).toEqual([
+      expect.objectContaining({ agent: 'older-agent' }),
+      expect.objectContaining({ agent: 'cut-agent' }),
+    ]);
   });
 });

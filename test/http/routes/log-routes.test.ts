@@ -17,7 +17,9 @@ describeHubMatrix('log entries', (client) => {
 
   it('filters by minimum level, component substring, tail and since', async () => {
     const warn = await (await client().request('/api/v1/log/entries?level=warn')).json();
-    expect(warn.map((entry: { msg: string }) => entry.msg)).toEqual(expect.arrayContaining(['rate limited', 'token request failed: 401']));
+    expect(warn.map((entry: { msg: string }) => entry.msg)).toEqual(
+      expect.arrayContaining(['rate limited', 'token request failed: 401']),
+    );
     expect(warn.every((entry: { level: string }) => ['warn', 'error', 'fatal'].includes(entry.level))).toBe(true);
     const registry = await (await client().request('/api/v1/log/entries?component=registry.')).json();
     expect(registry.map((entry: { component: string }) => entry.component)).toEqual(['registry.hub', 'registry.ghcr']);
@@ -39,7 +41,14 @@ describeHubMatrix('log entries', (client) => {
   });
 
   it('rejects an invalid level or component with 400', async () => {
-    for (const query of ['level=loud', 'component=%3Cscript%3E', `component=${'a'.repeat(101)}`, 'tail=-1', 'tail=1001', 'since=soon']) {
+    for (const query of [
+      'level=loud',
+      'component=%3Cscript%3E',
+      `component=${'a'.repeat(101)}`,
+      'tail=-1',
+      'tail=1001',
+      'since=soon',
+    ]) {
       await expectJsonError(await client().request(`/api/v1/log/entries?${query}`), 400);
     }
   });

@@ -20,7 +20,9 @@ describeHubMatrix(
     it('labels requests by route template, never by raw path', async () => {
       await client().request('/api/v1/notifications/whatever-1', { method: 'PATCH' });
       await client().request('/api/v1/notifications/whatever-2', { method: 'PATCH' });
-      const text = await (await client().request('/metrics', { headers: { authorization: 'Bearer scrape-me' } })).text();
+      const text = await (
+        await client().request('/metrics', { headers: { authorization: 'Bearer scrape-me' } })
+      ).text();
       expect(text).toContain('route="/api/v1/notifications/:id"');
       expect(text).not.toContain('whatever-1');
     });

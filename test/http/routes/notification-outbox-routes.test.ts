@@ -79,7 +79,13 @@ describe('the notification outbox', () => {
     expect(receiver.received).toHaveLength(3);
     expect(receiver.received[0]?.headers['authorization']).toBe(`Bearer ${BEARER}`);
     expect(receiver.received[0]?.headers['x-api-key']).toBe(HEADER_KEY);
-    expect(dead).toMatchObject({ triggerId: 'http.ops', event: 'update-available', status: 'dead-letter', attempts: 3, maxAttempts: 3 });
+    expect(dead).toMatchObject({
+      triggerId: 'http.ops',
+      event: 'update-available',
+      status: 'dead-letter',
+      attempts: 3,
+      maxAttempts: 3,
+    });
     expect(dead?.nextAttemptAt).toBeUndefined();
     expect(dead?.lastError).toMatch(/^http\.ops: answered 500: internal error/);
     const everything = JSON.stringify(await outbox(hub));
@@ -141,7 +147,9 @@ describe('the notification outbox', () => {
     await receiver.start();
     await receiver.waitFor(1);
     await until(async () => ((await outbox(hub)).length === 0 ? true : undefined));
-    expect((receiver.received[0]?.json as { title?: string } | undefined)?.title).toBe('New tag found for container web');
+    expect((receiver.received[0]?.json as { title?: string } | undefined)?.title).toBe(
+      'New tag found for container web',
+    );
   });
 
   it('abandons an attempt at the delivery timeout and retries it', async () => {
@@ -166,7 +174,10 @@ describe('the notification outbox', () => {
     await receiver.stop();
     const slow = { maxAttempts: 5, baseDelayMs: 300, maxDelayMs: 300, random: () => 0.5 };
     const first = await hubWith({}, { storage, timing: slow });
-    await cycle(first, [record('web', { from: '1', to: '2', diff: 'major' }), record('api', { from: '3', to: '4', diff: 'major' })]);
+    await cycle(first, [
+      record('web', { from: '1', to: '2', diff: 'major' }),
+      record('api', { from: '3', to: '4', diff: 'major' }),
+    ]);
     await until(async () => ((await outbox(first, '?status=retrying')).length === 2 ? true : undefined));
     await first.close();
     hubs.length = 0;
@@ -176,10 +187,11 @@ describe('the notification outbox', () => {
     expect((await outbox(second)).map((entry) => entry.payload.containers[0]?.['name']).sort()).toEqual(['api', 'web']);
     await receiver.waitFor(2);
     await until(async () => ((await outbox(second)).length === 0 ? true : undefined));
-    expect(receiver.received.map((request) => (request.json as { containers: { name: string }[] }).containers[0]?.name).sort()).toEqual([
-      'api',
-      'web',
-    ]);
+    expect(
+      receiver.received
+        .map((request) => (request.json as { containers: { name: string }[] }).containers[0]?.name)
+        .sort(),
+    ).toEqual(['api', 'web']);
   });
 
   it('a hanging receiver does not hold the hub’s stop: the attempt is abandoned and made again after the restart', async () => {
@@ -204,14 +216,20 @@ describe('the notification outbox', () => {
 
   it('answers 400 for an invalid status, 404 for retry or delete of what is not there, 204 for a delete', async () => {
     receiver.behave({ status: 500, body: 'down' });
-    const hub = await hubWith({}, { timing: { maxAttempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0.5 } });
+    const hub = await hubWith(
+      {},
+      { timing: { maxAttempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0.5 } },
+    );
     await expectJsonError(await hub.request('/api/v1/notifications/outbox?status=bogus'), 400);
     await cycle(hub, [record('web', { from: '1', to: '2', diff: 'major' })]);
     const [entry] = await outbox(hub, '?status=retrying');
     expect(entry).toBeDefined();
     await expectJsonError(await hub.request('/api/v1/notifications/outbox/nope/retry', { method: 'POST' }), 404);
     // Not dead-letter: nothing to requeue.
-    await expectJsonError(await hub.request(`/api/v1/notifications/outbox/${entry?.id}/retry`, { method: 'POST' }), 404);
+    await expectJsonError(
+      await hub.request(`/api/v1/notifications/outbox/${entry?.id}/retry`, { method: 'POST' }),
+      404,
+    );
     await expectJsonError(await hub.request('/api/v1/notifications/outbox/nope', { method: 'DELETE' }), 404);
     const deleted = await hub.request(`/api/v1/notifications/outbox/${entry?.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);

@@ -38,14 +38,23 @@ describeHubMatrix('notification rules', (client) => {
       bellThreshold: 'major',
       triggers: [],
     });
-    const second = await client().request('/api/v1/notifications/agent-reconnect', jsonInit('PATCH', { bellEnabled: true }));
+    const second = await client().request(
+      '/api/v1/notifications/agent-reconnect',
+      jsonInit('PATCH', { bellEnabled: true }),
+    );
     expect(await second.json()).toMatchObject({ enabled: true, bellEnabled: true, bellThreshold: 'major' });
     const listed = await (await client().request('/api/v1/notifications')).json();
-    expect(listed.data.find((rule: { id: string }) => rule.id === 'agent-reconnect')).toMatchObject({ enabled: true, bellEnabled: true });
+    expect(listed.data.find((rule: { id: string }) => rule.id === 'agent-reconnect')).toMatchObject({
+      enabled: true,
+      bellEnabled: true,
+    });
   });
 
   it('answers 404 for an unknown rule and 400 for bad bodies or unknown triggers', async () => {
-    await expectJsonError(await client().request('/api/v1/notifications/no-such-rule', jsonInit('PATCH', { enabled: true })), 404);
+    await expectJsonError(
+      await client().request('/api/v1/notifications/no-such-rule', jsonInit('PATCH', { enabled: true })),
+      404,
+    );
     for (const bad of [
       { enabled: 'yes' },
       { bellThreshold: 'huge' },
@@ -53,7 +62,10 @@ describeHubMatrix('notification rules', (client) => {
       { templates: { x: {} } },
       { colour: 'red' },
     ]) {
-      await expectJsonError(await client().request('/api/v1/notifications/update-available', jsonInit('PATCH', bad)), 400);
+      await expectJsonError(
+        await client().request('/api/v1/notifications/update-available', jsonInit('PATCH', bad)),
+        400,
+      );
     }
     const unknown = await expectJsonError(
       await client().request('/api/v1/notifications/update-available', jsonInit('PATCH', { triggers: ['slack.main'] })),

@@ -45,16 +45,28 @@ describe('notification rule routes (http-interface §4.9)', () => {
   it('PATCH accepts configured notification triggers only, and templates that compile', async () => {
     const ok = await json(
       '/api/v1/notifications/update-failed',
-      jsonInit('PATCH', { triggers: ['http.ops'], templates: { 'http.ops': { simpleTitle: 'Failed: ${container.name}' } } }),
+      jsonInit('PATCH', {
+        triggers: ['http.ops'],
+        templates: { 'http.ops': { simpleTitle: 'Failed: ${container.name}' } },
+      }),
     );
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ triggers: ['http.ops'], templates: { 'http.ops': { simpleTitle: 'Failed: ${container.name}' } } });
+    expect(ok.body).toMatchObject({
+      triggers: ['http.ops'],
+      templates: { 'http.ops': { simpleTitle: 'Failed: ${container.name}' } },
+    });
     const action = await expectJsonError(
-      await hub.request('/api/v1/notifications/update-failed', jsonInit('PATCH', { templates: { 'docker.local': { simpleTitle: 'x' } } })),
+      await hub.request(
+        '/api/v1/notifications/update-failed',
+        jsonInit('PATCH', { templates: { 'docker.local': { simpleTitle: 'x' } } }),
+      ),
       400,
     );
     expect(action.details?.['unknownTriggers']).toEqual(['docker.local']);
-    await expectJsonError(await hub.request('/api/v1/notifications/update-failed', jsonInit('PATCH', { triggers: ['docker.local'] })), 400);
+    await expectJsonError(
+      await hub.request('/api/v1/notifications/update-failed', jsonInit('PATCH', { triggers: ['docker.local'] })),
+      400,
+    );
     const broken = await expectJsonError(
       await hub.request(
         '/api/v1/notifications/update-failed',
@@ -62,8 +74,12 @@ describe('notification rule routes (http-interface §4.9)', () => {
       ),
       400,
     );
-    expect(broken.details?.['templateErrors']).toEqual([expect.stringMatching(/^http\.ops\.simpleBody: expected a property name at \d+$/)]);
-    expect((await json('/api/v1/notifications')).body.data.find((rule: { id: string }) => rule.id === 'update-failed')).toMatchObject({
+    expect(broken.details?.['templateErrors']).toEqual([
+      expect.stringMatching(/^http\.ops\.simpleBody: expected a property name at \d+$/),
+    ]);
+    expect(
+      (await json('/api/v1/notifications')).body.data.find((rule: { id: string }) => rule.id === 'update-failed'),
+    ).toMatchObject({
       templates: { 'http.ops': { simpleTitle: 'Failed: ${container.name}' } },
     });
     await hub.request('/api/v1/notifications/update-failed', jsonInit('PATCH', { triggers: [], templates: {} }));
@@ -76,7 +92,10 @@ describe('notification rule routes (http-interface §4.9)', () => {
     );
     const preview = await json(
       '/api/v1/notifications/update-available/preview',
-      jsonInit('POST', { triggerId: 'http.ops', templates: { batchTitle: 'Given: ${containers.length} for ${trigger.id}' } }),
+      jsonInit('POST', {
+        triggerId: 'http.ops',
+        templates: { batchTitle: 'Given: ${containers.length} for ${trigger.id}' },
+      }),
     );
     expect(preview).toEqual({
       status: 200,
@@ -92,15 +111,24 @@ describe('notification rule routes (http-interface §4.9)', () => {
     );
     expect(given.body.simpleTitle).toBe('minor');
     // Another rule: the core's default for that event (SIMPLEBODY of the trigger is update-available's).
-    const agent = await json('/api/v1/notifications/agent-disconnect/preview', jsonInit('POST', { triggerId: 'http.first' }));
+    const agent = await json(
+      '/api/v1/notifications/agent-disconnect/preview',
+      jsonInit('POST', { triggerId: 'http.first' }),
+    );
     expect(agent.body).toEqual({
       simpleTitle: 'Agent edge-1 disconnected',
       simpleBody: 'The agent edge-1 lost its connection to the hub: heartbeat timeout',
       batchTitle: 'Agents disconnected',
     });
-    await expectJsonError(await hub.request('/api/v1/notifications/nope/preview', jsonInit('POST', { triggerId: 'http.ops' })), 404);
     await expectJsonError(
-      await hub.request('/api/v1/notifications/update-available/preview', jsonInit('POST', { triggerId: 'docker.local' })),
+      await hub.request('/api/v1/notifications/nope/preview', jsonInit('POST', { triggerId: 'http.ops' })),
+      404,
+    );
+    await expectJsonError(
+      await hub.request(
+        '/api/v1/notifications/update-available/preview',
+        jsonInit('POST', { triggerId: 'docker.local' }),
+      ),
       400,
     );
     await expectJsonError(
@@ -135,9 +163,14 @@ describe('notification rule routes (http-interface §4.9)', () => {
     const unread = await json('/api/v1/notifications/bell?unread=true');
     expect(unread.body.data.map((entry: { id: string }) => entry.id)).not.toContain(first.id);
     expect((await json('/api/v1/notifications/bell/read', { method: 'POST' })).body).toEqual({ unread: 0 });
-    expect((await json('/api/v1/notifications/bell')).body.data.every((entry: { read: boolean }) => entry.read)).toBe(true);
+    expect((await json('/api/v1/notifications/bell')).body.data.every((entry: { read: boolean }) => entry.read)).toBe(
+      true,
+    );
 
-    await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { bellEnabled: false, bellThreshold: 'all' }));
+    await hub.request(
+      '/api/v1/notifications/update-available',
+      jsonInit('PATCH', { bellEnabled: false, bellThreshold: 'all' }),
+    );
     expect(names((await json('/api/v1/notifications/bell')).body)).not.toContain('bell-major');
     await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { bellEnabled: true }));
     await expectJsonError(await hub.request('/api/v1/notifications/bell?limit=0'), 400);

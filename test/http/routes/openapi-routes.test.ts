@@ -20,11 +20,19 @@ describeHubMatrix('OpenAPI document', (client) => {
     const doc = await (await client().request('/api/v1/openapi.json')).json();
     const patch = doc.paths['/api/v1/settings'].patch;
     expect(patch['x-required-scope']).toBe('settings:write');
-    expect(patch.requestBody.content['application/json'].schema.properties.updateMode.enum).toEqual(['notify', 'manual', 'auto']);
+    expect(patch.requestBody.content['application/json'].schema.properties.updateMode.enum).toEqual([
+      'notify',
+      'manual',
+      'auto',
+    ]);
     const audit = doc.paths['/api/v1/audit'].get;
     const limit = audit.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 200, default: 50 });
-    expect(doc.paths['/api/v1/notifications/{id}'].patch.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
+    expect(doc.paths['/api/v1/notifications/{id}'].patch.parameters[0]).toMatchObject({
+      name: 'id',
+      in: 'path',
+      required: true,
+    });
     expect(doc.paths['/api/v1/settings'].put.deprecated).toBe(true);
     expect(doc.components.schemas.ErrorBody.required).toEqual(['error']);
   });

@@ -11,7 +11,15 @@ describeHubMatrix(
       const ids = body.data.map((registry: { id: string }) => registry.id);
       expect(ids.slice(0, 2).sort()).toEqual(['custom.mirror', 'hub.private']);
       expect(ids).toEqual(
-        expect.arrayContaining(['hub.public', 'ghcr.public', 'lscr.public', 'quay.public', 'gitlab.public', 'gcr.public', 'ecr.public']),
+        expect.arrayContaining([
+          'hub.public',
+          'ghcr.public',
+          'lscr.public',
+          'quay.public',
+          'gitlab.public',
+          'gcr.public',
+          'ecr.public',
+        ]),
       );
       expect(ids.at(-1)).toBe('generic.anonymous');
       expect(body.total).toBe(ids.length);

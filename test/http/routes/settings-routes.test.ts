@@ -14,7 +14,10 @@ describeHubMatrix('settings', (client) => {
     expect(await patched.json()).toEqual({ internetlessMode: false, updateMode: 'notify' });
     const again = await client().request('/api/v1/settings', jsonInit('PATCH', { internetlessMode: true }));
     expect(await again.json()).toEqual({ internetlessMode: true, updateMode: 'notify' });
-    expect(await (await client().request('/api/v1/settings')).json()).toEqual({ internetlessMode: true, updateMode: 'notify' });
+    expect(await (await client().request('/api/v1/settings')).json()).toEqual({
+      internetlessMode: true,
+      updateMode: 'notify',
+    });
   });
 
   it('PUT is a deprecated alias with Deprecation and Sunset headers', async () => {
@@ -27,8 +30,19 @@ describeHubMatrix('settings', (client) => {
 
   it('refuses bad values and unknown fields, and loses nothing', async () => {
     const before = await (await client().request('/api/v1/settings')).json();
-    for (const bad of [{ updateMode: 'sometimes' }, { internetlessMode: 'yes' }, { updateMod: 'auto' }, [], 42, null, 'auto']) {
-      const body = await expectJsonError(await client().request('/api/v1/settings', jsonInit('PATCH', JSON.stringify(bad))), 400);
+    for (const bad of [
+      { updateMode: 'sometimes' },
+      { internetlessMode: 'yes' },
+      { updateMod: 'auto' },
+      [],
+      42,
+      null,
+      'auto',
+    ]) {
+      const body = await expectJsonError(
+        await client().request('/api/v1/settings', jsonInit('PATCH', JSON.stringify(bad))),
+        400,
+      );
       expect(body.error).toMatch(/invalid request body/i);
     }
     expect(await (await client().request('/api/v1/settings')).json()).toEqual(before);
@@ -36,7 +50,9 @@ describeHubMatrix('settings', (client) => {
 
   it('applies concurrent PATCHes one after another, ending with one of them', async () => {
     const modes = ['notify', 'manual', 'auto', 'notify', 'auto'] as const;
-    const results = await Promise.all(modes.map((mode) => client().request('/api/v1/settings', jsonInit('PATCH', { updateMode: mode }))));
+    const results = await Promise.all(
+      modes.map((mode) => client().request('/api/v1/settings', jsonInit('PATCH', { updateMode: mode }))),
+    );
     expect(results.every((response) => response.status === 200)).toBe(true);
     const final = await (await client().request('/api/v1/settings')).json();
     expect(final.updateMode).toBe('auto');

@@ -65,17 +65,29 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
     expect(JSON.stringify(body)).not.toContain('query-secret-1a2b3c');
     await expectJsonError(await hub.request('/api/v1/triggers/http/nope'), 404);
     // Action triggers are listed too (http-interface §2.12), but are no notification target (see the PATCH tests).
-    expect((await json('/api/v1/triggers/docker/local')).body).toMatchObject({ id: 'docker.local', type: 'docker', name: 'local' });
+    expect((await json('/api/v1/triggers/docker/local')).body).toMatchObject({
+      id: 'docker.local',
+      type: 'docker',
+      name: 'local',
+    });
   });
 
   it('runs a trigger with simulated data and reports the delivery', async () => {
     const ran = await json(
       '/api/v1/triggers/http/ops',
-      jsonInit('POST', { name: 'manual', updateKind: { kind: 'tag', localValue: '1.0', remoteValue: '1.1', semverDiff: 'minor' } }),
+      jsonInit('POST', {
+        name: 'manual',
+        updateKind: { kind: 'tag', localValue: '1.0', remoteValue: '1.1', semverDiff: 'minor' },
+      }),
     );
-    expect(ran).toEqual({ status: 200, body: { triggerId: 'http.ops', containerId: 'simulated-container', delivered: true } });
+    expect(ran).toEqual({
+      status: 200,
+      body: { triggerId: 'http.ops', containerId: 'simulated-container', delivered: true },
+    });
     expect(receiver.received).toHaveLength(1);
-    expect(receiver.received[0]?.headers['authorization']).toBe(`Basic ${Buffer.from(`hub:${PASSWORD}`).toString('base64')}`);
+    expect(receiver.received[0]?.headers['authorization']).toBe(
+      `Basic ${Buffer.from(`hub:${PASSWORD}`).toString('base64')}`,
+    );
     expect(receiver.received[0]?.json).toMatchObject({
       event: 'update-available',
       title: 'New tag found for container manual',
@@ -84,7 +96,10 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
     });
     // No body at all: the simulated container as it is.
     expect((await hub.request('/api/v1/triggers/http/ops', { method: 'POST' })).status).toBe(200);
-    await expectJsonError(await hub.request('/api/v1/triggers/http/ops', jsonInit('POST', { updateKind: { kind: 'bogus' } })), 400);
+    await expectJsonError(
+      await hub.request('/api/v1/triggers/http/ops', jsonInit('POST', { updateKind: { kind: 'bogus' } })),
+      400,
+    );
     await expectJsonError(await hub.request('/api/v1/triggers/http/ops', jsonInit('POST', [])), 400);
     await expectJsonError(await hub.request('/api/v1/triggers/http/nope', jsonInit('POST', {})), 404);
 
@@ -109,19 +124,27 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
 
     const triggers = await json('/api/v1/containers/web-id/triggers');
     expect(triggers.body.data.map((trigger: { id: string }) => trigger.id)).toEqual(['http.first', 'http.ops']);
-    expect((await json('/api/v1/containers/quiet-id/triggers')).body).toMatchObject({ total: 1, data: [{ id: 'http.first' }] });
+    expect((await json('/api/v1/containers/quiet-id/triggers')).body).toMatchObject({
+      total: 1,
+      data: [{ id: 'http.first' }],
+    });
 
     expect((await json('/api/v1/containers/web-id/triggers/http/ops', { method: 'POST' })).body).toEqual({
       triggerId: 'http.ops',
       containerId: 'web-id',
       delivered: true,
     });
-    expect((await hub.request('/api/v1/containers/web-id/triggers/http/ops/__local__', { method: 'POST' })).status).toBe(200);
+    expect(
+      (await hub.request('/api/v1/containers/web-id/triggers/http/ops/__local__', { method: 'POST' })).status,
+    ).toBe(200);
     expect(receiver.received.map((request) => (request.json as { title: string }).title)).toEqual([
       'New tag found for container web',
       'New tag found for container web',
     ]);
-    await expectJsonError(await hub.request('/api/v1/containers/web-id/triggers/http/ops/other-agent', { method: 'POST' }), 404);
+    await expectJsonError(
+      await hub.request('/api/v1/containers/web-id/triggers/http/ops/other-agent', { method: 'POST' }),
+      404,
+    );
     await expectJsonError(await hub.request('/api/v1/containers/nope/triggers/http/ops', { method: 'POST' }), 404);
     await expectJsonError(await hub.request('/api/v1/containers/web-id/triggers/http/nope', { method: 'POST' }), 404);
   });

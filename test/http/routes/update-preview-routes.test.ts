@@ -54,7 +54,16 @@ describe('POST /api/v1/containers/{id}/preview', () => {
       current: { image: 'web:1.0.0', tag: '1.0.0', digest: null, imageId: 'sha256:1' },
       target: { image: 'web:2.0.0', tag: '2.0.0', digest: 'sha256:feed' },
       triggerName: 'docker.update',
-      phases: ['prepare', 'renamed', 'new-created', 'old-stopped', 'new-started', 'health-gate', 'health-gate-passed', 'succeeded'],
+      phases: [
+        'prepare',
+        'renamed',
+        'new-created',
+        'old-stopped',
+        'new-started',
+        'health-gate',
+        'health-gate-passed',
+        'succeeded',
+      ],
       backup: { made: true, imageReference: 'web:1.0.0', imageId: 'sha256:1', keep: 2, wouldDrop: [] },
       pruneOldImage: true,
     });
@@ -65,12 +74,22 @@ describe('POST /api/v1/containers/{id}/preview', () => {
     expect(hub.hub.parts.updates.unsettled()).toEqual([]);
     const audit = (await (await hub.request('/api/v1/audit?actions=preview')).json()) as { data: AuditEntry[] };
     expect(audit.data).toEqual([
-      expect.objectContaining({ action: 'preview', containerName: 'web', fromVersion: '1.0.0', toVersion: '2.0.0', status: 'blocked' }),
+      expect.objectContaining({
+        action: 'preview',
+        containerName: 'web',
+        fromVersion: '1.0.0',
+        toVersion: '2.0.0',
+        status: 'blocked',
+      }),
     ]);
   });
 
   it('lists every blocker with the status an update would get: labels, maturity, no update, snooze', async () => {
-    const excluded = pending({ id: 'b'.repeat(64), name: 'excluded', labels: { 'dd.action.exclude': 'docker.update' } });
+    const excluded = pending({
+      id: 'b'.repeat(64),
+      name: 'excluded',
+      labels: { 'dd.action.exclude': 'docker.update' },
+    });
     const held = pending({
       id: 'c'.repeat(64),
       name: 'held',
@@ -83,7 +102,9 @@ describe('POST /api/v1/containers/{id}/preview', () => {
     const hub = await hubWith(TRIGGER, excluded, held, current);
 
     const excludedPreview = await preview(hub, excluded.id);
-    expect(excludedPreview.blockers).toContainEqual(expect.objectContaining({ reason: 'excluded-by-labels', status: 409 }));
+    expect(excludedPreview.blockers).toContainEqual(
+      expect.objectContaining({ reason: 'excluded-by-labels', status: 409 }),
+    );
     expect(excludedPreview).toMatchObject({ triggerName: null, backup: null, pruneOldImage: false });
 
     const heldPreview = await preview(hub, held.id);
@@ -99,13 +120,17 @@ describe('POST /api/v1/containers/{id}/preview', () => {
 
     const currentPreview = await preview(hub, current.id);
     expect(currentPreview.target).toBeNull();
-    expect(currentPreview.blockers).toContainEqual(expect.objectContaining({ reason: 'no-update-available', status: 400 }));
+    expect(currentPreview.blockers).toContainEqual(
+      expect.objectContaining({ reason: 'no-update-available', status: 400 }),
+    );
   });
 
   it('answers 404 for an unknown container and needs containers:update', async () => {
     const hub = await hubWith(TRIGGER, pending());
     await expectJsonError(await hub.request('/api/v1/containers/nope/preview', { method: 'POST' }), 404);
-    const route = hub.hub.parts.routes.routes.find((candidate) => candidate.fullPath === '/api/v1/containers/:id/preview');
+    const route = hub.hub.parts.routes.routes.find(
+      (candidate) => candidate.fullPath === '/api/v1/containers/:id/preview',
+    );
     expect(route?.spec.access).toBe('containers:update');
   });
 });

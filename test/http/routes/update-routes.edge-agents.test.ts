@@ -51,7 +51,10 @@ describe("edge agents' updates, decided by the hub", () => {
 
   /** The hub's record of the agent's container, with 2.0.0 pending (no registry runs here to find it). */
   async function markPending(name = 'web', agent = AGENT): Promise<Container> {
-    const record = await waitFor(() => client.hub.parts.containers.all().find((c) => c.name === name && c.agent === agent), 5_000);
+    const record = await waitFor(
+      () => client.hub.parts.containers.all().find((c) => c.name === name && c.agent === agent),
+      5_000,
+    );
     const pending: Container = {
       ...record,
       updateAvailable: true,
@@ -65,7 +68,10 @@ describe("edge agents' updates, decided by the hub", () => {
   beforeAll(async () => {
     client = await createServerHub({ DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' }, { edge: { timings: TIMINGS } });
     identity = await newEdgeIdentity();
-    const registered = await client.request('/api/v1/edge/keys', jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'far' }));
+    const registered = await client.request(
+      '/api/v1/edge/keys',
+      jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'far' }),
+    );
     expect(registered.status).toBe(201);
   });
 
@@ -121,7 +127,9 @@ describe("edge agents' updates, decided by the hub", () => {
     expect(ownRefusal.error).toContain('the edge agent boxed runs in dockwatch-agent');
     const proxyRefusal = await expectJsonError(await update('socket-proxy'), 409);
     expect(proxyRefusal.error).toContain('reaches this Docker through socket-proxy (http://socket-proxy:2375)');
-    const preview = (await (await client.request(`/api/v1/containers/${own.id}/preview`, { method: 'POST' })).json()) as {
+    const preview = (await (
+      await client.request(`/api/v1/containers/${own.id}/preview`, { method: 'POST' })
+    ).json()) as {
       canUpdate: boolean;
       blockers: { reason: string }[];
     };
@@ -130,7 +138,10 @@ describe("edge agents' updates, decided by the hub", () => {
     expect(client.hub.parts.updates.unsettled().filter((operation) => operation.agent === 'boxed')).toEqual([]);
     // Any other container of the agent is updated through it as usual.
     expect((await update('app')).status).toBe(202);
-    expect((await peer.next('request')).request).toMatchObject({ method: 'container.update', operation: { containerName: 'app' } });
+    expect((await peer.next('request')).request).toMatchObject({
+      method: 'container.update',
+      operation: { containerName: 'app' },
+    });
     peer.ws.terminate();
   });
 });

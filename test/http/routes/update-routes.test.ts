@@ -45,7 +45,11 @@ describe('update routes: refusals before anything is queued', () => {
   });
 
   it('answers 409 when dd.action.exclude (or an include naming another trigger) keeps the action away (http-interface §9.8)', async () => {
-    const excluded = pending({ id: 'b'.repeat(64), name: 'excluded', labels: { 'dd.action.exclude': 'docker.update' } });
+    const excluded = pending({
+      id: 'b'.repeat(64),
+      name: 'excluded',
+      labels: { 'dd.action.exclude': 'docker.update' },
+    });
     const elsewhere = pending({ id: 'c'.repeat(64), name: 'elsewhere', labels: { 'dd.action.include': 'other' } });
     const byName = pending({ id: 'd'.repeat(64), name: 'by-name', labels: { 'dd.action.exclude': 'update' } });
     const hub = await hubWith(TRIGGER, excluded, elsewhere, byName);
@@ -64,8 +68,12 @@ describe('update routes: refusals before anything is queued', () => {
       blockers: [{ reason: 'maturity-not-reached', liftableAt: '2030-01-01T00:00:00.000Z' }],
     });
     const hub = await hubWith(TRIGGER, temporary, current, held);
-    expect((await expectJsonError(await update(hub, temporary.id), 409)).details).toEqual({ reason: 'rollback-container' });
-    expect((await expectJsonError(await update(hub, current.id), 400)).details).toEqual({ reason: 'no-update-available' });
+    expect((await expectJsonError(await update(hub, temporary.id), 409)).details).toEqual({
+      reason: 'rollback-container',
+    });
+    expect((await expectJsonError(await update(hub, current.id), 400)).details).toEqual({
+      reason: 'no-update-available',
+    });
     expect((await expectJsonError(await update(hub, held.id), 409)).details).toEqual({
       reason: 'maturity-not-reached',
       liftableAt: '2030-01-01T00:00:00.000Z',
@@ -89,7 +97,10 @@ describe('update routes: refusals before anything is queued', () => {
     const hub = await hubWith(TRIGGER, pending());
     await expectJsonError(await hub.request(`/api/v1/containers/${pending().id}/rollback`, { method: 'POST' }), 428);
     const confirmed = jsonInit('POST', {}, { 'X-DD-Confirm-Action': 'container-rollback' });
-    const body = await expectJsonError(await hub.request(`/api/v1/containers/${pending().id}/rollback`, confirmed), 404);
+    const body = await expectJsonError(
+      await hub.request(`/api/v1/containers/${pending().id}/rollback`, confirmed),
+      404,
+    );
     expect(body.details).toEqual({ reason: 'no-backup' });
     const bad = jsonInit('POST', { backupId: 42 }, { 'X-DD-Confirm-Action': 'container-rollback' });
     await expectJsonError(await hub.request(`/api/v1/containers/${pending().id}/rollback`, bad), 400);
@@ -104,7 +115,10 @@ describe('update routes: refusals before anything is queued', () => {
       offset: 0,
       hasMore: false,
     });
-    expect(await (await hub.request(`/api/v1/containers/${pending().id}/backups`)).json()).toEqual({ data: [], total: 0 });
+    expect(await (await hub.request(`/api/v1/containers/${pending().id}/backups`)).json()).toEqual({
+      data: [],
+      total: 0,
+    });
     expect(await (await hub.request('/api/v1/containers/backups')).json()).toEqual({ data: [], total: 0 });
     await expectJsonError(await hub.request('/api/v1/containers/nope/update-operations'), 404);
     await expectJsonError(await hub.request('/api/v1/containers/nope/backups'), 404);
@@ -113,15 +127,25 @@ describe('update routes: refusals before anything is queued', () => {
   });
 
   it('needs the containers:update scope for update, rollback and cancel', async () => {
-    const hub = await hubWith({ ...TRIGGER, DD_AUTH_BASIC_ADMIN_USER: 'admin', DD_AUTH_BASIC_ADMIN_HASH: ARGON_HASH }, pending());
+    const hub = await hubWith(
+      { ...TRIGGER, DD_AUTH_BASIC_ADMIN_USER: 'admin', DD_AUTH_BASIC_ADMIN_HASH: ARGON_HASH },
+      pending(),
+    );
     expect((await update(hub, pending().id)).status).toBe(401);
     const routes = hub.hub.parts.routes.routes.filter((route) =>
-      ['/api/v1/containers/:id/update', '/api/v1/containers/:id/rollback', '/api/v1/operations/:id/cancel'].includes(route.fullPath),
+      ['/api/v1/containers/:id/update', '/api/v1/containers/:id/rollback', '/api/v1/operations/:id/cancel'].includes(
+        route.fullPath,
+      ),
     );
-    expect(routes.map((route) => route.spec.access)).toEqual(['containers:update', 'containers:update', 'containers:update']);
+    expect(routes.map((route) => route.spec.access)).toEqual([
+      'containers:update',
+      'containers:update',
+      'containers:update',
+    ]);
     expect(routes.find((route) => route.fullPath.endsWith('/rollback'))?.spec.confirm).toBe('container-rollback');
   });
 });
 
 // Any valid argon2id PHC string: the scope test never signs in.
-const ARGON_HASH = '$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+const ARGON_HASH =
+  '$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';

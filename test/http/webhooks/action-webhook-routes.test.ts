@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { containerRecord, withImage } from '../../support/container-fixture';
-import { createMemoryHub, createServerHub, describeHubMatrix, expectJsonError, type HubClient } from '../../support/hub-harness';
+import {
+  createMemoryHub,
+  createServerHub,
+  describeHubMatrix,
+  expectJsonError,
+  type HubClient,
+} from '../../support/hub-harness';
 
 /**
  * The webhook routes (http-interface §4.11, §5.8, §5.9, §7, §8) without Docker: every status they document.
@@ -23,17 +29,26 @@ const post = (headers: Record<string, string> = {}, body?: string): RequestInit 
 const web = containerRecord({ id: '1'.repeat(64), name: 'web', watcher: 'local' });
 const webEast = containerRecord({ id: '2'.repeat(64), name: 'web', watcher: 'east' });
 const webNas = containerRecord({ id: '3'.repeat(64), name: 'web', watcher: 'local', agent: 'nas' });
-const optedOut = containerRecord({ id: '4'.repeat(64), name: 'private', webhookEnabled: false, labels: { 'dd.webhook.enabled': 'false' } });
+const optedOut = containerRecord({
+  id: '4'.repeat(64),
+  name: 'private',
+  webhookEnabled: false,
+  labels: { 'dd.webhook.enabled': 'false' },
+});
 const app = withImage(containerRecord({ id: '5'.repeat(64), name: 'app' }), '127.0.0.1:5000', 'team/app');
 const pending = {
   updateAvailable: true,
   updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '1.1.0', semverDiff: 'minor' },
 } as const;
-const outdated = { ...withImage(containerRecord({ id: '6'.repeat(64), name: 'outdated' }), '127.0.0.1:5000', 'team/app'), ...pending };
+const outdated = {
+  ...withImage(containerRecord({ id: '6'.repeat(64), name: 'outdated' }), '127.0.0.1:5000', 'team/app'),
+  ...pending,
+};
 const outdatedOnAgent = { ...containerRecord({ id: '7'.repeat(64), name: 'remote', agent: 'nas' }), ...pending };
 
 async function seed(client: HubClient): Promise<void> {
-  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent]) await client.hub.parts.containers.put(record);
+  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent])
+    await client.hub.parts.containers.put(record);
 }
 
 async function metric(client: HubClient, line: RegExp): Promise<string | undefined> {
@@ -41,7 +56,10 @@ async function metric(client: HubClient, line: RegExp): Promise<string | undefin
   return text.split('\n').find((candidate) => line.test(candidate));
 }
 
-async function auditActions(client: HubClient, action: string): Promise<{ containerName?: string; status?: string; details?: string }[]> {
+async function auditActions(
+  client: HubClient,
+  action: string,
+): Promise<{ containerName?: string; status?: string; details?: string }[]> {
   return (await (await client.request(`/api/v1/audit?action=${action}`)).json()).data;
 }
 
@@ -79,9 +97,15 @@ describeHubMatrix(
     });
 
     it('answers 404 for an unknown name and 409 for an ambiguous one, listing agent/watcher pairs', async () => {
-      const unknown = await expectJsonError(await client().request('/api/v1/webhook/watch/nope', post(bearer(TOKEN))), 404);
+      const unknown = await expectJsonError(
+        await client().request('/api/v1/webhook/watch/nope', post(bearer(TOKEN))),
+        404,
+      );
       expect(unknown.details).toEqual({ containerName: 'nope' });
-      const ambiguous = await expectJsonError(await client().request('/api/v1/webhook/watch/web', post(bearer(TOKEN))), 409);
+      const ambiguous = await expectJsonError(
+        await client().request('/api/v1/webhook/watch/web', post(bearer(TOKEN))),
+        409,
+      );
       expect(ambiguous.error).toContain('__local__/east, __local__/local, nas/local');
       expect(ambiguous.details?.candidates).toEqual([
         { agent: '__local__', watcher: 'east' },
@@ -98,27 +122,47 @@ describeHubMatrix(
         503,
       );
       expect(local.details).toEqual({ watcher: 'east' });
-      const remote = await expectJsonError(await client().request('/api/v1/webhook/watch/web?agent=nas', post(bearer(TOKEN))), 503);
+      const remote = await expectJsonError(
+        await client().request('/api/v1/webhook/watch/web?agent=nas', post(bearer(TOKEN))),
+        503,
+      );
       expect(remote.details).toEqual({ watcher: 'local', agent: 'nas' });
-      await expectJsonError(await client().request('/api/v1/webhook/watch/web?agent=elsewhere', post(bearer(TOKEN))), 404);
-      await expectJsonError(await client().request(`/api/v1/webhook/watch/web?watcher=${'x'.repeat(129)}`, post(bearer(TOKEN))), 400);
+      await expectJsonError(
+        await client().request('/api/v1/webhook/watch/web?agent=elsewhere', post(bearer(TOKEN))),
+        404,
+      );
+      await expectJsonError(
+        await client().request(`/api/v1/webhook/watch/web?watcher=${'x'.repeat(129)}`, post(bearer(TOKEN))),
+        400,
+      );
     });
 
     it('answers 403 on both per-container routes for a container labelled dd.webhook.enabled=false', async () => {
       for (const route of ['watch', 'update']) {
-        const body = await expectJsonError(await client().request(`/api/v1/webhook/${route}/private`, post(bearer(TOKEN))), 403);
+        const body = await expectJsonError(
+          await client().request(`/api/v1/webhook/${route}/private`, post(bearer(TOKEN))),
+          403,
+        );
         expect(body.error).toContain('dd.webhook.enabled=false');
       }
     });
 
     it('POST /webhook/update goes through the update service’s checks: 400 no update, 503 watcher away, 503 agent not connected', async () => {
-      const none = await expectJsonError(await client().request('/api/v1/webhook/update/app', post(bearer(TOKEN))), 400);
+      const none = await expectJsonError(
+        await client().request('/api/v1/webhook/update/app', post(bearer(TOKEN))),
+        400,
+      );
       expect(none.details).toEqual({ reason: 'no-update-available' });
       // Updatable, but its watcher does not run in this hub (no Docker here).
       await expectJsonError(await client().request('/api/v1/webhook/update/outdated', post(bearer(TOKEN))), 503);
-      const agent = await expectJsonError(await client().request('/api/v1/webhook/update/remote', post(bearer(TOKEN))), 503);
+      const agent = await expectJsonError(
+        await client().request('/api/v1/webhook/update/remote', post(bearer(TOKEN))),
+        503,
+      );
       expect(agent.details).toMatchObject({ agent: 'nas', reason: 'agent-not-connected' });
-      expect((await auditActions(client(), 'webhook-update')).map((entry) => [entry.containerName, entry.status])).toEqual([
+      expect(
+        (await auditActions(client(), 'webhook-update')).map((entry) => [entry.containerName, entry.status]),
+      ).toEqual([
         ['remote', 'failed'],
         ['outdated', 'failed'],
         ['app', 'failed'],
@@ -137,7 +181,12 @@ describeHubMatrix(
 
 describeHubMatrix('webhooks disabled (the default)', (client) => {
   it('answer 403 on every webhook route, whatever the credentials', async () => {
-    for (const path of ['/api/v1/webhook/watch', '/api/v1/webhook/watch/web', '/api/v1/webhook/update/web', '/api/v1/webhooks/registry']) {
+    for (const path of [
+      '/api/v1/webhook/watch',
+      '/api/v1/webhook/watch/web',
+      '/api/v1/webhook/update/web',
+      '/api/v1/webhooks/registry',
+    ]) {
       const body = await expectJsonError(await client().request(path, post(bearer(TOKEN))), 403);
       expect(body.error).toContain('DD_SERVER_WEBHOOK_ENABLED');
     }
@@ -160,7 +209,10 @@ describe('webhook configuration at the routes', () => {
       await expectJsonError(await client.request('/api/v1/webhook/watch/app', post(bearer('tok-one'))), 503);
       await expectJsonError(await client.request('/api/v1/webhook/update/app', post(bearer('tok-one'))), 401);
       // No Docker action trigger is configured in this hub.
-      const noTrigger = await expectJsonError(await client.request('/api/v1/webhook/update/app', post(bearer('tok-upd'))), 404);
+      const noTrigger = await expectJsonError(
+        await client.request('/api/v1/webhook/update/app', post(bearer('tok-upd'))),
+        404,
+      );
       expect(noTrigger.details).toMatchObject({ reason: 'no-action-trigger' });
     } finally {
       await client.close();
@@ -170,7 +222,10 @@ describe('webhook configuration at the routes', () => {
   it('enabled without a token: the action routes answer 500; without a secret: the registry route answers 500', async () => {
     const client = await createMemoryHub({ DD_SERVER_WEBHOOK_ENABLED: 'true' });
     try {
-      const action = await expectJsonError(await client.request('/api/v1/webhook/watch', post(bearer('anything'))), 500);
+      const action = await expectJsonError(
+        await client.request('/api/v1/webhook/watch', post(bearer('anything'))),
+        500,
+      );
       expect(action.error).toContain('DD_SERVER_WEBHOOK_TOKEN');
       const registry = await expectJsonError(await client.request('/api/v1/webhooks/registry', post({}, '{}')), 500);
       expect(registry.error).toContain('DD_SERVER_WEBHOOK_SECRET');
@@ -227,7 +282,8 @@ describe('webhook rate limits (http-interface §8), per client address on a real
     const client = await createServerHub({ DD_SERVER_WEBHOOK_ENABLED: 'true', DD_SERVER_WEBHOOK_SECRET: SECRET });
     try {
       const statuses = new Set<number>();
-      for (let i = 0; i < 60; i++) statuses.add((await client.request('/api/v1/webhooks/registry', post({}, '{}'))).status);
+      for (let i = 0; i < 60; i++)
+        statuses.add((await client.request('/api/v1/webhooks/registry', post({}, '{}'))).status);
       expect([...statuses]).toEqual([401]);
       const limited = await client.request('/api/v1/webhooks/registry', post({}, '{}'));
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);

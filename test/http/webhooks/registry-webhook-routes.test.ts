@@ -21,17 +21,26 @@ const post = (headers: Record<string, string> = {}, body?: string): RequestInit 
 const web = containerRecord({ id: '1'.repeat(64), name: 'web', watcher: 'local' });
 const webEast = containerRecord({ id: '2'.repeat(64), name: 'web', watcher: 'east' });
 const webNas = containerRecord({ id: '3'.repeat(64), name: 'web', watcher: 'local', agent: 'nas' });
-const optedOut = containerRecord({ id: '4'.repeat(64), name: 'private', webhookEnabled: false, labels: { 'dd.webhook.enabled': 'false' } });
+const optedOut = containerRecord({
+  id: '4'.repeat(64),
+  name: 'private',
+  webhookEnabled: false,
+  labels: { 'dd.webhook.enabled': 'false' },
+});
 const app = withImage(containerRecord({ id: '5'.repeat(64), name: 'app' }), '127.0.0.1:5000', 'team/app');
 const pending = {
   updateAvailable: true,
   updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '1.1.0', semverDiff: 'minor' },
 } as const;
-const outdated = { ...withImage(containerRecord({ id: '6'.repeat(64), name: 'outdated' }), '127.0.0.1:5000', 'team/app'), ...pending };
+const outdated = {
+  ...withImage(containerRecord({ id: '6'.repeat(64), name: 'outdated' }), '127.0.0.1:5000', 'team/app'),
+  ...pending,
+};
 const outdatedOnAgent = { ...containerRecord({ id: '7'.repeat(64), name: 'remote', agent: 'nas' }), ...pending };
 
 async function seed(client: HubClient): Promise<void> {
-  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent]) await client.hub.parts.containers.put(record);
+  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent])
+    await client.hub.parts.containers.put(record);
 }
 
 async function metric(client: HubClient, line: RegExp): Promise<string | undefined> {
@@ -45,8 +54,16 @@ describeHubMatrix(
     const envelope = (host: string, repository: string, tag: string) =>
       JSON.stringify({
         events: [
-          { action: 'pull', target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' }, request: { host } },
-          { action: 'push', target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' }, request: { host } },
+          {
+            action: 'pull',
+            target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' },
+            request: { host },
+          },
+          {
+            action: 'push',
+            target: { repository, tag, mediaType: 'application/vnd.oci.image.index.v1+json' },
+            request: { host },
+          },
         ],
       });
     const send = async (body: string, headers: Record<string, string>) =>
@@ -83,14 +100,26 @@ describeHubMatrix(
         const value = index % 2 === 0 ? signed : signed.slice('sha256='.length);
         const response = await send(body, { [header]: value });
         expect(response.status).toBe(202);
-        expect(await response.json()).toMatchObject({ format: 'distribution', received: 1, ignored: 1, matched: 0, dispatched: 0 });
+        expect(await response.json()).toMatchObject({
+          format: 'distribution',
+          received: 1,
+          ignored: 1,
+          matched: 0,
+          dispatched: 0,
+        });
       }
     });
 
     it('answers 400 for a signed body that is not JSON or not a known format', async () => {
-      await expectJsonError(await send('not json', { 'x-registry-signature': await signBody(SECRET, 'not json') }), 400);
+      await expectJsonError(
+        await send('not json', { 'x-registry-signature': await signBody(SECRET, 'not json') }),
+        400,
+      );
       const odd = JSON.stringify({ hello: 'world' });
-      const unknown = await expectJsonError(await send(odd, { 'x-registry-signature': await signBody(SECRET, odd) }), 400);
+      const unknown = await expectJsonError(
+        await send(odd, { 'x-registry-signature': await signBody(SECRET, odd) }),
+        400,
+      );
       expect(unknown.details?.formats).toEqual(['distribution', 'acr', 'docker-hub', 'harbor', 'quay', 'ghcr']);
     });
 

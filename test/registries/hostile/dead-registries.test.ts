@@ -10,7 +10,9 @@ import { distribution, type FakeServer, hang, reply, startFakeServer } from '../
 import { errorOf, hostileClient, timed } from './hostile-helpers';
 
 /** A raw TCP server, for answers that are not HTTP; close() destroys the sockets the client keeps open. */
-async function tcpServer(onConnection: (socket: Socket) => void): Promise<{ host: string; close: () => Promise<void> }> {
+async function tcpServer(
+  onConnection: (socket: Socket) => void,
+): Promise<{ host: string; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = createTcpServer((socket) => {
     sockets.add(socket);
@@ -93,7 +95,8 @@ describe('dead and stalling registries', () => {
     // reaches response.arrayBuffer() in readCapped and the DOMException "TimeoutError" escapes unmapped.
     // Input B: 200 with Content-Length 100, 7 bytes, then the server closes. Observed: TypeError "terminated".
     // Expected: RegistryError 'timeout' (A) and 'network' (B), for getManifest, listTags and getImageConfig alike.
-    const kindOf = (error: unknown) => (error instanceof RegistryError ? `RegistryError ${error.kind}` : (error as Error).name);
+    const kindOf = (error: unknown) =>
+      error instanceof RegistryError ? `RegistryError ${error.kind}` : (error as Error).name;
     const observed: Record<string, string> = {};
     for (const [call, run] of Object.entries(stalledCalls(hostileClient(registry.host).client))) {
       stallBody();

@@ -30,7 +30,9 @@ export async function errorOf(promise: Promise<unknown>): Promise<RegistryError>
     await promise;
   } catch (error) {
     if (error instanceof RegistryError) return error;
-    throw new Error(`expected a RegistryError, got ${(error as Error)?.name}: ${(error as Error)?.message}`, { cause: error });
+    throw new Error(`expected a RegistryError, got ${(error as Error)?.name}: ${(error as Error)?.message}`, {
+      cause: error,
+    });
   }
   throw new Error('expected a RegistryError, but the call succeeded');
 }

@@ -27,9 +27,20 @@ describe('one hung repository does not hold up the others', () => {
   const store = distribution();
   const expected = new Map(
     REPOSITORIES.map((repository, i) => {
-      const image = store.putImage(repository, { created: `2026-01-0${i + 1}T00:00:00Z`, os: 'linux', architecture: 'amd64' });
-      const manifests = [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: image.digest, platform: LINUX_AMD64 }];
-      const index = store.putManifest(repository, { schemaVersion: 2, mediaType: OCI_INDEX, manifests }, ['latest'], OCI_INDEX);
+      const image = store.putImage(repository, {
+        created: `2026-01-0${i + 1}T00:00:00Z`,
+        os: 'linux',
+        architecture: 'amd64',
+      });
+      const manifests = [
+        { mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: image.digest, platform: LINUX_AMD64 },
+      ];
+      const index = store.putManifest(
+        repository,
+        { schemaVersion: 2, mediaType: OCI_INDEX, manifests },
+        ['latest'],
+        OCI_INDEX,
+      );
       return [repository, { index, ...image, created: `2026-01-0${i + 1}T00:00:00Z` }];
     }),
   );
@@ -47,7 +58,12 @@ describe('one hung repository does not hold up the others', () => {
     const head = await client.headManifest(repository, 'latest');
     const platform = await client.resolvePlatform(repository, 'latest', LINUX_AMD64);
     const config = await client.getImageConfig(repository, platform.configDigest);
-    return { index: head.digest, digest: platform.manifestDigest, created: config.created, ms: performance.now() - started };
+    return {
+      index: head.digest,
+      digest: platform.manifestDigest,
+      created: config.created,
+      ms: performance.now() - started,
+    };
   }
 
   async function runAll(client: RegistryClient) {
@@ -56,12 +72,18 @@ describe('one hung repository does not hold up the others', () => {
     return new Map(REPOSITORIES.map((repository, i) => [repository, results[i]]));
   }
 
-  function expectFourGood(results: Map<string, PromiseSettledResult<{ ms: number }> | undefined>, withinMs: number): number[] {
+  function expectFourGood(
+    results: Map<string, PromiseSettledResult<{ ms: number }> | undefined>,
+    withinMs: number,
+  ): number[] {
     const times: number[] = [];
     for (const repository of REPOSITORIES.filter((r) => r !== 'team/hung')) {
       const result = results.get(repository);
       const want = expected.get(repository);
-      expect(result).toMatchObject({ status: 'fulfilled', value: { index: want?.index, digest: want?.digest, created: want?.created } });
+      expect(result).toMatchObject({
+        status: 'fulfilled',
+        value: { index: want?.index, digest: want?.digest, created: want?.created },
+      });
       const ms = result?.status === 'fulfilled' ? result.value.ms : Number.NaN;
       expect(ms).toBeLessThan(withinMs);
       times.push(Math.round(ms));
@@ -76,14 +98,18 @@ describe('one hung repository does not hold up the others', () => {
   }
 
   it('with a limiter of 8, the four others finish long before the hung request times out', async () => {
-    registry.reset((req, res, seen) => (seen.path.startsWith('/v2/team/hung/') ? hang(req, res, seen) : store.handler(req, res, seen)));
+    registry.reset((req, res, seen) =>
+      seen.path.startsWith('/v2/team/hung/') ? hang(req, res, seen) : store.handler(req, res, seen),
+    );
     const results = await runAll(hostileClient(registry.host, { timeoutMs: TIMEOUT_MS }).client);
     expectFourGood(results, TIMEOUT_MS / 2);
     await expectHungTimedOut(results);
   });
 
   it('with a limiter of 1, the others wait for the hung request deadline, then finish', async () => {
-    registry.reset((req, res, seen) => (seen.path.startsWith('/v2/team/hung/') ? hang(req, res, seen) : store.handler(req, res, seen)));
+    registry.reset((req, res, seen) =>
+      seen.path.startsWith('/v2/team/hung/') ? hang(req, res, seen) : store.handler(req, res, seen),
+    );
     const { client } = hostileClient(registry.host, { timeoutMs: TIMEOUT_MS, limiter: createConcurrencyLimiter(1) });
     const results = await runAll(client);
     const times = expectFourGood(results, TIMEOUT_MS + 500);

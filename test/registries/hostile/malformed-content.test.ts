@@ -84,13 +84,19 @@ describe('malformed content', () => {
       const manifest = await hostileClient(registry.host).client.getManifest('app', '1.0');
       expect(manifest).toMatchObject({ kind: 'manifest', digest: sha256(manifestBody) });
       serve(index, headers);
-      expect(await hostileClient(registry.host).client.getManifest('app', '1.0')).toMatchObject({ kind: 'index', digest: sha256(index) });
+      expect(await hostileClient(registry.host).client.getManifest('app', '1.0')).toMatchObject({
+        kind: 'index',
+        digest: sha256(index),
+      });
     }
   });
 
   it('a HEAD without (or with a malformed) Docker-Content-Digest falls back to GET and hashes the body', async () => {
     for (const digestHeader of [undefined, 'sha256:XYZ', `md5:${'0'.repeat(32)}`, `sha256:${'A'.repeat(64)}`]) {
-      serve(manifestBody, { 'content-type': OCI_MANIFEST, ...(digestHeader !== undefined && { 'docker-content-digest': digestHeader }) });
+      serve(manifestBody, {
+        'content-type': OCI_MANIFEST,
+        ...(digestHeader !== undefined && { 'docker-content-digest': digestHeader }),
+      });
       const head = await hostileClient(registry.host).client.headManifest('app', '1.0');
       expect(head).toEqual({ digest: sha256(manifestBody), mediaType: OCI_MANIFEST });
       expect(registry.requests.map((r) => r.method)).toEqual(['HEAD', 'GET']);
@@ -112,7 +118,9 @@ describe('malformed content', () => {
 
   it('an oversized manifest without Content-Length is a protocol error once read', async () => {
     registry.reset((_req, res) => void res.end(`{"schemaVersion":2,"pad":"${'x'.repeat(5 * 1024 * 1024)}"}`));
-    expect((await errorOf(hostileClient(registry.host, { timeoutMs: 5_000 }).client.getManifest('app', '1.0'))).kind).toBe('protocol');
+    expect(
+      (await errorOf(hostileClient(registry.host, { timeoutMs: 5_000 }).client.getManifest('app', '1.0'))).kind,
+    ).toBe('protocol');
   });
 
   it('a config blob that mismatches its digest, is not a config, is too large or is badly named is a protocol error', async () => {
@@ -120,7 +128,10 @@ describe('malformed content', () => {
     for (const body of ['{"created":"tampered"}', 'not json', 'null', '{"created":42}']) {
       registry.reset((_req, res) => reply(res, 200, body));
       const digest = body === '{"created":"tampered"}' ? image.configDigest : sha256(body);
-      expect({ body, kind: (await errorOf(client.getImageConfig('app', digest))).kind }).toEqual({ body, kind: 'protocol' });
+      expect({ body, kind: (await errorOf(client.getImageConfig('app', digest))).kind }).toEqual({
+        body,
+        kind: 'protocol',
+      });
     }
     registry.reset((_req, res) => {
       res.writeHead(200, { 'content-length': String(9 * 1024 * 1024) });
@@ -165,7 +176,10 @@ describe('malformed content', () => {
       mediaType: OCI_MANIFEST,
       digest: image.digest,
       ...(annotated
-        ? { annotations: { 'vnd.docker.reference.type': 'attestation-manifest' }, platform: { os: 'linux', architecture: 'amd64' } }
+        ? {
+            annotations: { 'vnd.docker.reference.type': 'attestation-manifest' },
+            platform: { os: 'linux', architecture: 'amd64' },
+          }
         : { platform: { os: 'unknown', architecture: 'unknown' } }),
     });
     store.putManifest(
@@ -176,7 +190,11 @@ describe('malformed content', () => {
     );
     registry.reset(store.handler);
     const { client } = hostileClient(registry.host);
-    for (const platform of [LINUX_AMD64, { os: 'linux', architecture: 'arm64' }, { os: 'unknown', architecture: 'unknown' }]) {
+    for (const platform of [
+      LINUX_AMD64,
+      { os: 'linux', architecture: 'arm64' },
+      { os: 'unknown', architecture: 'unknown' },
+    ]) {
       expect((await errorOf(client.resolvePlatform('app', 'att', platform))).kind).toBe('not-found');
     }
   });

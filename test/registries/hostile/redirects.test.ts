@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegistryError } from '../../../shared/registry/registry-error';
-import { bearerChallenge, distribution, type FakeServer, type Handler, reply, startFakeServer } from '../../support/fixtures/fake-registry';
+import {
+  bearerChallenge,
+  distribution,
+  type FakeServer,
+  type Handler,
+  reply,
+  startFakeServer,
+} from '../../support/fixtures/fake-registry';
 import { BASIC_ALICE, CREDENTIALS, errorOf, hostileClient } from './hostile-helpers';
 
 describe('redirects', () => {
@@ -31,7 +38,8 @@ describe('redirects', () => {
   function guarded(auth: Auth, then: Handler): Handler {
     return (req, res, seen) => {
       if (req.headers.authorization === expectedAuth(auth)) return then(req, res, seen);
-      const challenge = auth === 'bearer' ? bearerChallenge(`${tokens.origin}/token`) : { 'www-authenticate': 'Basic realm="fixture"' };
+      const challenge =
+        auth === 'bearer' ? bearerChallenge(`${tokens.origin}/token`) : { 'www-authenticate': 'Basic realm="fixture"' };
       reply(res, 401, {}, challenge);
     };
   }
@@ -105,15 +113,22 @@ describe('redirects', () => {
   });
 
   it('a redirect loop is a protocol error (5 hops followed), and never leaks credentials', async () => {
-    const toStorage: Handler = (_req, res, seen) => reply(res, 302, '', { location: `${storage.origin}${seen.path}?hop` });
-    registry.reset((req, res, seen) => (seen.query === 'hop' ? toStorage(req, res, seen) : guarded('basic', toStorage)(req, res, seen)));
+    const toStorage: Handler = (_req, res, seen) =>
+      reply(res, 302, '', { location: `${storage.origin}${seen.path}?hop` });
+    registry.reset((req, res, seen) =>
+      seen.query === 'hop' ? toStorage(req, res, seen) : guarded('basic', toStorage)(req, res, seen),
+    );
     storage.reset((_req, res, seen) => reply(res, 302, '', { location: `${registry.origin}${seen.path}?hop` }));
-    const error = await errorOf(hostileClient(registry.host, { credentials: CREDENTIALS }).client.getManifest('app', '1.0'));
+    const error = await errorOf(
+      hostileClient(registry.host, { credentials: CREDENTIALS }).client.getManifest('app', '1.0'),
+    );
     expect(error.kind).toBe('protocol');
     expect(error.message).toContain('redirects');
     expect(storage.requests.length).toBeGreaterThanOrEqual(3);
     expect(storage.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
-    expect(registry.requests.filter((r) => r.query === 'hop').every((r) => r.headers.authorization === undefined)).toBe(true);
+    expect(registry.requests.filter((r) => r.query === 'hop').every((r) => r.headers.authorization === undefined)).toBe(
+      true,
+    );
   });
 
   it('a 3xx without Location is a protocol error', async () => {

@@ -17,7 +17,8 @@ describe('Retry-After and bounded retries', () => {
   /** The first `failures` requests get `status` with `headers`; later ones succeed. */
   function failFirst(failures: number, status: number, headers: () => Record<string, string> = () => ({})): void {
     registry.reset((_req, res) => {
-      if (registry.requests.length <= failures) return reply(res, status, { errors: [{ code: 'TOOMANYREQUESTS' }] }, headers());
+      if (registry.requests.length <= failures)
+        return reply(res, status, { errors: [{ code: 'TOOMANYREQUESTS' }] }, headers());
       reply(res, 200, { tags: ['1.0.0'] });
     });
   }

@@ -13,7 +13,8 @@ function pagedTags(all: string[], pageSize: number, link: (cursor: string) => st
     const start = cursor === null ? 0 : Number(Buffer.from(cursor, 'base64url').toString());
     if (Number.isNaN(start)) return reply(res, 405, {});
     const end = start + pageSize;
-    const headers: Record<string, string> = end < all.length ? { link: link(Buffer.from(String(end)).toString('base64url')) } : {};
+    const headers: Record<string, string> =
+      end < all.length ? { link: link(Buffer.from(String(end)).toString('base64url')) } : {};
     reply(res, 200, { name: 'app', tags: all.slice(start, end) }, headers);
   };
 }
@@ -33,7 +34,12 @@ describe('tag list paging', () => {
   it('follows the Link cursor verbatim and never rebuilds last= itself', async () => {
     registry.reset((_req, res, seen) => {
       if (seen.query === '')
-        return reply(res, 200, { tags: ['a', 'b'] }, { link: '</v2/app/tags/list?n=2&last=b&opaque=token123>; rel="next"' });
+        return reply(
+          res,
+          200,
+          { tags: ['a', 'b'] },
+          { link: '</v2/app/tags/list?n=2&last=b&opaque=token123>; rel="next"' },
+        );
       // Like the registry that answers 405 to rebuilt cursors: only the exact cursor it gave is good.
       if (seen.query === 'n=2&last=b&opaque=token123') return reply(res, 200, { tags: ['c'] });
       reply(res, 405, {});
@@ -46,13 +52,22 @@ describe('tag list paging', () => {
     const all = ['1', '2', '3', '4', '5'];
     registry.reset(pagedTags(all, 2, (c) => `<${registry.origin}/v2/app/tags/list?cursor=${c}>; rel="next"`));
     expect(await hostileClient(registry.host).client.listTags('app')).toEqual(all);
-    registry.reset(pagedTags(all, 2, (c) => `</v2/app/tags/list?cursor=bogus>; rel="prev", </v2/app/tags/list?cursor=${c}>; rel=next`));
+    registry.reset(
+      pagedTags(
+        all,
+        2,
+        (c) => `</v2/app/tags/list?cursor=bogus>; rel="prev", </v2/app/tags/list?cursor=${c}>; rel=next`,
+      ),
+    );
     expect(await hostileClient(registry.host).client.listTags('app')).toEqual(all);
     expect(registry.requests).toHaveLength(3);
   });
 
   it('stops at a Link to another origin and sends it nothing', async () => {
-    for (const target of [`${other.origin}/v2/app/tags/list?cursor=x`, `http://127.0.0.1:${other.port}/v2/app/tags/list`]) {
+    for (const target of [
+      `${other.origin}/v2/app/tags/list?cursor=x`,
+      `http://127.0.0.1:${other.port}/v2/app/tags/list`,
+    ]) {
       registry.reset((_req, res) => reply(res, 200, { tags: ['a'] }, { link: `<${target}>; rel="next"` }));
       expect(await hostileClient(registry.host).client.listTags('app')).toEqual(['a']);
       expect(registry.requests).toHaveLength(1);
@@ -61,7 +76,9 @@ describe('tag list paging', () => {
   });
 
   it('a Link loop (a page naming itself) is a protocol error after two requests, not 2,000 pages of repeats', async () => {
-    registry.reset((_req, res) => reply(res, 200, { tags: ['a'] }, { link: '</v2/app/tags/list?cursor=same>; rel="next"' }));
+    registry.reset((_req, res) =>
+      reply(res, 200, { tags: ['a'] }, { link: '</v2/app/tags/list?cursor=same>; rel="next"' }),
+    );
     expect((await errorOf(hostileClient(registry.host).client.listTags('app'))).kind).toBe('protocol');
     expect(registry.requests).toHaveLength(2);
   });
@@ -83,7 +100,9 @@ describe('tag list paging', () => {
   it('lists 100,000 tags served in pages of 1,000', async () => {
     const all = Array.from({ length: 100_000 }, (_, i) => `1.${Math.floor(i / 1000)}.${i % 1000}`);
     registry.reset(pagedTags(all, 1_000, (c) => `</v2/app/tags/list?n=1000&cursor=${c}>; rel="next"`));
-    const { value: tags, ms } = await timed(() => hostileClient(registry.host, { timeoutMs: 5_000 }).client.listTags('app'));
+    const { value: tags, ms } = await timed(() =>
+      hostileClient(registry.host, { timeoutMs: 5_000 }).client.listTags('app'),
+    );
     expect(tags).toEqual(all);
     expect(registry.requests).toHaveLength(100);
     expect(ms).toBeLessThan(10_000);
@@ -106,7 +125,10 @@ describe('tag list paging', () => {
     // An array is not a tag list, whatever valibot's object schema would let through.
     for (const body of ['not json', '{"tags":[1,2]}', '{"tags":"a,b"}', 'null', '"tags"', '[]']) {
       registry.reset((_req, res) => reply(res, 200, body));
-      expect({ body, kind: (await errorOf(hostileClient(registry.host).client.listTags('app'))).kind }).toEqual({ body, kind: 'protocol' });
+      expect({ body, kind: (await errorOf(hostileClient(registry.host).client.listTags('app'))).kind }).toEqual({
+        body,
+        kind: 'protocol',
+      });
     }
   });
 
@@ -115,7 +137,8 @@ describe('tag list paging', () => {
     // Observed: nextPageUrl splits the header on ',' first, finds no next link, and listTags returns
     // page 1 only, without an error. Expected: the second page is requested with cursor=a,b verbatim.
     registry.reset((_req, res, seen) => {
-      if (seen.query === '') return reply(res, 200, { tags: ['a'] }, { link: '</v2/app/tags/list?cursor=a,b>; rel="next"' });
+      if (seen.query === '')
+        return reply(res, 200, { tags: ['a'] }, { link: '</v2/app/tags/list?cursor=a,b>; rel="next"' });
       reply(res, 200, { tags: ['b'] });
     });
     expect(await hostileClient(registry.host).client.listTags('app')).toEqual(['a', 'b']);

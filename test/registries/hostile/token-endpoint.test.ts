@@ -5,7 +5,13 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerChallenge, type FakeServer, type Handler, reply, startFakeServer } from '../../support/fixtures/fake-registry';
+import {
+  bearerChallenge,
+  type FakeServer,
+  type Handler,
+  reply,
+  startFakeServer,
+} from '../../support/fixtures/fake-registry';
 import { BASIC_ALICE, CREDENTIALS, errorOf, hostileClient, timed } from './hostile-helpers';
 
 describe('token endpoint misbehaviour', () => {
@@ -25,7 +31,8 @@ describe('token endpoint misbehaviour', () => {
   function setUp(handler: Handler, token: string | undefined = 'good'): void {
     accepted = token;
     registry.reset((req, res) => {
-      if (accepted !== undefined && req.headers.authorization === `Bearer ${accepted}`) return reply(res, 200, { tags: ['1.0.0'] });
+      if (accepted !== undefined && req.headers.authorization === `Bearer ${accepted}`)
+        return reply(res, 200, { tags: ['1.0.0'] });
       reply(res, 401, {}, bearerChallenge(`${tokens.origin}/token`, 'fixture', 'repository:app:pull'));
     });
     tokens.reset(handler);
@@ -37,7 +44,9 @@ describe('token endpoint misbehaviour', () => {
       reply(res, status, body);
 
   async function kindOf(credentials?: typeof CREDENTIALS): Promise<string> {
-    const { value, ms } = await timed(() => errorOf(hostileClient(registry.host, { credentials }).client.listTags('app')));
+    const { value, ms } = await timed(() =>
+      errorOf(hostileClient(registry.host, { credentials }).client.listTags('app')),
+    );
     expect(ms).toBeLessThan(1_000);
     return value.kind;
   }
@@ -57,7 +66,11 @@ describe('token endpoint misbehaviour', () => {
     for (const [name, handler] of cases) {
       setUp(handler);
       expect({ name, kind: await kindOf(CREDENTIALS) }).toEqual({ name, kind: 'protocol' });
-      expect({ name, token: tokens.requests.length, registry: registry.requests.length }).toEqual({ name, token: 1, registry: 1 });
+      expect({ name, token: tokens.requests.length, registry: registry.requests.length }).toEqual({
+        name,
+        token: 1,
+        registry: 1,
+      });
     }
   });
 
@@ -103,7 +116,10 @@ describe('token endpoint misbehaviour', () => {
       [undefined, 'auth-required'],
     ] as const) {
       for (const rotating of [false, true]) {
-        setUp((_req, res) => reply(res, 200, { token: rotating ? `t${++issued}` : 'same', expires_in: 300 }), undefined);
+        setUp(
+          (_req, res) => reply(res, 200, { token: rotating ? `t${++issued}` : 'same', expires_in: 300 }),
+          undefined,
+        );
         const { client } = hostileClient(registry.host, { credentials });
         expect((await errorOf(client.listTags('app'))).kind).toBe(kind);
         expect([registry.requests.length, tokens.requests.length]).toEqual([2, 1]);
@@ -135,7 +151,10 @@ describe('token endpoint misbehaviour', () => {
     // the transport maps to `network` and retries twice with backoff. Expected: protocol, one registry request.
     setUp(answer({ token: 'good\r\nx-injected: 1' }));
     const { value: error, ms } = await timed(() => errorOf(hostileClient(registry.host).client.listTags('app')));
-    expect({ kind: error.kind, registryRequests: registry.requests.length }).toEqual({ kind: 'protocol', registryRequests: 1 });
+    expect({ kind: error.kind, registryRequests: registry.requests.length }).toEqual({
+      kind: 'protocol',
+      registryRequests: 1,
+    });
     expect(ms).toBeLessThan(250);
   });
 
@@ -147,7 +166,9 @@ describe('token endpoint misbehaviour', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) });
       res.write(`{"token":"good","p":"${'x'.repeat(100 * 1024)}`);
     });
-    const { value: error, ms } = await timed(() => errorOf(hostileClient(registry.host, { timeoutMs: 1_000 }).client.listTags('app')));
+    const { value: error, ms } = await timed(() =>
+      errorOf(hostileClient(registry.host, { timeoutMs: 1_000 }).client.listTags('app')),
+    );
     expect(error.kind).toBe('protocol');
     expect(ms).toBeLessThan(500);
   });

@@ -26,7 +26,12 @@ describe('token realm validation', () => {
   function challengeWith(realm: string): void {
     registry.reset((req, res) => {
       if (req.headers.authorization === 'Bearer fresh') return reply(res, 200, { name: 'app', tags: ['1.0.0'] });
-      reply(res, 401, { errors: [{ code: 'UNAUTHORIZED' }] }, { 'www-authenticate': `Bearer realm="${realm}",service="fixture"` });
+      reply(
+        res,
+        401,
+        { errors: [{ code: 'UNAUTHORIZED' }] },
+        { 'www-authenticate': `Bearer realm="${realm}",service="fixture"` },
+      );
     });
   }
 
@@ -41,7 +46,9 @@ describe('token realm validation', () => {
     ]) {
       challengeWith(realm);
       for (const credentials of [CREDENTIALS, undefined]) {
-        const { value: error, ms } = await timed(() => errorOf(hostileClient(registry.host, { credentials }).client.listTags('app')));
+        const { value: error, ms } = await timed(() =>
+          errorOf(hostileClient(registry.host, { credentials }).client.listTags('app')),
+        );
         expect({ realm, kind: error.kind }).toEqual({ realm, kind: 'protocol' });
         expect(error.message).toContain('not trusted');
         expect(ms).toBeLessThan(1_000);

@@ -16,7 +16,9 @@ describe('hostile WWW-Authenticate headers', () => {
   afterAll(() => registry.close());
 
   function challengeWith(header: string): void {
-    registry.reset((_req, res) => reply(res, 401, { errors: [{ code: 'UNAUTHORIZED' }] }, { 'www-authenticate': header }));
+    registry.reset((_req, res) =>
+      reply(res, 401, { errors: [{ code: 'UNAUTHORIZED' }] }, { 'www-authenticate': header }),
+    );
   }
 
   async function kindFor(header: string, credentials?: typeof CREDENTIALS): Promise<string> {
@@ -31,7 +33,8 @@ describe('hostile WWW-Authenticate headers', () => {
 
   const realm = () => `${registry.origin}/token`;
   const oversized = () => `Bearer realm="${realm()}",service="fixture",scope="${'a'.repeat(10_240)}"`;
-  const manyParams = () => `Bearer realm="${realm()}",${Array.from({ length: 1_000 }, (_, i) => `p${i}="v${i}"`).join(',')}`;
+  const manyParams = () =>
+    `Bearer realm="${realm()}",${Array.from({ length: 1_000 }, (_, i) => `p${i}="v${i}"`).join(',')}`;
 
   it('a Bearer challenge without a usable realm is a protocol error', async () => {
     for (const header of [
@@ -96,14 +99,19 @@ describe('hostile WWW-Authenticate headers', () => {
       );
       expect(error.kind).toBe(kind);
       // The manifest HEAD, then the "token" GET of the same URL; no second round.
-      expect(registry.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /v2/app/manifests/1.0', 'GET /v2/app/manifests/1.0']);
+      expect(registry.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        'HEAD /v2/app/manifests/1.0',
+        'GET /v2/app/manifests/1.0',
+      ]);
       expect(ms).toBeLessThan(1_000);
     }
   });
 
   it('a Basic challenge refusing the credentials it asked for ends after one retry', async () => {
     registry.reset((_req, res) => reply(res, 401, {}, { 'www-authenticate': 'Basic realm="fixture"' }));
-    const error = await errorOf(hostileClient(registry.host, { credentials: CREDENTIALS }).client.headManifest('app', '1.0'));
+    const error = await errorOf(
+      hostileClient(registry.host, { credentials: CREDENTIALS }).client.headManifest('app', '1.0'),
+    );
     expect(error.kind).toBe('credentials-rejected');
     expect(registry.requests).toHaveLength(2);
     expect(registry.requests[1]?.headers.authorization).toMatch(/^Basic /);

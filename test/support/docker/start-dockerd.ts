@@ -48,7 +48,14 @@ export const DOCKER_ROOT = fileURLToPath(new URL('../../../.testbed/docker-root'
 const DOCKERD = join(DOCKER_ROOT, 'usr/sbin/dockerd');
 const DOCKER_CLI = join(DOCKER_ROOT, 'usr/bin/docker');
 // dockerd finds containerd, its shim, docker-init and docker-proxy on PATH; runc comes from the system.
-const BIN_PATH = [join(DOCKER_ROOT, 'usr/bin'), join(DOCKER_ROOT, 'usr/sbin'), '/usr/sbin', '/usr/bin', '/sbin', '/bin'].join(':');
+const BIN_PATH = [
+  join(DOCKER_ROOT, 'usr/bin'),
+  join(DOCKER_ROOT, 'usr/sbin'),
+  '/usr/sbin',
+  '/usr/bin',
+  '/sbin',
+  '/bin',
+].join(':');
 const START_TIMEOUT_MS = 30_000;
 // dockerd stops its containers and containerd on SIGTERM; it is given longer than its own shutdown timeout.
 const STOP_TIMEOUT_MS = 10_000;
@@ -60,7 +67,8 @@ const live = new Map<ChildProcess, string>();
 let exitHookInstalled = false;
 
 export async function startDockerd(): Promise<TestDockerd> {
-  if (!existsSync(DOCKERD)) throw new Error(`${DOCKERD} not found; run \`node scripts/ensure-testbed.mjs\` to unpack dockerd`);
+  if (!existsSync(DOCKERD))
+    throw new Error(`${DOCKERD} not found; run \`node scripts/ensure-testbed.mjs\` to unpack dockerd`);
   const dir = await mkdtemp(join(tmpdir(), 'dockwatch-dockerd-'));
   const socketPath = join(dir, 'docker.sock');
   const logFile = join(dir, 'dockerd.log');
@@ -143,12 +151,16 @@ async function waitUntilReady(child: ChildProcess, socketPath: string, logFile: 
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       const reason = `code ${child.exitCode}, signal ${child.signalCode}`;
-      throw new Error(`dockerd exited during start-up (${reason})\n--- dockerd log (tail) ---\n${await logTail(logFile)}`);
+      throw new Error(
+        `dockerd exited during start-up (${reason})\n--- dockerd log (tail) ---\n${await logTail(logFile)}`,
+      );
     }
     if ((await ping(socketPath)) === 'OK') return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`dockerd did not answer /_ping within ${START_TIMEOUT_MS} ms\n--- dockerd log (tail) ---\n${await logTail(logFile)}`);
+  throw new Error(
+    `dockerd did not answer /_ping within ${START_TIMEOUT_MS} ms\n--- dockerd log (tail) ---\n${await logTail(logFile)}`,
+  );
 }
 
 function ping(socketPath: string): Promise<string | undefined> {

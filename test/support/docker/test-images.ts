@@ -129,7 +129,8 @@ function tar(entries: TarEntry[]): Buffer {
 
 function tarHeader(entry: TarEntry, size: number): Buffer {
   const name = entry.type === 'dir' ? `${entry.path}/` : entry.path;
-  if (Buffer.byteLength(name) >= 100 || Buffer.byteLength(entry.target ?? '') >= 100) throw new Error(`tar: name too long: ${name}`);
+  if (Buffer.byteLength(name) >= 100 || Buffer.byteLength(entry.target ?? '') >= 100)
+    throw new Error(`tar: name too long: ${name}`);
   const header = Buffer.alloc(BLOCK);
   header.write(name, 0, 'utf8');
   writeOctal(header, entry.mode, 100, 8);

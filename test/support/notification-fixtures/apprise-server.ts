@@ -12,7 +12,8 @@ export function startAppriseServer(saved: Record<string, string[]>): Promise<Fix
     const match = /^\/notify\/?([\w-]*)$/.exec(request.path);
     if (request.method !== 'POST' || !match) return { status: 404, body: 'Not Found' };
     const body = request.json as { urls?: unknown; body?: unknown; type?: unknown; format?: unknown } | undefined;
-    if (!body || typeof body.body !== 'string' || body.body === '') return { status: 400, body: { error: 'Bad FORM Payload provided' } };
+    if (!body || typeof body.body !== 'string' || body.body === '')
+      return { status: 400, body: { error: 'Bad FORM Payload provided' } };
     if (body.type !== undefined && !['info', 'success', 'warning', 'failure'].includes(body.type as string)) {
       return { status: 400, body: { error: 'An invalid payload type was specified.' } };
     }
@@ -22,7 +23,8 @@ export function startAppriseServer(saved: Record<string, string[]>): Promise<Fix
     const key = match[1];
     const urls = key ? saved[key] : typeof body.urls === 'string' ? body.urls.split(/[\s,]+/).filter(Boolean) : [];
     if (!urls || urls.length === 0) return { status: 204 };
-    if (urls.some((url) => url.includes('fail'))) return { status: 424, body: { error: 'One or more notification could not be sent.' } };
+    if (urls.some((url) => url.includes('fail')))
+      return { status: 424, body: { error: 'One or more notification could not be sent.' } };
     return { status: 200, body: { error: null } };
   });
 }

@@ -16,7 +16,8 @@ export function startDiscordServer(webhook: { id: string; token: string }): Prom
     const body = request.json as { content?: string; embeds?: { title?: string; description?: string }[] } | undefined;
     if (!body) return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
     const embeds = body.embeds ?? [];
-    if (!body.content && embeds.length === 0) return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
+    if (!body.content && embeds.length === 0)
+      return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
     for (const [index, embed] of embeds.entries()) {
       if ((embed.title?.length ?? 0) > 256 || (embed.description?.length ?? 0) > 4096) {
         return { status: 400, body: { embeds: [String(index)], message: 'Invalid Form Body', code: 50035 } };

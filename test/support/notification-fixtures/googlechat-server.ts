@@ -8,12 +8,17 @@ import { type FixtureServer, startFixtureServer } from './fixture-server';
  */
 export function startGoogleChatServer(space: string, key: string, token: string): Promise<FixtureServer> {
   let count = 0;
-  const error = (code: number, status: string, message: string) => ({ status: code, body: { error: { code, message, status } } });
+  const error = (code: number, status: string, message: string) => ({
+    status: code,
+    body: { error: { code, message, status } },
+  });
   return startFixtureServer((request) => {
     if (request.method !== 'POST' || request.path !== `/v1/spaces/${space}/messages`)
       return error(404, 'NOT_FOUND', 'Requested entity was not found.');
-    if (request.query.get('key') !== key) return error(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
-    if (request.query.get('token') !== token) return error(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.');
+    if (request.query.get('key') !== key)
+      return error(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+    if (request.query.get('token') !== token)
+      return error(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.');
     const body = request.json as { text?: unknown } | undefined;
     if (typeof body?.text !== 'string' || body.text === '')
       return error(400, 'INVALID_ARGUMENT', 'Message cannot be empty. Discarding empty create message request.');

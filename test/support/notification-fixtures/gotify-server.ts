@@ -11,13 +11,19 @@ export function startGotifyServer(appToken: string, options: { basePath?: string
   let nextId = 1;
   const base = options.basePath ?? '';
   return startFixtureServer((request) => {
-    if (request.method !== 'POST' || request.path !== `${base}/message`) return gotifyError(404, 'Not Found', 'page not found');
+    if (request.method !== 'POST' || request.path !== `${base}/message`)
+      return gotifyError(404, 'Not Found', 'page not found');
     const token = request.headers['x-gotify-key'] ?? request.query.get('token') ?? bearerOf(request);
     if (token !== appToken) {
-      return gotifyError(401, 'Unauthorized', 'you need to provide a valid access token or user credentials to access this api');
+      return gotifyError(
+        401,
+        'Unauthorized',
+        'you need to provide a valid access token or user credentials to access this api',
+      );
     }
     const body = request.json as Record<string, unknown> | undefined;
-    if (typeof body?.message !== 'string' || body.message === '') return gotifyError(400, 'Bad Request', "Field 'message' is required");
+    if (typeof body?.message !== 'string' || body.message === '')
+      return gotifyError(400, 'Bad Request', "Field 'message' is required");
     if (body.priority !== undefined && !Number.isInteger(body.priority))
       return gotifyError(400, 'Bad Request', "Field 'priority' must be an integer");
     return {

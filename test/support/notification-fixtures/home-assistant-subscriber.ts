@@ -12,7 +12,13 @@ export interface UpdateEntity {
     device: { identifiers: string[] };
   };
   /** The latest state published on its state_topic. */
-  state?: { installed_version: string; latest_version: string; title: string; in_progress: boolean; release_url?: string };
+  state?: {
+    installed_version: string;
+    latest_version: string;
+    title: string;
+    in_progress: boolean;
+    release_url?: string;
+  };
 }
 
 export interface HomeAssistantSubscriber {
@@ -40,7 +46,11 @@ export async function startHomeAssistant(
   account: { user: string; password: string },
   prefix = 'homeassistant',
 ): Promise<HomeAssistantSubscriber> {
-  const client: MqttClient = await connectAsync(brokerUrl, { username: account.user, password: account.password, reconnectPeriod: 0 });
+  const client: MqttClient = await connectAsync(brokerUrl, {
+    username: account.user,
+    password: account.password,
+    reconnectPeriod: 0,
+  });
   const entities = new Map<string, UpdateEntity>();
   const availability = new Map<string, string>();
   const stateTopics = new Map<string, string>();

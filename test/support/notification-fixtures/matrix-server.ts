@@ -10,9 +10,11 @@ export function startMatrixServer(accessToken: string, joinedRooms: string[]): P
   const events = new Map<string, string>();
   return startFixtureServer((request) => {
     const match = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/([^/]+)\/([^/]+)$/.exec(request.path);
-    if (request.method !== 'PUT' || !match) return { status: 404, body: { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' } };
+    if (request.method !== 'PUT' || !match)
+      return { status: 404, body: { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' } };
     const token = bearerOf(request);
-    if (token === undefined) return { status: 401, body: { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' } };
+    if (token === undefined)
+      return { status: 401, body: { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' } };
     if (token !== accessToken)
       return { status: 401, body: { errcode: 'M_UNKNOWN_TOKEN', error: 'Unknown access token', soft_logout: false } };
     const roomId = decodeURIComponent(match[1] as string);

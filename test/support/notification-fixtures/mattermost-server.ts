@@ -13,7 +13,8 @@ export function startMattermostServer(hookKey: string, channels: string[]): Prom
   });
   return startFixtureServer((request) => {
     const match = /^\/hooks\/(\w+)$/.exec(request.path);
-    if (request.method !== 'POST' || !match) return appError(404, 'api.context.404.app_error', 'Sorry, we could not find the page.');
+    if (request.method !== 'POST' || !match)
+      return appError(404, 'api.context.404.app_error', 'Sorry, we could not find the page.');
     if (match[1] !== hookKey) return appError(400, 'web.incoming_webhook.invalid.app_error', 'Invalid webhook.');
     const body = request.json as { text?: unknown; channel?: unknown; attachments?: unknown } | undefined;
     if (!body) return appError(400, 'web.incoming_webhook.parse.app_error', 'Unable to parse incoming data.');

@@ -20,7 +20,8 @@ export function startNtfyServer(options: NtfyFixtureOptions = {}): Promise<Fixtu
     if (request.path !== '/') return ntfyError(404, 40401, 'page not found');
     const body = request.json as Record<string, unknown> | undefined;
     if (typeof body !== 'object' || body === null) return ntfyError(400, 40001, 'invalid request: body must be JSON');
-    if (typeof body.topic !== 'string' || !/^[-_A-Za-z0-9]{1,64}$/.test(body.topic)) return ntfyError(400, 40009, 'invalid topic');
+    if (typeof body.topic !== 'string' || !/^[-_A-Za-z0-9]{1,64}$/.test(body.topic))
+      return ntfyError(400, 40009, 'invalid topic');
     if (
       body.priority !== undefined &&
       !(Number.isInteger(body.priority) && (body.priority as number) >= 1 && (body.priority as number) <= 5)

@@ -21,7 +21,10 @@ export function buildTransport(
 }
 
 /** Key → message of every refused key (the core names each key's variable in a ConfigError); `{}` when valid. */
-export function keyIssues(definition: AnyNotificationProviderDefinition, keys: Record<string, string>): Record<string, string> {
+export function keyIssues(
+  definition: AnyNotificationProviderDefinition,
+  keys: Record<string, string>,
+): Record<string, string> {
   const result = v.safeParse(definition.keys, keys);
   if (result.success) return {};
   return Object.fromEntries(result.issues.map((issue) => [v.getDotPath(issue) ?? '', issue.message]));

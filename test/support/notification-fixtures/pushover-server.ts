@@ -16,7 +16,8 @@ export function startPushoverServer(appToken: string, userKey: string): Promise<
       body: { [field]: 'invalid', errors: [error], status: 0, request: 'c1a2b3c4-0000-4000-8000-000000000000' },
     });
     if (form.get('token') !== appToken) return refuse('token', 'application token is invalid');
-    if (form.get('user') !== userKey) return refuse('user', 'user identifier is not a valid user, group, or subscribed user key');
+    if (form.get('user') !== userKey)
+      return refuse('user', 'user identifier is not a valid user, group, or subscribed user key');
     const message = form.get('message') ?? '';
     if (message === '') return refuse('message', 'message cannot be blank');
     if (message.length > 1024) return refuse('message', 'message is too long');

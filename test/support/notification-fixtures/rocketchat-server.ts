@@ -39,7 +39,12 @@ export function startRocketChatServer(options: RocketChatFixtureOptions): Promis
         return { status: 400, body: { success: false, error: '[invalid-channel]' } };
       return {
         status: 200,
-        body: { ts: Date.now(), channel, message: { _id: 'm1', msg: body?.text, u: { _id: options.user.id } }, success: true },
+        body: {
+          ts: Date.now(),
+          channel,
+          message: { _id: 'm1', msg: body?.text, u: { _id: options.user.id } },
+          success: true,
+        },
       };
     }
     return { status: 404, body: { success: false, error: 'Not found' } };

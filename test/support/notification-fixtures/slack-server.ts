@@ -40,9 +40,13 @@ function postMessage(request: RecordedRequest, options: SlackFixtureOptions) {
   if (!body) return { status: 200, body: { ok: false, error: 'invalid_json' } };
   if (typeof body.channel !== 'string') return { status: 200, body: { ok: false, error: 'channel_not_found' } };
   if (!options.channels.includes(body.channel)) return { status: 200, body: { ok: false, error: 'not_in_channel' } };
-  if (typeof body.text !== 'string' && !Array.isArray(body.blocks)) return { status: 200, body: { ok: false, error: 'no_text' } };
+  if (typeof body.text !== 'string' && !Array.isArray(body.blocks))
+    return { status: 200, body: { ok: false, error: 'no_text' } };
   if (!validBlocks(body.blocks)) return { status: 200, body: { ok: false, error: 'invalid_blocks' } };
-  return { status: 200, body: { ok: true, channel: body.channel, ts: '1715000000.000100', message: { text: body.text } } };
+  return {
+    status: 200,
+    body: { ok: true, channel: body.channel, ts: '1715000000.000100', message: { text: body.text } },
+  };
 }
 
 /** Block Kit limits the provider relies on: header plain_text ≤ 150, section text ≤ 3000. */

@@ -45,7 +45,8 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     port: 0,
     mails,
     authAttempts: 0,
-    rejectNext: (stage, responseCode, message) => rejections.push({ stage, error: Object.assign(new Error(message), { responseCode }) }),
+    rejectNext: (stage, responseCode, message) =>
+      rejections.push({ stage, error: Object.assign(new Error(message), { responseCode }) }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({
@@ -104,7 +105,9 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
 }
 
 function decodeQuotedPrintable(body: string): string {
-  return body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return body
+    .replace(/=\r\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 /** RFC 2047 `=?UTF-8?Q?…?=` and `=?UTF-8?B?…?=` words. */

@@ -10,13 +10,19 @@ import { type FixtureServer, startFixtureServer } from './fixture-server';
 export function startTeamsServer(workflowId: string, signature: string): Promise<FixtureServer> {
   return startFixtureServer((request) => {
     if (request.method !== 'POST' || request.path !== `/workflows/${workflowId}/triggers/manual/paths/invoke`) {
-      return { status: 404, body: { error: { code: 'WorkflowNotFound', message: 'The workflow could not be found.' } } };
+      return {
+        status: 404,
+        body: { error: { code: 'WorkflowNotFound', message: 'The workflow could not be found.' } },
+      };
     }
     if (request.query.get('sig') !== signature) {
       return {
         status: 401,
         body: {
-          error: { code: 'DirectApiAuthorizationRequired', message: 'The request must be authenticated only by Shared Access scheme.' },
+          error: {
+            code: 'DirectApiAuthorizationRequired',
+            message: 'The request must be authenticated only by Shared Access scheme.',
+          },
         },
       };
     }

@@ -15,7 +15,8 @@ export function startTelegramServer(botToken: string, chatIds: string[]): Promis
     if (!match || match[1] !== botToken) return telegramError(401, 'Unauthorized');
     if (match[2] !== 'sendMessage' || request.method !== 'POST') return telegramError(404, 'Not Found');
     const body = request.json as { chat_id?: unknown; text?: unknown; parse_mode?: unknown } | undefined;
-    if (!body || typeof body.text !== 'string' || body.text === '') return telegramError(400, 'Bad Request: message text is empty');
+    if (!body || typeof body.text !== 'string' || body.text === '')
+      return telegramError(400, 'Bad Request: message text is empty');
     if (!chatIds.includes(String(body.chat_id))) return telegramError(400, 'Bad Request: chat not found');
     if (body.text.length > 4096) return telegramError(400, 'Bad Request: message is too long');
     if (body.parse_mode === 'HTML' && !wellFormedHtml(body.text)) {
@@ -25,7 +26,12 @@ export function startTelegramServer(botToken: string, chatIds: string[]): Promis
       status: 200,
       body: {
         ok: true,
-        result: { message_id: messageId++, chat: { id: body.chat_id }, date: Math.floor(Date.now() / 1000), text: body.text },
+        result: {
+          message_id: messageId++,
+          chat: { id: body.chat_id },
+          date: Math.floor(Date.now() / 1000),
+          text: body.text,
+        },
       },
     };
   });

@@ -93,7 +93,12 @@ export function pushImage(registry: PushTarget, options: PushImageOptions): Prom
  * One single-platform image under many tags: the blobs and manifest go up once, then only tag PUTs
  * follow, a few at a time, so a repository with thousands of tags takes seconds.
  */
-export function pushManyTags(registry: PushTarget, repository: string, tags: string[], concurrency = 16): Promise<PushedImage> {
+export function pushManyTags(
+  registry: PushTarget,
+  repository: string,
+  tags: string[],
+  concurrency = 16,
+): Promise<PushedImage> {
   return withSession(registry, repository, 'pull,push', async (session) => {
     const { image, top } = await pushContent(session, { repository, tags: [], layerSeed: 'many-tags' });
     await tagAll(session, top, tags, concurrency);
@@ -109,12 +114,21 @@ export function deleteManifest(registry: PushTarget, repository: string, digest:
   });
 }
 
-async function pushContent(session: Session, options: PushImageOptions): Promise<{ image: PushedImage; top: Manifest }> {
+async function pushContent(
+  session: Session,
+  options: PushImageOptions,
+): Promise<{ image: PushedImage; top: Manifest }> {
   const types = MEDIA_TYPES[options.format ?? 'oci'];
   const platforms = options.platforms ?? [{ os: 'linux', architecture: 'amd64' }];
   const created = options.created ?? new Date().toISOString();
   const seed = options.layerSeed ?? 'default';
-  const image: PushedImage = { digest: '', mediaType: '', platformDigests: {}, configDigests: {}, attestationDigests: {} };
+  const image: PushedImage = {
+    digest: '',
+    mediaType: '',
+    platformDigests: {},
+    configDigests: {},
+    attestationDigests: {},
+  };
   const manifests: Manifest[] = [];
   const children: Descriptor[] = [];
   for (const platform of platforms) {
@@ -185,8 +199,16 @@ function buildAttestation(subject: Descriptor, seed: string): Built {
       predicate: { builder: { id: 'dockwatch-test-bed' } },
     }),
   );
-  const config = { architecture: 'unknown', os: 'unknown', config: {}, rootfs: { type: 'layers', diff_ids: [statement.digest] } };
-  const layer = { mediaType: 'application/vnd.in-toto+json', annotations: { 'in-toto.io/predicate-type': predicateType } };
+  const config = {
+    architecture: 'unknown',
+    os: 'unknown',
+    config: {},
+    rootfs: { type: 'layers', diff_ids: [statement.digest] },
+  };
+  const layer = {
+    mediaType: 'application/vnd.in-toto+json',
+    annotations: { 'in-toto.io/predicate-type': predicateType },
+  };
   return assemble(MEDIA_TYPES.oci, statement, config, layer);
 }
 
@@ -301,12 +323,17 @@ async function logIn(session: Session, actions: string): Promise<string | undefi
   const realm = /realm="([^"]+)"/.exec(challenge)?.[1];
   const service = /service="([^"]+)"/.exec(challenge)?.[1];
   if (ping.status !== 401 || !realm || !service) {
-    throw new Error(`push-image: expected a Bearer challenge from ${registry.url}/v2/, got ${ping.status} ${challenge}`);
+    throw new Error(
+      `push-image: expected a Bearer challenge from ${registry.url}/v2/, got ${ping.status} ${challenge}`,
+    );
   }
   const tokenUrl = new URL(realm);
   tokenUrl.searchParams.set('service', service);
   tokenUrl.searchParams.set('scope', `repository:${repository}:${actions}`);
-  const reply = await send(session, 'GET', tokenUrl.href, { headers: basic ? { Authorization: basic } : {}, expect: 200 });
+  const reply = await send(session, 'GET', tokenUrl.href, {
+    headers: basic ? { Authorization: basic } : {},
+    expect: 200,
+  });
   const body = JSON.parse(reply.body.toString('utf8')) as { token?: string; access_token?: string };
   return `Bearer ${body.token ?? body.access_token}`;
 }
@@ -319,7 +346,11 @@ async function pushBlobs(session: Session, blobs: Blob[]): Promise<void> {
     const location = String(started.headers.location ?? '');
     // Monolithic upload: the whole blob in the PUT that closes the session the POST opened.
     const target = `${location}${location.includes('?') ? '&' : '?'}digest=${encodeURIComponent(digest)}`;
-    await send(session, 'PUT', target, { headers: { 'Content-Type': 'application/octet-stream' }, body: bytes, expect: 201 });
+    await send(session, 'PUT', target, {
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: bytes,
+      expect: 201,
+    });
   }
 }
 
@@ -331,9 +362,14 @@ async function pushBuilt(session: Session, built: Built): Promise<Built> {
 
 async function putManifest(session: Session, reference: string, manifest: Manifest): Promise<void> {
   const path = `/v2/${session.repository}/manifests/${reference}`;
-  const reply = await send(session, 'PUT', path, { headers: { 'Content-Type': manifest.mediaType }, body: manifest.bytes, expect: 201 });
+  const reply = await send(session, 'PUT', path, {
+    headers: { 'Content-Type': manifest.mediaType },
+    body: manifest.bytes,
+    expect: 201,
+  });
   const digest = reply.headers['docker-content-digest'];
-  if (digest !== manifest.digest) throw new Error(`push-image: PUT ${path} stored ${digest}, expected ${manifest.digest}`);
+  if (digest !== manifest.digest)
+    throw new Error(`push-image: PUT ${path} stored ${digest}, expected ${manifest.digest}`);
 }
 
 async function tagAll(session: Session, manifest: Manifest, tags: string[], concurrency: number): Promise<void> {
@@ -349,20 +385,27 @@ function send(session: Session, method: string, target: string, init: SendInit =
   const url = new URL(target, session.registry.url);
   const sameOrigin = url.origin === new URL(session.registry.url).origin;
   const headers: Record<string, string> = { ...init.headers };
-  if (sameOrigin && session.authorization && !headers['Authorization']) headers['Authorization'] = session.authorization;
+  if (sameOrigin && session.authorization && !headers['Authorization'])
+    headers['Authorization'] = session.authorization;
   if (init.body) headers['Content-Length'] = String(init.body.length);
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<Reply>((resolve, reject) => {
     const req = request(url, { method, headers, agent: sameOrigin ? session.agent : false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.once('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
       res.once('error', reject);
     });
-    req.once('error', (error) => reject(new Error(`push-image: ${method} ${url.href} failed: ${error.message}`, { cause: error })));
+    req.once('error', (error) =>
+      reject(new Error(`push-image: ${method} ${url.href} failed: ${error.message}`, { cause: error })),
+    );
     req.end(init.body);
   }).then((reply) => {
     if (init.expect === undefined || reply.status === init.expect) return reply;
-    throw new Error(`push-image: ${method} ${url.href} answered ${reply.status}: ${reply.body.toString('utf8').slice(0, 500)}`);
+    throw new Error(
+      `push-image: ${method} ${url.href} answered ${reply.status}: ${reply.body.toString('utf8').slice(0, 500)}`,
+    );
   });
 }

@@ -19,7 +19,12 @@ const ARM64 = { os: 'linux', architecture: 'arm64', variant: 'v8' };
 
 interface IndexBody {
   mediaType: string;
-  manifests: { mediaType: string; digest: string; platform?: { os: string; architecture: string }; annotations?: Record<string, string> }[];
+  manifests: {
+    mediaType: string;
+    digest: string;
+    platform?: { os: string; architecture: string };
+    annotations?: Record<string, string>;
+  }[];
 }
 
 function basic(user: string, password: string): string {
@@ -34,7 +39,10 @@ function sha256(bytes: ArrayBuffer): string {
 async function fetchToken(registry: TestRegistry, scope: string, user?: string): Promise<string> {
   const url = `${registry.tokenServer!.url}?service=test-registry&scope=${encodeURIComponent(scope)}`;
   const password = user === undefined ? undefined : registry.users[user];
-  const res = await fetch(url, password === undefined || user === undefined ? {} : { headers: { Authorization: basic(user, password) } });
+  const res = await fetch(
+    url,
+    password === undefined || user === undefined ? {} : { headers: { Authorization: basic(user, password) } },
+  );
   expect(res.status).toBe(200);
   const body = (await res.json()) as { token?: string; access_token?: string };
   return body.token ?? body.access_token ?? '';
@@ -56,7 +64,11 @@ describe('plain registry', () => {
   });
 
   it('serves a pushed single-platform image by tag with its digest, but only to a client that accepts OCI', async () => {
-    const pushed = await pushImage(registry, { repository: 'team/app', tags: ['1.0', 'latest'], created: '2024-01-02T03:04:05Z' });
+    const pushed = await pushImage(registry, {
+      repository: 'team/app',
+      tags: ['1.0', 'latest'],
+      created: '2024-01-02T03:04:05Z',
+    });
     expect(pushed.mediaType).toBe(OCI_MANIFEST);
     expect(pushed.platformDigests).toEqual({ 'linux/amd64': pushed.digest });
 
@@ -66,12 +78,16 @@ describe('plain registry', () => {
     expect(res.headers.get('docker-content-digest')).toBe(pushed.digest);
     const manifest = await res.arrayBuffer();
     expect(sha256(manifest)).toBe(pushed.digest);
-    const configDigest = (JSON.parse(Buffer.from(manifest).toString('utf8')) as { config: { digest: string } }).config.digest;
+    const configDigest = (JSON.parse(Buffer.from(manifest).toString('utf8')) as { config: { digest: string } }).config
+      .digest;
     expect(configDigest).toBe(pushed.configDigests['linux/amd64']);
     const config = await fetch(`${registry.url}/v2/team/app/blobs/${configDigest}`).then((r) => r.json());
     expect(config).toMatchObject({ created: '2024-01-02T03:04:05Z', os: 'linux', architecture: 'amd64' });
 
-    const head = await fetch(`${registry.url}/v2/team/app/manifests/latest`, { method: 'HEAD', headers: { Accept: ACCEPT } });
+    const head = await fetch(`${registry.url}/v2/team/app/manifests/latest`, {
+      method: 'HEAD',
+      headers: { Accept: ACCEPT },
+    });
     expect(head.headers.get('docker-content-digest')).toBe(pushed.digest);
     const dockerOnly = await fetch(`${registry.url}/v2/team/app/manifests/1.0`, {
       headers: { Accept: 'application/vnd.docker.distribution.manifest.v2+json' },
@@ -81,7 +97,12 @@ describe('plain registry', () => {
   });
 
   it('lists every platform and buildx-style attestation in a multi-arch index', async () => {
-    const pushed = await pushImage(registry, { repository: 'team/multi', tags: ['2.0'], platforms: [AMD64, ARM64], attestations: true });
+    const pushed = await pushImage(registry, {
+      repository: 'team/multi',
+      tags: ['2.0'],
+      platforms: [AMD64, ARM64],
+      attestations: true,
+    });
     const res = await fetch(`${registry.url}/v2/team/multi/manifests/2.0`, { headers: { Accept: ACCEPT } });
     expect(res.headers.get('docker-content-digest')).toBe(pushed.digest);
     const index = (await res.json()) as IndexBody;
@@ -97,21 +118,37 @@ describe('plain registry', () => {
       'vnd.docker.reference.type': 'attestation-manifest',
     });
     for (const child of index.manifests) {
-      const fetched = await fetch(`${registry.url}/v2/team/multi/manifests/${child.digest}`, { headers: { Accept: ACCEPT } });
+      const fetched = await fetch(`${registry.url}/v2/team/multi/manifests/${child.digest}`, {
+        headers: { Accept: ACCEPT },
+      });
       expect(fetched.headers.get('docker-content-digest')).toBe(child.digest);
     }
   });
 
   it('nests an index, writes Docker media types, and changes digests with the layer seed', async () => {
-    const nested = await pushImage(registry, { repository: 'team/nested', tags: ['1'], platforms: [AMD64, ARM64], nestedIndex: true });
-    const get = (ref: string) => fetch(`${registry.url}/v2/team/nested/manifests/${ref}`, { headers: { Accept: ACCEPT } });
+    const nested = await pushImage(registry, {
+      repository: 'team/nested',
+      tags: ['1'],
+      platforms: [AMD64, ARM64],
+      nestedIndex: true,
+    });
+    const get = (ref: string) =>
+      fetch(`${registry.url}/v2/team/nested/manifests/${ref}`, { headers: { Accept: ACCEPT } });
     const top = (await get('1').then((r) => r.json())) as IndexBody;
     expect(top.manifests.map((m) => m.mediaType)).toEqual([OCI_INDEX]);
     const inner = (await get(top.manifests[0]!.digest).then((r) => r.json())) as IndexBody;
-    expect(inner.manifests.map((m) => m.digest)).toEqual([nested.platformDigests['linux/amd64'], nested.platformDigests['linux/arm64/v8']]);
+    expect(inner.manifests.map((m) => m.digest)).toEqual([
+      nested.platformDigests['linux/amd64'],
+      nested.platformDigests['linux/arm64/v8'],
+    ]);
     expect(nested.digest).not.toBe(top.manifests[0]!.digest);
 
-    const docker = await pushImage(registry, { repository: 'team/docker', tags: ['1'], platforms: [AMD64, ARM64], format: 'docker' });
+    const docker = await pushImage(registry, {
+      repository: 'team/docker',
+      tags: ['1'],
+      platforms: [AMD64, ARM64],
+      format: 'docker',
+    });
     expect(docker.mediaType).toBe('application/vnd.docker.distribution.manifest.list.v2+json');
     const rebuilt = await pushImage(registry, {
       repository: 'team/docker',
@@ -122,7 +159,10 @@ describe('plain registry', () => {
     });
     expect(rebuilt.digest).not.toBe(docker.digest);
     expect(rebuilt.platformDigests['linux/amd64']).not.toBe(docker.platformDigests['linux/amd64']);
-    const res = await fetch(`${registry.url}/v2/team/docker/manifests/1`, { method: 'HEAD', headers: { Accept: ACCEPT } });
+    const res = await fetch(`${registry.url}/v2/team/docker/manifests/1`, {
+      method: 'HEAD',
+      headers: { Accept: ACCEPT },
+    });
     expect(res.headers.get('docker-content-digest')).toBe(rebuilt.digest);
   });
 
@@ -131,7 +171,10 @@ describe('plain registry', () => {
     await deleteManifest(registry, 'team/gone', pushed.digest);
     const res = await fetch(`${registry.url}/v2/team/gone/manifests/1`, { headers: { Accept: ACCEPT } });
     expect(res.status).toBe(404);
-    expect(await fetch(`${registry.url}/v2/team/gone/tags/list`).then((r) => r.json())).toEqual({ name: 'team/gone', tags: null });
+    expect(await fetch(`${registry.url}/v2/team/gone/tags/list`).then((r) => r.json())).toEqual({
+      name: 'team/gone',
+      tags: null,
+    });
   });
 
   it('takes 1,000 tags from pushManyTags and lists them all, unsorted and unpaged', async () => {
@@ -145,7 +188,10 @@ describe('plain registry', () => {
     const listed = ((await res.json()) as { tags: string[] }).tags;
     expect(listed).toHaveLength(1_000);
     expect([...listed].sort()).toEqual([...tags].sort());
-    const head = await fetch(`${registry.url}/v2/team/many/manifests/1.999.0`, { method: 'HEAD', headers: { Accept: ACCEPT } });
+    const head = await fetch(`${registry.url}/v2/team/many/manifests/1.999.0`, {
+      method: 'HEAD',
+      headers: { Accept: ACCEPT },
+    });
     expect(head.headers.get('docker-content-digest')).toBe(pushed.digest);
   });
 
@@ -171,8 +217,12 @@ describe('basic-auth registry', () => {
 
     const pushed = await pushImage(registry, { repository: 'private/app', tags: ['1.0'] });
     const url = `${registry.url}/v2/private/app/manifests/1.0`;
-    expect((await fetch(url, { headers: { Accept: ACCEPT, Authorization: basic('alice', 'wrong') } })).status).toBe(401);
-    expect((await fetch(url, { headers: { Accept: ACCEPT, Authorization: basic('mallory', 's3cret') } })).status).toBe(401);
+    expect((await fetch(url, { headers: { Accept: ACCEPT, Authorization: basic('alice', 'wrong') } })).status).toBe(
+      401,
+    );
+    expect((await fetch(url, { headers: { Accept: ACCEPT, Authorization: basic('mallory', 's3cret') } })).status).toBe(
+      401,
+    );
     const res = await fetch(url, { headers: { Accept: ACCEPT, Authorization: basic('bob', 'hunter2') } });
     expect(res.status).toBe(200);
     expect(res.headers.get('docker-content-digest')).toBe(pushed.digest);
@@ -189,7 +239,9 @@ describe('token-auth registry', () => {
   it('challenges with Bearer, naming the realm, the service and the scope a request needs', async () => {
     const ping = await fetch(`${registry.url}/v2/`);
     expect(ping.status).toBe(401);
-    expect(ping.headers.get('www-authenticate')).toBe(`Bearer realm="${registry.tokenServer!.url}",service="test-registry"`);
+    expect(ping.headers.get('www-authenticate')).toBe(
+      `Bearer realm="${registry.tokenServer!.url}",service="test-registry"`,
+    );
     const pull = await fetch(`${registry.url}/v2/some/repo/manifests/1`, { headers: { Accept: ACCEPT } });
     expect(pull.headers.get('www-authenticate')).toContain('scope="repository:some/repo:pull"');
   });
@@ -198,7 +250,11 @@ describe('token-auth registry', () => {
     registry.tokenServer!.requests = 0;
     const pushed = await pushImage(registry, { repository: 'library/app', tags: ['1.0'] });
     expect(registry.tokenServer!.requests).toBe(1);
-    expect(registry.tokenServer!.log.at(-1)).toEqual({ user: 'tester', scopes: ['repository:library/app:pull,push'], status: 200 });
+    expect(registry.tokenServer!.log.at(-1)).toEqual({
+      user: 'tester',
+      scopes: ['repository:library/app:pull,push'],
+      status: 200,
+    });
 
     const anonymous = await fetchToken(registry, 'repository:library/app:pull,push');
     const headers = { Accept: ACCEPT, Authorization: `Bearer ${anonymous}` };
@@ -223,11 +279,17 @@ describe('token-auth registry', () => {
       tokenServer.mode = 'fail-500';
       expect((await fetch(url)).status).toBe(500);
       tokenServer.mode = 'no-expires-in';
-      expect(Object.keys(await fetch(url).then((r) => r.json())).sort()).toEqual(['access_token', 'issued_at', 'token']);
+      expect(Object.keys(await fetch(url).then((r) => r.json())).sort()).toEqual([
+        'access_token',
+        'issued_at',
+        'token',
+      ]);
       tokenServer.mode = 'access-token-only';
       const body = (await fetch(url).then((r) => r.json())) as { access_token: string };
       expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'issued_at']);
-      const pull = await fetch(`${registry.url}/v2/library/app/tags/list`, { headers: { Authorization: `Bearer ${body.access_token}` } });
+      const pull = await fetch(`${registry.url}/v2/library/app/tags/list`, {
+        headers: { Authorization: `Bearer ${body.access_token}` },
+      });
       expect(pull.status).toBe(200);
     } finally {
       tokenServer.mode = 'normal';

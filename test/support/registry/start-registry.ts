@@ -98,7 +98,8 @@ let exitHookInstalled = false;
 
 export async function startRegistry(options: StartRegistryOptions): Promise<TestRegistry> {
   for (const binary of [REGISTRY_BINARY, HTPASSWD_BINARY, OPENSSL_BINARY]) {
-    if (!existsSync(binary)) throw new Error(`${binary} not found; run \`node scripts/ensure-testbed.mjs\` to install it`);
+    if (!existsSync(binary))
+      throw new Error(`${binary} not found; run \`node scripts/ensure-testbed.mjs\` to install it`);
   }
   const { variant } = options;
   const users = variant === 'basic' || variant === 'token' ? (options.users ?? DEFAULT_USERS) : {};
@@ -111,7 +112,13 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Test
     const caFile = variant === 'tls' ? join(dir, 'server.crt') : undefined;
     const ca = caFile ? await readFile(caFile, 'utf8') : undefined;
     const logFile = join(dir, 'registry.log');
-    const { child, port } = await spawnOnFreePort(dir, logFile, { auth, tls, scheme, ca, notifications: options.notifications ?? [] });
+    const { child, port } = await spawnOnFreePort(dir, logFile, {
+      auth,
+      tls,
+      scheme,
+      ca,
+      notifications: options.notifications ?? [],
+    });
     const host = `127.0.0.1:${port}`;
     return {
       url: `${scheme}://${host}`,
@@ -141,22 +148,47 @@ interface PreparedVariant {
 }
 
 /** Writes what the variant's config section points to (htpasswd, certificates) and starts its token server. */
-async function prepareVariant(variant: RegistryVariant, dir: string, users: Record<string, string>): Promise<PreparedVariant> {
+async function prepareVariant(
+  variant: RegistryVariant,
+  dir: string,
+  users: Record<string, string>,
+): Promise<PreparedVariant> {
   if (variant === 'basic') {
     // The registry accepts only bcrypt entries, hence htpasswd -B rather than a hash made here.
-    const lines = Object.entries(users).map(([user, password]) => run(HTPASSWD_BINARY, ['-Bbn', user, password]).trim());
+    const lines = Object.entries(users).map(([user, password]) =>
+      run(HTPASSWD_BINARY, ['-Bbn', user, password]).trim(),
+    );
     await writeFile(join(dir, 'htpasswd'), `${lines.join('\n')}\n`);
     return { auth: { htpasswd: { realm: 'test-registry', path: join(dir, 'htpasswd') } }, tls: {} };
   }
   if (variant === 'token') {
     selfSignedCertificate(dir, 'token', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], 'test-token-signer');
-    const [keyPem, certPem] = await Promise.all([readFile(join(dir, 'token.key'), 'utf8'), readFile(join(dir, 'token.crt'), 'utf8')]);
-    const tokenServer = await startTokenServer({ issuer: TOKEN_ISSUER, service: TOKEN_SERVICE, keyPem, certPem, users });
-    const token = { realm: tokenServer.url, service: TOKEN_SERVICE, issuer: TOKEN_ISSUER, rootcertbundle: join(dir, 'token.crt') };
+    const [keyPem, certPem] = await Promise.all([
+      readFile(join(dir, 'token.key'), 'utf8'),
+      readFile(join(dir, 'token.crt'), 'utf8'),
+    ]);
+    const tokenServer = await startTokenServer({
+      issuer: TOKEN_ISSUER,
+      service: TOKEN_SERVICE,
+      keyPem,
+      certPem,
+      users,
+    });
+    const token = {
+      realm: tokenServer.url,
+      service: TOKEN_SERVICE,
+      issuer: TOKEN_ISSUER,
+      rootcertbundle: join(dir, 'token.crt'),
+    };
     return { auth: { token }, tls: {}, tokenServer };
   }
   if (variant === 'tls') {
-    selfSignedCertificate(dir, 'server', ['-newkey', 'rsa:2048', '-addext', 'subjectAltName=IP:127.0.0.1'], '127.0.0.1');
+    selfSignedCertificate(
+      dir,
+      'server',
+      ['-newkey', 'rsa:2048', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      '127.0.0.1',
+    );
     return { auth: {}, tls: { certificate: join(dir, 'server.crt'), key: join(dir, 'server.key') } };
   }
   return { auth: {}, tls: {} };
@@ -171,7 +203,11 @@ interface SpawnSettings {
 }
 
 /** The port is free when probed but another process may take it before the registry binds: retry then. */
-async function spawnOnFreePort(dir: string, logFile: string, settings: SpawnSettings): Promise<{ child: ChildProcess; port: number }> {
+async function spawnOnFreePort(
+  dir: string,
+  logFile: string,
+  settings: SpawnSettings,
+): Promise<{ child: ChildProcess; port: number }> {
   for (let attempt = 1; ; attempt += 1) {
     const port = await findFreePort();
     const configFile = join(dir, 'config.yml');

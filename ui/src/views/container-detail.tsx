@@ -16,7 +16,11 @@ export function ContainerDetail({ id }: { id: string }) {
   useEffect(() => {
     if (container || !containersLoaded.value) return;
     // Not in the store (yet): ask for it once; a 404 means it is gone.
-    api.container(id).then(putContainer, (failure: ApiError) => (failure.status === 404 ? setMissing(true) : setError(failure.message)));
+    api
+      .container(id)
+      .then(putContainer, (failure: ApiError) =>
+        failure.status === 404 ? setMissing(true) : setError(failure.message),
+      );
   }, [id, containersLoaded.value]);
 
   if (!container) {

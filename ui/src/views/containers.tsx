@@ -32,7 +32,8 @@ function readFilters(): Filters {
 
 function writeFilters(filters: Filters): void {
   const query = new URLSearchParams();
-  for (const key of ['q', 'watcher', 'agent', 'status', 'kind'] as const) if (filters[key]) query.set(key, filters[key]);
+  for (const key of ['q', 'watcher', 'agent', 'status', 'kind'] as const)
+    if (filters[key]) query.set(key, filters[key]);
   if (filters.updates) query.set('updates', '1');
   if (filters.page > 1) query.set('page', String(filters.page));
   const search = query.toString();
@@ -43,7 +44,8 @@ function writeFilters(filters: Filters): void {
 function matches(c: Container, f: Filters): boolean {
   if (f.watcher && c.watcher !== f.watcher) return false;
   if (f.agent && (f.agent === '-' ? c.agent !== undefined : c.agent !== f.agent)) return false;
-  if (f.status === 'stopped' ? c.status !== 'exited' && c.status !== 'created' : f.status && c.status !== f.status) return false;
+  if (f.status === 'stopped' ? c.status !== 'exited' && c.status !== 'created' : f.status && c.status !== f.status)
+    return false;
   if ((f.updates || f.kind) && !c.updateAvailable) return false;
   if (f.kind && updateKindOf(c) !== f.kind) return false;
   const q = f.q.trim().toLowerCase();
@@ -71,7 +73,13 @@ export function Containers() {
         <form class="filters" onSubmit={(event) => event.preventDefault()}>
           <label>
             Search
-            <input type="search" name="q" value={filters.q} placeholder="name or image" onInput={(e) => set({ q: text(e) })} />
+            <input
+              type="search"
+              name="q"
+              value={filters.q}
+              placeholder="name or image"
+              onInput={(e) => set({ q: text(e) })}
+            />
           </label>
           <label>
             Watcher
@@ -176,13 +184,23 @@ export function Containers() {
       </table>
       {pages > 1 && (
         <nav class="pager" aria-label="Pages">
-          <button type="button" class="secondary" disabled={page <= 1} onClick={() => writeFilters({ ...filters, page: page - 1 })}>
+          <button
+            type="button"
+            class="secondary"
+            disabled={page <= 1}
+            onClick={() => writeFilters({ ...filters, page: page - 1 })}
+          >
             Previous
           </button>
           <span>
             Page {page} of {pages}
           </span>
-          <button type="button" class="secondary" disabled={page >= pages} onClick={() => writeFilters({ ...filters, page: page + 1 })}>
+          <button
+            type="button"
+            class="secondary"
+            disabled={page >= pages}
+            onClick={() => writeFilters({ ...filters, page: page + 1 })}
+          >
             Next
           </button>
         </nav>

@@ -83,10 +83,14 @@ export function redisConnectionOptions(url: string): RedisOptions {
   }
   if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') return { url };
   if (parsed.protocol !== 'unix:') {
-    throw new Error(`store.redis: DD_STORE_URL must start with redis://, rediss:// or unix:// (got ${parsed.protocol}//)`);
+    throw new Error(
+      `store.redis: DD_STORE_URL must start with redis://, rediss:// or unix:// (got ${parsed.protocol}//)`,
+    );
   }
   if (parsed.host !== '' || parsed.pathname.length < 2) {
-    throw new Error('store.redis: a unix DD_STORE_URL needs an absolute socket path, as in unix:///run/redis/redis.sock');
+    throw new Error(
+      'store.redis: a unix DD_STORE_URL needs an absolute socket path, as in unix:///run/redis/redis.sock',
+    );
   }
   const options: RedisOptions = { path: decodeURIComponent(parsed.pathname) };
   const db = parsed.searchParams.get('db');

@@ -183,7 +183,8 @@ function encodeSegment(segment: string): string {
     throw invalidSegment(segment, 'it has malformed unicode', error);
   }
   if (encoded.startsWith('.')) encoded = `%2E${encoded.slice(1)}`;
-  if (encoded.endsWith(RECORD_SUFFIX)) encoded = `${encoded.slice(0, -RECORD_SUFFIX.length)}%2E${RECORD_SUFFIX.slice(1)}`;
+  if (encoded.endsWith(RECORD_SUFFIX))
+    encoded = `${encoded.slice(0, -RECORD_SUFFIX.length)}%2E${RECORD_SUFFIX.slice(1)}`;
   return encoded;
 }
 

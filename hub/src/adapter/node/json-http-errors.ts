@@ -25,7 +25,8 @@ function rawJsonResponse(status: number, message: string): string {
 export function jsonErrorServerFactory(fetch: FetchCallback, hostname: string) {
   const listener = getRequestListener(fetch, {
     hostname,
-    errorHandler: (error) => Response.json(errorBody(400, `Malformed request: ${clip((error as Error).message)}`), { status: 400 }),
+    errorHandler: (error) =>
+      Response.json(errorBody(400, `Malformed request: ${clip((error as Error).message)}`), { status: 400 }),
   });
   // node-server calls it as createServer(options, itsListener); ours replaces its listener.
   return ((options: ServerOptions) => createServer(options, listener)) as unknown as typeof createServer;
@@ -43,7 +44,9 @@ export function answerParserErrorsInJson(server: Server): void {
       return;
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    socket.end(rawJsonResponse(tooLarge ? 431 : 400, tooLarge ? 'Request headers are too large' : 'Malformed HTTP request'));
+    socket.end(
+      rawJsonResponse(tooLarge ? 431 : 400, tooLarge ? 'Request headers are too large' : 'Malformed HTTP request'),
+    );
   });
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.end(rawJsonResponse(405, 'CONNECT is not supported'));

@@ -5,7 +5,8 @@ import { UiBundleSchema, type UiSource } from '../../ui/ui-bundle';
 
 /** Where scripts/build-ui.mjs writes the UI (the repository's dist/ui). */
 export const UI_BUNDLE_FILE = fileURLToPath(new URL('../../../../dist/ui/ui-bundle.json', import.meta.url));
-const HOW_TO_BUILD = 'Build it with `npm run build:ui` (node scripts/build-ui.mjs) and restart the hub; `npm start` does both.';
+const HOW_TO_BUILD =
+  'Build it with `npm run build:ui` (node scripts/build-ui.mjs) and restart the hub; `npm start` does both.';
 
 /** Reads the built UI; a missing or damaged build is a clear message on the page, never a failed start. */
 export function loadUiBundle(file = UI_BUNDLE_FILE): UiSource {
@@ -14,7 +15,9 @@ export function loadUiBundle(file = UI_BUNDLE_FILE): UiSource {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    return { unavailable: `${missing ? `${file} does not exist` : `cannot read ${file}: ${(error as Error).message}`}. ${HOW_TO_BUILD}` };
+    return {
+      unavailable: `${missing ? `${file} does not exist` : `cannot read ${file}: ${(error as Error).message}`}. ${HOW_TO_BUILD}`,
+    };
   }
   let json: unknown;
   try {

@@ -20,6 +20,9 @@ export function createRegistryFetchFactory(): (connection: ProviderConnection) =
     }
     const dispatcher = agent;
     return (input, init) =>
-      undiciFetch(input, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+      undiciFetch(input, {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        dispatcher,
+      }) as unknown as Promise<Response>;
   };
 }

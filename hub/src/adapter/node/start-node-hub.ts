@@ -44,7 +44,10 @@ export interface StartNodeHubOptions {
   /** Where log lines go; pino on stdout by default. */
   sink?: LogSink;
   /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
-  deps?: Pick<Partial<HubInput>, 'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui'>;
+  deps?: Pick<
+    Partial<HubInput>,
+    'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui'
+  >;
 }
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
@@ -84,7 +87,11 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const config = loadHubConfig(options.env, readTextFile);
   const authorizedKeys = readAuthorizedKeys(config);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
-  const logger = createLogger({ level: config.log.level, ring: logRing, sink: options.sink ?? createPinoSink(config.log.format) });
+  const logger = createLogger({
+    level: config.log.level,
+    ring: logRing,
+    sink: options.sink ?? createPinoSink(config.log.format),
+  });
   const registries = await loadRegistryProvidersFromEnv(options.env, readTextFile, {
     now: Date.now,
     fetch: (input, init) => fetch(input, init),
@@ -99,7 +106,10 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
 
   // Lets refused upgrades carry their JSON error body; the hub's routes upgrade through it. The
   // hub is only called once requests arrive, after it exists.
-  const upgrades = answerRefusedUpgrades((request, env) => hub.app.fetch(request, env), upgradeWebSocket as UpgradeWebSocket<unknown>);
+  const upgrades = answerRefusedUpgrades(
+    (request, env) => hub.app.fetch(request, env),
+    upgradeWebSocket as UpgradeWebSocket<unknown>,
+  );
   const hub = composeHub({
     config,
     storage,
@@ -137,7 +147,9 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   // receive nothing of substance, so the small cap costs them nothing.
   const wss = new WebSocketServer({ noServer: true, maxPayload: EDGE_SIGN_IN_MAX_FRAME_BYTES, handleProtocols });
   // node-server types `noServer` as required boolean; ws's own options type has it optional.
-  const websocketServer = wss as unknown as Parameters<typeof serve>[0] extends { websocket?: { server: infer S } } ? S : never;
+  const websocketServer = wss as unknown as Parameters<typeof serve>[0] extends { websocket?: { server: infer S } }
+    ? S
+    : never;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve(
       {

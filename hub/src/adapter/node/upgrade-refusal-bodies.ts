@@ -93,7 +93,11 @@ async function boundedText(response: Response): Promise<string> {
 function writeRefusal(incoming: IncomingMessage, status: number, headers: Headers, body: string): void {
   const socket = incoming.socket;
   if (socket.destroyed) return;
-  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`];
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'Connection: close',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
   headers.forEach((value, key) => {
     if (!SKIPPED_HEADERS.has(key.toLowerCase())) lines.push(`${key}: ${value}`);
   });

@@ -8,7 +8,12 @@ import { setWsFrameLimit } from './ws-frame-limit';
 const SMALL = 1024;
 
 const contextOf = (ws: WebSocket) =>
-  new WSContext({ raw: ws, send: (data) => ws.send(data), close: (code, reason) => ws.close(code, reason), readyState: 1 });
+  new WSContext({
+    raw: ws,
+    send: (data) => ws.send(data),
+    close: (code, reason) => ws.close(code, reason),
+    readyState: 1,
+  });
 
 let server: WebSocketServer | undefined;
 

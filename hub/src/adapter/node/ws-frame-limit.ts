@@ -23,7 +23,9 @@ interface WsReceiver {
 export function setWsFrameLimit(ws: WSContext, maxBytes: number): void {
   const receiver = (ws.raw as { _receiver?: Partial<WsReceiver> | null } | undefined)?._receiver;
   if (typeof receiver?._maxPayload !== 'number') {
-    throw new Error('ws: no per-socket frame cap (_receiver._maxPayload) on this socket; see hub/src/adapter/node/ws-frame-limit.ts');
+    throw new Error(
+      'ws: no per-socket frame cap (_receiver._maxPayload) on this socket; see hub/src/adapter/node/ws-frame-limit.ts',
+    );
   }
   receiver._maxPayload = maxBytes;
 }

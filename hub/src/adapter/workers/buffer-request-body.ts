@@ -8,7 +8,11 @@ const DRAIN_FACTOR = 8;
  * in all: a client still uploading when the answer comes back and the connection closes gets a
  * reset instead of that answer. Beyond `drain` the rest is left unread.
  */
-async function readBody(stream: ReadableStream<Uint8Array>, keep: number, drain: number): Promise<Uint8Array<ArrayBuffer>> {
+async function readBody(
+  stream: ReadableStream<Uint8Array>,
+  keep: number,
+  drain: number,
+): Promise<Uint8Array<ArrayBuffer>> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -60,6 +64,7 @@ export async function withBufferedBody(request: Request, maxBytes: number): Prom
   headers.delete('transfer-encoding');
   // A GET or HEAD goes on without its body: the hub reads none there, and the Request constructor
   // refuses one (or any request made from one that had a body) for those methods.
-  if (request.method === 'GET' || request.method === 'HEAD') return new Request(request.url, { method: request.method, headers });
+  if (request.method === 'GET' || request.method === 'HEAD')
+    return new Request(request.url, { method: request.method, headers });
   return new Request(request, { headers, body });
 }

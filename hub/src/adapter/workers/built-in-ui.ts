@@ -5,5 +5,6 @@ import type { UiSource } from '../../ui/ui-bundle';
  * dist/ui/ui-bundle.json (built by scripts/build-ui.mjs). Unbundled, there is none to serve.
  */
 export const builtInUi: UiSource = {
-  unavailable: 'This Worker was bundled without the web UI. Bundle it with scripts/build-workers.mjs, which builds the UI first.',
+  unavailable:
+    'This Worker was bundled without the web UI. Bundle it with scripts/build-workers.mjs, which builds the UI first.',
 };

@@ -30,7 +30,11 @@ export const durableObjectDriver = defineDriver((options: DurableObjectDriverOpt
     const keys: string[] = [];
     let startAfter: string | undefined;
     for (;;) {
-      const page = await storage.list({ prefix: base, limit: LIST_PAGE, ...(startAfter === undefined ? {} : { startAfter }) });
+      const page = await storage.list({
+        prefix: base,
+        limit: LIST_PAGE,
+        ...(startAfter === undefined ? {} : { startAfter }),
+      });
       keys.push(...page.keys());
       if (page.size < LIST_PAGE) return keys;
       startAfter = keys[keys.length - 1];

@@ -81,7 +81,9 @@ export class HubDurableObject {
         this.refuse(error);
         return;
       }
-      await this.hub.start().catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message }));
+      await this.hub
+        .start()
+        .catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message }));
     });
   }
 
@@ -94,6 +96,9 @@ export class HubDurableObject {
 
   fetch(request: Request): Response | Promise<Response> {
     if (this.hub) return this.hub.app.fetch(request);
-    return Response.json(errorBody(500, this.configError), { status: 500, headers: { 'x-request-id': crypto.randomUUID() } });
+    return Response.json(errorBody(500, this.configError), {
+      status: 500,
+      headers: { 'x-request-id': crypto.randomUUID() },
+    });
   }
 }

@@ -19,7 +19,11 @@ const Keys = v.pipe(
     /** What the body is written in. */
     format: v.optional(choice(['text', 'markdown', 'html']), 'text'),
   }),
-  requireWith('key', (c) => (c.key === undefined) !== (c.urls === undefined), 'set KEY (a saved configuration) or URLS, one of them'),
+  requireWith(
+    'key',
+    (c) => (c.key === undefined) !== (c.urls === undefined),
+    'set KEY (a saved configuration) or URLS, one of them',
+  ),
   requireWith('tag', (c) => c.tag === undefined || c.key !== undefined, 'applies to a saved configuration (KEY) only'),
 );
 type AppriseConfig = v.InferOutput<typeof Keys>;
@@ -38,8 +42,12 @@ export const appriseProvider: NotificationProviderDefinition<AppriseConfig> = {
   keys: Keys,
   secretKeys: ['urls'],
   create(config, name) {
-    const target = { component: `apprise.${name}`, secrets: secretFragments([config.urls, ...(config.urls?.split(/[\s,]+/) ?? [])]) };
-    const url = config.key !== undefined ? joinUrl(config.url, `/notify/${config.key}`) : joinUrl(config.url, '/notify/');
+    const target = {
+      component: `apprise.${name}`,
+      secrets: secretFragments([config.urls, ...(config.urls?.split(/[\s,]+/) ?? [])]),
+    };
+    const url =
+      config.key !== undefined ? joinUrl(config.url, `/notify/${config.key}`) : joinUrl(config.url, '/notify/');
     return {
       secrets: target.secrets,
       async send(message, context) {

@@ -39,7 +39,11 @@ const MAX_EXCERPT = 300;
  * are not followed: a webhook that moved is a configuration to fix, and following would resend the
  * body (and perhaps credentials) to a host nobody configured.
  */
-export async function deliverHttp(context: DeliveryContext, target: DeliveryTarget, request: HttpDeliveryRequest): Promise<HttpAnswer> {
+export async function deliverHttp(
+  context: DeliveryContext,
+  target: DeliveryTarget,
+  request: HttpDeliveryRequest,
+): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...request.headers };
   let body: string | undefined;
   if (request.json !== undefined) {
@@ -70,7 +74,8 @@ export async function deliverHttp(context: DeliveryContext, target: DeliveryTarg
   if (response.status >= 200 && response.status < 300) return { status: response.status, text };
   throw answerError(target, response.status, text, {
     retryable: (request.isRetryable ?? isRetryableStatus)(response.status),
-    retryAfterMs: retryAfter(response.headers.get('retry-after'), context.now()) ?? bodyHint(text, request.retryAfterFromBody),
+    retryAfterMs:
+      retryAfter(response.headers.get('retry-after'), context.now()) ?? bodyHint(text, request.retryAfterFromBody),
   });
 }
 

@@ -16,12 +16,14 @@ function parseHeaders(raw: string): Record<string, string> | string {
   } catch {
     return 'must be a JSON object of header names to values, e.g. {"X-Api-Key":"…"}';
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object of header names to values';
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'must be a JSON object of header names to values';
   const headers: Record<string, string> = {};
   for (const [name, headerValue] of Object.entries(value)) {
     if (!HEADER_NAME.test(name)) return `"${name.slice(0, 40)}" is not a valid header name`;
     if (RESERVED_HEADERS.has(name.toLowerCase())) return `${name} is set by the trigger and cannot be configured`;
-    if (typeof headerValue !== 'string' || /[\r\n\0]/.test(headerValue)) return `the value of ${name} must be a string on one line`;
+    if (typeof headerValue !== 'string' || /[\r\n\0]/.test(headerValue))
+      return `the value of ${name} must be a string on one line`;
     headers[name.toLowerCase()] = headerValue;
   }
   return headers;
@@ -52,7 +54,11 @@ const Keys = v.pipe(
     /** Extra headers as a JSON object: `{"X-Api-Key":"…"}`. Every value is treated as a secret. */
     headers: v.optional(HeadersKey),
   }),
-  requireWith('password', (c) => (c.user === undefined) === (c.password === undefined), 'USER and PASSWORD go together'),
+  requireWith(
+    'password',
+    (c) => (c.user === undefined) === (c.password === undefined),
+    'USER and PASSWORD go together',
+  ),
   requireWith('bearer', (c) => c.bearer === undefined || c.user === undefined, 'use BEARER or USER/PASSWORD, not both'),
   requireWith(
     'headers',

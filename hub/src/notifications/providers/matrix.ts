@@ -30,7 +30,10 @@ export const matrixProvider: NotificationProviderDefinition<MatrixConfig> = {
   secretKeys: ['token'],
   create(config, name) {
     const target = { component: `matrix.${name}`, secrets: secretFragments([config.token]) };
-    const base = joinUrl(config.url, `/_matrix/client/v3/rooms/${encodeURIComponent(config.roomid)}/send/m.room.message/`);
+    const base = joinUrl(
+      config.url,
+      `/_matrix/client/v3/rooms/${encodeURIComponent(config.roomid)}/send/m.room.message/`,
+    );
     return {
       secrets: target.secrets,
       async send(message, context) {

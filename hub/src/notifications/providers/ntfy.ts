@@ -23,7 +23,11 @@ const Keys = v.pipe(
     /** `no`: the server does not keep the message for subscribers that connect later. */
     cache: v.optional(choice(['yes', 'no']), 'yes'),
   }),
-  requireWith('password', (c) => (c.user === undefined) === (c.password === undefined), 'USER and PASSWORD go together'),
+  requireWith(
+    'password',
+    (c) => (c.user === undefined) === (c.password === undefined),
+    'USER and PASSWORD go together',
+  ),
   requireWith('token', (c) => c.token === undefined || c.user === undefined, 'use TOKEN or USER/PASSWORD, not both'),
 );
 type NtfyConfig = v.InferOutput<typeof Keys>;

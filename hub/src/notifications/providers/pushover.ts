@@ -14,7 +14,9 @@ const Keys = v.pipe(
     /** The user or group key. */
     user: v.pipe(text(), v.regex(PUSHOVER_KEY, 'must be a 30-character Pushover user or group key')),
     /** Device names (comma-separated); all of the user's devices when absent. */
-    device: v.optional(v.pipe(text(), v.regex(/^[\w-]{1,25}(,[\w-]{1,25})*$/, 'must be device names, comma-separated'))),
+    device: v.optional(
+      v.pipe(text(), v.regex(/^[\w-]{1,25}(,[\w-]{1,25})*$/, 'must be device names, comma-separated')),
+    ),
     /** -2 (no alert) to 2 (emergency: repeated until acknowledged). */
     priority: v.optional(integer(-2, 2)),
     /** Emergency priority only: seconds between repeats (at least 30)… */
@@ -40,7 +42,9 @@ export interface PushoverEndpoints {
  * `{status: 1, request}`, a refused message 4xx `{status: 0, errors: [...]}`, 429 over the monthly
  * limit, 5xx to be retried (no sooner than 5 s).
  */
-export function createPushoverProvider(endpoints: PushoverEndpoints = {}): NotificationProviderDefinition<PushoverConfig> {
+export function createPushoverProvider(
+  endpoints: PushoverEndpoints = {},
+): NotificationProviderDefinition<PushoverConfig> {
   const url = `${endpoints.apiUrl ?? 'https://api.pushover.net'}/1/messages.json`;
   return {
     type: 'pushover',

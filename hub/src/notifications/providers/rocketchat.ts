@@ -42,7 +42,9 @@ export const rocketchatProvider: NotificationProviderDefinition<RocketChatConfig
   secretKeys: ['url', 'token'],
   create(config, name) {
     const rest =
-      config.token !== undefined && config.userid !== undefined ? { 'x-auth-token': config.token, 'x-user-id': config.userid } : undefined;
+      config.token !== undefined && config.userid !== undefined
+        ? { 'x-auth-token': config.token, 'x-user-id': config.userid }
+        : undefined;
     const target = {
       component: `rocketchat.${name}`,
       // The base URL of the REST API is no secret; a webhook's URL is.

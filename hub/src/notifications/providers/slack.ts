@@ -14,13 +14,23 @@ const Keys = v.pipe(
     /** …and the channel it posts to (an id like `C0123456789`, or `#name`). */
     channel: v.optional(text()),
   }),
-  requireWith('url', (c) => (c.url === undefined) !== (c.token === undefined), 'set URL (a webhook) or TOKEN (a bot), one of them'),
+  requireWith(
+    'url',
+    (c) => (c.url === undefined) !== (c.token === undefined),
+    'set URL (a webhook) or TOKEN (a bot), one of them',
+  ),
   requireWith('channel', (c) => c.token === undefined || c.channel !== undefined, 'is required with TOKEN'),
 );
 type SlackConfig = v.InferOutput<typeof Keys>;
 
 /** Web API errors (answered with 200 and `ok: false`) that a later attempt may not meet again. */
-const TRANSIENT_API_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+const TRANSIENT_API_ERRORS = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
 
 /** Where the Web API lives; a test points it at its fixture. */
 export interface SlackEndpoints {
@@ -49,7 +59,9 @@ export function createSlackProvider(endpoints: SlackEndpoints = {}): Notificatio
         async send(message, context) {
           const body = escapeMrkdwn(message.body);
           const blocks = [
-            ...(message.title ? [{ type: 'header', text: { type: 'plain_text', text: truncate(message.title, 150), emoji: true } }] : []),
+            ...(message.title
+              ? [{ type: 'header', text: { type: 'plain_text', text: truncate(message.title, 150), emoji: true } }]
+              : []),
             ...(body ? [{ type: 'section', text: { type: 'mrkdwn', text: truncate(body, 3000) } }] : []),
           ];
           const fallback = [escapeMrkdwn(message.title), body].filter(Boolean).join('\n');

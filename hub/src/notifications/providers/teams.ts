@@ -32,7 +32,9 @@ export const teamsProvider: NotificationProviderDefinition<TeamsConfig> = {
       secrets: target.secrets,
       async send(message, context) {
         const body = [
-          ...(message.title ? [{ type: 'TextBlock', text: message.title, weight: 'Bolder', size: 'Medium', wrap: true }] : []),
+          ...(message.title
+            ? [{ type: 'TextBlock', text: message.title, weight: 'Bolder', size: 'Medium', wrap: true }]
+            : []),
           ...(message.body ? [{ type: 'TextBlock', text: message.body, wrap: true }] : []),
         ];
         await deliverHttp(context, target, {

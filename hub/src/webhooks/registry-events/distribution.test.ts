@@ -17,7 +17,13 @@ const PUSH_ENVELOPE = {
         repository: 'team/app',
         url: 'http://127.0.0.1:5000/v2/team/app/blobs/sha256:4f4fb700ef54461cfa02571ae0db9a0dc1e0cdb5577484a6d75e68dc38e8acc1',
       },
-      request: { id: 'a1', addr: '127.0.0.1:51234', host: '127.0.0.1:5000', method: 'PUT', useragent: 'docker/20.10.24' },
+      request: {
+        id: 'a1',
+        addr: '127.0.0.1:51234',
+        host: '127.0.0.1:5000',
+        method: 'PUT',
+        useragent: 'docker/20.10.24',
+      },
       actor: {},
       source: { addr: 'build-host:5000', instanceID: 'f0c5e1a2-0000-4000-8000-000000000001' },
     },
@@ -34,7 +40,13 @@ const PUSH_ENVELOPE = {
         url: 'http://127.0.0.1:5000/v2/team/app/manifests/sha256:9b0bc5c61d1f3a3b25d8f8a5a1f6f1b8e5e0c6a7b8c9d0e1f2a3b4c5d6e7f8a9',
         tag: '1.1.0',
       },
-      request: { id: 'a2', addr: '127.0.0.1:51234', host: '127.0.0.1:5000', method: 'PUT', useragent: 'docker/20.10.24' },
+      request: {
+        id: 'a2',
+        addr: '127.0.0.1:51234',
+        host: '127.0.0.1:5000',
+        method: 'PUT',
+        useragent: 'docker/20.10.24',
+      },
       actor: {},
       source: { addr: 'build-host:5000', instanceID: 'f0c5e1a2-0000-4000-8000-000000000001' },
     },
@@ -84,7 +96,11 @@ describe('distribution registry notifications', () => {
   });
 
   it('puts single-name Docker Hub repositories under library/, and counts malformed events as ignored', () => {
-    const hub = { action: 'push', target: { repository: 'nginx', tag: '1.27' }, request: { host: 'registry-1.docker.io' } };
+    const hub = {
+      action: 'push',
+      target: { repository: 'nginx', tag: '1.27' },
+      request: { host: 'registry-1.docker.io' },
+    };
     const broken = { action: 'push', target: { repository: '../../etc' } };
     expect(distributionFormat.parse({ events: [hub, broken, 'nonsense'] })).toEqual({
       images: [{ registry: 'docker.io', repository: 'library/nginx', tag: '1.27' }],

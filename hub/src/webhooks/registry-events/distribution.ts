@@ -1,5 +1,11 @@
 import * as v from 'valibot';
-import { hostOf, type ParsedRegistryEvent, type PushedImage, pushedImage, type RegistryEventFormat } from './pushed-image';
+import {
+  hostOf,
+  type ParsedRegistryEvent,
+  type PushedImage,
+  pushedImage,
+  type RegistryEventFormat,
+} from './pushed-image';
 
 /**
  * The distribution registry's own notifications (`registry:2`, Debian's docker-registry, and

@@ -21,7 +21,8 @@ export const dockerHubFormat: RegistryEventFormat = {
   parse(payload) {
     const { push_data, repository } = v.parse(DockerHubPayloadSchema, payload);
     const name =
-      repository.repo_name ?? (repository.namespace && repository.name ? `${repository.namespace}/${repository.name}` : undefined);
+      repository.repo_name ??
+      (repository.namespace && repository.name ? `${repository.namespace}/${repository.name}` : undefined);
     const image = pushedImage(DOCKER_HUB, name, push_data.tag);
     return image ? { images: [image], ignored: 0 } : { images: [], ignored: 1 };
   },

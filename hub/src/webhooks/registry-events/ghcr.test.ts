@@ -24,7 +24,13 @@ const PACKAGE_PUBLISHED = {
       metadata: [],
       container_metadata: {
         tag: { name: '1.3.0', digest: 'sha256:3da1996a8115d7616457760d9920b815241d0a03b34cf5f04e9a0e9d8de37498' },
-        labels: { description: '', source: 'https://github.com/Codertocat/hello-world', revision: '', image_url: '', licenses: '' },
+        labels: {
+          description: '',
+          source: 'https://github.com/Codertocat/hello-world',
+          revision: '',
+          image_url: '',
+          licenses: '',
+        },
         manifest: {
           digest: 'sha256:3da1996a8115d7616457760d9920b815241d0a03b34cf5f04e9a0e9d8de37498',
           media_type: 'application/vnd.oci.image.index.v1+json',
@@ -62,14 +68,21 @@ describe('GHCR package webhooks', () => {
 
   it('reads the older registry_package event alike', () => {
     const { package: pkg, ...rest } = PACKAGE_PUBLISHED;
-    expect(parseRegistryEvent({ ...rest, registry_package: pkg })).toEqual({ format: 'ghcr', images: EXPECTED, ignored: 0 });
+    expect(parseRegistryEvent({ ...rest, registry_package: pkg })).toEqual({
+      format: 'ghcr',
+      images: EXPECTED,
+      ignored: 0,
+    });
   });
 
   it('builds the name from owner and package when package_url is missing, and an untagged push has no tag', () => {
     const { package_url: _dropped, ...version } = PACKAGE_PUBLISHED.package.package_version;
     const untagged = {
       ...PACKAGE_PUBLISHED,
-      package: { ...PACKAGE_PUBLISHED.package, package_version: { ...version, container_metadata: { tag: { name: '', digest: '' } } } },
+      package: {
+        ...PACKAGE_PUBLISHED.package,
+        package_version: { ...version, container_metadata: { tag: { name: '', digest: '' } } },
+      },
     };
     expect(ghcrFormat.parse(untagged).images).toEqual([{ registry: 'ghcr.io', repository: 'codertocat/hello-world' }]);
   });

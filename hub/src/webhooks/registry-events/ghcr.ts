@@ -17,14 +17,22 @@ const PackageSchema = v.looseObject({
     v.looseObject({
       package_url: v.optional(v.string()),
       container_metadata: v.optional(
-        v.nullable(v.looseObject({ tag: v.optional(v.looseObject({ name: v.optional(v.string()), digest: v.optional(v.string()) })) })),
+        v.nullable(
+          v.looseObject({
+            tag: v.optional(v.looseObject({ name: v.optional(v.string()), digest: v.optional(v.string()) })),
+          }),
+        ),
       ),
     }),
   ),
 });
 
 const GhcrPayloadSchema = v.pipe(
-  v.looseObject({ action: v.string(), package: v.optional(PackageSchema), registry_package: v.optional(PackageSchema) }),
+  v.looseObject({
+    action: v.string(),
+    package: v.optional(PackageSchema),
+    registry_package: v.optional(PackageSchema),
+  }),
   v.check((payload) => payload.package !== undefined || payload.registry_package !== undefined),
 );
 
@@ -51,7 +59,8 @@ export const ghcrFormat: RegistryEventFormat = {
     const tag = tagged?.name || undefined;
     const fallbackName = pkg.owner?.login && pkg.name ? `${pkg.owner.login}/${pkg.name}` : undefined;
     const image: PushedImage | undefined =
-      pushedImageFromUrl(pkg.package_version?.package_url, tag, tagged?.digest) ?? pushedImage(GHCR, fallbackName, tag, tagged?.digest);
+      pushedImageFromUrl(pkg.package_version?.package_url, tag, tagged?.digest) ??
+      pushedImage(GHCR, fallbackName, tag, tagged?.digest);
     return image ? { images: [image], ignored: 0 } : { images: [], ignored: 1 };
   },
 };

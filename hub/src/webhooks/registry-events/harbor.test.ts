@@ -15,7 +15,13 @@ const HARBOR_DEFAULT = {
         resource_url: 'harbor.example.com/platform/api:v1.4.2',
       },
     ],
-    repository: { date_created: 1709280000, name: 'api', namespace: 'platform', repo_full_name: 'platform/api', repo_type: 'private' },
+    repository: {
+      date_created: 1709280000,
+      name: 'api',
+      namespace: 'platform',
+      repo_full_name: 'platform/api',
+      repo_type: 'private',
+    },
   },
 };
 

@@ -9,10 +9,20 @@ import { type PushedImage, pushedImage, pushedImageFromUrl, type RegistryEventFo
  */
 const DataSchema = v.looseObject({
   resources: v.optional(
-    v.array(v.looseObject({ tag: v.optional(v.string()), digest: v.optional(v.string()), resource_url: v.optional(v.string()) })),
+    v.array(
+      v.looseObject({
+        tag: v.optional(v.string()),
+        digest: v.optional(v.string()),
+        resource_url: v.optional(v.string()),
+      }),
+    ),
   ),
   repository: v.optional(
-    v.looseObject({ repo_full_name: v.optional(v.string()), namespace: v.optional(v.string()), name: v.optional(v.string()) }),
+    v.looseObject({
+      repo_full_name: v.optional(v.string()),
+      namespace: v.optional(v.string()),
+      name: v.optional(v.string()),
+    }),
   ),
 });
 
@@ -35,7 +45,8 @@ export const harborFormat: RegistryEventFormat = {
     for (const resource of data.resources ?? []) {
       // resource_url carries the host; without one the repository alone is matched.
       const image =
-        pushedImageFromUrl(resource.resource_url, resource.tag, resource.digest) ?? pushedImage(undefined, repository, resource.tag);
+        pushedImageFromUrl(resource.resource_url, resource.tag, resource.digest) ??
+        pushedImage(undefined, repository, resource.tag);
       if (image) images.push(image);
     }
     return { images, ignored: images.length === 0 ? 1 : 0 };

@@ -26,7 +26,13 @@ export interface RegistryEventFormat {
   parse(payload: unknown): ParsedRegistryEvent;
 }
 
-const DOCKER_HUB_HOSTS = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io', 'registry.hub.docker.com', 'hub.docker.com']);
+const DOCKER_HUB_HOSTS = new Set([
+  'docker.io',
+  'index.docker.io',
+  'registry-1.docker.io',
+  'registry.hub.docker.com',
+  'hub.docker.com',
+]);
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/;
 const HOST = /^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
@@ -79,7 +85,11 @@ export function pushedImage(
  * `host/name/space:tag@digest` (Harbor's resource_url, GHCR's package_url, Quay's docker_url):
  * the host is the first component, as in a reference with an explicit registry.
  */
-export function pushedImageFromUrl(reference: string | undefined, tag?: string, digest?: string): PushedImage | undefined {
+export function pushedImageFromUrl(
+  reference: string | undefined,
+  tag?: string,
+  digest?: string,
+): PushedImage | undefined {
   if (reference === undefined) return undefined;
   let rest = reference.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
   const at = rest.indexOf('@');

@@ -23,7 +23,9 @@ export const quayFormat: RegistryEventFormat = {
     const tags = Array.isArray(updated_tags) ? updated_tags : Object.keys(updated_tags);
     const image = (tag: string | undefined): PushedImage | undefined =>
       (docker_url ? pushedImageFromUrl(docker_url, tag) : undefined) ?? pushedImage(QUAY, repository, tag);
-    const images = (tags.length > 0 ? tags : [undefined]).map(image).filter((found): found is PushedImage => found !== undefined);
+    const images = (tags.length > 0 ? tags : [undefined])
+      .map(image)
+      .filter((found): found is PushedImage => found !== undefined);
     return { images, ignored: images.length === 0 ? 1 : 0 };
   },
 };

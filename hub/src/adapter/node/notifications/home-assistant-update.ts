@@ -46,7 +46,12 @@ export function discoveryConfig(container: Container, topics: UpdateTopics, opti
     ...(options.installable && { command_topic: topics.command, payload_install: INSTALL_PAYLOAD }),
     availability_topic: options.availabilityTopic,
     ...(container.displayIcon?.startsWith('https://') && { entity_picture: container.displayIcon }),
-    device: { identifiers: [options.deviceId], name: 'dockwatch', manufacturer: 'dockwatch', model: 'container update monitor' },
+    device: {
+      identifiers: [options.deviceId],
+      name: 'dockwatch',
+      manufacturer: 'dockwatch',
+      model: 'container update monitor',
+    },
     origin: { name: 'dockwatch' },
   };
 }

@@ -10,7 +10,10 @@ function isBrokerUrl(value: string): boolean {
 }
 
 /** A topic level path without wildcards, empty levels or surrounding slashes. */
-const TopicPrefix = v.pipe(text(), v.regex(/^[^#+/\s]+(\/[^#+/\s]+)*$/, 'must be a topic like dockwatch or home/dockwatch (no wildcards)'));
+const TopicPrefix = v.pipe(
+  text(),
+  v.regex(/^[^#+/\s]+(\/[^#+/\s]+)*$/, 'must be a topic like dockwatch or home/dockwatch (no wildcards)'),
+);
 
 /** The keys of DD_NOTIFICATION_MQTT_<NAME>_*: their own module, so the transport reads the type without a cycle. */
 export const MqttKeys = v.pipe(

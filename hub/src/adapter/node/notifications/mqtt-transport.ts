@@ -3,10 +3,21 @@ import { imageOf } from '../../../../../shared/containers/container-record';
 import type { AuditRecord } from '../../../../../shared/schemas/audit-entry';
 import type { Container } from '../../../../../shared/schemas/container';
 import { notificationContainerView } from '../../../notifications/container-view';
-import { DeliveryError, type NotificationProviderHooks, type NotificationTransport } from '../../../notifications/notification-provider';
+import {
+  DeliveryError,
+  type NotificationProviderHooks,
+  type NotificationTransport,
+} from '../../../notifications/notification-provider';
 import { scrubSecrets, secretFragments } from '../../../notifications/providers/secret-fragments';
 import { abortable } from './abortable';
-import { discoveryConfig, INSTALL_PAYLOAD, objectIdOf, updateState, updateTopics, versionsOf } from './home-assistant-update';
+import {
+  discoveryConfig,
+  INSTALL_PAYLOAD,
+  objectIdOf,
+  updateState,
+  updateTopics,
+  versionsOf,
+} from './home-assistant-update';
 import type { MqttConfig } from './mqtt-config';
 
 const RECONNECT_MS = 5_000;
@@ -17,7 +28,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * `send` waits for it within the delivery timeout. Every (re)connection announces `online`,
  * subscribes to the install commands and publishes discovery and state of the known containers.
  */
-export function createMqttTransport(config: MqttConfig, name: string, hooks: NotificationProviderHooks): NotificationTransport {
+export function createMqttTransport(
+  config: MqttConfig,
+  name: string,
+  hooks: NotificationProviderHooks,
+): NotificationTransport {
   const component = `mqtt.${name}`;
   const logger = hooks.logger.child(component);
   const secrets = secretFragments([config.password]);
@@ -40,12 +55,17 @@ export function createMqttTransport(config: MqttConfig, name: string, hooks: Not
     rejectUnauthorized: config.tlsverify,
   });
 
-  const publish = (topic: string, payload: string, retain: boolean) => client.publishAsync(topic, payload, { qos: config.qos, retain });
+  const publish = (topic: string, payload: string, retain: boolean) =>
+    client.publishAsync(topic, payload, { qos: config.qos, retain });
 
   async function publishContainer(container: Container, inProgress = false): Promise<void> {
     const objectId = objectIdOf(container);
     known.set(objectId, container);
-    await publish(`${config.topic}/container/${objectId}`, JSON.stringify(notificationContainerView(container)), config.retain);
+    await publish(
+      `${config.topic}/container/${objectId}`,
+      JSON.stringify(notificationContainerView(container)),
+      config.retain,
+    );
     if (!config.hass) return;
     const topics = updateTopics(config.topic, objectId);
     if (!announced.has(objectId)) {
@@ -91,7 +111,12 @@ export function createMqttTransport(config: MqttConfig, name: string, hooks: Not
       return;
     }
     const { installed, latest } = versionsOf(container);
-    const record = { containerName: container.name, containerImage: imageOf(container), fromVersion: installed, toVersion: latest };
+    const record = {
+      containerName: container.name,
+      containerImage: imageOf(container),
+      fromVersion: installed,
+      toVersion: latest,
+    };
     if (!hooks.onInstall) {
       await audit({ ...record, status: 'refused', details: 'this hub cannot start updates' });
       return;
@@ -108,7 +133,9 @@ export function createMqttTransport(config: MqttConfig, name: string, hooks: Not
       await audit({ ...record, status: 'failed', details: describe(error) });
     }
     // The update re-creates the container: publish what the hub knows now (in_progress cleared).
-    const fresh = (await hooks.containers?.().catch(() => undefined))?.find((candidate) => objectIdOf(candidate) === objectId);
+    const fresh = (await hooks.containers?.().catch(() => undefined))?.find(
+      (candidate) => objectIdOf(candidate) === objectId,
+    );
     await publishContainer(fresh ?? container).catch(() => undefined);
   }
 
@@ -117,7 +144,9 @@ export function createMqttTransport(config: MqttConfig, name: string, hooks: Not
       // Home Assistant restarted: announce everything again (its birth message, `online`).
       if (payload.toString() === 'online') {
         announced.clear();
-        publishAll().catch((error: unknown) => logger.warn('republishing discovery failed', { error: describe(error) }));
+        publishAll().catch((error: unknown) =>
+          logger.warn('republishing discovery failed', { error: describe(error) }),
+        );
       }
       return;
     }
@@ -160,11 +189,18 @@ export function createMqttTransport(config: MqttConfig, name: string, hooks: Not
             agent: container.agent,
           })),
         };
-        await abortable(publish(`${config.topic}/event/${message.event}`, JSON.stringify(event), false), context.signal);
+        await abortable(
+          publish(`${config.topic}/event/${message.event}`, JSON.stringify(event), false),
+          context.signal,
+        );
       } catch (error) {
         if (!client.connected)
-          throw new DeliveryError(`${component}: not connected to the broker${lastError ? `: ${lastError}` : ''}`, true);
-        if (context.signal.aborted) throw new DeliveryError(`${component}: no acknowledgement before the delivery timeout`, true);
+          throw new DeliveryError(
+            `${component}: not connected to the broker${lastError ? `: ${lastError}` : ''}`,
+            true,
+          );
+        if (context.signal.aborted)
+          throw new DeliveryError(`${component}: no acknowledgement before the delivery timeout`, true);
         throw new DeliveryError(`${component}: publish failed: ${describe(error)}`, true);
       }
     },

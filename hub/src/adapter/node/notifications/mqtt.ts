@@ -1,4 +1,7 @@
-import type { NotificationProviderDefinition, NotificationProviderHooks } from '../../../notifications/notification-provider';
+import type {
+  NotificationProviderDefinition,
+  NotificationProviderHooks,
+} from '../../../notifications/notification-provider';
 import { type MqttConfig, MqttKeys } from './mqtt-config';
 import { createMqttTransport } from './mqtt-transport';
 

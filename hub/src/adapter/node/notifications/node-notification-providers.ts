@@ -1,4 +1,7 @@
-import type { AnyNotificationProviderDefinition, NotificationProviderHooks } from '../../../notifications/notification-provider';
+import type {
+  AnyNotificationProviderDefinition,
+  NotificationProviderHooks,
+} from '../../../notifications/notification-provider';
 import { createMqttProvider } from './mqtt';
 import { smtpProvider } from './smtp';
 

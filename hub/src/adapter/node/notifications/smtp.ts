@@ -1,7 +1,14 @@
 import nodemailer from 'nodemailer';
 import * as v from 'valibot';
 import { DeliveryError, type NotificationProviderDefinition } from '../../../notifications/notification-provider';
-import { boolean, choice, integer, providerKeys, requireWith, text } from '../../../notifications/providers/provider-keys';
+import {
+  boolean,
+  choice,
+  integer,
+  providerKeys,
+  requireWith,
+  text,
+} from '../../../notifications/providers/provider-keys';
 import { scrubSecrets, secretFragments } from '../../../notifications/providers/secret-fragments';
 import { abortable } from './abortable';
 
@@ -19,7 +26,10 @@ const Keys = v.pipe(
     /** Comma-separated addresses. */
     to: v.pipe(
       text(),
-      v.check((value) => value.split(',').every((address) => ADDRESS.test(address.trim())), 'must be addresses, comma-separated'),
+      v.check(
+        (value) => value.split(',').every((address) => ADDRESS.test(address.trim())),
+        'must be addresses, comma-separated',
+      ),
     ),
     /** Implicit TLS from the first byte (SMTPS, port 465). */
     tls: v.optional(boolean(), 'false'),
