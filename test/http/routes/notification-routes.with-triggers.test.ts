@@ -2,48 +2,16 @@
 // The notification rule routes with HTTP triggers configured: triggers and templates in a PATCH,
 // the preview, and the bell (notification-bell-routes.ts). The rules on a hub without triggers:
 // ./notification-routes.test.ts; the trigger routes, on the same setup: ./trigger-routes.test.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
-import { cycle, notificationHub, record } from '../../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
+import { describe, expect, it } from 'vitest';
+import { expectJsonError, jsonInit } from '../../support/hub-harness';
+import { cycle, record } from '../../support/notification-hub';
+import { useTriggerHub } from '../../support/trigger-hub';
 
-const PASSWORD = 'basic-pass-0d9e7c';
-
-let receiver: NotificationReceiver;
-let hub: HubClient;
-
-const json = async (path: string, init?: RequestInit) => {
-  const response = await hub.request(path, init);
-  return { status: response.status, body: await response.json() };
-};
-
-beforeAll(async () => {
-  receiver = await startNotificationReceiver();
-  hub = await notificationHub({
-    DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}?token=query-secret-1a2b3c&room=ops`,
-    DD_NOTIFICATION_HTTP_OPS_USER: 'hub',
-    DD_NOTIFICATION_HTTP_OPS_PASSWORD: PASSWORD,
-    DD_NOTIFICATION_HTTP_OPS_SIMPLEBODY: 'Trigger default body for ${container.name}',
-    DD_NOTIFICATION_HTTP_OPS_ORDER: '5',
-    DD_NOTIFICATION_HTTP_FIRST_URL: `${receiver.url}/first`,
-    DD_NOTIFICATION_HTTP_FIRST_ORDER: '1',
-    DD_NOTIFICATION_HTTP_FIRST_MODE: 'batch',
-    // An action trigger: configured, but never a notification trigger.
-    DD_ACTION_DOCKER_LOCAL_PRUNE: 'true',
-  });
-});
-afterEach(() => {
-  receiver.received.length = 0;
-  receiver.behave({ status: 200 });
-});
-afterAll(async () => {
-  await hub.close();
-  await receiver.close();
-});
+const bed = useTriggerHub();
 
 describe('notification rule routes (http-interface §4.9)', () => {
   it('PATCH accepts configured notification triggers only, and templates that compile', async () => {
-    const ok = await json(
+    const ok = await bed.json(
       '/api/v1/notifications/update-failed',
       jsonInit('PATCH', {
         triggers: ['http.ops'],
@@ -56,41 +24,47 @@ describe('notification rule routes (http-interface §4.9)', () => {
       templates: { 'http.ops': { simpleTitle: 'Failed: ${container.name}' } },
     });
     const action = await expectJsonError(
-      await hub.request(
-        '/api/v1/notifications/update-failed',
-        jsonInit('PATCH', { templates: { 'docker.local': { simpleTitle: 'x' } } }),
-      ),
+      await bed
+        .hub()
+        .request(
+          '/api/v1/notifications/update-failed',
+          jsonInit('PATCH', { templates: { 'docker.local': { simpleTitle: 'x' } } }),
+        ),
       400,
     );
     expect(action.details?.['unknownTriggers']).toEqual(['docker.local']);
     await expectJsonError(
-      await hub.request('/api/v1/notifications/update-failed', jsonInit('PATCH', { triggers: ['docker.local'] })),
+      await bed.hub().request('/api/v1/notifications/update-failed', jsonInit('PATCH', { triggers: ['docker.local'] })),
       400,
     );
     const broken = await expectJsonError(
-      await hub.request(
-        '/api/v1/notifications/update-failed',
-        jsonInit('PATCH', { templates: { 'http.ops': { simpleBody: 'x ${container.}' } } }),
-      ),
+      await bed
+        .hub()
+        .request(
+          '/api/v1/notifications/update-failed',
+          jsonInit('PATCH', { templates: { 'http.ops': { simpleBody: 'x ${container.}' } } }),
+        ),
       400,
     );
     expect(broken.details?.['templateErrors']).toEqual([
       expect.stringMatching(/^http\.ops\.simpleBody: expected a property name at \d+$/),
     ]);
     expect(
-      (await json('/api/v1/notifications')).body.data.find((rule: { id: string }) => rule.id === 'update-failed'),
+      (await bed.json('/api/v1/notifications')).body.data.find((rule: { id: string }) => rule.id === 'update-failed'),
     ).toMatchObject({
       templates: { 'http.ops': { simpleTitle: 'Failed: ${container.name}' } },
     });
-    await hub.request('/api/v1/notifications/update-failed', jsonInit('PATCH', { triggers: [], templates: {} }));
+    await bed.hub().request('/api/v1/notifications/update-failed', jsonInit('PATCH', { triggers: [], templates: {} }));
   });
 
   it('preview falls back from the given field to the saved override to the trigger default', async () => {
-    await hub.request(
-      '/api/v1/notifications/update-available',
-      jsonInit('PATCH', { templates: { 'http.ops': { simpleTitle: 'Saved title for ${container.name}' } } }),
-    );
-    const preview = await json(
+    await bed
+      .hub()
+      .request(
+        '/api/v1/notifications/update-available',
+        jsonInit('PATCH', { templates: { 'http.ops': { simpleTitle: 'Saved title for ${container.name}' } } }),
+      );
+    const preview = await bed.json(
       '/api/v1/notifications/update-available/preview',
       jsonInit('POST', {
         triggerId: 'http.ops',
@@ -105,13 +79,13 @@ describe('notification rule routes (http-interface §4.9)', () => {
         batchTitle: 'Given: 2 for http.ops',
       },
     });
-    const given = await json(
+    const given = await bed.json(
       '/api/v1/notifications/update-available/preview',
       jsonInit('POST', { triggerId: 'http.ops', templates: { simpleTitle: '${container.updateKind.semverDiff}' } }),
     );
     expect(given.body.simpleTitle).toBe('minor');
     // Another rule: the core's default for that event (SIMPLEBODY of the trigger is update-available's).
-    const agent = await json(
+    const agent = await bed.json(
       '/api/v1/notifications/agent-disconnect/preview',
       jsonInit('POST', { triggerId: 'http.first' }),
     );
@@ -121,59 +95,65 @@ describe('notification rule routes (http-interface §4.9)', () => {
       batchTitle: 'Agents disconnected',
     });
     await expectJsonError(
-      await hub.request('/api/v1/notifications/nope/preview', jsonInit('POST', { triggerId: 'http.ops' })),
+      await bed.hub().request('/api/v1/notifications/nope/preview', jsonInit('POST', { triggerId: 'http.ops' })),
       404,
     );
     await expectJsonError(
-      await hub.request(
-        '/api/v1/notifications/update-available/preview',
-        jsonInit('POST', { triggerId: 'docker.local' }),
-      ),
+      await bed
+        .hub()
+        .request('/api/v1/notifications/update-available/preview', jsonInit('POST', { triggerId: 'docker.local' })),
       400,
     );
     await expectJsonError(
-      await hub.request(
-        '/api/v1/notifications/update-available/preview',
-        jsonInit('POST', { triggerId: 'http.ops', templates: { simpleBody: '${(' } }),
-      ),
+      await bed
+        .hub()
+        .request(
+          '/api/v1/notifications/update-available/preview',
+          jsonInit('POST', { triggerId: 'http.ops', templates: { simpleBody: '${(' } }),
+        ),
       400,
     );
-    await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { templates: {} }));
+    await bed.hub().request('/api/v1/notifications/update-available', jsonInit('PATCH', { templates: {} }));
   });
 
   it('the bell lists audit-backed events of bell-enabled rules, filtered by bellThreshold, with read state', async () => {
-    await cycle(hub, [
+    await cycle(bed.hub(), [
       record('bell-major', { from: '1.0.0', to: '2.0.0', diff: 'major' }),
       record('bell-patch', { from: '1.0.0', to: '1.0.1', diff: 'patch' }),
     ]);
-    const bell = await json('/api/v1/notifications/bell');
+    const bell = await bed.json('/api/v1/notifications/bell');
     expect(bell.status).toBe(200);
     const names = (body: { data: { containerName?: string }[] }) => body.data.map((entry) => entry.containerName);
     expect(names(bell.body)).toEqual(expect.arrayContaining(['bell-major', 'bell-patch']));
     expect(bell.body.unread).toBe(bell.body.total);
 
-    await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { bellThreshold: 'major' }));
-    const majorOnly = await json('/api/v1/notifications/bell');
+    await bed.hub().request('/api/v1/notifications/update-available', jsonInit('PATCH', { bellThreshold: 'major' }));
+    const majorOnly = await bed.json('/api/v1/notifications/bell');
     expect(names(majorOnly.body)).toContain('bell-major');
     expect(names(majorOnly.body)).not.toContain('bell-patch');
 
     const first = majorOnly.body.data[0] as { id: string; read: boolean };
-    const marked = await json('/api/v1/notifications/bell/read', jsonInit('POST', { ids: [first.id] }));
+    const marked = await bed.json('/api/v1/notifications/bell/read', jsonInit('POST', { ids: [first.id] }));
     expect(marked).toEqual({ status: 200, body: { unread: majorOnly.body.unread - 1 } });
-    const unread = await json('/api/v1/notifications/bell?unread=true');
+    const unread = await bed.json('/api/v1/notifications/bell?unread=true');
     expect(unread.body.data.map((entry: { id: string }) => entry.id)).not.toContain(first.id);
-    expect((await json('/api/v1/notifications/bell/read', { method: 'POST' })).body).toEqual({ unread: 0 });
-    expect((await json('/api/v1/notifications/bell')).body.data.every((entry: { read: boolean }) => entry.read)).toBe(
-      true,
-    );
+    expect((await bed.json('/api/v1/notifications/bell/read', { method: 'POST' })).body).toEqual({ unread: 0 });
+    expect(
+      (await bed.json('/api/v1/notifications/bell')).body.data.every((entry: { read: boolean }) => entry.read),
+    ).toBe(true);
 
-    await hub.request(
-      '/api/v1/notifications/update-available',
-      jsonInit('PATCH', { bellEnabled: false, bellThreshold: 'all' }),
+    await bed
+      .hub()
+      .request(
+        '/api/v1/notifications/update-available',
+        jsonInit('PATCH', { bellEnabled: false, bellThreshold: 'all' }),
+      );
+    expect(names((await bed.json('/api/v1/notifications/bell')).body)).not.toContain('bell-major');
+    await bed.hub().request('/api/v1/notifications/update-available', jsonInit('PATCH', { bellEnabled: true }));
+    await expectJsonError(await bed.hub().request('/api/v1/notifications/bell?limit=0'), 400);
+    await expectJsonError(
+      await bed.hub().request('/api/v1/notifications/bell/read', jsonInit('POST', { ids: 'x' })),
+      400,
     );
-    expect(names((await json('/api/v1/notifications/bell')).body)).not.toContain('bell-major');
-    await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { bellEnabled: true }));
-    await expectJsonError(await hub.request('/api/v1/notifications/bell?limit=0'), 400);
-    await expectJsonError(await hub.request('/api/v1/notifications/bell/read', jsonInit('POST', { ids: 'x' })), 400);
   });
 });

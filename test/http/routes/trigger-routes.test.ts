@@ -1,50 +1,18 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates are plain strings holding ${…} on purpose
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
-import { cycle, notificationHub, record } from '../../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
+import { describe, expect, it } from 'vitest';
+import { expectJsonError, jsonInit } from '../../support/hub-harness';
+import { cycle, record } from '../../support/notification-hub';
+import { TRIGGER_PASSWORD, useTriggerHub } from '../../support/trigger-hub';
 
-const PASSWORD = 'basic-pass-0d9e7c';
-
-let receiver: NotificationReceiver;
-let hub: HubClient;
-
-const json = async (path: string, init?: RequestInit) => {
-  const response = await hub.request(path, init);
-  return { status: response.status, body: await response.json() };
-};
-
-beforeAll(async () => {
-  receiver = await startNotificationReceiver();
-  hub = await notificationHub({
-    DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}?token=query-secret-1a2b3c&room=ops`,
-    DD_NOTIFICATION_HTTP_OPS_USER: 'hub',
-    DD_NOTIFICATION_HTTP_OPS_PASSWORD: PASSWORD,
-    DD_NOTIFICATION_HTTP_OPS_SIMPLEBODY: 'Trigger default body for ${container.name}',
-    DD_NOTIFICATION_HTTP_OPS_ORDER: '5',
-    DD_NOTIFICATION_HTTP_FIRST_URL: `${receiver.url}/first`,
-    DD_NOTIFICATION_HTTP_FIRST_ORDER: '1',
-    DD_NOTIFICATION_HTTP_FIRST_MODE: 'batch',
-    // An action trigger: configured, but never a notification trigger.
-    DD_ACTION_DOCKER_LOCAL_PRUNE: 'true',
-  });
-});
-afterEach(() => {
-  receiver.received.length = 0;
-  receiver.behave({ status: 200 });
-});
-afterAll(async () => {
-  await hub.close();
-  await receiver.close();
-});
+const bed = useTriggerHub();
 
 describe('trigger routes (http-interface §4.7, §4.8)', () => {
   it('lists the notification triggers in ORDER, then the action triggers, configuration masked', async () => {
-    const { status, body } = await json('/api/v1/triggers');
+    const { status, body } = await bed.json('/api/v1/triggers');
     expect(status).toBe(200);
     expect(body.total).toBe(3);
     expect(body.data.map((trigger: { id: string }) => trigger.id)).toEqual(['http.first', 'http.ops', 'docker.local']);
-    const ops = await json('/api/v1/triggers/http/ops');
+    const ops = await bed.json('/api/v1/triggers/http/ops');
     expect(ops.status).toBe(200);
     expect(ops.body).toEqual({
       id: 'http.ops',
@@ -56,16 +24,16 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
         once: true,
         order: 5,
         simplebody: 'Trigger default body for ${container.name}',
-        url: `${receiver.url}?token=***&room=ops`,
+        url: `${bed.receiver().url}?token=***&room=ops`,
         user: 'hub',
         password: '***',
       },
     });
-    expect(JSON.stringify(body)).not.toContain(PASSWORD);
+    expect(JSON.stringify(body)).not.toContain(TRIGGER_PASSWORD);
     expect(JSON.stringify(body)).not.toContain('query-secret-1a2b3c');
-    await expectJsonError(await hub.request('/api/v1/triggers/http/nope'), 404);
+    await expectJsonError(await bed.hub().request('/api/v1/triggers/http/nope'), 404);
     // Action triggers are listed too (http-interface §2.12), but are no notification target (see the PATCH tests).
-    expect((await json('/api/v1/triggers/docker/local')).body).toMatchObject({
+    expect((await bed.json('/api/v1/triggers/docker/local')).body).toMatchObject({
       id: 'docker.local',
       type: 'docker',
       name: 'local',
@@ -73,7 +41,7 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
   });
 
   it('runs a trigger with simulated data and reports the delivery', async () => {
-    const ran = await json(
+    const ran = await bed.json(
       '/api/v1/triggers/http/ops',
       jsonInit('POST', {
         name: 'manual',
@@ -84,68 +52,77 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
       status: 200,
       body: { triggerId: 'http.ops', containerId: 'simulated-container', delivered: true },
     });
-    expect(receiver.received).toHaveLength(1);
-    expect(receiver.received[0]?.headers['authorization']).toBe(
-      `Basic ${Buffer.from(`hub:${PASSWORD}`).toString('base64')}`,
+    expect(bed.receiver().received).toHaveLength(1);
+    expect(bed.receiver().received[0]?.headers['authorization']).toBe(
+      `Basic ${Buffer.from(`hub:${TRIGGER_PASSWORD}`).toString('base64')}`,
     );
-    expect(receiver.received[0]?.json).toMatchObject({
+    expect(bed.receiver().received[0]?.json).toMatchObject({
       event: 'update-available',
       title: 'New tag found for container manual',
       body: 'Trigger default body for manual',
       containers: [{ name: 'manual', updateKind: { remoteValue: '1.1' } }],
     });
     // No body at all: the simulated container as it is.
-    expect((await hub.request('/api/v1/triggers/http/ops', { method: 'POST' })).status).toBe(200);
+    expect((await bed.hub().request('/api/v1/triggers/http/ops', { method: 'POST' })).status).toBe(200);
     await expectJsonError(
-      await hub.request('/api/v1/triggers/http/ops', jsonInit('POST', { updateKind: { kind: 'bogus' } })),
+      await bed.hub().request('/api/v1/triggers/http/ops', jsonInit('POST', { updateKind: { kind: 'bogus' } })),
       400,
     );
-    await expectJsonError(await hub.request('/api/v1/triggers/http/ops', jsonInit('POST', [])), 400);
-    await expectJsonError(await hub.request('/api/v1/triggers/http/nope', jsonInit('POST', {})), 404);
+    await expectJsonError(await bed.hub().request('/api/v1/triggers/http/ops', jsonInit('POST', [])), 400);
+    await expectJsonError(await bed.hub().request('/api/v1/triggers/http/nope', jsonInit('POST', {})), 404);
 
-    receiver.behave({ status: 503, body: 'maintenance' });
-    const failed = await expectJsonError(await hub.request('/api/v1/triggers/http/ops', jsonInit('POST', {})), 502);
+    bed.receiver().behave({ status: 503, body: 'maintenance' });
+    const failed = await expectJsonError(
+      await bed.hub().request('/api/v1/triggers/http/ops', jsonInit('POST', {})),
+      502,
+    );
     expect(failed.error).toContain('http.ops: answered 503: maintenance');
-    const outbox = await json('/api/v1/notifications/outbox');
+    const outbox = await bed.json('/api/v1/notifications/outbox');
     expect(outbox.body.data.map((entry: { id: string; manual?: boolean }) => [entry.id, entry.manual])).toEqual([
       [failed.details?.['outboxId'], true],
     ]);
-    await hub.request(`/api/v1/notifications/outbox/${failed.details?.['outboxId']}`, { method: 'DELETE' });
+    await bed.hub().request(`/api/v1/notifications/outbox/${failed.details?.['outboxId']}`, { method: 'DELETE' });
   });
 
   it('runs a trigger for a stored container, and lists the triggers that apply to it', async () => {
-    await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { enabled: false }));
-    await cycle(hub, [
+    await bed.hub().request('/api/v1/notifications/update-available', jsonInit('PATCH', { enabled: false }));
+    await cycle(bed.hub(), [
       record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' }),
       record('quiet', undefined, { labels: { 'dd.notification.exclude': 'ops' } }),
     ]);
-    await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { enabled: true }));
-    expect(receiver.received).toHaveLength(0);
+    await bed.hub().request('/api/v1/notifications/update-available', jsonInit('PATCH', { enabled: true }));
+    expect(bed.receiver().received).toHaveLength(0);
 
-    const triggers = await json('/api/v1/containers/web-id/triggers');
+    const triggers = await bed.json('/api/v1/containers/web-id/triggers');
     expect(triggers.body.data.map((trigger: { id: string }) => trigger.id)).toEqual(['http.first', 'http.ops']);
-    expect((await json('/api/v1/containers/quiet-id/triggers')).body).toMatchObject({
+    expect((await bed.json('/api/v1/containers/quiet-id/triggers')).body).toMatchObject({
       total: 1,
       data: [{ id: 'http.first' }],
     });
 
-    expect((await json('/api/v1/containers/web-id/triggers/http/ops', { method: 'POST' })).body).toEqual({
+    expect((await bed.json('/api/v1/containers/web-id/triggers/http/ops', { method: 'POST' })).body).toEqual({
       triggerId: 'http.ops',
       containerId: 'web-id',
       delivered: true,
     });
     expect(
-      (await hub.request('/api/v1/containers/web-id/triggers/http/ops/__local__', { method: 'POST' })).status,
+      (await bed.hub().request('/api/v1/containers/web-id/triggers/http/ops/__local__', { method: 'POST' })).status,
     ).toBe(200);
-    expect(receiver.received.map((request) => (request.json as { title: string }).title)).toEqual([
+    expect(bed.receiver().received.map((request) => (request.json as { title: string }).title)).toEqual([
       'New tag found for container web',
       'New tag found for container web',
     ]);
     await expectJsonError(
-      await hub.request('/api/v1/containers/web-id/triggers/http/ops/other-agent', { method: 'POST' }),
+      await bed.hub().request('/api/v1/containers/web-id/triggers/http/ops/other-agent', { method: 'POST' }),
       404,
     );
-    await expectJsonError(await hub.request('/api/v1/containers/nope/triggers/http/ops', { method: 'POST' }), 404);
-    await expectJsonError(await hub.request('/api/v1/containers/web-id/triggers/http/nope', { method: 'POST' }), 404);
+    await expectJsonError(
+      await bed.hub().request('/api/v1/containers/nope/triggers/http/ops', { method: 'POST' }),
+      404,
+    );
+    await expectJsonError(
+      await bed.hub().request('/api/v1/containers/web-id/triggers/http/nope', { method: 'POST' }),
+      404,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { signBody } from '../../../hub/src/webhooks/registry-signature';
-import { containerRecord, withImage } from '../../support/container-fixture';
-import { describeHubMatrix, expectJsonError, type HubClient } from '../../support/hub-harness';
+import { describeHubMatrix, expectJsonError } from '../../support/hub-harness';
+import { metric, post, seed } from '../../support/webhook-fixtures';
 
 /**
  * The registry webhook route without Docker: every status it documents. Containers are records put
@@ -12,41 +12,6 @@ import { describeHubMatrix, expectJsonError, type HubClient } from '../../suppor
  */
 
 const SECRET = 'registry-hmac-secret';
-const post = (headers: Record<string, string> = {}, body?: string): RequestInit => ({
-  method: 'POST',
-  headers,
-  ...(body !== undefined && { body }),
-});
-
-const web = containerRecord({ id: '1'.repeat(64), name: 'web', watcher: 'local' });
-const webEast = containerRecord({ id: '2'.repeat(64), name: 'web', watcher: 'east' });
-const webNas = containerRecord({ id: '3'.repeat(64), name: 'web', watcher: 'local', agent: 'nas' });
-const optedOut = containerRecord({
-  id: '4'.repeat(64),
-  name: 'private',
-  webhookEnabled: false,
-  labels: { 'dd.webhook.enabled': 'false' },
-});
-const app = withImage(containerRecord({ id: '5'.repeat(64), name: 'app' }), '127.0.0.1:5000', 'team/app');
-const pending = {
-  updateAvailable: true,
-  updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '1.1.0', semverDiff: 'minor' },
-} as const;
-const outdated = {
-  ...withImage(containerRecord({ id: '6'.repeat(64), name: 'outdated' }), '127.0.0.1:5000', 'team/app'),
-  ...pending,
-};
-const outdatedOnAgent = { ...containerRecord({ id: '7'.repeat(64), name: 'remote', agent: 'nas' }), ...pending };
-
-async function seed(client: HubClient): Promise<void> {
-  for (const record of [web, webEast, webNas, optedOut, app, outdated, outdatedOnAgent])
-    await client.hub.parts.containers.put(record);
-}
-
-async function metric(client: HubClient, line: RegExp): Promise<string | undefined> {
-  const text = await (await client.request('/metrics')).text();
-  return text.split('\n').find((candidate) => line.test(candidate));
-}
 
 describeHubMatrix(
   'registry webhook',
