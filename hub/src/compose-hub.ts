@@ -126,11 +126,7 @@ function lateBinding<A extends unknown[], R>(
   };
 }
 
-/**
- * The composition root: every capability of the hub, built here in dependency order from the
- * runtime's parts and the configuration, each handed exactly what its options type names. It
- * performs no I/O; start() loads stored state and starts the schedules, stop() ends them.
- */
+/** A composed hub: its HTTP app, its parts (for the entry, tests and benchmarks), its lifecycle. */
 export interface Hub {
   app: HubApp;
   parts: HubParts;
@@ -139,6 +135,11 @@ export interface Hub {
   stop(): Promise<void>;
 }
 
+/**
+ * The composition root: every capability of the hub, built here in dependency order from the
+ * runtime's parts and the configuration, each handed exactly what its options type names. It
+ * performs no I/O; start() loads stored state and starts the schedules, stop() ends them.
+ */
 export function composeHub(input: HubInput): Hub {
   const { config, storage, logger } = input;
   const now = input.now ?? Date.now;
