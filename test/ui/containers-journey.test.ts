@@ -127,12 +127,15 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
     await expect
       .poll(() => page.locator('.stat', { hasText: 'Agents connected' }).locator('.stat-value').textContent())
       .toBe('1 of 1');
-    expect(
-      await page
-        .locator('.stat', { hasText: /^\d+Containers$/ })
-        .locator('.stat-value')
-        .textContent(),
-    ).toBe('4');
+    // The counts come from the live list, which may still be loading its pages when the agents show.
+    await expect
+      .poll(() =>
+        page
+          .locator('.stat', { hasText: /^\d+Containers$/ })
+          .locator('.stat-value')
+          .textContent(),
+      )
+      .toBe('4');
     expect(seen.problems).toEqual([]);
   });
 
