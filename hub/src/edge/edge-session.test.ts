@@ -8,6 +8,7 @@ import {
 } from '../../../shared/edge/protocol';
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
+import { sampleAgentInfo } from '../../../test/support/edge-peer';
 import { EdgeSession, type HelloFrame, type SessionOwner } from './edge-session';
 
 const logger = createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink });
@@ -19,16 +20,7 @@ const hello: HelloFrame = {
   keyId: '0123456789abcdef',
   agentName: 'nas',
   signature: 'c2ln',
-  agent: {
-    version: '1.0.0',
-    hostname: 'h',
-    os: 'linux',
-    arch: 'x64',
-    cpus: 1,
-    memoryGb: 1,
-    uptimeSeconds: 1,
-    logLevel: 'info',
-  },
+  agent: sampleAgentInfo(),
   watchers: [],
 };
 

@@ -7,6 +7,7 @@ import { EDGE_CLOSE, EDGE_PROTOCOL } from '../../../shared/edge/protocol';
 import { edgeKeyId, generateEdgeKeyPair, newChallenge, signChallenge, toBase64 } from '../../../shared/edge/sign-in';
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
+import { sampleAgentInfo, sampleWatcher } from '../../../test/support/edge-peer';
 import { createMemoryHub, jsonInit } from '../../../test/support/hub-harness';
 import { createEdgeKeyStore } from './edge-key-store';
 import { EdgeSession, type HelloFrame, type SessionOwner, type SignInVerdict } from './edge-session';
@@ -26,26 +27,8 @@ const hello = (overrides: Partial<HelloFrame> = {}): HelloFrame => ({
   keyId: '0123456789abcdef',
   agentName: 'nas',
   signature: 'c2ln',
-  agent: {
-    version: '1.0.0',
-    hostname: 'h',
-    os: 'linux',
-    arch: 'x64',
-    cpus: 1,
-    memoryGb: 1,
-    uptimeSeconds: 1,
-    logLevel: 'info',
-  },
-  watchers: [
-    {
-      name: 'local',
-      endpoint: 'unix:///x',
-      cron: '0 * * * *',
-      jitterSeconds: 0,
-      watchAll: false,
-      watchByDefault: true,
-    },
-  ],
+  agent: sampleAgentInfo(),
+  watchers: [sampleWatcher()],
   ...overrides,
 });
 

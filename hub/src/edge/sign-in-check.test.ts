@@ -4,6 +4,7 @@ import { EDGE_CLOSE, EDGE_PROTOCOL } from '../../../shared/edge/protocol';
 import { edgeKeyId, generateEdgeKeyPair, newChallenge, signChallenge, toBase64 } from '../../../shared/edge/sign-in';
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
+import { sampleAgentInfo, sampleWatcher } from '../../../test/support/edge-peer';
 import { createEdgeKeyStore } from './edge-key-store';
 import type { HelloFrame } from './edge-session';
 import { createSignInCheck } from './sign-in-check';
@@ -23,26 +24,8 @@ async function setup() {
     keyId,
     agentName,
     signature: await signChallenge(pair.secretKey, challenge, EDGE_PROTOCOL, keyId, agentName),
-    agent: {
-      version: '1.0.0',
-      hostname: 'h',
-      os: 'linux',
-      arch: 'x64',
-      cpus: 1,
-      memoryGb: 1,
-      uptimeSeconds: 1,
-      logLevel: 'info',
-    },
-    watchers: [
-      {
-        name: 'local',
-        endpoint: 'unix:///x',
-        cron: '0 * * * *',
-        jitterSeconds: 0,
-        watchAll: false,
-        watchByDefault: true,
-      },
-    ],
+    agent: sampleAgentInfo(),
+    watchers: [sampleWatcher()],
     ...overrides,
   });
   return { keys, keyId, challenge, hello, check: createSignInCheck(keys) };
