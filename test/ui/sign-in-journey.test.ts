@@ -4,37 +4,13 @@
  * back to the sign-in view, and a session ended elsewhere (401 on a call) sends the person there
  * with a message. axe on the sign-in view and the signed-in dashboard.
  */
-import { createHmac } from 'node:crypto';
-import { argon2id } from '@noble/hashes/argon2.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildUi } from '../../scripts/build-ui.mjs';
+import { PASSWORD, phc, TOTP_SECRET, totp } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
-
-const PASSWORD = 'correct horse battery staple';
-const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
-
-function phc(password: string): string {
-  const salt = new TextEncoder().encode('saltsaltsalt');
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
-  return `$argon2id$v=19$m=64,t=1,p=1$${b64(salt)}$${b64(argon2id(password, salt, { t: 1, m: 64, p: 1, dkLen: 32 }))}`;
-}
-
-function base32Decode(text: string): Buffer {
-  let bits = '';
-  for (const char of text) bits += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char).toString(2).padStart(5, '0');
-  return Buffer.from(bits.match(/.{8}/g)?.map((byte) => Number.parseInt(byte, 2)) ?? []);
-}
-/** RFC 6238, computed independently of the hub. */
-function totp(at: number): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
-  const mac = createHmac('sha1', base32Decode(TOTP_SECRET)).update(counter).digest();
-  const offset = (mac[19] as number) & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 let hub: HubClient;
 let browser: Browser;
