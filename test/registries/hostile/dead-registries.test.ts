@@ -7,7 +7,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegistryError } from '../../../shared/registry/registry-error';
 import { distribution, type FakeServer, hang, reply, startFakeServer } from '../../support/fixtures/fake-registry';
-import { errorOf, hostileClient, timed } from './hostile-helpers';
+import { errorOf, hostileClient, SHORT_DEADLINE_MS, timed } from './hostile-helpers';
 
 /** A raw TCP server, for answers that are not HTTP; close() destroys the sockets the client keeps open. */
 async function tcpServer(
@@ -43,7 +43,7 @@ describe('dead and stalling registries', () => {
   it('a server that accepts and never answers is a timeout near timeoutMs, with one attempt', async () => {
     for (const call of ['headManifest', 'getManifest', 'listTags'] as const) {
       registry.reset(hang);
-      const { client, events } = hostileClient(registry.host);
+      const { client, events } = hostileClient(registry.host, { timeoutMs: SHORT_DEADLINE_MS });
       const run = call === 'listTags' ? () => client.listTags('app') : () => client[call]('app', '1.0');
       const { value: error, ms } = await timed(() => errorOf(run()));
       expect({ call, kind: error.kind }).toEqual({ call, kind: 'timeout' });
@@ -56,7 +56,9 @@ describe('dead and stalling registries', () => {
 
   it('headers that arrive after the deadline are a timeout too', async () => {
     registry.reset((_req, res) => void setTimeout(() => reply(res, 200, { tags: [] }), 600));
-    const { value: error, ms } = await timed(() => errorOf(hostileClient(registry.host).client.listTags('app')));
+    const { value: error, ms } = await timed(() =>
+      errorOf(hostileClient(registry.host, { timeoutMs: SHORT_DEADLINE_MS }).client.listTags('app')),
+    );
     expect(error.kind).toBe('timeout');
     expect(ms).toBeLessThan(550);
   });
@@ -76,7 +78,9 @@ describe('dead and stalling registries', () => {
   });
 
   it('a body that stalls mid-way ends at the deadline, with one attempt (no hang)', async () => {
-    for (const [call, run] of Object.entries(stalledCalls(hostileClient(registry.host).client))) {
+    for (const [call, run] of Object.entries(
+      stalledCalls(hostileClient(registry.host, { timeoutMs: SHORT_DEADLINE_MS }).client),
+    )) {
       stallBody();
       const { ms } = await timed(() =>
         run().then(
@@ -98,13 +102,17 @@ describe('dead and stalling registries', () => {
     const kindOf = (error: unknown) =>
       error instanceof RegistryError ? `RegistryError ${error.kind}` : (error as Error).name;
     const observed: Record<string, string> = {};
-    for (const [call, run] of Object.entries(stalledCalls(hostileClient(registry.host).client))) {
+    for (const [call, run] of Object.entries(
+      stalledCalls(hostileClient(registry.host, { timeoutMs: SHORT_DEADLINE_MS }).client),
+    )) {
       stallBody();
       observed[`stalled ${call}`] = await run().then(() => 'success', kindOf);
     }
     const server = await tcpServer((socket) => socket.end(CUT_SHORT));
     try {
-      for (const [call, run] of Object.entries(stalledCalls(hostileClient(server.host).client))) {
+      for (const [call, run] of Object.entries(
+        stalledCalls(hostileClient(server.host, { timeoutMs: SHORT_DEADLINE_MS }).client),
+      )) {
         observed[`cut short ${call}`] = await run().then(() => 'success', kindOf);
       }
     } finally {
@@ -124,7 +132,7 @@ describe('dead and stalling registries', () => {
     const closed = await startFakeServer();
     const host = closed.host;
     await closed.close();
-    const { client, events } = hostileClient(host);
+    const { client, events } = hostileClient(host, { timeoutMs: SHORT_DEADLINE_MS });
     const { value: error, ms } = await timed(() => errorOf(client.headManifest('app', '1.0')));
     expect(error.kind).toBe('network');
     expect(events.map((e) => e.status)).toEqual(['error', 'error', 'error']);
@@ -141,7 +149,9 @@ describe('dead and stalling registries', () => {
         else socket.end('NOT HTTP AT ALL\r\n\r\n');
       });
       try {
-        const error = await errorOf(hostileClient(server.host).client.headManifest('app', '1.0'));
+        const error = await errorOf(
+          hostileClient(server.host, { timeoutMs: SHORT_DEADLINE_MS }).client.headManifest('app', '1.0'),
+        );
         expect({ behaviour, kind: error.kind, connections }).toEqual({ behaviour, kind: 'network', connections: 3 });
       } finally {
         await server.close();
@@ -165,7 +175,7 @@ describe('dead and stalling registries', () => {
 
   it('serves the stored image when the registry behaves (control for the cases above)', async () => {
     registry.reset(store.handler);
-    const { client } = hostileClient(registry.host);
+    const { client } = hostileClient(registry.host, { timeoutMs: SHORT_DEADLINE_MS });
     expect((await client.headManifest('app', '1.0')).digest).toBe(image.digest);
     expect((await client.getImageConfig('app', image.configDigest)).created).toBe('2026-01-01T00:00:00Z');
   });

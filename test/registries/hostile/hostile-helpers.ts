@@ -8,7 +8,14 @@ export const CREDENTIALS = { username: 'alice', password: 's3cret-pw' };
 export const BASIC_ALICE = `Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}`;
 export const LINUX_AMD64 = { os: 'linux', architecture: 'amd64' };
 
-/** A client of a fixture registry with short deadlines, and the requests it reports. */
+/** The deadline the suites that measure timeouts give their client (dead-registries.test.ts). */
+export const SHORT_DEADLINE_MS = 300;
+
+/**
+ * A client of a fixture registry, and the requests it reports. Its deadline is short enough for a
+ * hung fixture to fail a test quickly, and long enough that a busy CI machine answering a healthy
+ * fixture late is not taken for one (300 ms was, now and then).
+ */
 export function hostileClient(
   host: string,
   options: Partial<Omit<RegistryConnection, 'registry'>> = {},
@@ -17,7 +24,7 @@ export function hostileClient(
   const client = createRegistryClient({
     registry: host,
     limiter: createConcurrencyLimiter(8),
-    timeoutMs: 300,
+    timeoutMs: 2_000,
     onRequest: (event) => events.push(event),
     ...options,
   });
