@@ -12,6 +12,7 @@ import { applySession } from './auth/session-auth';
 import type { SessionStore } from './auth/session-store';
 import type { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
+import type { RuntimeRefusal } from './config/runtime-capabilities';
 import { registerEdgeEndpoint } from './edge/edge-endpoint';
 import type { EdgeSessions } from './edge/edge-sessions';
 import type { ConnectedClients } from './events/connected-clients';
@@ -84,10 +85,11 @@ export type HubRoutes = RouteTable;
  * middleware and every route group, each given exactly what its options type names.
  */
 export interface HttpParts {
-  input: Pick<HubDeps, 'logRing' | 'version' | 'runtime' | 'dropConnection' | 'runtimeMetrics'> & {
+  input: Pick<HubDeps, 'logRing' | 'version' | 'runtime' | 'storageDriver' | 'dropConnection' | 'runtimeMetrics'> & {
     uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
     inventoryDeadlineMs?: number | undefined;
     ui?: UiSource | undefined;
+    refusedVariables?: readonly RuntimeRefusal[] | undefined;
   };
   config: HubConfig;
   logger: HubDeps['logger'];
@@ -200,6 +202,8 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerAppRoutes(api, {
     version: input.version,
     runtime: input.runtime,
+    storageDriver: input.storageDriver ?? config.store.driver,
+    refusedVariables: input.refusedVariables ?? [],
     bootId: parts.bootId,
     startedAt: parts.startedAt,
     now,

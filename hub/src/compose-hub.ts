@@ -11,6 +11,7 @@ import { createSessionStore } from './auth/session-store';
 import { FleetLookups } from './checks/fleet-lookups';
 import { composeHttp, type HubApp, type HubRoutes } from './compose-http';
 import type { HubConfig } from './config/hub-config';
+import type { RuntimeRefusal } from './config/runtime-capabilities';
 import type { AuthorizedKey } from './edge/authorized-keys';
 import type { EdgeTimings } from './edge/edge-session';
 import { DEFAULT_EDGE_TIMINGS, EdgeSessions } from './edge/edge-sessions';
@@ -54,6 +55,8 @@ import { createWatcherFactory } from './watchers/watcher-factory';
  */
 export interface HubOptions {
   config: HubConfig;
+  /** Variables this runtime cannot honour, left out of `config` (Workers: smtp, Docker sockets…); GET /api/v1/server lists them. */
+  refusedVariables?: readonly RuntimeRefusal[] | undefined;
   /** Registry providers from DD_REGISTRY_*; no update checks without them. */
   registries?: LoadedRegistryProviders | undefined;
   /** The runtime's fetch for a registry connection (Node binds a CA file); the global fetch otherwise. */

@@ -21,6 +21,11 @@ export interface HubDeps {
   /** Product version from package.json. */
   version: string;
   runtime: 'node' | 'workers' | 'test';
+  /**
+   * The storage as GET /api/v1/server names it, where the runtime decides it rather than
+   * DD_STORE_DRIVER (Workers: durable-object); DD_STORE_DRIVER's value when absent.
+   */
+  storageDriver?: string | undefined;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
   /** Present where the runtime can upgrade to WebSocket; WebSocket routes answer 501 otherwise. */

@@ -93,6 +93,14 @@ describe('the Workers entry under workerd', () => {
     expect(await json(await request('/api/v1/app'))).toMatchObject({ name: 'dockwatch', runtime: 'workers' });
   });
 
+  it('names its real storage and refuses nothing when nothing Node-only is configured', async () => {
+    const server = await json(await request('/api/v1/server'));
+    expect(server).toMatchObject({ runtime: 'workers', storage: { driver: 'durable-object' }, refusedVariables: [] });
+    expect((server.configuration as Record<string, unknown>).store).toEqual({ driver: 'durable-object' });
+    // No Docker Engine on Workers: the default local watcher is not there to fail.
+    expect((server.configuration as Record<string, unknown>).watchers).toEqual([]);
+  });
+
   it('serves the web UI built into the bundle: the page at / and its gzipped, immutable script', async () => {
     const page = await request('/', { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
     expect(page.status).toBe(200);
@@ -254,6 +262,73 @@ describe('the Workers entry with a bad configuration', () => {
         expect(body.error).toMatch(new RegExp(`^configuration error: ${variable}\\b`));
         expect(response.headers.get('x-request-id')).toBeTruthy();
       }
+    } finally {
+      await stopWorker(mf);
+    }
+  });
+});
+
+describe('the Workers entry with Node-only configuration', () => {
+  const NODE_ONLY = {
+    DD_NOTIFICATION_SMTP_MAIL_HOST: 'smtp.example.test',
+    DD_NOTIFICATION_SMTP_MAIL_FROM: 'hub@example.test',
+    DD_NOTIFICATION_SMTP_MAIL_TO: 'ops@example.test',
+    DD_NOTIFICATION_MQTT_HOME_URL: 'mqtt://broker.example.test:1883',
+    DD_WATCHER_LOCAL_SOCKET: '/var/run/docker.sock',
+    DD_HOOKS_ENABLED: 'true',
+    DD_STORE_DRIVER: 'redis',
+  };
+
+  it('runs without it: every request is served, and the log and /api/v1/server name each variable and the runtime', async () => {
+    const mf = await startWorker({ ...NODE_ONLY, DD_NOTIFICATION_NTFY_OPS_TOPIC: 'ops' }, join(workDir, 'node-only'));
+    try {
+      const request = (path: string) => mf.dispatchFetch(`${ORIGIN}${path}`);
+      expect((await request('/health')).status).toBe(200);
+      expect((await request('/api/v1/settings')).status).toBe(200);
+
+      const server = await json(await request('/api/v1/server'));
+      expect(server.storage).toEqual({ driver: 'durable-object' });
+      const refused = server.refusedVariables as { variable: string; reason: string }[];
+      expect(refused.map((refusal) => refusal.variable)).toEqual(Object.keys(NODE_ONLY).sort());
+      expect(refused.find((refusal) => refusal.variable === 'DD_NOTIFICATION_SMTP_MAIL_HOST')?.reason).toMatch(
+        /smtp needs raw TCP sockets/,
+      );
+      expect(refused.find((refusal) => refusal.variable === 'DD_WATCHER_LOCAL_SOCKET')?.reason).toMatch(/edge agent/);
+
+      // The portable trigger beside them is there; the Node-only ones are not half-built.
+      const triggers = (await (await request('/api/v1/triggers')).json()) as { data: { type: string }[] };
+      expect(triggers.data.map((trigger) => trigger.type).filter((type) => type !== 'docker')).toEqual(['ntfy']);
+
+      const log = (await (await request('/api/v1/log/entries')).json()) as Record<string, unknown>[];
+      const refusedInLog = log.filter((entry) => String(entry.msg).includes('not available on the workers runtime'));
+      expect(refusedInLog.map((entry) => String(entry.msg).split(':')[0]).sort()).toEqual(
+        Object.keys(NODE_ONLY).sort(),
+      );
+      expect(refusedInLog.every((entry) => entry.level === 'error')).toBe(true);
+    } finally {
+      await stopWorker(mf);
+    }
+  });
+
+  // Going on without these could weaken the hub (a secret from a file unset; a listen agent's https turned to http).
+  it.each([
+    {
+      bindings: {
+        DD_AGENT_EDGE1_HOST: 'agent.example.test',
+        DD_AGENT_EDGE1_SECRET: 's',
+        DD_AGENT_EDGE1_CAFILE: '/ca.pem',
+      },
+      variable: 'DD_AGENT_EDGE1_CAFILE',
+    },
+    { bindings: { DD_AUTH_BASIC_ADMIN_HASH__FILE: '/run/secrets/hash' }, variable: 'DD_AUTH_BASIC_ADMIN_HASH__FILE' },
+  ])('refuses to run with $variable, naming the variable and the runtime', async ({ bindings, variable }) => {
+    const mf = await startWorker(bindings, join(workDir, `fatal-${variable}`));
+    try {
+      const response = await mf.dispatchFetch(`${ORIGIN}/api/v1/settings`);
+      expect(response.status).toBe(500);
+      expect((await json(response)).error).toMatch(
+        new RegExp(`^configuration error: ${variable}: not available on the workers runtime: `),
+      );
     } finally {
       await stopWorker(mf);
     }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { type HubConfig, maskHubConfig } from '../config/hub-config';
+import type { RuntimeRefusal } from '../config/runtime-capabilities';
 import { errorBody } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
 import type { HubDeps } from '../hub-deps';
@@ -22,6 +23,10 @@ export interface HealthRouteDeps {
 export interface AppRoutesDeps {
   version: string;
   runtime: HubDeps['runtime'];
+  /** The storage in use (fs, redis, memory, durable-object). */
+  storageDriver: string;
+  /** Variables the runtime could not honour; the hub runs without them. */
+  refusedVariables: readonly RuntimeRefusal[];
   bootId: string;
   /** When the hub started, in milliseconds since the epoch. */
   startedAt: number;
@@ -76,16 +81,22 @@ export function registerAppRoutes(api: RouteGroup, deps: AppRoutesDeps): void {
       tag: 'system',
       summary: 'Server version, uptime and masked configuration',
     },
-    (c) =>
-      c.json({
+    (c) => {
+      const configuration = maskHubConfig(deps.config);
+      // DD_STORE_* says nothing where the runtime chose the storage (a Durable Object on Workers).
+      if (deps.storageDriver !== deps.config.store.driver) configuration.store = { driver: deps.storageDriver };
+      return c.json({
         name: PRODUCT_NAME,
         version: deps.version,
         runtime: deps.runtime,
+        storage: { driver: deps.storageDriver },
         bootId: deps.bootId,
         startedAt: new Date(deps.startedAt).toISOString(),
         uptimeSeconds: uptimeSeconds(deps),
         ready: deps.readiness.isReady(),
-        configuration: maskHubConfig(deps.config),
-      }),
+        refusedVariables: deps.refusedVariables,
+        configuration,
+      });
+    },
   );
 }

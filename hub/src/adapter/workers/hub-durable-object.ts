@@ -5,6 +5,7 @@ import { createLogRing } from '../../../../shared/logging/log-ring';
 import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger';
 import { composeHub, type Hub } from '../../compose-hub';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
+import { type RuntimeRefusal, runtimeRefusals, withoutRefused } from '../../config/runtime-capabilities';
 import { errorBody } from '../../http/http-error';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { builtInUi } from './built-in-ui';
@@ -17,9 +18,12 @@ export interface HubDurableObjectState {
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
 }
 
-/** The DD_* Worker vars and secrets; other bindings (the namespace) are not configuration. */
+/**
+ * The DD_* Worker vars and secrets; other bindings (the namespace) are not configuration. The
+ * default local watcher is off: a Worker has no Docker Engine, its hosts are edge agents.
+ */
 function ddVariables(bindings: Readonly<Record<string, unknown>>): Environment {
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { DD_LOCAL_WATCHER: 'false' };
   for (const [name, value] of Object.entries(bindings)) {
     if (!name.startsWith('DD_')) continue;
     // wrangler.toml [vars] may be TOML numbers or booleans; they mean what their text says.
@@ -36,7 +40,9 @@ const readTextFile = (): string => {
 /**
  * The one Durable Object that hosts the hub on Workers: the portable app over Durable Object
  * storage. A bad configuration answers every request with a 500 naming the variable, since a
- * Durable Object has no start-up to abort.
+ * Durable Object has no start-up to abort. A variable that only Workers cannot honour (smtp, a
+ * Docker socket, a file) is different: the hub runs without it, and says so in its log and in
+ * GET /api/v1/server, so one Node-only trigger does not take the fleet's monitoring down.
  */
 export class HubDurableObject {
   private hub: Hub | undefined;
@@ -45,8 +51,11 @@ export class HubDurableObject {
   constructor(state: HubDurableObjectState, env: Readonly<Record<string, unknown>>) {
     let config: HubConfig;
     let variables: Environment;
+    let refused: RuntimeRefusal[];
     try {
-      variables = ddVariables(env);
+      const all = ddVariables(env);
+      refused = runtimeRefusals(all, 'workers');
+      variables = withoutRefused(all, refused);
       config = loadHubConfig(variables, readTextFile);
     } catch (error) {
       this.refuse(error);
@@ -54,6 +63,13 @@ export class HubDurableObject {
     }
     const logRing = createLogRing(1000, config.log.bufferEnabled);
     const logger = createLogger({ level: config.log.level, ring: logRing, sink: consoleJsonSink });
+    for (const { variable, reason } of refused) {
+      // The log buffer keeps the message alone, so the message names the variable and the runtime.
+      logger.error(`${variable}: not available on the workers runtime, the hub runs without it: ${reason}`, {
+        variable,
+        runtime: 'workers',
+      });
+    }
     const storage = createDurableObjectStorage(state.storage);
     // Requests wait until the providers are loaded and stored state is read. A start failure is not
     // rethrown: that would reset the object and fail every request without a body, whereas /health
@@ -71,6 +87,8 @@ export class HubDurableObject {
           logRing,
           version: packageJson.version,
           runtime: 'workers',
+          storageDriver: 'durable-object',
+          refusedVariables: refused,
           upgradeWebSocket,
           registries,
           // Cloudflare names the client; without it every caller would share one rate-limit bucket.
