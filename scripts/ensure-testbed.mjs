@@ -55,7 +55,10 @@ const UNPACKED = {
   prometheus: {
     packages: ['prometheus'],
     root: join(TESTBED, 'prometheus-root'),
-    binaries: ['usr/bin/promtool'],
+    binaries: ['usr/bin/promtool', 'usr/bin/prometheus'],
+    // The package's web assets are dangling symlinks to libjs packages, and its console templates are
+    // JavaScript that Biome would lint: keep the two Go binaries only.
+    binariesOnly: true,
   },
 };
 
@@ -153,8 +156,27 @@ function download(debs, packages) {
   }
 }
 
-function ensureUnpacked({ packages, root: target, binaries }) {
-  if (binaries.every((binary) => existsSync(join(target, binary)))) return 0;
+/** Leaves only `binaries` under `root` (each moved into a fresh tree that then replaces it). */
+function pruneToBinaries(root, binaries) {
+  const kept = mkdtempSync(`${root}.kept-`);
+  try {
+    for (const binary of binaries) {
+      mkdirSync(dirname(join(kept, binary)), { recursive: true });
+      renameSync(join(root, binary), join(kept, binary));
+    }
+    rmSync(root, { recursive: true, force: true });
+    renameSync(kept, root);
+  } finally {
+    rmSync(kept, { recursive: true, force: true });
+  }
+}
+
+function ensureUnpacked({ packages, root: target, binaries, binariesOnly = false }) {
+  if (binaries.every((binary) => existsSync(join(target, binary)))) {
+    // A root unpacked whole by an earlier version of this script.
+    if (binariesOnly && existsSync(join(target, 'usr', 'share'))) pruneToBinaries(target, binaries);
+    return 0;
+  }
   // Unpacked into a sibling first and renamed at the end, so an interrupted run never leaves a
   // half-filled root that the check above would take for complete.
   mkdirSync(dirname(target), { recursive: true });
@@ -167,6 +189,7 @@ function ensureUnpacked({ packages, root: target, binaries }) {
     download(debs, packages);
     for (const deb of readdirSync(debs).filter((name) => name.endsWith('.deb')))
       run('dpkg', ['-x', join(debs, deb), root]);
+    if (binariesOnly) pruneToBinaries(root, binaries);
     rmSync(target, { recursive: true, force: true });
     renameSync(root, target);
   } finally {
