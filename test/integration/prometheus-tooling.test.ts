@@ -165,5 +165,20 @@ describe('Prometheus tooling against a real hub', () => {
       ]);
       for (const rule of rules) expect(rule.lastError ?? '', rule.name).toBe('');
     }, 40_000);
+
+    it('runs every dashboard query (Grafana variables filled in) without a PromQL error', async () => {
+      const errors: string[] = [];
+      let answered = 0;
+      for (const { where, expr } of dashboardExpressions()) {
+        const query = expr.replaceAll('$__rate_interval', '1m').replaceAll('$instance', '.+');
+        const response = await fetch(`${prometheus.url}/api/v1/query?query=${encodeURIComponent(query)}`);
+        const body = (await response.json()) as { status: string; error?: string; data?: { result: unknown[] } };
+        if (body.status !== 'success') errors.push(`${where}: ${body.error ?? response.status}`);
+        else if ((body.data?.result.length ?? 0) > 0) answered += 1;
+      }
+      expect(errors).toEqual([]);
+      // The fleet panels have data from the first scrapes (containers, outbox, HTTP, process memory).
+      expect(answered).toBeGreaterThan(5);
+    });
   });
 });
