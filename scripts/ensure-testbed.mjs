@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Installs the Debian packages the integration and contract tests run for real, and unpacks a
-// Docker Engine into the work tree (.testbed/docker-root) without installing it as a service.
-// Runs before node_modules exists, so it uses Node built-ins only.
+// Docker Engine (.testbed/docker-root) and Prometheus's promtool (.testbed/prometheus-root) into the
+// work tree without installing them as services. Runs before node_modules exists, so it uses Node
+// built-ins only. `node scripts/ensure-testbed.mjs prometheus` runs one piece (packages, docker,
+// prometheus); no argument runs them all.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,19 +31,36 @@ const REQUIRED = [
   { binary: '/usr/bin/chromium', pkg: 'chromium' },
 ];
 
+const TESTBED = join(dirname(dirname(fileURLToPath(import.meta.url))), '.testbed');
+
 /**
- * Debian's docker.io is dockerd 20.10 (API 1.41). Unpacked, not installed: installing would start a
- * system dockerd on /var/run/docker.sock that the tests must never touch. tini provides docker-init.
+ * Debian packages unpacked, not installed, each into its own root under .testbed. Docker: Debian's
+ * docker.io is dockerd 20.10 (API 1.41); installing would start a system dockerd on
+ * /var/run/docker.sock that the tests must never touch; tini provides docker-init. Prometheus: only
+ * promtool is used (checking /metrics, the alert rules and their unit tests); installing would start
+ * a Prometheus server and pull in its web UI's JavaScript packages.
  */
-const DOCKER_PACKAGES = ['docker.io', 'containerd', 'tini'];
-const DOCKER_ROOT = join(dirname(dirname(fileURLToPath(import.meta.url))), '.testbed', 'docker-root');
-const DOCKER_BINARIES = [
-  'usr/sbin/dockerd',
-  'usr/bin/docker',
-  'usr/bin/containerd',
-  'usr/bin/containerd-shim-runc-v2',
-  'usr/bin/tini-static',
-];
+const UNPACKED = {
+  docker: {
+    packages: ['docker.io', 'containerd', 'tini'],
+    root: join(TESTBED, 'docker-root'),
+    binaries: [
+      'usr/sbin/dockerd',
+      'usr/bin/docker',
+      'usr/bin/containerd',
+      'usr/bin/containerd-shim-runc-v2',
+      'usr/bin/tini-static',
+    ],
+  },
+  prometheus: {
+    packages: ['prometheus'],
+    root: join(TESTBED, 'prometheus-root'),
+    binaries: ['usr/bin/promtool', 'usr/bin/prometheus'],
+    // The package's web assets are dangling symlinks to libjs packages, and its console templates are
+    // JavaScript that Biome would lint: keep the two Go binaries only.
+    binariesOnly: true,
+  },
+};
 
 // Debian's hook for "do not start services from maintainer scripts": without it, installing
 // redis-server or docker-registry may start a system daemon (ports 6379, 5000) that no test uses.
@@ -79,10 +98,23 @@ function isRoot() {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-function main() {
-  const packagesStatus = ensurePackages();
-  if (packagesStatus !== 0) return packagesStatus;
-  return ensureDockerRoot();
+const PIECES = {
+  packages: ensurePackages,
+  docker: () => ensureUnpacked(UNPACKED.docker),
+  prometheus: () => ensureUnpacked(UNPACKED.prometheus),
+};
+
+function main(requested) {
+  const unknown = requested.filter((name) => !(name in PIECES));
+  if (unknown.length > 0) {
+    console.error(`ensure-testbed: unknown piece ${unknown.join(', ')}; known: ${Object.keys(PIECES).join(', ')}`);
+    return 2;
+  }
+  for (const name of requested.length > 0 ? requested : Object.keys(PIECES)) {
+    const status = PIECES[name]();
+    if (status !== 0) return status;
+  }
+  return 0;
 }
 
 function ensurePackages() {
@@ -110,9 +142,9 @@ function ensurePackages() {
   return 0;
 }
 
-function download(debs) {
+function download(debs, packages) {
   // As root, apt's download sandbox user (_apt) cannot write into this dir: download as root instead of warning.
-  const args = [...(isRoot() ? ['-o', 'APT::Sandbox::User=root'] : []), 'download', ...DOCKER_PACKAGES];
+  const args = [...(isRoot() ? ['-o', 'APT::Sandbox::User=root'] : []), 'download', ...packages];
   try {
     run('apt-get', args, { cwd: debs, quiet: true });
   } catch {
@@ -124,36 +156,56 @@ function download(debs) {
   }
 }
 
-function ensureDockerRoot() {
-  if (DOCKER_BINARIES.every((binary) => existsSync(join(DOCKER_ROOT, binary)))) return 0;
+/** Leaves only `binaries` under `root` (each moved into a fresh tree that then replaces it). */
+function pruneToBinaries(root, binaries) {
+  const kept = mkdtempSync(`${root}.kept-`);
+  try {
+    for (const binary of binaries) {
+      mkdirSync(dirname(join(kept, binary)), { recursive: true });
+      renameSync(join(root, binary), join(kept, binary));
+    }
+    rmSync(root, { recursive: true, force: true });
+    renameSync(kept, root);
+  } finally {
+    rmSync(kept, { recursive: true, force: true });
+  }
+}
+
+function ensureUnpacked({ packages, root: target, binaries, binariesOnly = false }) {
+  if (binaries.every((binary) => existsSync(join(target, binary)))) {
+    // A root unpacked whole by an earlier version of this script.
+    if (binariesOnly && existsSync(join(target, 'usr', 'share'))) pruneToBinaries(target, binaries);
+    return 0;
+  }
   // Unpacked into a sibling first and renamed at the end, so an interrupted run never leaves a
   // half-filled root that the check above would take for complete.
-  mkdirSync(dirname(DOCKER_ROOT), { recursive: true });
-  const staging = mkdtempSync(`${DOCKER_ROOT}.partial-`);
+  mkdirSync(dirname(target), { recursive: true });
+  const staging = mkdtempSync(`${target}.partial-`);
   try {
     const debs = join(staging, 'debs');
     const root = join(staging, 'root');
     mkdirSync(debs);
     mkdirSync(root);
-    download(debs);
+    download(debs, packages);
     for (const deb of readdirSync(debs).filter((name) => name.endsWith('.deb')))
       run('dpkg', ['-x', join(debs, deb), root]);
-    rmSync(DOCKER_ROOT, { recursive: true, force: true });
-    renameSync(root, DOCKER_ROOT);
+    if (binariesOnly) pruneToBinaries(root, binaries);
+    rmSync(target, { recursive: true, force: true });
+    renameSync(root, target);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  const missing = DOCKER_BINARIES.filter((binary) => !existsSync(join(DOCKER_ROOT, binary)));
+  const missing = binaries.filter((binary) => !existsSync(join(target, binary)));
   if (missing.length > 0) {
-    console.error(`ensure-testbed: unpacked ${DOCKER_PACKAGES.join(', ')}, but still missing: ${missing.join(', ')}`);
+    console.error(`ensure-testbed: unpacked ${packages.join(', ')}, but still missing: ${missing.join(', ')}`);
     return 1;
   }
-  console.log(`ensure-testbed: unpacked ${DOCKER_PACKAGES.join(', ')} into ${DOCKER_ROOT}`);
+  console.log(`ensure-testbed: unpacked ${packages.join(', ')} into ${target}`);
   return 0;
 }
 
 try {
-  process.exitCode = main();
+  process.exitCode = main(process.argv.slice(2));
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

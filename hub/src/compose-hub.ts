@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { FetchLike } from '../../shared/registry/registry-transport';
+import { containerIdentity } from '../../shared/update/update-clock';
 import { AgentDirectory } from './agents/agent-directory';
 import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { createAgentRegistry } from './agents/agent-registry';
@@ -185,7 +186,10 @@ export function composeHub(input: HubInput): Hub {
       builtIn: input.registries.builtIn,
       fallback: input.registries.fallback,
       ...(input.registryFetch && { fetchFor: input.registryFetch }),
-      onRequest: (event) => metrics.registryRequests.inc({ host: event.host, status: String(event.status) }),
+      onRequest: (event) => {
+        metrics.registryRequests.inc({ host: event.host, status: String(event.status) });
+        metrics.registryDuration.observe({ host: event.host }, event.durationMs / 1000);
+      },
       timeoutMs: config.registry.timeoutMs,
       now,
     });
@@ -215,6 +219,7 @@ export function composeHub(input: HubInput): Hub {
   metrics.bindSources({
     containers: () => containers.all(),
     outboxStatuses: () => notifications.outbox.list().map((entry) => entry.status),
+    updateFirstSeenAt: (container) => containers.identityState(containerIdentity(container)).clock?.firstSeenAt,
   });
 
   // The fleet and what agents tell about themselves, before the updates that read them.
@@ -280,6 +285,9 @@ export function composeHub(input: HubInput): Hub {
     requestTimeoutMs: edgeTimings.requestTimeoutMs,
   });
   agents.reserveListenNames(config.agents.map((agent) => agent.name));
+  metrics.bindSources({
+    agents: () => agentRegistry.all().map(({ name }) => ({ name, connected: agents.isConnected(name) })),
+  });
   // DD_EXPERIMENTAL_EDGE=false: no endpoint, no key routes (404), and nothing of the edge runs.
   const edge = config.edge.enabled
     ? new EdgeSessions({

@@ -6,6 +6,7 @@ import type { DockerHost } from '../../shared/docker/docker-host';
 import type { DockerEndpoint } from '../../shared/docker/watcher-config';
 import type { LogRing } from '../../shared/logging/log-ring';
 import type { Logger } from '../../shared/logging/logger';
+import type { ExpositionFormat } from '../../shared/metrics/exposition-format';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { HookRunner } from '../../shared/update/hooks';
 
@@ -45,8 +46,11 @@ export interface HubDeps {
   notificationFetch?: typeof fetch | undefined;
   /** A Docker Engine client for a watcher's endpoint (Node: the edge agent's Docker module); no watchers without it. */
   dockerHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
-  /** Runtime-specific Prometheus text appended to /metrics (process metrics on Node). */
-  runtimeMetrics?: (() => Promise<string>) | undefined;
+  /**
+   * Runtime-specific metric families appended to /metrics in the negotiated format, without
+   * OpenMetrics's `# EOF` (the route ends the exposition): process metrics on Node.
+   */
+  runtimeMetrics?: ((format: ExpositionFormat) => Promise<string>) | undefined;
   /**
    * The caller's address, for per-address limits; the runtime knows the socket (Node honours
    * DD_SERVER_TRUSTPROXY). Absent or undefined: every caller shares one bucket.

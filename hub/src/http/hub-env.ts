@@ -7,5 +7,10 @@ export interface HubEnv {
     principal: Principal;
     /** The matched route's path template, for metrics labels of bounded cardinality. */
     route: string;
+    /**
+     * Set when the request was answered by dispatching another one through the app (a compat path
+     * served by its /api/v1 route): that inner request is the one counted in the HTTP metrics.
+     */
+    servedByDispatch: boolean;
   };
 }

@@ -35,6 +35,8 @@ async function serveCompat(
 ) {
   const url = new URL(c.req.url);
   url.pathname = `${CANONICAL_BASE}${url.pathname.slice('/api'.length)}`;
+  // The dispatched request goes through the whole chain, metrics included: count it there only.
+  c.set('servedByDispatch', true);
   const response = await dispatch(new Request(url, c.req.raw), c.env);
   if (!route.reshape || response.status !== 200) return response;
   const body: unknown = await response

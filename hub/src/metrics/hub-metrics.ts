@@ -14,7 +14,13 @@ const OUTBOX_STATUSES = ['pending', 'retrying', 'dead-letter'] as const;
 export interface MetricSources {
   containers: () => readonly Container[];
   outboxStatuses: () => readonly string[];
+  /** Every agent the hub has registered, and whether a link to it is up now. */
+  agents: () => readonly { name: string; connected: boolean }[];
+  /** When the hub first saw a container's pending update (its stored update clock), epoch ms. */
+  updateFirstSeenAt: (container: Container) => number | undefined;
 }
+
+const RESULTS = ['success', 'partial', 'failed'] as const;
 
 /**
  * The hub's own metrics (`dd_*`), portable. Every label has a bounded set of values: route
@@ -23,7 +29,12 @@ export interface MetricSources {
  */
 export function createHubMetrics() {
   const registry = new MetricsRegistry();
-  const sources: MetricSources = { containers: () => [], outboxStatuses: () => [] };
+  const sources: MetricSources = {
+    containers: () => [],
+    outboxStatuses: () => [],
+    agents: () => [],
+    updateFirstSeenAt: () => undefined,
+  };
   return {
     registry,
     /** Lets the gauges read the stores created after the metrics. */
@@ -54,6 +65,14 @@ export function createHubMetrics() {
         'status',
       ]),
     ),
+    registryDuration: registry.register(
+      new Histogram(
+        'dd_registry_request_duration_seconds',
+        'Registry request latency in seconds (errors included), by registry host',
+        ['host'],
+        LATENCY_BUCKETS,
+      ),
+    ),
     containers: registry.register(
       new Gauge('dd_containers', 'Containers the hub knows, by runtime state', ['state'], (gauge) => {
         const counts = new Map<string, number>(CONTAINER_STATES.map((state) => [state, 0]));
@@ -74,6 +93,34 @@ export function createHubMetrics() {
             if (level !== undefined) counts.set(level, (counts.get(level) ?? 0) + 1);
           }
           for (const [kind, count] of counts) gauge.set({ kind }, count);
+        },
+      ),
+    ),
+    updateAvailableSince: registry.register(
+      new Gauge(
+        'dd_update_available_since_timestamp_seconds',
+        'When the hub first saw each pending update (Unix time), by container, watcher, agent and kind',
+        ['container', 'watcher', 'agent', 'kind'],
+        (gauge) => {
+          gauge.clear();
+          for (const container of sources.containers()) {
+            const kind = container.updateAvailable ? updateLevel(container.updateKind) : undefined;
+            const firstSeenAt = kind === undefined ? undefined : sources.updateFirstSeenAt(container);
+            if (kind === undefined || firstSeenAt === undefined) continue;
+            const labels = { container: container.name, watcher: container.watcher, kind };
+            gauge.set({ ...labels, agent: container.agent ?? LOCAL_AGENT }, Math.floor(firstSeenAt / 1000));
+          }
+        },
+      ),
+    ),
+    agentConnected: registry.register(
+      new Gauge(
+        'dd_agent_connected',
+        'Registered agents (edge and listen mode): 1 while a link to the agent is up, 0 while it is away',
+        ['agent'],
+        (gauge) => {
+          gauge.clear();
+          for (const agent of sources.agents()) gauge.set({ agent: agent.name }, agent.connected ? 1 : 0);
         },
       ),
     ),
@@ -130,6 +177,9 @@ export function watchCycleRecorder(
   agent: string | undefined,
 ): (outcome: { durationMs: number; result: 'success' | 'partial' | 'failed' }) => void {
   const labels = { watcher, agent: agent ?? LOCAL_AGENT };
+  // Every result starts at 0, so the first failure is an increase that alerts can see (a series
+  // born at 1 shows no increase() over any window).
+  for (const result of RESULTS) metrics.watcherRuns.inc({ ...labels, result }, 0);
   return (outcome) => {
     metrics.watcherRuns.inc({ ...labels, result: outcome.result });
     metrics.watcherDuration.observe(labels, outcome.durationMs / 1000);

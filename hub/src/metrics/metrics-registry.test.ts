@@ -33,9 +33,42 @@ describe('metrics registry', () => {
     );
   });
 
-  it('refuses a name registered twice', () => {
+  it('renders OpenMetrics: counter families without _total, samples with it, quotes escaped in HELP', () => {
     const registry = new MetricsRegistry();
-    registry.register(new Counter('dup', 'x'));
-    expect(() => registry.register(new Counter('dup', 'y'))).toThrow(/twice/);
+    registry.register(new Counter('t_total', 'a "counted" thing', ['kind'])).inc({ kind: 'x' });
+    registry.register(new Gauge('t_gauge', 'a gauge', [], (g) => g.set({}, 7)));
+    expect(registry.render('openmetrics')).toBe(
+      [
+        '# HELP t a \\"counted\\" thing',
+        '# TYPE t counter',
+        't_total{kind="x"} 1',
+        '# HELP t_gauge a gauge',
+        '# TYPE t_gauge gauge',
+        't_gauge 7',
+        '',
+      ].join('\n'),
+    );
+    expect(registry.names()).toEqual(['t_total', 't_gauge']);
+  });
+
+  it('refuses a name registered twice, and a counter not named *_total', () => {
+    const registry = new MetricsRegistry();
+    registry.register(new Counter('dup_total', 'x'));
+    expect(() => registry.register(new Counter('dup_total', 'y'))).toThrow(/twice/);
+    expect(() => new Counter('requests', 'z')).toThrow(/must end in _total/);
+  });
+
+  it('gauges rebuilt at each scrape forget the label values that went away', () => {
+    const registry = new MetricsRegistry();
+    let agents = ['a', 'b'];
+    registry.register(
+      new Gauge('t_up', 'up', ['agent'], (g) => {
+        g.clear();
+        for (const agent of agents) g.set({ agent }, 1);
+      }),
+    );
+    expect(registry.render()).toContain('t_up{agent="b"} 1');
+    agents = ['a'];
+    expect(registry.render()).not.toContain('agent="b"');
   });
 });

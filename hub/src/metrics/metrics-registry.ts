@@ -1,12 +1,25 @@
+import type { ExpositionFormat } from '../../../shared/metrics/exposition-format';
+
 /**
- * A small portable Prometheus registry (text exposition format 0.0.4). The hub core runs on
- * Workers too, where prom-client's Node built-ins are missing; the Node entry adds prom-client's
- * process metrics beside these.
+ * A small portable Prometheus registry: Prometheus text 0.0.4, or OpenMetrics 1.0.0 when the scraper
+ * asks (the route adds OpenMetrics's `# EOF`). The hub core runs on Workers too, where prom-client's
+ * Node built-ins are missing; the Node entry adds prom-client's process metrics beside these.
  */
 type Labels = Readonly<Record<string, string>>;
 
 interface Metric {
-  render(): string;
+  readonly name: string;
+  render(format: ExpositionFormat): string;
+}
+
+/** OpenMetrics escapes quotes in HELP too; Prometheus text only backslashes and newlines. */
+function escapeHelp(help: string, format: ExpositionFormat): string {
+  const escaped = help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  return format === 'openmetrics' ? escaped.replace(/"/g, '\\"') : escaped;
+}
+
+function header(family: string, help: string, type: string, format: ExpositionFormat): string[] {
+  return [`# HELP ${family} ${escapeHelp(help, format)}`, `# TYPE ${family} ${type}`];
 }
 
 function escapeLabelValue(value: string): string {
@@ -29,7 +42,10 @@ export class Counter implements Metric {
     readonly name: string,
     private readonly help: string,
     private readonly labelNames: readonly string[] = [],
-  ) {}
+  ) {
+    // OpenMetrics names the family without the suffix and every sample with it; promtool wants it too.
+    if (!name.endsWith('_total')) throw new Error(`metrics: counter ${name} must end in _total`);
+  }
 
   inc(labels: Labels = {}, amount = 1): void {
     const values = keyOf(this.labelNames, labels);
@@ -39,8 +55,9 @@ export class Counter implements Metric {
     else this.values.set(key, { labels: values, value: amount });
   }
 
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+  render(format: ExpositionFormat): string {
+    const family = format === 'openmetrics' ? this.name.slice(0, -'_total'.length) : this.name;
+    const lines = header(family, this.help, 'counter', format);
     for (const { labels, value } of this.values.values()) {
       lines.push(`${this.name}${formatLabels(this.labelNames, labels)} ${value}`);
     }
@@ -57,14 +74,19 @@ export class Gauge implements Metric {
     private readonly collect?: (gauge: Gauge) => void,
   ) {}
 
+  /** Forgets every series: a gauge whose label values come and go (agents, containers) is rebuilt at each scrape. */
+  clear(): void {
+    this.values.clear();
+  }
+
   set(labels: Labels, value: number): void {
     const values = keyOf(this.labelNames, labels);
     this.values.set(values.join('\u0001'), { labels: values, value });
   }
 
-  render(): string {
+  render(format: ExpositionFormat): string {
     this.collect?.(this);
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`];
+    const lines = header(this.name, this.help, 'gauge', format);
     for (const { labels, value } of this.values.values()) {
       lines.push(`${this.name}${formatLabels(this.labelNames, labels)} ${value}`);
     }
@@ -96,8 +118,8 @@ export class Histogram implements Metric {
     slot.count += 1;
   }
 
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+  render(format: ExpositionFormat): string {
+    const lines = header(this.name, this.help, 'histogram', format);
     for (const { labels, counts, sum, count } of this.series.values()) {
       this.buckets.forEach((bound, i) => {
         lines.push(`${this.name}_bucket${formatLabels(this.labelNames, labels, `le="${bound}"`)} ${counts[i] ?? 0}`);
@@ -113,13 +135,18 @@ export class Histogram implements Metric {
 export class MetricsRegistry {
   private readonly metrics = new Map<string, Metric>();
 
-  register<M extends Metric & { name: string }>(metric: M): M {
+  register<M extends Metric>(metric: M): M {
     if (this.metrics.has(metric.name)) throw new Error(`metrics: ${metric.name} is registered twice`);
     this.metrics.set(metric.name, metric);
     return metric;
   }
 
-  render(): string {
-    return `${[...this.metrics.values()].map((metric) => metric.render()).join('\n')}\n`;
+  /** Every registered name, as exposed (counters with `_total`): what dashboards and alerts may name. */
+  names(): string[] {
+    return [...this.metrics.keys()];
+  }
+
+  render(format: ExpositionFormat = 'prometheus'): string {
+    return `${[...this.metrics.values()].map((metric) => metric.render(format)).join('\n')}\n`;
   }
 }

@@ -1,5 +1,11 @@
 import type { Context } from 'hono';
 import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
+import {
+  EXPOSITION_CONTENT_TYPES,
+  type ExpositionFormat,
+  negotiateExpositionFormat,
+  OPENMETRICS_EOF,
+} from '../../../shared/metrics/exposition-format';
 import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
@@ -10,11 +16,14 @@ import type { HubMetrics } from '../metrics/hub-metrics';
 export interface MetricsRouteDeps {
   config: Pick<HubConfig, 'server'>;
   metrics: Pick<HubMetrics, 'registry'>;
-  /** Runtime-specific Prometheus text appended to the hub's (process metrics on Node). */
-  runtimeMetrics: (() => Promise<string>) | undefined;
+  /** Runtime-specific families appended to the hub's, in the same format (process metrics on Node). */
+  runtimeMetrics: ((format: ExpositionFormat) => Promise<string>) | undefined;
 }
 
-/** GET /metrics: Prometheus text, guarded as http-interface §5.10 says. */
+/**
+ * GET /metrics: Prometheus text, or OpenMetrics 1.0.0 when the scraper's Accept header prefers it
+ * (Prometheus does); guarded as http-interface §5.10 says.
+ */
 export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): void {
   const { metricsAuth, metricsToken } = deps.config.server;
   // With a token configured, the token itself opens /metrics, signed in or not (http-interface §5.10).
@@ -32,7 +41,7 @@ export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): 
       grantedBy: tokenMatches,
       ownCredential: true,
       tag: 'system',
-      summary: 'Prometheus metrics (text exposition format)',
+      summary: 'Prometheus metrics (text exposition format, or OpenMetrics when the Accept header asks)',
       statuses: { 401: 'Metrics token missing or wrong' },
     },
     async (c) => {
@@ -45,9 +54,15 @@ export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): 
       ) {
         throw new HttpError(401, 'A valid metrics token is required');
       }
-      const own = deps.metrics.registry.render();
-      const runtime = deps.runtimeMetrics ? await deps.runtimeMetrics() : '';
-      return c.body(own + runtime, 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
+      const format = negotiateExpositionFormat(c.req.header('accept'));
+      const own = deps.metrics.registry.render(format);
+      const runtime = deps.runtimeMetrics ? await deps.runtimeMetrics(format) : '';
+      const end = format === 'openmetrics' ? OPENMETRICS_EOF : '';
+      return c.body(own + runtime + end, 200, {
+        'Content-Type': EXPOSITION_CONTENT_TYPES[format],
+        // Caches must keep the two formats apart.
+        Vary: 'Accept',
+      });
     },
   );
 }

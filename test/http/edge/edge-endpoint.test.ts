@@ -360,6 +360,21 @@ describe('an agent inventory through the hub', () => {
     expect((await agents()).find((a) => a.name === 'rogue')?.connected).toBe(false);
   });
 
+  it('exports each registered agent as dd_agent_connected (1 linked, 0 away), and registry checks by host', async () => {
+    const text = await (await client.request('/metrics')).text();
+    expect(text).toMatch(/^dd_agent_connected\{agent="nas"\} 1$/m);
+    expect(text).toMatch(/^dd_agent_connected\{agent="rogue"\} 0$/m);
+    // The agent's images live on a closed loopback port: every lookup ends in a transport error, timed too.
+    const errors = Number(
+      /^dd_registry_requests_total\{host="127\.0\.0\.1:9",status="error"\} (\d+)$/m.exec(text)?.[1],
+    );
+    const timed = Number(
+      /^dd_registry_request_duration_seconds_count\{host="127\.0\.0\.1:9"\} (\d+)$/m.exec(text)?.[1],
+    );
+    expect(errors).toBeGreaterThan(0);
+    expect(timed).toBe(errors);
+  });
+
   it('restarts a container through the agent and answers the refreshed record', async () => {
     const answered = (async () => {
       const request = await peer.next('request');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTAINER_STATES } from '../../../shared/docker/docker-host';
+import { containerIdentity } from '../../../shared/update/update-clock';
 import type { HubClient } from '../../support/hub-harness';
 import { cycle, notificationHub, record } from '../../support/notification-hub';
 import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
@@ -80,5 +81,23 @@ describe('dd_* metrics after activity', () => {
     expect(series.get('dd_trigger_deliveries_total{trigger="http.ops",result="delivered"}')).toBe(5);
     expect(series.get('dd_notification_outbox_entries{status="pending"}')).toBe(0);
     expect(series.get('dd_audit_entries_total{action="notification-delivery-failed"}')).toBe(1);
+  });
+
+  it('dd_update_available_since_timestamp_seconds: each pending update from its stored update clock, none without one', async () => {
+    const seen = Date.UTC(2026, 0, 10, 12, 0, 0);
+    const web = record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' });
+    // The clock a registry check stores for the pending version (shared/update/update-clock.ts).
+    await hub.hub.parts.containers.setIdentityState(containerIdentity(web), {
+      clock: { remoteValue: '2.0.0', updateDetectedAt: seen, firstSeenAt: seen },
+    });
+    await cycle(hub, [web, record('db', undefined)]);
+    const series = await scrape(hub);
+    expect(
+      series.get(
+        'dd_update_available_since_timestamp_seconds{container="web",watcher="local",agent="__local__",kind="major"}',
+      ),
+    ).toBe(seen / 1000);
+    const pending = [...series.keys()].filter((key) => key.startsWith('dd_update_available_since_timestamp_seconds'));
+    expect(pending).toHaveLength(1);
   });
 });

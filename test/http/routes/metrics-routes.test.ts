@@ -43,3 +43,53 @@ describeHubMatrix(
   },
   { DD_SERVER_METRICS_AUTH: 'false', DD_SERVER_METRICS_TOKEN: 'unused' },
 );
+
+describeHubMatrix(
+  'metrics in OpenMetrics and compat requests',
+  (client) => {
+    const scrape = async (accept?: string) =>
+      client().request('/metrics', accept === undefined ? {} : { headers: { accept } });
+
+    it('answers OpenMetrics 1.0.0 when the scraper prefers it, ended by one # EOF', async () => {
+      await client().request('/health');
+      const response = await scrape(
+        'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1',
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+      expect(response.headers.get('vary')).toContain('Accept');
+      const text = await response.text();
+      expect(text.endsWith('\n# EOF\n')).toBe(true);
+      expect(text.match(/^# EOF$/gm)).toHaveLength(1);
+      expect(text).toContain('# TYPE dd_http_requests counter');
+      expect(text).toMatch(/^dd_http_requests_total\{/m);
+      if (client().mode === 'server') {
+        expect(text).toContain('# TYPE process_cpu_user_seconds counter');
+        expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+      }
+    });
+
+    it('stays Prometheus text for every other scraper; no gauge named *_total from the Node collectors', async () => {
+      for (const accept of [undefined, '*/*', 'text/plain;version=0.0.4']) {
+        const response = await scrape(accept);
+        expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+        const text = await response.text();
+        expect(text).toContain('# TYPE dd_http_requests_total counter');
+        expect(text).not.toContain('# EOF');
+        expect(text).not.toMatch(/^nodejs_active_\w+_total/m);
+        if (client().mode === 'server') expect(text).toMatch(/^nodejs_active_handles\{type=/m);
+      }
+    });
+
+    // Regression (issue 17): a compat request was counted twice, once as route="unmatched".
+    it('counts a compat request once, under the /api/v1 route that served it', async () => {
+      expect((await client().request('/api/containers')).status).toBe(200);
+      expect((await client().request('/api/containers')).status).toBe(200);
+      const text = await (await scrape()).text();
+      expect(text).toMatch(/^dd_http_requests_total\{method="GET",route="\/api\/v1\/containers",status="200"\} 2$/m);
+      expect(text).not.toContain('route="unmatched"');
+      expect(text).toMatch(/^dd_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/containers"\} 2$/m);
+    });
+  },
+  { DD_SERVER_METRICS_AUTH: 'false', DD_COMPAT_WUDCARD: 'true' },
+);

@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, upgradeWebSocket } from '@hono/node-server';
 import type { UpgradeWebSocket } from 'hono/ws';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { createComposeFileEditor } from '../../../../edge-agent/src/compose';
 import { createDockerHost } from '../../../../edge-agent/src/docker';
@@ -26,6 +25,7 @@ import { loadUiBundle } from './load-ui-bundle';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
+import { createProcessMetrics } from './process-metrics';
 import { createRegistryFetchFactory } from './registry-fetch';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
@@ -101,8 +101,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const ui = options.deps?.ui ?? loadUiBundle();
   if ('unavailable' in ui) logger.warn('web UI not available', { reason: ui.unavailable });
 
-  const processMetrics = new Registry();
-  collectDefaultMetrics({ register: processMetrics });
+  const processMetrics = createProcessMetrics();
 
   // Lets refused upgrades carry their JSON error body; the hub's routes upgrade through it. The
   // hub is only called once requests arrive, after it exists.
@@ -123,7 +122,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     registries,
     registryFetch: createRegistryFetchFactory(),
     dockerHostFor: (endpoint) => createDockerHost(endpoint),
-    runtimeMetrics: () => processMetrics.metrics(),
+    runtimeMetrics: processMetrics,
     // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
     // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
     clientAddress: nodeClientAddress(config.server.trustProxy),

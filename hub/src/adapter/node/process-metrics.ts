@@ -1,0 +1,42 @@
+import { collectDefaultMetrics, Registry, type RegistryContentType } from 'prom-client';
+import { type ExpositionFormat, OPENMETRICS_EOF } from '../../../../shared/metrics/exposition-format';
+
+/**
+ * prom-client's default collectors name three gauges `nodejs_active_{handles,requests,resources}_total`,
+ * and a gauge must not end in `_total` (promtool check metrics refuses them; OpenMetrics reserves the
+ * suffix for counters). Each is the sum of the gauge of the same name without `_total`, which counts
+ * the same handles, requests or resources by type: `sum(nodejs_active_handles)` gives the total, so
+ * nothing is lost by dropping them.
+ */
+const GAUGES_NAMED_LIKE_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** A registry of one format (set before its first render) holding the default collectors. */
+function processRegistry<T extends RegistryContentType>(contentType: T): Registry<T> {
+  // prom-client's typings declare no constructor argument; setContentType is the typed way.
+  const registry = new Registry<T>();
+  registry.setContentType(contentType);
+  collectDefaultMetrics({ register: registry });
+  for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
+  return registry;
+}
+
+/**
+ * Node process metrics (CPU, memory, event loop, GC) in either format. One registry per format:
+ * prom-client renames a registry's counters in place when it renders OpenMetrics, so one registry
+ * cannot serve both; both are created at start, since the CPU counters count from their creation.
+ */
+export function createProcessMetrics(): (format: ExpositionFormat) => Promise<string> {
+  const registries: Record<ExpositionFormat, { metrics(): Promise<string> }> = {
+    prometheus: processRegistry(Registry.PROMETHEUS_CONTENT_TYPE),
+    openmetrics: processRegistry(Registry.OPENMETRICS_CONTENT_TYPE),
+  };
+  return async (format) => {
+    const text = await registries[format].metrics();
+    // The route ends the whole exposition (the hub's families come first).
+    return format === 'openmetrics' && text.endsWith(OPENMETRICS_EOF) ? text.slice(0, -OPENMETRICS_EOF.length) : text;
+  };
+}
