@@ -16,7 +16,10 @@ const MAX_VERIFIED = 1_000;
 const AUDIT_FAILURE_WINDOW_MS = 60_000;
 // The sign-in route's words: nothing tells a wrong user from a wrong password.
 const FAILURE_MESSAGE = 'Invalid credentials';
-const BASIC = /^basic +([A-Za-z0-9+/=]+) *$/i;
+const BASIC = /^basic +(.*)$/i;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** Decodes to nobody: a malformed credential fails like a wrong one. */
+const MALFORMED = { username: '', password: '' };
 
 export interface BasicCredentialAuthenticator {
   /**
@@ -37,16 +40,17 @@ export interface BasicCredentialAuthDeps {
 }
 
 function decodeBasic(header: string | undefined): { username: string; password: string } | undefined {
-  const encoded = header === undefined ? undefined : BASIC.exec(header)?.[1];
+  const encoded = header === undefined ? undefined : BASIC.exec(header.trim())?.[1]?.trim();
   if (encoded === undefined) return undefined;
+  if (!BASE64.test(encoded)) return MALFORMED;
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(encoded), (ch) => ch.charCodeAt(0)));
   } catch {
-    return { username: '', password: '' };
+    return MALFORMED;
   }
   const colon = text.indexOf(':');
-  if (colon < 0) return { username: '', password: '' };
+  if (colon < 0) return MALFORMED;
   return { username: text.slice(0, colon).trim(), password: text.slice(colon + 1) };
 }
 
