@@ -19,7 +19,9 @@ const COMPAT = { DD_COMPAT_WUDCARD: 'true' };
 describe("Homepage's whatsupdocker widget against the hub", () => {
   let hub: HubClient;
   let widget: HomepageWidget;
-  const config = (credentials: Partial<HomepageWidgetConfig> = {}): HomepageWidgetConfig => ({
+  const config = (
+    credentials: { username?: string | undefined; password?: string | undefined } = {},
+  ): HomepageWidgetConfig => ({
     type: 'whatsupdocker',
     url: hub.url ?? '',
     username: 'alice',

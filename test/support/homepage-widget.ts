@@ -16,8 +16,8 @@ const SOURCE = new URL('./fixtures/homepage/src/', import.meta.url).pathname;
 export interface HomepageWidgetConfig {
   type: 'whatsupdocker';
   url: string;
-  username?: string;
-  password?: string;
+  username?: string | undefined;
+  password?: string | undefined;
 }
 
 export interface WidgetBlock {

@@ -95,7 +95,7 @@ describe('HTTP Basic on the compatibility routes', () => {
 
   it('shares one verification among concurrent first requests (the card asks for every container at once)', async () => {
     const b = bed();
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     b.holdUntil(
       new Promise<void>((resolve) => {
         release = resolve;
