@@ -32,13 +32,14 @@ const ContainerIdSchema = v.object({ id: v.pipe(v.string(), v.minLength(1), v.ma
 
 /**
  * `POST /api/triggers/{type}/{name}` with a container object as its body: how wud-card versions
- * before 2026 ran a trigger for a container. A Docker action trigger updates the container the body
+ * before its per-container trigger route ran a trigger for a container (test/support/fixtures/wud-card). A Docker action trigger updates the container the body
  * names (POST /api/v1/containers/{id}/triggers/docker/{name}); a notification trigger runs with the
  * body as its container (POST /api/v1/triggers/{type}/{name}).
  */
 async function legacyTriggerRun(c: Context<HubEnv>, url: URL): Promise<Request | Response> {
   const [, , , , type = '', name = ''] = url.pathname.split('/');
-  if (!ACTION_TYPES.has(decodeURIComponent(type))) return new Request(url, c.req.raw);
+  // Compared as sent: a percent-encoded type is no action trigger (and a malformed one must not throw).
+  if (!ACTION_TYPES.has(type)) return new Request(url, c.req.raw);
   const parsed = v.safeParse(ContainerIdSchema, await c.req.json().catch(() => undefined));
   if (!parsed.success) {
     return c.json(errorBody(400, 'The body must be the container to update, with its id'), 400);
@@ -54,7 +55,7 @@ async function legacyTriggerRun(c: Context<HubEnv>, url: URL): Promise<Request |
  * The routes the Home Assistant wud-card and Homepage's widget call (http-interface §9.2), served
  * only with DD_COMPAT_WUDCARD=true by the /api/v1 handlers themselves, so auth, scopes and
  * limits are identical. The fifth, `POST /api/triggers/{type}/{name}`, is what card versions before
- * the per-container trigger route post to (docs/http-interface.md, "Compatibility routes").
+ * the per-container trigger route post to (http-interface §9.2, "In this project").
  */
 const COMPAT_ROUTES: readonly CompatRoute[] = [
   { method: 'GET', pattern: /^\/api\/containers$/, reshape: true, canonical: watchedContainers },
