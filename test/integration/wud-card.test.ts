@@ -3,7 +3,8 @@
  * per-container trigger route) in real Chromium, against the hub on a real dockerd and registry with
  * DD_COMPAT_WUDCARD=true, a basic user the card signs in as with HTTP Basic, a Docker action
  * trigger and a notification trigger. Pressing the card's Update (its first trigger) must update
- * the container for real: Docker runs the new image afterwards.
+ * the container for real: Docker runs the new image afterwards. The card's other credential, an API
+ * key sent as Bearer, keeps its scopes through the compat routes.
  *
  * Regressions: wud-card-old-trigger-route (card versions posting to /api/triggers/{type}/{name} got
  * 410) and wud-card-update-notifies (the first trigger was a notification, so "Update triggered"
@@ -67,11 +68,17 @@ async function startCardOrigin(hubUrl: string): Promise<{ url: string; server: S
 }
 
 /** A Home Assistant-like page: the card's element, configured as its README says, given a `hass` with one update entity. */
-async function mountCard(page: Page, origin: string, commit: string, container: string): Promise<void> {
+async function mountCard(
+  page: Page,
+  origin: string,
+  commit: string,
+  container: string,
+  credentials: { user?: string; password?: string; auth?: string } = { user: 'alice', password: PASSWORD },
+): Promise<void> {
   await page.goto(origin);
   await page.addScriptTag({ url: `${origin}/card/${commit}/wud-card.js`, type: 'module' });
   await page.evaluate(
-    ({ origin, container, user, password }) => {
+    ({ origin, container, credentials }) => {
       const notes: { message: string; type: string }[] = [];
       (window as unknown as { notes: typeof notes }).notes = notes;
       document.addEventListener('hass-notification', (event) => {
@@ -81,7 +88,7 @@ async function mountCard(page: Page, origin: string, commit: string, container: 
         setConfig(config: unknown): void;
         hass: unknown;
       };
-      card.setConfig({ wud_api: { url: origin, user, password, show_update_buttons: true } });
+      card.setConfig({ wud_api: { url: origin, ...credentials, show_update_buttons: true } });
       document.body.append(card);
       card.hass = {
         language: 'en',
@@ -93,7 +100,7 @@ async function mountCard(page: Page, origin: string, commit: string, container: 
         },
       };
     },
-    { origin, container, user: 'alice', password: PASSWORD },
+    { origin, container, credentials },
   );
 }
 
@@ -199,5 +206,42 @@ describe('the Home Assistant wud-card against the hub on a real Docker Engine', 
     } finally {
       await page.close();
     }
+  }, 60_000);
+
+  it('card 1a2eb09 with an API key (its `auth` option, sent as Bearer): the key scopes hold on the compat routes', async () => {
+    const login = await hub.api('/api/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: PASSWORD }),
+    });
+    const cookie = `dd.sid=${/dd\.sid=([a-f0-9]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1]}`;
+    const keyOf = async (scopes: string[]) => {
+      const created = await hub.api('/api/v1/api-keys', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie },
+        body: JSON.stringify({ name: `card ${scopes.join(' ')}`, scopes }),
+      });
+      expect(created.status).toBe(201);
+      return ((await created.json()) as { apiKey: string }).apiKey;
+    };
+    const checkWith = async (auth: string) => {
+      const page = await browser.newPage();
+      try {
+        await mountCard(page, origin.url, '1a2eb09', 'alpha', { auth });
+        const card = page.locator('wud-card');
+        await expect
+          .poll(() => card.locator('.wud-status').textContent(), { timeout: 15_000 })
+          .toContain('WUD connected');
+        await card.locator('button.check-btn').click();
+        await expect.poll(async () => (await notesOf(page)).length, { timeout: 15_000 }).toBeGreaterThan(1);
+        return (await notesOf(page)).map((note) => note.message);
+      } finally {
+        await page.close();
+      }
+    };
+    expect(await checkWith(await keyOf(['read', 'containers:watch']))).toContain('Container check started');
+    // A read-only key reads the list, and its watch is refused with the /api/v1 route's 403.
+    const refused = await checkWith(await keyOf(['read']));
+    expect(refused.some((message) => message.startsWith('Check failed: HTTP 403'))).toBe(true);
   }, 60_000);
 });
