@@ -5,11 +5,13 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AgentDirectory } from './agents/agent-directory';
 import type { InventoryExpectations } from './agents/inventory-expectations';
 import type { ApiKeyAuthenticator } from './auth/api-key-auth';
+import type { BasicCredentialAuthenticator } from './auth/basic-credential-auth';
 import type { LoginVerifier } from './auth/login-service';
 import type { OidcLogin } from './auth/oidc-login';
 import { ANONYMOUS, UNAUTHENTICATED } from './auth/principal';
 import { applySession } from './auth/session-auth';
 import type { SessionStore } from './auth/session-store';
+import type { SignInLimits } from './auth/sign-in-limits';
 import type { FleetLookups } from './checks/fleet-lookups';
 import type { HubConfig } from './config/hub-config';
 import type { RuntimeRefusal } from './config/runtime-capabilities';
@@ -24,7 +26,8 @@ import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handl
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
 import type { HubEnv } from './http/hub-env';
-import { legacyApiGuard } from './http/legacy-api';
+import { compatRouteOf, legacyApiGuard } from './http/legacy-api';
+import { createPrincipalRelay } from './http/principal-relay';
 import { createRouteGroup } from './http/route-group';
 import type { RouteTable } from './http/route-table';
 import { serverRateLimit } from './http/server-rate-limit';
@@ -107,6 +110,7 @@ export interface HttpParts {
   preferences: PreferencesStore;
   sessions: SessionStore;
   loginVerifier: LoginVerifier;
+  signInLimits: SignInLimits;
   events: EventBus;
   publish: Publish;
   connectedClients: ConnectedClients;
@@ -121,6 +125,8 @@ export interface HttpParts {
   /** Filled here with every route; the authenticator reads it at request time. */
   routes: RouteTable;
   apiKeyAuth: ApiKeyAuthenticator;
+  /** HTTP Basic, accepted on the compatibility routes only (DD_COMPAT_WUDCARD). */
+  basicAuth: BasicCredentialAuthenticator;
   oidc: OidcLogin;
   webSockets: WebSocketGate;
 }
@@ -140,20 +146,34 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     updates,
     registries,
   } = parts;
-  const { apiKeyAuth, sessions } = parts;
+  const { apiKeyAuth, basicAuth, sessions } = parts;
   const { routes } = parts;
   const app = new Hono<HubEnv>();
   const hosts = { fleet, agents };
+  const principals = createPrincipalRelay();
 
   app.use(requestId());
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
   app.use(httpMetrics(parts.metrics));
   app.use(async function authenticate(c, next) {
+    // A compatibility request's /api/v1 twin: its caller was authenticated on the way in.
+    const forwarded = principals.take(c.req.raw);
+    if (forwarded) {
+      c.set('principal', forwarded);
+      return next();
+    }
     c.set('principal', config.anonymous ? ANONYMOUS : UNAUTHENTICATED);
     // A failed key credential ends the request here: it is never retried against a session cookie.
     const keyResult = await apiKeyAuth.authenticate(c);
     if (keyResult instanceof Response) return keyResult;
+    // The What's Up Docker clients send a basic user's password with every request (decisions §4 users).
+    const basicResult =
+      keyResult || config.anonymous || !compatRouteOf(config.compat.wudCard, c.req.method, c.req.path)
+        ? undefined
+        : await basicAuth.authenticate(c);
+    if (basicResult instanceof Response) return basicResult;
     if (keyResult) c.set('principal', keyResult);
+    else if (basicResult) c.set('principal', basicResult);
     else if (!config.anonymous) {
       // A session cookie; routes then answer 401 to a caller with neither.
       const refused = await applySession(c, { config }, sessions);
@@ -183,6 +203,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   const legacy = legacyApiGuard({
     compatWudCard: config.compat.wudCard,
     dispatch: async (request, env) => app.fetch(request, env),
+    principals,
   });
   app.use('/api', legacy);
   app.use('/api/*', legacy);
@@ -194,7 +215,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerAuthStatusRoutes(api, root, { config }, parts.oidc);
   registerAuthSessionRoutes(
     api,
-    { config, verifier: parts.loginVerifier, logger, now, clientAddress, audit },
+    { config, verifier: parts.loginVerifier, signInLimits: parts.signInLimits, logger, clientAddress, audit },
     sessions,
   );
   registerAuthOidcRoutes(api, { config, logger, now, clientAddress, audit }, sessions, parts.oidc);
@@ -232,7 +253,16 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerUpdatePreviewRoutes(api, { updates, audit });
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
   registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });
-  registerContainerRoutes(api, { ...hosts, containers, audit, registries, now, publish: parts.publish, notifications });
+  registerContainerRoutes(api, {
+    ...hosts,
+    containers,
+    audit,
+    registries,
+    now,
+    publish: parts.publish,
+    notifications,
+    updates,
+  });
   registerContainerActionRoutes(api, {
     ...hosts,
     containers,

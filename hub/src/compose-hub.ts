@@ -6,9 +6,11 @@ import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { createAgentRegistry } from './agents/agent-registry';
 import { createInventoryExpectations, type InventoryExpectations } from './agents/inventory-expectations';
 import { createApiKeyAuthenticator } from './auth/api-key-auth';
+import { createBasicCredentialAuthenticator } from './auth/basic-credential-auth';
 import { createLoginVerifier } from './auth/login-service';
 import { createOidcLogin } from './auth/oidc-login';
 import { createSessionStore } from './auth/session-store';
+import { createSignInLimits } from './auth/sign-in-limits';
 import { FleetLookups } from './checks/fleet-lookups';
 import { composeHttp, type HubApp, type HubRoutes } from './compose-http';
 import type { HubConfig } from './config/hub-config';
@@ -163,6 +165,8 @@ export function composeHub(input: HubInput): Hub {
   const preferences = createPreferencesStore(storage, storeLogger);
   const sessions = createSessionStore(storage, now);
   const loginVerifier = createLoginVerifier(config.auth.basic, storage, now);
+  // One brute-force budget for every way a password is tried: the sign-in route and HTTP Basic.
+  const signInLimits = createSignInLimits({ now });
 
   // The UI event stream: capabilities publish, every open stream receives.
   const events = createEventBus({
@@ -326,6 +330,7 @@ export function composeHub(input: HubInput): Hub {
     preferences,
     sessions,
     loginVerifier,
+    signInLimits,
     events,
     publish,
     connectedClients,
@@ -339,6 +344,14 @@ export function composeHub(input: HubInput): Hub {
     dependencyGroups,
     routes,
     apiKeyAuth: createApiKeyAuthenticator({ apiKeys, routes, now, logger, audit, clientAddress }),
+    basicAuth: createBasicCredentialAuthenticator({
+      verifier: loginVerifier,
+      signInLimits,
+      now,
+      logger,
+      audit,
+      clientAddress,
+    }),
     // OIDC providers are reached with the runtime's fetch (Node's honours NODE_EXTRA_CA_CERTS).
     oidc: createOidcLogin(config.auth.oidc, input.oidcFetch ?? ((request, init) => fetch(request, init)), now),
     webSockets: createWebSocketGate({ upgradeWebSocket: input.upgradeWebSocket, config, now, clientAddress }),

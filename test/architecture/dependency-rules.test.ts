@@ -35,6 +35,8 @@ const CAPABILITY_CONSTRUCTORS = [
   'createWebSocketGate',
   'createOidcLogin',
   'createApiKeyAuthenticator',
+  'createSignInLimits',
+  'createBasicCredentialAuthenticator',
   'startListenAgents',
   'new AgentDirectory',
   'new EdgeSessions',

@@ -109,6 +109,23 @@ describeHubMatrix(
       await expectJsonError(await client().request('/api/settings'), 410);
       await expectJsonError(await client().request('/api/containers', { method: 'DELETE' }), 410);
     });
+
+    it("serves the old card's POST /api/triggers/{type}/{name}: an action trigger names its container in the body", async () => {
+      // No container id: nothing to update.
+      const noId = await expectJsonError(
+        await client().request('/api/triggers/docker/update', jsonInit('POST', { name: 'web' })),
+        400,
+      );
+      expect(noId.error).toContain('id');
+      // An id: the per-container action route answers (no such container here).
+      const unknown = await expectJsonError(
+        await client().request('/api/triggers/docker/update', jsonInit('POST', { id: 'nope', name: 'nope' })),
+        404,
+      );
+      expect(unknown.error).toContain('nope');
+      // Any other type is a notification trigger run with the body (none configured here).
+      await expectJsonError(await client().request('/api/triggers/http/ops', jsonInit('POST', { id: 'x' })), 404);
+    });
   },
   { DD_COMPAT_WUDCARD: 'true' },
 );

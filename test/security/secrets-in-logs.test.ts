@@ -1,6 +1,7 @@
 /**
  * Secrets never reach the logs or the API's answers. One scenario signs in with a password, a TOTP
- * code and a recovery code, fails sign-ins in every way, creates keys (one minted by another key),
+ * code and a recovery code, fails sign-ins in every way, uses HTTP Basic on the compatibility routes
+ * (right and wrong), creates keys (one minted by another key),
  * uses them, fails them, revokes one and signs out; then every log line the hub wrote (the sink
  * in memory and on a socket, pino's stdout and stderr of a real process, at trace level), the log
  * ring, the audit trail and every answer are searched for each secret used.
@@ -110,6 +111,21 @@ async function scenario(request: Request): Promise<ScenarioResult> {
   expect([alice.status, bobOtp.status, bobRecovery.status]).toEqual([200, 200, 200]);
   const session = cookieHeader(alice.id as string);
 
+  // HTTP Basic on the What's Up Docker compatibility routes: right, then wrong.
+  const basicWrong = 'basic-wrong-secret-9f3e';
+  secrets.add(basicWrong);
+  for (const [password, status] of [
+    [PASSWORD, 200],
+    [basicWrong, 401],
+  ] as const) {
+    const credential = Buffer.from(`alice:${password}`).toString('base64');
+    secrets.add(credential);
+    const { response } = await send(`basic ${status}`, '/api/containers', {
+      headers: { authorization: `Basic ${credential}` },
+    });
+    expect(response.status).toBe(status);
+  }
+
   // Keys: one made by a session, one minted by that key; used, failed, listed, revoked.
   const createKey = async (label: string, body: Record<string, unknown>, headers: Record<string, string>) => {
     const { response, text } = await send(label, '/api/v1/api-keys', jsonInit('POST', body, headers));
@@ -203,8 +219,8 @@ for (const mode of ['memory', 'server'] as const) {
     it('logs and answers carry no password, code, key, session id, hash or TOTP secret', async () => {
       const client =
         mode === 'memory'
-          ? await createMemoryHub({ ...USERS_ENV, DD_LOG_LEVEL: 'trace' })
-          : await createServerHub({ ...USERS_ENV, DD_LOG_LEVEL: 'trace' });
+          ? await createMemoryHub({ ...USERS_ENV, DD_COMPAT_WUDCARD: 'true', DD_LOG_LEVEL: 'trace' })
+          : await createServerHub({ ...USERS_ENV, DD_COMPAT_WUDCARD: 'true', DD_LOG_LEVEL: 'trace' });
       try {
         const result = await scenario(client.request);
         const digests = await digestsOf(client, result.keyIds);
@@ -232,6 +248,7 @@ describe('secrets stay out of the output of a real hub process', () => {
     dirs.push(dir);
     const hub = await startHubProcess({
       ...(USERS_ENV as Record<string, string>),
+      DD_COMPAT_WUDCARD: 'true',
       DD_STORE_DRIVER: 'fs',
       DD_STORE_PATH: dir,
       DD_LOG_LEVEL: 'trace',

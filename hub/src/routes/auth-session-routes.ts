@@ -10,16 +10,15 @@ import {
   setSessionCookie,
 } from '../auth/session-auth';
 import type { SessionStore } from '../auth/session-store';
+import type { SignInLimits } from '../auth/sign-in-limits';
 import type { HubConfig } from '../config/hub-config';
 import { errorBody } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
-import { createRateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
 import type { AuditStore } from '../store/audit-store';
 
-/** Failed logins per address and per username within the window before 429. */
-export const LOGIN_FAILURE_LIMIT = 10;
-const LOGIN_WINDOW_MS = 15 * 60_000;
+export { LOGIN_FAILURE_LIMIT } from '../auth/sign-in-limits';
+
 // One body for every failure: nothing tells a wrong user from a wrong password or code.
 const FAILURE_MESSAGE = 'Invalid credentials';
 
@@ -41,18 +40,16 @@ export interface AuthSessionRoutesDeps extends SessionAuthDeps {
   config: Pick<HubConfig, 'auth' | 'server' | 'anonymous'>;
   /** Checks passwords, TOTP and recovery codes (and remembers used ones). */
   verifier: LoginVerifier;
+  /** Shared with HTTP Basic on the compatibility routes. */
+  signInLimits: SignInLimits;
   logger: Logger;
-  now: () => number;
   clientAddress: (c: Context) => string | undefined;
   audit: Pick<AuditStore, 'append'>;
 }
 
 /** POST /auth/login, POST /auth/logout and GET /auth/user (decisions §4). */
 export function registerAuthSessionRoutes(api: RouteGroup, deps: AuthSessionRoutesDeps, sessions: SessionStore): void {
-  const { now } = deps;
-  const { verifier } = deps;
-  const byAddress = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
-  const byUsername = createRateLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_WINDOW_MS, now });
+  const { verifier, signInLimits } = deps;
   const logger = deps.logger.child('auth.login');
 
   const tooMany = (c: Context<HubEnv>, retryAfterSeconds: number) => {
@@ -77,12 +74,11 @@ export function registerAuthSessionRoutes(api: RouteGroup, deps: AuthSessionRout
       }
       const address = deps.clientAddress(c) ?? 'unknown';
       const username = body.username.trim();
-      const blocked = [byAddress.peek(address), byUsername.peek(username)].find((decision) => !decision.allowed);
+      const blocked = signInLimits.blocked(address, username);
       if (blocked) return tooMany(c, blocked.retryAfterSeconds);
       const assurance = await verifier.verify({ ...body, username });
       if (!assurance) {
-        byAddress.take(address);
-        byUsername.take(username);
+        signInLimits.recordFailure(address, username);
         await deps.audit.append({
           action: 'auth-login',
           status: 'failed',

@@ -11,7 +11,6 @@ import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
 import { qBool, qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
-import { describeTrigger } from '../notifications/notification-triggers';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { effectivePolicy } from '../watchers/container-check';
@@ -25,7 +24,7 @@ import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
 import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 import { containerSummary, recentStatus } from './container-views';
-import { type TriggersOfContainerDeps, triggersOfContainer } from './trigger-routes';
+import { describeTriggersOfContainer, type TriggersOfContainerDeps } from './trigger-routes';
 
 const Envelope = v.object({
   data: v.array(ContainerSchema),
@@ -199,10 +198,10 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       access: 'read',
       tag: 'containers',
       summary:
-        'Notification triggers that apply to this container (its dd.notification.* labels considered), configuration masked',
+        'Triggers that apply to this container, configuration masked: first the Docker action triggers that can update it (its watcher, its dd.action.* labels), then the notification triggers its dd.notification.* labels route to it',
     },
     (c) => {
-      const data = triggersOfContainer(deps, find(c.req.param('id') ?? '')).map(describeTrigger);
+      const data = describeTriggersOfContainer(deps, find(c.req.param('id') ?? ''));
       return c.json({ data, total: data.length });
     },
   );

@@ -10,7 +10,8 @@ import type { NotificationService } from '../notifications/notification-service'
 import { describeTrigger, type NotificationTrigger } from '../notifications/notification-triggers';
 import { containerFromBody, SimulatedContainerBodySchema } from '../notifications/simulated-container';
 import type { ContainerStore } from '../store/container-store';
-import { describeActionTrigger } from '../updates/action-triggers';
+import { actionAllowed } from '../updates/action-routing';
+import { describeActionTrigger, triggerCoversWatcher } from '../updates/action-triggers';
 import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
@@ -22,20 +23,37 @@ const TriggerSchema = v.object({
 });
 const RunResultSchema = v.object({ triggerId: v.string(), containerId: v.string(), delivered: v.literal(true) });
 
-/** The configured notification triggers, which a container's labels route. */
+/** The configured triggers, which a container's labels route: notification triggers and Docker action triggers. */
 export interface TriggersOfContainerDeps {
   notifications: Pick<NotificationService, 'triggers'>;
+  updates: Pick<UpdateService, 'triggers'>;
 }
 
 /** The notification triggers that apply to a container: all of them, less what its dd.notification.* labels route away. */
-export function triggersOfContainer(deps: TriggersOfContainerDeps, container: Container): NotificationTrigger[] {
+export function triggersOfContainer(
+  deps: Pick<TriggersOfContainerDeps, 'notifications'>,
+  container: Container,
+): NotificationTrigger[] {
   return deps.notifications.triggers.filter((trigger) => routeContainer(container.labels, trigger).allowed);
+}
+
+/**
+ * The trigger records of a container (http-interface §4.8): first the Docker action triggers that can
+ * update it (of its watcher, allowed by its dd.action.* labels), then its notification triggers.
+ * Action triggers come first because clients of What's Up Docker (the Home Assistant card) offer the
+ * first trigger as the container's Update button; running it for the container updates it.
+ */
+export function describeTriggersOfContainer(deps: TriggersOfContainerDeps, container: Container) {
+  const actions = deps.updates.triggers.filter(
+    (trigger) => triggerCoversWatcher(trigger, container.watcher) && actionAllowed(container.labels, trigger),
+  );
+  return [...actions.map(describeActionTrigger), ...triggersOfContainer(deps, container).map(describeTrigger)];
 }
 
 /** The trigger routes: notification triggers (listed and run now), action triggers (listed), and the containers they run for. */
 export interface TriggerRoutesDeps {
   notifications: Pick<NotificationService, 'triggers' | 'trigger' | 'runTrigger'>;
-  updates: Pick<UpdateService, 'triggers'>;
+  updates: Pick<UpdateService, 'triggers' | 'requestUpdate'>;
   containers: Pick<ContainerStore, 'get'>;
   now: () => number;
 }
@@ -136,6 +154,41 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
     }
     return run(c, find(c), container);
   };
+  // A Docker action trigger run for a container updates it, as in What's Up Docker: the scope of an
+  // update, not of a notification (decisions §5), hence a route of its own.
+  api.add(
+    {
+      method: 'post',
+      path: '/containers/:id/triggers/docker/:name',
+      access: 'containers:update',
+      tag: 'containers',
+      summary:
+        'Run a Docker action trigger for this container: update it to its pending version (as POST /containers/{id}/update naming the trigger)',
+      response: v.object({ message: v.string(), operationId: v.string() }),
+      successStatus: 202,
+      statuses: {
+        400: 'No update is available',
+        403: 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)',
+        404: 'Unknown container, or no such Docker action trigger for its watcher',
+        409: 'Already queued or in progress, held by the maturity gate, excluded by dd.action.* labels, or a temporary -old- container',
+        503: 'Its watcher is not available, or its edge agent is not connected',
+      },
+    },
+    async (c) => {
+      const operation = await deps.updates.requestUpdate(c.req.param('id') ?? '', {
+        triggerName: `docker.${c.req.param('name') ?? ''}`,
+        source: 'api',
+      });
+      return c.json(
+        {
+          message: `Update of ${operation.containerName} to ${operation.targetImage} queued`,
+          operationId: operation.id,
+        },
+        202,
+      );
+    },
+  );
+
   const containerRunSpec = {
     method: 'post',
     access: 'triggers:run',
@@ -146,7 +199,8 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
   api.add(
     {
       ...containerRunSpec,
-      path: '/containers/:id/triggers/:type/:name',
+      // Not `docker`: that one is the action route above.
+      path: '/containers/:id/triggers/:type{(?!docker$)[^/]+}/:name',
       summary:
         'Run a notification trigger for this container now (its update-available message), whatever ONCE and THRESHOLD say',
     },

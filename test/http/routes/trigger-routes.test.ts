@@ -94,10 +94,15 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
     expect(bed.receiver().received).toHaveLength(0);
 
     const triggers = await bed.json('/api/v1/containers/web-id/triggers');
-    expect(triggers.body.data.map((trigger: { id: string }) => trigger.id)).toEqual(['http.first', 'http.ops']);
+    // The Docker action trigger that can update it first: What's Up Docker clients offer the first as "Update".
+    expect(triggers.body.data.map((trigger: { id: string }) => trigger.id)).toEqual([
+      'docker.local',
+      'http.first',
+      'http.ops',
+    ]);
     expect((await bed.json('/api/v1/containers/quiet-id/triggers')).body).toMatchObject({
-      total: 1,
-      data: [{ id: 'http.first' }],
+      total: 2,
+      data: [{ id: 'docker.local' }, { id: 'http.first' }],
     });
 
     expect((await bed.json('/api/v1/containers/web-id/triggers/http/ops', { method: 'POST' })).body).toEqual({
@@ -124,5 +129,11 @@ describe('trigger routes (http-interface §4.7, §4.8)', () => {
       await bed.hub().request('/api/v1/containers/web-id/triggers/http/nope', { method: 'POST' }),
       404,
     );
+    // A Docker action trigger run for a container is its update (test/integration/wud-card.test.ts updates one).
+    const noAction = await expectJsonError(
+      await bed.hub().request('/api/v1/containers/web-id/triggers/docker/nope', { method: 'POST' }),
+      404,
+    );
+    expect(noAction.details?.['reason']).toBe('no-action-trigger');
   });
 });
