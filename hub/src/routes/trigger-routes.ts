@@ -14,7 +14,7 @@ import { describeActionTrigger } from '../updates/action-triggers';
 import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
-const TriggerSchema = v.object({
+export const TriggerSchema = v.object({
   id: v.string(),
   type: v.string(),
   name: v.string(),
