@@ -33,7 +33,7 @@ let peer: EdgePeer | undefined;
 /** The hub's API with a key, as curl would call it. */
 const withKey = (key: string, path: string, init: RequestInit = {}) =>
   fetch(`${hub.url}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${key}` } });
-const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
+const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 const noInjectedMarkup = async () => {
   expect(await page.locator('img[src="x"], main script').count()).toBe(0);
 };
@@ -266,12 +266,64 @@ describe('the audit log', () => {
   });
 });
 
+describe('the application log', () => {
+  it('shows entries live, filtered by lowest level and component', async () => {
+    await nav('Log').click();
+    await page.locator('[data-stream="live"]').waitFor();
+    await page.getByLabel('Lowest level').selectOption('warn');
+    await expect.poll(() => page.url()).toContain('level=warn');
+    await page.locator('[data-stream="live"]').waitFor();
+    await page.getByLabel('Component').selectOption('edge');
+    const lines = page.locator('ol.log li');
+    // The edge key revoked earlier was logged as a warning by the edge component.
+    await expect.poll(() => lines.count()).toBeGreaterThanOrEqual(1);
+    const levels = await lines.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-level')));
+    expect(levels.every((level) => level === 'warn' || level === 'error' || level === 'fatal')).toBe(true);
+
+    // A new entry arrives on the open socket, without a reload.
+    const before = await lines.count();
+    const identity = await newEdgeIdentity();
+    const registered = await context.request.post(`${hub.url}/api/v1/edge/keys`, {
+      data: { publicKey: identity.publicKeyBase64, label: 'log-probe' },
+    });
+    expect(registered.status()).toBe(201);
+    expect((await context.request.delete(`${hub.url}/api/v1/edge/keys/${identity.keyId}`)).status()).toBe(200);
+    await expect.poll(() => lines.count()).toBe(before + 1);
+    expect(await lines.last().textContent()).toContain(`edge key ${identity.keyId} revoked`);
+    expect(seen.problems).toEqual([]);
+  });
+});
+
+describe('settings and preferences', () => {
+  it('changes a hub setting and keeps a theme across a reload', async () => {
+    await nav('Settings').click();
+    await page.getByLabel('Updates').selectOption('notify');
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const settings = (await (await context.request.get(`${hub.url}/api/v1/settings`)).json()) as {
+      updateMode: string;
+    };
+    expect(settings.updateMode).toBe('notify');
+
+    await page.getByRole('radio', { name: 'Dark' }).check();
+    await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
+    expect(await page.getByRole('radio', { name: 'Dark' }).isChecked()).toBe(true);
+    await page.getByRole('radio', { name: 'As the system' }).check();
+    await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBeNull();
+    expect(seen.problems).toEqual([]);
+  });
+});
+
 describe('accessibility', () => {
   const views = [
     ['/agents', 'tr[data-key]'],
     ['/api-keys', 'tr[data-key]'],
     ['/audit', 'table.audit tbody tr'],
     ['/notifications', 'article[data-rule]'],
+    ['/log', 'ol.log li'],
+    ['/settings', 'input[type="radio"]'],
   ] as const;
   for (const [path, ready] of views) {
     it(`has no serious or critical axe violation on ${path}, light and dark`, { timeout: 90_000 }, async () => {

@@ -5,11 +5,13 @@ import { onLinkClick, path } from './router';
 import { session, signedOut, stream } from './state';
 import { Agents } from './views/agents';
 import { ApiKeys } from './views/api-keys';
+import { AppLog } from './views/app-log';
 import { Audit } from './views/audit';
 import { ContainerDetail } from './views/container-detail';
 import { Containers } from './views/containers';
 import { Dashboard } from './views/dashboard';
 import { Notifications } from './views/notifications';
+import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
 
 /** The views past the fleet, in the order of the navigation. */
@@ -18,6 +20,8 @@ const VIEWS = [
   { path: '/notifications', label: 'Notifications', View: Notifications },
   { path: '/audit', label: 'Audit log', View: Audit },
   { path: '/api-keys', label: 'API keys', View: ApiKeys },
+  { path: '/log', label: 'Log', View: AppLog },
+  { path: '/settings', label: 'Settings', View: Settings },
 ] as const;
 
 function View() {
