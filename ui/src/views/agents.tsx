@@ -47,8 +47,10 @@ function AgentList() {
                   <a href={`/containers?agent=${encodeURIComponent(agent.name)}`}>{agent.name}</a>
                 </td>
                 <td data-label="State">
-                  <span class={`dot ${agent.connected ? 'ok' : 'off'}`} aria-hidden="true" />{' '}
-                  {agent.connected ? 'connected' : 'disconnected'}
+                  <span>
+                    <span class={`dot ${agent.connected ? 'ok' : 'off'}`} aria-hidden="true" />{' '}
+                    {agent.connected ? 'connected' : 'disconnected'}
+                  </span>
                 </td>
                 <td data-label="Last seen">
                   <time dateTime={agent.lastSeen} title={when(agent.lastSeen)}>
@@ -59,14 +61,18 @@ function AgentList() {
                   {agent.build || agent.version || '—'}
                 </td>
                 <td data-label="Host" class="break">
-                  {agent.host}
-                  {agent.os && <span class="hint"> · {[agent.os, agent.arch].filter(Boolean).join('/')}</span>}
+                  <span>
+                    {agent.host}
+                    {agent.os && <span class="hint"> · {[agent.os, agent.arch].filter(Boolean).join('/')}</span>}
+                  </span>
                 </td>
                 <td data-label="Mode">{agent.port === 0 ? 'edge (dials out)' : `listen (port ${agent.port})`}</td>
                 <td data-label="Containers">
-                  {agent.containers.total}{' '}
-                  <span class="hint">
-                    ({agent.containers.running} running, {agent.containers.stopped} stopped)
+                  <span>
+                    {agent.containers.total}{' '}
+                    <span class="hint">
+                      ({agent.containers.running} running, {agent.containers.stopped} stopped)
+                    </span>
                   </span>
                 </td>
               </tr>

@@ -115,8 +115,10 @@ export function ApiKeys() {
                   <td data-label="Expires">{key.expiresAt ? when(key.expiresAt) : 'never'}</td>
                   <td data-label="Last used">{key.lastUsedAt ? relative(key.lastUsedAt) : 'never'}</td>
                   <td data-label="Created">
-                    {when(key.createdAt)}
-                    <span class="hint break"> by {key.createdBy}</span>
+                    <span>
+                      {when(key.createdAt)}
+                      <span class="hint break"> by {key.createdBy}</span>
+                    </span>
                   </td>
                   <td data-label="Actions">
                     {key.status !== 'revoked' && (

@@ -202,8 +202,10 @@ export function Audit() {
                   {entry.action}
                 </td>
                 <td data-label="Container" class="break">
-                  {entry.containerName ?? '—'}
-                  {entry.containerImage && <span class="hint mono"> {entry.containerImage}</span>}
+                  <span>
+                    {entry.containerName ?? '—'}
+                    {entry.containerImage && <span class="hint mono"> {entry.containerImage}</span>}
+                  </span>
                 </td>
                 <td data-label="Change" class="mono break">
                   {entry.fromVersion || entry.toVersion

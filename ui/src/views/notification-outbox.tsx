@@ -63,25 +63,27 @@ export function NotificationOutbox() {
             {entries.map((entry) => (
               <tr key={entry.id} data-outbox={entry.id}>
                 <td data-label="Message" class="break">
-                  {entry.payload.title}
-                  <span class="hint">
-                    {' '}
-                    · {entry.event} · {entry.payload.containerCount} container
-                    {entry.payload.containerCount === 1 ? '' : 's'} · {when(entry.createdAt)}
+                  <span>
+                    {entry.payload.title}
+                    <span class="hint">
+                      {' '}
+                      · {entry.event} · {entry.payload.containerCount} container
+                      {entry.payload.containerCount === 1 ? '' : 's'} · {when(entry.createdAt)}
+                    </span>
                   </span>
                 </td>
                 <td data-label="Trigger" class="mono">
                   {entry.triggerId}
                 </td>
                 <td data-label="State">
-                  {entry.status}
-                  {entry.nextAttemptAt && entry.status !== 'dead-letter' && (
-                    <span class="hint"> · next {when(entry.nextAttemptAt)}</span>
-                  )}
+                  <span>
+                    {entry.status}
+                    {entry.nextAttemptAt && entry.status !== 'dead-letter' && (
+                      <span class="hint"> · next {when(entry.nextAttemptAt)}</span>
+                    )}
+                  </span>
                 </td>
-                <td data-label="Attempts">
-                  {entry.attempts} of {entry.maxAttempts}
-                </td>
+                <td data-label="Attempts">{`${entry.attempts} of ${entry.maxAttempts}`}</td>
                 <td data-label="Last error" class="break">
                   {entry.lastError ?? '—'}
                 </td>

@@ -80,7 +80,7 @@ function RuleCard({
     <article class="card rule" aria-labelledby={id} data-rule={rule.id}>
       <h3 id={id}>{rule.name}</h3>
       <p class="hint">{rule.description}</p>
-      <div class="filters">
+      <div class="rule-controls">
         <label class="check">
           <input type="checkbox" checked={rule.enabled} onChange={(e) => patch({ enabled: e.currentTarget.checked })} />
           Send notifications
