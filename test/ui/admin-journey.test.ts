@@ -16,6 +16,7 @@ import { PASSWORD, phc } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, newEdgeIdentity, signedInPeer } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
+import { FAST_RETRIES } from '../support/notification-hub';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
 
@@ -41,11 +42,14 @@ const noInjectedMarkup = async () => {
 beforeAll(async () => {
   await buildUi();
   receiver = await startNotificationReceiver();
-  hub = await createServerHub({
-    DD_AUTH_BASIC_BOB_USER: 'bob',
-    DD_AUTH_BASIC_BOB_HASH: phc(PASSWORD),
-    DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops`,
-  });
+  hub = await createServerHub(
+    {
+      DD_AUTH_BASIC_BOB_USER: 'bob',
+      DD_AUTH_BASIC_BOB_HASH: phc(PASSWORD),
+      DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops`,
+    },
+    { notificationTiming: FAST_RETRIES },
+  );
   browser = await launchChromium();
   context = await browser.newContext();
   page = await context.newPage();
@@ -209,20 +213,48 @@ describe('notifications', () => {
     expect(seen.problems).toEqual([]);
   });
 
-  it('runs a trigger with a test message, and deletes a failed delivery from the outbox after confirming', async () => {
+  it('runs a trigger with a test message; a failed one waits in the outbox, is retried, and deleted after confirming', async () => {
     const trigger = page.locator('li[data-trigger="http.ops"]');
-    await trigger.getByRole('button', { name: /Send a test/ }).click();
+    const send = () => trigger.getByRole('button', { name: /Send a test/ }).click();
+    await send();
     await expect.poll(() => trigger.getByRole('status').textContent()).toBe('Delivered a test message.');
     expect((await receiver.waitFor(1))[0]?.path).toMatch(/\/ops$/);
 
+    // The receiver fails: the test run says so, and the message ends as a dead letter (fast retries).
     receiver.behave({ status: 500, body: 'receiver is down' });
-    await trigger.getByRole('button', { name: /Send a test/ }).click();
+    await send();
     await expect.poll(() => trigger.getByRole('status').textContent()).toContain('could not deliver');
-    await page.getByRole('button', { name: 'Refresh' }).click();
     const entry = page.locator('tr[data-outbox]');
-    await expect.poll(() => entry.count()).toBe(1);
+    const state = entry.locator('td[data-label="State"]');
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return state.textContent();
+      })
+      .toBe('dead-letter');
     expect(await entry.locator('td[data-label="Last error"]').textContent()).toContain('500');
 
+    // Retried once the receiver is back: delivered, so the outbox empties.
+    receiver.behave({ status: 200 });
+    const delivered = receiver.received.length;
+    await entry.getByRole('button', { name: 'Retry' }).click();
+    await receiver.waitFor(delivered + 1);
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return entry.count();
+      })
+      .toBe(0);
+
+    // Another dead letter, deleted: the dialog asks first.
+    receiver.behave({ status: 500, body: 'receiver is down' });
+    await send();
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return state.textContent();
+      })
+      .toBe('dead-letter');
     await entry.getByRole('button', { name: 'Delete' }).click();
     await page
       .getByRole('dialog', { name: 'Delete this message?' })
