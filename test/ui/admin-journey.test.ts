@@ -1,9 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates hold ${…} on purpose
 /**
  * Journeys through the administration views, in a real Chromium against a real hub over a socket
- * with a basic user and an http notification trigger delivering to a real receiver: an edge key
- * registered in the UI lets an agent sign in and its revocation (confirmed in a dialog) disconnects
- * it; an API key created in the UI works against the API with its secret (shown once) and, revoked
+ * with a basic user, a listen-mode agent peer and an http notification trigger delivering to a real
+ * receiver: an edge key registered in the UI lets an agent sign in and its revocation (confirmed in a
+ * dialog) disconnects it, next to the listen-mode agent; an API key created in the UI works against the API with its secret (shown once) and, revoked
  * in the UI with the confirmation header, takes the key it minted with it and gets 401; a rule
  * template edited in the UI changes the hub's preview; a trigger's test run reaches the receiver;
  * a failed delivery is deleted from the outbox; the audit log lists what these journeys did. Key
@@ -16,6 +16,7 @@ import { PASSWORD, phc } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, newEdgeIdentity, signedInPeer } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
+import { type ListenAgentPeer, peerContainer, startListenAgentPeer } from '../support/listen-agent-peer';
 import { FAST_RETRIES } from '../support/notification-hub';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -30,6 +31,8 @@ let context: BrowserContext;
 let page: Page;
 let seen: PageProblems;
 let peer: EdgePeer | undefined;
+let listenAgent: ListenAgentPeer;
+const LISTEN_SECRET = 'listen-secret-5e6f7a8b9c0d1e2f';
 
 /** The hub's API with a key, as curl would call it. */
 const withKey = (key: string, path: string, init: RequestInit = {}) =>
@@ -42,11 +45,17 @@ const noInjectedMarkup = async () => {
 beforeAll(async () => {
   await buildUi();
   receiver = await startNotificationReceiver();
+  // A listen-mode agent the hub dials (decisions §6: it lists like an edge agent, with its port).
+  listenAgent = await startListenAgentPeer(LISTEN_SECRET);
+  listenAgent.containers = [peerContainer('l1', 'listen-one')];
   hub = await createServerHub(
     {
       DD_AUTH_BASIC_BOB_USER: 'bob',
       DD_AUTH_BASIC_BOB_HASH: phc(PASSWORD),
       DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops`,
+      DD_AGENT_SHED_HOST: '127.0.0.1',
+      DD_AGENT_SHED_PORT: String(listenAgent.port),
+      DD_AGENT_SHED_SECRET: LISTEN_SECRET,
     },
     { notificationTiming: FAST_RETRIES },
   );
@@ -73,6 +82,7 @@ afterAll(async () => {
   await browser?.close();
   await hub?.close();
   await receiver?.close();
+  await listenAgent?.close();
 });
 
 describe('agents and edge keys', () => {
@@ -95,6 +105,9 @@ describe('agents and edge keys', () => {
     const agent = page.locator('tr[data-agent="nas"]');
     await expect.poll(() => agent.locator('td[data-label="State"]').textContent()).toContain('connected');
     expect(await agent.locator('td[data-label="Mode"]').textContent()).toBe('edge (dials out)');
+    const listening = page.locator('tr[data-agent="shed"]');
+    await expect.poll(() => listening.locator('td[data-label="State"]').textContent()).toContain('connected');
+    expect(await listening.locator('td[data-label="Mode"]').textContent()).toBe(`listen (port ${listenAgent.port})`);
     // The key's agents are read when the list loads: the view opened again shows the binding.
     await nav('Dashboard').click();
     await nav('Agents').click();
