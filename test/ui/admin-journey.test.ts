@@ -169,6 +169,12 @@ describe('API keys', () => {
     expect(minted.status).toBe(201);
     child = ((await minted.json()) as { apiKey: string }).apiKey;
 
+    // The copy button puts the very secret on the clipboard.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: hub.url as string });
+    await page.getByRole('button', { name: 'Copy the key' }).click();
+    await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+
     await page.getByRole('button', { name: 'I have stored it' }).click();
     await page.getByRole('button', { name: 'Create the key' }).waitFor();
     expect(await page.content()).not.toContain(secret);
@@ -185,8 +191,16 @@ describe('API keys', () => {
     await expect.poll(() => page.locator('tr[data-key]').count()).toBe(2);
     await noInjectedMarkup();
 
-    await row.getByRole('button', { name: /Revoke/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke this API key?' });
+    // Escape closes the dialog without revoking; focus starts on Cancel, so Enter would not revoke either.
+    await row.getByRole('button', { name: /Revoke/ }).click();
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await row.locator('td[data-label="State"]').textContent()).toBe('active');
+
+    await row.getByRole('button', { name: /Revoke/ }).click();
     expect(await dialog.textContent()).toContain('ci-child');
     const request = page.waitForRequest((r) => r.method() === 'DELETE' && r.url().endsWith(`/api-keys/${keyId}`));
     await dialog.getByRole('button', { name: 'Revoke the key' }).click();

@@ -4,6 +4,7 @@ import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
 import { ErrorText } from '../components/error-text';
 import { relative, when } from '../format-time';
+import { session } from '../state';
 import { ApiKeyForm } from './api-key-form';
 
 /** Every key minted by `root`, transitively (what a revocation takes with it, http-interface §3.1). */
@@ -64,11 +65,19 @@ export function ApiKeys() {
   }
 
   const cascade = revoking ? descendantsOf(revoking, keys) : [];
+  // http-interface §4.2: a session signed in with a recovery code lists and revokes keys but cannot create one.
+  const current = session.value;
+  const recoveryCode = current.state === 'signed-in' && current.user.assurance === 'recovery-code';
   return (
     <main id="main" tabIndex={-1}>
       <h1>API keys</h1>
       {created ? (
         <NewSecret created={created} onDone={() => setCreated(undefined)} />
+      ) : recoveryCode ? (
+        <p class="notice">
+          You signed in with a recovery code, which cannot create API keys. Sign in again with your two-factor code to
+          create one; you can still revoke keys here.
+        </p>
       ) : (
         <ApiKeyForm
           onCreated={(key) => {
