@@ -203,7 +203,11 @@ export function Audit() {
                 </td>
                 <td data-label="Container" class="break">
                   <span>
-                    {entry.containerName ?? '—'}
+                    {entry.containerName ? (
+                      <a href={`/audit?container=${encodeURIComponent(entry.containerName)}`}>{entry.containerName}</a>
+                    ) : (
+                      '—'
+                    )}
                     {entry.containerImage && <span class="hint mono"> {entry.containerImage}</span>}
                   </span>
                 </td>
