@@ -139,7 +139,8 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
     expect(seen.problems).toEqual([]);
   });
 
-  it('has no serious or critical accessibility violation on any view', async () => {
+  // Six axe runs (three views, two themes): each takes seconds on a busy two-core machine.
+  it('has no serious or critical accessibility violation on any view', { timeout: 90_000 }, async () => {
     await expectAccessible(browser, `${hub.url}/`, 'h1');
     await expectAccessible(browser, `${hub.url}/containers`, 'table.list tbody tr');
     await expectAccessible(browser, `${hub.url}/containers/${web.id}`, 'h1:text("web")');

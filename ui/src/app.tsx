@@ -3,10 +3,26 @@ import { api } from './api';
 import { disconnectLive } from './live';
 import { onLinkClick, path } from './router';
 import { session, signedOut, stream } from './state';
+import { Agents } from './views/agents';
+import { ApiKeys } from './views/api-keys';
+import { AppLog } from './views/app-log';
+import { Audit } from './views/audit';
 import { ContainerDetail } from './views/container-detail';
 import { Containers } from './views/containers';
 import { Dashboard } from './views/dashboard';
+import { Notifications } from './views/notifications';
+import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
+
+/** The views past the fleet, in the order of the navigation. */
+const VIEWS = [
+  { path: '/agents', label: 'Agents', View: Agents },
+  { path: '/notifications', label: 'Notifications', View: Notifications },
+  { path: '/audit', label: 'Audit log', View: Audit },
+  { path: '/api-keys', label: 'API keys', View: ApiKeys },
+  { path: '/log', label: 'Log', View: AppLog },
+  { path: '/settings', label: 'Settings', View: Settings },
+] as const;
 
 function View() {
   const current = path.value;
@@ -14,6 +30,8 @@ function View() {
   if (detail?.[1]) return <ContainerDetail id={decodeURIComponent(detail[1])} />;
   if (current === '/containers') return <Containers />;
   if (current === '/') return <Dashboard />;
+  const view = VIEWS.find((entry) => entry.path === current);
+  if (view) return <view.View />;
   return (
     <main id="main" tabIndex={-1}>
       <h1>Not found</h1>
@@ -61,6 +79,11 @@ export function App() {
           <a href="/containers" aria-current={here.startsWith('/containers') ? 'page' : undefined}>
             Containers
           </a>
+          {VIEWS.map((view) => (
+            <a key={view.path} href={view.path} aria-current={here === view.path ? 'page' : undefined}>
+              {view.label}
+            </a>
+          ))}
         </nav>
         <span class="user">
           {anonymous ? 'Anonymous access' : current.user.username}

@@ -4,6 +4,7 @@ import { ApiError, api, setUnauthorizedHandler } from './api';
 import { App } from './app';
 import { connectLive, disconnectLive } from './live';
 import { reloadState, session, signedOut } from './state';
+import { applyTheme, loadTheme } from './theme';
 import './styles.css';
 
 setUnauthorizedHandler((message) => {
@@ -44,9 +45,11 @@ effect(() => {
     live = true;
     void reloadState();
     connectLive();
+    if (session.value.state === 'signed-in' && !session.value.user.anonymous) void loadTheme();
   } else if (!signedIn && live) {
     live = false;
     disconnectLive();
+    applyTheme('system');
   }
 });
 

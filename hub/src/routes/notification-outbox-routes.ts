@@ -9,7 +9,7 @@ import { OUTBOX_STATUSES, type OutboxEntry } from '../store/notification-outbox-
 /** Containers listed per entry; `containerCount` tells the rest. */
 const MAX_LISTED = 50;
 
-const OutboxEntryViewSchema = v.object({
+export const OutboxEntryViewSchema = v.object({
   id: v.string(),
   triggerId: v.string(),
   event: v.string(),

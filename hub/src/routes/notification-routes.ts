@@ -19,7 +19,11 @@ const PreviewBodySchema = v.strictObject({
   triggerId: TriggerIdSchema,
   templates: v.optional(RuleTemplatesSchema, {}),
 });
-const PreviewSchema = v.object({ simpleTitle: v.string(), simpleBody: v.string(), batchTitle: v.string() });
+export const NotificationPreviewSchema = v.object({
+  simpleTitle: v.string(),
+  simpleBody: v.string(),
+  batchTitle: v.string(),
+});
 
 /** Every template of a PATCH body that does not compile, as `trigger.field: problem`. */
 function templateProblems(templates: Record<string, Record<string, string | undefined>>): string[] {
@@ -106,7 +110,7 @@ export function registerNotificationRoutes(api: RouteGroup, deps: NotificationRo
       summary:
         'Render a rule’s templates for one trigger with sample data; each omitted field falls back to the saved override, then to the trigger’s default',
       body: PreviewBodySchema,
-      response: PreviewSchema,
+      response: NotificationPreviewSchema,
       statuses: { 400: 'Invalid body, unknown trigger, or a template that does not compile', 404: 'Unknown rule' },
     },
     (c, { body }) => {

@@ -15,7 +15,7 @@ import { describeActionTrigger, triggerCoversWatcher } from '../updates/action-t
 import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
-const TriggerSchema = v.object({
+export const TriggerSchema = v.object({
   id: v.string(),
   type: v.string(),
   name: v.string(),

@@ -43,10 +43,10 @@ export interface StartNodeHubOptions {
   env: Environment;
   /** Where log lines go; pino on stdout by default. */
   sink?: LogSink;
-  /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
+  /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline, fast notification retries). */
   deps?: Pick<
     Partial<HubInput>,
-    'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui'
+    'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui' | 'notificationTiming'
   >;
 }
 

@@ -1,0 +1,252 @@
+import { useEffect, useState } from 'preact/hooks';
+import { adminApi, type EdgeKey } from '../admin-api';
+import { ApiError } from '../api';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { ErrorText } from '../components/error-text';
+import { relative, when } from '../format-time';
+import { agents } from '../state';
+
+/**
+ * The agents the hub knows (http-interface §2.3: edge and listen-mode agents look the same; an edge
+ * agent listens nowhere, so its port is 0) and the edge key registry (decisions §6).
+ */
+export function Agents() {
+  return (
+    <main id="main" tabIndex={-1}>
+      <h1>Agents</h1>
+      <AgentList />
+      <EdgeKeys />
+    </main>
+  );
+}
+
+function AgentList() {
+  const list = agents.value;
+  return (
+    <section class="card" aria-labelledby="agent-list">
+      <h2 id="agent-list">Connected and known agents</h2>
+      {list.length === 0 ? (
+        <p>No agent has connected yet. Register an edge agent's key below, then start the agent.</p>
+      ) : (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">State</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">Version</th>
+              <th scope="col">Host</th>
+              <th scope="col">Mode</th>
+              <th scope="col">Containers</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((agent) => (
+              <tr key={agent.name} data-agent={agent.name}>
+                <td data-label="Name" class="break">
+                  <a href={`/containers?agent=${encodeURIComponent(agent.name)}`}>{agent.name}</a>
+                </td>
+                <td data-label="State">
+                  <span>
+                    <span class={`dot ${agent.connected ? 'ok' : 'off'}`} aria-hidden="true" />{' '}
+                    {agent.connected ? 'connected' : 'disconnected'}
+                  </span>
+                </td>
+                <td data-label="Last seen">
+                  <time dateTime={agent.lastSeen} title={when(agent.lastSeen)}>
+                    {relative(agent.lastSeen)}
+                  </time>
+                </td>
+                <td data-label="Version" class="mono">
+                  {agent.build || agent.version || '—'}
+                </td>
+                <td data-label="Host" class="break">
+                  <span>
+                    {agent.host}
+                    {agent.os && <span class="hint"> · {[agent.os, agent.arch].filter(Boolean).join('/')}</span>}
+                  </span>
+                </td>
+                <td data-label="Mode">{agent.port === 0 ? 'edge (dials out)' : `listen (port ${agent.port})`}</td>
+                <td data-label="Containers">
+                  <span>
+                    {agent.containers.total}{' '}
+                    <span class="hint">
+                      ({agent.containers.running} running, {agent.containers.stopped} stopped)
+                    </span>
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function EdgeKeys() {
+  const [keys, setKeys] = useState<EdgeKey[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [disabled, setDisabled] = useState(false);
+  const [revoking, setRevoking] = useState<EdgeKey | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const load = () =>
+    adminApi.edgeKeys().then(
+      (page) => setKeys(page.data),
+      (failure: ApiError) => (failure.status === 404 ? setDisabled(true) : setError(failure.message)),
+    );
+  useEffect(() => void load(), []);
+
+  async function revoke(key: EdgeKey) {
+    setBusy(true);
+    try {
+      await adminApi.revokeEdgeKey(key.keyId);
+      setRevoking(undefined);
+      setError(undefined);
+      await load();
+    } catch (failure) {
+      setRevoking(undefined);
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (disabled)
+    return (
+      <section class="card" aria-labelledby="edge-keys">
+        <h2 id="edge-keys">Edge keys</h2>
+        <p>Edge agents are turned off on this hub (DD_EXPERIMENTAL_EDGE=false).</p>
+      </section>
+    );
+  return (
+    <section class="card" aria-labelledby="edge-keys">
+      <h2 id="edge-keys">Edge keys</h2>
+      <p class="hint">
+        An edge agent signs in with its Ed25519 key. Register its public key here; revoking it disconnects every agent
+        using it at once.
+      </p>
+      <RegisterEdgeKey onRegistered={load} />
+      <ErrorText message={error} />
+      {keys && keys.length === 0 && <p>No edge key is registered.</p>}
+      {keys && keys.length > 0 && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key id</th>
+              <th scope="col">Agents</th>
+              <th scope="col">Registered</th>
+              <th scope="col">State</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.keyId} data-key={key.keyId}>
+                <td data-label="Name" class="break">
+                  {key.label || <span class="hint">(no name)</span>}
+                </td>
+                <td data-label="Key id" class="mono">
+                  {key.keyId}
+                </td>
+                <td data-label="Agents" class="break">
+                  {key.agentNames.length ? key.agentNames.join(', ') : '—'}
+                </td>
+                <td data-label="Registered">{when(key.createdAt)}</td>
+                <td data-label="State">{key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active'}</td>
+                <td data-label="Actions">
+                  {!key.revokedAt && (
+                    <button type="button" class="danger" onClick={() => setRevoking(key)}>
+                      Revoke<span class="visually-hidden"> {key.label || key.keyId}</span>
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {revoking && (
+        <ConfirmDialog
+          title="Revoke this edge key?"
+          action="Revoke the key"
+          busy={busy}
+          onConfirm={() => revoke(revoking)}
+          onCancel={() => setRevoking(undefined)}
+        >
+          <p>
+            <strong class="break">{revoking.label || revoking.keyId}</strong> (
+            <span class="mono">{revoking.keyId}</span>) can no longer sign in.
+            {revoking.agentNames.length > 0 && ` ${revoking.agentNames.join(', ')} will be disconnected now.`} This
+            cannot be undone: the agent needs a new key.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function RegisterEdgeKey({ onRegistered }: { onRegistered: () => Promise<unknown> }) {
+  const [publicKey, setPublicKey] = useState('');
+  const [label, setLabel] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setDone(undefined);
+    try {
+      const key = await adminApi.registerEdgeKey({ publicKey: publicKey.trim(), label: label.trim() });
+      setDone(`Registered ${key.label || 'the key'} as ${key.keyId}.`);
+      setPublicKey('');
+      setLabel('');
+      await onRegistered();
+    } catch (failure) {
+      setError(
+        failure instanceof ApiError && failure.status === 409
+          ? 'This key is registered already (a revoked key cannot be registered again).'
+          : (failure as Error).message,
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="stack register" onSubmit={submit}>
+      <label>
+        Public key
+        <textarea
+          name="publicKey"
+          required
+          rows={2}
+          spellcheck={false}
+          value={publicKey}
+          onInput={(event) => setPublicKey(event.currentTarget.value)}
+          aria-describedby="public-key-hint"
+        />
+        <span id="public-key-hint" class="hint">
+          The base64 of the raw 32-byte key, as the agent prints it at its first start.
+        </span>
+      </label>
+      <label>
+        Name
+        <input name="label" maxLength={100} value={label} onInput={(event) => setLabel(event.currentTarget.value)} />
+      </label>
+      <div>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Registering…' : 'Register the key'}
+        </button>
+      </div>
+      <ErrorText message={error} />
+      {done && <p role="status">{done}</p>}
+    </form>
+  );
+}
