@@ -18,12 +18,13 @@ import type { ConnectedClients } from './events/connected-clients';
 import type { EventBus, Publish } from './events/event-bus';
 import { registerUiEventRoutes } from './events/sse-route';
 import { MAX_BODY_BYTES } from './http/body-size';
+import { cors } from './http/cors';
 import { crossSiteGuard } from './http/cross-site-guard';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
 import type { HubEnv } from './http/hub-env';
-import { legacyApiGuard } from './http/legacy-api';
+import { compatMethods, legacyApiGuard } from './http/legacy-api';
 import { createRouteGroup } from './http/route-group';
 import type { RouteTable } from './http/route-table';
 import { serverRateLimit } from './http/server-rate-limit';
@@ -146,6 +147,13 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   app.use(requestId());
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
   app.use(httpMetrics(parts.metrics));
+  // Before authentication: a preflight carries no credential (docs/cors.md).
+  app.use(
+    cors({
+      origins: config.server.corsOrigins,
+      methodsOf: (path) => [...routes.allowedMethods(path), ...compatMethods(path, config.compat.wudCard)],
+    }),
+  );
   app.use(async function authenticate(c, next) {
     c.set('principal', config.anonymous ? ANONYMOUS : UNAUTHENTICATED);
     // A failed key credential ends the request here: it is never retried against a session cookie.
@@ -160,7 +168,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     await next();
   });
   app.use(serverRateLimit({ config, now, routes, clientAddress }));
-  app.use(crossSiteGuard(config.server.trustProxy));
+  app.use(crossSiteGuard(config.server.trustProxy, config.server.corsOrigins));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => {

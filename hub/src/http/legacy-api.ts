@@ -24,6 +24,12 @@ const COMPAT_ROUTES: readonly CompatRoute[] = [
   { method: 'POST', pattern: /^\/api\/containers\/[^/]+\/triggers\/[^/]+\/[^/]+$/, reshape: false },
 ];
 
+/** Methods the compat routes serve on an unversioned path (none while DD_COMPAT_WUDCARD is off): for CORS preflights. */
+export function compatMethods(path: string, compatWudCard: boolean): string[] {
+  if (!compatWudCard) return [];
+  return COMPAT_ROUTES.filter((route) => route.pattern.test(path)).map((route) => route.method);
+}
+
 function isEnvelope(body: unknown): body is { data: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
 }
