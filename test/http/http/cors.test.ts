@@ -6,7 +6,7 @@
  * both kinds of origin: test/integration/cors-browser.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USERS_ENV } from '../../security/auth-fixtures';
+import { cookieHeader, PASSWORD, sessionIdOf, USERS_ENV } from '../../security/auth-fixtures';
 import { createMemoryHub, describeHubMatrix, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const DASHBOARD = 'http://dash.example:8080';
@@ -180,5 +180,22 @@ describe('CORS with authentication configured', () => {
     const response = await hub.request('/api/v1/containers', { headers: { origin: DASHBOARD } });
     expect(response.status).toBe(401);
     expectAllowed(response);
+  });
+
+  it('lets the configured origin sign in and use the session cookie for mutations; another origin still gets 403', async () => {
+    const signIn = (origin: string) =>
+      hub.request('/api/v1/auth/login', jsonInit('POST', { username: 'alice', password: PASSWORD }, { origin }));
+    const refusedSignIn = await signIn(OTHER);
+    expect(refusedSignIn.status).toBe(403);
+    const login = await signIn(DASHBOARD);
+    expect(login.status).toBe(200);
+    expectAllowed(login);
+    const session = cookieHeader(sessionIdOf(login) as string);
+    const create = (origin: string, name: string) =>
+      hub.request('/api/v1/api-keys', jsonInit('POST', { name, scopes: ['read'] }, { ...session, origin }));
+    expect((await create(DASHBOARD, 'from-dashboard')).status).toBe(201);
+    const refused = await create(OTHER, 'forged');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ details: { reason: 'cross-origin' } });
   });
 });
