@@ -307,7 +307,8 @@ function registerRemovedStatsAlias(api: ReturnType<typeof createRouteGroup>): vo
       tag: 'containers',
       summary: 'Removed: the legacy aggregate stats path; use /api/v1/stats/summary',
       deprecated: true,
-      statuses: { 410: 'Always' },
+      removed: true,
+      statuses: { 410: 'Always: the path was removed; details.replacement names its successor' },
     },
     (c) =>
       c.json(
