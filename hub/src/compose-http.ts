@@ -36,6 +36,7 @@ import type { Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { RegistryService } from './registries/registry-service';
 import { registerAgentRoutes } from './routes/agent-routes';
+import { registerApiDocsRoute } from './routes/api-docs-routes';
 import { registerApiKeyRoutes } from './routes/api-key-routes';
 import { registerAuditRoutes } from './routes/audit-routes';
 import { registerAuthOidcRoutes } from './routes/auth-oidc-routes';
@@ -288,6 +289,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     registries,
   });
   registerOpenApiRoute(api, { routes, version: input.version });
+  registerApiDocsRoute(api, { ui: input.ui });
   app.route('/', root.app);
   app.route(API_BASE, api.app);
   // Last: the page answers only what no route did (a navigation to a client-side route).

@@ -111,6 +111,18 @@ describe('the Workers entry under workerd', () => {
     expect(await asset.text()).toMatch(/^(?:import|var|const|let|function|\(|!)/);
   });
 
+  it('serves the API reference page at /api/v1/docs from the bundle, under the same CSP, with its script', async () => {
+    const page = await request('/api/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /src="(\/assets\/docs-[A-Z0-9]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    const asset = await request(script ?? '');
+    expect(asset.status).toBe(200);
+    expect(await asset.text()).toContain('/api/v1/openapi.json');
+  });
+
   it('stores a PATCH in Durable Object storage', async () => {
     const response = await patchSettings(JSON.stringify({ updateMode: 'auto' }));
     expect(response.status).toBe(200);
