@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 
-export const OPENAPI_TYPESCRIPT = 'openapi-typescript@7.13.0';
+const OPENAPI_TYPESCRIPT = 'openapi-typescript@7.13.0';
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const run = promisify(execFile);
 

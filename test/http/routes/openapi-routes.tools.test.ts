@@ -89,7 +89,7 @@ describe('the served OpenAPI document under the real tools', () => {
   });
 
   it('is valid OpenAPI 3.1 for swagger-parser', async () => {
-    const validated = await SwaggerParser.validate(structuredClone(document) as never);
+    const validated = (await SwaggerParser.validate(structuredClone(document) as never)) as { openapi?: string };
     expect(validated.openapi).toBe('3.1.0');
   });
 
