@@ -28,9 +28,11 @@ export interface CorsOptions {
   methodsOf: (path: string) => string[];
 }
 
-function addVary(headers: Headers, names: string): void {
+/** Adds Origin to Vary once: a compat request passes this middleware twice (its /api/v1 twin too). */
+function addVaryOrigin(headers: Headers): void {
   const present = headers.get('vary');
-  headers.set('vary', present ? `${present}, ${names}` : names);
+  if (present && /(^|,)\s*origin\s*(,|$)/i.test(present)) return;
+  headers.set('vary', present ? `${present}, Origin` : 'Origin');
 }
 
 /** The allow headers on a finished answer; a response with frozen headers is copied first. */
@@ -39,11 +41,11 @@ function withAllowOrigin(c: Context, origin: string | undefined): void {
   let headers = c.res.headers;
   try {
     headers.get('vary');
-    addVary(headers, 'Origin');
+    addVaryOrigin(headers);
   } catch {
     c.res = new Response(c.res.body, c.res);
     headers = c.res.headers;
-    addVary(headers, 'Origin');
+    addVaryOrigin(headers);
   }
   if (origin === undefined) return;
   headers.set('access-control-allow-origin', origin);

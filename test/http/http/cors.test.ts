@@ -96,6 +96,7 @@ describeHubMatrix(
       expect(compat.status).toBe(200);
       expect(Array.isArray(await compat.json())).toBe(true);
       expectAllowed(compat);
+      expect(compat.headers.get('vary')).toBe('Origin');
       const gone = await client().request('/api/containers/stats', { headers });
       expect(gone.status).toBe(410);
       expectAllowed(gone);
