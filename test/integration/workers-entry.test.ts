@@ -151,6 +151,40 @@ describe('the Workers entry under workerd', () => {
     }
   });
 
+  it('answers CORS preflights for DD_SERVER_CORS_ORIGINS and nothing for other origins', async () => {
+    const dashboard = 'https://dash.example';
+    const withCors = await startWorker({ DD_SERVER_CORS_ORIGINS: dashboard }, join(workDir, 'cors'));
+    try {
+      const preflight = (origin: string) =>
+        withCors.dispatchFetch(`${ORIGIN}/api/v1/settings`, {
+          method: 'OPTIONS',
+          headers: {
+            origin,
+            'access-control-request-method': 'PATCH',
+            'access-control-request-headers': 'content-type',
+          },
+        });
+      const allowed = await preflight(dashboard);
+      expect(allowed.status).toBe(204);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(dashboard);
+      expect(allowed.headers.get('access-control-allow-methods')).toContain('PATCH');
+      const other = await preflight('https://evil.example');
+      expect(other.status).toBe(405);
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      await other.arrayBuffer();
+      const patched = await withCors.dispatchFetch(`${ORIGIN}/api/v1/settings`, {
+        method: 'PATCH',
+        body: JSON.stringify({ updateMode: 'notify' }),
+        headers: { origin: dashboard, 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' },
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.headers.get('access-control-allow-origin')).toBe(dashboard);
+      await patched.arrayBuffer();
+    } finally {
+      await stopWorker(withCors);
+    }
+  });
+
   it('serves the OpenAPI document', async () => {
     const response = await request('/api/v1/openapi.json');
     expect(response.status).toBe(200);
