@@ -12,6 +12,9 @@ import { build } from 'esbuild';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const UI_ENTRY = join(ROOT, 'ui', 'src', 'main.tsx');
 export const UI_ICON = join(ROOT, 'ui', 'src', 'icon.svg');
+/** The API reference page served at /api/v1/docs (docs/openapi.md): a second entry, its own page. */
+export const DOCS_ENTRY = join(ROOT, 'ui', 'src', 'docs', 'main.tsx');
+export const DOCS_PAGE_PATH = '/docs.html';
 export const DEFAULT_UI_OUTFILE = join(ROOT, 'dist', 'ui', 'ui-bundle.json');
 /** First-load JavaScript budget, gzip bytes (docs/ui.md). */
 export const FIRST_LOAD_JS_BUDGET = 150 * 1024;
@@ -54,14 +57,14 @@ function asset(path, bytes) {
   };
 }
 
-function page({ js, css, icon }) {
+function page({ js, css, icon, title = 'dockwatch' }) {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>dockwatch</title>
+<title>${title}</title>
 <link rel="icon" href="${icon}" type="image/svg+xml">
 <link rel="stylesheet" href="${css}">
 <script type="module" src="${js}"></script>
@@ -80,7 +83,7 @@ function page({ js, css, icon }) {
  */
 export async function buildUi({ outfile = DEFAULT_UI_OUTFILE, write = true } = {}) {
   const result = await build({
-    entryPoints: { app: UI_ENTRY },
+    entryPoints: { app: UI_ENTRY, docs: DOCS_ENTRY },
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -98,19 +101,34 @@ export async function buildUi({ outfile = DEFAULT_UI_OUTFILE, write = true } = {
     metafile: true,
   });
   const assets = [];
-  let js;
-  let css;
-  for (const file of result.outputFiles) {
+  // Each entry's JavaScript and CSS, by the name esbuild gave them (`app-<hash>.js`, `docs-<hash>.css`).
+  const entries = { app: {}, docs: {} };
+  // The web UI's files first: its page and budget are what tests and readers look for first.
+  const files = [...result.outputFiles].sort(
+    (a, b) => Number(basename(a.path).startsWith('docs-')) - Number(basename(b.path).startsWith('docs-')),
+  );
+  for (const file of files) {
     const entry = asset(`/assets/${basename(file.path)}`, file.contents);
     assets.push(entry);
-    if (file.path.endsWith('.js')) js = entry;
-    if (file.path.endsWith('.css')) css = entry;
+    const owner = entries[basename(file.path).split('-')[0]];
+    if (!owner) continue;
+    if (file.path.endsWith('.js')) owner.js = entry;
+    if (file.path.endsWith('.css')) owner.css = entry;
   }
+  const { js, css } = entries.app;
   if (!js || !css) throw new Error('build-ui: esbuild produced no JavaScript or no CSS');
+  if (!entries.docs.js || !entries.docs.css) throw new Error('build-ui: esbuild produced no API reference page');
   const iconBytes = await readFile(UI_ICON);
   const icon = asset(`/assets/icon-${sha256(iconBytes).slice(0, 8)}.svg`, iconBytes);
   assets.push(icon);
   assets.push(asset('/index.html', Buffer.from(page({ js: js.path, css: css.path, icon: icon.path }))));
+  const docsPage = page({
+    js: entries.docs.js.path,
+    css: entries.docs.css.path,
+    icon: icon.path,
+    title: 'dockwatch API reference',
+  });
+  assets.push(asset(DOCS_PAGE_PATH, Buffer.from(docsPage)));
   const bundle = {
     format: 1,
     csp: UI_CSP,

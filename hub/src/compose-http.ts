@@ -21,12 +21,13 @@ import type { ConnectedClients } from './events/connected-clients';
 import type { EventBus, Publish } from './events/event-bus';
 import { registerUiEventRoutes } from './events/sse-route';
 import { MAX_BODY_BYTES } from './http/body-size';
+import { cors } from './http/cors';
 import { crossSiteGuard } from './http/cross-site-guard';
 import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handlers';
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
 import type { HubEnv } from './http/hub-env';
-import { compatRouteOf, legacyApiGuard } from './http/legacy-api';
+import { compatMethods, compatRouteOf, legacyApiGuard } from './http/legacy-api';
 import { createPrincipalRelay } from './http/principal-relay';
 import { createRouteGroup } from './http/route-group';
 import type { RouteTable } from './http/route-table';
@@ -39,6 +40,7 @@ import type { Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { RegistryService } from './registries/registry-service';
 import { registerAgentRoutes } from './routes/agent-routes';
+import { registerApiDocsRoute } from './routes/api-docs-routes';
 import { registerApiKeyRoutes } from './routes/api-key-routes';
 import { registerAuditRoutes } from './routes/audit-routes';
 import { registerAuthOidcRoutes } from './routes/auth-oidc-routes';
@@ -155,6 +157,13 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   app.use(requestId());
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
   app.use(httpMetrics(parts.metrics));
+  // Before authentication: a preflight carries no credential (docs/cors.md).
+  app.use(
+    cors({
+      origins: config.server.corsOrigins,
+      methodsOf: (path) => [...routes.allowedMethods(path), ...compatMethods(path, config.compat.wudCard)],
+    }),
+  );
   app.use(async function authenticate(c, next) {
     // A compatibility request's /api/v1 twin: its caller was authenticated on the way in.
     const forwarded = principals.take(c.req.raw);
@@ -182,7 +191,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     await next();
   });
   app.use(serverRateLimit({ config, now, routes, clientAddress }));
-  app.use(crossSiteGuard(config.server.trustProxy));
+  app.use(crossSiteGuard(config.server.trustProxy, config.server.corsOrigins));
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => {
@@ -314,6 +323,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     registries,
   });
   registerOpenApiRoute(api, { routes, version: input.version });
+  registerApiDocsRoute(api, { ui: input.ui });
   app.route('/', root.app);
   app.route(API_BASE, api.app);
   // Last: the page answers only what no route did (a navigation to a client-side route).
@@ -333,7 +343,8 @@ function registerRemovedStatsAlias(api: ReturnType<typeof createRouteGroup>): vo
       tag: 'containers',
       summary: 'Removed: the legacy aggregate stats path; use /api/v1/stats/summary',
       deprecated: true,
-      statuses: { 410: 'Always' },
+      removed: true,
+      statuses: { 410: 'Always: the path was removed; details.replacement names its successor' },
     },
     (c) =>
       c.json(

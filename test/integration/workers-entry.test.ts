@@ -119,6 +119,18 @@ describe('the Workers entry under workerd', () => {
     expect(await asset.text()).toMatch(/^(?:import|var|const|let|function|\(|!)/);
   });
 
+  it('serves the API reference page at /api/v1/docs from the bundle, under the same CSP, with its script', async () => {
+    const page = await request('/api/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /src="(\/assets\/docs-[A-Z0-9]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    const asset = await request(script ?? '');
+    expect(asset.status).toBe(200);
+    expect(await asset.text()).toContain('/api/v1/openapi.json');
+  });
+
   it('stores a PATCH in Durable Object storage', async () => {
     const response = await patchSettings(JSON.stringify({ updateMode: 'auto' }));
     expect(response.status).toBe(200);
@@ -144,6 +156,40 @@ describe('the Workers entry under workerd', () => {
       expect(body.configuration).toMatchObject({ audit: { maxEntries: 5000 }, server: { featureDelete: true } });
     } finally {
       await stopWorker(typed);
+    }
+  });
+
+  it('answers CORS preflights for DD_SERVER_CORS_ORIGINS and nothing for other origins', async () => {
+    const dashboard = 'https://dash.example';
+    const withCors = await startWorker({ DD_SERVER_CORS_ORIGINS: dashboard }, join(workDir, 'cors'));
+    try {
+      const preflight = (origin: string) =>
+        withCors.dispatchFetch(`${ORIGIN}/api/v1/settings`, {
+          method: 'OPTIONS',
+          headers: {
+            origin,
+            'access-control-request-method': 'PATCH',
+            'access-control-request-headers': 'content-type',
+          },
+        });
+      const allowed = await preflight(dashboard);
+      expect(allowed.status).toBe(204);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(dashboard);
+      expect(allowed.headers.get('access-control-allow-methods')).toContain('PATCH');
+      const other = await preflight('https://evil.example');
+      expect(other.status).toBe(405);
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      await other.arrayBuffer();
+      const patched = await withCors.dispatchFetch(`${ORIGIN}/api/v1/settings`, {
+        method: 'PATCH',
+        body: JSON.stringify({ updateMode: 'notify' }),
+        headers: { origin: dashboard, 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' },
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.headers.get('access-control-allow-origin')).toBe(dashboard);
+      await patched.arrayBuffer();
+    } finally {
+      await stopWorker(withCors);
     }
   });
 

@@ -35,9 +35,13 @@ export function clearSessionCookie(c: Context<HubEnv>): void {
   deleteCookie(c, SESSION_COOKIE, { path: '/' });
 }
 
-/** Origin equal to ours, or (without Origin) a Sec-Fetch-Site of same-origin or none. */
-export function passesSameOrigin(c: Context<HubEnv>, trustProxy: number): boolean {
-  if (c.req.header('origin') !== undefined) return isSameOrigin(c, trustProxy);
+/**
+ * Origin equal to ours or one of DD_SERVER_CORS_ORIGINS (their pages are let in on purpose,
+ * docs/cors.md), or (without Origin) a Sec-Fetch-Site of same-origin or none.
+ */
+export function passesSameOrigin(c: Context<HubEnv>, trustProxy: number, corsOrigins: readonly string[]): boolean {
+  const origin = c.req.header('origin');
+  if (origin !== undefined) return corsOrigins.includes(origin) || isSameOrigin(c, trustProxy);
   const site = c.req.header('sec-fetch-site');
   return site === undefined || site === 'same-origin' || site === 'none';
 }
@@ -54,7 +58,10 @@ export async function applySession(
   const id = sessionCookieOf(c);
   const session = id === undefined ? undefined : await sessions.resolve(id);
   if (!session) return undefined;
-  if (MUTATIONS.has(c.req.method) && !passesSameOrigin(c, deps.config.server.trustProxy)) {
+  if (
+    MUTATIONS.has(c.req.method) &&
+    !passesSameOrigin(c, deps.config.server.trustProxy, deps.config.server.corsOrigins)
+  ) {
     return c.json(
       errorBody(403, 'Cross-origin requests with a session cookie are refused', { reason: 'cross-origin' }),
       403,

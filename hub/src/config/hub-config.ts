@@ -9,6 +9,7 @@ import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../edge/sign-in-slots
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../listen/listen-agent-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
+import { envCorsOrigins } from './cors-origins';
 import { groupProviderVariables, type ProviderVariables } from './provider-variables';
 
 export const STORE_DRIVERS = ['fs', 'memory', 'redis'] as const;
@@ -28,6 +29,8 @@ export interface HubConfig {
     requestLimit: number;
     /** WebSocket upgrades per 15 minutes per session or address (http-interface §8). */
     webSocketUpgradeLimit: number;
+    /** DD_SERVER_CORS_ORIGINS: origins whose pages may call the API from a browser; empty is off (docs/cors.md). */
+    corsOrigins: string[];
   };
   store: { driver: StoreDriver; path: string; url: string | undefined };
   log: { level: LogLevel; format: 'json' | 'pretty'; bufferEnabled: boolean };
@@ -91,6 +94,7 @@ const KNOWN_VARIABLES = new Set([
   'DD_SERVER_FEATURE_DELETE',
   'DD_SERVER_RATELIMIT_MAX',
   'DD_SERVER_RATELIMIT_WEBSOCKET',
+  'DD_SERVER_CORS_ORIGINS',
   'DD_STORE_DRIVER',
   'DD_STORE_PATH',
   'DD_STORE_URL',
@@ -141,6 +145,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       featureDelete: vars.get('DD_SERVER_FEATURE_DELETE', envBoolean, false),
       requestLimit: vars.get('DD_SERVER_RATELIMIT_MAX', envInteger(1, 1_000_000_000), 1_000),
       webSocketUpgradeLimit: vars.get('DD_SERVER_RATELIMIT_WEBSOCKET', envInteger(1, 1_000_000_000), 1_000),
+      corsOrigins: vars.get('DD_SERVER_CORS_ORIGINS', envCorsOrigins, []),
     },
     store: { driver, path: vars.get('DD_STORE_PATH', envText, './data'), url: storeUrl },
     log: {

@@ -14,12 +14,18 @@ const OWN_SITE = new Set(['same-origin', 'none']);
  * page, opened on the hub's machine, could otherwise watch, update or delete through it. A browser
  * names the page's origin (Origin) and the relation (Sec-Fetch-Site); both must say "this origin".
  * A caller sending neither (curl, CI, registries) is no browser and passes. API keys are exempt
- * (http-interface §5.2): a page cannot attach one cross-site without a CORS preflight, which the hub never grants.
- * Behind a proxy the server's own origin comes from X-Forwarded-* only with DD_SERVER_TRUSTPROXY.
+ * (http-interface §5.2): a page cannot attach one cross-site without a CORS preflight, which the hub
+ * grants only to the origins of DD_SERVER_CORS_ORIGINS. Those origins pass here too, with or without
+ * a key: naming an origin there is the administrator's consent to let its pages change state
+ * (docs/cors.md). Behind a proxy the server's own origin comes from X-Forwarded-* only with
+ * DD_SERVER_TRUSTPROXY.
  */
-export function crossSiteGuard(trustProxy: number): MiddlewareHandler<HubEnv> {
+export function crossSiteGuard(trustProxy: number, corsOrigins: readonly string[] = []): MiddlewareHandler<HubEnv> {
+  const trusted = new Set(corsOrigins);
   return async function refuseCrossSite(c, next) {
     if (SAFE_METHODS.has(c.req.method) || c.get('principal').kind === 'api-key') return next();
+    const origin = c.req.header('origin');
+    if (origin !== undefined && trusted.has(origin)) return next();
     const site = c.req.header('sec-fetch-site');
     if ((site === undefined || OWN_SITE.has(site)) && isSameOrigin(c, trustProxy)) return next();
     return c.json(

@@ -71,6 +71,12 @@ export function compatRouteOf(compatWudCard: boolean, method: string, path: stri
   return COMPAT_ROUTES.find((candidate) => candidate.method === method && candidate.pattern.test(path));
 }
 
+/** Methods the compat routes serve on an unversioned path (none while DD_COMPAT_WUDCARD is off): for CORS preflights. */
+export function compatMethods(path: string, compatWudCard: boolean): string[] {
+  if (!compatWudCard) return [];
+  return COMPAT_ROUTES.filter((route) => route.pattern.test(path)).map((route) => route.method);
+}
+
 function isEnvelope(body: unknown): body is { data: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
 }

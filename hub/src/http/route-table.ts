@@ -7,6 +7,12 @@ import type { QuerySpec } from './query-params';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/**
+ * Credentials of a route's own, each a security scheme of the OpenAPI document: the action
+ * webhook token (http-interface §5.8), the registry webhook signature (§5.9), the metrics token (§5.10).
+ */
+export type OwnSecurityScheme = 'webhookToken' | 'registrySignature' | 'metricsToken';
+
 /** Everything the hub knows about a route: enough to validate it, guard it and document it. */
 export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
   method: HttpMethod;
@@ -19,6 +25,8 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
   body?: v.GenericSchema<unknown, B>;
   /** Documentation only: the success body. */
   response?: v.GenericSchema;
+  /** Documentation only: the media type of a success body that is not JSON (a page, a text format). */
+  responseType?: string;
   /** Documented statuses besides the success one, with their meaning. */
   statuses?: Record<number, string>;
   successStatus?: number;
@@ -41,6 +49,10 @@ export interface RouteSpec<Q extends QuerySpec = QuerySpec, B = unknown> {
    * failing as a malformed key.
    */
   ownCredential?: boolean;
+  /** Documentation only: that credential's OpenAPI security scheme. */
+  securityScheme?: OwnSecurityScheme;
+  /** A removed path kept only to answer 410 with its replacement: documented without a success answer. */
+  removed?: boolean;
 }
 
 export interface RegisteredRoute {

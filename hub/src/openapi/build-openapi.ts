@@ -4,6 +4,8 @@ import { ErrorBodySchema } from '../../../shared/schemas/error-body';
 import { statusText } from '../http/http-error';
 import { CONFIRM_HEADER } from '../http/route-group';
 import type { RegisteredRoute, RouteTable } from '../http/route-table';
+import { hasOwnLimit, UNLIMITED_PATHS } from '../http/server-rate-limit';
+import { SECURITY_SCHEMES, securityOf } from './security';
 
 type JsonObject = Record<string, unknown>;
 
@@ -54,19 +56,36 @@ function parametersOf(route: RegisteredRoute): JsonObject[] {
   return params;
 }
 
+function successOf(route: RegisteredRoute): JsonObject {
+  const { spec } = route;
+  // A removed path never succeeds; documenting a 200 for it would promise what it never gives.
+  if (spec.removed) return {};
+  const status = String(spec.successStatus ?? (spec.websocket ? 101 : 200));
+  const content = spec.response
+    ? { 'application/json': { schema: schemaOf(spec.response) } }
+    : spec.responseType && { [spec.responseType]: { schema: { type: 'string' } } };
+  return {
+    [status]: { description: spec.websocket ? 'Switching Protocols' : 'Success', ...(content && { content }) },
+  };
+}
+
+function errorStatusesOf(route: RegisteredRoute): Record<number, string> {
+  const { spec } = route;
+  const statuses: Record<number, string> = { ...spec.statuses, 500: 'Internal failure' };
+  if (spec.access !== 'public') statuses[403] ??= 'The API key lacks the required scope';
+  if (spec.confirm) statuses[428] = `Missing or wrong ${CONFIRM_HEADER}`;
+  // Every route without a limit of its own is counted by the server-wide one (decisions §5).
+  if (!hasOwnLimit(route) && !UNLIMITED_PATHS.has(route.fullPath)) {
+    statuses[429] ??=
+      'The server-wide request limit (DD_SERVER_RATELIMIT_MAX per 15 minutes); Retry-After says when to come back';
+  }
+  return statuses;
+}
+
 function operationOf(route: RegisteredRoute): JsonObject {
   const { spec } = route;
-  const success = String(spec.successStatus ?? (spec.websocket ? 101 : 200));
-  const responses: JsonObject = {
-    [success]: {
-      description: spec.websocket ? 'Switching Protocols' : 'Success',
-      ...(spec.response && { content: { 'application/json': { schema: schemaOf(spec.response) } } }),
-    },
-  };
-  const errorStatuses: Record<number, string> = { ...spec.statuses, 500: 'Internal failure' };
-  if (spec.access !== 'public') errorStatuses[403] ??= 'The API key lacks the required scope';
-  if (spec.confirm) errorStatuses[428] = `Missing or wrong ${CONFIRM_HEADER}`;
-  for (const [status, description] of Object.entries(errorStatuses)) {
+  const responses: JsonObject = successOf(route);
+  for (const [status, description] of Object.entries(errorStatusesOf(route))) {
     responses[status] = {
       description: description || statusText(Number(status)),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
@@ -78,9 +97,7 @@ function operationOf(route: RegisteredRoute): JsonObject {
     tags: [spec.tag],
     ...(spec.deprecated && { deprecated: true }),
     'x-required-scope': spec.access,
-    ...(spec.access !== 'public' && {
-      security: spec.access === 'session' ? [{ session: [] }] : [{ session: [] }, { apiKey: [spec.access] }],
-    }),
+    security: securityOf(spec),
     parameters: parametersOf(route),
     ...(spec.body && {
       requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body) } } },
@@ -110,10 +127,7 @@ export function buildOpenApiDocument(routes: RouteTable, info: { title: string; 
     paths,
     components: {
       schemas: { ErrorBody: schemaOf(ErrorBodySchema) },
-      securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'Scoped API key: ddk_<keyId>_<secret>' },
-        session: { type: 'apiKey', in: 'cookie', name: 'dd.sid' },
-      },
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }

@@ -69,7 +69,7 @@ export function registerAuthSessionRoutes(api: RouteGroup, deps: AuthSessionRout
       statuses: { 401: 'Any credential wrong (one uniform answer)', 403: 'Cross-origin', 429: 'Too many failures' },
     },
     async (c, { body }) => {
-      if (!passesSameOrigin(c, deps.config.server.trustProxy)) {
+      if (!passesSameOrigin(c, deps.config.server.trustProxy, deps.config.server.corsOrigins)) {
         return c.json(errorBody(403, 'Cross-origin sign-in is refused', { reason: 'cross-origin' }), 403);
       }
       const address = deps.clientAddress(c) ?? 'unknown';

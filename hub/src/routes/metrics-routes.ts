@@ -40,6 +40,8 @@ export function registerMetricsRoute(root: RouteGroup, deps: MetricsRouteDeps): 
       access: metricsAuth ? 'read' : 'public',
       grantedBy: tokenMatches,
       ownCredential: true,
+      ...(metricsAuth && { securityScheme: 'metricsToken' as const }),
+      responseType: 'text/plain',
       tag: 'system',
       summary: 'Prometheus metrics (text exposition format, or OpenMetrics when the Accept header asks)',
       statuses: { 401: 'Metrics token missing or wrong' },

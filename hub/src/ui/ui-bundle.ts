@@ -33,3 +33,5 @@ export interface UiUnavailable {
 export type UiSource = UiBundle | UiUnavailable;
 
 export const INDEX_PATH = '/index.html';
+/** The API reference page (scripts/build-ui.mjs, DOCS_PAGE_PATH), served at /api/v1/docs. */
+export const DOCS_PAGE_PATH = '/docs.html';

@@ -6,7 +6,7 @@ import { INDEX_PATH, type UiBundle, type UiSource } from './ui-bundle';
 const NOT_THE_PAGE = /^\/(?:api|health|metrics)(?:\/|$)/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-interface ServedAsset {
+export interface ServedAsset {
   contentType: string;
   etag: string;
   identity: Uint8Array;
@@ -38,7 +38,8 @@ function wantsHtml(c: Context): boolean {
   return (c.req.header('accept') ?? '').toLowerCase().includes('text/html');
 }
 
-function prepare(bundle: UiBundle): Map<string, ServedAsset> {
+/** Every asset of the bundle, decoded once, by path. */
+export function prepareAssets(bundle: UiBundle): Map<string, ServedAsset> {
   const served = new Map<string, ServedAsset>();
   for (const asset of bundle.assets) {
     served.set(asset.path, {
@@ -46,14 +47,16 @@ function prepare(bundle: UiBundle): Map<string, ServedAsset> {
       etag: `"${asset.hash}"`,
       identity: decodeBase64(asset.identity),
       gzip: decodeBase64(asset.gzip),
-      // The page is revalidated every time, so a new build is picked up at once; its assets never change under their name.
-      cacheControl: asset.path === INDEX_PATH ? 'no-cache' : IMMUTABLE,
+      // Pages (index, the API reference) are revalidated every time, so a new build is picked up at
+      // once; the hashed assets they name never change under their name.
+      cacheControl: asset.path.endsWith('.html') ? 'no-cache' : IMMUTABLE,
     });
   }
   return served;
 }
 
-function respond(c: Context<HubEnv>, asset: ServedAsset, extra: Record<string, string>): Response {
+/** One asset, gzip when accepted, 304 on a matching ETag; `extra` headers win over the asset's own. */
+export function respondWithAsset(c: Context<HubEnv>, asset: ServedAsset, extra: Record<string, string>): Response {
   const headers = new Headers({
     'content-type': asset.contentType,
     'cache-control': asset.cacheControl,
@@ -71,6 +74,11 @@ function respond(c: Context<HubEnv>, asset: ServedAsset, extra: Record<string, s
   // workerd would compress a body again unless told it already is (encodeBody); other runtimes ignore the field.
   const init = { status: 200, headers, encodeBody: 'manual' } as ResponseInit;
   return new Response(c.req.method === 'HEAD' ? null : (body as Uint8Array<ArrayBuffer>), init);
+}
+
+/** The headers of a page of the bundle: its strict CSP (no inline script or style), never framed. */
+export function pageHeadersOf(ui: UiBundle): Record<string, string> {
+  return { 'content-security-policy': ui.csp, 'x-frame-options': 'DENY', 'referrer-policy': 'same-origin' };
 }
 
 function unavailablePage(reason: string): string {
@@ -93,21 +101,17 @@ export function registerUiRoutes(app: Hono<HubEnv>, deps: { ui: UiSource }): voi
     });
     return;
   }
-  const served = prepare(ui);
+  const served = prepareAssets(ui);
   const page = served.get(INDEX_PATH);
   if (!page) throw new Error(`ui: the bundle has no ${INDEX_PATH}`);
-  const pageHeaders = {
-    'content-security-policy': ui.csp,
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'same-origin',
-  };
+  const pageHeaders = pageHeadersOf(ui);
 
   app.get('/assets/*', async function uiAsset(c, next) {
     const asset = served.get(c.req.path);
-    return asset ? respond(c, asset, {}) : next();
+    return asset ? respondWithAsset(c, asset, {}) : next();
   });
   app.get('*', async function uiPage(c, next) {
     if (NOT_THE_PAGE.test(c.req.path) || c.req.path.startsWith('/assets/') || !wantsHtml(c)) return next();
-    return respond(c, page, pageHeaders);
+    return respondWithAsset(c, page, pageHeaders);
   });
 }

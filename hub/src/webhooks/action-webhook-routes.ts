@@ -94,6 +94,7 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
       path: '/webhook/watch',
       access: 'public',
       ownCredential: true,
+      securityScheme: 'webhookToken',
       tag: 'webhooks',
       summary:
         'Watch every container now (webhook token); folded into a running scheduled cycle’s follow-up when one runs',
@@ -133,6 +134,7 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
       path: '/webhook/watch/:containerName',
       access: 'public',
       ownCredential: true,
+      securityScheme: 'webhookToken',
       tag: 'webhooks',
       summary: 'Watch one container now, by name (webhook token)',
       query: SELECTOR_QUERY,
@@ -179,6 +181,7 @@ export function registerActionWebhookRoutes(api: RouteGroup, deps: ActionWebhook
       path: '/webhook/update/:containerName',
       access: 'public',
       ownCredential: true,
+      securityScheme: 'webhookToken',
       tag: 'webhooks',
       summary: 'Queue an update of one container, by name (webhook token), as POST /containers/{id}/update does',
       query: SELECTOR_QUERY,

@@ -69,6 +69,7 @@ export function registerRegistryWebhookRoute(api: RouteGroup, deps: RegistryWebh
       rawBody: true,
       // A registry may send an Authorization header of its own choosing (Harbor's "auth header").
       ownCredential: true,
+      securityScheme: 'registrySignature',
       statuses: {
         ...WEBHOOK_STATUSES,
         400: 'Signed, but not JSON or not a known registry event format',
