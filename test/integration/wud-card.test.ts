@@ -11,8 +11,8 @@
  * was reported while nothing updated).
  *
  * The page is served by a small reverse proxy of the test's own, on the origin the card calls, so the
- * browser makes same-origin requests; in Home Assistant the card runs on another origin and needs
- * CORS from the hub as well.
+ * browser makes same-origin requests; the last case runs the card as Home Assistant does, on an
+ * origin of its own calling the hub directly, allowed by DD_SERVER_CORS_ORIGINS.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -67,6 +67,17 @@ async function startCardOrigin(hubUrl: string): Promise<{ url: string; server: S
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, posts };
 }
 
+/** Serves the test page and the cards only, as Home Assistant does: the card then calls the hub on another origin. */
+async function startHomeAssistantOrigin(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const card = /^\/card\/(\w+)\/wud-card\.js$/.exec(req.url ?? '/');
+    if (card?.[1]) res.writeHead(200, { 'content-type': 'text/javascript' }).end(cardSource(card[1]));
+    else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>ha</title><body></body>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
 /** A Home Assistant-like page: the card's element, configured as its README says, given a `hass` with one update entity. */
 async function mountCard(
   page: Page,
@@ -74,11 +85,12 @@ async function mountCard(
   commit: string,
   container: string,
   credentials: { user?: string; password?: string; auth?: string } = { user: 'alice', password: PASSWORD },
+  hubUrl = origin,
 ): Promise<void> {
   await page.goto(origin);
   await page.addScriptTag({ url: `${origin}/card/${commit}/wud-card.js`, type: 'module' });
   await page.evaluate(
-    ({ origin, container, credentials }) => {
+    ({ hubUrl, container, credentials }) => {
       const notes: { message: string; type: string }[] = [];
       (window as unknown as { notes: typeof notes }).notes = notes;
       document.addEventListener('hass-notification', (event) => {
@@ -88,7 +100,7 @@ async function mountCard(
         setConfig(config: unknown): void;
         hass: unknown;
       };
-      card.setConfig({ wud_api: { url: origin, ...credentials, show_update_buttons: true } });
+      card.setConfig({ wud_api: { url: hubUrl, ...credentials, show_update_buttons: true } });
       document.body.append(card);
       card.hass = {
         language: 'en',
@@ -100,7 +112,7 @@ async function mountCard(
         },
       };
     },
-    { origin, container, credentials },
+    { hubUrl, container, credentials },
   );
 }
 
@@ -114,6 +126,7 @@ describe('the Home Assistant wud-card against the hub on a real Docker Engine', 
   let hub: HubOnDockerd;
   let browser: Browser;
   let origin: Awaited<ReturnType<typeof startCardOrigin>>;
+  let homeAssistant: Awaited<ReturnType<typeof startHomeAssistantOrigin>>;
   const oldIds = new Map<string, string>();
 
   // Read as the card reads it: the compatibility list, with HTTP Basic.
@@ -129,10 +142,14 @@ describe('the Home Assistant wud-card against the hub on a real Docker Engine', 
     const from = await publishApp(dockerd, registry, { repository: 'card/app', tag: '1.0.0', kind: 'http' });
     await publishApp(dockerd, registry, { repository: 'card/app', tag: '2.0.0', kind: 'http' });
     await pullApp(dockerd, from);
-    for (const { container } of CARD_VERSIONS) oldIds.set(container, await startWatchedApp(dockerd, container, from));
+    for (const container of [...CARD_VERSIONS.map((version) => version.container), 'charlie']) {
+      oldIds.set(container, await startWatchedApp(dockerd, container, from));
+    }
+    homeAssistant = await startHomeAssistantOrigin();
     hub = await startHubOnDockerd(dockerd, {
       ...USERS_ENV,
       DD_COMPAT_WUDCARD: 'true',
+      DD_SERVER_CORS_ORIGINS: homeAssistant.url,
       DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15',
       DD_NOTIFICATION_HTTP_OPS_URL: receiver.url,
     });
@@ -148,6 +165,7 @@ describe('the Home Assistant wud-card against the hub on a real Docker Engine', 
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => origin?.server.close(resolve));
+    await new Promise((resolve) => homeAssistant?.server.close(resolve));
     await hub?.close();
     await Promise.all([dockerd?.stop(), registry?.stop(), receiver?.close()]);
   });
@@ -244,4 +262,41 @@ describe('the Home Assistant wud-card against the hub on a real Docker Engine', 
     const refused = await checkWith(await keyOf(['read']));
     expect(refused.some((message) => message.startsWith('Check failed: HTTP 403'))).toBe(true);
   }, 60_000);
+
+  it('card 57b968c on its own origin, calling the hub across origins (DD_SERVER_CORS_ORIGINS): Update updates charlie', async () => {
+    const page = await browser.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    try {
+      await mountCard(page, homeAssistant.url, '57b968c', 'charlie', undefined, hub.url);
+      const card = page.locator('wud-card');
+      await expect
+        .poll(() => card.locator('.wud-status').textContent(), { timeout: 15_000 })
+        .toContain('WUD connected');
+      await card.locator('button[data-action="toggle-menu"]').click();
+      await card.locator('.trigger-item').first().click();
+      await expect
+        .poll(
+          async () =>
+            (await notesOf(page)).some((note) => note.message.toLowerCase() === 'update triggered for charlie'),
+          {
+            timeout: 15_000,
+          },
+        )
+        .toBe(true);
+      await expect
+        .poll(async () => (await byName('charlie'))?.image.tag.value, { timeout: 60_000, interval: 250 })
+        .toBe('2.0.0');
+      await hub.parts.updates.idle();
+      expect((await dockerd.docker.getContainer('charlie').inspect()).Config.Image).toBe(
+        `${registry.host}/card/app:2.0.0`,
+      );
+      // No CORS refusal in the browser, nor any other error.
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
 });
