@@ -57,13 +57,17 @@ export async function buildServers({ outdir = DIST } = {}) {
   return result.metafile;
 }
 
-export async function buildAll() {
+/** The whole build into `outdir` (tests build into a temp dir: other suites read the repository's dist/ui). */
+export async function buildAll({ outdir = DIST } = {}) {
   await Promise.all(
-    ['hub.mjs', 'hub.mjs.map', 'agent.mjs', 'agent.mjs.map', 'chunks', 'ui'].map((name) =>
-      rm(join(DIST, name), { recursive: true, force: true }),
+    ['hub.mjs', 'hub.mjs.map', 'agent.mjs', 'agent.mjs.map', 'chunks'].map((name) =>
+      rm(join(outdir, name), { recursive: true, force: true }),
     ),
   );
-  const [servers, ui] = await Promise.all([buildServers(), buildUi()]);
+  const [servers, ui] = await Promise.all([
+    buildServers({ outdir }),
+    buildUi({ outfile: join(outdir, 'ui', 'ui-bundle.json') }),
+  ]);
   const packages = await packagesOfMetafiles([servers, ui.metafile], ROOT);
   const refused = packages.flatMap((p) => {
     const problem = licenceProblem(p.licence);
@@ -71,7 +75,7 @@ export async function buildAll() {
   });
   if (refused.length > 0)
     throw new Error(`build: cannot ship these packages (docs/deploy.md "Licences"):\n${refused.join('\n')}`);
-  await writeFile(join(DIST, 'THIRD-PARTY-NOTICES.md'), renderNotices(packages));
+  await writeFile(join(outdir, 'THIRD-PARTY-NOTICES.md'), renderNotices(packages));
   return { packages, servers };
 }
 
