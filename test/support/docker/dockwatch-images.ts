@@ -51,7 +51,8 @@ export async function buildDockwatchImages(dockerd: TestDockerd): Promise<Dockwa
       const args = ['build', '--target', target, '--build-arg', `NODE_IMAGE=${base}`];
       args.push('--build-arg', `VERSION=${IMAGE_VERSION}`, '--build-arg', `REVISION=${IMAGE_REVISION}`);
       const result = await dockerd.cli([...args, '-t', tag, context]);
-      if (result.code !== 0) throw new Error(`docker build --target ${target} failed:\n${result.stdout}\n${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(`docker build --target ${target} failed:\n${result.stdout}\n${result.stderr}`);
       return tag;
     };
     // One after the other: the agent reuses the runtime stage the hub's build cached.

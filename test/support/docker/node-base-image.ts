@@ -6,7 +6,16 @@
  * with `docker import`. Made once per dockerd; about 100 MB, most of it the node binary.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestDockerd } from './start-dockerd';
@@ -30,7 +39,8 @@ function nodeFiles(): Map<string, string> {
 export async function makeNodeBaseImage(dockerd: TestDockerd, reference = NODE_BASE_IMAGE): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'dockwatch-node-rootfs-'));
   try {
-    for (const dir of ['bin', 'etc', 'tmp', 'proc', 'sys', 'dev', 'root', 'home/node']) mkdirSync(join(root, dir), { recursive: true });
+    for (const dir of ['bin', 'etc', 'tmp', 'proc', 'sys', 'dev', 'root', 'home/node'])
+      mkdirSync(join(root, dir), { recursive: true });
     chmodSync(join(root, 'tmp'), 0o1777);
     for (const [target, source] of nodeFiles()) {
       mkdirSync(dirname(join(root, target)), { recursive: true });
@@ -39,7 +49,10 @@ export async function makeNodeBaseImage(dockerd: TestDockerd, reference = NODE_B
     copyFileSync(BUSYBOX, join(root, 'bin/busybox'));
     const applets = spawnSync(BUSYBOX, ['--list'], { encoding: 'utf8' }).stdout.split('\n');
     for (const applet of applets) if (applet && applet !== 'busybox') symlinkSync('busybox', join(root, 'bin', applet));
-    writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000:node:/home/node:/bin/sh\n');
+    writeFileSync(
+      join(root, 'etc/passwd'),
+      'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000:node:/home/node:/bin/sh\n',
+    );
     writeFileSync(join(root, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
     const tarball = join(root, '..', `${root.split('/').pop()}.tar`);
     execFileSync('tar', ['-C', root, '--numeric-owner', '--owner=0', '--group=0', '-cf', tarball, '.']);
