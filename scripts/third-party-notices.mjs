@@ -36,12 +36,15 @@ export function licenceProblem(expression) {
   return acceptable ? undefined : `licence ${expression} is not on the permissive list`;
 }
 
-/** package.json's `license`, or the deprecated `licenses` array joined as alternatives. */
+/** package.json's `license`, or an old-style list (`licenses`, or `license` as an array) as alternatives. */
 export function declaredLicence(manifest) {
   if (typeof manifest.license === 'string') return manifest.license;
   if (manifest.license && typeof manifest.license.type === 'string') return manifest.license.type;
-  if (Array.isArray(manifest.licenses)) {
-    const types = manifest.licenses.map((entry) => entry?.type).filter((type) => typeof type === 'string');
+  const list = Array.isArray(manifest.license) ? manifest.license : manifest.licenses;
+  if (Array.isArray(list)) {
+    const types = list
+      .map((entry) => (typeof entry === 'string' ? entry : entry?.type))
+      .filter((type) => typeof type === 'string');
     if (types.length > 0) return types.length === 1 ? types[0] : `(${types.join(' OR ')})`;
   }
   return undefined;

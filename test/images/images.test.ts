@@ -70,7 +70,7 @@ describe('container images', () => {
       });
       expect(image.Config.Labels['org.opencontainers.image.source']).toMatch(/^https:\/\//);
       expect(image.Config.User).toBe('1000:1000');
-      expect(image.Config.StopSignal).toBe('SIGTERM');
+      expect((image.Config as { StopSignal?: string }).StopSignal).toBe('SIGTERM');
       expect(image.Config.Healthcheck?.Test).toEqual(expect.arrayContaining(['CMD', 'node', entry, '--healthcheck']));
       expect(await docker(dockerd, ['run', '--rm', reference, '--version'])).toBe(IMAGE_VERSION);
     }
