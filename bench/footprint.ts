@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeNewKeyFile } from '../edge-agent/src/keys/key-file';
 import { buildDockwatchImages, type DockwatchImages } from '../test/support/docker/dockwatch-images';
@@ -284,6 +284,7 @@ export const footprint: Benchmark = {
         await hub.stop();
       }
 
+      const load = loadavg().map((value) => value.toFixed(1));
       const sizeOf = async (reference: string) => (await d.docker.getImage(reference).inspect()).Size;
       const [hubSize, agentSize, baseSize] = await Promise.all([
         sizeOf(images.hub),
@@ -322,6 +323,8 @@ export const footprint: Benchmark = {
           'an agent to the hub listing it connected. RSS is read from `/proc` after',
           `${idleMs / 1000} s idle (\`BENCH_IDLE_SECONDS\`); "program" is the node process running the code`,
           '(for the image, the container’s PID 1), "process tree" adds npm and tsx.',
+          `Load average at the end of the run: ${load.join(', ')} (1, 5, 15 min) on ${ctx.machine.cores} cores: start-up`,
+          'times stretch with other load (CPU-bound parsing and compiling); compare rows of one run.',
           '',
           table,
           '',
