@@ -5,6 +5,7 @@ import { agentEventLatency } from './agent-event-latency';
 import { batchNotification } from './batch-notification';
 import { containerList } from './container-list';
 import { edgeAgents } from './edge-agents';
+import { footprint } from './footprint';
 import { httpThroughput } from './http-throughput';
 import { pushNotifyLatency } from './push-notify-latency';
 import { registryRequests } from './registry-requests';
@@ -27,6 +28,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   updateContainer,
   edgeAgents,
   agentEventLatency,
+  footprint,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

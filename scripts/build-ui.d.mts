@@ -1,4 +1,5 @@
 // Types for scripts/build-ui.mjs, which stays plain JavaScript so it runs before any TypeScript tooling.
+import type { Metafile } from 'esbuild';
 import type { UiBundle } from '../hub/src/ui/ui-bundle';
 
 export declare const ROOT: string;
@@ -9,4 +10,4 @@ export declare const UI_CSP: string;
 export declare function buildUi(options?: {
   outfile?: string;
   write?: boolean;
-}): Promise<{ bundle: UiBundle; outfile: string; jsPath: string }>;
+}): Promise<{ bundle: UiBundle; outfile: string; jsPath: string; metafile: Metafile }>;

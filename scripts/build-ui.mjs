@@ -83,6 +83,7 @@ function page({ js, css, icon, title = 'dockwatch' }) {
  */
 export async function buildUi({ outfile = DEFAULT_UI_OUTFILE, write = true } = {}) {
   const result = await build({
+    absWorkingDir: ROOT,
     entryPoints: { app: UI_ENTRY, docs: DOCS_ENTRY },
     bundle: true,
     format: 'esm',
@@ -141,7 +142,8 @@ export async function buildUi({ outfile = DEFAULT_UI_OUTFILE, write = true } = {
     await writeFile(temporary, JSON.stringify(bundle));
     await rename(temporary, outfile);
   }
-  return { bundle, outfile, jsPath: js.path };
+  // The metafile names every input: the production build lists the UI's packages in its notices.
+  return { bundle, outfile, jsPath: js.path, metafile: result.metafile };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

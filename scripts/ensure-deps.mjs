@@ -13,7 +13,8 @@ const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs
 if (stale) {
   // `npm install`, not `npm ci`: npm 11's ci rejects lock files that lack other platforms' optional
   // packages (Biome's, esbuild's), which its own install leaves out (npm/cli#8805). With a lock in sync,
-  // install takes exactly the locked versions and leaves package-lock.json untouched.
+  // install takes exactly the locked versions and leaves package-lock.json untouched
+  // (test/architecture/package-lock.test.ts keeps it in sync).
   console.log('installing npm dependencies (npm install, from package-lock.json)…');
   const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);

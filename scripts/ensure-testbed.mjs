@@ -27,6 +27,8 @@ const REQUIRED = [
   { binary: `/usr/lib/${MULTIARCH}/libsystemd.so.0`, pkg: 'libsystemd0' },
   // The root filesystem of test images: one static binary, so an image needs no registry and no libc.
   { binary: '/bin/busybox', pkg: 'busybox-static' },
+  // The compose examples (deploy/) are started with it: Debian has Compose v1 only, no `docker compose` plugin.
+  { binary: '/usr/bin/docker-compose', pkg: 'docker-compose' },
   // The browser tests drive it with playwright-core (Playwright's own browser download is unreachable).
   { binary: '/usr/bin/chromium', pkg: 'chromium' },
 ];

@@ -1,5 +1,7 @@
 import os from 'node:os';
+import packageJson from '../../package.json' with { type: 'json' };
 import { ConfigError } from '../../shared/config/config-error';
+import { checkAgentHealth } from './cli/healthcheck';
 import { runKeygen } from './cli/keygen';
 import { parseArguments, USAGE } from './cli/parse-args';
 import { startAgent } from './cli/run-agent';
@@ -17,6 +19,15 @@ async function main(): Promise<void> {
     if (command.command === 'help') {
       console.log(USAGE);
       return;
+    }
+    if (command.command === 'version') {
+      console.log(packageJson.version);
+      return;
+    }
+    if (command.command === 'healthcheck') {
+      const problem = await checkAgentHealth(command, process.env);
+      if (problem !== undefined) console.error(`edge agent: unhealthy: ${problem}`);
+      process.exit(problem === undefined ? 0 : 1);
     }
     if (command.command === 'keygen') {
       const { registration, text } = await runKeygen(command, os.hostname());

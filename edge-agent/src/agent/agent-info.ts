@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import packageJson from '../../../package.json' with { type: 'json' };
 import type { AgentInfo } from '../../../shared/edge/protocol';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
 import { readSelfContainerId } from '../docker/self-container';
@@ -7,9 +7,8 @@ import { shortText } from '../link/frame-checks';
 
 /** The project's version as built (package.json), prerelease suffix included: the hub derives version and build from it. */
 export function readAgentVersion(): string {
-  const path = new URL('../../../package.json', import.meta.url);
-  const { version } = JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown };
-  return typeof version === 'string' ? version : '0.0.0';
+  // Imported, not read from disk beside this file: the production bundle (dist/agent.mjs) has it built in.
+  return packageJson.version;
 }
 
 /**

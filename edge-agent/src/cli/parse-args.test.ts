@@ -58,6 +58,19 @@ describe('agent command line', () => {
     });
   });
 
+  it('reads --version, and --healthcheck for edge mode (the key) or listen mode (the port)', () => {
+    expect(parseArguments(['--version'])).toEqual({ command: 'version' });
+    expect(parseArguments(['--healthcheck', '--hub', 'wss://h', '--key', '/app/key/agent.key'])).toEqual({
+      command: 'healthcheck',
+      keyFile: '/app/key/agent.key',
+    });
+    expect(parseArguments(['--healthcheck', '--listen', '3001', '--listen-host', '0.0.0.0'])).toEqual({
+      command: 'healthcheck',
+      port: 3001,
+      host: '0.0.0.0',
+    });
+  });
+
   it('shows the usage on --help', () => {
     expect(parseArguments(['--help'])).toEqual({ command: 'help' });
     expect(parseArguments(['keygen', '-h'])).toEqual({ command: 'help' });
@@ -83,6 +96,8 @@ describe('agent command line', () => {
     [['--hub', 'wss://h', '--key', 'k', '--secret', 's'], '--secret', /only goes with --listen/],
     [['--hub', 'wss://h', '--key', 'k', '--listen-host', '0.0.0.0'], '--listen-host', /only goes with --listen/],
     [['keygen', '--key', 'k', '--listen', '3001'], '--listen', /does not go with keygen/],
+    [['--healthcheck'], '--healthcheck', /needs --key FILE/],
+    [['keygen', '--key', 'k', '--healthcheck'], '--healthcheck', /does not go with keygen/],
   ])('%j fails naming %s', (argv, flag, message) => {
     const error = failure(argv);
     expect(error.variable).toBe(flag);

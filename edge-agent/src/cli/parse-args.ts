@@ -4,6 +4,9 @@ import { edgeSocketUrl } from '../link/hub-url';
 
 export type AgentCommand =
   | { command: 'help' }
+  | { command: 'version' }
+  | { command: 'healthcheck'; keyFile: string }
+  | { command: 'healthcheck'; port: number; host?: string }
   | { command: 'keygen'; keyFile: string; force: boolean; json: boolean; name?: string; hub?: string }
   | { command: 'run'; hub: string; url: string; keyFile: string; name?: string }
   | { command: 'listen'; port: number; host?: string; secret?: string };
@@ -20,17 +23,24 @@ export const USAGE = `usage:
       listen mode: serves the agent interface on HOST:PORT (default host 127.0.0.1, or
       DD_AGENT_LISTEN_HOST) for a hub configured with DD_AGENT_<NAME>_HOST/_PORT/_SECRET; the
       secret comes from --secret, DD_AGENT_SECRET or DD_AGENT_SECRET_FILE (prefer the
-      variables: a command line is visible to every user of the host)`;
+      variables: a command line is visible to every user of the host)
+  npm run agent -- --healthcheck --key FILE | --healthcheck --listen PORT [--listen-host HOST]
+      exits 0 when the agent is healthy, else 1 (a container's HEALTHCHECK): with --key, the key
+      and the variables are valid and the agent's link status file (FILE.link.json) says it is
+      connected to the hub; with --listen, GET /health of the listen-mode agent answers 200
+  npm run agent -- --version
+      prints the version`;
 
 const VALUE_FLAGS = new Set(['--hub', '--key', '--name', '--listen', '--secret', '--listen-host']);
 const LISTEN_FLAGS = ['--secret', '--listen-host'];
-const SWITCHES = new Set(['--force', '--json']);
+const SWITCHES = new Set(['--force', '--json', '--healthcheck']);
 
 /**
  * The agent's command line. Throws ConfigError naming the flag (the entry exits 78, as the hub
  * does for a bad variable). `--flag value` and `--flag=value` both work.
  */
 export function parseArguments(argv: readonly string[]): AgentCommand {
+  if (argv.includes('--version')) return { command: 'version' };
   const args = [...argv];
   let command: 'keygen' | 'run' = 'run';
   if (args[0] === 'keygen') {
@@ -57,6 +67,7 @@ export function parseArguments(argv: readonly string[]): AgentCommand {
     if (values.has(flag)) throw new ConfigError(flag, 'given twice');
     values.set(flag, value);
   }
+  if (switches.has('--healthcheck') && command === 'run') return healthcheckCommand(values, switches);
   if (values.has('--listen') && command === 'run') return listenCommand(values, switches);
   for (const flag of LISTEN_FLAGS) if (values.has(flag)) throw new ConfigError(flag, 'only goes with --listen');
   if (values.has('--listen')) throw new ConfigError('--listen', 'does not go with keygen');
@@ -69,6 +80,7 @@ export function parseArguments(argv: readonly string[]): AgentCommand {
   const url = hub === undefined ? undefined : socketUrlOf(hub);
   const named = name !== undefined ? { name } : {};
   if (command === 'keygen') {
+    if (switches.has('--healthcheck')) throw new ConfigError('--healthcheck', 'does not go with keygen');
     return {
       command,
       keyFile,
@@ -82,6 +94,18 @@ export function parseArguments(argv: readonly string[]): AgentCommand {
   if (hub === undefined || url === undefined)
     throw new ConfigError('--hub', `is required (the hub's URL, wss://host:3000)\n${USAGE}`);
   return { command, hub, url, keyFile, ...named };
+}
+
+/** `--healthcheck --key FILE` (edge mode) or `--healthcheck --listen PORT [--listen-host H]`. */
+function healthcheckCommand(values: ReadonlyMap<string, string>, switches: ReadonlySet<string>): AgentCommand {
+  if (values.has('--listen')) {
+    const listen = listenCommand(values, new Set([...switches].filter((flag) => flag !== '--healthcheck')));
+    if (listen.command !== 'listen') throw new Error('unreachable: listenCommand answers listen');
+    return { command: 'healthcheck', port: listen.port, ...(listen.host !== undefined && { host: listen.host }) };
+  }
+  const keyFile = values.get('--key');
+  if (!keyFile) throw new ConfigError('--healthcheck', 'needs --key FILE (edge mode) or --listen PORT (listen mode)');
+  return { command: 'healthcheck', keyFile };
 }
 
 /** `--listen PORT [--secret S] [--listen-host H]`: nothing of edge mode goes with it. */

@@ -7,6 +7,7 @@ import { readKeyFile } from '../keys/key-file';
 import { createAgentLogging } from '../logging/agent-logging';
 import { UpdateJournalFile } from '../updates/update-journal-file';
 import { loadAgentEnvironment } from './agent-environment';
+import { writeLinkStatus } from './link-status-file';
 import { type AgentCommand, resolveAgentName } from './parse-args';
 
 export interface StartOptions {
@@ -42,6 +43,19 @@ export async function startAgent(
   logger.info(
     `edge agent ${agentName} starting: hub ${command.url}, key id ${key.keyId}, watchers ${environment.watchers.map((w) => w.name).join(', ') || 'none'}`,
   );
+  // What --healthcheck reads (link-status-file.ts), written in order; a previous run's "connected"
+  // must not outlive it.
+  let linkWrites = Promise.resolve();
+  const reportLink = (state: 'connected' | 'disconnected') => {
+    const since = Date.now();
+    linkWrites = linkWrites.then(() =>
+      writeLinkStatus(command.keyFile, { state, since }).catch((error: Error) =>
+        logger.warn(`cannot write the link status file: ${error.message}`),
+      ),
+    );
+    return linkWrites;
+  };
+  await reportLink('disconnected');
   const agent = createEdgeAgent({
     url: command.url,
     key,
@@ -56,6 +70,11 @@ export async function startAgent(
     // Only this host's own DD_HOOKS_ENABLED turns hooks on (docs/updates.md "Hooks", "On edge agents").
     hooks: { ...environment.hooks, runner: createNodeHookRunner() },
     ...options.overrides,
+    onEvent: (event) => {
+      if (event.type === 'welcome') void reportLink('connected');
+      if (event.type === 'closed') void reportLink('disconnected');
+      options.overrides?.onEvent?.(event);
+    },
   });
   agent.start();
   return agent;

@@ -1,9 +1,13 @@
 import { ConfigError } from '../../../shared/config/config-error';
+import { runCommandLineMode } from '../adapter/node/command-line-modes';
 import { startNodeHub } from '../adapter/node/start-node-hub';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
+  // `--version` and `--healthcheck` (the container images' HEALTHCHECK) answer and exit; no hub starts.
+  const exitCode = await runCommandLineMode(process.argv.slice(2), process.env);
+  if (exitCode !== undefined) process.exit(exitCode);
   let running: Awaited<ReturnType<typeof startNodeHub>>;
   try {
     running = await startNodeHub({ env: process.env });

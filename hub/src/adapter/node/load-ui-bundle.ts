@@ -1,15 +1,24 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
 import { UiBundleSchema, type UiSource } from '../../ui/ui-bundle';
 
-/** Where scripts/build-ui.mjs writes the UI (the repository's dist/ui). */
-export const UI_BUNDLE_FILE = fileURLToPath(new URL('../../../../dist/ui/ui-bundle.json', import.meta.url));
+/**
+ * Where scripts/build-ui.mjs writes the UI: `ui/ui-bundle.json` beside the production bundle
+ * (dist/hub.mjs, whose URL this module has once bundled), else the repository's dist/ui (tsx runs
+ * this file from hub/src/adapter/node, which has no ui/ folder).
+ */
+export function uiBundleFile(): string {
+  const besideBundle = fileURLToPath(new URL('./ui/ui-bundle.json', import.meta.url));
+  if (existsSync(besideBundle)) return besideBundle;
+  return fileURLToPath(new URL('../../../../dist/ui/ui-bundle.json', import.meta.url));
+}
+
 const HOW_TO_BUILD =
   'Build it with `npm run build:ui` (node scripts/build-ui.mjs) and restart the hub; `npm start` does both.';
 
 /** Reads the built UI; a missing or damaged build is a clear message on the page, never a failed start. */
-export function loadUiBundle(file = UI_BUNDLE_FILE): UiSource {
+export function loadUiBundle(file = uiBundleFile()): UiSource {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
