@@ -98,8 +98,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   /** A stored next run still means what the definition says, or the definition computes one. */
   function adopt(entry: Entry): void {
     const stored = runs.get(entry.name);
-    if (stored && stored.recurrence === entry.key) return arm();
-    setNext(entry.name, entry.next?.(now()), entry.key);
+    if (stored && stored.recurrence === entry.key) arm();
+    else setNext(entry.name, entry.next?.(now()), entry.key);
   }
 
   function arm(): void {
