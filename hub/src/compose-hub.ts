@@ -34,11 +34,14 @@ import { createReadiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
+import { createScheduler } from './schedule/scheduler';
+import { timerWakeUp } from './schedule/timer-wake-up';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
 import { createNotificationRuleStore } from './store/notification-rule-store';
 import { createPreferencesStore } from './store/preferences-store';
+import { createScheduleStore } from './store/schedule-store';
 import { createSettingsStore } from './store/settings-store';
 import type { UiSource } from './ui/ui-bundle';
 import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
@@ -162,6 +165,14 @@ export function composeHub(input: HubInput): Hub {
   const preferences = createPreferencesStore(storage, storeLogger);
   const sessions = createSessionStore(storage, now);
   const loginVerifier = createLoginVerifier(config.auth.basic, storage, now);
+  // The durable schedules: the runtime's one wake-up (a timer, or the Durable Object alarm).
+  const scheduler = createScheduler({
+    store: createScheduleStore(storage, storeLogger.child('schedule')),
+    logger: logger.child('schedule'),
+    now,
+    random: Math.random,
+    wakeUp: input.wakeUp ?? timerWakeUp,
+  });
 
   // The UI event stream: capabilities publish, every open stream receives.
   const events = createEventBus({
@@ -211,6 +222,7 @@ export function composeHub(input: HubInput): Hub {
     now,
     onDeliveryAttempt: (trigger, result) => metrics.triggerDeliveries.inc({ trigger, result }),
     onInstall: installUpdate.call,
+    schedule: scheduler,
   });
   metrics.bindSources({
     containers: () => containers.all(),
@@ -264,6 +276,7 @@ export function composeHub(input: HubInput): Hub {
     metrics,
     notify: (changes) => notifications.inventoryApplied(changes),
     autoUpdate: (changes) => autoUpdates.inventoryApplied(changes),
+    schedule: scheduler,
   });
   const edgeTimings = { ...DEFAULT_EDGE_TIMINGS, ...input.edge?.timings };
   const agents = new AgentDirectory({
@@ -383,6 +396,7 @@ export function composeHub(input: HubInput): Hub {
         await notifications.load();
         await updates.load();
         await autoUpdates.load();
+        await scheduler.load();
         if (agentsEnabled) await agents.load();
         await loadEdge(input, edge);
         readiness.markReady('store');
@@ -410,6 +424,8 @@ export function composeHub(input: HubInput): Hub {
           config.agents,
         );
       }
+      // Every job is defined: the wake-up is armed at the earliest (one missed while down runs now).
+      scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
       await updates.start();
     },
@@ -427,6 +443,7 @@ export function composeHub(input: HubInput): Hub {
       await Promise.all(fleet.all().map((watcher) => watcher.stop()));
       await Promise.all(fleet.all().map((watcher) => watcher.host.close()));
       await notifications.stop();
+      await scheduler.stop();
       await apiKeys.flush();
     },
   };

@@ -31,6 +31,8 @@ const CAPABILITY_CONSTRUCTORS = [
   'createNotificationRuleStore',
   'createPreferencesStore',
   'createSessionStore',
+  'createScheduleStore',
+  'createScheduler',
   'createLoginVerifier',
   'createWebSocketGate',
   'createOidcLogin',
