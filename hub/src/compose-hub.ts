@@ -50,6 +50,7 @@ import type { UpdateServiceOptions } from './updates/update-context';
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
 import { createFleet, type Fleet } from './watchers/fleet';
+import { createMaturityLifts } from './watchers/maturity-lifts';
 import { createWatcherFactory } from './watchers/watcher-factory';
 
 /**
@@ -231,6 +232,14 @@ export function composeHub(input: HubInput): Hub {
 
   // The fleet and what agents tell about themselves, before the updates that read them.
   const fleet = createFleet();
+  // A maturity-cleared when a gate lifts, not at the next cycle: the held containers are checked again then.
+  const maturityLifts = createMaturityLifts({
+    containers,
+    fleet,
+    schedule: scheduler,
+    logger: logger.child('watchers'),
+    now,
+  });
   const agentRegistry = createAgentRegistry(storage, storeLogger.child('edge'));
   const expectations = createInventoryExpectations();
   const agentEvents = createAgentEvents((error, event) =>
@@ -274,7 +283,10 @@ export function composeHub(input: HubInput): Hub {
     publish,
     audit,
     metrics,
-    notify: (changes) => notifications.inventoryApplied(changes),
+    notify: async (changes) => {
+      maturityLifts.inventoryApplied(changes);
+      await notifications.inventoryApplied(changes);
+    },
     autoUpdate: (changes) => autoUpdates.inventoryApplied(changes),
     schedule: scheduler,
   });
@@ -424,6 +436,7 @@ export function composeHub(input: HubInput): Hub {
           config.agents,
         );
       }
+      maturityLifts.start();
       // Every job is defined: the wake-up is armed at the earliest (one missed while down runs now).
       scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
@@ -443,6 +456,7 @@ export function composeHub(input: HubInput): Hub {
       await Promise.all(fleet.all().map((watcher) => watcher.stop()));
       await Promise.all(fleet.all().map((watcher) => watcher.host.close()));
       await notifications.stop();
+      maturityLifts.stop();
       await scheduler.stop();
       await apiKeys.flush();
     },

@@ -17,6 +17,7 @@ const CAPABILITY_CONSTRUCTORS = [
   'createDependencyGroupUpdates',
   'createNotifications',
   'createFleet',
+  'createMaturityLifts',
   'createWatcherFactory',
   'createInventoryExpectations',
   'createAgentRegistry',
