@@ -438,7 +438,9 @@ export function composeHub(input: HubInput): Hub {
       }
       maturityLifts.start();
       // Retention (DD_AUDIT_*) also holds on a hub that writes no audit entries for days.
-      scheduler.job('audit.retention', () => audit.prune(), { everyMs: AUDIT_RETENTION_EVERY_MS, jitterMs: 60_000 });
+      scheduler.job('audit.retention', () => audit.prune(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
+      // A session nobody uses again is never resolved, so never found expired on read.
+      scheduler.job('sessions.expiry', () => sessions.sweep(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
       // Every job is defined: the wake-up is armed at the earliest (one missed while down runs now).
       scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
@@ -465,8 +467,8 @@ export function composeHub(input: HubInput): Hub {
   };
 }
 
-/** How often the audit trail is pruned by the clock (besides every append). */
-const AUDIT_RETENTION_EVERY_MS = 3_600_000;
+/** How often the audit trail is pruned (besides every append) and expired sessions deleted. */
+const HOUSEKEEPING_EVERY_MS = 3_600_000;
 
 /** Every writer of the audit trail counted in dd_audit_entries_total without each one remembering. */
 function countedAudit(audit: AuditStore, metrics: HubMetrics): AuditStore {
