@@ -46,7 +46,7 @@ export interface StartNodeHubOptions {
   /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline). */
   deps?: Pick<
     Partial<HubInput>,
-    'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui'
+    'edge' | 'inventoryDeadlineMs' | 'now' | 'wakeUp' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui'
   >;
 }
 
