@@ -217,6 +217,20 @@ describe('the scheduler', () => {
     expect(ran).toEqual(['ran']);
   });
 
+  it('forgets a job and its stored next run for good, defined or not', async () => {
+    const storage = createStorage();
+    const first = schedulerOver(storage, fakeRuntime());
+    await first.load();
+    first.start();
+    first.job('watch.nas/docker.gone', async () => undefined, { cron: '0 * * * *' });
+    first.job('watch.nas/docker.old', async () => undefined).runAt(T0 + 1_000);
+    first.job('watch.nas/docker.old', async () => undefined).release();
+    first.forget('watch.nas/docker.gone');
+    first.forget('watch.nas/docker.old');
+    await first.stop();
+    expect(await storage.getKeys('schedule')).toEqual([]);
+  });
+
   it('counts a failed run as a run: the next one is at the next period, not at once', async () => {
     const runtime = fakeRuntime();
     const scheduler = schedulerOver(createStorage(), runtime);

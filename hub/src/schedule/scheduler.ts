@@ -24,6 +24,8 @@ export interface Scheduler {
    * one. The handler must be idempotent (see createScheduler).
    */
   job(name: string, run: () => Promise<void>, recurrence?: Recurrence): ScheduledJob;
+  /** Drops a job and its stored next run, defined or not (what it scheduled is gone for good). */
+  forget(name: string): void;
   /** Reads the stored next runs; jobs defined before adopt theirs. */
   load(): Promise<void>;
   /** Arms the runtime's wake-up from now on (a job that fell due while the hub was down runs at once). */
@@ -154,6 +156,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           arm();
         },
       };
+    },
+    forget(name) {
+      entries.delete(name);
+      setNext(name, undefined, undefined);
     },
     async load() {
       for (const [name, run] of await store.load()) if (!runs.has(name)) runs.set(name, run);

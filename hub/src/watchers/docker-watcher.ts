@@ -24,7 +24,7 @@ export interface DockerWatcherDeps extends ApplyTargets {
   /** The first run after start, before the cron schedule takes over. */
   startDelayMs?: number;
   /** The durable schedules: the cron's next run (jitter drawn) is stored, and wakes an evicted Durable Object. */
-  schedule: Pick<Scheduler, 'job'>;
+  schedule: Pick<Scheduler, 'job' | 'forget'>;
   /** Told how each watch cycle ended (dd_watcher_runs_total): `partial` had some inspect or check errors, `failed` no listing. */
   onCycle?: ((outcome: { durationMs: number; result: 'success' | 'partial' | 'failed' }) => void) | undefined;
 }
@@ -74,6 +74,11 @@ export class DockerWatcher {
 
   get id(): string {
     return `docker.${this.deps.config.name}`;
+  }
+
+  /** An agent's watchers are scheduled by the hub too; their jobs wait in storage while the agent is away. */
+  private get jobName(): string {
+    return this.deps.agent === undefined ? `watch.${this.id}` : `watch.${this.deps.agent}/${this.id}`;
   }
 
   /** The next scheduled cycle, jitter included (http-interface §2.2 metadata.nextRunAt); undefined until started. */
@@ -144,10 +149,8 @@ export class DockerWatcher {
 
   start(): void {
     this.stopped = false;
-    const { config, agent } = this.deps;
-    // An agent's watchers are scheduled by the hub too; their jobs wait in storage while the agent is away.
-    const name = agent === undefined ? `watch.${this.id}` : `watch.${agent}/${this.id}`;
-    this.job = this.deps.schedule.job(name, () => this.scheduledCycle(), {
+    const { config } = this.deps;
+    this.job = this.deps.schedule.job(this.jobName, () => this.scheduledCycle(), {
       cron: config.cron,
       jitterMs: config.jitterSeconds * 1000,
     });
@@ -156,9 +159,11 @@ export class DockerWatcher {
     this.subscribe();
   }
 
-  async stop(): Promise<void> {
+  /** With `forgetSchedule`, the stored next run goes too: the watcher is gone for good (its agent dropped it). */
+  async stop(options: { forgetSchedule?: boolean } = {}): Promise<void> {
     this.stopped = true;
     this.job?.release();
+    if (options.forgetSchedule) this.deps.schedule.forget(this.jobName);
     this.events?.close();
     for (const timer of this.timers) clearTimeout(timer);
     if (this.debounce) clearTimeout(this.debounce);

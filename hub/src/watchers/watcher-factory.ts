@@ -28,7 +28,7 @@ export interface WatcherFactoryDeps {
   /** The automatic-update policy, told the same changes after notify. */
   autoUpdate: (changes: readonly AppliedChange[]) => Promise<void>;
   /** The durable schedules the watch cycles run on. */
-  schedule: Pick<Scheduler, 'job'>;
+  schedule: Pick<Scheduler, 'job' | 'forget'>;
 }
 
 export interface WatcherOptions {
