@@ -259,9 +259,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   return {
     start() {
       // Through the schedule, not at once: entries left by the previous run are attempted at its first
-      // wake, inside the alarm that woke the object on Workers.
+      // wake, inside the alarm that woke the object on Workers. An empty outbox schedules (writes) nothing.
       running = true;
-      wake.runAt(deps.now());
+      let earliest: number | undefined;
+      for (const entry of store.all()) {
+        if (entry.status === 'dead-letter') continue;
+        const due = entry.nextAttemptAt === undefined ? deps.now() : Date.parse(entry.nextAttemptAt);
+        earliest = earliest === undefined ? due : Math.min(earliest, due);
+      }
+      wake.runAt(earliest);
     },
     async stop() {
       // The wake stays stored: the next start attempts what is due from the entries themselves.
