@@ -6,7 +6,7 @@ import { readValidated } from './validated-storage';
 const PREFIX = 'schedule';
 const keyOf = (name: string) => `${PREFIX}:${encodeURIComponent(name)}`;
 
-const ScheduledRunSchema = v.object({
+export const ScheduledRunSchema = v.object({
   name: v.string(),
   /** Milliseconds since the epoch, jitter included: a restart does not draw the jitter again. */
   nextRunAt: v.number(),
