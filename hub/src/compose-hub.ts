@@ -37,11 +37,14 @@ import { createReadiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
+import { createScheduler } from './schedule/scheduler';
+import { timerWakeUp } from './schedule/timer-wake-up';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
 import { createNotificationRuleStore } from './store/notification-rule-store';
 import { createPreferencesStore } from './store/preferences-store';
+import { createScheduleStore } from './store/schedule-store';
 import { createSettingsStore } from './store/settings-store';
 import type { UiSource } from './ui/ui-bundle';
 import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
@@ -50,6 +53,7 @@ import type { UpdateServiceOptions } from './updates/update-context';
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
 import { createFleet, type Fleet } from './watchers/fleet';
+import { createMaturityLifts } from './watchers/maturity-lifts';
 import { createWatcherFactory } from './watchers/watcher-factory';
 
 /**
@@ -167,6 +171,14 @@ export function composeHub(input: HubInput): Hub {
   const loginVerifier = createLoginVerifier(config.auth.basic, storage, now);
   // One brute-force budget for every way a password is tried: the sign-in route and HTTP Basic.
   const signInLimits = createSignInLimits({ now });
+  // The durable schedules: the runtime's one wake-up (a timer, or the Durable Object alarm).
+  const scheduler = createScheduler({
+    store: createScheduleStore(storage, storeLogger.child('schedule')),
+    logger: logger.child('schedule'),
+    now,
+    random: Math.random,
+    wakeUp: input.wakeUp ?? timerWakeUp,
+  });
 
   // The UI event stream: capabilities publish, every open stream receives.
   const events = createEventBus({
@@ -219,6 +231,7 @@ export function composeHub(input: HubInput): Hub {
     now,
     onDeliveryAttempt: (trigger, result) => metrics.triggerDeliveries.inc({ trigger, result }),
     onInstall: installUpdate.call,
+    schedule: scheduler,
   });
   metrics.bindSources({
     containers: () => containers.all(),
@@ -228,6 +241,14 @@ export function composeHub(input: HubInput): Hub {
 
   // The fleet and what agents tell about themselves, before the updates that read them.
   const fleet = createFleet();
+  // A maturity-cleared when a gate lifts, not at the next cycle: the held containers are checked again then.
+  const maturityLifts = createMaturityLifts({
+    containers,
+    fleet,
+    schedule: scheduler,
+    logger: logger.child('watchers'),
+    now,
+  });
   const agentRegistry = createAgentRegistry(storage, storeLogger.child('edge'));
   const expectations = createInventoryExpectations();
   const agentEvents = createAgentEvents((error, event) =>
@@ -271,8 +292,12 @@ export function composeHub(input: HubInput): Hub {
     publish,
     audit,
     metrics,
-    notify: (changes) => notifications.inventoryApplied(changes),
+    notify: async (changes) => {
+      maturityLifts.inventoryApplied(changes);
+      await notifications.inventoryApplied(changes);
+    },
     autoUpdate: (changes) => autoUpdates.inventoryApplied(changes),
+    schedule: scheduler,
   });
   const edgeTimings = { ...DEFAULT_EDGE_TIMINGS, ...input.edge?.timings };
   const agents = new AgentDirectory({
@@ -404,6 +429,7 @@ export function composeHub(input: HubInput): Hub {
         await notifications.load();
         await updates.load();
         await autoUpdates.load();
+        await scheduler.load();
         if (agentsEnabled) await agents.load();
         await loadEdge(input, edge);
         readiness.markReady('store');
@@ -431,6 +457,13 @@ export function composeHub(input: HubInput): Hub {
           config.agents,
         );
       }
+      maturityLifts.start();
+      // Retention (DD_AUDIT_*) also holds on a hub that writes no audit entries for days.
+      scheduler.job('audit.retention', () => audit.prune(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
+      // A session nobody uses again is never resolved, so never found expired on read.
+      scheduler.job('sessions.expiry', () => sessions.sweep(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
+      // Every job is defined: the wake-up is armed at the earliest (one missed while down runs now).
+      scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
       await updates.start();
     },
@@ -448,10 +481,15 @@ export function composeHub(input: HubInput): Hub {
       await Promise.all(fleet.all().map((watcher) => watcher.stop()));
       await Promise.all(fleet.all().map((watcher) => watcher.host.close()));
       await notifications.stop();
+      maturityLifts.stop();
+      await scheduler.stop();
       await apiKeys.flush();
     },
   };
 }
+
+/** How often the audit trail is pruned (besides every append) and expired sessions deleted. */
+const HOUSEKEEPING_EVERY_MS = 3_600_000;
 
 /** Every writer of the audit trail counted in dd_audit_entries_total without each one remembering. */
 function countedAudit(audit: AuditStore, metrics: HubMetrics): AuditStore {

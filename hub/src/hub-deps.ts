@@ -11,6 +11,16 @@ import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { HookRunner } from '../../shared/update/hooks';
 
 /**
+ * The runtime's one wake-up for the hub's durable schedules (hub/src/schedule/scheduler.ts): `set`
+ * arms a single wake in `delayMs` (replacing the one armed before; undefined disarms), at which the
+ * runtime calls the `fire` it was built with and awaits it. Relative, so a scheduler on an injected
+ * clock arms the runtime's real one.
+ */
+export interface RuntimeWakeUp {
+  set(delayMs: number | undefined): Promise<void>;
+}
+
+/**
  * The runtime boundary: what the portable core needs from the runtime it runs on (Node, workerd,
  * a test), and nothing else. The entries build it. It names no feature of the hub, so a runtime
  * never depends on how the hub is put together (docs/architecture.md "The dependency rule").
@@ -29,6 +39,12 @@ export interface HubDeps {
   storageDriver?: string | undefined;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
+  /**
+   * The wake-up of the durable schedules (watch cycles, outbox retries, digests). Workers: the
+   * Durable Object alarm, which re-creates an evicted object. A timer of the process when absent
+   * (Node, tests): the schedules resume from storage when the process starts again.
+   */
+  wakeUp?: ((fire: () => Promise<void>) => RuntimeWakeUp) | undefined;
   /** Present where the runtime can upgrade to WebSocket; WebSocket routes answer 501 otherwise. */
   upgradeWebSocket?: UpgradeWebSocket<unknown> | undefined;
   /**

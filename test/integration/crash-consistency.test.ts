@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScheduledRunSchema } from '../../hub/src/store/schedule-store';
 import { NOTIFICATION_RULE_IDS, NotificationRuleSchema } from '../../shared/schemas/notification-rule';
 import { SettingsSchema } from '../../shared/schemas/settings';
 import { startHubProcess } from '../support/hub-process';
@@ -71,7 +72,12 @@ describe('crash consistency of the fs store (kill -9 during a burst of writes)',
         const key = relative(dataDir, file);
         if (key.split('/').some((part) => part.startsWith('.'))) continue; // temp files of interrupted writes
         const parsed = JSON.parse(await readFile(file, 'utf8'));
-        const schema = key.startsWith('settings') ? SettingsSchema : NotificationRuleSchema;
+        // Besides the records written by the burst, the schedules the hub stores at start (hourly jobs).
+        const schema = key.startsWith('settings')
+          ? SettingsSchema
+          : key.startsWith('schedule')
+            ? ScheduledRunSchema
+            : NotificationRuleSchema;
         expect(v.safeParse(schema, parsed).success, `${key} holds ${JSON.stringify(parsed)}`).toBe(true);
       }
     }

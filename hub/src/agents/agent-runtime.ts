@@ -98,7 +98,7 @@ export class AgentRuntime {
   }
 
   private async retire(entry: AgentWatcher, gone: boolean): Promise<void> {
-    await entry.watcher.stop();
+    await entry.watcher.stop({ forgetSchedule: gone });
     if (!gone) return;
     await entry.host.close();
     await this.dropRecords(entry.config.name);

@@ -23,6 +23,8 @@ export interface SessionStore {
   /** The live session for an id (its idle clock restarted), or undefined. */
   resolve(id: string): Promise<SessionPrincipal | undefined>;
   destroy(id: string): Promise<void>;
+  /** Deletes every expired session: one never used again would otherwise stay in storage for good. */
+  sweep(): Promise<void>;
 }
 
 const toHex = (bytes: Uint8Array): string => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
@@ -36,6 +38,8 @@ async function storageKey(id: string): Promise<string> {
 const ID_PATTERN = /^[a-f0-9]{64}$/;
 
 export function createSessionStore(storage: Storage, now: () => number): SessionStore {
+  const expired = (stored: StoredSession, at: number) =>
+    at - stored.lastSeenAt >= SESSION_IDLE_MS || at - stored.createdAt >= SESSION_ABSOLUTE_MS;
   return {
     async create(username, assurance) {
       const id = toHex(crypto.getRandomValues(new Uint8Array(32)));
@@ -54,7 +58,7 @@ export function createSessionStore(storage: Storage, now: () => number): Session
       const stored = await storage.getItem<StoredSession>(key);
       if (!stored || typeof stored.username !== 'string') return undefined;
       const at = now();
-      if (at - stored.lastSeenAt >= SESSION_IDLE_MS || at - stored.createdAt >= SESSION_ABSOLUTE_MS) {
+      if (expired(stored, at)) {
         await storage.removeItem(key);
         return undefined;
       }
@@ -64,6 +68,14 @@ export function createSessionStore(storage: Storage, now: () => number): Session
     },
     async destroy(id) {
       if (ID_PATTERN.test(id)) await storage.removeItem(await storageKey(id));
+    },
+    async sweep() {
+      const at = now();
+      for (const key of await storage.getKeys('sessions')) {
+        const stored = await storage.getItem<StoredSession>(key);
+        // A record that is not a session is no session either (resolve() refuses it).
+        if (!stored || typeof stored.lastSeenAt !== 'number' || expired(stored, at)) await storage.removeItem(key);
+      }
     },
   };
 }

@@ -37,6 +37,8 @@ export interface NotificationParts {
   onDeliveryAttempt?: NotificationServiceDeps['onDeliveryAttempt'];
   /** Starts an update when a Home Assistant user presses Install (mqtt); absent, no Install is offered. */
   onInstall?: ((containerId: string) => Promise<void>) | undefined;
+  /** The durable schedules (outbox retries, digest sends). */
+  schedule: NotificationServiceDeps['schedule'];
 }
 
 /**
@@ -74,5 +76,6 @@ export function createNotifications(parts: NotificationParts): NotificationServi
     now: parts.now,
     timing: { ...DEFAULT_OUTBOX_TIMING, ...parts.timing, timeoutMs: parts.config.notifications.timeoutMs },
     onDeliveryAttempt: parts.onDeliveryAttempt,
+    schedule: parts.schedule,
   });
 }

@@ -1,4 +1,3 @@
-import { Cron } from 'croner';
 import type { Storage } from 'unstorage';
 import { imageOf } from '../../../shared/containers/container-record';
 import type { Logger } from '../../../shared/logging/logger';
@@ -6,6 +5,7 @@ import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import type { NotificationRuleId } from '../../../shared/schemas/notification-rule';
 import type { AgentNotificationEvent } from '../agents/agent-events';
+import type { ScheduledJob, Scheduler } from '../schedule/scheduler';
 import type { AuditStore } from '../store/audit-store';
 import { createNotificationBellStore, type NotificationBellStore } from '../store/notification-bell-store';
 import { createNotificationDigestStore } from '../store/notification-digest-store';
@@ -104,6 +104,8 @@ export interface NotificationServiceDeps {
   timing: OutboxTiming;
   /** Told the outcome of every delivery attempt (metrics). */
   onDeliveryAttempt?: OutboxDeps['onAttempt'];
+  /** The durable schedules: outbox retries and digest sends. */
+  schedule: Pick<Scheduler, 'job'>;
 }
 
 export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
@@ -131,10 +133,11 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
     logger: logger.child('notifications.outbox'),
     audit,
     onAttempt: deps.onDeliveryAttempt,
+    schedule: deps.schedule,
   });
   // Events are routed one at a time: two watchers' cycles must not both see a version as new.
   const serial = createSerialQueue();
-  const crons: Cron[] = [];
+  const digestJobs: ScheduledJob[] = [];
 
   function emit(event: NotificationEvent): Promise<void> {
     return serial(async () => {
@@ -171,19 +174,25 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
       outbox.start();
       for (const trigger of triggers) {
         if (trigger.settings.mode !== 'digest') continue;
-        crons.push(
-          new Cron(trigger.settings.cron, () => {
-            service
-              .flushDigest(trigger.id)
-              .catch((error: unknown) => logger.error('digest failed', { trigger: trigger.id, error: String(error) }));
-          }),
+        // A send that fell due while the hub was down goes out once at start (its items are stored).
+        digestJobs.push(
+          deps.schedule.job(
+            `notifications.digest.${trigger.id}`,
+            () =>
+              service
+                .flushDigest(trigger.id)
+                .catch((error: unknown) =>
+                  logger.error('digest failed', { trigger: trigger.id, error: String(error) }),
+                ),
+            { cron: trigger.settings.cron },
+          ),
         );
       }
       if (triggers.length > 0)
         logger.info('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
     },
     async stop() {
-      for (const cron of crons.splice(0)) cron.stop();
+      for (const job of digestJobs.splice(0)) job.release();
       await serial(async () => undefined);
       await outbox.stop();
       await Promise.all(triggers.map((trigger) => trigger.transport.close?.().catch(() => undefined)));

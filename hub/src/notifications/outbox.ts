@@ -2,6 +2,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import type { NotificationRuleId } from '../../../shared/schemas/notification-rule';
+import type { Scheduler } from '../schedule/scheduler';
 import type { NotificationOutboxStore, OutboxEntry, OutboxStatus } from '../store/notification-outbox-store';
 import { DeliveryError, type NotificationMessage } from './notification-provider';
 import type { NotificationTrigger } from './notification-triggers';
@@ -42,7 +43,12 @@ export interface OutboxDeps {
   audit(record: AuditRecord): Promise<unknown>;
   /** Told the outcome of every attempt (dd_trigger_deliveries_total). */
   onAttempt?: ((triggerId: string, result: 'delivered' | OutboxStatus) => void) | undefined;
+  /** The durable schedules: the wake at the next retry survives a restart (and wakes an evicted Durable Object). */
+  schedule: Pick<Scheduler, 'job'>;
 }
+
+/** The outbox's one scheduled job: it wakes at the earliest retry, whose time each entry stores itself. */
+export const OUTBOX_WAKE_JOB = 'notifications.outbox';
 
 export interface NewDelivery {
   triggerId: string;
@@ -91,7 +97,6 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const lanes = new Map<string, Promise<void>>();
   /** Entries handed to a lane and not finished yet. */
   const busy = new Set<string>();
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
   /** Attempts in flight: stop() aborts them, and their entries stay as they were for the next start. */
   const inFlight = new Set<AbortController>();
@@ -197,7 +202,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     return { delivered: true };
   }
 
-  function enqueueInLane(entry: OutboxEntry): void {
+  function enqueueInLane(entry: OutboxEntry): Promise<void> {
     busy.add(entry.id);
     const lane = (lanes.get(entry.triggerId) ?? Promise.resolve())
       .then(() => attempt(entry.id))
@@ -210,22 +215,30 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         pump();
       });
     lanes.set(entry.triggerId, lane);
+    return lane;
   }
 
-  /** Hands every due entry to its lane and sets the timer for the next one. */
-  function pump(): void {
-    if (!running) return;
+  /** Hands every due entry to its lane and moves the wake to the next one; returns the lanes it fed. */
+  function pump(): Promise<void>[] {
+    if (!running) return [];
     const now = deps.now();
     let earliest: number | undefined;
+    const fed: Promise<void>[] = [];
     for (const entry of store.all()) {
       if (entry.status === 'dead-letter' || busy.has(entry.id)) continue;
       const due = entry.nextAttemptAt === undefined ? now : Date.parse(entry.nextAttemptAt);
-      if (due <= now) enqueueInLane(entry);
+      if (due <= now) fed.push(enqueueInLane(entry));
       else earliest = earliest === undefined ? due : Math.min(earliest, due);
     }
-    if (timer) clearTimeout(timer);
-    timer = earliest === undefined ? undefined : setTimeout(pump, Math.max(0, earliest - deps.now()));
+    wake.runAt(earliest);
+    return fed;
   }
+
+  // The wake awaits the attempts it started: on Workers the alarm that re-created the object holds
+  // it until the retries it came for are done.
+  const wake = deps.schedule.job(OUTBOX_WAKE_JOB, async () => {
+    await Promise.all(pump());
+  });
 
   function newEntry(delivery: NewDelivery, now: number): OutboxEntry {
     return {
@@ -245,13 +258,20 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
   return {
     start() {
+      // Through the schedule, not at once: entries left by the previous run are attempted at its first
+      // wake, inside the alarm that woke the object on Workers. An empty outbox schedules (writes) nothing.
       running = true;
-      pump();
+      let earliest: number | undefined;
+      for (const entry of store.all()) {
+        if (entry.status === 'dead-letter') continue;
+        const due = entry.nextAttemptAt === undefined ? deps.now() : Date.parse(entry.nextAttemptAt);
+        earliest = earliest === undefined ? due : Math.min(earliest, due);
+      }
+      wake.runAt(earliest);
     },
     async stop() {
+      // The wake stays stored: the next start attempts what is due from the entries themselves.
       running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
       // A hanging receiver must not hold the hub's shutdown for a whole delivery timeout.
       for (const controller of inFlight) controller.abort();
       await Promise.all(lanes.values());

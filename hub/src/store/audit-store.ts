@@ -29,6 +29,8 @@ export interface AuditStore {
   query(query: AuditQuery): { data: AuditEntry[]; total: number };
   /** The most recent entries, newest first (for recent-status views). */
   recent(count: number): AuditEntry[];
+  /** Drops what retention no longer keeps; appends do it too, a scheduled job does it on a quiet hub. */
+  prune(): Promise<void>;
 }
 
 export interface AuditRetention {
@@ -73,6 +75,7 @@ export function createAuditStore(
       entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       await prune();
     },
+    prune,
     async append(record) {
       const ms = now();
       const entry: AuditEntry = { ...record, id: nextId(ms), timestamp: new Date(ms).toISOString() };

@@ -45,6 +45,19 @@ describe('audit store', () => {
     expect(await storage.getKeys('audit')).toHaveLength(1);
   });
 
+  it('drops them on prune too, without any append (the scheduled audit.retention job)', async () => {
+    const storage = createStorage();
+    let now = Date.UTC(2026, 0, 1);
+    const audit = createAuditStore(storage, { retentionDays: 10, maxEntries: 1000 }, () => now, logger().logger);
+    await audit.load();
+    await audit.append({ action: 'container-added', details: 'old' });
+    now += 11 * DAY;
+    expect(audit.query({ offset: 0, limit: 10 }).total).toBe(1);
+    await audit.prune();
+    expect(audit.query({ offset: 0, limit: 10 }).total).toBe(0);
+    expect(await storage.getKeys('audit')).toEqual([]);
+  });
+
   it('reloads entries in time order and skips a corrupt record with an error log', async () => {
     const storage = createStorage();
     let now = Date.UTC(2026, 0, 1);

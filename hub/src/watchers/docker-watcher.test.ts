@@ -9,7 +9,10 @@ import type {
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { FleetLookups } from '../checks/fleet-lookups';
+import { createScheduler } from '../schedule/scheduler';
+import { timerWakeUp } from '../schedule/timer-wake-up';
 import { createContainerStore } from '../store/container-store';
+import { createScheduleStore } from '../store/schedule-store';
 import { TagPolicyCache } from './container-check';
 import { DockerWatcher } from './docker-watcher';
 
@@ -61,7 +64,16 @@ function watcherOn(
 ) {
   const logRing = createLogRing();
   const logger = createLogger({ level: 'fatal', ring: logRing, sink: silentSink });
-  const store = createContainerStore(createStorage(), logger);
+  const storage = createStorage();
+  const store = createContainerStore(storage, logger);
+  // Never started: these tests drive the watcher themselves, no scheduled cycle runs.
+  const schedule = createScheduler({
+    store: createScheduleStore(storage, logger),
+    logger,
+    now: Date.now,
+    random: Math.random,
+    wakeUp: timerWakeUp,
+  });
   const published: string[] = [];
   // Any use of the registry lookups fails the test: a refresh must not check registries.
   const lookups = new Proxy({} as FleetLookups, {
@@ -87,6 +99,7 @@ function watcherOn(
     now: () => Date.UTC(2026, 0, 1),
     publish: (type) => published.push(type),
     audit: async () => undefined,
+    schedule,
     ...timing,
   });
   return { watcher, store, published };

@@ -1,9 +1,9 @@
-import { Cron } from 'croner';
 import type { DockerHost, DockerSubscription } from '../../../shared/docker/docker-host';
 import type { WatcherConfig } from '../../../shared/docker/watcher-config';
 import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import type { FleetLookups } from '../checks/fleet-lookups';
+import type { ScheduledJob, Scheduler } from '../schedule/scheduler';
 import type { ContainerStore } from '../store/container-store';
 import { type ApplyTargets, applyInventory } from './apply-inventory';
 import type { TagPolicyCache } from './container-check';
@@ -23,6 +23,8 @@ export interface DockerWatcherDeps extends ApplyTargets {
   eventDebounceMs?: number;
   /** The first run after start, before the cron schedule takes over. */
   startDelayMs?: number;
+  /** The durable schedules: the cron's next run (jitter drawn) is stored, and wakes an evicted Durable Object. */
+  schedule: Pick<Scheduler, 'job' | 'forget'>;
   /** Told how each watch cycle ended (dd_watcher_runs_total): `partial` had some inspect or check errors, `failed` no listing. */
   onCycle?: ((outcome: { durationMs: number; result: 'success' | 'partial' | 'failed' }) => void) | undefined;
 }
@@ -42,11 +44,10 @@ const RECONNECT_MAX_MS = 60_000;
 export class DockerWatcher {
   readonly type = 'docker';
   lastRunAt: number | undefined;
-  nextRunAt: number | undefined;
   /** The cycle in progress, and the one follow-up that calls arriving meanwhile share. */
   private running: Promise<WatchResult> | undefined;
   private queued: Promise<WatchResult> | undefined;
-  private cron: Cron | undefined;
+  private job: ScheduledJob | undefined;
   private events: DockerSubscription | undefined;
   private pendingIds = new Set<string>();
   /** Of the pending ids, those with a record when their event came: one gone since was removed meanwhile. */
@@ -73,6 +74,16 @@ export class DockerWatcher {
 
   get id(): string {
     return `docker.${this.deps.config.name}`;
+  }
+
+  /** An agent's watchers are scheduled by the hub too; their jobs wait in storage while the agent is away. */
+  private get jobName(): string {
+    return this.deps.agent === undefined ? `watch.${this.id}` : `watch.${this.deps.agent}/${this.id}`;
+  }
+
+  /** The next scheduled cycle, jitter included (http-interface §2.2 metadata.nextRunAt); undefined until started. */
+  get nextRunAt(): number | undefined {
+    return this.job?.nextRunAt();
   }
 
   /** This watcher's containers as stored now. */
@@ -139,29 +150,30 @@ export class DockerWatcher {
   start(): void {
     this.stopped = false;
     const { config } = this.deps;
-    this.cron = new Cron(config.cron, () => this.schedule(Math.random() * config.jitterSeconds * 1000));
-    this.nextRunAt = this.cron.nextRun()?.getTime();
-    this.schedule(this.deps.startDelayMs ?? 2_000);
+    this.job = this.deps.schedule.job(this.jobName, () => this.scheduledCycle(), {
+      cron: config.cron,
+      jitterMs: config.jitterSeconds * 1000,
+    });
+    // One cycle soon after start, then the cron (a cycle missed while the hub was down is this one).
+    this.job.runAt(this.deps.now() + (this.deps.startDelayMs ?? 2_000));
     this.subscribe();
   }
 
-  async stop(): Promise<void> {
+  /** With `forgetSchedule`, the stored next run goes too: the watcher is gone for good (its agent dropped it). */
+  async stop(options: { forgetSchedule?: boolean } = {}): Promise<void> {
     this.stopped = true;
-    this.cron?.stop();
+    this.job?.release();
+    if (options.forgetSchedule) this.deps.schedule.forget(this.jobName);
     this.events?.close();
     for (const timer of this.timers) clearTimeout(timer);
     if (this.debounce) clearTimeout(this.debounce);
     await this.running?.catch(() => undefined);
   }
 
-  private schedule(delayMs: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.watch({ joinCycle: true }).catch((error: unknown) =>
-        this.deps.logger.error('watch cycle failed', { watcher: this.id, error: String(error) }),
-      );
-    }, delayMs);
-    this.timers.add(timer);
+  private async scheduledCycle(): Promise<void> {
+    await this.watch({ joinCycle: true }).catch((error: unknown) =>
+      this.deps.logger.error('watch cycle failed', { watcher: this.id, error: String(error) }),
+    );
   }
 
   /**
@@ -186,7 +198,6 @@ export class DockerWatcher {
     if (observed.errors.some((error) => error.phase === 'list')) report('failed');
     else report(observed.errors.length > 0 ? 'partial' : 'success');
     this.lastRunAt = this.deps.now();
-    this.nextRunAt = this.cron?.nextRun()?.getTime();
     if (observed.errors.length > 0)
       this.deps.logger.warn('watch cycle had errors', { watcher: this.id, errors: observed.errors.slice(0, 5) });
     return { ...observed, records: this.containers(), coalesced: false };

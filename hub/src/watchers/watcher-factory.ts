@@ -5,6 +5,7 @@ import type { FleetLookups } from '../checks/fleet-lookups';
 import type { Publish } from '../events/event-bus';
 import { type HubMetrics, watchCycleRecorder } from '../metrics/hub-metrics';
 import type { AppliedChange } from '../notifications/inventory-events';
+import type { Scheduler } from '../schedule/scheduler';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { TagPolicyCache } from './container-check';
@@ -26,6 +27,8 @@ export interface WatcherFactoryDeps {
   notify: (changes: readonly AppliedChange[]) => Promise<void>;
   /** The automatic-update policy, told the same changes after notify. */
   autoUpdate: (changes: readonly AppliedChange[]) => Promise<void>;
+  /** The durable schedules the watch cycles run on. */
+  schedule: Pick<Scheduler, 'job' | 'forget'>;
 }
 
 export interface WatcherOptions {
@@ -69,6 +72,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       notify: deps.notify,
       autoUpdate: deps.autoUpdate,
       onCycle: watchCycleRecorder(deps.metrics, config.name, agent),
+      schedule: deps.schedule,
     });
   };
 }

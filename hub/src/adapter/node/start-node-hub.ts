@@ -46,7 +46,15 @@ export interface StartNodeHubOptions {
   /** Test seams of the portable core (shorter edge heartbeats and deadlines, an inventory deadline, fast notification retries). */
   deps?: Pick<
     Partial<HubInput>,
-    'edge' | 'inventoryDeadlineMs' | 'now' | 'updates' | 'hookRunner' | 'selfContainerId' | 'ui' | 'notificationTiming'
+    | 'edge'
+    | 'inventoryDeadlineMs'
+    | 'now'
+    | 'wakeUp'
+    | 'updates'
+    | 'hookRunner'
+    | 'selfContainerId'
+    | 'ui'
+    | 'notificationTiming'
   >;
 }
 

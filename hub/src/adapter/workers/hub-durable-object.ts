@@ -8,13 +8,14 @@ import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { type RuntimeRefusal, runtimeRefusals, withoutRefused } from '../../config/runtime-capabilities';
 import { errorBody } from '../../http/http-error';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
+import { alarmWakeUp, type DurableObjectAlarmStorage } from './alarm-wake-up';
 import { builtInUi } from './built-in-ui';
 import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
 import { upgradeWebSocket } from './upgrade-websocket';
 
 /** The part of a Durable Object's state the hub uses. */
 export interface HubDurableObjectState {
-  storage: DurableObjectStorageLike;
+  storage: DurableObjectStorageLike & DurableObjectAlarmStorage;
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
 }
 
@@ -47,6 +48,8 @@ const readTextFile = (): string => {
 export class HubDurableObject {
   private hub: Hub | undefined;
   private configError: string | undefined;
+  /** The scheduler's due-job runner, called by alarm(). */
+  private runDueJobs: (() => Promise<void>) | undefined;
 
   constructor(state: HubDurableObjectState, env: Readonly<Record<string, unknown>>) {
     let config: HubConfig;
@@ -94,6 +97,9 @@ export class HubDurableObject {
           // Cloudflare names the client; without it every caller would share one rate-limit bucket.
           clientAddress: (c) => c.req.header('cf-connecting-ip') ?? undefined,
           ui: builtInUi,
+          wakeUp: alarmWakeUp(state.storage, (fire) => {
+            this.runDueJobs = fire;
+          }),
         });
       } catch (error) {
         this.refuse(error);
@@ -110,6 +116,16 @@ export class HubDurableObject {
     if (!(error instanceof ConfigError)) throw error;
     this.configError = `configuration error: ${error.message}`;
     console.error(`hub: ${this.configError}`);
+  }
+
+  /**
+   * The one alarm of the object (docs/workers.md "Schedules"): it runs the due jobs and the scheduler
+   * sets the next one. It also fires after an eviction or a restart of workerd, re-creating the
+   * object without any request. Never throws: the runtime would retry it, and the jobs' failures are
+   * logged where they happen.
+   */
+  async alarm(): Promise<void> {
+    await this.runDueJobs?.();
   }
 
   fetch(request: Request): Response | Promise<Response> {

@@ -1,0 +1,200 @@
+import type { Logger } from '../../../shared/logging/logger';
+import type { RuntimeWakeUp } from '../hub-deps';
+import type { ScheduledRun, ScheduleStore } from '../store/schedule-store';
+import { createSerialQueue } from '../store/validated-storage';
+import { type NextRun, nextRunOf, type Recurrence, recurrenceKey } from './recurrence';
+
+export interface ScheduledJob {
+  readonly name: string;
+  /** When the job runs next (ms since the epoch); undefined while it is not scheduled. */
+  nextRunAt(): number | undefined;
+  /**
+   * Runs the job at `atMs` (now or earlier: at the next wake), replacing its next run; undefined
+   * unschedules it. A recurring job goes back to its recurrence after that run.
+   */
+  runAt(atMs: number | undefined): void;
+  /** Drops the handler and keeps the stored next run, for the next start or the next definition. */
+  release(): void;
+}
+
+export interface Scheduler {
+  /**
+   * Defines a job (replacing one of the same name). A recurring job keeps a stored next run
+   * computed from the same recurrence and computes one otherwise; a one-shot job keeps a stored
+   * one. The handler must be idempotent (see createScheduler).
+   */
+  job(name: string, run: () => Promise<void>, recurrence?: Recurrence): ScheduledJob;
+  /** Drops a job and its stored next run, defined or not (what it scheduled is gone for good). */
+  forget(name: string): void;
+  /** Reads the stored next runs; jobs defined before adopt theirs. */
+  load(): Promise<void>;
+  /** Arms the runtime's wake-up from now on (a job that fell due while the hub was down runs at once). */
+  start(): void;
+  /** Disarms, then waits for running jobs and pending writes. */
+  stop(): Promise<void>;
+  /** Runs every due job; the runtime's wake-up calls it, and it resolves once those jobs have finished. */
+  runDue(): Promise<void>;
+}
+
+export interface SchedulerDeps {
+  store: ScheduleStore;
+  logger: Logger;
+  now: () => number;
+  random: () => number;
+  wakeUp: (fire: () => Promise<void>) => RuntimeWakeUp;
+}
+
+interface Entry {
+  name: string;
+  run: () => Promise<void>;
+  key: string | undefined;
+  next: NextRun | undefined;
+  running: boolean;
+}
+
+/**
+ * The hub's durable schedules, on the runtime's one wake-up (a timer on Node, the Durable Object
+ * alarm on Workers; issue 16 item 1): named jobs, each with one stored next-run time, and the
+ * wake-up always armed at the earliest of them.
+ *
+ * At least once: a job's next run is stored after its run ends, so a run cut short by a crash or
+ * an eviction is made again at the next start, and one that finished is not. Every job is
+ * idempotent for it (a watch cycle observes again, the outbox wake attempts what its own records
+ * say is due, a digest flush of an empty digest sends nothing). The opposite order (store the next
+ * run, then run) would lose a due run to every crash in between, which is worse than repeating
+ * one. A job missed while the hub was down runs once at start, then its recurrence continues from
+ * that run: never once per missed period.
+ */
+export function createScheduler(deps: SchedulerDeps): Scheduler {
+  const { store, logger, now } = deps;
+  /** The stored next runs, defined or not: a job defined later (an agent's watcher) adopts its own. */
+  const runs = new Map<string, ScheduledRun>();
+  const entries = new Map<string, Entry>();
+  /** Bumped whenever a job's next run is set: a run that ends after a move leaves the new time alone. */
+  const versions = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  const write = createSerialQueue();
+  let writes: Promise<unknown> = Promise.resolve();
+  let loaded = false;
+  let started = false;
+  let armedAt: number | undefined;
+  let arming: Promise<void> = Promise.resolve();
+  const wake = deps.wakeUp(() => scheduler.runDue());
+
+  function persist(name: string): void {
+    writes = write(async () => {
+      const run = runs.get(name);
+      await (run ? store.put(run) : store.remove(name));
+    }).catch((error: unknown) => logger.error('could not store a schedule', { job: name, error: String(error) }));
+  }
+
+  function setNext(name: string, at: number | undefined, key: string | undefined): void {
+    versions.set(name, (versions.get(name) ?? 0) + 1);
+    const previous = runs.get(name);
+    if (at === undefined) runs.delete(name);
+    else runs.set(name, { name, nextRunAt: at, ...(key !== undefined && { recurrence: key }) });
+    if (previous?.nextRunAt !== at || previous?.recurrence !== key) persist(name);
+    arm();
+  }
+
+  /** A stored next run still means what the definition says, or the definition computes one. */
+  function adopt(entry: Entry): void {
+    const stored = runs.get(entry.name);
+    if (stored && stored.recurrence === entry.key) arm();
+    else setNext(entry.name, entry.next?.(now()), entry.key);
+  }
+
+  function arm(): void {
+    if (!started) return;
+    let earliest: number | undefined;
+    for (const entry of entries.values()) {
+      const at = runs.get(entry.name)?.nextRunAt;
+      if (entry.running || at === undefined) continue;
+      earliest = earliest === undefined ? at : Math.min(earliest, at);
+    }
+    if (earliest === armedAt) return;
+    armedAt = earliest;
+    const delay = earliest === undefined ? undefined : Math.max(0, earliest - now());
+    arming = arming
+      .then(() => wake.set(delay))
+      .catch((error: unknown) => logger.error('could not arm the schedule wake-up', { error: String(error) }));
+  }
+
+  async function runOne(entry: Entry): Promise<void> {
+    entry.running = true;
+    const version = versions.get(entry.name);
+    try {
+      await entry.run();
+    } catch (error) {
+      // A failed run counts as a run: retrying at once would hammer what failed (a registry, a receiver).
+      logger.error('scheduled job failed', { job: entry.name, error: String(error) });
+    } finally {
+      entry.running = false;
+    }
+    if (versions.get(entry.name) === version) setNext(entry.name, entry.next?.(now()), entry.key);
+    else arm();
+  }
+
+  const scheduler: Scheduler = {
+    job(name, run, recurrence) {
+      const entry: Entry = {
+        name,
+        run,
+        key: recurrence && recurrenceKey(recurrence),
+        next: recurrence && nextRunOf(recurrence, deps.random),
+        running: false,
+      };
+      entries.set(name, entry);
+      if (loaded) adopt(entry);
+      return {
+        name,
+        nextRunAt: () => runs.get(name)?.nextRunAt,
+        runAt: (atMs) => setNext(name, atMs, entry.key),
+        release: () => {
+          if (entries.get(name) !== entry) return;
+          entries.delete(name);
+          arm();
+        },
+      };
+    },
+    forget(name) {
+      entries.delete(name);
+      setNext(name, undefined, undefined);
+    },
+    async load() {
+      for (const [name, run] of await store.load()) if (!runs.has(name)) runs.set(name, run);
+      loaded = true;
+      for (const entry of entries.values()) adopt(entry);
+    },
+    start() {
+      started = true;
+      arm();
+    },
+    async stop() {
+      started = false;
+      armedAt = undefined;
+      arming = arming.then(() => wake.set(undefined)).catch(() => undefined);
+      await arming;
+      await Promise.all(running);
+      await writes;
+    },
+    async runDue() {
+      // The wake-up that called this is spent: whatever is earliest now must be armed again.
+      armedAt = undefined;
+      if (!started) return;
+      const at = now();
+      const due: Promise<void>[] = [];
+      for (const entry of entries.values()) {
+        const next = runs.get(entry.name)?.nextRunAt;
+        if (entry.running || next === undefined || next > at) continue;
+        const run = runOne(entry);
+        running.add(run);
+        due.push(run.finally(() => running.delete(run)));
+      }
+      arm();
+      await Promise.all(due);
+      await writes;
+    },
+  };
+  return scheduler;
+}

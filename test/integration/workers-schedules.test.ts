@@ -1,0 +1,187 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Miniflare, type MiniflareOptions } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
+import { EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
+import { signChallenge } from '../../shared/edge/sign-in';
+import {
+  newEdgeIdentity,
+  sampleAgentInfo,
+  sampleContainer,
+  sampleImage,
+  sampleWatcher,
+  snapshotFrames,
+  waitFor,
+} from '../support/edge-peer';
+import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
+
+/**
+ * Schedules on the Durable Object alarm (issue 16 item 1, docs/workers.md "Schedules"): a retry
+ * pending when workerd stops is delivered once by the next workerd on the same persistence
+ * directory, from the alarm, without any request reaching the object after the restart; an
+ * agent's watch cycles run on their cron from the alarm (the object has no other timer for them).
+ */
+
+const COMPATIBILITY_DATE = '2026-04-01';
+const ORIGIN = 'http://hub.test';
+
+let workDir: string;
+let scriptPath: string;
+let receiver: NotificationReceiver;
+const running = new Set<Miniflare>();
+
+async function startWorker(): Promise<Miniflare> {
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath,
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
+    durableObjectsPersist: join(workDir, 'do'),
+    bindings: {
+      DD_LOG_LEVEL: 'info',
+      DD_SERVER_RATELIMIT_MAX: '1000000000',
+      DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops`,
+    },
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      stdout.resume();
+      stderr.resume();
+    },
+  } as MiniflareOptions);
+  running.add(mf);
+  await mf.ready;
+  return mf;
+}
+
+async function stopWorker(mf: Miniflare): Promise<void> {
+  running.delete(mf);
+  await mf.dispose();
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-schedules-'));
+  scriptPath = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
+  receiver = await startNotificationReceiver();
+});
+
+afterAll(async () => {
+  await Promise.all([...running].map((mf) => mf.dispose()));
+  await receiver?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('schedules on the Durable Object alarm under workerd', () => {
+  it('delivers a retry pending when workerd stopped exactly once, from the alarm, with no request after the restart', async () => {
+    const first = await startWorker();
+    receiver.behave({ status: 503, body: 'maintenance' });
+    const run = await first.dispatchFetch(`${ORIGIN}/api/v1/triggers/http/ops`, { method: 'POST' });
+    expect(run.status).toBe(502);
+    const failed = (await run.json()) as { details?: { outboxId?: string } };
+    const outbox = (await (await first.dispatchFetch(`${ORIGIN}/api/v1/notifications/outbox`)).json()) as {
+      data: { id: string; attempts: number; nextAttemptAt?: string }[];
+    };
+    expect(outbox.data).toEqual([
+      expect.objectContaining({ id: failed.details?.outboxId, attempts: 1, nextAttemptAt: expect.any(String) }),
+    ]);
+    const dueAt = Date.parse(outbox.data[0]?.nextAttemptAt ?? '');
+    expect(receiver.received).toHaveLength(1);
+    await stopWorker(first);
+
+    // The receiver is back; a new workerd on the same directory gets no request at all.
+    receiver.behave({ status: 200, body: '{"ok":true}' });
+    const second = await startWorker();
+    const [, delivered] = await receiver.waitFor(2, 60_000);
+    expect(delivered?.path).toBe(receiver.received[0]?.path);
+    expect(delivered?.at).toBeGreaterThanOrEqual(dueAt);
+    expect(delivered?.json).toMatchObject({ event: 'update-available' });
+
+    // Delivered, so gone from the outbox, and not sent again by a later wake or a request.
+    const outboxOf = async () =>
+      ((await (await second.dispatchFetch(`${ORIGIN}/api/v1/notifications/outbox`)).json()) as { data: unknown[] })
+        .data;
+    await expect.poll(outboxOf).toEqual([]);
+    expect(receiver.received).toHaveLength(2);
+  }, 120_000);
+});
+
+/** An edge agent on a workerd WebSocket: signed in with one watcher, answering the hub's pings. */
+async function signInAgent(mf: Miniflare, name: string, cron: string): Promise<{ close(): void }> {
+  const identity = await newEdgeIdentity();
+  const registered = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ publicKey: identity.publicKeyBase64, label: name }),
+  });
+  expect(registered.status).toBe(201);
+  const response = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/ws`, {
+    headers: { upgrade: 'websocket', 'sec-websocket-protocol': 'edge.1.0' },
+  });
+  const socket = response.webSocket;
+  if (!socket) throw new Error(`no WebSocket (status ${response.status})`);
+  const frames: HubFrame[] = [];
+  const send = (frame: unknown) => socket.send(JSON.stringify(frame));
+  socket.addEventListener('message', (event) => {
+    const frame = JSON.parse(String(event.data)) as HubFrame;
+    if (frame.type === 'ping') send({ type: 'pong' });
+    frames.push(frame);
+  });
+  socket.accept();
+  const challenge = await waitFor(() => frames.find((frame) => frame.type === 'challenge'), 5_000, 'the challenge');
+  if (challenge.type !== 'challenge') throw new Error('unreachable');
+  send({
+    type: 'hello',
+    protocol: EDGE_PROTOCOL,
+    keyId: identity.keyId,
+    agentName: name,
+    signature: await signChallenge(identity.secretKey, challenge.challenge, EDGE_PROTOCOL, identity.keyId, name),
+    agent: sampleAgentInfo(),
+    watchers: [sampleWatcher({ name: 'local', cron, jitterSeconds: 0 })],
+  });
+  await waitFor(() => frames.find((frame) => frame.type === 'welcome'), 5_000, 'the welcome');
+  // Not watched: the cycle runs, and asks no registry.
+  for (const frame of snapshotFrames(
+    'local',
+    [sampleContainer('quiet', { labels: { 'dd.watch': 'false' } })],
+    [sampleImage()],
+  ))
+    send(frame);
+  return { close: () => socket.close(1000) };
+}
+
+describe('an agent watcher on the Durable Object alarm', () => {
+  it('runs its watch cycles on its cron, on time', async () => {
+    const mf = await startWorker();
+    const agent = await signInAgent(mf, 'cron-agent', '* * * * *');
+    type Watcher = { agent?: string; metadata: { lastRunAt?: string; nextRunAt?: string } };
+    const watcher = async () =>
+      ((await (await mf.dispatchFetch(`${ORIGIN}/api/v1/watchers`)).json()) as { data: Watcher[] }).data.find(
+        (entry) => entry.agent === 'cron-agent',
+      );
+    // The cycle that follows the full sync, then the next one on the minute.
+    const first = await waitFor(
+      async () => {
+        const found = await watcher();
+        return found?.metadata.lastRunAt && found.metadata.nextRunAt ? found.metadata : undefined;
+      },
+      20_000,
+      'the first cycle',
+    );
+    const scheduledAt = Date.parse(first.nextRunAt ?? '');
+    expect(scheduledAt % 60_000).toBe(0);
+    // Asked once a second: these requests run no cycle, the alarm does.
+    let next: number | undefined;
+    const deadline = Date.now() + 80_000;
+    while (next === undefined && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const ranAt = Date.parse((await watcher())?.metadata.lastRunAt ?? '');
+      if (ranAt >= scheduledAt) next = ranAt;
+    }
+    if (next === undefined) throw new Error('the scheduled cycle did not run');
+    expect(next - scheduledAt).toBeLessThan(10_000);
+    agent.close();
+    await stopWorker(mf);
+  }, 120_000);
+});
