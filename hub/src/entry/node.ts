@@ -20,11 +20,20 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    running.hub.parts.logger.info('shutting down', { signal });
+    const { logger } = running.hub.parts;
+    const began = Date.now();
+    logger.info('shutting down', { signal });
+    // The drain's own limits end well inside this (start-node-hub.ts SHUTDOWN_LIMITS): reaching it is a fault.
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => {
+        logger.info('stopped', { signal, ms: Date.now() - began });
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error('shutdown failed', { signal, error: String(error) });
+        process.exit(1);
+      },
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

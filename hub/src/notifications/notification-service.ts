@@ -180,7 +180,7 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
         );
       }
       if (triggers.length > 0)
-        logger.info('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
+        logger.debug('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
     },
     async stop() {
       for (const cron of crons.splice(0)) cron.stop();

@@ -21,12 +21,14 @@ import { selectEdgeSubprotocol } from '../../edge/edge-endpoint';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
 import { createNodeHookRunner } from './hook-runner';
+import { createHttpDrain } from './http-drain';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { loadUiBundle } from './load-ui-bundle';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
 import { createRegistryFetchFactory } from './registry-fetch';
+import { startupLine } from './startup-line';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
 
@@ -51,6 +53,31 @@ export interface StartNodeHubOptions {
 }
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
+
+/**
+ * How long a shutdown waits for each part (docs/operations.md "Shutdown"), inside the entry's 10 s:
+ * requests in flight and running updates side by side, then the WebSocket clients' close handshakes.
+ */
+export const SHUTDOWN_LIMITS = {
+  requestsMs: 5_000,
+  /** Running updates go on unsignalled for this long, then roll back at their next phase boundary... */
+  updateGraceMs: 4_000,
+  /** ...for at most this long; what still runs is left as journalled, for recovery at the next start. */
+  updateSignalledMs: 2_000,
+  socketsMs: 1_000,
+} as const;
+
+/** Every remaining WebSocket client (log streams, UI sockets) gets 1001; those that do not answer the close are cut. */
+async function closeWebSocketClients(wss: WebSocketServer, ms: number): Promise<void> {
+  const clients = [...wss.clients];
+  if (clients.length === 0) return;
+  const closed = Promise.all(clients.map((client) => new Promise((resolve) => client.once('close', resolve))));
+  for (const client of clients) client.close(1001, 'server shutting down');
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+  for (const client of wss.clients) client.terminate();
+}
 
 /** DD_EDGE_AUTHORIZED_KEYS names a file: read and parsed here, so a bad file stops start-up (exit 78). */
 function readAuthorizedKeys(config: HubConfig): AuthorizedKey[] | undefined {
@@ -150,6 +177,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const websocketServer = wss as unknown as Parameters<typeof serve>[0] extends { websocket?: { server: infer S } }
     ? S
     : never;
+  const requests = createHttpDrain();
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve(
       {
@@ -157,7 +185,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
         port: config.server.port,
         hostname: config.server.host,
         websocket: { server: websocketServer },
-        createServer: jsonErrorServerFactory(hub.app.fetch, config.server.host),
+        createServer: jsonErrorServerFactory(hub.app.fetch, config.server.host, requests.listener),
       },
       () => resolve(listening),
     );
@@ -175,7 +203,16 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     await closeStorage();
     throw error;
   }
-  logger.info('hub listening', { host: config.server.host, port, storeDriver: config.store.driver });
+  // The one start-up line (docs/operations.md "Start-up line"); warnings stay lines of their own.
+  logger.info(
+    'hub listening',
+    startupLine(config, {
+      host: config.server.host,
+      port,
+      version: packageJson.version,
+      nodeVersion: process.version,
+    }),
+  );
 
   return {
     hub,
@@ -183,13 +220,16 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     port,
     url: `http://${host}:${port}`,
     async close() {
+      // Nothing new is accepted; answers in flight and running updates get their time side by side.
+      await Promise.all([
+        requests.drain(server as Server, SHUTDOWN_LIMITS.requestsMs),
+        hub.drain({ graceMs: SHUTDOWN_LIMITS.updateGraceMs, signalledMs: SHUTDOWN_LIMITS.updateSignalledMs }),
+      ]);
+      // Edge agents are told 1001 here (the agent directory), then the other sockets.
       await hub.stop();
-      for (const client of wss.clients) client.close(1001, 'server shutting down');
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Idle keep-alive sockets would hold close() open.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      await closeWebSocketClients(wss, SHUTDOWN_LIMITS.socketsMs);
+      (server as Server).closeAllConnections();
+      // Pending writes done (fs), the connection closed (redis).
       await closeStorage();
     },
   };
