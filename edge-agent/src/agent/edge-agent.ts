@@ -72,6 +72,16 @@ export interface EdgeAgent {
   stop(): Promise<void>;
 }
 
+/** After a hub's 1001, how long dials that find no hub are retried at the first backoff step. */
+const HUB_RESTART_WINDOW_MS = 60_000;
+
+/** What a restarting hub looks like from the agent: going away, then nobody listening (or a proxy's 502/503). */
+function isRestartGap(end: SessionEnd): boolean {
+  if (end.code === EDGE_CLOSE.goingAway) return true;
+  if (end.httpStatus !== undefined) return end.httpStatus === 502 || end.httpStatus === 503;
+  return end.code === 1006 && !end.welcomed;
+}
+
 /**
  * The edge agent: its Docker watchers, and one session with the hub at a time, re-dialled after
  * any close but its own shutdown with exponential backoff and jitter. Each session begins with a
@@ -87,6 +97,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
   const backoff = createBackoff({ ...DEFAULT_BACKOFF, ...options.reconnect });
   let current: EdgeSession | undefined;
   let running: Promise<void> | undefined;
+  let hubRestartUntil = 0;
   const stopping = new AbortController();
 
   const watchers: WatcherRuntime[] = options.watchers.map((config) => {
@@ -143,8 +154,10 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
         return;
       }
       if (end.welcomed) backoff.sessionEnded(end.durationMs);
-      // A hub going away is restarting, not refusing: its successor is tried from the first step.
-      if (end.code === EDGE_CLOSE.goingAway && !end.byAgent) backoff.reset();
+      // A hub going away is restarting, not refusing: until its successor listens (a restart window),
+      // failed dials are retried at the first step rather than growing, so the agent is back within a second or so.
+      if (end.code === EDGE_CLOSE.goingAway && !end.byAgent) hubRestartUntil = timers.now() + HUB_RESTART_WINDOW_MS;
+      if (timers.now() < hubRestartUntil && isRestartGap(end)) backoff.reset();
       if (closeMeaning(end.code).retryAtMaxStep) backoff.jumpToMax();
       const delayMs = Math.max(backoff.next(), end.retryAfterMs ?? 0);
       reportClose(end, delayMs);
