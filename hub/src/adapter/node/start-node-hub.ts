@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, upgradeWebSocket } from '@hono/node-server';
 import type { UpgradeWebSocket } from 'hono/ws';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { createComposeFileEditor } from '../../../../edge-agent/src/compose';
 import { createDockerHost } from '../../../../edge-agent/src/docker';
@@ -27,6 +26,7 @@ import { loadUiBundle } from './load-ui-bundle';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
+import { processMetricsOnDemand } from './process-metrics';
 import { createRegistryFetchFactory } from './registry-fetch';
 import { startupLine } from './startup-line';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
@@ -107,7 +107,8 @@ function handleProtocols(protocols: Set<string>, request: { url?: string | undef
 
 /**
  * Builds and starts the hub on Node: configuration (throws ConfigError naming the variable),
- * storage, pino, prom-client process metrics, and an HTTP server with WebSocket upgrades via ws.
+ * storage, pino, prom-client process metrics (from the first scrape), and an HTTP server with
+ * WebSocket upgrades via ws.
  * The listener opens before stored state is loaded, so /health can report 503 meanwhile.
  */
 export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHub> {
@@ -117,7 +118,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const logger = createLogger({
     level: config.log.level,
     ring: logRing,
-    sink: options.sink ?? createPinoSink(config.log.format),
+    sink: options.sink ?? (await createPinoSink(config.log.format)),
   });
   const registries = await loadRegistryProvidersFromEnv(options.env, readTextFile, {
     now: Date.now,
@@ -127,9 +128,6 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   // The web UI: built by scripts/build-ui.mjs; without it the page says how to build it.
   const ui = options.deps?.ui ?? loadUiBundle();
   if ('unavailable' in ui) logger.warn('web UI not available', { reason: ui.unavailable });
-
-  const processMetrics = new Registry();
-  collectDefaultMetrics({ register: processMetrics });
 
   // Lets refused upgrades carry their JSON error body; the hub's routes upgrade through it. The
   // hub is only called once requests arrive, after it exists.
@@ -150,7 +148,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     registries,
     registryFetch: createRegistryFetchFactory(),
     dockerHostFor: (endpoint) => createDockerHost(endpoint),
-    runtimeMetrics: () => processMetrics.metrics(),
+    runtimeMetrics: processMetricsOnDemand(),
     // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
     // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
     clientAddress: nodeClientAddress(config.server.trustProxy),
