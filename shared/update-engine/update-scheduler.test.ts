@@ -97,4 +97,21 @@ describe('UpdateScheduler', () => {
     expect(started).toEqual(['quick', 'stuck']);
     stuck.release();
   });
+
+  it('waits without a limit when signalledMs is Infinity (regression: setTimeout took Infinity as 1 ms)', async () => {
+    const scheduler = new UpdateScheduler({ maxConcurrent: 1 });
+    const slow = gatedJob('slow', 's', undefined, []);
+    scheduler.enqueue(slow.job);
+    let done = false;
+    const shuttingDown = scheduler
+      .shutDown('stopping', { graceMs: 0, signalledMs: Number.POSITIVE_INFINITY })
+      .then((outcome) => {
+        done = true;
+        return outcome;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(done).toBe(false);
+    slow.release();
+    expect(await shuttingDown).toEqual({ dropped: [], unfinished: [] });
+  });
 });

@@ -128,6 +128,11 @@ export class UpdateScheduler {
     if (this.running.size === 0 || ms <= 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ended = Promise.all([...this.running.values()].map((running) => running.done));
+    // setTimeout takes Infinity as 1 ms: an unbounded wait must not race a timer at all.
+    if (!Number.isFinite(ms)) {
+      await ended;
+      return;
+    }
     await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
     clearTimeout(timer);
   }

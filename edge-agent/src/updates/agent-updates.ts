@@ -184,6 +184,11 @@ export class AgentUpdates {
     if (this.running.size === 0 || ms <= 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ended = Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+    // setTimeout takes Infinity as 1 ms: an unbounded wait must not race a timer at all.
+    if (!Number.isFinite(ms)) {
+      await ended;
+      return;
+    }
     await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
     clearTimeout(timer);
   }
