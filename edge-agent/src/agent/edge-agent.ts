@@ -66,8 +66,8 @@ export interface EdgeAgent {
   /** Connects and keeps reconnecting until stop(). */
   start(): void;
   /**
-   * Closes the session with 1001 (going away), lets running updates settle (within `shutdown`;
-   * journalled, reported at the next start), stops the Docker subscriptions and closes the Docker hosts.
+   * Lets running updates settle (within `shutdown`) while the session is still open, closes it with
+   * 1001 (going away), stops the Docker subscriptions and closes the Docker hosts.
    */
   stop(): Promise<void>;
 }
@@ -211,11 +211,11 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
       running = updates.recover(watchers).then(connectLoop);
     },
     async stop() {
+      // Running updates settle while the session is still open, so the hub hears how they ended.
+      await updates.stop('the agent is stopping', options.shutdown);
       stopping.abort();
       current?.close(EDGE_CLOSE.goingAway, 'agent shutting down');
       await running;
-      // The link is gone first: what the updates do from here is journalled, and reported at the next start.
-      await updates.stop('the agent is stopping', options.shutdown);
       for (const watcher of watchers) watcher.feed.stop();
       await Promise.all(watchers.map((watcher) => watcher.host.close()));
     },
