@@ -5,7 +5,6 @@ import { checkAgentHealth } from './cli/healthcheck';
 import { runKeygen } from './cli/keygen';
 import { parseArguments, USAGE } from './cli/parse-args';
 import { startAgent } from './cli/run-agent';
-import { startListenAgent } from './cli/run-listen';
 import { KeyFileError } from './keys/key-file';
 
 /** sysexits EX_CONFIG, as the hub exits on a bad variable. */
@@ -34,9 +33,10 @@ async function main(): Promise<void> {
       process.stdout.write(command.json ? `${JSON.stringify(registration)}\n` : text);
       return;
     }
+    // Listen mode's server and tag policies are imported only when it is chosen (docs/benchmarks.md "Footprint").
     const agent =
       command.command === 'listen'
-        ? await startListenAgent(command, { env: process.env })
+        ? await (await import('./cli/run-listen')).startListenAgent(command, { env: process.env })
         : await startAgent(command, { env: process.env });
     let stopping = false;
     const shutdown = () => {

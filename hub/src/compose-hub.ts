@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import { containerIdentity } from '../../shared/update/update-clock';
+import type { ShutdownLimits } from '../../shared/update-engine';
 import { AgentDirectory } from './agents/agent-directory';
 import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { createAgentRegistry } from './agents/agent-registry';
@@ -142,6 +143,12 @@ export interface Hub {
   parts: HubParts;
   /** Loads stored state; /health reports 503 until it has finished. */
   start(): Promise<void>;
+  /**
+   * The first step of a shutdown (docs/operations.md "Shutdown"): /health answers 503, UI event
+   * streams end, the update queue takes no job, and running updates get `limits` to settle.
+   */
+  drain(limits?: ShutdownLimits): Promise<void>;
+  /** Drains (at once, unless drain() came first), then ends every capability in reverse order. */
   stop(): Promise<void>;
 }
 
@@ -408,6 +415,18 @@ export function composeHub(input: HubInput): Hub {
   };
 
   readiness.add('store');
+  let draining: Promise<void> | undefined;
+  const drain = (limits?: ShutdownLimits): Promise<void> => {
+    draining ??= (async () => {
+      readiness.add('stopping');
+      // Open UI streams would otherwise hold the server's close open until their clients left.
+      events.closeAll();
+      // Running updates settle (or roll back once signalled) while the watchers' hosts are still open.
+      await dependencyGroups.stop();
+      await updates.drain(limits);
+    })();
+    return draining;
+  };
   return {
     app: http.app,
     parts,
@@ -467,12 +486,9 @@ export function composeHub(input: HubInput): Hub {
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
       await updates.start();
     },
+    drain,
     async stop() {
-      readiness.add('stopping');
-      // Open UI streams would otherwise hold the server's close open until their clients left.
-      events.closeAll();
-      // Running updates roll back at their next phase boundary while the watchers' hosts are still open.
-      await dependencyGroups.stop();
+      await drain();
       await updates.stop();
       // The directory first: links it closes now are the hub going away, not agents leaving.
       await agents.stop();

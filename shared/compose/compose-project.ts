@@ -1,5 +1,5 @@
 import type { ComposeImageChange } from './compose-editor';
-import { type ComposeTextRewrite, rewriteServiceImage } from './compose-rewrite';
+import type { ComposeTextRewrite } from './compose-rewrite';
 
 export type ProjectRewrite =
   | { path: string; rewrite: ComposeTextRewrite; text?: string }
@@ -14,6 +14,9 @@ export async function rewriteProject(
   change: ComposeImageChange,
   read: (path: string) => Promise<string>,
 ): Promise<ProjectRewrite> {
+  // The YAML parser is imported with the first compose update, not by every hub and agent at start
+  // (docs/benchmarks.md "Footprint"); Workers bundles inline it.
+  const { rewriteServiceImage } = await import('./compose-rewrite');
   let last: ProjectRewrite | undefined;
   for (const path of [...change.files].reverse()) {
     let text: string;

@@ -1,7 +1,9 @@
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
 import { type ImageReference, parseImageReference } from '../registry/image-reference';
 import type { Container } from '../schemas/container';
-import { type CompiledTagPolicy, isVersionTag } from '../tags';
+// Not the tags index: it brings the regex engine, which reading a record does not need.
+import { isVersionTag } from '../tags/candidate';
+import type { CompiledTagPolicy } from '../tags/policy';
 import type { ContainerLabels } from './container-labels';
 
 export interface ContainerRecordInput {

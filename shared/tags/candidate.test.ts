@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findTagCandidate, isVersionTag, semverDiff } from './candidate';
-import { type CompiledTagPolicy, compileTagPolicy, NO_TAG_POLICY } from './policy';
+import { type CompiledTagPolicy, NO_TAG_POLICY } from './policy';
+import { compileTagPolicy } from './policy-compile';
 
 const find = (current: string, tags: readonly string[], skip?: readonly string[]) =>
   findTagCandidate(current, tags, NO_TAG_POLICY, skip);

@@ -7,11 +7,11 @@ export { compareVersions, familyKey, type SemverDiff } from './compare';
 export { MAX_TAG_LENGTH, type Magnitude, type ParsedVersion, parseVersionTag } from './parse';
 export {
   type CompiledTagPolicy,
-  compileTagPolicy,
   MAX_USER_REGEX_LENGTH,
   NO_TAG_POLICY,
   type TagPolicy,
   TagPolicyError,
   type TagPolicyField,
 } from './policy';
+export { compileTagPolicy } from './policy-compile';
 export type { BuildCounter, Prerelease } from './tail';

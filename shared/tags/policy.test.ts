@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyTransform,
-  compileTagPolicy,
   MAX_USER_REGEX_LENGTH,
+  NO_TAG_POLICY,
   passesFilters,
   policyParts,
   TagPolicyError,
 } from './policy';
+import { compileTagPolicy } from './policy-compile';
 
 function errorOf(run: () => unknown): TagPolicyError {
   try {
@@ -99,5 +100,9 @@ describe('filters', () => {
     const started = performance.now();
     expect(passesFilters(evil, `${'a'.repeat(120)}!`)).toBe(false);
     expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('NO_TAG_POLICY is what compiling an empty policy gives (it is written out so that it needs no regex engine)', () => {
+    expect(policyParts(NO_TAG_POLICY)).toEqual(policyParts(compileTagPolicy({})));
   });
 });

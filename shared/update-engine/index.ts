@@ -19,6 +19,7 @@ export { rollBack, runUpdateOperation, type UpdateEngineDeps, type UpdatePlan } 
 export {
   type QueuePosition,
   type ScheduledJob,
+  type ShutdownLimits,
   UpdateScheduler,
   type UpdateSchedulerOptions,
 } from './update-scheduler';

@@ -78,4 +78,40 @@ describe('UpdateScheduler', () => {
     expect(started).toEqual(['r']);
     expect(() => scheduler.enqueue(kept.job)).toThrow(/stopped/);
   });
+
+  it('shuts down in two steps: running jobs end on their own within the grace, the rest are signalled, what still runs is answered', async () => {
+    const started: string[] = [];
+    const scheduler = new UpdateScheduler({ maxConcurrent: 2 });
+    const quick = gatedJob('quick', 'q', undefined, started);
+    const stuck = gatedJob('stuck', 's', undefined, started);
+    const queued = gatedJob('queued', 'x', undefined, started);
+    for (const { job } of [quick, stuck, queued]) scheduler.enqueue(job);
+    const shuttingDown = scheduler.shutDown('the hub is stopping', { graceMs: 200, signalledMs: 50 });
+    await tick();
+    // Within the grace nothing is signalled: the quick job ends as it would have.
+    expect(stuck.signalOf()?.aborted).toBe(false);
+    quick.release();
+    const outcome = await shuttingDown;
+    expect(stuck.signalOf()?.reason).toBe('the hub is stopping');
+    expect(outcome).toEqual({ dropped: ['queued'], unfinished: ['stuck'] });
+    expect(started).toEqual(['quick', 'stuck']);
+    stuck.release();
+  });
+
+  it('waits without a limit when signalledMs is Infinity (regression: setTimeout took Infinity as 1 ms)', async () => {
+    const scheduler = new UpdateScheduler({ maxConcurrent: 1 });
+    const slow = gatedJob('slow', 's', undefined, []);
+    scheduler.enqueue(slow.job);
+    let done = false;
+    const shuttingDown = scheduler
+      .shutDown('stopping', { graceMs: 0, signalledMs: Number.POSITIVE_INFINITY })
+      .then((outcome) => {
+        done = true;
+        return outcome;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(done).toBe(false);
+    slow.release();
+    expect(await shuttingDown).toEqual({ dropped: [], unfinished: [] });
+  });
 });

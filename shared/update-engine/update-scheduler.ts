@@ -22,6 +22,12 @@ export interface UpdateSchedulerOptions {
   onJobError?: ((id: string, error: unknown) => void) | undefined;
 }
 
+/** How long a shutdown lets running jobs go on: unsignalled, then signalled to roll back. */
+export interface ShutdownLimits {
+  graceMs: number;
+  signalledMs: number;
+}
+
 interface Running {
   job: ScheduledJob;
   controller: AbortController;
@@ -97,9 +103,38 @@ export class UpdateScheduler {
     return dropped;
   }
 
+  /**
+   * The shutdown of the process running the queue (docs/updates.md "Stopping"): stops taking jobs,
+   * gives the running ones `graceMs` to end on their own, then signals those left (they roll back
+   * at their next phase boundary) and waits `signalledMs` more. Answers the jobs that never started
+   * and those still running at the end: their journal holds the phase they reached, for recovery.
+   */
+  async shutDown(reason: string, limits: ShutdownLimits): Promise<{ dropped: string[]; unfinished: string[] }> {
+    this.stopped = true;
+    const dropped = this.waiting.splice(0).map((job) => job.id);
+    await this.runningEnd(limits.graceMs);
+    for (const running of this.running.values()) running.controller.abort(reason);
+    await this.runningEnd(limits.signalledMs);
+    return { dropped, unfinished: [...this.running.keys()] };
+  }
+
   /** Resolves once nothing runs or waits. */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.race([...this.running.values()].map((running) => running.done));
+  }
+
+  /** Resolves once the jobs running now have ended, or after `ms`. */
+  private async runningEnd(ms: number): Promise<void> {
+    if (this.running.size === 0 || ms <= 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = Promise.all([...this.running.values()].map((running) => running.done));
+    // setTimeout takes Infinity as 1 ms: an unbounded wait must not race a timer at all.
+    if (!Number.isFinite(ms)) {
+      await ended;
+      return;
+    }
+    await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   private pump(): void {

@@ -342,7 +342,7 @@ describe('edge agent on a real Docker Engine', () => {
       expect(proc.hello?.agentName).toBe('proc-agent');
       await proc.snapshot('local');
       child.kill('SIGTERM');
-      expect(await proc.closed).toEqual({ code: 1000, reason: 'agent shutdown' });
+      expect(await proc.closed).toEqual({ code: 1001, reason: 'agent shutting down' });
       expect((await exited)[0]).toBe(0);
       const logged = stdout.map(
         (line) => JSON.parse(line) as { level: number; msg: string; component: string; time: number },

@@ -323,7 +323,7 @@ describe('edge agents and hub as real processes', () => {
   it('exits 0 on SIGTERM, and the hub lists the agent disconnected', async () => {
     expect(await agents.alpha.kill('SIGTERM')).toBe(0);
     await connected('alpha', false, 5_000);
-    expect(hub.stdout.some((line) => line.includes('agent alpha disconnected (1000)'))).toBe(true);
+    expect(hub.stdout.some((line) => line.includes('agent alpha disconnected (1001)'))).toBe(true);
     expect(await agents.beta.kill('SIGTERM')).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { toBase64 } from '../../../shared/edge/sign-in';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
-import type { HealthTiming } from '../../../shared/update-engine';
+import type { HealthTiming, ShutdownLimits } from '../../../shared/update-engine';
 import { createDockerHost } from '../docker';
 import { WatcherFeed } from '../feed/watcher-feed';
 import { describeWatcher, type WatcherRuntime } from '../feed/watcher-runtime';
@@ -47,6 +47,11 @@ export interface EdgeAgentOptions {
   updateTiming?: Partial<HealthTiming>;
   /** dd.hook.pre / dd.hook.post of this host's containers (the agent's DD_HOOKS_*); none run when absent. */
   hooks?: AgentHookSettings;
+  /**
+   * How long stop() lets running updates go on, then signalled (AgentUpdates.stop); without it they
+   * are signalled at once and waited for. The command line passes AGENT_SHUTDOWN_LIMITS.
+   */
+  shutdown?: ShutdownLimits;
   /** The agent's life as it happens: for tests and for whoever embeds the agent. */
   onEvent?: (event: EdgeAgentEvent) => void;
 }
@@ -60,8 +65,21 @@ export interface EdgeAgent {
   readonly connected: boolean;
   /** Connects and keeps reconnecting until stop(). */
   start(): void;
-  /** Closes the session with 1000, stops the Docker subscriptions and closes the Docker hosts. */
+  /**
+   * Lets running updates settle (within `shutdown`) while the session is still open, closes it with
+   * 1001 (going away), stops the Docker subscriptions and closes the Docker hosts.
+   */
   stop(): Promise<void>;
+}
+
+/** After a hub's 1001, how long dials that find no hub are retried at the first backoff step. */
+const HUB_RESTART_WINDOW_MS = 60_000;
+
+/** What a restarting hub looks like from the agent: going away, then nobody listening (or a proxy's 502/503). */
+function isRestartGap(end: SessionEnd): boolean {
+  if (end.code === EDGE_CLOSE.goingAway) return true;
+  if (end.httpStatus !== undefined) return end.httpStatus === 502 || end.httpStatus === 503;
+  return end.code === 1006 && !end.welcomed;
 }
 
 /**
@@ -79,6 +97,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
   const backoff = createBackoff({ ...DEFAULT_BACKOFF, ...options.reconnect });
   let current: EdgeSession | undefined;
   let running: Promise<void> | undefined;
+  let hubRestartUntil = 0;
   const stopping = new AbortController();
 
   const watchers: WatcherRuntime[] = options.watchers.map((config) => {
@@ -135,6 +154,10 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
         return;
       }
       if (end.welcomed) backoff.sessionEnded(end.durationMs);
+      // A hub going away is restarting, not refusing: until its successor listens (a restart window),
+      // failed dials are retried at the first step rather than growing, so the agent is back within a second or so.
+      if (end.code === EDGE_CLOSE.goingAway && !end.byAgent) hubRestartUntil = timers.now() + HUB_RESTART_WINDOW_MS;
+      if (timers.now() < hubRestartUntil && isRestartGap(end)) backoff.reset();
       if (closeMeaning(end.code).retryAtMaxStep) backoff.jumpToMax();
       const delayMs = Math.max(backoff.next(), end.retryAfterMs ?? 0);
       reportClose(end, delayMs);
@@ -188,10 +211,11 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
       running = updates.recover(watchers).then(connectLoop);
     },
     async stop() {
+      // Running updates settle while the session is still open, so the hub hears how they ended.
+      await updates.stop('the agent is stopping', options.shutdown);
       stopping.abort();
-      current?.close(EDGE_CLOSE.normal, 'agent shutdown');
+      current?.close(EDGE_CLOSE.goingAway, 'agent shutting down');
       await running;
-      await updates.stop('the agent is stopping');
       for (const watcher of watchers) watcher.feed.stop();
       await Promise.all(watchers.map((watcher) => watcher.host.close()));
     },

@@ -10,6 +10,12 @@ import { loadAgentEnvironment } from './agent-environment';
 import { writeLinkStatus } from './link-status-file';
 import { type AgentCommand, resolveAgentName } from './parse-args';
 
+/**
+ * SIGTERM inside the entry's 10 s (edge-agent/src/main.ts): a running update goes on for 4 s, then is
+ * signalled to roll back and gets 2 s more; what still runs is journalled for the next start.
+ */
+export const AGENT_SHUTDOWN_LIMITS = { graceMs: 4_000, signalledMs: 2_000 } as const;
+
 export interface StartOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Defaults to pino JSON lines on stdout. */
@@ -69,6 +75,7 @@ export async function startAgent(
     updateJournal: await UpdateJournalFile.open(`${command.keyFile}.updates.json`),
     // Only this host's own DD_HOOKS_ENABLED turns hooks on (docs/updates.md "Hooks", "On edge agents").
     hooks: { ...environment.hooks, runner: createNodeHookRunner() },
+    shutdown: AGENT_SHUTDOWN_LIMITS,
     ...options.overrides,
     onEvent: (event) => {
       if (event.type === 'welcome') void reportLink('connected');

@@ -174,6 +174,22 @@ describe('edge agent link (edge/1.0)', () => {
     expect(third.invalid).toEqual([]);
   });
 
+  it('treats 1001 from the hub as a restart: every reconnect after it starts again at the first step', async () => {
+    const key = await newKey();
+    const peer = await peerFor({ publicKeys: [key.publicKey] });
+    const { events, lines } = startAgent(peer, key);
+    for (let i = 0; i < 3; i++) {
+      const connection = await signedIn(peer, i);
+      connection.socket.close(EDGE_CLOSE.goingAway, 'hub shutting down');
+    }
+    await signedIn(peer, 3);
+    const delays = events.flatMap((e) => (e.type === 'closed' ? [e.reconnectInMs as number] : []));
+    // Not 40, 80, 160 as after failures: the first step (40 ms) each time.
+    expect(delays).toHaveLength(3);
+    for (const delay of delays) expect(delay).toBeLessThanOrEqual(40);
+    expect(lines.some((line) => line.includes('connection closed with 1001 (the hub is shutting down)'))).toBe(true);
+  });
+
   it('on 4001 logs the key id to register and keeps retrying', async () => {
     const key = await newKey();
     const registered = await newKey();
@@ -248,13 +264,13 @@ describe('edge agent link (edge/1.0)', () => {
     expect(connection.invalid).toEqual([]);
   });
 
-  it('stop() closes with 1000 and does not dial again', async () => {
+  it('stop() closes with 1001 (going away) and does not dial again', async () => {
     const key = await newKey();
     const peer = await peerFor({ publicKeys: [key.publicKey] });
     const { agent } = startAgent(peer, key);
     const connection = await signedIn(peer);
     await agent.stop();
-    expect(await connection.closed).toEqual({ code: 1000, reason: 'agent shutdown' });
+    expect(await connection.closed).toEqual({ code: 1001, reason: 'agent shutting down' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(peer.connections).toHaveLength(1);
     expect(agent.connected).toBe(false);

@@ -10,6 +10,7 @@ import {
   isTerminal,
   recoverOperation,
   runUpdateOperation,
+  type ShutdownLimits,
   type UpdateOperation,
 } from '../../../shared/update-engine';
 import { createComposeFileEditor } from '../compose';
@@ -19,6 +20,8 @@ import { EdgeRequestError } from '../requests/request-error';
 import type { UpdateJournalFile } from './update-journal-file';
 
 type UpdateRequest = Extract<EdgeRequest, { method: 'container.update' }>;
+
+const SIGNAL_AT_ONCE: ShutdownLimits = { graceMs: 0, signalledMs: Number.POSITIVE_INFINITY };
 
 export interface AgentUpdatesOptions {
   journal: UpdateJournalFile;
@@ -39,6 +42,7 @@ export interface AgentUpdatesOptions {
  */
 export class AgentUpdates {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<UpdateOperation> }>();
+  private stopping = false;
   onChange: ((watcher: string, operation: UpdateOperation) => void) | undefined;
 
   constructor(private readonly options: AgentUpdatesOptions) {}
@@ -56,6 +60,7 @@ export class AgentUpdates {
     const known = this.options.journal.get(operation.id);
     if (known && isTerminal(known)) return Promise.resolve(known);
     if (known) throw new EdgeRequestError('busy', `operation ${operation.id} is being recovered`);
+    if (this.stopping) throw new EdgeRequestError('busy', 'the agent is stopping; nothing was changed');
     const host = watcher.host;
     if (!canUpdateContainers(host))
       throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot update containers`);
@@ -155,10 +160,37 @@ export class AgentUpdates {
     }
   }
 
-  /** Lets running operations settle (they roll back if `cancel`led) before the agent stops. */
-  async stop(reason: string): Promise<void> {
+  /**
+   * The agent's shutdown (docs/edge-protocol.md "Disconnects"): no new update starts; running ones
+   * get `graceMs` to settle on their own, then are signalled (they roll back at their next phase
+   * boundary) and get `signalledMs` more. What still runs then is left as journalled: the next start
+   * recovers it. Without limits, running operations are signalled at once and waited for.
+   */
+  async stop(reason: string, limits: ShutdownLimits = SIGNAL_AT_ONCE): Promise<void> {
+    this.stopping = true;
+    await this.runningEnd(limits.graceMs);
     for (const { controller } of this.running.values()) controller.abort(new Error(reason));
-    await Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+    await this.runningEnd(limits.signalledMs);
+    for (const id of this.running.keys()) {
+      const operation = this.options.journal.get(id);
+      this.options.logger.warn(
+        `update ${id} of ${operation?.containerName} is left in phase ${operation?.phase} for recovery at the next start`,
+      );
+    }
+    await this.options.journal.flush();
+  }
+
+  private async runningEnd(ms: number): Promise<void> {
+    if (this.running.size === 0 || ms <= 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = Promise.allSettled([...this.running.values()].map((entry) => entry.done));
+    // setTimeout takes Infinity as 1 ms: an unbounded wait must not race a timer at all.
+    if (!Number.isFinite(ms)) {
+      await ended;
+      return;
+    }
+    await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   /** `holdSuccess`: a success is journalled but not reported yet (its post hook's outcome goes with it). */

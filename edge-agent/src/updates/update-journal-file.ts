@@ -76,6 +76,11 @@ export class UpdateJournalFile implements UpdateJournal {
     return write;
   }
 
+  /** Resolves once every save so far is on disk (a failed one included: it was reported to its caller). */
+  flush(): Promise<void> {
+    return this.writing;
+  }
+
   private prune(): void {
     const settled = this.all()
       .filter(isTerminal)

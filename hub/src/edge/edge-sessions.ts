@@ -90,7 +90,7 @@ export class EdgeSessions implements SessionOwner {
     let added = 0;
     for (const key of authorized) if ((await this.keys.register(key)) !== 'exists') added += 1;
     if (authorized.length > 0)
-      this.logger.info(`DD_EDGE_AUTHORIZED_KEYS: ${added} new of ${authorized.length} keys registered`);
+      this.logger.debug(`DD_EDGE_AUTHORIZED_KEYS: ${added} new of ${authorized.length} keys registered`);
     const tickMs = Math.max(
       10,
       Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)),

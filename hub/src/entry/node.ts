@@ -1,8 +1,7 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { runCommandLineMode } from '../adapter/node/command-line-modes';
 import { startNodeHub } from '../adapter/node/start-node-hub';
-
-const SHUTDOWN_GRACE_MS = 10_000;
+import { stopOnSignals } from '../adapter/node/stop-on-signals';
 
 async function main(): Promise<void> {
   // `--version` and `--healthcheck` (the container images' HEALTHCHECK) answer and exit; no hub starts.
@@ -19,20 +18,7 @@ async function main(): Promise<void> {
     console.error(`hub: failed to start: ${(error as Error).message}`);
     process.exit(1);
   }
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    running.hub.parts.logger.info('shutting down', { signal });
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals(running);
 }
 
 void main();

@@ -57,7 +57,7 @@ export function startListenAgents(deps: ListenAgentsDeps, configs: readonly List
     return client;
   });
   if (clients.length > 0)
-    logger.info(`connecting to ${clients.length} listen-mode agent(s): ${clients.map((c) => c.name).join(', ')}`);
+    logger.debug(`connecting to ${clients.length} listen-mode agent(s): ${clients.map((c) => c.name).join(', ')}`);
   return {
     clients,
     async stop() {

@@ -189,7 +189,7 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
         );
       }
       if (triggers.length > 0)
-        logger.info('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
+        logger.debug('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
     },
     async stop() {
       for (const job of digestJobs.splice(0)) job.release();

@@ -8,6 +8,7 @@ import {
   isTerminal,
   recoverOperation,
   runUpdateOperation,
+  type ShutdownLimits,
   type UpdateOperation,
   UpdateScheduler,
   type UpdateSource,
@@ -69,6 +70,12 @@ export interface UpdateService {
   load(): Promise<void>;
   /** After the watchers exist: recovers unfinished operations, re-queues queued ones, resumes rollback windows. */
   start(): Promise<void>;
+  /**
+   * The first step of a shutdown (docs/updates.md "Stopping"): no job starts any more, running ones
+   * get `limits` to settle; those that do not are left as journalled, for the next start's recovery.
+   */
+  drain(limits?: ShutdownLimits): Promise<void>;
+  /** Drains (at once, unless drain() came first) and ends the background recoveries. */
   stop(): Promise<void>;
   /** Queues an update; throws HttpError with the status http-interface §4.8 gives each refusal. */
   requestUpdate(containerId: string, options: UpdateRequestOptions): Promise<UpdateOperation>;
@@ -92,6 +99,10 @@ export interface UpdateService {
 
 const DEFAULT_MAX_CONCURRENT = 8;
 const DEFAULT_RECOVERY_RETRY_MS = 30_000;
+/** Without limits (tests, Workers): running operations are signalled at once, and waited for. */
+const SIGNAL_AT_ONCE: ShutdownLimits = { graceMs: 0, signalledMs: Number.POSITIVE_INFINITY };
+/** Background recoveries wait on Docker or an agent: a stop does not wait for them longer than this. */
+const RECOVERY_STOP_WAIT_MS = 2_000;
 
 export function createUpdateService(
   hub: UpdateServiceDeps,
@@ -125,6 +136,7 @@ export function createUpdateService(
   const retries = new Set<ReturnType<typeof setTimeout>>();
   const published = new Map<string, string>();
   let stopping = false;
+  let drained: Promise<void> | undefined;
   /** Ends the hub's waits on agents' operations (they go on on the agent and are taken up at the next start). */
   const stopWaiting = new AbortController();
 
@@ -280,6 +292,9 @@ export function createUpdateService(
 
   /** Claims the container synchronously (the lock), then journals and queues; the claim goes if the write fails. */
   async function admit(container: Container, operation: UpdateOperation): Promise<UpdateOperation> {
+    // A request that arrived before the shutdown began: the queue takes no job any more.
+    if (stopping)
+      throw new HttpError(503, 'The hub is shutting down; nothing was changed', { reason: 'shutting-down' });
     context.claims.set(identityOf(operation), operation.id);
     try {
       await store.save(operation);
@@ -374,14 +389,28 @@ export function createUpdateService(
       }
       for (const operation of store.all()) monitor.watch(operation);
     },
+    drain(limits = SIGNAL_AT_ONCE) {
+      drained ??= (async () => {
+        stopping = true;
+        stopWaiting.abort();
+        monitor.stop();
+        for (const timer of retries) clearTimeout(timer);
+        // Queued operations stay queued for the next start; running ones finish, or roll back once signalled.
+        const { unfinished } = await scheduler.shutDown('the hub is stopping', limits);
+        for (const id of unfinished) {
+          const operation = store.get(id);
+          logger.warn('an update is left for recovery at the next start', {
+            operationId: id,
+            container: operation?.containerName,
+            phase: operation?.phase,
+          });
+        }
+      })();
+      return drained;
+    },
     async stop() {
-      stopping = true;
-      stopWaiting.abort();
-      monitor.stop();
-      for (const timer of retries) clearTimeout(timer);
-      // Running operations roll back at their next boundary; queued ones stay queued for the next start.
-      await scheduler.stop('the hub is stopping');
-      await Promise.all(background);
+      await service.drain();
+      await atMost(Promise.all(background), RECOVERY_STOP_WAIT_MS);
     },
 
     async requestUpdate(containerId, request) {
@@ -506,4 +535,11 @@ export function createUpdateService(
     },
   };
   return service;
+}
+
+/** Waits for `work`, but no longer than `ms`. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { errorBody, statusText } from '../../http/http-error';
@@ -22,14 +22,19 @@ function rawJsonResponse(status: number, message: string): string {
  * node-server's `createServer` hook, so that requests it refuses before the app sees them (a
  * backslash in the path, a bad Host header) still get an http-interface §2.15 JSON body instead of an empty 400.
  */
-export function jsonErrorServerFactory(fetch: FetchCallback, hostname: string) {
+export function jsonErrorServerFactory(
+  fetch: FetchCallback,
+  hostname: string,
+  wrap: (listener: RequestListener) => RequestListener = (listener) => listener,
+) {
   const listener = getRequestListener(fetch, {
     hostname,
     errorHandler: (error) =>
       Response.json(errorBody(400, `Malformed request: ${clip((error as Error).message)}`), { status: 400 }),
   });
   // node-server calls it as createServer(options, itsListener); ours replaces its listener.
-  return ((options: ServerOptions) => createServer(options, listener)) as unknown as typeof createServer;
+  return ((options: ServerOptions) =>
+    createServer(options, wrap(listener as RequestListener))) as unknown as typeof createServer;
 }
 
 /**

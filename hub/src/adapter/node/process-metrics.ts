@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Registry, type RegistryContentType } from 'prom-client';
+import type { Registry, RegistryContentType } from 'prom-client';
 import { type ExpositionFormat, OPENMETRICS_EOF } from '../../../../shared/metrics/exposition-format';
 
 /**
@@ -14,28 +14,33 @@ const GAUGES_NAMED_LIKE_COUNTERS = [
   'nodejs_active_resources_total',
 ];
 
+type PromClient = typeof import('prom-client');
+
 /** A registry of one format (set before its first render) holding the default collectors. */
-function processRegistry<T extends RegistryContentType>(contentType: T): Registry<T> {
+function processRegistry<T extends RegistryContentType>(client: PromClient, contentType: T): Registry<T> {
   // prom-client's typings declare no constructor argument; setContentType is the typed way.
-  const registry = new Registry<T>();
+  const registry = new client.Registry<T>();
   registry.setContentType(contentType);
-  collectDefaultMetrics({ register: registry });
+  client.collectDefaultMetrics({ register: registry });
   for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
   return registry;
 }
 
 /**
- * Node process metrics (CPU, memory, event loop, GC) in either format. One registry per format:
- * prom-client renames a registry's counters in place when it renders OpenMetrics, so one registry
- * cannot serve both; both are created at start, since the CPU counters count from their creation.
+ * Node process metrics (CPU, memory, event loop, GC) in either format, with prom-client imported and
+ * its collectors started at the first scrape: a hub nobody scrapes neither loads it nor samples its
+ * event loop (docs/benchmarks.md "Footprint"); counters then count from that scrape on, which rate()
+ * does not mind. One registry per format: prom-client renames a registry's counters in place when it
+ * renders OpenMetrics, so one registry cannot serve both.
  */
-export function createProcessMetrics(): (format: ExpositionFormat) => Promise<string> {
-  const registries: Record<ExpositionFormat, { metrics(): Promise<string> }> = {
-    prometheus: processRegistry(Registry.PROMETHEUS_CONTENT_TYPE),
-    openmetrics: processRegistry(Registry.OPENMETRICS_CONTENT_TYPE),
-  };
+export function processMetricsOnDemand(): (format: ExpositionFormat) => Promise<string> {
+  let registries: Promise<Record<ExpositionFormat, { metrics(): Promise<string> }>> | undefined;
   return async (format) => {
-    const text = await registries[format].metrics();
+    registries ??= import('prom-client').then((client) => ({
+      prometheus: processRegistry(client, client.Registry.PROMETHEUS_CONTENT_TYPE),
+      openmetrics: processRegistry(client, client.Registry.OPENMETRICS_CONTENT_TYPE),
+    }));
+    const text = await (await registries)[format].metrics();
     // The route ends the whole exposition (the hub's families come first).
     return format === 'openmetrics' && text.endsWith(OPENMETRICS_EOF) ? text.slice(0, -OPENMETRICS_EOF.length) : text;
   };

@@ -1,28 +1,40 @@
 import { readFileSync } from 'node:fs';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import type { FetchLike } from '../../../../shared/registry/registry-transport';
 import type { ProviderConnection } from '../../registries/registry-provider';
+
+type Undici = typeof import('undici');
 
 /**
  * The registry fetch on Node: the global one, or undici's own with an Agent trusting a private
  * CA (`DD_REGISTRY_<TYPE>_<NAME>_CAFILE`). undici's fetch is used with its Agent because a
- * dispatcher from another undici version than Node's bundled one is not accepted by it.
+ * dispatcher from another undici version than Node's bundled one is not accepted by it. undici
+ * itself is imported only when a registry has a CA file (docs/benchmarks.md "Footprint").
  */
 export function createRegistryFetchFactory(): (connection: ProviderConnection) => FetchLike {
-  const agents = new Map<string, Agent>();
+  let undici: Promise<Undici> | undefined;
+  const loadUndici = () => {
+    undici ??= import('undici');
+    return undici;
+  };
+  const agents = new Map<string, Promise<Agent>>();
   return (connection) => {
     const caFile = connection.caFile;
     if (caFile === undefined) return (input, init) => fetch(input, init);
     let agent = agents.get(caFile);
     if (!agent) {
-      agent = new Agent({ connect: { ca: readFileSync(caFile, 'utf8') } });
+      // Read now, as before: an unreadable CA file fails where the registry is configured.
+      const ca = readFileSync(caFile, 'utf8');
+      agent = loadUndici().then(({ Agent }) => new Agent({ connect: { ca } }));
       agents.set(caFile, agent);
     }
     const dispatcher = agent;
-    return (input, init) =>
-      undiciFetch(input, {
+    return async (input, init) => {
+      const { fetch: undiciFetch } = await loadUndici();
+      return (await undiciFetch(input, {
         ...(init as Parameters<typeof undiciFetch>[1]),
-        dispatcher,
-      }) as unknown as Promise<Response>;
+        dispatcher: await dispatcher,
+      })) as unknown as Response;
+    };
   };
 }

@@ -20,13 +20,15 @@ import { selectEdgeSubprotocol } from '../../edge/edge-endpoint';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
 import { createNodeHookRunner } from './hook-runner';
+import { createHttpDrain } from './http-drain';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { loadUiBundle } from './load-ui-bundle';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
-import { createProcessMetrics } from './process-metrics';
+import { processMetricsOnDemand } from './process-metrics';
 import { createRegistryFetchFactory } from './registry-fetch';
+import { startupLine } from './startup-line';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
 
@@ -60,6 +62,31 @@ export interface StartNodeHubOptions {
 
 const readTextFile = (path: string) => readFileSync(path, 'utf8');
 
+/**
+ * How long a shutdown waits for each part (docs/operations.md "Shutdown"), inside the entry's 10 s:
+ * requests in flight and running updates side by side, then the WebSocket clients' close handshakes.
+ */
+export const SHUTDOWN_LIMITS = {
+  requestsMs: 5_000,
+  /** Running updates go on unsignalled for this long, then roll back at their next phase boundary... */
+  updateGraceMs: 4_000,
+  /** ...for at most this long; what still runs is left as journalled, for recovery at the next start. */
+  updateSignalledMs: 2_000,
+  socketsMs: 1_000,
+} as const;
+
+/** Every remaining WebSocket client (log streams, UI sockets) gets 1001; those that do not answer the close are cut. */
+async function closeWebSocketClients(wss: WebSocketServer, ms: number): Promise<void> {
+  const clients = [...wss.clients];
+  if (clients.length === 0) return;
+  const closed = Promise.all(clients.map((client) => new Promise((resolve) => client.once('close', resolve))));
+  for (const client of clients) client.close(1001, 'server shutting down');
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+  for (const client of wss.clients) client.terminate();
+}
+
 /** DD_EDGE_AUTHORIZED_KEYS names a file: read and parsed here, so a bad file stops start-up (exit 78). */
 function readAuthorizedKeys(config: HubConfig): AuthorizedKey[] | undefined {
   const path = config.edge.authorizedKeysFile;
@@ -88,7 +115,8 @@ function handleProtocols(protocols: Set<string>, request: { url?: string | undef
 
 /**
  * Builds and starts the hub on Node: configuration (throws ConfigError naming the variable),
- * storage, pino, prom-client process metrics, and an HTTP server with WebSocket upgrades via ws.
+ * storage, pino, prom-client process metrics (from the first scrape), and an HTTP server with
+ * WebSocket upgrades via ws.
  * The listener opens before stored state is loaded, so /health can report 503 meanwhile.
  */
 export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHub> {
@@ -98,7 +126,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const logger = createLogger({
     level: config.log.level,
     ring: logRing,
-    sink: options.sink ?? createPinoSink(config.log.format),
+    sink: options.sink ?? (await createPinoSink(config.log.format)),
   });
   const registries = await loadRegistryProvidersFromEnv(options.env, readTextFile, {
     now: Date.now,
@@ -108,8 +136,6 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   // The web UI: built by scripts/build-ui.mjs; without it the page says how to build it.
   const ui = options.deps?.ui ?? loadUiBundle();
   if ('unavailable' in ui) logger.warn('web UI not available', { reason: ui.unavailable });
-
-  const processMetrics = createProcessMetrics();
 
   // Lets refused upgrades carry their JSON error body; the hub's routes upgrade through it. The
   // hub is only called once requests arrive, after it exists.
@@ -130,7 +156,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     registries,
     registryFetch: createRegistryFetchFactory(),
     dockerHostFor: (endpoint) => createDockerHost(endpoint),
-    runtimeMetrics: processMetrics,
+    runtimeMetrics: processMetricsOnDemand(),
     // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
     // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
     clientAddress: nodeClientAddress(config.server.trustProxy),
@@ -157,6 +183,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const websocketServer = wss as unknown as Parameters<typeof serve>[0] extends { websocket?: { server: infer S } }
     ? S
     : never;
+  const requests = createHttpDrain();
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve(
       {
@@ -164,7 +191,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
         port: config.server.port,
         hostname: config.server.host,
         websocket: { server: websocketServer },
-        createServer: jsonErrorServerFactory(hub.app.fetch, config.server.host),
+        createServer: jsonErrorServerFactory(hub.app.fetch, config.server.host, requests.listener),
       },
       () => resolve(listening),
     );
@@ -182,7 +209,16 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     await closeStorage();
     throw error;
   }
-  logger.info('hub listening', { host: config.server.host, port, storeDriver: config.store.driver });
+  // The one start-up line (docs/operations.md "Start-up line"); warnings stay lines of their own.
+  logger.info(
+    'hub listening',
+    startupLine(config, {
+      host: config.server.host,
+      port,
+      version: packageJson.version,
+      nodeVersion: process.version,
+    }),
+  );
 
   return {
     hub,
@@ -190,13 +226,16 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     port,
     url: `http://${host}:${port}`,
     async close() {
+      // Nothing new is accepted; answers in flight and running updates get their time side by side.
+      await Promise.all([
+        requests.drain(server as Server, SHUTDOWN_LIMITS.requestsMs),
+        hub.drain({ graceMs: SHUTDOWN_LIMITS.updateGraceMs, signalledMs: SHUTDOWN_LIMITS.updateSignalledMs }),
+      ]);
+      // Edge agents are told 1001 here (the agent directory), then the other sockets.
       await hub.stop();
-      for (const client of wss.clients) client.close(1001, 'server shutting down');
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Idle keep-alive sockets would hold close() open.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      await closeWebSocketClients(wss, SHUTDOWN_LIMITS.socketsMs);
+      (server as Server).closeAllConnections();
+      // Pending writes done (fs), the connection closed (redis).
       await closeStorage();
     },
   };

@@ -2,8 +2,9 @@ import type {
   NotificationProviderDefinition,
   NotificationProviderHooks,
 } from '../../../notifications/notification-provider';
+import { secretFragments } from '../../../notifications/providers/secret-fragments';
+import { lazyTransport } from './lazy-transport';
 import { type MqttConfig, MqttKeys } from './mqtt-config';
-import { createMqttTransport } from './mqtt-transport';
 
 /**
  * `DD_NOTIFICATION_MQTT_<NAME>_*`: an MQTT broker, with mqtt.js (its README: `connect(url,
@@ -22,6 +23,11 @@ export function createMqttProvider(hooks: NotificationProviderHooks): Notificati
     type: 'mqtt',
     keys: MqttKeys,
     secretKeys: ['password'],
-    create: (config, name) => createMqttTransport(config, name, hooks),
+    // mqtt.js is imported only when an mqtt trigger is configured; the connection opens as it loads.
+    create: (config, name) =>
+      lazyTransport(
+        () => import('./mqtt-transport').then(({ createMqttTransport }) => createMqttTransport(config, name, hooks)),
+        secretFragments([config.password]),
+      ),
   };
 }
