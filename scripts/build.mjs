@@ -24,26 +24,34 @@ const COMMONJS_SHIMS = [
 ].join('\n');
 
 /**
- * Left out of the bundles, on purpose: ssh2 (dockerode's ssh:// transport) loads its optional
- * native crypto binding and cpu-features inside try/catch and falls back to plain JavaScript when
- * they are missing, which they then are. Native addons would tie dist/ to one platform and CPU.
+ * Left out of the bundles, on purpose: native addons (cpu-features, *.node files) would tie dist/ to
+ * one platform and CPU; what requires them loads them inside try/catch and does without.
  */
 const OPTIONAL_NATIVES = ['cpu-features', '*.node'];
 
 /**
- * Replaced by a stub that throws when used: dockerode requires them at load for BuildKit image
- * builds (`buildImage` with a session, BuildKit progress), which dockwatch never does. Bundled,
- * they would be evaluated at every start for nothing: about 12 MiB of RSS in each program.
+ * Replaced by stubs that throw when used. dockerode requires them at load, for what dockwatch never
+ * does: BuildKit image builds (`buildImage` with a session, BuildKit progress: grpc, protobufjs) and
+ * ssh:// Docker hosts (ssh2; a watcher's endpoint is a unix socket or TCP, shared/docker/watcher-config.ts).
+ * Bundled, they would be evaluated at every start for nothing: about 12 MiB of RSS in each program
+ * for BuildKit's, and ssh2 instantiates a WebAssembly module with a 16 MiB memory.
  */
-const UNUSED_BUILDKIT_MODULES = /^(@grpc\/grpc-js|@grpc\/proto-loader|protobufjs)$/;
+const UNUSED_MODULES = /^(@grpc\/grpc-js|@grpc\/proto-loader|protobufjs|ssh2)$/;
+
+const STUB_SOURCES = {
+  // docker-modem reads `require('ssh2').Client` at load, so the stub has the class; making one fails.
+  ssh2: `module.exports = { Client: class Client { constructor() { throw new Error('ssh:// Docker hosts are not part of the dockwatch build'); } } };`,
+};
 
 const stubUnusedModules = {
   name: 'stub-unused-modules',
   setup(build) {
-    build.onResolve({ filter: UNUSED_BUILDKIT_MODULES }, (args) => ({ path: args.path, namespace: 'unused' }));
+    build.onResolve({ filter: UNUSED_MODULES }, (args) => ({ path: args.path, namespace: 'unused' }));
     build.onLoad({ filter: /.*/, namespace: 'unused' }, (args) => ({
       loader: 'js',
-      contents: `const fail = () => { throw new Error('${args.path} is not part of the dockwatch build (BuildKit builds are not used)'); };
+      contents:
+        STUB_SOURCES[args.path] ??
+        `const fail = () => { throw new Error('${args.path} is not part of the dockwatch build (BuildKit builds are not used)'); };
 module.exports = new Proxy({}, { get: (_, key) => (key === '__esModule' ? false : fail()) });`,
     }));
   },

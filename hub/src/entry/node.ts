@@ -1,6 +1,6 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { runCommandLineMode } from '../adapter/node/command-line-modes';
-import { startNodeHub } from '../adapter/node/start-node-hub';
+import type { startNodeHub } from '../adapter/node/start-node-hub';
 import { stopOnSignals } from '../adapter/node/stop-on-signals';
 
 async function main(): Promise<void> {
@@ -9,6 +9,8 @@ async function main(): Promise<void> {
   if (exitCode !== undefined) process.exit(exitCode);
   let running: Awaited<ReturnType<typeof startNodeHub>>;
   try {
+    // Imported here, so that `--version` and `--healthcheck` do not load (and compile) the whole hub.
+    const { startNodeHub } = await import('../adapter/node/start-node-hub');
     running = await startNodeHub({ env: process.env });
   } catch (error) {
     if (error instanceof ConfigError) {

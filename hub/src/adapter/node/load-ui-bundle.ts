@@ -4,13 +4,15 @@ import * as v from 'valibot';
 import { UiBundleSchema, type UiSource } from '../../ui/ui-bundle';
 
 /**
- * Where scripts/build-ui.mjs writes the UI: `ui/ui-bundle.json` beside the production bundle
- * (dist/hub.mjs, whose URL this module has once bundled), else the repository's dist/ui (tsx runs
- * this file from hub/src/adapter/node, which has no ui/ folder).
+ * Where scripts/build-ui.mjs writes the UI: `ui/ui-bundle.json` beside the production bundle. Once
+ * bundled, this module's URL is dist/hub.mjs's or, loaded lazily by the entry, a file in dist/chunks/;
+ * run by tsx it is hub/src/adapter/node's, which has no ui/ folder: then the repository's dist/ui.
  */
 export function uiBundleFile(): string {
-  const besideBundle = fileURLToPath(new URL('./ui/ui-bundle.json', import.meta.url));
-  if (existsSync(besideBundle)) return besideBundle;
+  for (const besideBundle of ['./ui/ui-bundle.json', '../ui/ui-bundle.json']) {
+    const file = fileURLToPath(new URL(besideBundle, import.meta.url));
+    if (existsSync(file)) return file;
+  }
   return fileURLToPath(new URL('../../../../dist/ui/ui-bundle.json', import.meta.url));
 }
 
