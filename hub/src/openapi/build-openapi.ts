@@ -122,6 +122,8 @@ export function buildOpenApiDocument(routes: RouteTable, info: { title: string; 
     info: {
       ...info,
       description: 'Container update monitoring hub. Every route lists its required API-key scope in x-required-scope.',
+      // The repository's LICENSE; OpenAPI 3.1 names it by its SPDX identifier.
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
     paths,
