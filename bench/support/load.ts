@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { runCommand } from '../../test/support/run-command';
 
 export const DEFAULT_WARMUP_SECONDS = 2;
 
@@ -73,19 +73,7 @@ function autocannonArgs(options: LoadOptions): string[] {
 /** Spawns the CLI with this same node binary and returns its parsed JSON result line. */
 async function runAutocannon(root: string, args: string[]): Promise<unknown> {
   const bin = join(root, 'node_modules', '.bin', 'autocannon');
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
+  const { code, stdout, stderr } = await runCommand(process.execPath, [bin, ...args], { cwd: root });
   if (code !== 0) throw new Error(`bench.load: autocannon exited with code ${code}: ${stderr.trim()}`);
   const lastLine = stdout.trim().split('\n').at(-1) ?? '';
   try {

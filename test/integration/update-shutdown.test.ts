@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEMPORARY_NAME, type UpdateOperation } from '../../shared/update-engine';
+import { containerNames, localUpdateHubEnv } from '../support/docker/local-update-hub';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { publishApp, pullApp } from '../support/docker/update-images';
 import { startHubProcess } from '../support/hub-process';
@@ -25,14 +26,8 @@ describe('SIGTERM while the hub updates a container', () => {
   let docker: Docker;
   const dirs: string[] = [];
 
-  const names = async () => (await docker.listContainers({ all: true })).map((c) => c.Names[0]?.slice(1) ?? '');
-  const hubEnv = (storePath: string) => ({
-    DD_STORE_PATH: storePath,
-    DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath,
-    DD_WATCHER_LOCAL_JITTER: '0',
-    DD_WATCHER_LOCAL_WATCHBYDEFAULT: 'false',
-    DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '20',
-  });
+  const names = () => containerNames(docker);
+  const hubEnv = (storePath: string) => localUpdateHubEnv(dockerd.socketPath, storePath);
 
   beforeAll(async () => {
     [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../support/run-command';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -27,16 +27,8 @@ async function check(vars: string, devVars = ''): Promise<{ status: number | nul
   const config = join(project, 'wrangler.toml');
   await writeFile(config, `name = "hub"\nmain = "index.js"\ncompatibility_date = "2026-04-01"\n\n[vars]\n${vars}`);
   await writeFile(join(project, '.dev.vars'), devVars);
-  const child = spawn(TSX, ['scripts/check-workers-config.ts', config], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { status, stderr };
+  const { code, stderr } = await runCommand(TSX, ['scripts/check-workers-config.ts', config], { cwd: ROOT });
+  return { status: code, stderr };
 }
 
 const PORTABLE = 'DD_LOG_LEVEL = "info"\nDD_NOTIFICATION_NTFY_OPS_TOPIC = "ops"\n';

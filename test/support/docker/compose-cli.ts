@@ -3,10 +3,11 @@
  * dockerd: the deploy/ examples are started with it as a user starts them, their image names and
  * host paths given through the variables each example reads.
  */
-import { spawn } from 'node:child_process';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCommand } from '../run-command';
 import { type CliResult, DOCKER_ROOT, type TestDockerd } from './start-dockerd';
 
 export const DOCKER_COMPOSE = '/usr/bin/docker-compose';
@@ -51,17 +52,5 @@ export function composeProject(
 }
 
 function spawnCompose(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(DOCKER_COMPOSE, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ stdout, stderr, code: code ?? -1 }));
-  });
+  return runCommand(DOCKER_COMPOSE, args, { env });
 }

@@ -22,14 +22,11 @@ import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { createDockerHost } from '../../../edge-agent/src/docker';
 import type { DockerHost } from '../../../shared/docker/docker-host';
+import { type CommandResult, runCommand } from '../run-command';
 import { terminate } from '../terminate';
 import { sweepLeftovers } from './sweep';
 
-export interface CliResult {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+export type CliResult = CommandResult;
 
 export interface TestDockerd {
   socketPath: string;
@@ -222,21 +219,9 @@ async function shutdown(child: ChildProcess, exited: Promise<void>, dir: string)
 }
 
 function runCli(dir: string, socketPath: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    // DOCKER_CONFIG in the temp dir: the CLI must not read or write the user's ~/.docker.
-    const env = { PATH: BIN_PATH, DOCKER_HOST: `unix://${socketPath}`, DOCKER_CONFIG: join(dir, 'cli-config') };
-    const child = spawn(DOCKER_CLI, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ stdout, stderr, code: code ?? -1 }));
-  });
+  // DOCKER_CONFIG in the temp dir: the CLI must not read or write the user's ~/.docker.
+  const env = { PATH: BIN_PATH, DOCKER_HOST: `unix://${socketPath}`, DOCKER_CONFIG: join(dir, 'cli-config') };
+  return runCommand(DOCKER_CLI, args, { env });
 }
 
 function installExitHook(): void {
