@@ -25,6 +25,34 @@ const rowOf = (id: string) => page.locator(`table.list tbody tr[data-image="${id
 const candidates = () => page.locator('.prune-candidates li');
 const daemonImageIds = async () => (await dockerd.docker.listImages({ all: true })).map((image) => image.Id);
 
+interface Focused {
+  tag: string;
+  text: string;
+  /** The focus ring as drawn (`outline-style`): `none` would be focus nobody can see. */
+  outline: string;
+  inDialog: boolean;
+}
+const focused = () =>
+  page.evaluate((): Focused => {
+    const element = document.activeElement as HTMLElement | null;
+    return {
+      tag: element?.tagName ?? '',
+      text: element?.textContent?.trim() ?? '',
+      outline: element ? getComputedStyle(element).outlineStyle : 'none',
+      inDialog: element?.closest('dialog') !== null,
+    };
+  });
+/** Presses Tab until `wanted` holds (at most 40 times), checking that each stop's focus is visible. */
+async function tabUntil(wanted: (focused: Focused) => boolean): Promise<Focused> {
+  for (let presses = 0; presses < 40; presses++) {
+    await page.keyboard.press('Tab');
+    const now = await focused();
+    expect(now.outline, `focus on ${now.tag} "${now.text}"`).not.toBe('none');
+    if (wanted(now)) return now;
+  }
+  throw new Error('Tab never reached the wanted element');
+}
+
 beforeAll(async () => {
   await buildUi();
   dockerd = await startDockerd();
@@ -81,6 +109,37 @@ describe('the images view on a real dockerd', () => {
         .locator('.prune-candidates li[data-image]')
         .evaluateAll((items) => items.map((li) => li.getAttribute('data-image'))),
     ).toEqual(expect.arrayContaining([ids.unused, ids.dangling]));
+  });
+
+  it('is reachable and operable by keyboard alone, focus always visible', async () => {
+    await page.goto(`${hub.url}/`);
+    await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    // Tab from the top of the page to the Images link: every stop shows where focus is.
+    const imagesLink = await tabUntil((focused) => focused.text === 'Images' && focused.tag === 'A');
+    expect(imagesLink.outline).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Images' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/images');
+    // The view takes focus, so the next Tab starts inside it.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
+    const prune = await tabUntil((focused) => focused.text === 'Prune 2 images');
+    expect(prune.outline).not.toBe('none');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Remove these images?' });
+    await dialog.waitFor();
+    const cancel = await focused();
+    expect(cancel).toMatchObject({ text: 'Cancel', inDialog: true });
+    expect(cancel.outline).not.toBe('none');
+    // The page behind the modal dialog is inert: Shift+Tab reaches the dialog's other button, not the page.
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toMatchObject({ text: 'Prune the images', inDialog: true });
+    expect((await focused()).outline).not.toBe('none');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // Back where the person was, and nothing was removed.
+    expect((await focused()).text).toBe('Prune 2 images');
+    expect(await daemonImageIds()).toEqual(expect.arrayContaining([ids.unused, ids.dangling]));
+    expect(seen.problems).toEqual([]);
   });
 
   it('asks before pruning: Cancel keeps everything; confirming removes exactly the preview', async () => {
