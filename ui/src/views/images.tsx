@@ -158,7 +158,7 @@ function ImageTable({ list }: { list: ImageList | undefined }) {
       {!list && <p>Loading…</p>}
       {list && list.total === 0 && <p>No image on any host.</p>}
       {list && list.total > 0 && (
-        <table class="list">
+        <table class="list images">
           <thead>
             <tr>
               <th scope="col">Image</th>
