@@ -6,11 +6,12 @@ import { bytes } from '../format-bytes';
 import { when } from '../format-time';
 import { type ImageList, type ImageView, imagesApi, type PrunePreview, type PruneResult } from '../images-api';
 
+/** Where an image lives: a watcher of the hub's own, or of an edge agent (valibot's optional admits undefined). */
+type OnHost = { watcher: string; agent?: string | undefined };
+
 /** An image id is a content address, the same on every host: the host makes a row unique. */
-const rowKey = (image: { id: string; watcher: string; agent?: string }) =>
-  `${image.agent ?? ''}/${image.watcher}/${image.id}`;
-const hostOf = (image: { watcher: string; agent?: string }) =>
-  image.agent ? `${image.agent} (${image.watcher})` : `this hub (${image.watcher})`;
+const rowKey = (image: OnHost & { id: string }) => `${image.agent ?? ''}/${image.watcher}/${image.id}`;
+const hostOf = (image: OnHost) => (image.agent ? `${image.agent} (${image.watcher})` : `this hub (${image.watcher})`);
 /** A dangling image has no tag left: it is named by its id. */
 const nameOf = (image: ImageView) =>
   image.repoTags.length ? image.repoTags.join(', ') : `<none> ${shortDigest(image.id)}`;
