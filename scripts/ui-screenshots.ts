@@ -1,5 +1,5 @@
 // Screenshots of each view of the web UI for docs/ui.md: a hub with seeded containers (an edge
-// agent peer feeds them), API keys, an edge key and a notification trigger, desktop 1440 px and
+// agent peer feeds them, and lists its images), API keys, an edge key and a notification trigger, desktop 1440 px and
 // phone 390 px, light and dark, into docs/ui/*.png.
 // Run: npx tsx scripts/ui-screenshots.ts
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: a notification template holds ${…} on purpose
@@ -28,6 +28,23 @@ const seeded = [
   sampleContainer('<script>alert(1)</script>', { image: IMAGE }),
 ];
 for (const frame of snapshotFrames('local', seeded, [sampleImage({ repoTags: [IMAGE] })])) peer.send(frame);
+// The images view asks the agent (`image.list`): the one the containers use, an older build nothing
+// uses, and a dangling one (sampleContainer's image id is the first).
+const agentImages = [
+  { id: `sha256:${'1'.repeat(64)}`, repoTags: [IMAGE], createdAt: Date.UTC(2026, 0, 2), sizeBytes: 187_400_000 },
+  {
+    id: `sha256:${'2'.repeat(64)}`,
+    repoTags: ['127.0.0.1:9/team/app:0.9.0'],
+    createdAt: Date.UTC(2025, 11, 1),
+    sizeBytes: 185_900_000,
+  },
+  { id: `sha256:${'3'.repeat(64)}`, repoTags: [], createdAt: Date.UTC(2025, 10, 3), sizeBytes: 42_100_000 },
+].map((image) => ({ ...image, repoDigests: [], containers: -1 }));
+peer.ws.on('message', (data) => {
+  const frame = JSON.parse(data.toString()) as { type: string; id?: string; request?: { method: string } };
+  if (frame.type === 'request' && frame.request?.method === 'image.list')
+    peer.send({ type: 'reply', id: frame.id, ok: true, result: { images: agentImages, truncated: false } });
+});
 await waitFor(async () =>
   ((await (await hub.request('/api/v1/containers')).json()) as { total: number }).total === seeded.length
     ? true
@@ -61,6 +78,7 @@ const views: [name: string, path: string, ready: string, prepare?: (page: Page) 
   ['containers', '/containers', 'table.list tbody tr'],
   ['detail', `/containers/${seeded[0]?.id}`, 'h1'],
   ['agents', '/agents', 'tr[data-key]'],
+  ['images', '/images', 'table.list tbody tr'],
   ['api-keys', '/api-keys', 'tr[data-key]'],
   ['audit', '/audit', 'table.audit tbody tr'],
   ['notifications', '/notifications', 'article[data-rule]', openTemplates],

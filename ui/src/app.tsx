@@ -10,6 +10,7 @@ import { Audit } from './views/audit';
 import { ContainerDetail } from './views/container-detail';
 import { Containers } from './views/containers';
 import { Dashboard } from './views/dashboard';
+import { Images } from './views/images';
 import { Notifications } from './views/notifications';
 import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
@@ -17,6 +18,7 @@ import { SignIn } from './views/sign-in';
 /** The views past the fleet, in the order of the navigation. */
 const VIEWS = [
   { path: '/agents', label: 'Agents', View: Agents },
+  { path: '/images', label: 'Images', View: Images },
   { path: '/notifications', label: 'Notifications', View: Notifications },
   { path: '/audit', label: 'Audit log', View: Audit },
   { path: '/api-keys', label: 'API keys', View: ApiKeys },

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { RouteGroup } from '../http/route-group';
 import { type ImageInventoryDeps, listImages, pruneImages } from '../updates/image-inventory';
 
-const ImageViewSchema = v.object({
+export const ImageViewSchema = v.object({
   id: v.string(),
   watcher: v.string(),
   /** The edge agent whose host holds it; absent for the hub's own hosts. */
@@ -15,12 +15,31 @@ const ImageViewSchema = v.object({
   keptBy: v.array(v.picklist(['container', 'backup', 'update-operation'])),
   prunable: v.boolean(),
 });
-const HostFailureSchema = v.object({ watcher: v.string(), agent: v.optional(v.string()), error: v.string() });
+export const HostFailureSchema = v.object({ watcher: v.string(), agent: v.optional(v.string()), error: v.string() });
 const ImageIdSchema = v.pipe(v.string(), v.regex(/^sha256:[a-f0-9]{64}$/, 'Expected an image id sha256:<64 hex>'));
 const PruneBodySchema = v.optional(
   v.object({ imageIds: v.optional(v.pipe(v.array(ImageIdSchema), v.minLength(1), v.maxLength(1000))) }),
   {},
 );
+
+// Exported for the web UI's types (`import type` only).
+export const ImageListSchema = v.object({
+  data: v.array(ImageViewSchema),
+  total: v.number(),
+  errors: v.array(HostFailureSchema),
+});
+export const PrunePreviewSchema = v.object({
+  data: v.array(ImageViewSchema),
+  total: v.number(),
+  reclaimableBytes: v.number(),
+  errors: v.array(HostFailureSchema),
+});
+export const PruneResultSchema = v.object({
+  removed: v.array(ImageViewSchema),
+  skipped: v.array(v.object({ id: v.string(), watcher: v.string(), agent: v.optional(v.string()), error: v.string() })),
+  reclaimedBytes: v.number(),
+  errors: v.array(HostFailureSchema),
+});
 
 /** The image routes read and prune through the image inventory, and need only what it needs. */
 export type ImageRoutesDeps = ImageInventoryDeps;
@@ -38,7 +57,7 @@ export function registerImageRoutes(api: RouteGroup, deps: ImageRoutesDeps): voi
       access: 'admin',
       tag: 'images',
       summary: 'Images of every watcher’s Docker host (edge agents’ included), with what keeps each one from a prune',
-      response: v.object({ data: v.array(ImageViewSchema), total: v.number(), errors: v.array(HostFailureSchema) }),
+      response: ImageListSchema,
     },
     async (c) => {
       const { images, errors } = await listImages(deps);
@@ -53,12 +72,7 @@ export function registerImageRoutes(api: RouteGroup, deps: ImageRoutesDeps): voi
       access: 'admin',
       tag: 'images',
       summary: 'The images a prune would remove now, touching nothing',
-      response: v.object({
-        data: v.array(ImageViewSchema),
-        total: v.number(),
-        reclaimableBytes: v.number(),
-        errors: v.array(HostFailureSchema),
-      }),
+      response: PrunePreviewSchema,
     },
     async (c) => {
       const { images, errors } = await listImages(deps);
@@ -82,14 +96,7 @@ export function registerImageRoutes(api: RouteGroup, deps: ImageRoutesDeps): voi
         'Remove the images no container, kept backup or unsettled update needs (all of them, or the imageIds given)',
       confirm: 'image-prune',
       body: PruneBodySchema,
-      response: v.object({
-        removed: v.array(ImageViewSchema),
-        skipped: v.array(
-          v.object({ id: v.string(), watcher: v.string(), agent: v.optional(v.string()), error: v.string() }),
-        ),
-        reclaimedBytes: v.number(),
-        errors: v.array(HostFailureSchema),
-      }),
+      response: PruneResultSchema,
       statuses: { 400: 'Invalid imageIds' },
     },
     async (c, { body }) => c.json(await pruneImages(deps, body.imageIds)),

@@ -22,9 +22,17 @@ export function ConfirmDialog({ title, children, action, busy = false, onConfirm
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
+    // The browser gives focus back on close() only while the dialog is in the document; Preact may
+    // remove it first, so focus returns by hand: to the button that opened it, or to the view when
+    // that button is gone (a pruned list has no Prune button left).
+    const opener = document.activeElement;
     if (!element.open) element.showModal();
     cancel.current?.focus();
-    return () => element.close();
+    return () => {
+      element.close();
+      const back = opener instanceof HTMLElement && opener.isConnected ? opener : document.getElementById('main');
+      back?.focus({ preventScroll: true });
+    };
   }, []);
   return (
     <dialog
