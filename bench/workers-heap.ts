@@ -35,6 +35,7 @@ interface Measured {
   empty: HeapUsage;
   keysRegistered: HeapUsage;
   synced: HeapUsage;
+  peakSample: number;
   afterList: HeapUsage;
   syncedMs: number;
   latencies: number[];
@@ -120,7 +121,7 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
     await writeFile(planFile, JSON.stringify(plan));
     generator = startGenerator(process.cwd(), planFile);
     const started = await waitForEvent(generator.events, 'started', 30_000);
-    const syncedAt = await waitForSync(url, generator, shape);
+    const { syncedAt, peakSample } = await waitForSync(url, generator, shape, inspector);
     const synced = await inspector.heapAfterGc();
     ctx.log(`synced in ${((syncedAt - started.t) / 1000).toFixed(1)} s; heap ${formatBytes(synced.usedSize)}`);
 
@@ -133,6 +134,7 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       empty,
       keysRegistered,
       synced,
+      peakSample,
       afterList,
       syncedMs: syncedAt - started.t,
       latencies,
@@ -159,17 +161,24 @@ async function getJson<T>(url: string): Promise<T> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Synced: every agent connected, and the container list totals the whole fleet. */
-async function waitForSync(url: string, generator: Generator, shape: Shape): Promise<number> {
+async function waitForSync(
+  url: string,
+  generator: Generator,
+  shape: Shape,
+  inspector: WorkerdInspector,
+): Promise<{ syncedAt: number; peakSample: number }> {
   const containers = shape.agents * shape.containersPerAgent;
   const deadline = Date.now() + SYNC_TIMEOUT_MS;
+  let peakSample = 0;
   while (Date.now() < deadline) {
+    peakSample = Math.max(peakSample, (await inspector.heapNow()).usedSize);
     const ended = generator.events.filter((event) => event.event === 'closed');
     if (ended.length > 0)
       throw new Error(`workers-heap: ${ended.length} sessions ended early, first: ${JSON.stringify(ended[0])}`);
     const agents = (await getJson<{ data: { connected: boolean }[] }>(`${url}/api/v1/agents`)).data;
     if (agents.filter((agent) => agent.connected).length === shape.agents) {
       const { total } = await getJson<{ total: number }>(`${url}/api/v1/containers?limit=1`);
-      if (total === containers) return Date.now();
+      if (total === containers) return { syncedAt: Date.now(), peakSample };
     }
     await sleep(POLL_MS);
   }
@@ -213,6 +222,12 @@ function report(shape: Shape, m: Measured): string {
         true,
       ),
       heapRow(`after ${formatCount(shape.requests)} container list requests`, m.afterList),
+      [
+        `highest sample during the sync (no forced GC, every ${POLL_MS} ms)`,
+        formatBytes(m.peakSample),
+        '',
+        share(m.peakSample),
+      ],
     ],
     ['left', 'right', 'right', 'right'],
   );
@@ -220,7 +235,7 @@ function report(shape: Shape, m: Measured): string {
     ['`GET /api/v1/containers?limit=200`', 'p50', 'p99', 'max'],
     [
       [
-        `${formatCount(total)} containers, ${formatCount(m.latencies.length)} sequential requests, ${formatBytes(m.pageBytes)} a page`,
+        `${formatCount(total)} containers, ${formatCount(m.latencies.length)} sequential requests, ${(m.pageBytes / 1024).toFixed(0)} KiB a page`,
         `**${ms(percentile(m.latencies, 50))}**`,
         `**${ms(percentile(m.latencies, 99))}**`,
         ms(Math.max(...m.latencies)),
@@ -235,7 +250,8 @@ function report(shape: Shape, m: Measured): string {
     '',
     latency,
     '',
-    `- Limit: ${m.synced.usedSize < OBJECT_MEMORY_LIMIT ? 'within' : '**over**'} a Durable Object's 128 MB with the fleet synced. "used" is V8's live JS heap plus what it reports of the embedder's; workerd's own buffers (sockets, SQLite pages) are outside it, as they are outside the platform's isolate limit.`,
-    `- Latency is measured from this machine's Node client through Miniflare's entry Worker, which buffers the request and forwards it to the object: the route's work, the object's call and two local HTTP hops. \`GET /api/v1/agents\` with ${formatCount(shape.agents)} agents took ${ms(m.agentsPageMs)} once.`,
+    `- Limit: ${m.synced.usedSize < OBJECT_MEMORY_LIMIT ? 'within' : '**over**'} a Durable Object's 128 MB with the fleet synced. "used" is V8's JS heap (\`usedSize\`); workerd's own buffers (sockets, SQLite pages) are outside it. A sample without a forced GC includes garbage not yet collected: V8 collects before it would pass the limit.`,
+    `- Per container, with its agent's share: ${((m.synced.usedSize - m.keysRegistered.usedSize) / total / 1024).toFixed(1)} KiB of heap (synced minus keys registered, over ${formatCount(total)}). Read linearly, the object would reach 128 MB at about ${formatCount(Math.floor((OBJECT_MEMORY_LIMIT - m.keysRegistered.usedSize) / ((m.synced.usedSize - m.keysRegistered.usedSize) / total) / 1000) * 1000)} containers of the same shape: an extrapolation, not a measure.`,
+    `- Latency is measured from this machine's Node client through Miniflare's entry Worker, which buffers the request and forwards it to the object: the route's work, the object's call and two local HTTP hops, on 2 cores shared with other work (the p99 moves with it). \`GET /api/v1/agents\` with ${formatCount(shape.agents)} agents took ${ms(m.agentsPageMs)} once.`,
   ].join('\n');
 }

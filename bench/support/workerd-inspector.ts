@@ -11,6 +11,8 @@ export interface HeapUsage {
 export interface WorkerdInspector {
   /** A full collection first, so the figure is what the isolate keeps, not what it has not collected yet. */
   heapAfterGc(): Promise<HeapUsage>;
+  /** As it is now, garbage included: sampled during the sync, the highest sample approaches the peak. */
+  heapNow(): Promise<HeapUsage>;
   close(): void;
 }
 
@@ -52,6 +54,7 @@ export async function connectWorkerdInspector(inspectorUrl: URL, target = 'core:
       await call('HeapProfiler.collectGarbage');
       return (await call('Runtime.getHeapUsage')) as HeapUsage;
     },
+    heapNow: async () => (await call('Runtime.getHeapUsage')) as HeapUsage,
     close: () => socket.close(),
   };
 }
