@@ -70,6 +70,7 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
   let mf: Miniflare | undefined;
   let inspector: WorkerdInspector | undefined;
   let generator: Generator | undefined;
+  let runtimeErrors = '';
   try {
     const bundle = await buildWorkersBundle({ outfile: join(dir, 'bundle', 'index.js') });
     mf = new Miniflare({
@@ -88,9 +89,12 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
         DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000000',
         DD_EDGE_SIGNIN_MAX: '1000000',
       },
+      // workerd's own complaints (an object restarted, a limit hit) come with a failure's message.
       handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
         stdout.resume();
-        stderr.resume();
+        stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          runtimeErrors = (runtimeErrors + chunk).slice(-2_000);
+        });
       },
     } as MiniflareOptions);
     const url = (await mf.ready).href.replace(/\/$/, '');
@@ -141,6 +145,10 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       pageBytes,
       agentsPageMs,
     };
+  } catch (error) {
+    throw runtimeErrors
+      ? new Error(`${(error as Error).message}; workerd said: ${runtimeErrors}`, { cause: error })
+      : error;
   } finally {
     if (generator && generator.child.exitCode === null) {
       generator.child.kill('SIGTERM');
