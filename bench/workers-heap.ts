@@ -146,9 +146,9 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       agentsPageMs,
     };
   } catch (error) {
-    throw runtimeErrors
-      ? new Error(`${(error as Error).message}; workerd said: ${runtimeErrors}`, { cause: error })
-      : error;
+    const cause = (error as Error).cause ? ` (${String((error as Error).cause)})` : '';
+    const said = runtimeErrors ? `; workerd said: ${runtimeErrors}` : '';
+    throw new Error(`${(error as Error).message}${cause}${said}`, { cause: error });
   } finally {
     if (generator && generator.child.exitCode === null) {
       generator.child.kill('SIGTERM');
