@@ -32,7 +32,7 @@ interface Shape {
   connectConcurrency: number;
 }
 
-interface GeneratorEvent {
+export interface GeneratorEvent {
   event: string;
   t: number;
   [field: string]: unknown;
@@ -61,7 +61,7 @@ interface Run {
   heartbeats: Heartbeats | undefined;
 }
 
-interface Generator {
+export interface Generator {
   child: ChildProcess;
   events: GeneratorEvent[];
 }
@@ -92,7 +92,7 @@ export const edgeAgents: Benchmark = {
   },
 };
 
-async function fleetKeys(count: number): Promise<(FleetAgent & { publicKey: string })[]> {
+export async function fleetKeys(count: number): Promise<(FleetAgent & { publicKey: string })[]> {
   const agents: (FleetAgent & { publicKey: string })[] = [];
   for (let i = 0; i < count; i++) {
     const { secretKey, publicKey } = await generateEdgeKeyPair();
@@ -181,7 +181,7 @@ async function runFleet(
 
 const cpuMs = (sample: ProcessSample) => sample.cpuUserMs + sample.cpuSystemMs;
 
-function startGenerator(root: string, planFile: string): Generator {
+export function startGenerator(root: string, planFile: string): Generator {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(root, 'bench', 'support', 'edge-load-generator.ts'), planFile],
@@ -200,7 +200,7 @@ function startGenerator(root: string, planFile: string): Generator {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitForEvent(events: GeneratorEvent[], name: string, timeoutMs: number): Promise<GeneratorEvent> {
+export async function waitForEvent(events: GeneratorEvent[], name: string, timeoutMs: number): Promise<GeneratorEvent> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = events.find((event) => event.event === name);

@@ -15,6 +15,7 @@ import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
 import { updateContainer } from './update-container';
 import { watchCycle } from './watch-cycle';
+import { workersHeap } from './workers-heap';
 
 // Static and ordered: the order of the sections in docs/benchmarks.md.
 const BENCHMARKS: readonly Benchmark[] = [
@@ -29,6 +30,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   edgeAgents,
   agentEventLatency,
   footprint,
+  workersHeap,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
