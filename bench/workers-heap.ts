@@ -83,6 +83,8 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       inspectorPort: 0,
       bindings: {
         DD_LOG_LEVEL: 'warn',
+        // Anonymous on purpose (a Worker without DD_AUTH_* refuses to run otherwise).
+        DD_SERVER_HOST: '0.0.0.0',
         // One address plays the whole fleet and the measuring client: per-address limits out of reach.
         DD_SERVER_RATELIMIT_MAX: '1000000',
         DD_SERVER_RATELIMIT_WEBSOCKET: '1000000',

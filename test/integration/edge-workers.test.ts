@@ -49,7 +49,7 @@ beforeAll(async () => {
     compatibilityDate: '2026-04-01',
     durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
     durableObjectsPersist: join(workDir, 'do'),
-    bindings: { DD_LOG_LEVEL: 'warn' },
+    bindings: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       stdout.resume();
       stderr.resume();

@@ -87,7 +87,7 @@ describe('npm run deploy:workers (wrangler deploy --dry-run)', () => {
       compatibilityDate: '2026-04-01',
       durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
       durableObjectsPersist: join(dir, 'do'),
-      bindings: { DD_LOG_LEVEL: 'warn' },
+      bindings: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
       handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
         stdout.resume();
         stderr.resume();

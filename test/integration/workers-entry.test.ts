@@ -44,7 +44,7 @@ async function startMiniflare(
 function startWorker(bindings: Record<string, unknown> = {}, persistDir = join(workDir, 'do')): Promise<Miniflare> {
   return startMiniflare(scriptPath, 'HubDurableObject', {
     durableObjectsPersist: persistDir,
-    bindings: { DD_LOG_LEVEL: 'info', ...bindings },
+    bindings: { DD_LOG_LEVEL: 'info', DD_SERVER_HOST: '0.0.0.0', ...bindings },
   });
 }
 
@@ -294,6 +294,8 @@ describe('the Workers entry under workerd', () => {
 describe('the Workers entry with a bad configuration', () => {
   it.each([
     { bindings: { DD_LOG_LEVEL: 'loud' }, variable: 'DD_LOG_LEVEL' },
+    // No DD_AUTH_* and no DD_SERVER_HOST saying "open on purpose": a Worker is on the internet.
+    { bindings: { DD_SERVER_HOST: '127.0.0.1' }, variable: 'DD_SERVER_HOST' },
     { bindings: { DD_SERVER_METRICS_TOKEN__FILE: '/run/secrets/token' }, variable: 'DD_SERVER_METRICS_TOKEN__FILE' },
     { bindings: { DD_AUDIT_MAX_ENTRIES: { many: true } }, variable: 'DD_AUDIT_MAX_ENTRIES' },
     // Registry providers load asynchronously, inside blockConcurrencyWhile: their errors must surface the same way.

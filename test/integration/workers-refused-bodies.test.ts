@@ -107,7 +107,7 @@ beforeAll(async () => {
     compatibilityDate: '2026-04-01',
     durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
     durableObjectsPersist: join(workDir, 'do'),
-    bindings: { DD_LOG_LEVEL: 'warn' },
+    bindings: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
     // workerd reports an uncaught exception of a request at info level only.
     verbose: true,
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {

@@ -43,6 +43,7 @@ async function startWorker(): Promise<Miniflare> {
     durableObjectsPersist: join(workDir, 'do'),
     bindings: {
       DD_LOG_LEVEL: 'info',
+      DD_SERVER_HOST: '0.0.0.0',
       DD_SERVER_RATELIMIT_MAX: '1000000000',
       DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops`,
     },

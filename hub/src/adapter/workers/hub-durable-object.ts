@@ -39,6 +39,21 @@ const readTextFile = (): string => {
 };
 
 /**
+ * On Node, anonymous mode listens on 127.0.0.1 unless DD_SERVER_HOST says otherwise (decisions §4). A
+ * Worker has no loopback: whatever it serves is on the internet. So without DD_AUTH_* it runs only
+ * when DD_SERVER_HOST names a non-loopback address, the same words that open a Node hub on purpose.
+ */
+function refuseUnintendedAnonymousMode(config: HubConfig): void {
+  if (!config.anonymous || !LOOPBACK_HOSTS.has(config.server.host)) return;
+  throw new ConfigError(
+    'DD_SERVER_HOST',
+    'no DD_AUTH_* is configured, and a Worker is reachable from the internet: set a basic user or an OIDC provider as secrets (docs/workers.md), or set DD_SERVER_HOST=0.0.0.0 to run it open on purpose',
+  );
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
  * The one Durable Object that hosts the hub on Workers: the portable app over Durable Object
  * storage. A bad configuration answers every request with a 500 naming the variable, since a
  * Durable Object has no start-up to abort. A variable that only Workers cannot honour (smtp, a
@@ -60,6 +75,7 @@ export class HubDurableObject {
       refused = runtimeRefusals(all, 'workers');
       variables = withoutRefused(all, refused);
       config = loadHubConfig(variables, readTextFile);
+      refuseUnintendedAnonymousMode(config);
     } catch (error) {
       this.refuse(error);
       return;
