@@ -56,10 +56,10 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
   useEffect(() => {
     const element = scroller.current;
     if (!element) return;
-    const resize = () => setViewport(element.clientHeight || 800);
-    resize();
-    addEventListener('resize', resize);
-    return () => removeEventListener('resize', resize);
+    // The box grows with its rows up to its maximum: its height is known only once they are in.
+    const observer = new ResizeObserver(() => setViewport(element.clientHeight || 800));
+    observer.observe(element);
+    return () => observer.disconnect();
   }, []);
 
   // Rows have a fixed height in the CSS; measuring the first one follows the font size and the layout (cards on a phone).
