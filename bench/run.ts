@@ -13,6 +13,7 @@ import { sseFanout } from './sse-fanout';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
+import { ui } from './ui';
 import { updateContainer } from './update-container';
 import { watchCycle } from './watch-cycle';
 
@@ -28,6 +29,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   updateContainer,
   edgeAgents,
   agentEventLatency,
+  ui,
   footprint,
 ];
 
