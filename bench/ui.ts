@@ -122,7 +122,10 @@ export const ui: Benchmark = {
         if (JSON.parse(data.toString()).type === 'ping') agent.send({ type: 'pong' });
       });
       const fleet = Array.from({ length: fleetSize }, (_, i) =>
-        sampleContainer(`app-${String(i).padStart(5, '0')}`, { image: IMAGE, labels: { 'dd.group': `team-${i % 20}` } }),
+        sampleContainer(`app-${String(i).padStart(5, '0')}`, {
+          image: IMAGE,
+          labels: { 'dd.group': `team-${i % 20}` },
+        }),
       );
       for (const frame of snapshotFrames(WATCHER, fleet, [sampleImage({ repoTags: [IMAGE] })])) peer.send(frame);
       await waitFor(
@@ -146,7 +149,9 @@ export const ui: Benchmark = {
       }
       const paints = loads.map((load) => load.paintMs).sort((a, b) => a - b);
       const completes = loads.map((load) => load.completeMs).sort((a, b) => a - b);
-      ctx.log(`list painted: median ${percentile(paints, 0.5).toFixed(0)} ms, all loaded ${percentile(completes, 0.5).toFixed(0)} ms`);
+      ctx.log(
+        `list painted: median ${percentile(paints, 0.5).toFixed(0)} ms, all loaded ${percentile(completes, 0.5).toFixed(0)} ms`,
+      );
 
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       const page = await context.newPage();
@@ -164,7 +169,11 @@ export const ui: Benchmark = {
       ctx.log(`event to row: p50 ${percentile(samples, 0.5).toFixed(1)} ms over ${rounds}`);
 
       const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
-      const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+      const median = (values: number[]) =>
+        percentile(
+          [...values].sort((a, b) => a - b),
+          0.5,
+        );
       return {
         title: 'Web UI with 10,000 containers (Chromium)',
         markdown: [

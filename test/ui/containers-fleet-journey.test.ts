@@ -187,7 +187,9 @@ describe('the containers list with 10,003 containers', { timeout: 90_000 }, () =
     await scroller().evaluate((element) => {
       element.scrollTop = 0;
     });
-    await expect.poll(() => page.locator('tr.group-row').first().textContent()).toBe('team-0 2000 containers, 0 updates');
+    await expect
+      .poll(() => page.locator('tr.group-row').first().textContent())
+      .toBe('team-0 2000 containers, 0 updates');
     await scroller().evaluate((element) => {
       element.scrollTop = element.scrollHeight;
     });
@@ -228,10 +230,12 @@ describe('the containers list with 10,003 containers', { timeout: 90_000 }, () =
       const cardRows = small.locator('table.list tbody tr[data-id]');
       await expect.poll(() => cardRows.count(), { timeout: 30_000 }).toBeGreaterThan(2);
       expect(await cardRows.first().evaluate((row) => getComputedStyle(row).display)).toBe('block');
-      expect(await small.locator('table.list thead').evaluate((head) => head.getBoundingClientRect().width)).toBeLessThan(2);
-      await expect.poll(async () => (await small.locator('main p.hint').first().textContent()) ?? '').toBe(
-        `${TOTAL} of ${TOTAL} containers`,
-      );
+      expect(
+        await small.locator('table.list thead').evaluate((head) => head.getBoundingClientRect().width),
+      ).toBeLessThan(2);
+      await expect
+        .poll(async () => (await small.locator('main p.hint').first().textContent()) ?? '')
+        .toBe(`${TOTAL} of ${TOTAL} containers`);
       await small.locator('.vscroll').evaluate((element) => {
         element.scrollTop = element.scrollHeight;
       });

@@ -1,8 +1,9 @@
 // The hub's API, typed from the project's own schemas (types only: nothing of valibot is bundled).
-import type { Agent } from '../../shared/schemas/agent';
-import type { Container } from '../../shared/schemas/container';
+
 import type { InferOutput } from 'valibot';
 import type { BulkUpdateAnswerSchema } from '../../hub/src/routes/bulk-update-routes';
+import type { Agent } from '../../shared/schemas/agent';
+import type { Container } from '../../shared/schemas/container';
 import type { ErrorBody } from '../../shared/schemas/error-body';
 
 export type { Agent, Container };

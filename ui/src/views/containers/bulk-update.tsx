@@ -108,7 +108,9 @@ function BulkResults({ results: list, error }: { results: Result[]; error?: stri
             <li key={r.containerId} data-result={r.result}>
               <strong>{r.containerName ?? r.containerId}</strong>{' '}
               {r.result === 'accepted' ? (
-                <span class="badge updated">{live ? (live.error ? `failed: ${live.error}` : live.phase) : 'queued'}</span>
+                <span class="badge updated">
+                  {live ? (live.error ? `failed: ${live.error}` : live.phase) : 'queued'}
+                </span>
               ) : (
                 <span class="badge failed">
                   refused ({r.status}): {r.error}

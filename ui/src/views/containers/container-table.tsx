@@ -186,6 +186,7 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
               return item ? row(item, part.index) : null;
             }
             return (
+              // biome-ignore lint/a11y/noAriaHiddenOnFocusable: a spacer holds nothing focusable; hidden so it is not counted as a row
               <tr key={`gap-${ordinal}`} class="spacer" aria-hidden="true">
                 <td colSpan={COLUMNS} style={{ height: `${part.rows * rowHeight}px` }} />
               </tr>

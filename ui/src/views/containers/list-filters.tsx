@@ -75,7 +75,14 @@ export function ListFilters({
             onInput={(e) => set({ q: (e.currentTarget as HTMLInputElement).value })}
           />
         </label>
-        <Choice label="Watcher" name="watcher" value={list.watcher} all="All" options={plain(distinct(all.map((c) => c.watcher)))} set={set} />
+        <Choice
+          label="Watcher"
+          name="watcher"
+          value={list.watcher}
+          all="All"
+          options={plain(distinct(all.map((c) => c.watcher)))}
+          set={set}
+        />
         <Choice
           label="Host"
           name="agent"
@@ -84,9 +91,30 @@ export function ListFilters({
           options={[{ value: '-', label: 'This hub' }, ...plain(distinct(all.map((c) => c.agent)))]}
           set={set}
         />
-        <Choice label="Status" name="status" value={list.status} all="All" options={plain(CONTAINER_STATUS_FILTERS)} set={set} />
-        <Choice label="Update kind" name="kind" value={list.kind} all="Any" options={plain(CONTAINER_KIND_FILTERS)} set={set} />
-        <Choice label="Maturity" name="maturity" value={list.maturity} all="Any" options={plain(MATURITY_FILTERS)} set={set} />
+        <Choice
+          label="Status"
+          name="status"
+          value={list.status}
+          all="All"
+          options={plain(CONTAINER_STATUS_FILTERS)}
+          set={set}
+        />
+        <Choice
+          label="Update kind"
+          name="kind"
+          value={list.kind}
+          all="Any"
+          options={plain(CONTAINER_KIND_FILTERS)}
+          set={set}
+        />
+        <Choice
+          label="Maturity"
+          name="maturity"
+          value={list.maturity}
+          all="Any"
+          options={plain(MATURITY_FILTERS)}
+          set={set}
+        />
         <Choice
           label="Sort"
           name="sort"
