@@ -27,10 +27,26 @@ const PAGE = 200;
 const PARALLEL_PAGES = 4;
 
 /**
+ * Changes the stream delivered while the pages were read (null: removed). A fleet of 10,000 takes
+ * seconds to read; an event in that time is newer than the page that held the container.
+ */
+let changesDuringLoad: Map<string, Container | null> | undefined;
+
+/**
  * Every container, page by page (the list route's maximum page), replacing what was held. The first
  * page is shown at once, so a large fleet's list paints before the rest has arrived (docs/ui.md).
  */
 export async function loadContainers(): Promise<void> {
+  const changedMeanwhile = new Map<string, Container | null>();
+  changesDuringLoad = changedMeanwhile;
+  try {
+    await readAllPages(changedMeanwhile);
+  } finally {
+    if (changesDuringLoad === changedMeanwhile) changesDuringLoad = undefined;
+  }
+}
+
+async function readAllPages(changedMeanwhile: Map<string, Container | null>): Promise<void> {
   const page = (offset: number) =>
     api.containers(new URLSearchParams({ limit: String(PAGE), offset: String(offset), sort: 'name' }));
   const first = await page(0);
@@ -53,6 +69,7 @@ export async function loadContainers(): Promise<void> {
       more = answer.hasMore && answer.data.length > 0;
     }
   }
+  for (const [id, container] of changedMeanwhile) container ? all.set(id, container) : all.delete(id);
   batch(() => {
     containers.value = all;
     containersLoaded.value = true;
@@ -74,12 +91,14 @@ export async function reloadState(): Promise<void> {
 }
 
 export function putContainer(container: Container): void {
+  changesDuringLoad?.set(container.id, container);
   const next = new Map(containers.value);
   next.set(container.id, container);
   containers.value = next;
 }
 
 export function removeContainer(id: string): void {
+  changesDuringLoad?.set(id, null);
   if (!containers.value.has(id)) return;
   const next = new Map(containers.value);
   next.delete(id);
