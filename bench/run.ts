@@ -13,6 +13,7 @@ import { sseFanout } from './sse-fanout';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
+import { ui } from './ui';
 import { updateContainer } from './update-container';
 import { watchCycle } from './watch-cycle';
 import { workersHeap } from './workers-heap';
@@ -29,6 +30,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   updateContainer,
   edgeAgents,
   agentEventLatency,
+  ui,
   footprint,
   workersHeap,
 ];

@@ -1,4 +1,7 @@
 // The hub's API, typed from the project's own schemas (types only: nothing of valibot is bundled).
+
+import type { InferOutput } from 'valibot';
+import type { BulkUpdateAnswerSchema } from '../../hub/src/routes/bulk-update-routes';
 import type { Agent } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
 import type { ErrorBody } from '../../shared/schemas/error-body';
@@ -12,6 +15,8 @@ export interface Page<T> {
   offset: number;
   hasMore: boolean;
 }
+/** POST /containers/update (http-interface §4.8): each container accepted with its operation, or refused. */
+export type BulkUpdateAnswer = InferOutput<typeof BulkUpdateAnswerSchema>;
 export interface AuthStatus {
   providers: { type: string; name: string }[];
   errors: string[];
@@ -132,4 +137,6 @@ export const api = {
   preview: (id: string) => call<UpdatePreview>(`/containers/${encodeURIComponent(id)}/preview`, { method: 'POST' }),
   update: (id: string) =>
     call<{ message: string; operationId: string }>(`/containers/${encodeURIComponent(id)}/update`, { method: 'POST' }),
+  bulkUpdate: (containerIds: string[]) =>
+    call<BulkUpdateAnswer>('/containers/update', { method: 'POST', body: { containerIds } }),
 };

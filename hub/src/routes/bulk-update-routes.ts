@@ -27,6 +27,16 @@ const ResultSchema = v.object({
   details: v.optional(v.record(v.string(), v.unknown())),
 });
 
+/** The answer, exported for the UI's client (a type import: nothing of valibot is bundled). */
+export const BulkUpdateAnswerSchema = v.object({
+  message: v.string(),
+  batchId: v.nullable(v.string()),
+  total: v.number(),
+  accepted: v.number(),
+  refused: v.number(),
+  results: v.array(ResultSchema),
+});
+
 /** The bulk update route: the updates it queues under one batch, and the names of refused containers. */
 export interface BulkUpdateRoutesDeps extends UpdateBatchDeps {
   updates: Pick<UpdateService, 'requestUpdate' | 'get'>;
@@ -47,14 +57,7 @@ export function registerBulkUpdateRoutes(api: RouteGroup, deps: BulkUpdateRoutes
       summary:
         'Queue updates of several containers under one batchId; answers each one accepted (its operationId) or refused (the status and error a single update would get)',
       body: BulkBodySchema,
-      response: v.object({
-        message: v.string(),
-        batchId: v.nullable(v.string()),
-        total: v.number(),
-        accepted: v.number(),
-        refused: v.number(),
-        results: v.array(ResultSchema),
-      }),
+      response: BulkUpdateAnswerSchema,
       successStatus: 202,
       statuses: { 400: 'Invalid body: containerIds missing, empty, repeated or over 100' },
     },

@@ -1,0 +1,151 @@
+import type { Container } from '../../api';
+import {
+  CONTAINER_KIND_FILTERS,
+  CONTAINER_SORTS,
+  CONTAINER_STATUS_FILTERS,
+  type ListQuery,
+  MATURITY_FILTERS,
+} from './list-query';
+
+const distinct = (values: (string | undefined)[]) => [...new Set(values.filter((v): v is string => Boolean(v)))].sort();
+const SORT_LABELS: Record<string, string> = {
+  name: 'Name',
+  '-name': 'Name, Z to A',
+  status: 'Status',
+  '-status': 'Status, descending',
+  age: 'Oldest container first',
+  '-age': 'Newest container first',
+  created: 'Oldest image first',
+  '-created': 'Newest image first',
+};
+
+interface Option {
+  value: string;
+  label: string;
+}
+const plain = (values: readonly string[]): Option[] => values.map((value) => ({ value, label: value }));
+
+function Choice(props: {
+  label: string;
+  name: keyof ListQuery;
+  value: string;
+  all: string;
+  options: Option[];
+  set: (change: Partial<ListQuery>) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select
+        name={props.name}
+        value={props.value}
+        onChange={(e) => props.set({ [props.name]: (e.currentTarget as HTMLSelectElement).value })}
+      >
+        <option value="">{props.all}</option>
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Every filter and sort of the list route (http-interface §4.8), the free-text search and the grouping. */
+export function ListFilters({
+  list,
+  all,
+  set,
+}: {
+  list: ListQuery;
+  all: readonly Container[];
+  set: (change: Partial<ListQuery>) => void;
+}) {
+  return (
+    <search>
+      <form class="filters" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Search
+          <input
+            type="search"
+            name="q"
+            value={list.q}
+            placeholder="name or image"
+            onInput={(e) => set({ q: (e.currentTarget as HTMLInputElement).value })}
+          />
+        </label>
+        <Choice
+          label="Watcher"
+          name="watcher"
+          value={list.watcher}
+          all="All"
+          options={plain(distinct(all.map((c) => c.watcher)))}
+          set={set}
+        />
+        <Choice
+          label="Host"
+          name="agent"
+          value={list.agent}
+          all="All"
+          options={[{ value: '-', label: 'This hub' }, ...plain(distinct(all.map((c) => c.agent)))]}
+          set={set}
+        />
+        <Choice
+          label="Status"
+          name="status"
+          value={list.status}
+          all="All"
+          options={plain(CONTAINER_STATUS_FILTERS)}
+          set={set}
+        />
+        <Choice
+          label="Update kind"
+          name="kind"
+          value={list.kind}
+          all="Any"
+          options={plain(CONTAINER_KIND_FILTERS)}
+          set={set}
+        />
+        <Choice
+          label="Maturity"
+          name="maturity"
+          value={list.maturity}
+          all="Any"
+          options={plain(MATURITY_FILTERS)}
+          set={set}
+        />
+        <Choice
+          label="Sort"
+          name="sort"
+          value={list.sort}
+          all="Name (default)"
+          options={CONTAINER_SORTS.map((value) => ({ value, label: SORT_LABELS[value] ?? value }))}
+          set={set}
+        />
+        <Choice
+          label="Order"
+          name="order"
+          value={list.order}
+          all="As sorted"
+          options={[
+            { value: 'asc', label: 'Ascending' },
+            { value: 'desc', label: 'Descending' },
+          ]}
+          set={set}
+        />
+        <Choice
+          label="Group by"
+          name="group"
+          value={list.group}
+          all="No grouping"
+          options={[
+            { value: 'host', label: 'Agent (or this hub)' },
+            { value: 'group', label: 'Group (dd.group or compose project)' },
+          ]}
+          set={set}
+        />
+      </form>
+    </search>
+  );
+}

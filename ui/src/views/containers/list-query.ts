@@ -1,0 +1,117 @@
+import {
+  CONTAINER_KIND_FILTERS,
+  CONTAINER_SORTS,
+  CONTAINER_STATUS_FILTERS,
+  type ContainerQuery,
+  queryContainers,
+} from '../../../../hub/src/watchers/container-query';
+import type { Container } from '../../api';
+import { hostOf, imageName } from '../../format';
+
+export { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS };
+export const MATURITY_FILTERS = ['hot', 'mature', 'established'] as const;
+export const GROUPINGS = ['', 'host', 'group'] as const;
+
+/** The list's state, all of it in the address so a filtered, sorted, grouped view can be shared. */
+export interface ListQuery {
+  q: string;
+  watcher: string;
+  /** An agent's name, `-` for the hub's own watchers, empty for all. */
+  agent: string;
+  status: string;
+  kind: string;
+  maturity: string;
+  sort: string;
+  order: string;
+  group: string;
+}
+
+const KEYS = ['q', 'watcher', 'agent', 'status', 'kind', 'maturity', 'sort', 'order', 'group'] as const;
+const oneOf = <T extends string>(values: readonly T[], value: string | null): T | '' =>
+  values.includes(value as T) ? (value as T) : '';
+
+export function readListQuery(search: string): ListQuery {
+  const query = new URLSearchParams(search);
+  return {
+    q: query.get('q') ?? '',
+    watcher: query.get('watcher') ?? '',
+    agent: query.get('agent') ?? '',
+    status: oneOf(CONTAINER_STATUS_FILTERS, query.get('status')),
+    kind: oneOf(CONTAINER_KIND_FILTERS, query.get('kind')),
+    maturity: oneOf(MATURITY_FILTERS, query.get('maturity')),
+    sort: oneOf(CONTAINER_SORTS, query.get('sort')),
+    order: oneOf(['asc', 'desc'], query.get('order')),
+    group: oneOf(GROUPINGS, query.get('group')),
+  };
+}
+
+export function listQueryPath(list: ListQuery): string {
+  const query = new URLSearchParams();
+  for (const key of KEYS) if (list[key]) query.set(key, list[key]);
+  const search = query.toString();
+  return `/containers${search ? `?${search}` : ''}`;
+}
+
+function matchesText(c: Container, text: string): boolean {
+  return `${c.name} ${c.displayName} ${imageName(c)}:${c.image.tag.value}`.toLowerCase().includes(text);
+}
+
+/**
+ * The filters and sorts of GET /api/v1/containers (http-interface §4.8), run by the route's own
+ * function on the live set, so events keep the list current without asking the hub again; then the
+ * free-text search over name and image.
+ */
+export function filterContainers(all: readonly Container[], list: ListQuery): Container[] {
+  const query: ContainerQuery = {
+    limit: 0,
+    offset: 0,
+    ...(list.sort && { sort: list.sort as ContainerQuery['sort'] }),
+    ...(list.order && { order: list.order as ContainerQuery['order'] }),
+    ...(list.status && { status: list.status as ContainerQuery['status'] }),
+    ...(list.kind && { kind: list.kind as ContainerQuery['kind'] }),
+    ...(list.maturity && { maturity: list.maturity as ContainerQuery['maturity'] }),
+    ...(list.watcher && { watcher: list.watcher }),
+    ...(list.agent && list.agent !== '-' && { agent: list.agent }),
+  };
+  const text = list.q.trim().toLowerCase();
+  const local = list.agent === '-';
+  const candidates = local || text ? all.filter((c) => (!local || !c.agent) && (!text || matchesText(c, text))) : all;
+  return queryContainers(candidates, query).data;
+}
+
+/** One line of the list: a group's header or a container. */
+export type ListItem =
+  | { type: 'group'; key: string; label: string; count: number; updates: number }
+  | { type: 'container'; key: string; container: Container };
+
+/** `dd.group`, else the compose project (the record's `group`), as the groups route has it. */
+const groupOf = (c: Container): string => c.group ?? '';
+
+/** The rows to show: the containers in order, or under a header per host or group (sorted by name, the ungrouped last). */
+export function listItems(shown: readonly Container[], grouping: string): ListItem[] {
+  const row = (container: Container): ListItem => ({ type: 'container', key: container.id, container });
+  if (grouping !== 'host' && grouping !== 'group') return shown.map(row);
+  const keyOf = grouping === 'host' ? hostOf : groupOf;
+  const groups = new Map<string, Container[]>();
+  for (const container of shown) {
+    const key = keyOf(container);
+    const members = groups.get(key);
+    if (members) members.push(container);
+    else groups.set(key, [container]);
+  }
+  const names = [...groups.keys()].sort((a, b) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)));
+  return names.flatMap((name) => {
+    const members = groups.get(name) ?? [];
+    const label = name || (grouping === 'group' ? 'No group' : 'this hub');
+    return [
+      {
+        type: 'group' as const,
+        key: `group:${name}`,
+        label,
+        count: members.length,
+        updates: members.filter((c) => c.updateAvailable).length,
+      },
+      ...members.map(row),
+    ];
+  });
+}
