@@ -4,7 +4,7 @@ import type { RouteGroup } from '../http/route-group';
 import { listBell, markBellRead } from '../notifications/bell';
 import type { NotificationService } from '../notifications/notification-service';
 
-const BellEntrySchema = v.object({
+export const BellEntrySchema = v.object({
   id: v.string(),
   event: v.string(),
   timestamp: v.string(),

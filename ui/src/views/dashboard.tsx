@@ -2,10 +2,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, api, type RecentStatus } from '../api';
 import { updateKindOf } from '../format';
 import { agents, containerList } from '../state';
+import { NotificationBell } from './notification-bell';
 
 const KINDS = ['major', 'minor', 'patch', 'digest'] as const;
+/** The maturity levels of a pending update, youngest first (the list's `maturity` filter takes each). */
+const MATURITY = ['hot', 'mature', 'established'] as const;
 
-/** Fleet counts, updates by kind and connected agents, from the live store; recent status from the audit. */
+/**
+ * Fleet counts, updates by kind and by maturity, and connected agents, from the live store (the same
+ * counts as GET /containers/summary, kept current by the event stream); recent status from the audit;
+ * the notification bell.
+ */
 export function Dashboard() {
   const [recent, setRecent] = useState<RecentStatus | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -44,6 +51,22 @@ export function Dashboard() {
           ))}
         </dl>
       </section>
+      <section aria-labelledby="by-maturity" class="card">
+        <h2 id="by-maturity">Updates by maturity</h2>
+        <dl class="inline">
+          {MATURITY.map((level) => (
+            <div key={level}>
+              <dt>{level}</dt>
+              <dd>
+                <a href={`/containers?maturity=${level}`}>
+                  {withUpdate.filter((c) => c.updateMaturityLevel === level).length}
+                </a>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      <NotificationBell />
       <section aria-labelledby="agents" class="card">
         <h2 id="agents">Agents</h2>
         {agents.value.length === 0 ? (
