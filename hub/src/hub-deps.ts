@@ -9,6 +9,7 @@ import type { Logger } from '../../shared/logging/logger';
 import type { ExpositionFormat } from '../../shared/metrics/exposition-format';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { HookRunner } from '../../shared/update/hooks';
+import type { HibernatableEdgeUpgrader } from './edge/hibernatable-edge-socket';
 
 /**
  * The runtime's one wake-up for the hub's durable schedules (hub/src/schedule/scheduler.ts): `set`
@@ -47,6 +48,12 @@ export interface HubDeps {
   wakeUp?: ((fire: () => Promise<void>) => RuntimeWakeUp) | undefined;
   /** Present where the runtime can upgrade to WebSocket; WebSocket routes answer 501 otherwise. */
   upgradeWebSocket?: UpgradeWebSocket<unknown> | undefined;
+  /**
+   * Where the runtime can hibernate edge sockets (Workers: the Durable Object's acceptWebSocket):
+   * the edge endpoint upgrades through it, and the runtime routes the sockets' events to
+   * `Hub.edge` (socketMessage, socketClosed, resumeSocket). Absent (Node): upgradeWebSocket.
+   */
+  edgeSockets?: HibernatableEdgeUpgrader | undefined;
   /**
    * Sets one socket's frame cap in the runtime's WebSocket parser, where it has one per socket
    * (Node: every socket starts at the edge protocol's pre-sign-in cap, and a signed-in agent's is

@@ -1,5 +1,6 @@
-import type { WSContext, WSEvents } from 'hono/ws';
+import { WSContext, type WSEvents } from 'hono/ws';
 import type { Storage } from 'unstorage';
+import * as v from 'valibot';
 import {
   EDGE_CLOSE,
   EDGE_HEARTBEAT_MS,
@@ -14,6 +15,7 @@ import type { AuthorizedKey } from './authorized-keys';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
 import {
   EdgeSession,
+  type EdgeSessionOptions,
   type EdgeTimings,
   type HelloFrame,
   type InventoryFrame,
@@ -21,6 +23,7 @@ import {
   type SignInVerdict,
 } from './edge-session';
 import type { CloseVerdict } from './frame-reader';
+import { EdgeSessionRecordSchema, type HibernatableEdgeSocket } from './hibernatable-edge-socket';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
 import { SnapshotAssembler } from './snapshot-assembler';
@@ -55,6 +58,22 @@ export interface EdgeSessionsDeps {
   signInLimits: SignInLimits;
   /** Raises a signed-in agent's frame cap in the runtime's parser (Node); absent where frames arrive whole. */
   setFrameLimit: ((ws: WSContext, maxBytes: number) => void) | undefined;
+  /**
+   * The runtime hibernates sockets (Workers): no ticker of its own, which would keep the object
+   * awake; the hub's scheduled `edge.liveness` job calls sweep() instead, and the runtime answers
+   * the agents' pings (docs/workers.md "Edge sockets").
+   */
+  socketsHibernate?: boolean | undefined;
+}
+
+/** A hibernatable socket as the session's WSContext: the session never sees the runtime's type. */
+function contextOf(socket: HibernatableEdgeSocket): WSContext {
+  return new WSContext({
+    send: (data) => socket.send(String(data)),
+    close: (code, reason) => socket.close(code ?? 1000, reason ?? ''),
+    raw: socket,
+    readyState: 1,
+  });
 }
 
 /**
@@ -69,6 +88,9 @@ export class EdgeSessions implements SessionOwner {
   private readonly assemblers = new WeakMap<EdgeSession, SnapshotAssembler>();
   private readonly signingIn: SignInSlots;
   private readonly slots = new WeakMap<EdgeSession, SignInSlot>();
+  private readonly bySocket = new WeakMap<HibernatableEdgeSocket, EdgeSession>();
+  /** Sign-in deadline timers of hibernatable sockets, cleared at the welcome so the object may sleep. */
+  private readonly deadlines = new WeakMap<EdgeSession, ReturnType<typeof setTimeout>>();
   private readonly checkSignIn;
   private readonly logger;
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -95,7 +117,7 @@ export class EdgeSessions implements SessionOwner {
       10,
       Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)),
     );
-    this.ticker = setInterval(() => this.tick(), tickMs);
+    if (!this.deps.socketsHibernate) this.ticker = setInterval(() => this.sweep(), tickMs);
     this.ready = true;
   }
 
@@ -130,25 +152,94 @@ export class EdgeSessions implements SessionOwner {
           ws.close(EDGE_CLOSE.goingAway, 'hub shutting down');
           return;
         }
-        session = new EdgeSession({
-          ws,
-          protocol: connection.protocol,
-          address: connection.address,
-          hubVersion: this.deps.version,
-          timings: this.timings,
-          owner: this,
-          logger: this.logger,
-          now: this.deps.now,
-          setFrameLimit: this.deps.setFrameLimit,
-        });
+        session = this.newSession(ws, connection, { setFrameLimit: this.deps.setFrameLimit });
         if (connection.slot) this.slots.set(session, connection.slot);
-        this.sessions.add(session);
         session.open();
       },
       onMessage: (event) => session?.message(event.data),
       onClose: (event) => session?.socketClosed((event as CloseEvent).code ?? 1006),
       onError: () => session?.socketClosed(1006),
     };
+  }
+
+  // ---- hibernatable sockets (Workers; docs/workers.md "Edge sockets") ---------------------------
+
+  /** The socket of an accepted hibernatable upgrade: its session starts with the challenge. */
+  openSocket(socket: HibernatableEdgeSocket, connection: EdgeConnection): void {
+    if (this.stopping) {
+      connection.slot?.release();
+      socket.close(EDGE_CLOSE.goingAway, 'hub shutting down');
+      return;
+    }
+    const session = this.newSession(contextOf(socket), connection, this.socketOptions(socket));
+    this.bySocket.set(socket, session);
+    if (connection.slot) this.slots.set(session, connection.slot);
+    session.open();
+    // The sign-in deadline without a ticker: a timer only while this sign-in is pending (the
+    // object stays awake meanwhile), cleared at the welcome or the close.
+    this.deadlines.set(
+      session,
+      setTimeout(() => this.sweep(), this.timings.signInDeadlineMs + 100),
+    );
+  }
+
+  /**
+   * The session of a socket the hub has not seen since it started (it woke from hibernation, or
+   * was re-created with the socket still open): rebuilt from the socket's record and the agent's
+   * stored description, quietly, as the same session it was. A record that does not validate, or
+   * a key revoked meanwhile, closes the socket; the agent reconnects or stays out.
+   */
+  resumeSocket(socket: HibernatableEdgeSocket): EdgeSession | undefined {
+    const known = this.bySocket.get(socket);
+    if (known) return known;
+    const parsed = v.safeParse(EdgeSessionRecordSchema, socket.loadRecord());
+    if (!parsed.success || this.stopping) {
+      socket.close(EDGE_CLOSE.goingAway, parsed.success ? 'hub shutting down' : 'session lost, reconnect');
+      return undefined;
+    }
+    const record = parsed.output;
+    const session = this.newSession(
+      contextOf(socket),
+      { protocol: record.protocol, address: record.address },
+      { ...this.socketOptions(socket), resume: record },
+    );
+    this.bySocket.set(socket, session);
+    const { agentName, keyId } = record;
+    // A sign-in in progress: the hello to come is verified against the challenge it was sent.
+    if (agentName === undefined) return session;
+    const details = this.deps.directory.agentDetails(agentName);
+    if (keyId === undefined || this.keys.get(keyId)?.revokedAt !== null) {
+      session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
+      return undefined;
+    }
+    const runtime =
+      details &&
+      this.deps.directory.connected(
+        agentName,
+        session,
+        {
+          keyId,
+          info: details.info,
+          watchers: [...details.watchers],
+          ...(record.address !== undefined && { address: record.address }),
+        },
+        { resumed: true },
+      );
+    if (!runtime) {
+      session.close(EDGE_CLOSE.goingAway, 'session lost, reconnect');
+      return undefined;
+    }
+    this.assemblers.set(session, new SnapshotAssembler());
+    runtime.resumed();
+    return session;
+  }
+
+  socketMessage(socket: HibernatableEdgeSocket, data: unknown): void {
+    this.resumeSocket(socket)?.message(data);
+  }
+
+  socketClosed(socket: HibernatableEdgeSocket, code: number): void {
+    this.resumeSocket(socket)?.socketClosed(code);
   }
 
   async registerKey(key: AuthorizedKey): Promise<EdgeKey | 'exists'> {
@@ -196,6 +287,7 @@ export class EdgeSessions implements SessionOwner {
 
   welcomed(session: EdgeSession, hello: HelloFrame): void {
     this.slots.get(session)?.release();
+    clearTimeout(this.deadlines.get(session));
     if (this.keys.get(hello.keyId)?.revokedAt !== null) {
       session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
       return;
@@ -224,9 +316,13 @@ export class EdgeSessions implements SessionOwner {
     }
     const entry = runtime.get(frame.watcher);
     if (!entry) return { code: EDGE_CLOSE.invalidFrame, reason: `watcher ${frame.watcher} was not announced in hello` };
-    if (frame.type === 'container.changed') entry.host.applyChanged(frame.container, frame.image);
-    else if (frame.type === 'container.removed') entry.host.applyRemoved(frame.containerId);
-    else if (frame.type === 'operation') entry.host.applyOperation(frame.operation);
+    if (frame.type === 'container.changed' || frame.type === 'container.removed') {
+      if (frame.type === 'container.changed') entry.host.applyChanged(frame.container, frame.image);
+      else entry.host.applyRemoved(frame.containerId);
+      // A resumed session's first delta: the host's mirror was lost with the hibernated object, so
+      // the agent sends its whole inventory again (an inventory request without operationId is a full sync).
+      if (runtime.takeResync(frame.watcher)) this.requestFullSync(session, frame.watcher);
+    } else if (frame.type === 'operation') entry.host.applyOperation(frame.operation);
     else {
       const step = this.assemblers.get(session)?.add(frame);
       if (!step || 'error' in step)
@@ -249,6 +345,7 @@ export class EdgeSessions implements SessionOwner {
   closed(session: EdgeSession, code: number, signedIn: boolean): void {
     this.sessions.delete(session);
     this.slots.get(session)?.release();
+    clearTimeout(this.deadlines.get(session));
     const name = session.agentName;
     if (!signedIn || name === undefined) return;
     this.deps.directory.disconnected(name, session, {
@@ -258,7 +355,48 @@ export class EdgeSessions implements SessionOwner {
     });
   }
 
-  private tick(): void {
+  private requestFullSync(session: EdgeSession, watcher: string): void {
+    session.request({ method: 'inventory', watcher }).catch((error: unknown) =>
+      this.logger.warn('full sync after a resumed session failed', {
+        agent: session.agentName,
+        watcher,
+        error: String(error),
+      }),
+    );
+  }
+
+  private newSession(
+    ws: WSContext,
+    connection: Pick<EdgeConnection, 'protocol' | 'address'>,
+    options: Partial<EdgeSessionOptions>,
+  ): EdgeSession {
+    const session = new EdgeSession({
+      ws,
+      protocol: connection.protocol,
+      address: connection.address,
+      hubVersion: this.deps.version,
+      timings: this.timings,
+      owner: this,
+      logger: this.logger,
+      now: this.deps.now,
+      ...options,
+    });
+    this.sessions.add(session);
+    return session;
+  }
+
+  private socketOptions(socket: HibernatableEdgeSocket): Partial<EdgeSessionOptions> {
+    return {
+      saveRecord: (record) => socket.saveRecord(record),
+      autoAnsweredAt: () => socket.autoAnsweredAt(),
+    };
+  }
+
+  /**
+   * Sign-in deadlines, pings and silence of every session: on a ticker, or where sockets hibernate
+   * from the scheduled `edge.liveness` job and the sign-in timers.
+   */
+  sweep(): void {
     const now = this.deps.now();
     for (const session of [...this.sessions]) session.tick(now);
     // Sessions past the deadline were closed just above; this frees upgrades that never opened.
