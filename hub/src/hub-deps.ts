@@ -9,7 +9,26 @@ import type { Logger } from '../../shared/logging/logger';
 import type { ExpositionFormat } from '../../shared/metrics/exposition-format';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { HookRunner } from '../../shared/update/hooks';
-import type { HibernatableEdgeUpgrader } from './edge/hibernatable-edge-socket';
+
+/**
+ * An edge socket whose owner may hibernate: the runtime keeps the connection, the hub keeps the
+ * session's record with it (Workers: `serializeAttachment`).
+ */
+export interface HibernatableEdgeSocket {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  /** Keeps the session's record (small: at most 2,048 bytes on Workers) with the socket. */
+  saveRecord(record: object): void;
+  /** What saveRecord stored, unvalidated (it is read back from the runtime). */
+  loadRecord(): unknown;
+  /** When the runtime last answered the agent's ping by itself (ms since the epoch), if ever. */
+  autoAnsweredAt(): number | undefined;
+}
+
+/** The runtime's upgrade to a hibernatable socket: it accepts the socket, then hands it to `open`, and returns the 101. */
+export interface HibernatableEdgeUpgrader {
+  upgrade(c: Context, subprotocolToken: string, open: (socket: HibernatableEdgeSocket) => void): Response;
+}
 
 /**
  * The runtime's one wake-up for the hub's durable schedules (hub/src/schedule/scheduler.ts): `set`

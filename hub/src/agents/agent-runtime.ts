@@ -109,10 +109,17 @@ export class AgentRuntime {
   /**
    * The session was resumed after the hub hibernated (docs/workers.md "Edge sockets"): the records
    * are stored, but the agent's inventory as it sent it (each host's mirror) was in memory only.
-   * Each watcher waits for a full sync, asked of the agent at its first delta (takeResync).
+   * Each watcher waits for a full sync, asked of the agent (`requestSync`) at its first delta
+   * (takeResync) or when its cycle falls due, whichever comes first.
    */
-  resumed(): void {
-    for (const [name, entry] of this.watchers) if (!entry.running) this.unsynced.add(name);
+  resumed(requestSync: (watcherName: string) => void): void {
+    for (const [name, entry] of this.watchers) {
+      if (entry.running) continue;
+      this.unsynced.add(name);
+      entry.watcher.scheduleUntilStarted(() => {
+        if (this.takeResync(name)) requestSync(name);
+      });
+    }
   }
 
   /** True once for a resumed watcher that has not had a full sync since: the caller asks the agent for one. */
@@ -124,11 +131,13 @@ export class AgentRuntime {
   setLink(link: EdgeLink | undefined): void {
     for (const entry of this.watchers.values()) {
       entry.host.setLink(link);
-      if (!link && entry.running) {
+      // A watcher of a resumed session that never ran holds its schedule too (scheduleUntilStarted).
+      if (!link && (entry.running || this.unsynced.has(entry.config.name))) {
         entry.running = false;
         void entry.watcher.stop();
       }
     }
+    if (!link) this.unsynced.clear();
   }
 
   /**

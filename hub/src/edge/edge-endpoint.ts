@@ -8,8 +8,8 @@ import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
 import { isSameOrigin } from '../http/same-origin';
 import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS, tooManyRequests } from '../http/server-rate-limit';
+import type { HibernatableEdgeUpgrader } from '../hub-deps';
 import type { EdgeSessions } from './edge-sessions';
-import type { HibernatableEdgeUpgrader } from './hibernatable-edge-socket';
 import type { SlotRefusal } from './sign-in-slots';
 
 export const EDGE_WS_PATH = '/edge/ws';

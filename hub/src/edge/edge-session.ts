@@ -11,8 +11,8 @@ import {
 import { newChallenge } from '../../../shared/edge/sign-in';
 import type { Logger } from '../../../shared/logging/logger';
 import { type EdgeRequestOptions, PendingRequests } from '../agents/edge-requests';
+import type { EdgeSessionRecord } from './edge-session-record';
 import { type CloseVerdict, readAgentFrame } from './frame-reader';
-import type { EdgeSessionRecord } from './hibernatable-edge-socket';
 
 export type HelloFrame = Extract<AgentFrame, { type: 'hello' }>;
 /** The frames the session hands to its owner once signed in (the rest it answers itself). */

@@ -11,6 +11,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { EdgeKey } from '../../../shared/schemas/edge-key';
 import type { AgentDirectory } from '../agents/agent-directory';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
+import type { HibernatableEdgeSocket } from '../hub-deps';
 import type { AuthorizedKey } from './authorized-keys';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
 import {
@@ -22,8 +23,8 @@ import {
   type SessionOwner,
   type SignInVerdict,
 } from './edge-session';
+import { EdgeSessionRecordSchema } from './edge-session-record';
 import type { CloseVerdict } from './frame-reader';
-import { EdgeSessionRecordSchema, type HibernatableEdgeSocket } from './hibernatable-edge-socket';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
 import { SnapshotAssembler } from './snapshot-assembler';
@@ -230,7 +231,7 @@ export class EdgeSessions implements SessionOwner {
       return undefined;
     }
     this.assemblers.set(session, new SnapshotAssembler());
-    runtime.resumed();
+    runtime.resumed((watcher) => this.requestFullSync(session, watcher));
     return session;
   }
 

@@ -1,8 +1,4 @@
-import type {
-  EdgeSessionRecord,
-  HibernatableEdgeSocket,
-  HibernatableEdgeUpgrader,
-} from '../../edge/hibernatable-edge-socket';
+import type { HibernatableEdgeSocket, HibernatableEdgeUpgrader } from '../../hub-deps';
 
 /** A server socket of the Durable Object's WebSocket Hibernation API. */
 export interface HibernationWebSocket extends WebSocket {
@@ -50,7 +46,7 @@ export function hibernatableEdgeSockets(state: WebSocketHibernationState): Hiber
           // Already closed or closing.
         }
       },
-      saveRecord: (record: EdgeSessionRecord) => server.serializeAttachment(record),
+      saveRecord: (record) => server.serializeAttachment(record),
       loadRecord: () => server.deserializeAttachment(),
       autoAnsweredAt: () => state.getWebSocketAutoResponseTimestamp(server)?.getTime(),
     };

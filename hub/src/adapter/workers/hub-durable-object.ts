@@ -6,7 +6,7 @@ import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger
 import { composeHub, type Hub } from '../../compose-hub';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { type RuntimeRefusal, runtimeRefusals, withoutRefused } from '../../config/runtime-capabilities';
-import { EDGE_AUTO_HEARTBEAT } from '../../edge/hibernatable-edge-socket';
+import { EDGE_AUTO_HEARTBEAT } from '../../edge/edge-session-record';
 import { errorBody } from '../../http/http-error';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { alarmWakeUp, type DurableObjectAlarmStorage } from './alarm-wake-up';

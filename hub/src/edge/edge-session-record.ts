@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import * as v from 'valibot';
 
 /**
@@ -21,25 +20,6 @@ export const EdgeSessionRecordSchema = v.object({
   lastFrameAt: v.number(),
 });
 export type EdgeSessionRecord = v.InferOutput<typeof EdgeSessionRecordSchema>;
-
-/**
- * An edge socket whose owner may hibernate: the runtime keeps the connection, the hub keeps the
- * session's record with it (Workers: `serializeAttachment`).
- */
-export interface HibernatableEdgeSocket {
-  send(text: string): void;
-  close(code: number, reason: string): void;
-  saveRecord(record: EdgeSessionRecord): void;
-  /** What saveRecord stored, unvalidated (it is read back from the runtime). */
-  loadRecord(): unknown;
-  /** When the runtime last answered the agent's ping by itself (ms since the epoch), if ever. */
-  autoAnsweredAt(): number | undefined;
-}
-
-/** The runtime's upgrade to a hibernatable socket: it accepts the socket, then hands it to `open`, and returns the 101. */
-export interface HibernatableEdgeUpgrader {
-  upgrade(c: Context, subprotocolToken: string, open: (socket: HibernatableEdgeSocket) => void): Response;
-}
 
 /**
  * The heartbeat the runtime answers without waking the hub (docs/edge-protocol.md "Heartbeats"):
