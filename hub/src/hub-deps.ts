@@ -70,7 +70,7 @@ export interface HubDeps {
   /**
    * Where the runtime can hibernate edge sockets (Workers: the Durable Object's acceptWebSocket):
    * the edge endpoint upgrades through it, and the runtime routes the sockets' events to
-   * `Hub.edge` (socketMessage, socketClosed, resumeSocket). Absent (Node): upgradeWebSocket.
+   * `Hub.parts.edge.sockets` (open, message, closed, resume). Absent (Node): upgradeWebSocket.
    */
   edgeSockets?: HibernatableEdgeUpgrader | undefined;
   /**

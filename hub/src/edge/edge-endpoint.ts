@@ -136,7 +136,7 @@ export function registerEdgeEndpoint(api: RouteGroup, deps: EdgeEndpointDeps): v
       if ('refused' in slot) throw signInCapReached(slot);
       const connection = { protocol, address, slot };
       if (deps.hibernatable)
-        return deps.hibernatable.upgrade(c, token, (socket) => edge.openSocket(socket, connection));
+        return deps.hibernatable.upgrade(c, token, (socket) => edge.sockets.open(socket, connection));
       const upgrade = deps.upgradeWebSocket as NonNullable<typeof deps.upgradeWebSocket>;
       // The token is for runtimes whose helper writes the 101 itself (Workers); on Node, ws's handleProtocols picks it.
       return upgrade(c, edge.connect(connection), { protocol: token });

@@ -1,6 +1,5 @@
-import { WSContext, type WSEvents } from 'hono/ws';
+import type { WSContext, WSEvents } from 'hono/ws';
 import type { Storage } from 'unstorage';
-import * as v from 'valibot';
 import {
   EDGE_CLOSE,
   EDGE_HEARTBEAT_MS,
@@ -11,7 +10,6 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { EdgeKey } from '../../../shared/schemas/edge-key';
 import type { AgentDirectory } from '../agents/agent-directory';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
-import type { HibernatableEdgeSocket } from '../hub-deps';
 import type { AuthorizedKey } from './authorized-keys';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
 import {
@@ -23,7 +21,7 @@ import {
   type SessionOwner,
   type SignInVerdict,
 } from './edge-session';
-import { EdgeSessionRecordSchema } from './edge-session-record';
+import { EdgeSocketSessions } from './edge-socket-sessions';
 import type { CloseVerdict } from './frame-reader';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
@@ -67,16 +65,6 @@ export interface EdgeSessionsDeps {
   socketsHibernate?: boolean | undefined;
 }
 
-/** A hibernatable socket as the session's WSContext: the session never sees the runtime's type. */
-function contextOf(socket: HibernatableEdgeSocket): WSContext {
-  return new WSContext({
-    send: (data) => socket.send(String(data)),
-    close: (code, reason) => socket.close(code ?? 1000, reason ?? ''),
-    raw: socket,
-    readyState: 1,
-  });
-}
-
 /**
  * The hub's side of edge/1.0: the key registry and every WebSocket session from upgrade to close.
  * A signed-in session becomes the agent's link in the directory; its inventory frames are applied
@@ -85,11 +73,12 @@ function contextOf(socket: HibernatableEdgeSocket): WSContext {
 export class EdgeSessions implements SessionOwner {
   readonly keys: EdgeKeyStore;
   readonly timings: EdgeTimings;
+  /** The sockets a hibernating runtime holds (Workers), routed here by the runtime's handlers. */
+  readonly sockets = new EdgeSocketSessions(this);
   private readonly sessions = new Set<EdgeSession>();
   private readonly assemblers = new WeakMap<EdgeSession, SnapshotAssembler>();
   private readonly signingIn: SignInSlots;
   private readonly slots = new WeakMap<EdgeSession, SignInSlot>();
-  private readonly bySocket = new WeakMap<HibernatableEdgeSocket, EdgeSession>();
   /** Sign-in deadline timers of hibernatable sockets, cleared at the welcome so the object may sleep. */
   private readonly deadlines = new WeakMap<EdgeSession, ReturnType<typeof setTimeout>>();
   private readonly checkSignIn;
@@ -165,82 +154,56 @@ export class EdgeSessions implements SessionOwner {
 
   // ---- hibernatable sockets (Workers; docs/workers.md "Edge sockets") ---------------------------
 
-  /** The socket of an accepted hibernatable upgrade: its session starts with the challenge. */
-  openSocket(socket: HibernatableEdgeSocket, connection: EdgeConnection): void {
+  /**
+   * A session on a socket the runtime holds (EdgeSocketSessions), registered like connect()'s;
+   * undefined while the hub stops. `signInTimer`: its sign-in deadline has a timer of its own,
+   * cleared at the welcome or the close, since there is no ticker where sockets hibernate.
+   */
+  adopt(
+    ws: WSContext,
+    connection: EdgeConnection,
+    options: Partial<EdgeSessionOptions>,
+    signInTimer: boolean,
+  ): EdgeSession | undefined {
     if (this.stopping) {
       connection.slot?.release();
-      socket.close(EDGE_CLOSE.goingAway, 'hub shutting down');
-      return;
+      return undefined;
     }
-    const session = this.newSession(contextOf(socket), connection, this.socketOptions(socket));
-    this.bySocket.set(socket, session);
+    const session = this.newSession(ws, connection, options);
     if (connection.slot) this.slots.set(session, connection.slot);
-    session.open();
-    // The sign-in deadline without a ticker: a timer only while this sign-in is pending (the
-    // object stays awake meanwhile), cleared at the welcome or the close.
-    this.deadlines.set(
-      session,
-      setTimeout(() => this.sweep(), this.timings.signInDeadlineMs + 100),
-    );
-  }
-
-  /**
-   * The session of a socket the hub has not seen since it started (it woke from hibernation, or
-   * was re-created with the socket still open): rebuilt from the socket's record and the agent's
-   * stored description, quietly, as the same session it was. A record that does not validate, or
-   * a key revoked meanwhile, closes the socket; the agent reconnects or stays out.
-   */
-  resumeSocket(socket: HibernatableEdgeSocket): EdgeSession | undefined {
-    const known = this.bySocket.get(socket);
-    if (known) return known;
-    const parsed = v.safeParse(EdgeSessionRecordSchema, socket.loadRecord());
-    if (!parsed.success || this.stopping) {
-      socket.close(EDGE_CLOSE.goingAway, parsed.success ? 'hub shutting down' : 'session lost, reconnect');
-      return undefined;
-    }
-    const record = parsed.output;
-    const session = this.newSession(
-      contextOf(socket),
-      { protocol: record.protocol, address: record.address },
-      { ...this.socketOptions(socket), resume: record },
-    );
-    this.bySocket.set(socket, session);
-    const { agentName, keyId } = record;
-    // A sign-in in progress: the hello to come is verified against the challenge it was sent.
-    if (agentName === undefined) return session;
-    const details = this.deps.directory.agentDetails(agentName);
-    if (keyId === undefined || this.keys.get(keyId)?.revokedAt !== null) {
-      session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
-      return undefined;
-    }
-    const runtime =
-      details &&
-      this.deps.directory.connected(
-        agentName,
+    if (signInTimer)
+      this.deadlines.set(
         session,
-        {
-          keyId,
-          info: details.info,
-          watchers: [...details.watchers],
-          ...(record.address !== undefined && { address: record.address }),
-        },
-        { resumed: true },
+        setTimeout(() => this.sweep(), this.timings.signInDeadlineMs + 100),
       );
-    if (!runtime) {
-      session.close(EDGE_CLOSE.goingAway, 'session lost, reconnect');
-      return undefined;
-    }
-    this.assemblers.set(session, new SnapshotAssembler());
-    runtime.resumed((watcher) => this.requestFullSync(session, watcher));
     return session;
   }
 
-  socketMessage(socket: HibernatableEdgeSocket, data: unknown): void {
-    this.resumeSocket(socket)?.message(data);
-  }
-
-  socketClosed(socket: HibernatableEdgeSocket, code: number): void {
-    this.resumeSocket(socket)?.socketClosed(code);
+  /**
+   * A resumed session's agent linked again, quietly (`resumed`: no event, no write), as the same
+   * session it was; false when that cannot be (a key revoked meanwhile: closed with 4002; the agent
+   * unknown or the hub stopping: 1001, and the agent reconnects).
+   */
+  relink(session: EdgeSession, agentName: string, keyId: string, address: string | undefined): boolean {
+    if (this.keys.get(keyId)?.revokedAt !== null) {
+      session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
+      return false;
+    }
+    const details = this.deps.directory.agentDetails(agentName);
+    const parts = details && {
+      keyId,
+      info: details.info,
+      watchers: [...details.watchers],
+      ...(address !== undefined && { address }),
+    };
+    const runtime = parts && this.deps.directory.connected(agentName, session, parts, { resumed: true });
+    if (!runtime) {
+      session.close(EDGE_CLOSE.goingAway, 'session lost, reconnect');
+      return false;
+    }
+    this.assemblers.set(session, new SnapshotAssembler());
+    runtime.resumed((watcher) => this.requestFullSync(session, watcher));
+    return true;
   }
 
   async registerKey(key: AuthorizedKey): Promise<EdgeKey | 'exists'> {
@@ -384,13 +347,6 @@ export class EdgeSessions implements SessionOwner {
     });
     this.sessions.add(session);
     return session;
-  }
-
-  private socketOptions(socket: HibernatableEdgeSocket): Partial<EdgeSessionOptions> {
-    return {
-      saveRecord: (record) => socket.saveRecord(record),
-      autoAnsweredAt: () => socket.autoAnsweredAt(),
-    };
   }
 
   /**

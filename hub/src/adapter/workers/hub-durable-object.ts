@@ -128,7 +128,7 @@ export class HubDurableObject {
         .catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message }));
       // Woken from hibernation (or re-created) with agents' sockets still open: their sessions come
       // back before any event is delivered, so the agents are listed connected and their frames served.
-      for (const socket of this.edgeSockets.all()) hub.parts.edge?.resumeSocket(socket);
+      for (const socket of this.edgeSockets.all()) hub.parts.edge?.sockets.resume(socket);
     });
   }
 
@@ -152,18 +152,18 @@ export class HubDurableObject {
   /** A frame on a hibernatable edge socket (the runtime answered the plain pings itself). */
   webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
     const edge = this.hub?.parts.edge;
-    if (edge) edge.socketMessage(this.edgeSockets.socketOf(ws), message);
+    if (edge) edge.sockets.message(this.edgeSockets.socketOf(ws), message);
     else this.edgeSockets.socketOf(ws).close(1011, 'hub not available');
   }
 
   webSocketClose(ws: WebSocket, code: number): void {
-    this.hub?.parts.edge?.socketClosed(this.edgeSockets.socketOf(ws), code);
+    this.hub?.parts.edge?.sockets.closed(this.edgeSockets.socketOf(ws), code);
     // The closing handshake completes when this side closes too.
     this.edgeSockets.socketOf(ws).close(1000, '');
   }
 
   webSocketError(ws: WebSocket): void {
-    this.hub?.parts.edge?.socketClosed(this.edgeSockets.socketOf(ws), 1006);
+    this.hub?.parts.edge?.sockets.closed(this.edgeSockets.socketOf(ws), 1006);
   }
 
   fetch(request: Request): Response | Promise<Response> {
