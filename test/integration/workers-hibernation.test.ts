@@ -134,7 +134,7 @@ afterAll(async () => {
 });
 
 describe('hibernatable edge sockets under workerd', () => {
-  it('answers the plain ping without the object, wakes on a frame with the session intact, and revokes', async () => {
+  it('answers the plain ping without the object, wakes on a frame with the session intact, and revokes a hibernated agent', async () => {
     const agent = await signedInAgent('sleeper');
 
     // The agent's heartbeat is the runtime's to answer: webSocketMessage never runs for it.
@@ -166,8 +166,13 @@ describe('hibernatable edge sockets under workerd', () => {
     agent.socket.send(`${JSON.stringify({ type: 'ping' })} `);
     await waitFor(() => (agent.count('pong') >= 2 ? true : undefined), 5_000, 'the hub pong');
 
+    // Hibernated again, then the key is revoked: the request wakes a new object, which resumes the
+    // session before serving it, so the revocation closes the agent's socket as on Node.
+    const awake = await counts();
+    await new Promise((resolve) => setTimeout(resolve, HIBERNATION_WAIT_MS));
     const revoked = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys/${agent.identity.keyId}`, { method: 'DELETE' });
     expect(revoked.status).toBe(200);
     expect(await agent.closed).toBe(EDGE_CLOSE.keyRevoked);
-  }, 60_000);
+    expect((await counts()).instance).not.toBe(awake.instance);
+  }, 90_000);
 });
