@@ -485,7 +485,8 @@ export function composeHub(input: HubInput): Hub {
       // A session nobody uses again is never resolved, so never found expired on read.
       scheduler.job('sessions.expiry', () => sessions.sweep(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
       // Hibernating edge sockets have no ticker (it would keep the object awake): their sign-in
-      // deadlines have timers, and silence is checked once per silence limit (docs/workers.md "Edge sockets").
+      // deadlines have timers, and silence is checked once per silence limit, so a silent agent
+      // goes within two limits rather than decisions §6's one: fewer wakes (docs/workers.md "Edge sockets").
       if (edge && input.edgeSockets)
         scheduler.job('edge.liveness', async () => edge.sweep(), { everyMs: edgeTimings.silenceLimitMs });
       // Every job is defined: the wake-up is armed at the earliest (one missed while down runs now).

@@ -92,8 +92,10 @@ export class AgentDirectory {
     await this.registry.load();
     for (const description of this.registry.all()) this.runtimeOf(description.name, description.watchers);
     const { scheduledLastSeen } = this.deps;
+    // Once per flush period there: a connected agent's listed lastSeen is live (its link), so the
+    // stored one is only read after a restart, and each wake-up of the object is worth saving.
     if (scheduledLastSeen)
-      scheduledLastSeen.job('agents.last-seen', async () => this.flushLastSeen(), { everyMs: LAST_SEEN_TICK_MS });
+      scheduledLastSeen.job('agents.last-seen', async () => this.flushLastSeen(), { everyMs: LAST_SEEN_FLUSH_MS });
     else this.ticker = setInterval(() => this.flushLastSeen(), LAST_SEEN_TICK_MS);
   }
 
