@@ -90,7 +90,10 @@ export type HubRoutes = RouteTable;
  * middleware and every route group, each given exactly what its options type names.
  */
 export interface HttpParts {
-  input: Pick<HubDeps, 'logRing' | 'version' | 'runtime' | 'storageDriver' | 'dropConnection' | 'runtimeMetrics'> & {
+  input: Pick<
+    HubDeps,
+    'logRing' | 'version' | 'runtime' | 'storageDriver' | 'dropConnection' | 'runtimeMetrics' | 'edgeSockets'
+  > & {
     uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
     inventoryDeadlineMs?: number | undefined;
     ui?: UiSource | undefined;
@@ -295,6 +298,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   if (parts.edge) {
     registerEdgeEndpoint(api, {
       upgradeWebSocket: parts.webSockets.upgradeWebSocket,
+      hibernatable: input.edgeSockets,
       clientAddress,
       config,
       now,

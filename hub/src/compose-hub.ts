@@ -319,6 +319,8 @@ export function composeHub(input: HubInput): Hub {
     newWatcher,
     expectations,
     requestTimeoutMs: edgeTimings.requestTimeoutMs,
+    // Where edge sockets hibernate, no interval of the directory may keep the object awake.
+    scheduledLastSeen: input.edgeSockets && scheduler,
   });
   agents.reserveListenNames(config.agents.map((agent) => agent.name));
   metrics.bindSources({
@@ -336,6 +338,7 @@ export function composeHub(input: HubInput): Hub {
         timings: edgeTimings,
         signInLimits: config.edge.signInLimits,
         setFrameLimit: input.setWebSocketFrameLimit,
+        socketsHibernate: input.edgeSockets !== undefined,
       })
     : undefined;
   // Listen-mode agents (DD_AGENT_<NAME>_*) are not the experimental edge: the directory serves them either way.
@@ -481,6 +484,11 @@ export function composeHub(input: HubInput): Hub {
       scheduler.job('audit.retention', () => audit.prune(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
       // A session nobody uses again is never resolved, so never found expired on read.
       scheduler.job('sessions.expiry', () => sessions.sweep(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
+      // Hibernating edge sockets have no ticker (it would keep the object awake): their sign-in
+      // deadlines have timers, and silence is checked once per silence limit, so a silent agent
+      // goes within two limits rather than decisions §6's one: fewer wakes (docs/workers.md "Edge sockets").
+      if (edge && input.edgeSockets)
+        scheduler.job('edge.liveness', async () => edge.sweep(), { everyMs: edgeTimings.silenceLimitMs });
       // Every job is defined: the wake-up is armed at the earliest (one missed while down runs now).
       scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).

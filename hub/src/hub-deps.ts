@@ -11,6 +11,26 @@ import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { HookRunner } from '../../shared/update/hooks';
 
 /**
+ * An edge socket whose owner may hibernate: the runtime keeps the connection, the hub keeps the
+ * session's record with it (Workers: `serializeAttachment`).
+ */
+export interface HibernatableEdgeSocket {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  /** Keeps the session's record (small: at most 2,048 bytes on Workers) with the socket. */
+  saveRecord(record: object): void;
+  /** What saveRecord stored, unvalidated (it is read back from the runtime). */
+  loadRecord(): unknown;
+  /** When the runtime last answered the agent's ping by itself (ms since the epoch), if ever. */
+  autoAnsweredAt(): number | undefined;
+}
+
+/** The runtime's upgrade to a hibernatable socket: it accepts the socket, then hands it to `open`, and returns the 101. */
+export interface HibernatableEdgeUpgrader {
+  upgrade(c: Context, subprotocolToken: string, open: (socket: HibernatableEdgeSocket) => void): Response;
+}
+
+/**
  * The runtime's one wake-up for the hub's durable schedules (hub/src/schedule/scheduler.ts): `set`
  * arms a single wake in `delayMs` (replacing the one armed before; undefined disarms), at which the
  * runtime calls the `fire` it was built with and awaits it. Relative, so a scheduler on an injected
@@ -47,6 +67,12 @@ export interface HubDeps {
   wakeUp?: ((fire: () => Promise<void>) => RuntimeWakeUp) | undefined;
   /** Present where the runtime can upgrade to WebSocket; WebSocket routes answer 501 otherwise. */
   upgradeWebSocket?: UpgradeWebSocket<unknown> | undefined;
+  /**
+   * Where the runtime can hibernate edge sockets (Workers: the Durable Object's acceptWebSocket):
+   * the edge endpoint upgrades through it, and the runtime routes the sockets' events to
+   * `Hub.parts.edge.sockets` (open, message, closed, resume). Absent (Node): upgradeWebSocket.
+   */
+  edgeSockets?: HibernatableEdgeUpgrader | undefined;
   /**
    * Sets one socket's frame cap in the runtime's WebSocket parser, where it has one per socket
    * (Node: every socket starts at the edge protocol's pre-sign-in cap, and a signed-in agent's is

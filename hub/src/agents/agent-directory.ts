@@ -3,6 +3,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { Agent } from '../../../shared/schemas/agent';
 import type { Container } from '../../../shared/schemas/container';
 import type { Publish } from '../events/event-bus';
+import type { Scheduler } from '../schedule/scheduler';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { Fleet } from '../watchers/fleet';
@@ -45,6 +46,11 @@ export interface AgentDirectoryDeps {
   expectations: InventoryExpectations;
   /** A command's deadline when its caller gives none. */
   requestTimeoutMs: number;
+  /**
+   * The lastSeen flush runs on the hub's scheduler (job `agents.last-seen`, the Durable Object
+   * alarm), not on a ticker of its own: a pending interval keeps a Durable Object from hibernating.
+   */
+  scheduledLastSeen?: Pick<Scheduler, 'job'> | undefined;
 }
 
 export interface AgentCause {
@@ -85,7 +91,12 @@ export class AgentDirectory {
   async load(): Promise<void> {
     await this.registry.load();
     for (const description of this.registry.all()) this.runtimeOf(description.name, description.watchers);
-    this.ticker = setInterval(() => this.flushLastSeen(), LAST_SEEN_TICK_MS);
+    const { scheduledLastSeen } = this.deps;
+    // Once per flush period there: a connected agent's listed lastSeen is live (its link), so the
+    // stored one is only read after a restart, and each wake-up of the object is worth saving.
+    if (scheduledLastSeen)
+      scheduledLastSeen.job('agents.last-seen', async () => this.flushLastSeen(), { everyMs: LAST_SEEN_FLUSH_MS });
+    else this.ticker = setInterval(() => this.flushLastSeen(), LAST_SEEN_TICK_MS);
   }
 
   async stop(): Promise<void> {
@@ -149,13 +160,16 @@ export class AgentDirectory {
 
   /**
    * A link is up and the agent identified: listed connected, its watchers reconciled and linked,
-   * and the events told. Undefined while the hub stops.
+   * and the events told. Undefined while the hub stops. `resumed`: the same session, rebuilt after
+   * the hub woke from hibernation (docs/workers.md "Edge sockets"): linked again without an event,
+   * since for the agent and the fleet nothing happened.
    */
   connected(
     name: string,
     link: AgentLink,
     parts: Pick<AgentDescription, 'info' | 'watchers'> &
       Partial<Pick<AgentDescription, 'keyId' | 'address' | 'listen'>>,
+    options: { resumed?: boolean } = {},
   ): AgentRuntime | undefined {
     if (this.stopping) return undefined;
     const previous = this.live.get(name);
@@ -165,9 +179,14 @@ export class AgentDirectory {
     previous?.close(EDGE_CLOSE.superseded, 'superseded by a newer session');
     const now = this.deps.now();
     const description: AgentDescription = { name, ...parts, infoAt: now, lastSeen: new Date(now).toISOString() };
-    this.save(description);
+    // Resumed, the stored description is the one read back: nothing to write for each agent at every wake.
+    if (!options.resumed) this.save(description);
     const runtime = this.runtimeOf(name, parts.watchers);
     runtime.setLink(link);
+    if (options.resumed) {
+      this.logger.debug(`agent ${name}: session resumed after hibernation`, { agent: name });
+      return runtime;
+    }
     this.logger.info(`agent ${name} connected`, {
       agent: name,
       address: parts.address,

@@ -51,6 +51,8 @@ const sameSchedule = (a: EdgeWatcher, b: EdgeWatcher) =>
  */
 export class AgentRuntime {
   private readonly watchers = new Map<string, AgentWatcher>();
+  /** Watchers of a resumed session still waiting for the full sync that refills their host (resumed()). */
+  private readonly unsynced = new Set<string>();
 
   constructor(
     readonly name: string,
@@ -104,15 +106,38 @@ export class AgentRuntime {
     await this.dropRecords(entry.config.name);
   }
 
+  /**
+   * The session was resumed after the hub hibernated (docs/workers.md "Edge sockets"): the records
+   * are stored, but the agent's inventory as it sent it (each host's mirror) was in memory only.
+   * Each watcher waits for a full sync, asked of the agent (`requestSync`) at its first delta
+   * (takeResync) or when its cycle falls due, whichever comes first.
+   */
+  resumed(requestSync: (watcherName: string) => void): void {
+    for (const [name, entry] of this.watchers) {
+      if (entry.running) continue;
+      this.unsynced.add(name);
+      entry.watcher.scheduleUntilStarted(() => {
+        if (this.takeResync(name)) requestSync(name);
+      });
+    }
+  }
+
+  /** True once for a resumed watcher that has not had a full sync since: the caller asks the agent for one. */
+  takeResync(watcherName: string): boolean {
+    return this.unsynced.delete(watcherName);
+  }
+
   /** A session began (link) or ended (undefined): hosts follow it, watchers stop until the next full sync. */
   setLink(link: EdgeLink | undefined): void {
     for (const entry of this.watchers.values()) {
       entry.host.setLink(link);
-      if (!link && entry.running) {
+      // A watcher of a resumed session that never ran holds its schedule too (scheduleUntilStarted).
+      if (!link && (entry.running || this.unsynced.has(entry.config.name))) {
         entry.running = false;
         void entry.watcher.stop();
       }
     }
+    if (!link) this.unsynced.clear();
   }
 
   /**
@@ -130,6 +155,7 @@ export class AgentRuntime {
     if (!entry) return;
     entry.host.applySnapshot(containers, images);
     if (!fullSync) return;
+    this.unsynced.delete(watcherName);
     if (!entry.running) {
       entry.running = true;
       // startDelayMs 0: start() itself schedules the one cycle that follows the sync.

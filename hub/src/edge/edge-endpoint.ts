@@ -8,6 +8,7 @@ import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
 import { isSameOrigin } from '../http/same-origin';
 import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS, tooManyRequests } from '../http/server-rate-limit';
+import type { HibernatableEdgeUpgrader } from '../hub-deps';
 import type { EdgeSessions } from './edge-sessions';
 import type { SlotRefusal } from './sign-in-slots';
 
@@ -37,6 +38,8 @@ export function selectEdgeSubprotocol(offered: Iterable<string>): string | undef
 export interface EdgeEndpointDeps {
   /** Absent where the runtime cannot upgrade: the endpoint answers 501. */
   upgradeWebSocket: UpgradeWebSocket<unknown> | undefined;
+  /** Where the runtime hibernates edge sockets (Workers), the upgrade goes through it instead. */
+  hibernatable?: HibernatableEdgeUpgrader | undefined;
   clientAddress: (c: Context) => string | undefined;
   config: Pick<HubConfig, 'server'>;
   now: () => number;
@@ -53,7 +56,8 @@ function acceptEdgeUpgrade(
   deps: EdgeEndpointDeps,
   limiter: RateLimiter,
 ): { token: string; protocol: string } {
-  if (!deps.upgradeWebSocket) throw new HttpError(501, 'This runtime does not serve WebSocket streams');
+  if (!deps.upgradeWebSocket && !deps.hibernatable)
+    throw new HttpError(501, 'This runtime does not serve WebSocket streams');
   const address = deps.clientAddress(c);
   const limit = deps.config.server.webSocketUpgradeLimit;
   const decision = limiter.take(address === undefined ? 'unknown' : `ip:${address}`);
@@ -130,9 +134,12 @@ export function registerEdgeEndpoint(api: RouteGroup, deps: EdgeEndpointDeps): v
       // Last of the checks, so a refused upgrade never holds a place.
       const slot = edge.admit(address);
       if ('refused' in slot) throw signInCapReached(slot);
+      const connection = { protocol, address, slot };
+      if (deps.hibernatable)
+        return deps.hibernatable.upgrade(c, token, (socket) => edge.sockets.open(socket, connection));
       const upgrade = deps.upgradeWebSocket as NonNullable<typeof deps.upgradeWebSocket>;
       // The token is for runtimes whose helper writes the 101 itself (Workers); on Node, ws's handleProtocols picks it.
-      return upgrade(c, edge.connect({ protocol, address, slot }), { protocol: token });
+      return upgrade(c, edge.connect(connection), { protocol: token });
     },
   );
 }

@@ -1,4 +1,5 @@
 import { WSContext } from 'hono/ws';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
   EDGE_CLOSE,
@@ -9,7 +10,8 @@ import {
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { sampleAgentInfo } from '../../../test/support/edge-peer';
-import { EdgeSession, type HelloFrame, type SessionOwner } from './edge-session';
+import { EdgeSession, type EdgeSessionOptions, type HelloFrame, type SessionOwner } from './edge-session';
+import { type EdgeSessionRecord, EdgeSessionRecordSchema } from './edge-session-record';
 
 const logger = createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink });
 const TIMINGS = { heartbeatMs: 1_000, silenceLimitMs: 3_000, signInDeadlineMs: 1_000, requestTimeoutMs: 1_000 };
@@ -25,7 +27,7 @@ const hello: HelloFrame = {
 };
 
 /** A session on a recording socket whose owner welcomes every hello; `setFrameLimit` as the runtime gives it. */
-function session(setFrameLimit?: (ws: WSContext, maxBytes: number) => void) {
+function session(setFrameLimit?: (ws: WSContext, maxBytes: number) => void, more: Partial<EdgeSessionOptions> = {}) {
   const events: string[] = [];
   const ws = new WSContext({
     send: (data) => events.push(`send ${(JSON.parse(String(data)) as { type: string }).type}`),
@@ -48,6 +50,7 @@ function session(setFrameLimit?: (ws: WSContext, maxBytes: number) => void) {
     logger,
     now: () => 0,
     setFrameLimit,
+    ...more,
   });
   edge.open();
   return { edge, events };
@@ -85,5 +88,80 @@ describe('EdgeSession frame caps', () => {
     expect(events).not.toContain('send welcome');
     expect(events.at(-1)).toBe(`close ${EDGE_CLOSE.internalError}`);
     expect(edge.isClosed).toBe(true);
+  });
+});
+
+describe('EdgeSession records (hibernatable sockets, docs/workers.md "Edge sockets")', () => {
+  it('saves a valid record at the challenge and at the welcome, the second naming the agent', async () => {
+    const records: EdgeSessionRecord[] = [];
+    const { edge, events } = session(undefined, { saveRecord: (record) => records.push(record) });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ protocol: EDGE_PROTOCOL, challenge: edge.challenge });
+    expect(records[0]?.agentName).toBeUndefined();
+    edge.message(JSON.stringify(hello));
+    await settle();
+    expect(events).toContain('send welcome');
+    expect(records.at(-1)).toMatchObject({ agentName: 'nas', keyId: hello.keyId, challenge: edge.challenge });
+    for (const record of records) expect(v.is(EdgeSessionRecordSchema, JSON.parse(JSON.stringify(record)))).toBe(true);
+    // Small enough for a Durable Object socket attachment (2,048 bytes).
+    expect(JSON.stringify(records.at(-1)).length).toBeLessThan(512);
+  });
+
+  it('resumes signed in from its record: no new challenge, the signed-in frame cap, the same identity', () => {
+    const record: EdgeSessionRecord = {
+      protocol: EDGE_PROTOCOL,
+      openedAt: 0,
+      challenge: 'abc',
+      agentName: 'nas',
+      keyId: hello.keyId,
+      lastFrameAt: 0,
+    };
+    const { edge, events } = session(undefined, { resume: record });
+    expect(edge.isOpen).toBe(true);
+    expect(edge.agentName).toBe('nas');
+    edge.message(pingOf(2 * EDGE_SIGN_IN_MAX_FRAME_BYTES));
+    expect(events).toEqual(['send pong']);
+  });
+
+  it('counts a ping the runtime answered as a sign of life, and sends no pings of its own', () => {
+    let now = 0;
+    let answeredAt: number | undefined;
+    const events: string[] = [];
+    const ws = new WSContext({
+      send: (data) => events.push(`send ${(JSON.parse(String(data)) as { type: string }).type}`),
+      close: (code) => events.push(`close ${code}`),
+      readyState: 1,
+    });
+    const edge = new EdgeSession({
+      ws,
+      protocol: EDGE_PROTOCOL,
+      address: undefined,
+      hubVersion: 't',
+      timings: TIMINGS,
+      owner: {
+        signIn: async () => ({ ok: true }),
+        welcomed: () => undefined,
+        frame: () => undefined,
+        closed: () => undefined,
+      },
+      logger,
+      now: () => now,
+      resume: {
+        protocol: EDGE_PROTOCOL,
+        openedAt: 0,
+        challenge: 'abc',
+        agentName: 'nas',
+        keyId: hello.keyId,
+        lastFrameAt: 0,
+      },
+      autoAnsweredAt: () => answeredAt,
+    });
+    now = TIMINGS.silenceLimitMs;
+    answeredAt = TIMINGS.silenceLimitMs - 100;
+    edge.tick(now);
+    expect(events).toEqual([]);
+    now = answeredAt + TIMINGS.silenceLimitMs + 1;
+    edge.tick(now);
+    expect(events).toEqual(['send error', `close ${EDGE_CLOSE.heartbeatMissed}`]);
   });
 });

@@ -11,6 +11,7 @@ import {
 import { newChallenge } from '../../../shared/edge/sign-in';
 import type { Logger } from '../../../shared/logging/logger';
 import { type EdgeRequestOptions, PendingRequests } from '../agents/edge-requests';
+import type { EdgeSessionRecord } from './edge-session-record';
 import { type CloseVerdict, readAgentFrame } from './frame-reader';
 
 export type HelloFrame = Extract<AgentFrame, { type: 'hello' }>;
@@ -62,6 +63,20 @@ export interface EdgeSessionOptions {
    * whole (workerd): the session's own measure on arrival is the only cap there.
    */
   setFrameLimit?: ((ws: WSContext, maxBytes: number) => void) | undefined;
+  /**
+   * Where the socket's owner may hibernate (Workers): the session's record is saved through this
+   * whenever it changes (challenge, welcome, and the latest frame at most once a beat), and a
+   * session is rebuilt from it with `resume` (docs/workers.md "Edge sockets").
+   */
+  saveRecord?: ((record: EdgeSessionRecord) => void) | undefined;
+  /** A session rebuilt from its saved record: no new challenge, the state it was in. */
+  resume?: EdgeSessionRecord | undefined;
+  /**
+   * When the runtime last answered the agent's ping itself: a sign of life the hub never saw.
+   * With it the hub sends no pings of its own either: the agent's pings and the runtime's pongs
+   * keep both sides' silence limits satisfied without waking the hub.
+   */
+  autoAnsweredAt?: (() => number | undefined) | undefined;
 }
 
 type State = 'connecting' | 'challenged' | 'verifying' | 'open' | 'closed';
@@ -86,20 +101,46 @@ function safeReason(reason: string): string {
  * throws out of a socket handler: every fault ends in a documented close code.
  */
 export class EdgeSession {
-  readonly challenge = newChallenge();
+  readonly challenge: string;
   readonly openedAt: number;
   agentName: string | undefined;
   keyId: string | undefined;
-  lastFrameAt: number;
+  private lastReceivedAt: number;
+  private lastSavedAt = Number.NEGATIVE_INFINITY;
   private lastPingAt: number;
   private state: State = 'connecting';
   private readonly requests: PendingRequests;
 
   constructor(private readonly options: EdgeSessionOptions) {
-    this.openedAt = options.now();
-    this.lastFrameAt = this.openedAt;
-    this.lastPingAt = this.openedAt;
+    const { resume } = options;
+    this.challenge = resume?.challenge ?? newChallenge();
+    this.openedAt = resume?.openedAt ?? options.now();
+    this.lastReceivedAt = resume?.lastFrameAt ?? this.openedAt;
+    this.lastPingAt = options.now();
     this.requests = new PendingRequests((frame) => this.send(frame), 'edge agent');
+    if (resume) {
+      this.agentName = resume.agentName;
+      this.keyId = resume.keyId;
+      this.state = resume.agentName === undefined ? 'challenged' : 'open';
+    }
+  }
+
+  /** The latest sign of life: a frame the hub handled, or a ping the runtime answered for it. */
+  get lastFrameAt(): number {
+    return Math.max(this.lastReceivedAt, this.options.autoAnsweredAt?.() ?? 0);
+  }
+
+  /** What a hibernating runtime keeps of this session (EdgeSessionRecordSchema). */
+  record(): EdgeSessionRecord {
+    return {
+      protocol: this.options.protocol,
+      ...(this.options.address !== undefined && { address: this.options.address }),
+      openedAt: this.openedAt,
+      challenge: this.challenge,
+      ...(this.agentName !== undefined && { agentName: this.agentName }),
+      ...(this.keyId !== undefined && { keyId: this.keyId }),
+      lastFrameAt: this.lastReceivedAt,
+    };
   }
 
   get protocol(): string {
@@ -129,11 +170,15 @@ export class EdgeSession {
       challenge: this.challenge,
       hubVersion: this.options.hubVersion,
     });
+    this.saveRecord();
   }
 
   message(data: unknown): void {
     if (this.state === 'closed') return;
-    this.lastFrameAt = this.options.now();
+    this.lastReceivedAt = this.options.now();
+    // The latest frame at most once a beat: the silence limit is two beats, so a stale record
+    // read after a wake costs at most one beat of it.
+    if (this.lastReceivedAt - this.lastSavedAt >= this.options.timings.heartbeatMs) this.saveRecord();
     try {
       this.handle(data);
     } catch (error) {
@@ -188,7 +233,7 @@ export class EdgeSession {
       this.close(EDGE_CLOSE.heartbeatMissed, 'heartbeat missed');
       return;
     }
-    if (now - this.lastPingAt >= timings.heartbeatMs) {
+    if (this.options.autoAnsweredAt === undefined && now - this.lastPingAt >= timings.heartbeatMs) {
       this.lastPingAt = now;
       this.send({ type: 'ping' });
     }
@@ -270,6 +315,7 @@ export class EdgeSession {
           heartbeatMs: this.options.timings.heartbeatMs,
           hubVersion: this.options.hubVersion,
         });
+        this.saveRecord();
         try {
           this.options.owner.welcomed(this, hello);
         } catch (error) {
@@ -282,6 +328,17 @@ export class EdgeSession {
         this.close(EDGE_CLOSE.internalError, 'hub internal error');
       },
     );
+  }
+
+  private saveRecord(): void {
+    if (!this.options.saveRecord || this.state === 'closed') return;
+    this.lastSavedAt = this.lastReceivedAt;
+    try {
+      this.options.saveRecord(this.record());
+    } catch (error) {
+      // The session goes on in memory; only a wake from hibernation would miss the change.
+      this.options.logger.warn('edge session record not saved', { agent: this.agentName, error: String(error) });
+    }
   }
 
   private finish(code: number): void {

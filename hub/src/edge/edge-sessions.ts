@@ -14,12 +14,14 @@ import type { AuthorizedKey } from './authorized-keys';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
 import {
   EdgeSession,
+  type EdgeSessionOptions,
   type EdgeTimings,
   type HelloFrame,
   type InventoryFrame,
   type SessionOwner,
   type SignInVerdict,
 } from './edge-session';
+import { EdgeSocketSessions } from './edge-socket-sessions';
 import type { CloseVerdict } from './frame-reader';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
@@ -55,6 +57,12 @@ export interface EdgeSessionsDeps {
   signInLimits: SignInLimits;
   /** Raises a signed-in agent's frame cap in the runtime's parser (Node); absent where frames arrive whole. */
   setFrameLimit: ((ws: WSContext, maxBytes: number) => void) | undefined;
+  /**
+   * The runtime hibernates sockets (Workers): no ticker of its own, which would keep the object
+   * awake; the hub's scheduled `edge.liveness` job calls sweep() instead, and the runtime answers
+   * the agents' pings (docs/workers.md "Edge sockets").
+   */
+  socketsHibernate?: boolean | undefined;
 }
 
 /**
@@ -65,10 +73,14 @@ export interface EdgeSessionsDeps {
 export class EdgeSessions implements SessionOwner {
   readonly keys: EdgeKeyStore;
   readonly timings: EdgeTimings;
+  /** The sockets a hibernating runtime holds (Workers), routed here by the runtime's handlers. */
+  readonly sockets = new EdgeSocketSessions(this);
   private readonly sessions = new Set<EdgeSession>();
   private readonly assemblers = new WeakMap<EdgeSession, SnapshotAssembler>();
   private readonly signingIn: SignInSlots;
   private readonly slots = new WeakMap<EdgeSession, SignInSlot>();
+  /** Sign-in deadline timers of hibernatable sockets, cleared at the welcome so the object may sleep. */
+  private readonly deadlines = new WeakMap<EdgeSession, ReturnType<typeof setTimeout>>();
   private readonly checkSignIn;
   private readonly logger;
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -95,7 +107,7 @@ export class EdgeSessions implements SessionOwner {
       10,
       Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)),
     );
-    this.ticker = setInterval(() => this.tick(), tickMs);
+    if (!this.deps.socketsHibernate) this.ticker = setInterval(() => this.sweep(), tickMs);
     this.ready = true;
   }
 
@@ -130,25 +142,68 @@ export class EdgeSessions implements SessionOwner {
           ws.close(EDGE_CLOSE.goingAway, 'hub shutting down');
           return;
         }
-        session = new EdgeSession({
-          ws,
-          protocol: connection.protocol,
-          address: connection.address,
-          hubVersion: this.deps.version,
-          timings: this.timings,
-          owner: this,
-          logger: this.logger,
-          now: this.deps.now,
-          setFrameLimit: this.deps.setFrameLimit,
-        });
+        session = this.newSession(ws, connection, { setFrameLimit: this.deps.setFrameLimit });
         if (connection.slot) this.slots.set(session, connection.slot);
-        this.sessions.add(session);
         session.open();
       },
       onMessage: (event) => session?.message(event.data),
       onClose: (event) => session?.socketClosed((event as CloseEvent).code ?? 1006),
       onError: () => session?.socketClosed(1006),
     };
+  }
+
+  // ---- hibernatable sockets (Workers; docs/workers.md "Edge sockets") ---------------------------
+
+  /**
+   * A session on a socket the runtime holds (EdgeSocketSessions), registered like connect()'s;
+   * undefined while the hub stops. `signInTimer`: its sign-in deadline has a timer of its own,
+   * cleared at the welcome or the close, since there is no ticker where sockets hibernate.
+   */
+  adopt(
+    ws: WSContext,
+    connection: EdgeConnection,
+    options: Partial<EdgeSessionOptions>,
+    signInTimer: boolean,
+  ): EdgeSession | undefined {
+    if (this.stopping) {
+      connection.slot?.release();
+      return undefined;
+    }
+    const session = this.newSession(ws, connection, options);
+    if (connection.slot) this.slots.set(session, connection.slot);
+    if (signInTimer)
+      this.deadlines.set(
+        session,
+        setTimeout(() => this.sweep(), this.timings.signInDeadlineMs + 100),
+      );
+    return session;
+  }
+
+  /**
+   * A resumed session's agent linked again, quietly (`resumed`: no event, no write), as the same
+   * session it was; false when that cannot be (a key revoked meanwhile: closed with 4002; the agent
+   * unknown or the hub stopping: 1001, and the agent reconnects).
+   */
+  relink(session: EdgeSession, agentName: string, keyId: string, address: string | undefined): boolean {
+    if (this.keys.get(keyId)?.revokedAt !== null) {
+      session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
+      return false;
+    }
+    const details = this.deps.directory.agentDetails(agentName);
+    const parts = details && {
+      keyId,
+      info: details.info,
+      watchers: [...details.watchers],
+      ...(address !== undefined && { address }),
+    };
+    const runtime = parts && this.deps.directory.connected(agentName, session, parts, { resumed: true });
+    if (!runtime) {
+      session.close(EDGE_CLOSE.goingAway, 'session lost, reconnect');
+      return false;
+    }
+    this.assemblers.set(session, new SnapshotAssembler());
+    runtime.resumed((watcher) => this.requestFullSync(session, watcher));
+    return true;
   }
 
   async registerKey(key: AuthorizedKey): Promise<EdgeKey | 'exists'> {
@@ -196,6 +251,7 @@ export class EdgeSessions implements SessionOwner {
 
   welcomed(session: EdgeSession, hello: HelloFrame): void {
     this.slots.get(session)?.release();
+    clearTimeout(this.deadlines.get(session));
     if (this.keys.get(hello.keyId)?.revokedAt !== null) {
       session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
       return;
@@ -224,9 +280,13 @@ export class EdgeSessions implements SessionOwner {
     }
     const entry = runtime.get(frame.watcher);
     if (!entry) return { code: EDGE_CLOSE.invalidFrame, reason: `watcher ${frame.watcher} was not announced in hello` };
-    if (frame.type === 'container.changed') entry.host.applyChanged(frame.container, frame.image);
-    else if (frame.type === 'container.removed') entry.host.applyRemoved(frame.containerId);
-    else if (frame.type === 'operation') entry.host.applyOperation(frame.operation);
+    if (frame.type === 'container.changed' || frame.type === 'container.removed') {
+      if (frame.type === 'container.changed') entry.host.applyChanged(frame.container, frame.image);
+      else entry.host.applyRemoved(frame.containerId);
+      // A resumed session's first delta: the host's mirror was lost with the hibernated object, so
+      // the agent sends its whole inventory again (an inventory request without operationId is a full sync).
+      if (runtime.takeResync(frame.watcher)) this.requestFullSync(session, frame.watcher);
+    } else if (frame.type === 'operation') entry.host.applyOperation(frame.operation);
     else {
       const step = this.assemblers.get(session)?.add(frame);
       if (!step || 'error' in step)
@@ -249,6 +309,7 @@ export class EdgeSessions implements SessionOwner {
   closed(session: EdgeSession, code: number, signedIn: boolean): void {
     this.sessions.delete(session);
     this.slots.get(session)?.release();
+    clearTimeout(this.deadlines.get(session));
     const name = session.agentName;
     if (!signedIn || name === undefined) return;
     this.deps.directory.disconnected(name, session, {
@@ -258,7 +319,41 @@ export class EdgeSessions implements SessionOwner {
     });
   }
 
-  private tick(): void {
+  private requestFullSync(session: EdgeSession, watcher: string): void {
+    session.request({ method: 'inventory', watcher }).catch((error: unknown) =>
+      this.logger.warn('full sync after a resumed session failed', {
+        agent: session.agentName,
+        watcher,
+        error: String(error),
+      }),
+    );
+  }
+
+  private newSession(
+    ws: WSContext,
+    connection: Pick<EdgeConnection, 'protocol' | 'address'>,
+    options: Partial<EdgeSessionOptions>,
+  ): EdgeSession {
+    const session = new EdgeSession({
+      ws,
+      protocol: connection.protocol,
+      address: connection.address,
+      hubVersion: this.deps.version,
+      timings: this.timings,
+      owner: this,
+      logger: this.logger,
+      now: this.deps.now,
+      ...options,
+    });
+    this.sessions.add(session);
+    return session;
+  }
+
+  /**
+   * Sign-in deadlines, pings and silence of every session: on a ticker, or where sockets hibernate
+   * from the scheduled `edge.liveness` job and the sign-in timers.
+   */
+  sweep(): void {
     const now = this.deps.now();
     for (const session of [...this.sessions]) session.tick(now);
     // Sessions past the deadline were closed just above; this frees upgrades that never opened.

@@ -159,6 +159,19 @@ export class DockerWatcher {
     this.subscribe();
   }
 
+  /**
+   * Keeps the watcher's schedule while its host waits for a full sync (an agent's session resumed
+   * after the hub hibernated, docs/workers.md "Edge sockets"): when a cycle falls due, `due` asks
+   * for that sync, and the start() it leads to runs the cycle on a refilled host.
+   */
+  scheduleUntilStarted(due: () => void): void {
+    const { config } = this.deps;
+    this.job = this.deps.schedule.job(this.jobName, async () => due(), {
+      cron: config.cron,
+      jitterMs: config.jitterSeconds * 1000,
+    });
+  }
+
   /** With `forgetSchedule`, the stored next run goes too: the watcher is gone for good (its agent dropped it). */
   async stop(options: { forgetSchedule?: boolean } = {}): Promise<void> {
     this.stopped = true;

@@ -6,18 +6,28 @@ import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger
 import { composeHub, type Hub } from '../../compose-hub';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { type RuntimeRefusal, runtimeRefusals, withoutRefused } from '../../config/runtime-capabilities';
+import { EDGE_AUTO_HEARTBEAT } from '../../edge/edge-session-record';
 import { errorBody } from '../../http/http-error';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { alarmWakeUp, type DurableObjectAlarmStorage } from './alarm-wake-up';
 import { builtInUi } from './built-in-ui';
 import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
+import {
+  type HibernatableEdgeSockets,
+  hibernatableEdgeSockets,
+  type WebSocketHibernationState,
+} from './hibernatable-edge-sockets';
 import { upgradeWebSocket } from './upgrade-websocket';
 
 /** The part of a Durable Object's state the hub uses. */
-export interface HubDurableObjectState {
+export interface HubDurableObjectState extends WebSocketHibernationState {
   storage: DurableObjectStorageLike & DurableObjectAlarmStorage;
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
+  setWebSocketAutoResponse(pair: unknown): void;
 }
+
+/** workerd's request/response pair for setWebSocketAutoResponse. */
+declare const WebSocketRequestResponsePair: new (request: string, response: string) => unknown;
 
 /**
  * The DD_* Worker vars and secrets; other bindings (the namespace) are not configuration. The
@@ -65,8 +75,14 @@ export class HubDurableObject {
   private configError: string | undefined;
   /** The scheduler's due-job runner, called by alarm(). */
   private runDueJobs: (() => Promise<void>) | undefined;
+  private readonly edgeSockets: HibernatableEdgeSockets;
 
   constructor(state: HubDurableObjectState, env: Readonly<Record<string, unknown>>) {
+    this.edgeSockets = hibernatableEdgeSockets(state);
+    // The agents' pings are answered by the runtime, without waking the object (docs/workers.md "Edge sockets").
+    state.setWebSocketAutoResponse(
+      new WebSocketRequestResponsePair(EDGE_AUTO_HEARTBEAT.request, EDGE_AUTO_HEARTBEAT.response),
+    );
     let config: HubConfig;
     let variables: Environment;
     let refused: RuntimeRefusal[];
@@ -109,6 +125,7 @@ export class HubDurableObject {
           storageDriver: 'durable-object',
           refusedVariables: refused,
           upgradeWebSocket,
+          edgeSockets: this.edgeSockets,
           registries,
           // Cloudflare names the client; without it every caller would share one rate-limit bucket.
           clientAddress: (c) => c.req.header('cf-connecting-ip') ?? undefined,
@@ -121,9 +138,13 @@ export class HubDurableObject {
         this.refuse(error);
         return;
       }
-      await this.hub
+      const hub = this.hub;
+      await hub
         .start()
         .catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message }));
+      // Woken from hibernation (or re-created) with agents' sockets still open: their sessions come
+      // back before any event is delivered, so the agents are listed connected and their frames served.
+      for (const socket of this.edgeSockets.all()) hub.parts.edge?.sockets.resume(socket);
     });
   }
 
@@ -142,6 +163,23 @@ export class HubDurableObject {
    */
   async alarm(): Promise<void> {
     await this.runDueJobs?.();
+  }
+
+  /** A frame on a hibernatable edge socket (the runtime answered the plain pings itself). */
+  webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
+    const edge = this.hub?.parts.edge;
+    if (edge) edge.sockets.message(this.edgeSockets.socketOf(ws), message);
+    else this.edgeSockets.socketOf(ws).close(1011, 'hub not available');
+  }
+
+  webSocketClose(ws: WebSocket, code: number): void {
+    this.hub?.parts.edge?.sockets.closed(this.edgeSockets.socketOf(ws), code);
+    // The closing handshake completes when this side closes too.
+    this.edgeSockets.socketOf(ws).close(1000, '');
+  }
+
+  webSocketError(ws: WebSocket): void {
+    this.hub?.parts.edge?.sockets.closed(this.edgeSockets.socketOf(ws), 1006);
   }
 
   fetch(request: Request): Response | Promise<Response> {
