@@ -114,7 +114,11 @@ beforeAll(async () => {
     compatibilityDate: '2026-04-01',
     durableObjects: { HUB: { className: 'CountingHubDurableObject', useSQLite: true } },
     durableObjectsPersist: join(workDir, 'do'),
-    bindings: { DD_LOG_LEVEL: process.env.DEBUG_HIB ? 'debug' : 'warn', DD_SERVER_RATELIMIT_MAX: '1000000000' },
+    bindings: {
+      DD_LOG_LEVEL: process.env.DEBUG_HIB ? 'debug' : 'warn',
+      DD_SERVER_HOST: '0.0.0.0',
+      DD_SERVER_RATELIMIT_MAX: '1000000000',
+    },
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       if (process.env.DEBUG_HIB) {
         stdout.pipe(process.stdout);
