@@ -3,6 +3,7 @@
  * real dockerd: the list shows the daemon's images with what keeps each, the prune preview names
  * the unused and the dangling ones, the prune asks first (Cancel, then confirm), removes exactly
  * those (the daemon confirms) and leaves the one a container uses; axe on the view, no console error.
+ * Last, a container started on the daemon appears in the open containers list without a reload.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,5 +179,18 @@ describe('the images view on a real dockerd', () => {
 
   it('has no serious or critical accessibility violation (light and dark)', { timeout: 60_000 }, async () => {
     await expectAccessible(browser, `${hub.url}/images`, 'table.list tbody tr');
+  });
+  it('shows a container started on the Docker host in the open list, without a reload', async () => {
+    await page.goto(`${hub.url}/containers`);
+    await page.getByText('user-of-used', { exact: true }).first().waitFor();
+    let navigations = 0;
+    page.on('framenavigated', () => {
+      navigations += 1;
+    });
+    await runContainer(dockerd.docker, { name: 'started-later', image: 'ui/used:1.0', cmd: ['sleep', '600'] });
+    // Docker's event → the hub's watcher → the UI event stream → the row: no poll, no navigation.
+    await page.getByText('started-later', { exact: true }).first().waitFor({ timeout: 15_000 });
+    expect(navigations).toBe(0);
+    expect(seen.problems).toEqual([]);
   });
 });
