@@ -80,18 +80,25 @@ export function ContainerDetail({ id }: { id: string }) {
         </p>
       )}
       <UpdateSection c={c} />
-      <div class="detail-grid">
+      {found ? (
+        <>
+          <div class="detail-grid">
+            <VersionsSection c={c} />
+            <PolicySection c={c} />
+            <TriggersSection c={c} />
+            <BackupsSection c={c} revision={revision} />
+            <HistorySection c={c} revision={revision} />
+            <GroupSection c={c} />
+            <StatsSection c={c} key={`stats${c.id}`} />
+            <EnvSection c={c} key={`env${c.id}`} />
+            <LabelsSection c={c} />
+          </div>
+          <LogsSection c={c} key={`logs${c.id}`} />
+        </>
+      ) : (
+        // Gone from Docker: its routes would answer 404, so only what the record says is shown.
         <VersionsSection c={c} />
-        <PolicySection c={c} />
-        <TriggersSection c={c} />
-        <BackupsSection c={c} revision={revision} />
-        <HistorySection c={c} revision={revision} />
-        <GroupSection c={c} />
-        <StatsSection c={c} key={`stats${c.id}`} />
-        <EnvSection c={c} key={`env${c.id}`} />
-        <LabelsSection c={c} />
-      </div>
-      <LogsSection c={c} key={`logs${c.id}`} />
+      )}
     </main>
   );
 }
