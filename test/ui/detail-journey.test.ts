@@ -107,7 +107,7 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
     await page.getByRole('button', { name: 'Stop skipping tag 2.0.0' }).click();
     await expect.poll(async () => (await byName('app'))?.updatePolicy.skipTags ?? []).toEqual([]);
 
-    await page.getByLabel('Days', { exact: true }).fill('3');
+    await page.getByLabel('Snooze for (days)').fill('3');
     await page.getByRole('button', { name: 'Snooze' }).click();
     await page.getByRole('button', { name: 'Unsnooze' }).waitFor();
     const snoozed = (await byName('app'))?.updatePolicy.snoozeUntil;

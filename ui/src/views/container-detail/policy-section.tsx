@@ -95,7 +95,7 @@ export function PolicySection({ c }: { c: Container }) {
           </button>
         ) : (
           <span class="inline-form">
-            <label for="snooze-days">Days</label>
+            <label for="snooze-days">Snooze for (days)</label>
             <input
               id="snooze-days"
               type="number"
