@@ -4,6 +4,8 @@
  * name, longest tag, 300-character label, labels and environment hold `<script>`, `"><img onerror>`, right-to-left
  * text and emoji renders all of it as text, revealed values too. The same fleet has a dependency
  * group (`dd.group`, `dd.depends_on`): the page shows the waves an update from its root would run.
+ * A container re-created as an update does it (renamed `<name>-old-<time>`, a new one under the
+ * name, the old one removed) is followed to its new id.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +103,24 @@ describe('the container detail page with hostile data and a dependency group', (
     // Nothing depends on web: no group update starts from it.
     expect(await group.locator('.waves').count()).toBe(0);
     expect(await group.textContent()).toContain('api, db');
+    expect(seen.problems).toEqual([]);
+  });
+
+  // Regression (detail-follows-temporary-name): the page followed the temporary name an update gives
+  // the old container, so after a rollback it stayed on the removed container's address.
+  it('follows a container re-created under a new id through its temporary name', async () => {
+    const old = sampleContainer('mail', { image: IMAGE });
+    peer.send({ type: 'container.changed', watcher: 'local', container: old });
+    await page.goto(`${hub.url}/containers/${old.id}`);
+    await page.getByRole('heading', { level: 1, name: 'mail' }).waitFor();
+    const renamed = 'mail-old-1764000000000';
+    peer.send({ type: 'container.changed', watcher: 'local', container: { ...old, name: renamed } });
+    await page.getByRole('heading', { level: 1, name: renamed }).waitFor();
+    const successor = sampleContainer('mail', { image: IMAGE });
+    peer.send({ type: 'container.changed', watcher: 'local', container: successor });
+    peer.send({ type: 'container.removed', watcher: 'local', containerId: old.id });
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/containers/${successor.id}`);
+    await page.getByRole('heading', { level: 1, name: 'mail' }).waitFor();
     expect(seen.problems).toEqual([]);
   });
 

@@ -19,11 +19,18 @@ import { VersionsSection } from './container-detail/versions-section';
  * its live phases, the update policy, triggers, backups and rollback, history, group, environment,
  * labels, logs and stats. Each part is a file in ./container-detail/.
  */
+type Identity = Pick<Container, 'id' | 'name' | 'watcher' | 'agent'>;
+
 /** The container that took this one's place: same name on the same host (an update or a rollback re-creates it). */
-function successorOf(gone: Container | undefined, fleet: ReadonlyMap<string, Container>): Container | undefined {
+function successorOf(gone: Identity | undefined, fleet: ReadonlyMap<string, Container>): Container | undefined {
   if (!gone) return undefined;
   for (const candidate of fleet.values()) {
-    if (candidate.name === gone.name && candidate.watcher === gone.watcher && candidate.agent === gone.agent)
+    if (
+      candidate.id !== gone.id &&
+      candidate.name === gone.name &&
+      candidate.watcher === gone.watcher &&
+      candidate.agent === gone.agent
+    )
       return candidate;
   }
   return undefined;
@@ -32,9 +39,17 @@ function successorOf(gone: Container | undefined, fleet: ReadonlyMap<string, Con
 export function ContainerDetail({ id }: { id: string }) {
   const found = containers.value.get(id);
   const lastSeen = useRef<Container | undefined>(undefined);
-  if (found) lastSeen.current = found;
-  else if (lastSeen.current?.id !== id) lastSeen.current = undefined;
-  const successor = found ? undefined : successorOf(lastSeen.current, containers.value);
+  // The name as first seen at this id: an update renames the old container (`<name>-old-<time>`)
+  // before removing it, and the successor carries the original name, not the temporary one.
+  const followed = useRef<Identity | undefined>(undefined);
+  if (found) {
+    lastSeen.current = found;
+    if (followed.current?.id !== id) followed.current = found;
+  } else if (lastSeen.current?.id !== id) {
+    lastSeen.current = undefined;
+    followed.current = undefined;
+  }
+  const successor = found ? undefined : successorOf(followed.current, containers.value);
   const [error, setError] = useState<string | undefined>();
   const [missing, setMissing] = useState(false);
 
@@ -66,7 +81,8 @@ export function ContainerDetail({ id }: { id: string }) {
   }
   const c = container;
   // An update re-creates the container (a new id, the same name): history and backups follow the operation.
-  const operation = operations.value.get(c.name);
+  const name = followed.current?.name ?? c.name;
+  const operation = operations.value.get(name);
   const revision = operation ? `${operation.operationId}:${operation.status}` : 'none';
   return (
     <main id="main" tabIndex={-1} class="detail">
@@ -79,7 +95,7 @@ export function ContainerDetail({ id }: { id: string }) {
           This container was removed from Docker; the page follows it if it is re-created (as an update does).
         </p>
       )}
-      <UpdateSection c={c} />
+      <UpdateSection c={c} name={name} />
       {found ? (
         <>
           <div class="detail-grid">

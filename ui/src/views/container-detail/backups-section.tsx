@@ -5,6 +5,7 @@ import { ErrorText } from '../../components/error-text';
 import { shortDigest } from '../../format';
 import { relative, when } from '../../format-time';
 import { type Backup, detailApi } from './detail-api';
+import { seedOperation } from './seed-operation';
 
 /**
  * The image backups an update kept (http-interface §2.7), newest first, and a rollback to one: asked
@@ -29,8 +30,10 @@ export function BackupsSection({ c, revision }: { c: Container; revision: string
     setBusy(true);
     setError(undefined);
     try {
-      setDone((await detailApi.rollback(c.id, backup.id)).message);
+      const started = await detailApi.rollback(c.id, backup.id);
+      setDone(started.message);
       setChoosing(undefined);
+      await seedOperation(started.operationId);
     } catch (failure) {
       setError((failure as Error).message);
       setChoosing(undefined);

@@ -47,6 +47,7 @@ export const detailApi = {
     }),
   operations: (id: string) =>
     call<{ data: OperationView[]; total: number; hasMore: boolean }>(`${at(id)}/update-operations?limit=20`),
+  operation: (operationId: string) => call<OperationView>(`/update-operations/${segment(operationId)}`),
   cancel: (operationId: string) =>
     call<{ message: string }>(`/operations/${segment(operationId)}/cancel`, { method: 'POST' }),
   groups: () => call<{ data: ContainerGroup[]; total: number }>('/containers/groups'),

@@ -3,6 +3,7 @@ import { api, type Container, type UpdatePreview } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { operations, putContainer } from '../../state';
 import { detailApi } from './detail-api';
+import { seedOperation } from './seed-operation';
 
 const SETTLED = new Set(['succeeded', 'rolled-back', 'failed']);
 
@@ -11,11 +12,12 @@ const SETTLED = new Set(['succeeded', 'rolled-back', 'failed']);
  * then POST update, then its phases live from `dd:update-operation-changed` (http-interface §6.1);
  * an operation under way can be cancelled (§3.2).
  */
-export function UpdateSection({ c }: { c: Container }) {
+export function UpdateSection({ c, name }: { c: Container; name: string }) {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
   const [preview, setPreview] = useState<UpdatePreview | undefined>();
-  const operation = operations.value.get(c.name);
+  // By the name first shown: while an update runs, the old container carries a temporary one.
+  const operation = operations.value.get(name);
   const settled = operation ? SETTLED.has(operation.status) : true;
 
   async function act(name: string, run: () => Promise<void>) {
@@ -73,8 +75,9 @@ export function UpdateSection({ c }: { c: Container }) {
               disabled={!preview.canUpdate || busy !== undefined}
               onClick={() =>
                 act('update', async () => {
-                  await api.update(c.id);
+                  const started = await api.update(c.id);
                   setPreview(undefined);
+                  await seedOperation(started.operationId);
                 })
               }
             >
