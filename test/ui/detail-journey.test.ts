@@ -84,7 +84,12 @@ beforeAll(async () => {
     labels: {},
     cmd: ['sh', '-c', `echo '${SCRIPT}'; echo '${IMG}'; echo '${RTL}'; while true; do sleep 1; done`],
   });
-  hub = await startHubOnDockerd(dockerd, { DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15' });
+  hub = await startHubOnDockerd(dockerd, {
+    DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15',
+    DD_SERVER_FEATURE_DELETE: 'true',
+    // A stopped container stays listed, so the page can start it again.
+    DD_WATCHER_LOCAL_WATCHALL: 'true',
+  });
   const watched = await hub.api('/api/v1/containers/watch', { method: 'POST' });
   expect(watched.status).toBe(200);
   expect(await byName('app')).toMatchObject({ updateAvailable: true, updateKind: { remoteValue: '2.0.0' } });
@@ -155,6 +160,7 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
   });
 
   it('updates from the UI: preview, live phases until succeeded, dockerd runs 2.0.0', async () => {
+    await waitOrExplain('button:text-is("Update…"):enabled', 30_000);
     await page.getByRole('button', { name: 'Update…' }).click();
     await page.getByRole('heading', { name: 'Update app?' }).waitFor();
     await page.getByRole('button', { name: 'Start the update' }).click();
@@ -218,9 +224,35 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
     expect(seen.problems).toEqual([]);
   }, 60_000);
 
+  it('stops and starts a container from the UI, dockerd following', async () => {
+    const running = async () => (await dockerd.docker.getContainer('talker').inspect()).State.Running;
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('button', { name: 'Start', exact: true }).waitFor({ timeout: 20_000 });
+    expect(await running()).toBe(false);
+    expect(await page.locator('.status').first().textContent()).toBe('exited');
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ timeout: 20_000 });
+    expect(await running()).toBe(true);
+    expect(seen.problems).toEqual([]);
+  }, 60_000);
+
   it('has no serious or critical accessibility violation on the detail page', { timeout: 90_000 }, async () => {
     await expectAccessible(browser, `${hub.url}/containers/${talkerId}`, 'ol.log-lines li');
     const app = await byName('app');
     await expectAccessible(browser, `${hub.url}/containers/${app?.id}`, 'table.history tbody tr');
+  });
+
+  it('removes a container from the hub after confirming (the §4.1 header sent); Docker keeps it', async () => {
+    await page.goto(`${hub.url}/containers/${talkerId}`);
+    await page.getByRole('button', { name: 'Remove from the hub…' }).click();
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.method() === 'DELETE'),
+      page.locator('dialog.confirm').getByRole('button', { name: 'Remove', exact: true }).click(),
+    ]);
+    expect(request.headers()['x-dd-confirm-action']).toBe('container-delete');
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/containers');
+    expect(await byName('talker')).toBeUndefined();
+    expect((await dockerd.docker.getContainer('talker').inspect()).State.Running).toBe(true);
+    expect(seen.problems).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { HistorySection } from './container-detail/history-section';
 import { LabelsSection } from './container-detail/labels-section';
 import { LogsSection } from './container-detail/logs-section';
 import { PolicySection } from './container-detail/policy-section';
+import { RuntimeActions } from './container-detail/runtime-actions';
 import { StatsSection } from './container-detail/stats-section';
 import { TriggersSection } from './container-detail/triggers-section';
 import { UpdateSection } from './container-detail/update-section';
@@ -92,12 +93,14 @@ export function ContainerDetail({ id }: { id: string }) {
       <h1 class="break">{c.name}</h1>
       {!found && (
         <p class="notice" role="status">
-          This container was removed from Docker; the page follows it if it is re-created (as an update does).
+          This container is no longer listed (removed, or stopped where only running containers are watched); the page
+          follows it if it is re-created, as an update does.
         </p>
       )}
       <UpdateSection c={c} name={name} />
       {found ? (
         <>
+          <RuntimeActions c={c} />
           <div class="detail-grid">
             <VersionsSection c={c} />
             <PolicySection c={c} />

@@ -26,12 +26,16 @@ export interface ContainerTrigger {
 const CONFIRM = {
   rollback: { 'x-dd-confirm-action': 'container-rollback' },
   groupUpdate: { 'x-dd-confirm-action': 'dependency-group-update' },
+  remove: { 'x-dd-confirm-action': 'container-delete' },
 } as const;
 
 const at = (id: string) => `/containers/${encodeURIComponent(id)}`;
 const segment = encodeURIComponent;
 
 export const detailApi = {
+  control: (id: string, action: 'start' | 'stop' | 'restart') =>
+    call<Container>(`${at(id)}/${action}`, { method: 'POST' }),
+  remove: (id: string) => call<unknown>(at(id), { method: 'DELETE', headers: CONFIRM.remove }),
   revealEnv: (id: string) => call<{ env: EnvEntry[] }>(`${at(id)}/env/reveal`, { method: 'POST' }),
   setPolicy: (id: string, body: UpdatePolicyAction) =>
     call<Container>(`${at(id)}/update-policy`, { method: 'PATCH', body }),
