@@ -76,7 +76,8 @@ async function openTemplates(page: Page): Promise<void> {
 const views: [name: string, path: string, ready: string, prepare?: (page: Page) => Promise<void>][] = [
   ['dashboard', '/', 'h1'],
   ['containers', '/containers', 'table.list tbody tr'],
-  ['detail', `/containers/${seeded[0]?.id}`, 'h1'],
+  // The detail's sections load on their own: the history is the last to answer.
+  ['detail', `/containers/${seeded[0]?.id}`, 'section[aria-labelledby="history"] p'],
   ['agents', '/agents', 'tr[data-key]'],
   ['images', '/images', 'table.list tbody tr'],
   ['api-keys', '/api-keys', 'tr[data-key]'],

@@ -22,7 +22,7 @@ type Action = (typeof ACTIONS)[number];
 /** http-interface §8: env reveal, 10 per minute. */
 export const ENV_REVEAL_LIMIT = { limit: 10, windowMs: 60_000 } as const;
 
-const EnvRevealSchema = v.object({
+export const EnvRevealSchema = v.object({
   env: v.array(v.object({ key: v.string(), value: v.string(), sensitive: v.boolean() })),
 });
 

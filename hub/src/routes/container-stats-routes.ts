@@ -17,7 +17,7 @@ const SampleSchema = v.object({
   memoryLimitBytes: v.number(),
   at: v.string(),
 });
-const ContainerStatsSchema = v.object({
+export const ContainerStatsSchema = v.object({
   containerId: v.string(),
   current: SampleSchema,
   history: v.array(SampleSchema),

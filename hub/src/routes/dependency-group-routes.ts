@@ -4,7 +4,7 @@ import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
 import type { DependencyGroupUpdates } from '../updates/dependency-group-updates';
 
-const MemberSchema = v.object({
+export const DependencyGroupMemberSchema = v.object({
   containerId: v.string(),
   containerName: v.string(),
   wave: v.number(),
@@ -39,7 +39,7 @@ export function registerDependencyGroupRoutes(api: RouteGroup, deps: DependencyG
         rootId: v.string(),
         rootName: v.string(),
         waves: v.number(),
-        members: v.array(MemberSchema),
+        members: v.array(DependencyGroupMemberSchema),
       }),
       successStatus: 202,
       statuses: {

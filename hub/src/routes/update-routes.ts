@@ -11,14 +11,14 @@ import { ImageBackupSchema, publicBackup } from '../updates/backup-store';
 import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
-const OperationViewSchema = v.object({
+export const OperationViewSchema = v.object({
   ...v.omit(UpdateOperationSchema, ['spec', 'tempName', 'oldWasRunning', 'targetImageId', 'targetDigest', 'oldImageId'])
     .entries,
   queuePosition: v.optional(v.number()),
   queueTotal: v.optional(v.number()),
 });
 const AcceptedSchema = v.object({ message: v.string(), operationId: v.string() });
-const BackupViewSchema = v.omit(ImageBackupSchema, ['spec', 'identity']);
+export const BackupViewSchema = v.omit(ImageBackupSchema, ['spec', 'identity']);
 const backupList = v.object({ data: v.array(BackupViewSchema), total: v.number() });
 const RollbackBodySchema = v.optional(
   v.object({ backupId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))) }),

@@ -1,18 +1,66 @@
-import { useEffect, useState } from 'preact/hooks';
-import { type ApiError, api, type UpdatePreview } from '../api';
-import { candidateOf, hostOf, imageName, shortDigest, updateKindOf } from '../format';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type ApiError, api, type Container } from '../api';
+import { navigate } from '../router';
 import { containers, containersLoaded, operations, putContainer } from '../state';
+import { BackupsSection } from './container-detail/backups-section';
+import { EnvSection } from './container-detail/env-section';
+import { GroupSection } from './container-detail/group-section';
+import { HistorySection } from './container-detail/history-section';
+import { LabelsSection } from './container-detail/labels-section';
+import { LogsSection } from './container-detail/logs-section';
+import { PolicySection } from './container-detail/policy-section';
+import { RuntimeActions } from './container-detail/runtime-actions';
+import { StatsSection } from './container-detail/stats-section';
+import { TriggersSection } from './container-detail/triggers-section';
+import { UpdateSection } from './container-detail/update-section';
+import { VersionsSection } from './container-detail/versions-section';
 
-const SETTLED = new Set(['succeeded', 'rolled-back', 'failed']);
+/**
+ * One container, everything the API offers for it (http-interface §4.8): versions, the update and
+ * its live phases, the update policy, triggers, backups and rollback, history, group, environment,
+ * labels, logs and stats. Each part is a file in ./container-detail/.
+ */
+type Identity = Pick<Container, 'id' | 'name' | 'watcher' | 'agent'>;
 
-/** One container: what runs against what could, its labels, "Check now", and an update with its live phases. */
+/** The container that took this one's place: same name on the same host (an update or a rollback re-creates it). */
+function successorOf(gone: Identity | undefined, fleet: ReadonlyMap<string, Container>): Container | undefined {
+  if (!gone) return undefined;
+  for (const candidate of fleet.values()) {
+    if (
+      candidate.id !== gone.id &&
+      candidate.name === gone.name &&
+      candidate.watcher === gone.watcher &&
+      candidate.agent === gone.agent
+    )
+      return candidate;
+  }
+  return undefined;
+}
+
 export function ContainerDetail({ id }: { id: string }) {
-  const container = containers.value.get(id);
+  const found = containers.value.get(id);
+  const lastSeen = useRef<Container | undefined>(undefined);
+  // The name as first seen at this id: an update renames the old container (`<name>-old-<time>`)
+  // before removing it, and the successor carries the original name, not the temporary one.
+  const followed = useRef<Identity | undefined>(undefined);
+  if (found) {
+    lastSeen.current = found;
+    if (followed.current?.id !== id) followed.current = found;
+  } else if (lastSeen.current?.id !== id) {
+    lastSeen.current = undefined;
+    followed.current = undefined;
+  }
+  const successor = found ? undefined : successorOf(followed.current, containers.value);
   const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState<string | undefined>();
-  const [preview, setPreview] = useState<UpdatePreview | undefined>();
   const [missing, setMissing] = useState(false);
 
+  // Re-created under a new id: the page follows it, replacing the address (the old id is gone for good).
+  useEffect(() => {
+    if (successor) navigate(`/containers/${encodeURIComponent(successor.id)}`, true);
+  }, [successor?.id]);
+
+  // While it is being re-created, the last record stays on screen rather than "no longer exists".
+  const container = found ?? lastSeen.current;
   useEffect(() => {
     if (container || !containersLoaded.value) return;
     // Not in the store (yet): ask for it once; a 404 means it is gone.
@@ -33,152 +81,43 @@ export function ContainerDetail({ id }: { id: string }) {
     );
   }
   const c = container;
-  const operation = operations.value.get(c.name);
-  const settled = operation ? SETTLED.has(operation.status) : true;
-
-  async function act(name: string, run: () => Promise<void>) {
-    setBusy(name);
-    setError(undefined);
-    try {
-      await run();
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(undefined);
-    }
-  }
-
+  // An update re-creates the container (a new id, the same name): history and backups follow the operation.
+  const name = followed.current?.name ?? c.name;
+  const operation = operations.value.get(name);
+  const revision = operation ? `${operation.operationId}:${operation.status}` : 'none';
   return (
-    <main id="main" tabIndex={-1}>
+    <main id="main" tabIndex={-1} class="detail">
       <p>
         <a href="/containers">← Containers</a>
       </p>
       <h1 class="break">{c.name}</h1>
-      <div class="actions">
-        <button
-          type="button"
-          class="secondary"
-          disabled={busy !== undefined}
-          onClick={() => act('watch', async () => putContainer(await api.watch(c.id)))}
-        >
-          {busy === 'watch' ? 'Checking…' : 'Check now'}
-        </button>
-        {c.updateAvailable && (
-          <button
-            type="button"
-            disabled={busy !== undefined || !settled}
-            onClick={() => act('preview', async () => setPreview(await api.preview(c.id)))}
-          >
-            Update…
-          </button>
-        )}
-      </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
+      {!found && (
+        <p class="notice" role="status">
+          This container is no longer listed (removed, or stopped where only running containers are watched); the page
+          follows it if it is re-created, as an update does.
         </p>
       )}
-      {preview && (
-        <section class="card" aria-labelledby="preview-title">
-          <h2 id="preview-title">Update {c.name}?</h2>
-          <p>
-            From <code>{preview.current.image}</code> to <code>{preview.target?.image ?? 'the candidate'}</code>.
-          </p>
-          {preview.blockers.length > 0 && (
-            <ul>
-              {preview.blockers.map((blocker) => (
-                <li key={blocker.reason}>{blocker.message ?? blocker.reason}</li>
-              ))}
-            </ul>
-          )}
-          <div class="actions">
-            <button
-              type="button"
-              disabled={!preview.canUpdate || busy !== undefined}
-              onClick={() =>
-                act('update', async () => {
-                  await api.update(c.id);
-                  setPreview(undefined);
-                })
-              }
-            >
-              {busy === 'update' ? 'Starting…' : 'Start the update'}
-            </button>
-            <button type="button" class="secondary" onClick={() => setPreview(undefined)}>
-              Cancel
-            </button>
+      <UpdateSection c={c} name={name} />
+      {found ? (
+        <>
+          <RuntimeActions c={c} />
+          <div class="detail-grid">
+            <VersionsSection c={c} />
+            <PolicySection c={c} />
+            <TriggersSection c={c} />
+            <BackupsSection c={c} revision={revision} />
+            <HistorySection c={c} revision={revision} />
+            <GroupSection c={c} />
+            <StatsSection c={c} key={`stats${c.id}`} />
+            <EnvSection c={c} key={`env${c.id}`} />
+            <LabelsSection c={c} />
           </div>
-        </section>
+          <LogsSection c={c} key={`logs${c.id}`} />
+        </>
+      ) : (
+        // Gone from Docker: its routes would answer 404, so only what the record says is shown.
+        <VersionsSection c={c} />
       )}
-      {operation && (
-        <section class="card" aria-labelledby="operation-title">
-          <h2 id="operation-title">Update {settled ? operation.status : 'in progress'}</h2>
-          <ol class="phases" aria-live="polite">
-            {operation.phases.map((phase) => (
-              <li key={phase}>{phase}</li>
-            ))}
-          </ol>
-          {operation.status === 'queued' && (
-            <p>
-              Queued: {operation.queuePosition} of {operation.queueTotal}
-            </p>
-          )}
-          {operation.error && <p class="error">{operation.error}</p>}
-        </section>
-      )}
-      <section class="card" aria-labelledby="versions">
-        <h2 id="versions">Versions</h2>
-        <dl class="grid">
-          <dt>Image</dt>
-          <dd class="mono break">{imageName(c)}</dd>
-          <dt>Running tag</dt>
-          <dd class="mono">{c.image.tag.value}</dd>
-          <dt>Running digest</dt>
-          <dd class="mono">{shortDigest(c.image.digest.value) || 'unknown'}</dd>
-          <dt>Candidate</dt>
-          <dd class="mono">{c.updateAvailable ? `${candidateOf(c)} (${updateKindOf(c)})` : 'none: up to date'}</dd>
-          {c.result?.digest && (
-            <>
-              <dt>Candidate digest</dt>
-              <dd class="mono">{shortDigest(c.result.digest)}</dd>
-            </>
-          )}
-          <dt>Status</dt>
-          <dd>
-            <span class={`status ${c.status}`}>{c.status}</span>
-            {c.health && ` (${c.health})`}
-          </dd>
-          <dt>Host</dt>
-          <dd>
-            {hostOf(c)} · watcher {c.watcher}
-          </dd>
-          {c.error && (
-            <>
-              <dt>Last check</dt>
-              <dd class="error">{c.error.message}</dd>
-            </>
-          )}
-        </dl>
-      </section>
-      <section class="card" aria-labelledby="labels">
-        <h2 id="labels">Labels</h2>
-        {Object.keys(c.labels).length === 0 ? (
-          <p>No labels.</p>
-        ) : (
-          <dl class="grid">
-            {Object.entries(c.labels).map(([key, value]) => (
-              <>
-                <dt class="mono break" key={`k${key}`}>
-                  {key}
-                </dt>
-                <dd class="mono break" key={`v${key}`}>
-                  {value}
-                </dd>
-              </>
-            ))}
-          </dl>
-        )}
-      </section>
     </main>
   );
 }

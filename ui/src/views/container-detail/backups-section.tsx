@@ -1,0 +1,97 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Container } from '../../api';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { ErrorText } from '../../components/error-text';
+import { shortDigest } from '../../format';
+import { relative, when } from '../../format-time';
+import { type Backup, detailApi } from './detail-api';
+import { seedOperation } from './seed-operation';
+
+/**
+ * The image backups an update kept (http-interface §2.7), newest first, and a rollback to one: asked
+ * first, sent with `X-DD-Confirm-Action: container-rollback` (§4.1); its phases then show live above.
+ * `revision` changes when an operation of the container settles, so a new backup is listed.
+ */
+export function BackupsSection({ c, revision }: { c: Container; revision: string }) {
+  const [backups, setBackups] = useState<Backup[] | undefined>();
+  const [choosing, setChoosing] = useState<Backup | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+
+  useEffect(() => {
+    detailApi.backups(c.id).then(
+      (page) => setBackups(page.data),
+      (failure: Error) => setError(failure.message),
+    );
+  }, [c.id, revision]);
+
+  async function rollback(backup: Backup) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const started = await detailApi.rollback(c.id, backup.id);
+      setDone(started.message);
+      setChoosing(undefined);
+      await seedOperation(started.operationId);
+    } catch (failure) {
+      setError((failure as Error).message);
+      setChoosing(undefined);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section class="card" aria-labelledby="backups">
+      <h2 id="backups">Backups and rollback</h2>
+      {backups?.length === 0 && <p>No backup yet: an update keeps the image it replaces.</p>}
+      {backups && backups.length > 0 && (
+        <ul class="plain rows">
+          {backups.map((backup) => (
+            <li key={backup.id} data-backup={backup.imageTag}>
+              <span>
+                <span class="mono break">
+                  {backup.imageName}:{backup.imageTag}
+                </span>{' '}
+                {backup.imageDigest && <span class="mono muted">{shortDigest(backup.imageDigest)}</span>}{' '}
+                <span class="muted" title={when(backup.timestamp)}>
+                  {relative(backup.timestamp)}
+                </span>
+              </span>
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Roll back to ${backup.imageTag}`}
+                disabled={busy}
+                onClick={() => setChoosing(backup)}
+              >
+                Roll back…
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {done && <p role="status">{done}</p>}
+      <ErrorText message={error} />
+      {choosing && (
+        <ConfirmDialog
+          title={`Roll ${c.name} back?`}
+          action="Roll back"
+          busy={busy}
+          onConfirm={() => rollback(choosing)}
+          onCancel={() => setChoosing(undefined)}
+        >
+          <p>
+            <span class="break">{c.name}</span> is re-created from{' '}
+            <span class="mono break">
+              {choosing.imageName}:{choosing.imageTag}
+            </span>{' '}
+            (kept {relative(choosing.timestamp)}), replacing <span class="mono break">{c.image.tag.value}</span>. It is
+            stopped briefly.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,71 @@
+// The routes of one container's detail page (http-interface §4.8, §4.14), typed from the schemas that
+// validate them: `import type` only, so nothing of valibot or the hub is bundled.
+import type * as v from 'valibot';
+import type { EnvRevealSchema } from '../../../../hub/src/routes/container-action-routes';
+import type { ContainerGroup } from '../../../../hub/src/routes/container-groups';
+import type { ContainerStatsSchema } from '../../../../hub/src/routes/container-stats-routes';
+import type { DependencyGroupMemberSchema } from '../../../../hub/src/routes/dependency-group-routes';
+import type { BackupViewSchema, OperationViewSchema } from '../../../../hub/src/routes/update-routes';
+import type { UpdatePolicyAction } from '../../../../shared/schemas/update-policy';
+import { type Container, call } from '../../api';
+
+export type { ContainerGroup, UpdatePolicyAction };
+export type EnvEntry = v.InferOutput<typeof EnvRevealSchema>['env'][number];
+export type Backup = v.InferOutput<typeof BackupViewSchema>;
+export type OperationView = v.InferOutput<typeof OperationViewSchema>;
+export type StatsSample = v.InferOutput<typeof ContainerStatsSchema>['current'];
+export type GroupMember = v.InferOutput<typeof DependencyGroupMemberSchema>;
+/** GET /containers/{id}/triggers: Docker action triggers first, then notification triggers (configuration masked). */
+export interface ContainerTrigger {
+  id: string;
+  type: string;
+  name: string;
+}
+
+/** The confirmation tokens of http-interface §4.1 this page sends. */
+const CONFIRM = {
+  rollback: { 'x-dd-confirm-action': 'container-rollback' },
+  groupUpdate: { 'x-dd-confirm-action': 'dependency-group-update' },
+  remove: { 'x-dd-confirm-action': 'container-delete' },
+} as const;
+
+const at = (id: string) => `/containers/${encodeURIComponent(id)}`;
+const segment = encodeURIComponent;
+
+export const detailApi = {
+  control: (id: string, action: 'start' | 'stop' | 'restart') =>
+    call<Container>(`${at(id)}/${action}`, { method: 'POST' }),
+  remove: (id: string) => call<unknown>(at(id), { method: 'DELETE', headers: CONFIRM.remove }),
+  revealEnv: (id: string) => call<{ env: EnvEntry[] }>(`${at(id)}/env/reveal`, { method: 'POST' }),
+  setPolicy: (id: string, body: UpdatePolicyAction) =>
+    call<Container>(`${at(id)}/update-policy`, { method: 'PATCH', body }),
+  triggers: (id: string) => call<{ data: ContainerTrigger[]; total: number }>(`${at(id)}/triggers`),
+  runTrigger: (id: string, trigger: ContainerTrigger) =>
+    call<unknown>(`${at(id)}/triggers/${segment(trigger.type)}/${segment(trigger.name)}`, { method: 'POST' }),
+  backups: (id: string) => call<{ data: Backup[]; total: number }>(`${at(id)}/backups`),
+  rollback: (id: string, backupId: string) =>
+    call<{ message: string; operationId: string }>(`${at(id)}/rollback`, {
+      method: 'POST',
+      body: { backupId },
+      headers: CONFIRM.rollback,
+    }),
+  operations: (id: string) =>
+    call<{ data: OperationView[]; total: number; hasMore: boolean }>(`${at(id)}/update-operations?limit=20`),
+  operation: (operationId: string) => call<OperationView>(`/update-operations/${segment(operationId)}`),
+  cancel: (operationId: string) =>
+    call<{ message: string }>(`/operations/${segment(operationId)}/cancel`, { method: 'POST' }),
+  groups: () => call<{ data: ContainerGroup[]; total: number }>('/containers/groups'),
+  updateGroup: (rootId: string) =>
+    call<{ message: string; waves: number; members: GroupMember[] }>(`/dependency-groups/${segment(rootId)}/update`, {
+      method: 'POST',
+      headers: CONFIRM.groupUpdate,
+    }),
+};
+
+/** Where the log download, the log stream and the stats stream are (the browser opens them itself). */
+export const detailUrls = {
+  logDownload: (id: string) => `/api/v1${at(id)}/logs?tail=1000`,
+  logStream: (id: string) =>
+    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1${at(id)}/logs/stream?tail=100`,
+  statsStream: (id: string) => `/api/v1${at(id)}/stats/stream?interval=2`,
+};

@@ -1,0 +1,103 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Container } from '../../api';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { ErrorText } from '../../components/error-text';
+import { type ContainerGroup, detailApi } from './detail-api';
+import { wavesFrom } from './group-waves';
+
+/**
+ * The container's group (GET /containers/groups: `dd.group`, else its compose project) with what it
+ * depends on and what depends on it; when something does, the dependency-group update with its waves,
+ * asked first and sent with `X-DD-Confirm-Action: dependency-group-update` (http-interface §4.1).
+ */
+export function GroupSection({ c }: { c: Container }) {
+  const [group, setGroup] = useState<ContainerGroup | null | undefined>();
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+
+  useEffect(() => {
+    if (!c.group) return setGroup(null);
+    detailApi.groups().then(
+      (page) => setGroup(page.data.find((g) => g.containers.some((member) => member.id === c.id)) ?? null),
+      (failure: Error) => setError(failure.message),
+    );
+  }, [c.id, c.group]);
+
+  if (group === null || (group === undefined && !error)) return null;
+  const self = group?.containers.find((member) => member.id === c.id);
+  const waves = group && self && self.dependents.length > 0 ? wavesFrom(self, group.containers) : [];
+
+  async function update() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const started = await detailApi.updateGroup(c.id);
+      setDone(`${started.message} (${started.waves} waves)`);
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+      setAsking(false);
+    }
+  }
+
+  return (
+    <section class="card" aria-labelledby="group">
+      <h2 id="group" class="break">
+        Group {group?.name}
+      </h2>
+      {group && self && (
+        <dl class="grid">
+          <dt>Kind</dt>
+          <dd>{group.kind === 'label' ? 'dd.group label' : 'compose project'}</dd>
+          <dt>Members</dt>
+          <dd class="break">
+            {group.containers.map((member) => member.name).join(', ')} ({group.updatesAvailable} with an update)
+          </dd>
+          <dt>Depends on</dt>
+          <dd class="break">{self.dependsOn.join(', ') || 'nothing'}</dd>
+          <dt>Needed by</dt>
+          <dd class="break">{self.dependents.join(', ') || 'nothing'}</dd>
+        </dl>
+      )}
+      {waves.length > 0 && (
+        <>
+          <h3>Updating it with its dependents</h3>
+          <ol class="waves">
+            {waves.map((wave, index) => (
+              <li key={wave.map((member) => member.id).join()}>
+                Wave {index + 1}:{' '}
+                <span class="break">
+                  {wave.map((member) => `${member.name}${member.updateAvailable ? ' (update)' : ''}`).join(', ')}
+                </span>
+              </li>
+            ))}
+          </ol>
+          <div class="actions">
+            <button type="button" class="secondary" disabled={busy} onClick={() => setAsking(true)}>
+              Update the group…
+            </button>
+          </div>
+        </>
+      )}
+      {done && <p role="status">{done}</p>}
+      <ErrorText message={error} />
+      {asking && (
+        <ConfirmDialog
+          title="Update the dependency group?"
+          action="Update the group"
+          busy={busy}
+          onConfirm={update}
+          onCancel={() => setAsking(false)}
+        >
+          <p>
+            Each container with an update is re-created, {waves.length} waves in order; a failure stops the waves after
+            it.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

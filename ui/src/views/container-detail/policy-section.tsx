@@ -1,0 +1,162 @@
+import { useState } from 'preact/hooks';
+import type { Container } from '../../api';
+import { ErrorText } from '../../components/error-text';
+import { when } from '../../format-time';
+import { putContainer } from '../../state';
+import { detailApi, type UpdatePolicyAction } from './detail-api';
+
+const BLOCKER_WORDS: Record<string, string> = {
+  'maturity-not-reached': 'held by the maturity gate',
+  snoozed: 'snoozed',
+  skipped: 'skipped',
+};
+
+/**
+ * The update policy (http-interface §2.5) and its actions (§4.8 PATCH update-policy): skip the
+ * current candidate, snooze, the maturity gate, and clear. The answer is the container, put in the store.
+ */
+export function PolicySection({ c }: { c: Container }) {
+  const policy = c.updatePolicy;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [days, setDays] = useState('7');
+  const [minAge, setMinAge] = useState(String(policy.maturityMinAgeDays ?? 7));
+
+  async function apply(body: UpdatePolicyAction) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      putContainer(await detailApi.setPolicy(c.id, body));
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const skipped = [
+    ...(policy.skipTags ?? []).map((value) => ({ kind: 'tag' as const, value })),
+    ...(policy.skipDigests ?? []).map((value) => ({ kind: 'digest' as const, value })),
+  ];
+  const hasPolicy = skipped.length > 0 || policy.snoozeUntil !== undefined || policy.maturityMode !== undefined;
+  return (
+    <section class="card" aria-labelledby="policy">
+      <h2 id="policy">Update policy</h2>
+      <dl class="grid" data-field="policy">
+        <dt>Snoozed</dt>
+        <dd>{policy.snoozeUntil ? `until ${when(policy.snoozeUntil)}` : 'no'}</dd>
+        <dt>Maturity gate</dt>
+        <dd>{policy.maturityMode === 'mature' ? `updates wait ${policy.maturityMinAgeDays ?? 7} days` : 'off'}</dd>
+        <dt>Skipped</dt>
+        <dd>
+          {skipped.length === 0 ? (
+            'nothing'
+          ) : (
+            <ul class="plain">
+              {skipped.map((entry) => (
+                <li key={`${entry.kind}:${entry.value}`}>
+                  <span class="mono break">{entry.value}</span>{' '}
+                  <button
+                    type="button"
+                    class="link"
+                    disabled={busy}
+                    aria-label={`Stop skipping ${entry.kind} ${entry.value}`}
+                    onClick={() => apply({ action: 'remove-skip', kind: entry.kind, value: entry.value })}
+                  >
+                    unskip
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+        {(c.blockers ?? []).length > 0 && (
+          <>
+            <dt>Held</dt>
+            <dd>
+              {(c.blockers ?? [])
+                .map(
+                  (b) => `${BLOCKER_WORDS[b.reason] ?? b.reason}${b.liftableAt ? ` until ${when(b.liftableAt)}` : ''}`,
+                )
+                .join('; ')}
+            </dd>
+          </>
+        )}
+      </dl>
+      <div class="actions">
+        {c.updateAvailable && (
+          <button type="button" class="secondary" disabled={busy} onClick={() => apply({ action: 'skip-current' })}>
+            Skip this version
+          </button>
+        )}
+        {policy.snoozeUntil ? (
+          <button type="button" class="secondary" disabled={busy} onClick={() => apply({ action: 'unsnooze' })}>
+            Unsnooze
+          </button>
+        ) : (
+          <span class="inline-form">
+            <label for="snooze-days">Snooze for (days)</label>
+            <input
+              id="snooze-days"
+              type="number"
+              min={1}
+              max={3650}
+              value={days}
+              onInput={(event) => setDays(event.currentTarget.value)}
+            />
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy || !(Number(days) >= 1)}
+              onClick={() => apply({ action: 'snooze', days: Math.trunc(Number(days)) })}
+            >
+              Snooze
+            </button>
+          </span>
+        )}
+        <span class="inline-form">
+          <label for="maturity-days">Minimum age (days)</label>
+          <input
+            id="maturity-days"
+            type="number"
+            min={1}
+            max={365}
+            value={minAge}
+            onInput={(event) => setMinAge(event.currentTarget.value)}
+          />
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy || !(Number(minAge) >= 1)}
+            onClick={() =>
+              apply({ action: 'set-maturity-policy', mode: 'mature', minAgeDays: Math.trunc(Number(minAge)) })
+            }
+          >
+            Hold updates until mature
+          </button>
+        </span>
+        {policy.maturityMode && (
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy}
+            onClick={() => apply({ action: 'clear-maturity-policy' })}
+          >
+            Remove the maturity gate
+          </button>
+        )}
+        {skipped.length > 0 && (
+          <button type="button" class="secondary" disabled={busy} onClick={() => apply({ action: 'clear-skips' })}>
+            Clear skips
+          </button>
+        )}
+        {hasPolicy && (
+          <button type="button" class="secondary" disabled={busy} onClick={() => apply({ action: 'clear' })}>
+            Clear the policy
+          </button>
+        )}
+      </div>
+      <ErrorText message={error} />
+    </section>
+  );
+}

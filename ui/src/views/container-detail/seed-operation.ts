@@ -1,0 +1,21 @@
+import { operations, trackOperation } from '../../state';
+import { detailApi } from './detail-api';
+
+/**
+ * Shows an operation just started before its first event arrives, or if that event was missed
+ * (a stream that was reconnecting): one GET of the operation, the fallback http-interface §4.8
+ * names. An event already seen for it wins, so a later phase is never replaced by an earlier one.
+ */
+export async function seedOperation(operationId: string): Promise<void> {
+  const view = await detailApi.operation(operationId);
+  if (operations.value.get(view.containerName)?.operationId === operationId) return;
+  trackOperation({
+    operationId: view.id,
+    containerName: view.containerName,
+    ...(view.triggerName !== undefined && { triggerName: view.triggerName }),
+    status: view.status,
+    phase: view.phase,
+    queuePosition: view.queuePosition ?? 0,
+    queueTotal: view.queueTotal ?? 0,
+  });
+}
