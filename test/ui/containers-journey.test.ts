@@ -136,6 +136,16 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
           .textContent(),
       )
       .toBe('4');
+    // Updates by maturity link to the list filtered by each level; the bell answers from the hub.
+    const maturity = page.locator('section[aria-labelledby="by-maturity"]');
+    expect(await maturity.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual([
+      '/containers?maturity=hot',
+      '/containers?maturity=mature',
+      '/containers?maturity=established',
+    ]);
+    const bell = page.locator('section[aria-labelledby="bell"]');
+    await bell.getByRole('heading', { name: /^Notifications/ }).waitFor();
+    await expect.poll(() => bell.locator('p, li').count()).toBeGreaterThan(0);
     expect(seen.problems).toEqual([]);
   });
 

@@ -31,7 +31,7 @@ beforeAll(async () => {
   // Expected: "who am I" before signing in, the wrong password, and the calls cut by a session revoked elsewhere.
   seen = watchPage(page, [
     /^failed GET \/api\/v1\/(events\/ui|auth\/user): net::ERR_ABORTED$/,
-    /^401 GET \/api\/v1\/(auth\/user|containers\/recent-status)$/,
+    /^401 GET \/api\/v1\/(auth\/user|containers\/recent-status|notifications\/bell)$/,
     /^401 POST \/api\/v1\/auth\/login$/,
     /^console: Failed to load resource: .* 401/,
   ]);
