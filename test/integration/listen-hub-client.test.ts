@@ -240,7 +240,9 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
     const edge = await connectEdgePeer(hub.url as string);
     edge.send(await helloFor(edge, identity, 'peer'));
     expect((await edge.closed).code).toBe(EDGE_CLOSE.nameTaken);
-    expect((await listed())?.connected).toBe(true);
+    // The listen-mode agent keeps its name and its link. Polled: on a loaded machine its stream may be
+    // between the silence cut of the case before and its reopening at this very moment.
+    await until(async () => ((await listed())?.connected ? true : undefined), 'the listen-mode agent connected');
   });
 
   it('keeps listen-mode agents with DD_EXPERIMENTAL_EDGE=false, which removes only the edge endpoint and keys', async () => {
