@@ -108,7 +108,11 @@ describe('schedules on the Durable Object alarm under workerd', () => {
   }, 120_000);
 });
 
-/** An edge agent on a workerd WebSocket: signed in with one watcher, answering the hub's pings. */
+/**
+ * An edge agent on a workerd WebSocket: signed in with one watcher, answering the hub's pings and
+ * sending its own heartbeat as a real agent does (on Workers the hub sends none, and its liveness
+ * job closes an agent silent for two beats).
+ */
 async function signInAgent(mf: Miniflare, name: string, cron: string): Promise<{ close(): void }> {
   const identity = await newEdgeIdentity();
   const registered = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys`, {
@@ -141,7 +145,8 @@ async function signInAgent(mf: Miniflare, name: string, cron: string): Promise<{
     agent: sampleAgentInfo(),
     watchers: [sampleWatcher({ name: 'local', cron, jitterSeconds: 0 })],
   });
-  await waitFor(() => frames.find((frame) => frame.type === 'welcome'), 5_000, 'the welcome');
+  const welcome = await waitFor(() => frames.find((frame) => frame.type === 'welcome'), 5_000, 'the welcome');
+  if (welcome.type !== 'welcome') throw new Error('unreachable');
   // Not watched: the cycle runs, and asks no registry.
   for (const frame of snapshotFrames(
     'local',
@@ -149,7 +154,14 @@ async function signInAgent(mf: Miniflare, name: string, cron: string): Promise<{
     [sampleImage()],
   ))
     send(frame);
-  return { close: () => socket.close(1000) };
+  // Both sides ping every welcome.heartbeatMs (edge/1.0).
+  const heartbeat = setInterval(() => send({ type: 'ping' }), welcome.heartbeatMs);
+  return {
+    close: () => {
+      clearInterval(heartbeat);
+      socket.close(1000);
+    },
+  };
 }
 
 describe('an agent watcher on the Durable Object alarm', () => {
