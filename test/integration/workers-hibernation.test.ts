@@ -9,7 +9,6 @@ import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
 import { EDGE_CLOSE, EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
 import { signChallenge } from '../../shared/edge/sign-in';
 import {
-  newEdgeIdentity,
   sampleAgentInfo,
   sampleContainer,
   sampleImage,
@@ -17,6 +16,7 @@ import {
   snapshotFrames,
   waitFor,
 } from '../support/edge-peer';
+import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
 
 /**
  * Hibernatable edge sockets (issue 16 item 2, docs/workers.md "Edge sockets"): the hub object is
@@ -51,18 +51,7 @@ async function containerNames(agent: string): Promise<string[]> {
 
 /** An agent on the hub: key registered, signed in, one container synced. */
 async function signedInAgent(name: string) {
-  const identity = await newEdgeIdentity();
-  const registered = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ publicKey: identity.publicKeyBase64, label: name }),
-  });
-  expect(registered.status).toBe(201);
-  const response = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/ws`, {
-    headers: { upgrade: 'websocket', 'sec-websocket-protocol': 'edge.1.0' },
-  });
-  const socket = response.webSocket;
-  if (!socket) throw new Error(`no WebSocket (status ${response.status})`);
+  const { identity, socket } = await openWorkerdEdgeSocket(mf, ORIGIN, name);
   const frames: HubFrame[] = [];
   const closed = new Promise<number>((resolve) =>
     socket.addEventListener('close', (event) => resolve(event.code), { once: true }),

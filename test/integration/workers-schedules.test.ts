@@ -8,7 +8,6 @@ import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
 import { signChallenge } from '../../shared/edge/sign-in';
 import {
-  newEdgeIdentity,
   sampleAgentInfo,
   sampleContainer,
   sampleImage,
@@ -17,6 +16,7 @@ import {
   waitFor,
 } from '../support/edge-peer';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
+import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
 
 /**
  * Schedules on the Durable Object alarm (issue 16 item 1, docs/workers.md "Schedules"): a retry
@@ -114,18 +114,7 @@ describe('schedules on the Durable Object alarm under workerd', () => {
  * job closes an agent silent for two beats).
  */
 async function signInAgent(mf: Miniflare, name: string, cron: string): Promise<{ close(): void }> {
-  const identity = await newEdgeIdentity();
-  const registered = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ publicKey: identity.publicKeyBase64, label: name }),
-  });
-  expect(registered.status).toBe(201);
-  const response = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/ws`, {
-    headers: { upgrade: 'websocket', 'sec-websocket-protocol': 'edge.1.0' },
-  });
-  const socket = response.webSocket;
-  if (!socket) throw new Error(`no WebSocket (status ${response.status})`);
+  const { identity, socket } = await openWorkerdEdgeSocket(mf, ORIGIN, name);
   const frames: HubFrame[] = [];
   const send = (frame: unknown) => socket.send(JSON.stringify(frame));
   socket.addEventListener('message', (event) => {
