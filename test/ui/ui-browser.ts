@@ -22,7 +22,8 @@ export function watchPage(page: Page, expected: RegExp[] = []): PageProblems {
   const seen: PageProblems = { problems: [], calls: [] };
   // A read still in flight when the test navigates (page.goto) is cancelled by the browser with
   // ERR_ABORTED: nothing a person would see go wrong (seen once in CI for GET /api/v1/agents).
-  const readCancelledByNavigation = /^failed GET \/api\/v1\/[^\s:]*: net::ERR_ABORTED$/;
+  // The same holds for the page's own static assets (the icon) cut by a navigation (seen once in CI).
+  const readCancelledByNavigation = /^failed GET \/(api\/v1|assets)\/[^\s:]*: net::ERR_ABORTED$/;
   const allowed = (line: string) =>
     readCancelledByNavigation.test(line) || expected.some((pattern) => pattern.test(line));
   page.on('console', (message) => {
