@@ -339,6 +339,7 @@ export function composeHub(input: HubInput): Hub {
         signInLimits: config.edge.signInLimits,
         setFrameLimit: input.setWebSocketFrameLimit,
         socketsHibernate: input.edgeSockets !== undefined,
+        gatewayPort: input.edgeGateways,
       })
     : undefined;
   // Listen-mode agents (DD_AGENT_<NAME>_*) are not the experimental edge: the directory serves them either way.

@@ -25,6 +25,18 @@ export interface HibernatableEdgeSocket {
   autoAnsweredAt(): number | undefined;
 }
 
+/**
+ * The runtime's edge gateways, as the hub reaches them (Workers with DD_EDGE_GATEWAY_SHARDS): each
+ * holds agents' sockets, one session per socket, named by the gateway and the session's id. A
+ * send to a session the gateway no longer holds resolves false.
+ */
+export interface EdgeGatewayPort {
+  send(gateway: string, session: string, frames: readonly unknown[]): Promise<boolean>;
+  close(gateway: string, session: string, code: number, reason: string): Promise<void>;
+  /** A key was revoked: every gateway closes its sessions (4002) and forgets the key. */
+  revoked(keyId: string): Promise<void>;
+}
+
 /** The runtime's upgrade to a hibernatable socket: it accepts the socket, then hands it to `open`, and returns the 101. */
 export interface HibernatableEdgeUpgrader {
   upgrade(c: Context, subprotocolToken: string, open: (socket: HibernatableEdgeSocket) => void): Response;
@@ -73,6 +85,12 @@ export interface HubDeps {
    * `Hub.parts.edge.sockets` (open, message, closed, resume). Absent (Node): upgradeWebSocket.
    */
   edgeSockets?: HibernatableEdgeUpgrader | undefined;
+  /**
+   * Where agents' sockets terminate in edge gateways in front of the hub (Workers with
+   * DD_EDGE_GATEWAY_SHARDS; docs/workers.md "Edge gateways"): how the hub reaches them. The runtime
+   * routes the gateways' requests to `Hub.parts.edge.gateways`.
+   */
+  edgeGateways?: EdgeGatewayPort | undefined;
   /**
    * Sets one socket's frame cap in the runtime's WebSocket parser, where it has one per socket
    * (Node: every socket starts at the edge protocol's pre-sign-in cap, and a signed-in agent's is

@@ -28,6 +28,12 @@ export function edgeSubprotocol(protocol: string): string {
   return protocol.replace('/', '.');
 }
 
+/**
+ * The agent names itself in this header of its upgrade. It is a routing hint only (a hub on Workers
+ * sends the socket to the gateway of that name's shard): the signed hello decides who the agent is.
+ */
+export const EDGE_AGENT_NAME_HEADER = 'x-dd-agent-name';
+
 /** The tokens to offer (agent) or accept (hub) in Sec-WebSocket-Protocol, newest first. */
 export const EDGE_SUBPROTOCOLS: readonly string[] = EDGE_PROTOCOLS.map(edgeSubprotocol);
 

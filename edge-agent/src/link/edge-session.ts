@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import WebSocket from 'ws';
 import {
+  EDGE_AGENT_NAME_HEADER,
   EDGE_CLOSE,
   EDGE_MAX_FRAME_BYTES,
   EDGE_PROTOCOL,
@@ -53,6 +54,7 @@ export class EdgeSession {
       maxPayload: EDGE_MAX_FRAME_BYTES,
       handshakeTimeout: tuning.signInTimeoutMs,
       perMessageDeflate: false,
+      headers: { [EDGE_AGENT_NAME_HEADER]: options.agentName },
     });
     this.sender = new EdgeSender({
       socket: this.socket,

@@ -3,7 +3,6 @@ import type { UpgradeWebSocket } from 'hono/ws';
 import { EDGE_SUBPROTOCOLS, edgeProtocolOf } from '../../../shared/edge/protocol';
 import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
-import type { HubEnv } from '../http/hub-env';
 import { createRateLimiter, type RateLimiter } from '../http/rate-limit';
 import type { RouteGroup } from '../http/route-group';
 import { isSameOrigin } from '../http/same-origin';
@@ -51,9 +50,9 @@ export interface EdgeEndpointDeps {
  * UI streams but without a session: agents sign in inside the socket. The per-address upgrade
  * limit (DD_SERVER_RATELIMIT_WEBSOCKET per 15 minutes) comes first, so refused attempts count.
  */
-function acceptEdgeUpgrade(
-  c: Context<HubEnv>,
-  deps: EdgeEndpointDeps,
+export function acceptEdgeUpgrade(
+  c: Context,
+  deps: Pick<EdgeEndpointDeps, 'upgradeWebSocket' | 'hibernatable' | 'clientAddress' | 'config'>,
   limiter: RateLimiter,
 ): { token: string; protocol: string } {
   if (!deps.upgradeWebSocket && !deps.hibernatable)
@@ -88,7 +87,7 @@ function acceptEdgeUpgrade(
  * The 429 of the caps on connections not yet signed in. Places free up within the sign-in
  * deadline (10 s), most within milliseconds as agents sign in, so the caller may retry soon.
  */
-function signInCapReached(refusal: SlotRefusal): HttpError {
+export function signInCapReached(refusal: SlotRefusal): HttpError {
   const message =
     refusal.refused === 'address'
       ? `At most ${refusal.limit} edge connections from one address may be signing in at once`

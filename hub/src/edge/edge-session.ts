@@ -43,7 +43,15 @@ export interface SessionOwner {
   frame(session: EdgeSession, frame: InventoryFrame): CloseVerdict | undefined;
   /** Once per session, whoever closed it; `signedIn` tells whether it got past the welcome. */
   closed(session: EdgeSession, code: number, signedIn: boolean): void;
+  /**
+   * Where the requests are not the session's own (an edge gateway relays them for the hub): the
+   * agent's replies and log streams go here instead of to the session's pending requests.
+   */
+  relay?(session: EdgeSession, frame: RelayedFrame): void;
 }
+
+/** The agent's answers to the hub's commands. */
+export type RelayedFrame = Extract<AgentFrame, { type: 'reply' | 'stream' }>;
 
 export interface EdgeSessionOptions {
   ws: WSContext;
@@ -272,10 +280,10 @@ export class EdgeSession {
       case 'pong':
         return;
       case 'reply':
-        this.requests.settle(frame);
-        return;
       case 'stream':
-        this.requests.stream(frame);
+        if (this.options.owner.relay) this.options.owner.relay(this, frame);
+        else if (frame.type === 'reply') this.requests.settle(frame);
+        else this.requests.stream(frame);
         return;
       default: {
         const verdict = this.options.owner.frame(this, frame);

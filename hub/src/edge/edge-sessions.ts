@@ -8,8 +8,9 @@ import {
 } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
 import type { EdgeKey } from '../../../shared/schemas/edge-key';
-import type { AgentDirectory } from '../agents/agent-directory';
+import type { AgentDirectory, AgentLink } from '../agents/agent-directory';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
+import type { EdgeGatewayPort } from '../hub-deps';
 import type { AuthorizedKey } from './authorized-keys';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
 import {
@@ -23,6 +24,7 @@ import {
 } from './edge-session';
 import { EdgeSocketSessions } from './edge-socket-sessions';
 import type { CloseVerdict } from './frame-reader';
+import { GatewayLinks } from './gateway/gateway-links';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
 import { SnapshotAssembler } from './snapshot-assembler';
@@ -35,6 +37,14 @@ export const DEFAULT_EDGE_TIMINGS: EdgeTimings = {
   signInDeadlineMs: EDGE_SIGN_IN_DEADLINE_MS,
   requestTimeoutMs: EDGE_REQUEST_TIMEOUT_MS,
 };
+
+/**
+ * What an agent's inventory frames arrive through: an edge session on a socket of the hub, or an
+ * edge gateway's link (hub/src/edge/gateway/gateway-links.ts) whose socket is in another object.
+ */
+export interface InventorySource extends AgentLink {
+  readonly agentName: string | undefined;
+}
 
 export interface EdgeConnection {
   protocol: string;
@@ -63,6 +73,11 @@ export interface EdgeSessionsDeps {
    * the agents' pings (docs/workers.md "Edge sockets").
    */
   socketsHibernate?: boolean | undefined;
+  /**
+   * Where agents' sockets terminate in edge gateways (Workers with DD_EDGE_GATEWAY_SHARDS;
+   * docs/workers.md "Edge gateways"): how the hub reaches them. Their links are `gateways`.
+   */
+  gatewayPort?: EdgeGatewayPort | undefined;
 }
 
 /**
@@ -75,8 +90,10 @@ export class EdgeSessions implements SessionOwner {
   readonly timings: EdgeTimings;
   /** The sockets a hibernating runtime holds (Workers), routed here by the runtime's handlers. */
   readonly sockets = new EdgeSocketSessions(this);
+  /** Agents whose sockets edge gateways hold; undefined where the runtime has no gateways. */
+  readonly gateways: GatewayLinks | undefined;
   private readonly sessions = new Set<EdgeSession>();
-  private readonly assemblers = new WeakMap<EdgeSession, SnapshotAssembler>();
+  private readonly assemblers = new WeakMap<InventorySource, SnapshotAssembler>();
   private readonly signingIn: SignInSlots;
   private readonly slots = new WeakMap<EdgeSession, SignInSlot>();
   /** Sign-in deadline timers of hibernatable sockets, cleared at the welcome so the object may sleep. */
@@ -94,6 +111,17 @@ export class EdgeSessions implements SessionOwner {
     this.keys = createEdgeKeyStore(deps.storage, deps.now, deps.logger.child('store.edge'));
     this.checkSignIn = createSignInCheck(this.keys);
     this.signingIn = new SignInSlots(deps.signInLimits);
+    this.gateways =
+      deps.gatewayPort &&
+      new GatewayLinks({
+        port: deps.gatewayPort,
+        keys: this.keys,
+        directory: deps.directory,
+        inventory: this,
+        storage: deps.storage,
+        logger: deps.logger,
+        now: deps.now,
+      });
   }
 
   /** Stored keys and bindings; the authorized-keys file's keys registered if new. */
@@ -108,6 +136,7 @@ export class EdgeSessions implements SessionOwner {
       Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)),
     );
     if (!this.deps.socketsHibernate) this.ticker = setInterval(() => this.sweep(), tickMs);
+    await this.gateways?.load();
     this.ready = true;
   }
 
@@ -184,7 +213,7 @@ export class EdgeSessions implements SessionOwner {
    * session it was; false when that cannot be (a key revoked meanwhile: closed with 4002; the agent
    * unknown or the hub stopping: 1001, and the agent reconnects).
    */
-  relink(session: EdgeSession, agentName: string, keyId: string, address: string | undefined): boolean {
+  relink(session: InventorySource, agentName: string, keyId: string, address: string | undefined): boolean {
     if (this.keys.get(keyId)?.revokedAt !== null) {
       session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
       return false;
@@ -201,9 +230,14 @@ export class EdgeSessions implements SessionOwner {
       session.close(EDGE_CLOSE.goingAway, 'session lost, reconnect');
       return false;
     }
-    this.assemblers.set(session, new SnapshotAssembler());
+    this.beginInventory(session);
     runtime.resumed((watcher) => this.requestFullSync(session, watcher));
     return true;
+  }
+
+  /** A linked agent's inventory frames may come from here on: snapshot parts are assembled per link. */
+  beginInventory(source: InventorySource): void {
+    this.assemblers.set(source, new SnapshotAssembler());
   }
 
   async registerKey(key: AuthorizedKey): Promise<EdgeKey | 'exists'> {
@@ -222,6 +256,7 @@ export class EdgeSessions implements SessionOwner {
     for (const session of [...this.sessions]) {
       if (session.keyId === keyId) session.close(EDGE_CLOSE.keyRevoked, 'key revoked');
     }
+    await this.gateways?.revoked(keyId);
     return stored;
   }
 
@@ -266,10 +301,15 @@ export class EdgeSessions implements SessionOwner {
       session.close(EDGE_CLOSE.goingAway, 'hub shutting down');
       return;
     }
-    this.assemblers.set(session, new SnapshotAssembler());
+    this.beginInventory(session);
   }
 
   frame(session: EdgeSession, frame: InventoryFrame): CloseVerdict | undefined {
+    return this.inventoryFrame(session, frame);
+  }
+
+  /** An inventory frame of a linked agent, applied to its watchers; a verdict closes the link. */
+  inventoryFrame(session: InventorySource, frame: InventoryFrame): CloseVerdict | undefined {
     const name = session.agentName as string;
     const { directory, expectations } = this.deps;
     const runtime = directory.runtime(name);
@@ -319,7 +359,7 @@ export class EdgeSessions implements SessionOwner {
     });
   }
 
-  private requestFullSync(session: EdgeSession, watcher: string): void {
+  private requestFullSync(session: InventorySource, watcher: string): void {
     session.request({ method: 'inventory', watcher }).catch((error: unknown) =>
       this.logger.warn('full sync after a resumed session failed', {
         agent: session.agentName,

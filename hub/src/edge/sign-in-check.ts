@@ -4,6 +4,15 @@ import { Cron } from 'croner';
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
 import { fromBase64Url, generateEdgeKeyPair, signInMessage } from '../../../shared/edge/sign-in';
 import type { EdgeKeyStore } from './edge-key-store';
+
+/**
+ * Where a sign-in finds its key and binds the agent's name: the hub's key store, or an edge gateway's
+ * cache of the keys it asked the hub for (hub/src/edge/gateway/), whose name claims go to the hub.
+ */
+export type SignInKeys = Pick<EdgeKeyStore, 'publicKeyBytes' | 'claimName'> & {
+  get(keyId: string): { revokedAt: string | null } | undefined;
+};
+
 import type { HelloFrame, SignInVerdict } from './edge-session';
 
 const refuse = (code: number, message: string): SignInVerdict => ({ ok: false, code, message });
@@ -47,7 +56,7 @@ function verifyNow(publicKey: Uint8Array, hello: HelloFrame, challenge: string, 
  * so neither the answer nor its timing tells which key ids exist. Only a caller that proved it
  * holds the key learns that it was revoked (4002) or that the name belongs to another key (4003).
  */
-export function createSignInCheck(keys: EdgeKeyStore) {
+export function createSignInCheck(keys: SignInKeys) {
   // A real key pair, so the stand-in verification of an unknown key does the full work.
   let decoy: Promise<Uint8Array> | undefined;
   const decoyKey = () => {

@@ -1,4 +1,5 @@
-import type { HibernatableEdgeSocket, HibernatableEdgeUpgrader } from '../../hub-deps';
+import type { GatewaySocket } from '../../edge/gateway/edge-gateway';
+import type { HibernatableEdgeUpgrader } from '../../hub-deps';
 
 /** A server socket of the Durable Object's WebSocket Hibernation API. */
 export interface HibernationWebSocket extends WebSocket {
@@ -20,9 +21,17 @@ export const EDGE_SOCKET_TAG = 'edge';
 
 export interface HibernatableEdgeSockets extends HibernatableEdgeUpgrader {
   /** The hub's view of a socket the runtime hands to a handler: the same object for the same socket while in memory. */
-  socketOf(ws: WebSocket): HibernatableEdgeSocket;
+  socketOf(ws: WebSocket): GatewaySocket;
   /** Every edge socket the object holds, hibernated with it or not. */
-  all(): HibernatableEdgeSocket[];
+  all(): GatewaySocket[];
+}
+
+/** Where the attachment keeps the socket's session id, beside the session's record (an edge gateway addresses sessions by it). */
+const SESSION_ID_KEY = 'socketSession';
+
+function sessionIdIn(attachment: unknown): string | undefined {
+  const id = (attachment as Record<string, unknown> | null)?.[SESSION_ID_KEY];
+  return typeof id === 'string' ? id : undefined;
 }
 
 /**
@@ -32,12 +41,14 @@ export interface HibernatableEdgeSockets extends HibernatableEdgeUpgrader {
  * record rides in the socket's attachment; this file only translates.
  */
 export function hibernatableEdgeSockets(state: WebSocketHibernationState): HibernatableEdgeSockets {
-  const views = new WeakMap<WebSocket, HibernatableEdgeSocket>();
-  const socketOf = (ws: WebSocket): HibernatableEdgeSocket => {
+  const views = new WeakMap<WebSocket, GatewaySocket>();
+  const socketOf = (ws: WebSocket, newSessionId?: string): GatewaySocket => {
     const known = views.get(ws);
     if (known) return known;
     const server = ws as HibernationWebSocket;
-    const view: HibernatableEdgeSocket = {
+    const sessionId = newSessionId ?? sessionIdIn(server.deserializeAttachment());
+    const view: GatewaySocket = {
+      sessionId,
       send: (text) => server.send(text),
       close: (code, reason) => {
         try {
@@ -46,7 +57,7 @@ export function hibernatableEdgeSockets(state: WebSocketHibernationState): Hiber
           // Already closed or closing.
         }
       },
-      saveRecord: (record) => server.serializeAttachment(record),
+      saveRecord: (record) => server.serializeAttachment({ ...record, [SESSION_ID_KEY]: sessionId }),
       loadRecord: () => server.deserializeAttachment(),
       autoAnsweredAt: () => state.getWebSocketAutoResponseTimestamp(server)?.getTime(),
     };
@@ -55,12 +66,15 @@ export function hibernatableEdgeSockets(state: WebSocketHibernationState): Hiber
   };
   return {
     socketOf,
-    all: () => state.getWebSockets(EDGE_SOCKET_TAG).map(socketOf),
+    all: () => state.getWebSockets(EDGE_SOCKET_TAG).map((ws) => socketOf(ws)),
     upgrade(_c, subprotocolToken, open) {
       const { 0: client, 1: server } = new WebSocketPair();
       // Accepted by the object, not by the socket: the runtime may then hibernate the object.
       state.acceptWebSocket(server, [EDGE_SOCKET_TAG]);
-      open(socketOf(server));
+      const socket = socketOf(server, crypto.randomUUID());
+      // The id is in the attachment from the start: a socket that hibernates before its first record keeps it.
+      socket.saveRecord({});
+      open(socket);
       return new Response(null, {
         status: 101,
         webSocket: client,

@@ -1,23 +1,27 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { ConfigError } from '../../../../shared/config/config-error';
-import type { Environment } from '../../../../shared/config/env-source';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger';
 import { composeHub, type Hub } from '../../compose-hub';
-import { type HubConfig, loadHubConfig } from '../../config/hub-config';
-import { type RuntimeRefusal, runtimeRefusals, withoutRefused } from '../../config/runtime-capabilities';
 import { EDGE_AUTO_HEARTBEAT } from '../../edge/edge-session-record';
+import { GATEWAY_PATH_PREFIX } from '../../edge/gateway/gateway-messages';
+import { answerGatewayRequest } from '../../edge/gateway/gateway-requests';
 import { errorBody } from '../../http/http-error';
+import type { EdgeGatewayPort } from '../../hub-deps';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { alarmWakeUp, type DurableObjectAlarmStorage } from './alarm-wake-up';
 import { builtInUi } from './built-in-ui';
 import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
+import type { DurableObjectNamespaceLike } from './durable-object-namespace';
+import { gatewayPort } from './gateway-ports';
+import { gatewayShards } from './gateway-shards';
 import {
   type HibernatableEdgeSockets,
   hibernatableEdgeSockets,
   type WebSocketHibernationState,
 } from './hibernatable-edge-sockets';
 import { upgradeWebSocket } from './upgrade-websocket';
+import { loadWorkerConfig, readTextFile, refuseUnintendedAnonymousMode, type WorkerConfig } from './worker-config';
 
 /** The part of a Durable Object's state the hub uses. */
 export interface HubDurableObjectState extends WebSocketHibernationState {
@@ -28,40 +32,6 @@ export interface HubDurableObjectState extends WebSocketHibernationState {
 
 /** workerd's request/response pair for setWebSocketAutoResponse. */
 declare const WebSocketRequestResponsePair: new (request: string, response: string) => unknown;
-
-/**
- * The DD_* Worker vars and secrets; other bindings (the namespace) are not configuration. The
- * default local watcher is off: a Worker has no Docker Engine, its hosts are edge agents.
- */
-function ddVariables(bindings: Readonly<Record<string, unknown>>): Environment {
-  const env: Record<string, string> = { DD_LOCAL_WATCHER: 'false' };
-  for (const [name, value] of Object.entries(bindings)) {
-    if (!name.startsWith('DD_')) continue;
-    // wrangler.toml [vars] may be TOML numbers or booleans; they mean what their text says.
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') env[name] = String(value);
-    else throw new ConfigError(name, 'must be a string, number or boolean in [vars], or a secret');
-  }
-  return env;
-}
-
-const readTextFile = (): string => {
-  throw new Error('Workers have no file system; set the variable itself as a secret (wrangler secret put)');
-};
-
-/**
- * On Node, anonymous mode listens on 127.0.0.1 unless DD_SERVER_HOST says otherwise (decisions §4). A
- * Worker has no loopback: whatever it serves is on the internet. So without DD_AUTH_* it runs only
- * when DD_SERVER_HOST names a non-loopback address, the same words that open a Node hub on purpose.
- */
-function refuseUnintendedAnonymousMode(config: HubConfig): void {
-  if (!config.anonymous || !LOOPBACK_HOSTS.has(config.server.host)) return;
-  throw new ConfigError(
-    'DD_SERVER_HOST',
-    'no DD_AUTH_* is configured, and a Worker is reachable from the internet: set a basic user or an OIDC provider as secrets (docs/workers.md), or set DD_SERVER_HOST=0.0.0.0 to run it open on purpose',
-  );
-}
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /**
  * The one Durable Object that hosts the hub on Workers: the portable app over Durable Object
@@ -83,19 +53,15 @@ export class HubDurableObject {
     state.setWebSocketAutoResponse(
       new WebSocketRequestResponsePair(EDGE_AUTO_HEARTBEAT.request, EDGE_AUTO_HEARTBEAT.response),
     );
-    let config: HubConfig;
-    let variables: Environment;
-    let refused: RuntimeRefusal[];
+    let loaded: WorkerConfig;
     try {
-      const all = ddVariables(env);
-      refused = runtimeRefusals(all, 'workers');
-      variables = withoutRefused(all, refused);
-      config = loadHubConfig(variables, readTextFile);
-      refuseUnintendedAnonymousMode(config);
+      loaded = loadWorkerConfig(env);
+      refuseUnintendedAnonymousMode(loaded.config);
     } catch (error) {
       this.refuse(error);
       return;
     }
+    const { config, variables, refused } = loaded;
     const logRing = createLogRing(1000, config.log.bufferEnabled);
     const logger = createLogger({ level: config.log.level, ring: logRing, sink: consoleJsonSink });
     for (const { variable, reason } of refused) {
@@ -106,6 +72,14 @@ export class HubDurableObject {
       });
     }
     const storage = createDurableObjectStorage(state.storage);
+    let gateways: EdgeGatewayPort | undefined;
+    try {
+      const shards = gatewayShards(env);
+      if (shards > 0) gateways = gatewayPort(env.EDGE_GATEWAY as DurableObjectNamespaceLike, shards);
+    } catch (error) {
+      this.refuse(error);
+      return;
+    }
     // Requests wait until the providers are loaded and stored state is read. A start failure is not
     // rethrown: that would reset the object and fail every request without a body, whereas /health
     // reports the failed gate.
@@ -126,6 +100,7 @@ export class HubDurableObject {
           refusedVariables: refused,
           upgradeWebSocket,
           edgeSockets: this.edgeSockets,
+          edgeGateways: gateways,
           registries,
           // Cloudflare names the client; without it every caller would share one rate-limit bucket.
           clientAddress: (c) => c.req.header('cf-connecting-ip') ?? undefined,
@@ -183,6 +158,9 @@ export class HubDurableObject {
   }
 
   fetch(request: Request): Response | Promise<Response> {
+    // Only the deployment's gateways reach these paths: the Worker refuses them from outside.
+    if (this.hub && new URL(request.url).pathname.startsWith(GATEWAY_PATH_PREFIX))
+      return answerGatewayRequest(this.hub.parts.edge?.gateways, request);
     if (this.hub) return this.hub.app.fetch(request);
     return Response.json(errorBody(500, this.configError), {
       status: 500,
