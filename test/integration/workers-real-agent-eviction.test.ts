@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBase64 } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
+import type { Container } from '../../shared/schemas/container';
 import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { type AgentProcess, signedIn } from '../support/edge-agent-process';
 import { type EdgeUpdateBed, spawnBedAgent, startEdgeUpdateBed, until } from '../support/edge-update-bed';
@@ -50,6 +51,8 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
   const listedAgent = async () => (await json<{ data: Agent[] }>('/api/v1/agents')).data.find((a) => a.name === AGENT);
   const agentWatcher = async () =>
     (await json<{ data: WatcherView[] }>('/api/v1/watchers')).data.find((w) => w.agent === AGENT)?.metadata;
+  const web = async () =>
+    (await json<{ data: Container[] }>(`/api/v1/containers?agent=${AGENT}`)).data.find((c) => c.name === 'web');
   const outbox = async () =>
     (await json<{ data: { id: string; attempts: number; nextAttemptAt?: string }[] }>('/api/v1/notifications/outbox'))
       .data;
@@ -103,6 +106,7 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
       1_000,
     );
     expect(scheduledAt % 60_000).toBe(0);
+    expect(Date.parse((await web())?.checkedAt ?? '')).toBeLessThan(scheduledAt);
 
     // A retry pending in the outbox: the receiver fails the first attempt.
     receiver.behave({ status: 503, body: 'maintenance' });
@@ -144,6 +148,10 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
     if (ranAt === undefined) throw new Error('the cron cycle due after the restart did not run');
     console.log(`cron: the cycle due at ${new Date(scheduledAt).toISOString()} ran ${ranAt - scheduledAt} ms late`);
     expect(ranAt - scheduledAt).toBeLessThan(10_000);
+    // Its effect: the container was checked against the registry again, by that cycle.
+    const checkedAt = Date.parse((await web())?.checkedAt ?? '');
+    expect(checkedAt).toBeGreaterThanOrEqual(scheduledAt);
+    expect(checkedAt - scheduledAt).toBeLessThan(10_000);
 
     // The retry: delivered once, by the new workerd, no earlier than it was due.
     const [, delivered] = await receiver.waitFor(2, 60_000);
