@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { toBase64 } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
@@ -22,9 +22,22 @@ import { buildDevBundle, startWranglerDev, type WranglerDev } from '../support/w
 
 const AGENT = 'workers-evicted';
 /** The cron cycle must fall after the restart and the reconnect's own cycle: at least this far ahead at the stop. */
-const CRON_LEAD_MS = 25_000;
+const CRON_LEAD_MS = 35_000;
 
 type WatcherView = { agent?: string; metadata: { lastRunAt?: string; nextRunAt?: string } };
+
+/** On a failure, the end of what workerd (the hub's log) and the agent printed. */
+function dumpOnFailure(hub: () => WranglerDev | undefined, agent: () => AgentProcess | undefined): void {
+  onTestFailed(() => {
+    console.log(`wrangler dev:\n${hub()?.output.slice(-60).join('\n')}`);
+    console.log(
+      `agent:\n${agent()
+        ?.logs.slice(-30)
+        .map((line) => `${line.component} ${line.msg}`)
+        .join('\n')}`,
+    );
+  });
+}
 
 describe('the hub under wrangler dev restarted with a real agent connected', () => {
   let workDir: string;
@@ -79,6 +92,10 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
   }, 60_000);
 
   it('reconnects the agent by itself, runs the cron cycle on time from the alarm, delivers the retry once', async () => {
+    dumpOnFailure(
+      () => hub,
+      () => agent,
+    );
     // 1.0.0 only: each cycle asks the registry and finds nothing newer, so no update-available
     // notification mixes with the retry the receiver counts.
     const only = await publishApp(bed.dockerd, bed.registry, { repository: 'evicted/web', tag: '1.0.0', kind: 'http' });
@@ -135,6 +152,9 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
     // The agent comes back on its own backoff.
     const back = await agent.waitForLog(signedIn, 30_000, logsBefore);
     console.log(`reconnect: the agent signed in again ${back.time - stoppedAt} ms after the stop began`);
+    // The reconnect's own cycle (2 s after the full sync) must fall before the cron's minute, or it
+    // would pass for the alarm's cycle below.
+    expect(back.time + 2_000).toBeLessThan(scheduledAt - 5_000);
     expect(await listedAgent()).toMatchObject({ connected: true });
 
     // The cron cycle runs on time, from the alarm: these reads run no cycle.

@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { toBase64 } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
 import { type AgentProcess, closedWith } from '../support/edge-agent-process';
@@ -24,6 +24,19 @@ import {
 import { buildDevBundle, startWranglerDev, type WranglerDev } from '../support/wrangler-dev';
 
 const AGENT = 'workers-real';
+
+/** On a failure, the end of what workerd (the hub's log) and the agent printed. */
+function dumpOnFailure(hub: () => WranglerDev | undefined, agent: () => AgentProcess | undefined): void {
+  onTestFailed(() => {
+    console.log(`wrangler dev:\n${hub()?.output.slice(-60).join('\n')}`);
+    console.log(
+      `agent:\n${agent()
+        ?.logs.slice(-30)
+        .map((line) => `${line.component} ${line.msg}`)
+        .join('\n')}`,
+    );
+  });
+}
 
 describe('a real agent process against the hub under wrangler dev', () => {
   let workDir: string;
@@ -74,6 +87,10 @@ describe('a real agent process against the hub under wrangler dev', () => {
   }, 60_000);
 
   it('signs in, syncs its inventory, gets its update detected by the hub and runs it to succeeded', async () => {
+    dumpOnFailure(
+      () => hub,
+      () => agent,
+    );
     const oldId = await runApp(bed, 'web', 'workers/web', { from: 'http', to: 'http' });
     agent = await spawnBedAgent(bed, hub.url.replace(/^http/, 'ws'), {}, 60_000);
 
@@ -121,6 +138,10 @@ describe('a real agent process against the hub under wrangler dev', () => {
   }, 240_000);
 
   it("closes the agent's socket within 1 s of the key's revocation", async () => {
+    dumpOnFailure(
+      () => hub,
+      () => agent,
+    );
     const running = agent;
     if (!running) throw new Error('no agent');
     const from = running.logs.length;
