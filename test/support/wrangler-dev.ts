@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { REPO_ROOT } from './hub-process';
@@ -78,7 +78,14 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   const child = spawn(WRANGLER, args, {
     cwd: REPO_ROOT,
     detached: true,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', WRANGLER_SEND_METRICS: 'false' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/root',
+      WRANGLER_SEND_METRICS: 'false',
+      // wrangler's logs and its dev registry (shared by every `wrangler dev` of the user, keyed by
+      // the Worker's name) beside the persistence directory, not in ~/.config/.wrangler.
+      XDG_CONFIG_HOME: join(dirname(options.persistTo), 'wrangler-config'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit');
