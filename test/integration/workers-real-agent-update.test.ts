@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { toBase64 } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
-import { type AgentProcess, closedWith } from '../support/edge-agent-process';
+import { type AgentProcess, closedWith, signedIn } from '../support/edge-agent-process';
 import {
   type EdgeUpdateBed,
   edgeUpdateApi,
@@ -153,7 +153,11 @@ describe('a real agent process against the hub under wrangler dev', () => {
     const elapsedMs = closed.time - answeredAt;
     console.log(`revocation: the agent logged its 4002 close ${elapsedMs} ms after the DELETE answered`);
     expect(elapsedMs).toBeLessThan(1_000);
-    // The hub lists it disconnected, and refuses its next sign-ins.
+    // The hub lists it disconnected, and refuses its next sign-in (the agent retries at its longest step).
     await until(async () => ((await listedAgent())?.connected === false ? true : undefined), 'agent disconnected');
+    const afterClose = running.logs.indexOf(closed) + 1;
+    await running.waitForLog(closedWith(4002), 10_000, afterClose);
+    expect(running.logs.slice(from).filter(signedIn)).toEqual([]);
+    expect((await listedAgent())?.connected).toBe(false);
   }, 60_000);
 });
