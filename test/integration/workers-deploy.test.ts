@@ -64,14 +64,23 @@ describe('npm run deploy:workers (wrangler deploy --dry-run)', () => {
     expect(uploaded).toBe(await sha256(join(ROOT, 'dist/workers/index.js')));
   });
 
-  it('binds the hub Durable Object and declares its SQLite migration', () => {
+  it('binds the hub and edge gateway Durable Objects and declares their SQLite migrations', () => {
     expect(deploy.stdout).toMatch(/env\.HUB \(HubDurableObject\)\s+Durable Object/);
+    expect(deploy.stdout).toMatch(/env\.EDGE_GATEWAY \(EdgeGatewayObject\)\s+Durable Object/);
     // The dry run prints no migrations: read them as wrangler deploy does, from the same file.
     const config = unstable_readConfig({ config: join(ROOT, 'wrangler.toml') });
     expect(config.no_bundle).toBe(true);
     expect(config.main).toBe(join(ROOT, 'dist/workers/index.js'));
-    expect(config.durable_objects.bindings).toEqual([{ name: 'HUB', class_name: 'HubDurableObject' }]);
-    expect(config.migrations).toEqual([{ tag: 'v1', new_sqlite_classes: ['HubDurableObject'] }]);
+    expect(config.durable_objects.bindings).toEqual([
+      { name: 'HUB', class_name: 'HubDurableObject' },
+      { name: 'EDGE_GATEWAY', class_name: 'EdgeGatewayObject' },
+    ]);
+    // Append-only: a deployed class's migration is never edited, the gateways came in a later one.
+    expect(config.migrations).toEqual([
+      { tag: 'v1', new_sqlite_classes: ['HubDurableObject'] },
+      { tag: 'v2', new_sqlite_classes: ['EdgeGatewayObject'] },
+    ]);
+    expect(config.vars.DD_EDGE_GATEWAY_SHARDS).toBe('64');
   });
 
   it('carries every file of the web UI, and the uploaded module serves it and the API under workerd', async () => {

@@ -5,8 +5,8 @@ import type { Readable } from 'node:stream';
 import { build } from 'esbuild';
 import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
 import { gatewayNameFor } from '../../hub/src/adapter/workers/gateway-shards';
+import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
 import { EDGE_CLOSE } from '../../shared/edge/protocol';
 import type { Agent } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
@@ -175,7 +175,8 @@ describe('edge gateways under workerd, with real agents', () => {
     // A container started now reaches the new hub object through the gateway (delta, then a full sync).
     await runContainer(dockerd.docker, { name: 'after-reset', image: IMAGE });
     await waitFor(
-      async () => ((await containersOf(alpha)).some((container) => container.name === 'after-reset') ? true : undefined),
+      async () =>
+        (await containersOf(alpha)).some((container) => container.name === 'after-reset') ? true : undefined,
       15_000,
       'after-reset listed for alpha',
     );

@@ -38,7 +38,13 @@ export interface HubConfig {
   ui: { maturityThresholdDays: number };
   compat: { wudCard: boolean };
   /** DD_EXPERIMENTAL_EDGE, and DD_EDGE_AUTHORIZED_KEYS: the path of a file of keys to register at start (the Node entry reads it). */
-  edge: { enabled: boolean; authorizedKeysFile: string | undefined; signInLimits: SignInLimits };
+  edge: {
+    enabled: boolean;
+    authorizedKeysFile: string | undefined;
+    signInLimits: SignInLimits;
+    /** DD_EDGE_GATEWAY_SHARDS: edge gateway objects in front of the hub on Workers (0: none; ignored on Node). */
+    gatewayShards: number;
+  };
   /** Deadline of one registry request, redirects included (DD_REGISTRY_TIMEOUT, seconds). */
   registry: { timeoutMs: number };
   /**
@@ -83,6 +89,9 @@ const PROVIDER_PREFIXES = [
   'DD_LOCAL_WATCHER',
 ];
 
+/** DD_EDGE_GATEWAY_SHARDS (docs/workers.md "Edge gateways"): the Worker reads it with the same rule. */
+export const GATEWAY_SHARDS = envInteger(0, 1024);
+
 const KNOWN_VARIABLES = new Set([
   'DD_SERVER_PORT',
   'DD_SERVER_HOST',
@@ -108,6 +117,7 @@ const KNOWN_VARIABLES = new Set([
   'DD_EXPERIMENTAL_EDGE',
   'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
   'DD_EDGE_SIGNIN_MAX',
+  'DD_EDGE_GATEWAY_SHARDS',
 ]);
 
 /**
@@ -171,6 +181,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
         ),
         total: vars.get('DD_EDGE_SIGNIN_MAX', envInteger(1, 1_000_000), DEFAULT_SIGN_IN_LIMITS.total),
       },
+      gatewayShards: vars.get('DD_EDGE_GATEWAY_SHARDS', GATEWAY_SHARDS, 0),
     },
     registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
     notifications: {

@@ -3,6 +3,7 @@ import { EDGE_AGENT_NAME_HEADER } from '../../../shared/edge/protocol';
 import { withBufferedBody } from '../adapter/workers/buffer-request-body';
 import { type DurableObjectNamespaceLike, HUB_OBJECT_NAME } from '../adapter/workers/durable-object-namespace';
 import { EdgeGatewayObject } from '../adapter/workers/edge-gateway-object';
+import { gatewayNamespace } from '../adapter/workers/gateway-ports';
 import { gatewayNameFor, gatewayShards } from '../adapter/workers/gateway-shards';
 import { HubDurableObject } from '../adapter/workers/hub-durable-object';
 import { EDGE_SOCKET_PATH } from '../edge/gateway/gateway-endpoint';
@@ -12,8 +13,6 @@ import { errorBody } from '../http/http-error';
 
 interface WorkerEnv extends Record<string, unknown> {
   HUB: DurableObjectNamespaceLike;
-  /** Present where wrangler.toml binds the gateway class; used when DD_EDGE_GATEWAY_SHARDS > 0. */
-  EDGE_GATEWAY?: DurableObjectNamespaceLike;
 }
 
 /**
@@ -35,15 +34,14 @@ export default {
     const { pathname } = new URL(request.url);
     // The objects' own paths: reachable between the deployment's objects only.
     if (pathname.startsWith(GATEWAY_PATH_PREFIX)) return Response.json(errorBody(404, 'Not Found'), { status: 404 });
-    if (pathname === EDGE_SOCKET_PATH && env.EDGE_GATEWAY) {
-      let shards: number;
+    if (pathname === EDGE_SOCKET_PATH) {
       try {
-        shards = gatewayShards(env);
+        const shards = gatewayShards(env);
+        if (shards > 0) return toGateway(request, gatewayNamespace(env), shards);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         return Response.json(errorBody(500, `configuration error: ${error.message}`), { status: 500 });
       }
-      if (shards > 0) return toGateway(request, env.EDGE_GATEWAY, shards);
     }
     // Never the client's body stream itself: the hub may answer before reading it (see withBufferedBody).
     const forwarded = await withBufferedBody(request, MAX_BODY_BYTES);

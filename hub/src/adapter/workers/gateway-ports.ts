@@ -1,3 +1,4 @@
+import { ConfigError } from '../../../../shared/config/config-error';
 import type { GatewayHub } from '../../edge/gateway/edge-gateway';
 import type { ClaimAnswer, GatewayBatchAnswer, KeyLookupAnswer } from '../../edge/gateway/gateway-messages';
 import { GATEWAY_COMMAND_PATHS, GATEWAY_PATHS } from '../../edge/gateway/gateway-messages';
@@ -33,6 +34,29 @@ export function gatewayPort(gateways: DurableObjectNamespaceLike, shards: number
       await Promise.allSettled(told);
     },
   };
+}
+
+/**
+ * The port of a deployment with DD_EDGE_GATEWAY_SHARDS gateways, or undefined without them; the
+ * gateways' binding (EDGE_GATEWAY in wrangler.toml) must be there.
+ */
+export function gatewayPortOf(
+  bindings: Readonly<Record<string, unknown>>,
+  shards: number,
+): EdgeGatewayPort | undefined {
+  if (shards === 0) return undefined;
+  return gatewayPort(gatewayNamespace(bindings), shards);
+}
+
+/** The gateways' namespace binding, which DD_EDGE_GATEWAY_SHARDS > 0 needs. */
+export function gatewayNamespace(bindings: Readonly<Record<string, unknown>>): DurableObjectNamespaceLike {
+  const namespace = bindings.EDGE_GATEWAY as DurableObjectNamespaceLike | undefined;
+  if (typeof namespace?.idFromName !== 'function')
+    throw new ConfigError(
+      'DD_EDGE_GATEWAY_SHARDS',
+      'edge gateways need the EDGE_GATEWAY Durable Object binding (class EdgeGatewayObject) in wrangler.toml',
+    );
+  return namespace;
 }
 
 /** A gateway's way to the hub object. */

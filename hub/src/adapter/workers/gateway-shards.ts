@@ -1,7 +1,6 @@
+import * as v from 'valibot';
 import { ConfigError } from '../../../../shared/config/config-error';
-
-/** Past this, one more gateway buys nothing: each already holds a small share of any fleet measured. */
-const MAX_SHARDS = 1024;
+import { GATEWAY_SHARDS } from '../../config/hub-config';
 
 /**
  * DD_EDGE_GATEWAY_SHARDS: how many edge gateway objects hold the agents' sockets (docs/workers.md
@@ -11,11 +10,9 @@ const MAX_SHARDS = 1024;
 export function gatewayShards(bindings: Readonly<Record<string, unknown>>): number {
   const raw = bindings.DD_EDGE_GATEWAY_SHARDS;
   if (raw === undefined || raw === '') return 0;
-  const text = String(raw).trim();
-  const count = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(count) || count > MAX_SHARDS)
-    throw new ConfigError('DD_EDGE_GATEWAY_SHARDS', `must be an integer from 0 to ${MAX_SHARDS}`);
-  return count;
+  const parsed = v.safeParse(GATEWAY_SHARDS, String(raw));
+  if (!parsed.success) throw new ConfigError('DD_EDGE_GATEWAY_SHARDS', parsed.issues[0].message);
+  return parsed.output;
 }
 
 /** The gateway object of an agent: FNV-1a of its name, so its reconnects land where it was. */

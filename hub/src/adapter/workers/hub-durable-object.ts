@@ -12,9 +12,7 @@ import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-pro
 import { alarmWakeUp, type DurableObjectAlarmStorage } from './alarm-wake-up';
 import { builtInUi } from './built-in-ui';
 import { createDurableObjectStorage, type DurableObjectStorageLike } from './durable-object-driver';
-import type { DurableObjectNamespaceLike } from './durable-object-namespace';
-import { gatewayPort } from './gateway-ports';
-import { gatewayShards } from './gateway-shards';
+import { gatewayPortOf } from './gateway-ports';
 import {
   type HibernatableEdgeSockets,
   hibernatableEdgeSockets,
@@ -74,8 +72,7 @@ export class HubDurableObject {
     const storage = createDurableObjectStorage(state.storage);
     let gateways: EdgeGatewayPort | undefined;
     try {
-      const shards = gatewayShards(env);
-      if (shards > 0) gateways = gatewayPort(env.EDGE_GATEWAY as DurableObjectNamespaceLike, shards);
+      gateways = gatewayPortOf(env, config.edge.gatewayShards);
     } catch (error) {
       this.refuse(error);
       return;
