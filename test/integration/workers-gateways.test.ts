@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { build } from 'esbuild';
 import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DurableObjectNamespaceLike } from '../../hub/src/adapter/workers/durable-object-namespace';
 import { gatewayNameFor } from '../../hub/src/adapter/workers/gateway-shards';
 import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
 import { EDGE_CLOSE } from '../../shared/edge/protocol';
@@ -55,10 +56,11 @@ describe('edge gateways under workerd, with real agents', () => {
       (container) => container.agent === name,
     );
   const gatewaySessions = async (gateway: string) => {
-    const namespace = await mf.getDurableObjectNamespace('EDGE_GATEWAY');
+    // Miniflare's proxy of the binding, typed by workers-types, which the project does not use.
+    const namespace = (await mf.getDurableObjectNamespace('EDGE_GATEWAY')) as unknown as DurableObjectNamespaceLike;
     const response = await namespace
       .get(namespace.idFromName(gateway))
-      .fetch('https://internal.invalid/__edge-gateway/sessions');
+      .fetch(new Request('https://internal.invalid/__edge-gateway/sessions'));
     return ((await response.json()) as { sessions: { agentName?: string; keyId?: string }[] }).sessions;
   };
   const hubInstance = async () => ((await (await api('/__test/instances')).json()) as { instance: string }).instance;
