@@ -16,7 +16,7 @@ import { readSections, renderReport, renderSection } from './support/report';
 import { ui } from './ui';
 import { updateContainer } from './update-container';
 import { watchCycle } from './watch-cycle';
-import { workersHeap } from './workers-heap';
+import { workersGateways, workersHeap } from './workers';
 
 // Static and ordered: the order of the sections in docs/benchmarks.md.
 const BENCHMARKS: readonly Benchmark[] = [
@@ -33,15 +33,21 @@ const BENCHMARKS: readonly Benchmark[] = [
   ui,
   footprint,
   workersHeap,
+  workersGateways,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT_PATH = join(ROOT, 'docs', 'benchmarks.md');
 
-/** `npm run bench -- http registry` runs the benchmarks whose names contain any of the words. */
+/**
+ * `npm run bench -- http registry` runs the benchmarks whose names contain any of the words; a word
+ * that is a benchmark's whole name runs that one only (`workers`, not `workers-heap` too).
+ */
 function selectBenchmarks(filters: readonly string[]): readonly Benchmark[] {
   if (filters.length === 0) return BENCHMARKS;
-  const selected = BENCHMARKS.filter((benchmark) => filters.some((filter) => benchmark.name.includes(filter)));
+  const names = new Set(BENCHMARKS.map((benchmark) => benchmark.name));
+  const matches = (name: string, filter: string) => (names.has(filter) ? name === filter : name.includes(filter));
+  const selected = BENCHMARKS.filter((benchmark) => filters.some((filter) => matches(benchmark.name, filter)));
   if (selected.length === 0) {
     throw new Error(
       `bench: no benchmark matches ${filters.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`,

@@ -11,7 +11,13 @@
  */
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { EDGE_PROTOCOL, type EdgeRequest, edgeSubprotocol, type HubFrame } from '../../shared/edge/protocol';
+import {
+  EDGE_AGENT_NAME_HEADER,
+  EDGE_PROTOCOL,
+  type EdgeRequest,
+  edgeSubprotocol,
+  type HubFrame,
+} from '../../shared/edge/protocol';
 import { signChallenge } from '../../shared/edge/sign-in';
 import { FLEET_WATCHER, type FleetAgent, type FleetPlan, fleetInventory } from './edge-fleet';
 
@@ -41,7 +47,11 @@ const AGENT_INFO = {
 /** One agent's session, from upgrade to welcome; resolves once welcomed (or failed), the socket then lives on. */
 function runAgent(agent: FleetAgent, index: number): Promise<void> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, [edgeSubprotocol(EDGE_PROTOCOL)], { perMessageDeflate: false });
+    // Named as the real agent names itself, so a hub on Workers shards it to its gateway.
+    const ws = new WebSocket(url, [edgeSubprotocol(EDGE_PROTOCOL)], {
+      perMessageDeflate: false,
+      headers: { [EDGE_AGENT_NAME_HEADER]: agent.name },
+    });
     sockets.add(ws);
     let beat: ReturnType<typeof setInterval> | undefined;
     let settled = false;

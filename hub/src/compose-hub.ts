@@ -488,7 +488,8 @@ export function composeHub(input: HubInput): Hub {
       // Hibernating edge sockets have no ticker (it would keep the object awake): their sign-in
       // deadlines have timers, and silence is checked once per silence limit, so a silent agent
       // goes within two limits rather than decisions §6's one: fewer wakes (docs/workers.md "Edge sockets").
-      if (edge && input.edgeSockets)
+      // Where gateways hold the sockets they check them: the hub object is not woken for it.
+      if (edge && input.edgeSockets && !input.edgeGateways)
         scheduler.job('edge.liveness', async () => edge.sweep(), { everyMs: edgeTimings.silenceLimitMs });
       // Every job is defined: the wake-up is armed at the earliest (one missed while down runs now).
       scheduler.start();

@@ -25,6 +25,8 @@ const OBJECT_MEMORY_LIMIT = 128 * 1024 * 1024;
 const LIST_PATH = '/api/v1/containers?limit=200';
 
 interface Shape {
+  /** Edge gateway objects (DD_EDGE_GATEWAY_SHARDS); 0: the hub object holds the sockets. */
+  shards: number;
   agents: number;
   containersPerAgent: number;
   requests: number;
@@ -38,6 +40,8 @@ interface Measured {
   peakSample: number;
   afterList: HeapUsage;
   syncedMs: number;
+  /** Until every agent was listed connected. */
+  signedInMs: number;
   latencies: number[];
   pageBytes: number;
   agentsPageMs: number;
@@ -52,6 +56,7 @@ export const workersHeap: Benchmark = {
   async run(ctx) {
     const agents = positiveIntegerEnv('BENCH_WORKERS_AGENTS', 500);
     const shape: Shape = {
+      shards: 0,
       agents,
       containersPerAgent: positiveIntegerEnv('BENCH_WORKERS_CONTAINERS', 20),
       requests: positiveIntegerEnv('BENCH_WORKERS_REQUESTS', 300),
@@ -60,6 +65,29 @@ export const workersHeap: Benchmark = {
     const measured = await measure(ctx, shape);
     return {
       title: `Workers: the hub object's heap with ${formatCount(shape.agents * shape.containersPerAgent)} containers`,
+      markdown: report(shape, measured),
+    };
+  },
+};
+
+/**
+ * The fleet through edge gateways under workerd (issue 16 item 4): 1,000 agents × 20 containers
+ * from the load generator's own process, each agent's socket in the gateway of its name's shard;
+ * sign-ins and syncs per second, the isolate's heap after the sync, and the container list.
+ */
+export const workersGateways: Benchmark = {
+  name: 'workers',
+  async run(ctx) {
+    const shape: Shape = {
+      shards: positiveIntegerEnv('BENCH_WORKERS_SHARDS', 64),
+      agents: positiveIntegerEnv('BENCH_WORKERS_AGENTS', 1000),
+      containersPerAgent: positiveIntegerEnv('BENCH_WORKERS_CONTAINERS', 20),
+      requests: positiveIntegerEnv('BENCH_WORKERS_REQUESTS', 300),
+      connectConcurrency: positiveIntegerEnv('BENCH_WORKERS_CONNECT_CONCURRENCY', 50),
+    };
+    const measured = await measure(ctx, shape);
+    return {
+      title: `Workers: ${formatCount(shape.agents)} agents through ${shape.shards} edge gateways`,
       markdown: report(shape, measured),
     };
   },
@@ -78,10 +106,14 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       scriptPath: bundle,
       modulesRoot: dirname(bundle),
       compatibilityDate: '2026-04-01',
-      durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
+      durableObjects: {
+        HUB: { className: 'HubDurableObject', useSQLite: true },
+        EDGE_GATEWAY: { className: 'EdgeGatewayObject', useSQLite: true },
+      },
       durableObjectsPersist: join(dir, 'do'),
       inspectorPort: 0,
       bindings: {
+        DD_EDGE_GATEWAY_SHARDS: String(shape.shards),
         DD_LOG_LEVEL: 'warn',
         // Anonymous on purpose (a Worker without DD_AUTH_* refuses to run otherwise).
         DD_SERVER_HOST: '0.0.0.0',
@@ -127,7 +159,7 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
     await writeFile(planFile, JSON.stringify(plan));
     generator = startGenerator(process.cwd(), planFile);
     const started = await waitForEvent(generator.events, 'started', 30_000);
-    const { syncedAt, peakSample } = await waitForSync(url, generator, shape, inspector);
+    const { syncedAt, peakSample, signedInAt } = await waitForSync(url, generator, shape, inspector);
     const synced = await inspector.heapAfterGc();
     ctx.log(`synced in ${((syncedAt - started.t) / 1000).toFixed(1)} s; heap ${formatBytes(synced.usedSize)}`);
 
@@ -143,6 +175,7 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       peakSample,
       afterList,
       syncedMs: syncedAt - started.t,
+      signedInMs: signedInAt - started.t,
       latencies,
       pageBytes,
       agentsPageMs,
@@ -176,10 +209,11 @@ async function waitForSync(
   generator: Generator,
   shape: Shape,
   inspector: WorkerdInspector,
-): Promise<{ syncedAt: number; peakSample: number }> {
+): Promise<{ syncedAt: number; peakSample: number; signedInAt: number }> {
   const containers = shape.agents * shape.containersPerAgent;
   const deadline = Date.now() + SYNC_TIMEOUT_MS;
   let peakSample = 0;
+  let signedInAt: number | undefined;
   while (Date.now() < deadline) {
     peakSample = Math.max(peakSample, (await inspector.heapNow()).usedSize);
     const ended = generator.events.filter((event) => event.event === 'closed');
@@ -187,8 +221,9 @@ async function waitForSync(
       throw new Error(`workers-heap: ${ended.length} sessions ended early, first: ${JSON.stringify(ended[0])}`);
     const agents = (await getJson<{ data: { connected: boolean }[] }>(`${url}/api/v1/agents`)).data;
     if (agents.filter((agent) => agent.connected).length === shape.agents) {
+      signedInAt ??= Date.now();
       const { total } = await getJson<{ total: number }>(`${url}/api/v1/containers?limit=1`);
-      if (total === containers) return { syncedAt: Date.now(), peakSample };
+      if (total === containers) return { syncedAt: Date.now(), peakSample, signedInAt };
     }
     await sleep(POLL_MS);
   }
@@ -253,7 +288,29 @@ function report(shape: Shape, m: Measured): string {
     ],
     ['left', 'right', 'right', 'right'],
   );
+  const seconds = (value: number) => `${(value / 1000).toFixed(1)} s`;
+  const rate = (value: number) => `${(shape.agents / (value / 1000)).toFixed(0)} agents/s`;
+  const gateways =
+    shape.shards === 0
+      ? "The agents' sockets end in the hub object itself (`DD_EDGE_GATEWAY_SHARDS=0`)."
+      : `The agents' sockets end in ${shape.shards} edge gateway objects (\`DD_EDGE_GATEWAY_SHARDS=${shape.shards}\`), each agent in the gateway of its name's shard; the gateways sign the agents in and forward their snapshots to the hub object in batches. All objects of a Worker share one isolate under Miniflare, so "used" below is the hub object **and** the ${shape.shards} gateways.`;
+  const pace = markdownTable(
+    ["from the generator's start", 'time', 'rate'],
+    [
+      [`every agent listed connected (${formatCount(shape.agents)})`, seconds(m.signedInMs), rate(m.signedInMs)],
+      [
+        `**synced**: every container listed (${formatCount(total)})`,
+        `**${seconds(m.syncedMs)}**`,
+        `**${rate(m.syncedMs)}**`,
+      ],
+    ],
+    ['left', 'right', 'right'],
+  );
   return [
+    gateways,
+    '',
+    pace,
+    '',
     `The hub's Worker bundle (\`buildWorkersBundle\`, the one \`npm run deploy:workers\` uploads) under workerd through Miniflare, with SQLite-backed Durable Object storage in a temp dir. ${formatCount(shape.agents)} edge keys registered through \`POST /api/v1/edge/keys\`, then ${formatCount(shape.agents)} live agents with ${shape.containersPerAgent} containers each, played by the edge benchmark's load generator (bench/support/edge-load-generator.ts, its own process: one WebSocket per agent to Miniflare's loopback port, signed sign-in, one full snapshot, heartbeats; at most ${shape.connectConcurrency} handshakes in flight). Synced (after ${(m.syncedMs / 1000).toFixed(1)} s): every agent connected and \`GET /api/v1/containers\` totals ${formatCount(total)}. The heap is read from the isolate that hosts the object (\`core:user:\`) through workerd's inspector (\`inspectorPort\`, V8's \`HeapProfiler.collectGarbage\` then \`Runtime.getHeapUsage\`). Knobs: \`BENCH_WORKERS_AGENTS\`, \`BENCH_WORKERS_CONTAINERS\`, \`BENCH_WORKERS_REQUESTS\`, \`BENCH_WORKERS_CONNECT_CONCURRENCY\`.`,
     '',
     heap,
