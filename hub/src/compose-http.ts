@@ -34,6 +34,7 @@ import type { RouteTable } from './http/route-table';
 import { serverRateLimit } from './http/server-rate-limit';
 import type { WebSocketGate } from './http/websocket-upgrade';
 import type { HubDeps } from './hub-deps';
+import type { IconService } from './icons/icon-service';
 import type { HubMetrics } from './metrics/hub-metrics';
 import type { NotificationService } from './notifications/notification-service';
 import type { Readiness } from './readiness';
@@ -54,6 +55,7 @@ import { registerContainerStatsRoutes } from './routes/container-stats-routes';
 import { registerDependencyGroupRoutes } from './routes/dependency-group-routes';
 import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
+import { registerIconRoutes } from './routes/icon-routes';
 import { registerImageRoutes } from './routes/image-routes';
 import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
@@ -114,6 +116,7 @@ export interface HttpParts {
   containers: ContainerStore;
   preferences: PreferencesStore;
   sessions: SessionStore;
+  icons: IconService;
   loginVerifier: LoginVerifier;
   signInLimits: SignInLimits;
   events: EventBus;
@@ -307,6 +310,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     registerEdgeKeyRoutes(api, { edge: parts.edge, audit, logger });
   }
   registerRegistryRoutes(api, { registries });
+  registerIconRoutes(api, { icons: parts.icons });
   const webhookGuard = { config, now, clientAddress };
   registerActionWebhookRoutes(api, {
     ...webhookGuard,

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '../../../shared/config/env-readers';
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
@@ -6,6 +7,7 @@ import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../edge/sign-in-slots';
+import { DEFAULT_ICON_BASES, ICON_BASE_VARIABLES, ICON_PROVIDERS, type IconProvider } from '../icons/icon-providers';
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../listen/listen-agent-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
@@ -41,6 +43,8 @@ export interface HubConfig {
   edge: { enabled: boolean; authorizedKeysFile: string | undefined; signInLimits: SignInLimits };
   /** Deadline of one registry request, redirects included (DD_REGISTRY_TIMEOUT, seconds). */
   registry: { timeoutMs: number };
+  /** The icon sets' base URLs (DD_ICONS_<SET>_URL) and the deadline of one icon request (DD_ICONS_TIMEOUT, seconds). */
+  icons: { bases: Record<IconProvider, string>; timeoutMs: number };
   /**
    * Notification triggers (DD_NOTIFICATION_<TYPE>_<NAME>_<KEY>), grouped but not yet checked: the
    * hub checks them against the provider types of its runtime (some come from the entry point).
@@ -108,7 +112,22 @@ const KNOWN_VARIABLES = new Set([
   'DD_EXPERIMENTAL_EDGE',
   'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
   'DD_EDGE_SIGNIN_MAX',
+  ...Object.values(ICON_BASE_VARIABLES),
+  'DD_ICONS_TIMEOUT',
 ]);
+
+/** An absolute http(s) URL: an icon set's base (docs/icons.md). */
+const envHttpUrl = v.pipe(
+  v.string(),
+  v.check((text) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL without credentials'),
+);
 
 /**
  * Parses and validates the whole configuration once, at start-up. Throws a ConfigError whose
@@ -173,6 +192,15 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       },
     },
     registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
+    icons: {
+      bases: Object.fromEntries(
+        ICON_PROVIDERS.map((provider) => [
+          provider,
+          vars.get(ICON_BASE_VARIABLES[provider], envHttpUrl, DEFAULT_ICON_BASES[provider]),
+        ]),
+      ) as Record<IconProvider, string>,
+      timeoutMs: vars.get('DD_ICONS_TIMEOUT', envInteger(1, 120), 10) * 1000,
+    },
     notifications: {
       triggers: groupProviderVariables(resolved, 'DD_NOTIFICATION_', ['TIMEOUT']),
       timeoutMs: vars.get('DD_NOTIFICATION_TIMEOUT', envInteger(1, 300), 10) * 1000,
