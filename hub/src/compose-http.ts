@@ -64,6 +64,7 @@ import { registerOpenApiRoute } from './routes/openapi-routes';
 import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
+import { registerSystemRoutes } from './routes/system-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
 import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
@@ -94,7 +95,14 @@ export type HubRoutes = RouteTable;
 export interface HttpParts {
   input: Pick<
     HubDeps,
-    'logRing' | 'version' | 'runtime' | 'storageDriver' | 'dropConnection' | 'runtimeMetrics' | 'edgeSockets'
+    | 'logRing'
+    | 'version'
+    | 'runtime'
+    | 'storageDriver'
+    | 'dropConnection'
+    | 'runtimeMetrics'
+    | 'edgeSockets'
+    | 'hookRunner'
   > & {
     uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
     inventoryDeadlineMs?: number | undefined;
@@ -235,7 +243,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   );
   registerAuthOidcRoutes(api, { config, logger, now, clientAddress, audit }, sessions, parts.oidc);
   registerPreferencesRoutes(api, { preferences: parts.preferences });
-  registerAppRoutes(api, {
+  const server = {
     version: input.version,
     runtime: input.runtime,
     storageDriver: input.storageDriver ?? config.store.driver,
@@ -245,6 +253,22 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     now,
     readiness: parts.readiness,
     config,
+  };
+  registerAppRoutes(api, server);
+  registerSystemRoutes(api, {
+    server,
+    settings: parts.settings,
+    containers,
+    audit,
+    apiKeys: parts.apiKeys,
+    icons: parts.icons,
+    logRing: input.logRing,
+    registries,
+    notifications,
+    updates,
+    fleet,
+    agents,
+    hooksAvailable: input.hookRunner !== undefined,
   });
   registerSettingsRoutes(api, { settings: parts.settings });
   registerLogRoutes(api, { webSockets: parts.webSockets, logRing: input.logRing, logger });

@@ -73,8 +73,7 @@ export function registerIconRoutes(api: RouteGroup, deps: IconRoutesDeps): void 
       path: '/icons/cache',
       access: 'admin',
       tag: 'icons',
-      summary:
-        'Empty the icon cache: every icon is fetched again on its next request (not while internetlessMode is on)',
+      summary: 'Empty the icon cache: each icon is fetched again on its next request',
       response: v.object({ cleared: v.number() }),
     },
     async (c) => c.json({ cleared: await deps.icons.clear() }),
