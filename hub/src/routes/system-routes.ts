@@ -183,11 +183,13 @@ export function registerSystemRoutes(api: RouteGroup, deps: SystemRoutesDeps): v
         audit: deps.audit.recent(DUMP_AUDIT_ENTRIES),
       };
       const redacted = redactDeep(dump, configuredSecrets(deps.server.config));
-      await deps.audit.append({
-        action: 'debug-dump',
-        status: 'success',
-        details: `debug dump downloaded by ${describePrincipal(c.get('principal'))}`,
-      });
+      // A HEAD downloads nothing, so it leaves no trace in the audit.
+      if (c.req.method !== 'HEAD')
+        await deps.audit.append({
+          action: 'debug-dump',
+          status: 'success',
+          details: `debug dump downloaded by ${describePrincipal(c.get('principal'))}`,
+        });
       const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
       c.header('Content-Disposition', `attachment; filename="dockwatch-debug-${stamp}.json"`);
       // Support data: no cache, shared or private, keeps it.

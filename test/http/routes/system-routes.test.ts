@@ -227,6 +227,11 @@ describeHubMatrix(
       const audit = await (await client().request('/api/v1/audit?action=debug-dump', asAlice())).json();
       const adminKeyId = adminKey.split('_')[1];
       expect(audit.data[0].details).toContain(`api-key:${adminKeyId}`);
+      // A HEAD sends no dump, and is not recorded as a download.
+      const head = await client().request('/api/v1/debug/dump', { ...keyed(adminKey), method: 'HEAD' });
+      expect(head.status).toBe(200);
+      const after = await (await client().request('/api/v1/audit?action=debug-dump', asAlice())).json();
+      expect(after.total).toBe(audit.total);
     });
 
     it('no secret comes back from the read routes either', async () => {
