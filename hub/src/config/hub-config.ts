@@ -1,4 +1,3 @@
-import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '../../../shared/config/env-readers';
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
@@ -116,18 +115,25 @@ const KNOWN_VARIABLES = new Set([
   'DD_ICONS_TIMEOUT',
 ]);
 
-/** An absolute http(s) URL: an icon set's base (docs/icons.md). */
-const envHttpUrl = v.pipe(
-  v.string(),
-  v.check((text) => {
-    try {
-      const url = new URL(text);
-      return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL without credentials'),
-);
+/**
+ * An icon set's base (docs/icons.md): an absolute http(s) URL without credentials. Read as a
+ * secret, so a refused value (it may hold a password) is never echoed in the error.
+ */
+function iconBase(vars: EnvReaderContext, provider: IconProvider): string {
+  const name = ICON_BASE_VARIABLES[provider];
+  const raw = vars.secret(name);
+  if (raw === undefined) return DEFAULT_ICON_BASES[provider];
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '') {
+    throw new ConfigError(name, 'must be an http:// or https:// URL without credentials');
+  }
+  return raw;
+}
 
 /**
  * Parses and validates the whole configuration once, at start-up. Throws a ConfigError whose
@@ -193,12 +199,10 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     },
     registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
     icons: {
-      bases: Object.fromEntries(
-        ICON_PROVIDERS.map((provider) => [
-          provider,
-          vars.get(ICON_BASE_VARIABLES[provider], envHttpUrl, DEFAULT_ICON_BASES[provider]),
-        ]),
-      ) as Record<IconProvider, string>,
+      bases: Object.fromEntries(ICON_PROVIDERS.map((provider) => [provider, iconBase(vars, provider)])) as Record<
+        IconProvider,
+        string
+      >,
       timeoutMs: vars.get('DD_ICONS_TIMEOUT', envInteger(1, 120), 10) * 1000,
     },
     notifications: {
