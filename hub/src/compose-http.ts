@@ -34,6 +34,7 @@ import type { RouteTable } from './http/route-table';
 import { serverRateLimit } from './http/server-rate-limit';
 import type { WebSocketGate } from './http/websocket-upgrade';
 import type { HubDeps } from './hub-deps';
+import type { IconService } from './icons/icon-service';
 import type { HubMetrics } from './metrics/hub-metrics';
 import type { NotificationService } from './notifications/notification-service';
 import type { Readiness } from './readiness';
@@ -54,6 +55,7 @@ import { registerContainerStatsRoutes } from './routes/container-stats-routes';
 import { registerDependencyGroupRoutes } from './routes/dependency-group-routes';
 import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
+import { registerIconRoutes } from './routes/icon-routes';
 import { registerImageRoutes } from './routes/image-routes';
 import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
@@ -62,6 +64,7 @@ import { registerOpenApiRoute } from './routes/openapi-routes';
 import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
+import { registerSystemRoutes } from './routes/system-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
 import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
@@ -92,7 +95,14 @@ export type HubRoutes = RouteTable;
 export interface HttpParts {
   input: Pick<
     HubDeps,
-    'logRing' | 'version' | 'runtime' | 'storageDriver' | 'dropConnection' | 'runtimeMetrics' | 'edgeSockets'
+    | 'logRing'
+    | 'version'
+    | 'runtime'
+    | 'storageDriver'
+    | 'dropConnection'
+    | 'runtimeMetrics'
+    | 'edgeSockets'
+    | 'hookRunner'
   > & {
     uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
     inventoryDeadlineMs?: number | undefined;
@@ -114,6 +124,7 @@ export interface HttpParts {
   containers: ContainerStore;
   preferences: PreferencesStore;
   sessions: SessionStore;
+  icons: IconService;
   loginVerifier: LoginVerifier;
   signInLimits: SignInLimits;
   events: EventBus;
@@ -232,7 +243,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   );
   registerAuthOidcRoutes(api, { config, logger, now, clientAddress, audit }, sessions, parts.oidc);
   registerPreferencesRoutes(api, { preferences: parts.preferences });
-  registerAppRoutes(api, {
+  const server = {
     version: input.version,
     runtime: input.runtime,
     storageDriver: input.storageDriver ?? config.store.driver,
@@ -242,6 +253,22 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     now,
     readiness: parts.readiness,
     config,
+  };
+  registerAppRoutes(api, server);
+  registerSystemRoutes(api, {
+    server,
+    settings: parts.settings,
+    containers,
+    audit,
+    apiKeys: parts.apiKeys,
+    icons: parts.icons,
+    logRing: input.logRing,
+    registries,
+    notifications,
+    updates,
+    fleet,
+    agents,
+    hooksAvailable: input.hookRunner !== undefined,
   });
   registerSettingsRoutes(api, { settings: parts.settings });
   registerLogRoutes(api, { webSockets: parts.webSockets, logRing: input.logRing, logger });
@@ -307,6 +334,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     registerEdgeKeyRoutes(api, { edge: parts.edge, audit, logger });
   }
   registerRegistryRoutes(api, { registries });
+  registerIconRoutes(api, { icons: parts.icons });
   const webhookGuard = { config, now, clientAddress };
   registerActionWebhookRoutes(api, {
     ...webhookGuard,

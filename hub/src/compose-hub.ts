@@ -25,6 +25,8 @@ import type { UiEventStreamSettings } from './events/sse-route';
 import { RouteTable } from './http/route-table';
 import { createWebSocketGate } from './http/websocket-upgrade';
 import type { HubDeps } from './hub-deps';
+import { createIconCache, type IconCacheLimits } from './icons/icon-cache';
+import { createIconService } from './icons/icon-service';
 import { type ListenAgents, startListenAgents } from './listen/listen-agents';
 import { createHubMetrics, type HubMetrics } from './metrics/hub-metrics';
 import { createNotifications } from './notifications/create-notifications';
@@ -86,6 +88,8 @@ export interface HubOptions {
    * reads no file), or why there is none (the page then says so). Absent: no UI routes at all.
    */
   ui?: UiSource | undefined;
+  /** Bounds of the icon cache (500 icons, 16 MiB) and the fetch that reaches the icon sets (the global one). */
+  icons?: { cacheLimits?: IconCacheLimits | undefined; fetch?: typeof fetch | undefined } | undefined;
 }
 
 export type HubInput = HubDeps & HubOptions;
@@ -176,6 +180,15 @@ export function composeHub(input: HubInput): Hub {
   const preferences = createPreferencesStore(storage, storeLogger);
   const sessions = createSessionStore(storage, now);
   const loginVerifier = createLoginVerifier(config.auth.basic, storage, now);
+  const icons = createIconService({
+    cache: createIconCache(storage, storeLogger.child('icons'), input.icons?.cacheLimits),
+    bases: config.icons.bases,
+    timeoutMs: config.icons.timeoutMs,
+    internetless: () => settings.get().internetlessMode,
+    fetch: input.icons?.fetch ?? ((request, init) => fetch(request, init)),
+    now,
+    logger: logger.child('icons'),
+  });
   // One brute-force budget for every way a password is tried: the sign-in route and HTTP Basic.
   const signInLimits = createSignInLimits({ now });
   // The durable schedules: the runtime's one wake-up (a timer, or the Durable Object alarm).
@@ -365,6 +378,7 @@ export function composeHub(input: HubInput): Hub {
     containers,
     preferences,
     sessions,
+    icons,
     loginVerifier,
     signInLimits,
     events,

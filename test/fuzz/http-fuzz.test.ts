@@ -93,6 +93,23 @@ const AuditPageSchema = v.object({
   hasMore: v.boolean(),
 });
 const NotificationListSchema = v.object({ data: v.array(NotificationRuleSchema), total: v.number() });
+const StoreSchema = v.object({
+  driver: v.string(),
+  configuration: v.record(v.string(), v.string()),
+  persistent: v.boolean(),
+  records: v.object({ containers: v.number(), auditEntries: v.number(), apiKeys: v.number() }),
+  iconCache: v.object({ entries: v.number(), bytes: v.number(), maxEntries: v.number(), maxBytes: v.number() }),
+});
+const AuthenticationsSchema = v.object({
+  anonymous: v.literal(true),
+  data: v.array(v.unknown()),
+  total: v.literal(0),
+});
+const SecurityRuntimeSchema = v.object({
+  checkedAt: v.pipe(v.string(), v.isoTimestamp()),
+  authentication: v.object({ anonymous: v.literal(true) }),
+  warnings: v.array(v.string()),
+});
 
 /** Every GET route without parameters, with its success schema. */
 const READ_ROUTES: readonly { path: string; schema: v.GenericSchema; deprecated?: boolean }[] = [
@@ -107,6 +124,9 @@ const READ_ROUTES: readonly { path: string; schema: v.GenericSchema; deprecated?
   { path: '/api/v1/log/components', schema: v.array(v.string()) },
   { path: '/api/v1/settings', schema: SettingsSchema },
   { path: '/api/v1/notifications', schema: NotificationListSchema },
+  { path: '/api/v1/store', schema: StoreSchema },
+  { path: '/api/v1/authentications', schema: AuthenticationsSchema },
+  { path: '/api/v1/server/security/runtime', schema: SecurityRuntimeSchema },
 ];
 
 /** Every registered path (concrete) and the methods it allows; HEAD goes with GET. */
@@ -130,6 +150,12 @@ const ROUTE_METHODS: readonly (readonly [string, readonly string[]])[] = [
   ['/api/v1/notifications/no-such-rule', ['PATCH']],
   ['/api/v1/notifications/%ZZ%00', ['PATCH']],
   ['/api/v1/containers/stats', ['GET', 'HEAD']],
+  ['/api/v1/store', ['GET', 'HEAD']],
+  ['/api/v1/authentications', ['GET', 'HEAD']],
+  ['/api/v1/server/security/runtime', ['GET', 'HEAD']],
+  ['/api/v1/debug/dump', ['GET', 'HEAD']],
+  ['/api/v1/icons/cache', ['DELETE']],
+  ['/api/v1/icons/selfhst/nginx', ['GET', 'HEAD']],
 ];
 
 /** Methods both fetch and Node's HTTP parser let through. fetch refuses CONNECT, TRACE and TRACK (see the raw-socket suite). */

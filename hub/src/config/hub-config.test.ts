@@ -27,6 +27,27 @@ function errorOf(env: Record<string, string>): ConfigError {
 }
 
 describe('loadHubConfig', () => {
+  it("reads the icon sets' base URLs and deadline, and refuses a base that is not an http(s) URL without credentials", () => {
+    expect(load({}).icons).toEqual({
+      bases: {
+        selfhst: 'https://cdn.jsdelivr.net/gh/selfhst/icons',
+        'simple-icons': 'https://cdn.jsdelivr.net/npm/simple-icons@latest',
+        'dashboard-icons': 'https://cdn.jsdelivr.net/gh/homarr-labs/dashboard-icons',
+      },
+      timeoutMs: 10_000,
+    });
+    const mirrored = load({ DD_ICONS_SIMPLEICONS_URL: 'http://mirror.lan/si', DD_ICONS_TIMEOUT: '3' }).icons;
+    expect(mirrored.bases['simple-icons']).toBe('http://mirror.lan/si');
+    expect(mirrored.timeoutMs).toBe(3000);
+    expect(load({ DD_ICONS_TIMEOUT: '3' }).unknownVariables).toEqual([]);
+    for (const bad of ['ftp://mirror.lan', 'mirror.lan/icons', 'https://user:pw@mirror.lan']) {
+      const message = errorOf({ DD_ICONS_SELFHST_URL: bad }).message;
+      expect(message).toMatch(/^DD_ICONS_SELFHST_URL/);
+      expect(message).not.toContain('pw@');
+    }
+    expect(errorOf({ DD_ICONS_TIMEOUT: '0' }).message).toMatch(/^DD_ICONS_TIMEOUT/);
+  });
+
   it('applies the documented defaults', () => {
     const config = load({});
     expect(config.server).toMatchObject({

@@ -6,6 +6,7 @@ import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../edge/sign-in-slots';
+import { DEFAULT_ICON_BASES, ICON_BASE_VARIABLES, ICON_PROVIDERS, type IconProvider } from '../icons/icon-providers';
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../listen/listen-agent-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
@@ -47,6 +48,8 @@ export interface HubConfig {
   };
   /** Deadline of one registry request, redirects included (DD_REGISTRY_TIMEOUT, seconds). */
   registry: { timeoutMs: number };
+  /** The icon sets' base URLs (DD_ICONS_<SET>_URL) and the deadline of one icon request (DD_ICONS_TIMEOUT, seconds). */
+  icons: { bases: Record<IconProvider, string>; timeoutMs: number };
   /**
    * Notification triggers (DD_NOTIFICATION_<TYPE>_<NAME>_<KEY>), grouped but not yet checked: the
    * hub checks them against the provider types of its runtime (some come from the entry point).
@@ -118,7 +121,29 @@ const KNOWN_VARIABLES = new Set([
   'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
   'DD_EDGE_SIGNIN_MAX',
   'DD_EDGE_GATEWAY_SHARDS',
+  ...Object.values(ICON_BASE_VARIABLES),
+  'DD_ICONS_TIMEOUT',
 ]);
+
+/**
+ * An icon set's base (docs/icons.md): an absolute http(s) URL without credentials. Read as a
+ * secret, so a refused value (it may hold a password) is never echoed in the error.
+ */
+function iconBase(vars: EnvReaderContext, provider: IconProvider): string {
+  const name = ICON_BASE_VARIABLES[provider];
+  const raw = vars.secret(name);
+  if (raw === undefined) return DEFAULT_ICON_BASES[provider];
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '') {
+    throw new ConfigError(name, 'must be an http:// or https:// URL without credentials');
+  }
+  return raw;
+}
 
 /**
  * Parses and validates the whole configuration once, at start-up. Throws a ConfigError whose
@@ -184,6 +209,13 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       gatewayShards: vars.get('DD_EDGE_GATEWAY_SHARDS', GATEWAY_SHARDS, 0),
     },
     registry: { timeoutMs: vars.get('DD_REGISTRY_TIMEOUT', envInteger(1, 300), 15) * 1000 },
+    icons: {
+      bases: Object.fromEntries(ICON_PROVIDERS.map((provider) => [provider, iconBase(vars, provider)])) as Record<
+        IconProvider,
+        string
+      >,
+      timeoutMs: vars.get('DD_ICONS_TIMEOUT', envInteger(1, 120), 10) * 1000,
+    },
     notifications: {
       triggers: groupProviderVariables(resolved, 'DD_NOTIFICATION_', ['TIMEOUT']),
       timeoutMs: vars.get('DD_NOTIFICATION_TIMEOUT', envInteger(1, 300), 10) * 1000,

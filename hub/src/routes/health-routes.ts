@@ -60,6 +60,25 @@ export function registerHealthRoute(root: RouteGroup, deps: HealthRouteDeps): vo
   );
 }
 
+/** What GET /api/v1/server answers (the debug dump holds it too): nothing secret, the configuration masked. */
+export function describeServer(deps: AppRoutesDeps) {
+  const configuration = maskHubConfig(deps.config);
+  // DD_STORE_* says nothing where the runtime chose the storage (a Durable Object on Workers).
+  if (deps.storageDriver !== deps.config.store.driver) configuration.store = { driver: deps.storageDriver };
+  return {
+    name: PRODUCT_NAME,
+    version: deps.version,
+    runtime: deps.runtime,
+    storage: { driver: deps.storageDriver },
+    bootId: deps.bootId,
+    startedAt: new Date(deps.startedAt).toISOString(),
+    uptimeSeconds: uptimeSeconds(deps),
+    ready: deps.readiness.isReady(),
+    refusedVariables: deps.refusedVariables,
+    configuration,
+  };
+}
+
 /** GET /api/v1/app and /api/v1/server. */
 export function registerAppRoutes(api: RouteGroup, deps: AppRoutesDeps): void {
   api.add(
@@ -81,22 +100,6 @@ export function registerAppRoutes(api: RouteGroup, deps: AppRoutesDeps): void {
       tag: 'system',
       summary: 'Server version, uptime and masked configuration',
     },
-    (c) => {
-      const configuration = maskHubConfig(deps.config);
-      // DD_STORE_* says nothing where the runtime chose the storage (a Durable Object on Workers).
-      if (deps.storageDriver !== deps.config.store.driver) configuration.store = { driver: deps.storageDriver };
-      return c.json({
-        name: PRODUCT_NAME,
-        version: deps.version,
-        runtime: deps.runtime,
-        storage: { driver: deps.storageDriver },
-        bootId: deps.bootId,
-        startedAt: new Date(deps.startedAt).toISOString(),
-        uptimeSeconds: uptimeSeconds(deps),
-        ready: deps.readiness.isReady(),
-        refusedVariables: deps.refusedVariables,
-        configuration,
-      });
-    },
+    (c) => c.json(describeServer(deps)),
   );
 }

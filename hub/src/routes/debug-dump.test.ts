@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { loadHubConfig } from '../config/hub-config';
+import { configuredSecrets, redactDeep } from './debug-dump';
+
+const noFiles = (path: string): string => {
+  throw new Error(`no file ${path}`);
+};
+
+describe('debug dump redaction', () => {
+  it('masks strings under keys that name secrets, keeps ids and flags', () => {
+    expect(
+      redactDeep({ password: 'p', apiToken: 'x', keyId: 'abc', nested: [{ secret: 's', count: 2, token: true }] }, []),
+    ).toEqual({ password: '***', apiToken: '***', keyId: 'abc', nested: [{ secret: '***', count: 2, token: true }] });
+  });
+
+  it('strips URL credentials anywhere in free text', () => {
+    expect(redactDeep({ msg: 'failed to reach redis://admin:pw@cache:6379/0 and https://u@x.test' }, [])).toEqual({
+      msg: 'failed to reach redis://***@cache:6379/0 and https://***@x.test',
+    });
+  });
+
+  it('replaces every configured secret wherever it landed, webhook URL paths included', () => {
+    const config = loadHubConfig(
+      {
+        DD_STORE_DRIVER: 'memory',
+        DD_SERVER_WEBHOOK_TOKEN: 'hook-token-1',
+        DD_NOTIFICATION_HTTP_A_URL: 'https://hooks.example.test/services/PATH-TOKEN-9',
+        DD_NOTIFICATION_HTTP_A_THRESHOLD: 'all',
+      },
+      noFiles,
+    );
+    const secrets = configuredSecrets(config);
+    expect(secrets).toContain('hook-token-1');
+    expect(secrets).toContain('/services/PATH-TOKEN-9');
+    expect(secrets).not.toContain('all');
+    expect(
+      redactDeep(
+        ['got hook-token-1 from a client', { url: 'https://hooks.example.test/services/PATH-TOKEN-9' }],
+        secrets,
+      ),
+    ).toEqual(['got *** from a client', { url: '***' }]);
+    expect(redactDeep({ msg: 'POST /services/PATH-TOKEN-9 answered 500' }, secrets)).toEqual({
+      msg: 'POST *** answered 500',
+    });
+  });
+});
