@@ -1,0 +1,118 @@
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Miniflare, type MiniflareOptions, type Response as MiniflareResponse, type RequestInit } from 'miniflare';
+import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
+
+/** The same date as wrangler.toml, so the tests run what `wrangler dev` runs. */
+export const COMPATIBILITY_DATE = '2026-04-01';
+/** The origin of requests sent with `fetch` (Miniflare's dispatchFetch): any host reaches the Worker. */
+export const WORKERS_ORIGIN = 'http://hub.test';
+
+export interface WorkersHubOptions {
+  /** Worker vars and secrets (`[vars]`, `wrangler secret put`): `DD_*` strings, or TOML numbers and booleans. */
+  vars?: Record<string, unknown>;
+  /**
+   * Where the Durable Object's storage lives: a directory the caller owns, so a later hub on it
+   * finds the same state (a restart of workerd). Without it, a private directory removed at dispose.
+   */
+  persistDir?: string;
+  /** A real HTTP listener on 127.0.0.1 and a free port, in `url`: for browsers, `ws` and Node's fetch. */
+  listen?: boolean;
+  /** Another module than the hub's bundle (a subclass of the hub object, a probe). */
+  scriptPath?: string;
+  /** The Durable Object class bound as HUB; `HubDurableObject` unless scriptPath says otherwise. */
+  className?: string;
+  /** workerd's --verbose: it reports an uncaught exception of a request only then. */
+  verbose?: boolean;
+  /** Copies workerd's output to this process's as well (debugging). */
+  echo?: boolean;
+  /** Anything else Miniflare takes (outboundService for a test CA, …). */
+  miniflare?: Partial<MiniflareOptions>;
+}
+
+export interface WorkersHub {
+  mf: Miniflare;
+  /** The loopback listener's origin (`http://127.0.0.1:PORT`); always there, bound as asked with `listen`. */
+  url: string;
+  /** A request to the Worker through Miniflare, `path` on WORKERS_ORIGIN (a full URL goes as is). */
+  fetch(path: string, init?: RequestInit): Promise<MiniflareResponse>;
+  /** Everything workerd printed so far (the hub logs JSON lines). */
+  output(): string;
+  /** Stops workerd; the storage stays when persistDir was given. */
+  dispose(): Promise<void>;
+}
+
+let bundle: Promise<string> | undefined;
+
+/**
+ * The hub's Worker bundle, built once per process (vitest runs each file in its own) into a
+ * temporary directory that goes when the process exits.
+ */
+export function workersBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-bundle-'));
+    process.once('exit', () => {
+      // Synchronous on purpose: nothing asynchronous runs at exit.
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return buildWorkersBundle({ outfile: join(dir, 'index.js') });
+  })();
+  return bundle;
+}
+
+/**
+ * The hub's Worker under real workerd through Miniflare, as `wrangler dev` runs it: the bundle, its
+ * Durable Object (SQLite-backed, as wrangler.toml declares) and the Worker vars.
+ */
+export async function startWorkersHub(options: WorkersHubOptions = {}): Promise<WorkersHub> {
+  const scriptPath = options.scriptPath ?? (await workersBundle());
+  const ownDir = options.persistDir ? undefined : await mkdtemp(join(tmpdir(), 'dockwatch-workers-do-'));
+  let output = '';
+  const collect = (stream: Readable, echo: NodeJS.WritableStream) =>
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (options.echo) echo.write(chunk);
+    });
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath,
+    // Module names are paths relative to this root; the default (cwd) cannot reach a temp dir.
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: { HUB: { className: options.className ?? 'HubDurableObject', useSQLite: true } },
+    durableObjectsPersist: options.persistDir ?? ownDir,
+    bindings: options.vars ?? {},
+    ...(options.listen && { host: '127.0.0.1', port: 0 }),
+    ...(options.verbose && { verbose: true }),
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      collect(stdout, process.stdout);
+      collect(stderr, process.stderr);
+    },
+    ...options.miniflare,
+  } as MiniflareOptions);
+  let url: URL;
+  try {
+    url = await mf.ready;
+  } catch (error) {
+    await mf.dispose().catch(() => {});
+    if (ownDir) await rm(ownDir, { recursive: true, force: true });
+    throw error;
+  }
+  let disposed: Promise<void> | undefined;
+  return {
+    mf,
+    url: url.origin,
+    fetch: (path, init) => mf.dispatchFetch(path.startsWith('http') ? path : `${WORKERS_ORIGIN}${path}`, init),
+    output: () => output,
+    dispose: () => {
+      disposed ??= (async () => {
+        await mf.dispose();
+        if (ownDir) await rm(ownDir, { recursive: true, force: true });
+      })();
+      return disposed;
+    },
+  };
+}
