@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates are plain strings holding ${…} on purpose
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
-import { createWorkerdHub, HARNESS_REQUEST_LIMIT, type HubClient, type HubMode } from './hub-harness';
+import { createWorkerdHub, type HubClient, type HubMode } from './hub-harness';
 import { notificationHub } from './notification-hub';
 import { type NotificationReceiver, startNotificationReceiver } from './notification-receiver';
 
@@ -48,8 +48,7 @@ export function useTriggerHub(mode: Exclude<HubMode, 'server'> = 'memory'): Trig
     receiver = await startNotificationReceiver();
     const env = triggerVariables(receiver);
     // Under workerd the triggers are Worker vars, and the retries keep their real timing.
-    hub =
-      mode === 'workerd' ? await createWorkerdHub({ ...HARNESS_REQUEST_LIMIT, ...env }) : await notificationHub(env);
+    hub = mode === 'workerd' ? await createWorkerdHub(env) : await notificationHub(env);
   });
   afterEach(() => {
     if (!receiver) return;

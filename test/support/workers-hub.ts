@@ -1,5 +1,5 @@
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -47,20 +47,48 @@ export interface WorkersHub {
 
 let bundle: Promise<string> | undefined;
 
+/** Where built bundles are kept, one directory per content: processes share them, and nothing piles up per run. */
+const BUNDLES = join(tmpdir(), 'dockwatch-workers-bundles');
+/** A bundle nobody built for this long belongs to sources long gone. */
+const STALE_MS = 24 * 3_600_000;
+
 /**
- * The hub's Worker bundle, built once per process (vitest runs each file in its own) into a
- * temporary directory that goes when the process exits.
+ * The hub's Worker bundle, built once per process (vitest runs each file in its own), then moved
+ * into a directory named after its content (an atomic rename, so parallel files never see half a
+ * bundle). No exit hook: vitest ends its workers without running them.
  */
 export function workersBundle(): Promise<string> {
   bundle ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-bundle-'));
-    process.once('exit', () => {
-      // Synchronous on purpose: nothing asynchronous runs at exit.
-      rmSync(dir, { recursive: true, force: true });
-    });
-    return buildWorkersBundle({ outfile: join(dir, 'index.js') });
+    await mkdir(BUNDLES, { recursive: true });
+    const building = await mkdtemp(join(BUNDLES, 'building-'));
+    try {
+      const built = await buildWorkersBundle({ outfile: join(building, 'index.js') });
+      const digest = createHash('sha256')
+        .update(await readFile(built))
+        .digest('hex')
+        .slice(0, 16);
+      const dir = join(BUNDLES, digest);
+      await rename(building, dir).catch((error: NodeJS.ErrnoException) => {
+        // Another process built the same bundle first: use that one.
+        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      });
+      await utimes(dir, new Date(), new Date());
+      await removeStaleBundles(dir);
+      return join(dir, 'index.js');
+    } finally {
+      await rm(building, { recursive: true, force: true });
+    }
   })();
   return bundle;
+}
+
+async function removeStaleBundles(keep: string): Promise<void> {
+  for (const name of await readdir(BUNDLES)) {
+    const path = join(BUNDLES, name);
+    if (path === keep) continue;
+    const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: Date.now() }));
+    if (Date.now() - mtimeMs > STALE_MS) await rm(path, { recursive: true, force: true });
+  }
 }
 
 /**
