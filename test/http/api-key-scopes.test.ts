@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../shared/scopes';
-import { describeHubMatrix, type HubClient, jsonInit } from '../support/hub-harness';
+import { describeRuntimeMatrix, type HubClient, jsonInit } from '../support/hub-harness';
 
 interface Operation {
   'x-required-scope': string;
@@ -38,7 +38,7 @@ async function send(
   return { status: 403, requiredScope: body.details?.requiredScope };
 }
 
-describeHubMatrix('API key scopes over the OpenAPI document', (client) => {
+describeRuntimeMatrix('API key scopes over the OpenAPI document', (client) => {
   it('every keyed route refuses a key holding every other scope and admits one holding its own', async () => {
     const document = await (await client().request('/api/v1/openapi.json')).json();
     const keys = new Map<string, { own: string; others: string }>();

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError, jsonInit } from '../support/hub-harness';
+import { describeRuntimeMatrix, expectJsonError, jsonInit } from '../support/hub-harness';
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'API conventions',
   (client) => {
     it('puts a request id on every response, and echoes a well-formed incoming one', async () => {
@@ -93,7 +93,7 @@ describeHubMatrix(
   { DD_SERVER_METRICS_TOKEN: 's3cr3t-metrics' },
 );
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'WUD-card compatibility endpoints (DD_COMPAT_WUDCARD=true)',
   (client) => {
     it('serves only the whitelisted legacy routes, through the /api/v1 handlers, as bare arrays', async () => {

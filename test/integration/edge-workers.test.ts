@@ -1,10 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { EDGE_CLOSE, EDGE_PROTOCOL, EDGE_SIGN_IN_MAX_FRAME_BYTES, type HubFrame } from '../../shared/edge/protocol';
 import { signChallenge } from '../../shared/edge/sign-in';
 import {
@@ -16,14 +10,13 @@ import {
   snapshotFrames,
   waitFor,
 } from '../support/edge-peer';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
-const ORIGIN = 'http://hub.test';
-let workDir: string;
-let mf: Miniflare;
+let mf: WorkersHub;
 
 /** A workerd WebSocket as the client end of the edge endpoint, with its frames collected. */
 async function openEdgeSocket(protocols = 'edge.1.0') {
-  const response = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/ws`, {
+  const response = await mf.fetch(`/api/v1/edge/ws`, {
     headers: { upgrade: 'websocket', 'sec-websocket-protocol': protocols },
   });
   const socket = response.webSocket;
@@ -40,33 +33,17 @@ async function openEdgeSocket(protocols = 'edge.1.0') {
 }
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'dockwatch-edge-workers-'));
-  const bundle = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
-  mf = new Miniflare({
-    modules: true,
-    scriptPath: bundle,
-    modulesRoot: dirname(bundle),
-    compatibilityDate: '2026-04-01',
-    durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
-    durableObjectsPersist: join(workDir, 'do'),
-    bindings: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.resume();
-      stderr.resume();
-    },
-  } as MiniflareOptions);
-  await mf.ready;
+  mf = await startWorkersHub({ vars: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' } });
 }, 120_000);
 
 afterAll(async () => {
   await mf?.dispose();
-  await rm(workDir, { recursive: true, force: true });
 });
 
 describe('the edge endpoint under workerd', () => {
   it('selects the subprotocol, signs an agent in, takes its snapshot and lists it', async () => {
     const identity = await newEdgeIdentity();
-    const registered = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys`, {
+    const registered = await mf.fetch(`/api/v1/edge/keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ publicKey: identity.publicKeyBase64, label: 'workers' }),
@@ -105,20 +82,20 @@ describe('the edge endpoint under workerd', () => {
       peer.send(frame);
     }
     const listed = await waitFor(async () => {
-      const body = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/containers?agent=edge-on-workers`)).json()) as {
+      const body = (await (await mf.fetch(`/api/v1/containers?agent=edge-on-workers`)).json()) as {
         total: number;
       };
       return body.total === 1 ? body : undefined;
     });
     expect(listed.total).toBe(1);
-    const agents = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as {
+    const agents = (await (await mf.fetch(`/api/v1/agents`)).json()) as {
       data: { name: string; connected: boolean }[];
     };
     expect(agents.data).toContainEqual(expect.objectContaining({ name: 'edge-on-workers', connected: true }));
     peer.socket.close(1000);
     await peer.closed;
     await waitFor(async () => {
-      const after = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as {
+      const after = (await (await mf.fetch(`/api/v1/agents`)).json()) as {
         data: { connected: boolean }[];
       };
       return after.data.every((agent) => !agent.connected) ? true : undefined;
@@ -130,7 +107,7 @@ describe('the edge endpoint under workerd', () => {
     await peer.next('challenge');
     peer.socket.send('not json');
     expect(await peer.closed).toBe(EDGE_CLOSE.invalidFrame);
-    const refused = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/ws`, {
+    const refused = await mf.fetch(`/api/v1/edge/ws`, {
       headers: { upgrade: 'websocket', 'sec-websocket-protocol': 'chat' },
     });
     expect(refused.status).toBe(426);

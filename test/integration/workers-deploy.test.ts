@@ -3,14 +3,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { UiBundleSchema } from '../../hub/src/ui/ui-bundle';
-import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
+import { startWorkersHub, workersBundle } from '../support/workers-hub';
 
 /**
  * `npm run deploy:workers` without an account: `-- --dry-run --outdir` makes wrangler write the
@@ -19,7 +17,6 @@ import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const ORIGIN = 'http://hub.test';
 let dir: string;
 let testedBundle: string;
 let upload: string;
@@ -45,8 +42,8 @@ const sha256 = async (path: string) =>
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dockwatch-deploy-'));
-  // Built as workers-entry, edge-workers and the other Miniflare suites build theirs.
-  testedBundle = await buildWorkersBundle({ outfile: join(dir, 'tested', 'index.js') });
+  // The very bundle the Miniflare suites run (test/support/workers-hub.ts).
+  testedBundle = await workersBundle();
   upload = join(dir, 'upload');
   deploy = await run(process.execPath, [join(ROOT, 'scripts/deploy-workers.mjs'), '--dry-run', '--outdir', upload]);
 }, 180_000);
@@ -89,26 +86,17 @@ describe('npm run deploy:workers (wrangler deploy --dry-run)', () => {
     expect(ui.assets.length).toBeGreaterThan(1);
     for (const asset of ui.assets) expect(source).toContain(asset.gzip);
 
-    const mf = new Miniflare({
-      modules: true,
+    const mf = await startWorkersHub({
       scriptPath: join(upload, 'index.js'),
-      modulesRoot: upload,
-      compatibilityDate: '2026-04-01',
-      durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
-      durableObjectsPersist: join(dir, 'do'),
-      bindings: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
-      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-        stdout.resume();
-        stderr.resume();
-      },
-    } as MiniflareOptions);
+      vars: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
+    });
     try {
-      const page = await mf.dispatchFetch(`${ORIGIN}/`, { headers: { accept: 'text/html' } });
+      const page = await mf.fetch('/', { headers: { accept: 'text/html' } });
       expect(page.status).toBe(200);
       const script = /src="(\/assets\/app-[A-Z0-9]+\.js)"/.exec(await page.text())?.[1];
       expect(script).toBeDefined();
-      expect((await mf.dispatchFetch(`${ORIGIN}${script}`)).status).toBe(200);
-      const server = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/server`)).json()) as Record<string, unknown>;
+      expect((await mf.fetch(script ?? '')).status).toBe(200);
+      const server = (await (await mf.fetch('/api/v1/server')).json()) as Record<string, unknown>;
       expect(server).toMatchObject({ runtime: 'workers', storage: { driver: 'durable-object' } });
     } finally {
       await mf.dispose();

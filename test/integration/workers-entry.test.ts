@@ -1,56 +1,31 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { join } from 'node:path';
 import { build } from 'esbuild';
-import { Miniflare, type MiniflareOptions, type Response as MiniflareResponse, type RequestInit } from 'miniflare';
+import type { Response as MiniflareResponse, RequestInit } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkersBundle, ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
-
-// The same date as wrangler.toml, so the test runs what `wrangler dev` runs.
-const COMPATIBILITY_DATE = '2026-04-01';
-const ORIGIN = 'http://hub.test';
+import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 let workDir: string;
-let scriptPath: string;
-const running = new Set<Miniflare>();
-
-/** Real workerd running one bundled module; Durable Objects are SQLite-backed, as wrangler.toml declares. */
-async function startMiniflare(
-  bundle: string,
-  className: string,
-  options: Partial<MiniflareOptions>,
-): Promise<Miniflare> {
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath: bundle,
-    // Module names are paths relative to this root; the default (cwd) cannot reach a temp dir.
-    modulesRoot: dirname(bundle),
-    compatibilityDate: COMPATIBILITY_DATE,
-    durableObjects: { HUB: { className, useSQLite: true } },
-    // The hub logs JSON lines on the console; keep them out of the test report.
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.resume();
-      stderr.resume();
-    },
-    ...options,
-  } as MiniflareOptions);
-  running.add(mf);
-  await mf.ready;
-  return mf;
-}
+const running = new Set<WorkersHub>();
 
 /** The hub's bundle; its Durable Object's storage persists under workDir across restarts. */
-function startWorker(bindings: Record<string, unknown> = {}, persistDir = join(workDir, 'do')): Promise<Miniflare> {
-  return startMiniflare(scriptPath, 'HubDurableObject', {
-    durableObjectsPersist: persistDir,
-    bindings: { DD_LOG_LEVEL: 'info', DD_SERVER_HOST: '0.0.0.0', ...bindings },
+async function startWorker(
+  bindings: Record<string, unknown> = {},
+  persistDir = join(workDir, 'do'),
+): Promise<WorkersHub> {
+  const hub = await startWorkersHub({
+    persistDir,
+    vars: { DD_LOG_LEVEL: 'info', DD_SERVER_HOST: '0.0.0.0', ...bindings },
   });
+  running.add(hub);
+  return hub;
 }
 
-async function stopWorker(mf: Miniflare): Promise<void> {
-  running.delete(mf);
-  await mf.dispose();
+async function stopWorker(hub: WorkersHub): Promise<void> {
+  running.delete(hub);
+  await hub.dispose();
 }
 
 async function json(response: MiniflareResponse): Promise<Record<string, unknown>> {
@@ -60,17 +35,16 @@ async function json(response: MiniflareResponse): Promise<Record<string, unknown
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-'));
-  scriptPath = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
 });
 
 afterAll(async () => {
-  await Promise.all([...running].map((mf) => mf.dispose()));
+  await Promise.all([...running].map((hub) => hub.dispose()));
   await rm(workDir, { recursive: true, force: true });
 });
 
 describe('the Workers entry under workerd', () => {
-  let mf: Miniflare;
-  const request = (path: string, init?: RequestInit) => mf.dispatchFetch(`${ORIGIN}${path}`, init);
+  let mf: WorkersHub;
+  const request = (path: string, init?: RequestInit) => mf.fetch(path, init);
   const patchSettings = (body: string, contentType = 'application/json') =>
     request('/api/v1/settings', { method: 'PATCH', body, headers: { 'content-type': contentType } });
 
@@ -152,7 +126,7 @@ describe('the Workers entry under workerd', () => {
       join(workDir, 'typed-vars'),
     );
     try {
-      const body = await json(await typed.dispatchFetch(`${ORIGIN}/api/v1/server`));
+      const body = await json(await typed.fetch('/api/v1/server'));
       expect(body.configuration).toMatchObject({ audit: { maxEntries: 5000 }, server: { featureDelete: true } });
     } finally {
       await stopWorker(typed);
@@ -164,7 +138,7 @@ describe('the Workers entry under workerd', () => {
     const withCors = await startWorker({ DD_SERVER_CORS_ORIGINS: dashboard }, join(workDir, 'cors'));
     try {
       const preflight = (origin: string) =>
-        withCors.dispatchFetch(`${ORIGIN}/api/v1/settings`, {
+        withCors.fetch('/api/v1/settings', {
           method: 'OPTIONS',
           headers: {
             origin,
@@ -180,7 +154,7 @@ describe('the Workers entry under workerd', () => {
       expect(other.status).toBe(405);
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
       await other.arrayBuffer();
-      const patched = await withCors.dispatchFetch(`${ORIGIN}/api/v1/settings`, {
+      const patched = await withCors.fetch('/api/v1/settings', {
         method: 'PATCH',
         body: JSON.stringify({ updateMode: 'notify' }),
         headers: { origin: dashboard, 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' },
@@ -304,7 +278,7 @@ describe('the Workers entry with a bad configuration', () => {
     const mf = await startWorker(bindings, join(workDir, `bad-${variable}`));
     try {
       for (const path of ['/health', '/api/v1/settings']) {
-        const response = await mf.dispatchFetch(`${ORIGIN}${path}`);
+        const response = await mf.fetch(path);
         expect(response.status).toBe(500);
         const body = await json(response);
         expect(body.error).toMatch(new RegExp(`^configuration error: ${variable}\\b`));
@@ -330,7 +304,7 @@ describe('the Workers entry with Node-only configuration', () => {
   it('runs without it: every request is served, and the log and /api/v1/server name each variable and the runtime', async () => {
     const mf = await startWorker({ ...NODE_ONLY, DD_NOTIFICATION_NTFY_OPS_TOPIC: 'ops' }, join(workDir, 'node-only'));
     try {
-      const request = (path: string) => mf.dispatchFetch(`${ORIGIN}${path}`);
+      const request = (path: string) => mf.fetch(path);
       expect((await request('/health')).status).toBe(200);
       expect((await request('/api/v1/settings')).status).toBe(200);
 
@@ -372,7 +346,7 @@ describe('the Workers entry with Node-only configuration', () => {
   ])('refuses to run with $variable, naming the variable and the runtime', async ({ bindings, variable }) => {
     const mf = await startWorker(bindings, join(workDir, `fatal-${variable}`));
     try {
-      const response = await mf.dispatchFetch(`${ORIGIN}/api/v1/settings`);
+      const response = await mf.fetch('/api/v1/settings');
       expect(response.status).toBe(500);
       expect((await json(response)).error).toMatch(
         new RegExp(`^configuration error: ${variable}: not available on the workers runtime: `),
@@ -413,9 +387,9 @@ interface ProbeOp {
 }
 
 describe('the Durable Object storage driver under workerd', () => {
-  let mf: Miniflare;
+  let mf: WorkersHub;
   const run = async (...ops: ProbeOp[]): Promise<unknown[]> => {
-    const response = await mf.dispatchFetch(`${ORIGIN}/`, { method: 'POST', body: JSON.stringify(ops) });
+    const response = await mf.fetch('/', { method: 'POST', body: JSON.stringify(ops) });
     expect(response.status).toBe(200);
     return (await response.json()) as unknown[];
   };
@@ -438,7 +412,8 @@ describe('the Durable Object storage driver under workerd', () => {
       stdin: { contents: PROBE_SOURCE, resolveDir: ROOT, loader: 'js' },
       outfile,
     });
-    mf = await startMiniflare(outfile, 'StorageProbe', {});
+    mf = await startWorkersHub({ scriptPath: outfile, className: 'StorageProbe' });
+    running.add(mf);
   });
 
   it('round-trips values of every JSON type, unicode keys and a 1 MiB value', async () => {

@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { build } from 'esbuild';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DurableObjectNamespaceLike } from '../../hub/src/adapter/workers/durable-object-namespace';
 import { gatewayNameFor } from '../../hub/src/adapter/workers/gateway-shards';
@@ -15,6 +14,7 @@ import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd'
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { type AgentProcess, agentKeygen, closedWith, signedIn, spawnAgent } from '../support/edge-agent-process';
 import { waitFor } from '../support/edge-peer';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 // A repository on a closed loopback port: should a registry check ever run, it fails at once, locally.
 const IMAGE = '127.0.0.1:9/gateways/app:1';
@@ -40,6 +40,7 @@ function namesOnTwoShards(): [string, string] {
 describe('edge gateways under workerd, with real agents', () => {
   const [alpha, beta] = namesOnTwoShards();
   let dir: string;
+  let hub: WorkersHub;
   let mf: Miniflare;
   let url: URL;
   /** One dockerd per agent: the hub keys containers by their Docker id, which two agents of one daemon would share. */
@@ -83,34 +84,16 @@ describe('edge gateways under workerd, with real agents', () => {
       entryPoints: [join(ROOT, 'test', 'support', 'workers-gateway-entry.ts')],
       outfile: scriptPath,
     });
-    mf = new Miniflare({
-      modules: true,
+    hub = await startWorkersHub({
       scriptPath,
-      modulesRoot: dirname(scriptPath),
-      compatibilityDate: '2026-04-01',
-      host: '127.0.0.1',
-      port: 0,
-      durableObjects: {
-        HUB: { className: 'AbortableHubDurableObject', useSQLite: true },
-        EDGE_GATEWAY: { className: 'EdgeGatewayObject', useSQLite: true },
-      },
-      durableObjectsPersist: join(dir, 'do'),
-      bindings: {
-        DD_LOG_LEVEL: process.env.DEBUG_GATEWAYS ? 'debug' : 'warn',
-        DD_SERVER_HOST: '0.0.0.0',
-        DD_EDGE_GATEWAY_SHARDS: String(SHARDS),
-      },
-      handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-        if (process.env.DEBUG_GATEWAYS) {
-          stdout.pipe(process.stdout);
-          stderr.pipe(process.stderr);
-        } else {
-          stdout.resume();
-          stderr.resume();
-        }
-      },
-    } as MiniflareOptions);
-    url = await mf.ready;
+      className: 'AbortableHubDurableObject',
+      edgeGateways: SHARDS,
+      listen: true,
+      echo: Boolean(process.env.DEBUG_GATEWAYS),
+      vars: { DD_LOG_LEVEL: process.env.DEBUG_GATEWAYS ? 'debug' : 'warn', DD_SERVER_HOST: '0.0.0.0' },
+    });
+    mf = hub.mf;
+    url = new URL(hub.url);
     for (const name of [alpha, beta]) {
       const file = join(dir, `${name}.key`);
       keys[name] = { ...(await agentKeygen(file, name)), file };
@@ -136,7 +119,7 @@ describe('edge gateways under workerd, with real agents', () => {
 
   afterAll(async () => {
     for (const agent of Object.values(agents)) await agent.kill('SIGKILL');
-    await mf?.dispose();
+    await hub?.dispose();
     await Promise.all(Object.values(dockerds).map((daemon) => daemon.stop()));
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);

@@ -1,9 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { join } from 'node:path';
 import { build } from 'esbuild';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
 import { EDGE_CLOSE, EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
@@ -17,6 +15,7 @@ import {
   waitFor,
 } from '../support/edge-peer';
 import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 /**
  * Hibernatable edge sockets (issue 16 item 2, docs/workers.md "Edge sockets"): the hub object is
@@ -25,12 +24,11 @@ import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
  * socket's attachment; plain pings never reach the object; revocation still closes the socket.
  */
 
-const ORIGIN = 'http://hub.test';
 /** workerd evicts an idle object after 10 s; a little more before the frame that must wake it. */
 const HIBERNATION_WAIT_MS = 13_000;
 
 let workDir: string;
-let mf: Miniflare;
+let mf: WorkersHub;
 
 interface ObjectCounts {
   instance: string;
@@ -39,11 +37,11 @@ interface ObjectCounts {
 }
 
 async function counts(): Promise<ObjectCounts> {
-  return (await (await mf.dispatchFetch(`${ORIGIN}/__test/counts`)).json()) as ObjectCounts;
+  return (await (await mf.fetch(`/__test/counts`)).json()) as ObjectCounts;
 }
 
 async function containerNames(agent: string): Promise<string[]> {
-  const body = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/containers?agent=${agent}`)).json()) as {
+  const body = (await (await mf.fetch(`/api/v1/containers?agent=${agent}`)).json()) as {
     data: { name: string }[];
   };
   return body.data.map((container) => container.name).sort();
@@ -51,7 +49,7 @@ async function containerNames(agent: string): Promise<string[]> {
 
 /** An agent on the hub: key registered, signed in, one container synced. */
 async function signedInAgent(name: string) {
-  const { identity, socket } = await openWorkerdEdgeSocket(mf, ORIGIN, name);
+  const { identity, socket } = await openWorkerdEdgeSocket(mf, name);
   const frames: HubFrame[] = [];
   const closed = new Promise<number>((resolve) =>
     socket.addEventListener('close', (event) => resolve(event.code), { once: true }),
@@ -96,29 +94,17 @@ beforeAll(async () => {
     entryPoints: [join(ROOT, 'test', 'support', 'workers-hibernation-entry.ts')],
     outfile: scriptPath,
   });
-  mf = new Miniflare({
-    modules: true,
+  mf = await startWorkersHub({
     scriptPath,
-    modulesRoot: dirname(scriptPath),
-    compatibilityDate: '2026-04-01',
-    durableObjects: { HUB: { className: 'CountingHubDurableObject', useSQLite: true } },
-    durableObjectsPersist: join(workDir, 'do'),
-    bindings: {
+    className: 'CountingHubDurableObject',
+    persistDir: join(workDir, 'do'),
+    vars: {
       DD_LOG_LEVEL: process.env.DEBUG_HIB ? 'debug' : 'warn',
       DD_SERVER_HOST: '0.0.0.0',
       DD_SERVER_RATELIMIT_MAX: '1000000000',
     },
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      if (process.env.DEBUG_HIB) {
-        stdout.pipe(process.stdout);
-        stderr.pipe(process.stderr);
-      } else {
-        stdout.resume();
-        stderr.resume();
-      }
-    },
-  } as MiniflareOptions);
-  await mf.ready;
+    echo: Boolean(process.env.DEBUG_HIB),
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -145,7 +131,7 @@ describe('hibernatable edge sockets under workerd', () => {
     const woken = await counts();
     // A new object served the frame: the one that signed the agent in was gone.
     expect(woken.instance).not.toBe(before.instance);
-    const agents = (await (await mf.dispatchFetch(`${ORIGIN}/api/v1/agents`)).json()) as {
+    const agents = (await (await mf.fetch(`/api/v1/agents`)).json()) as {
       data: { name: string; connected: boolean }[];
     };
     expect(agents.data).toContainEqual(expect.objectContaining({ name: 'sleeper', connected: true }));
@@ -163,7 +149,7 @@ describe('hibernatable edge sockets under workerd', () => {
     // session before serving it, so the revocation closes the agent's socket as on Node.
     const awake = await counts();
     await new Promise((resolve) => setTimeout(resolve, HIBERNATION_WAIT_MS));
-    const revoked = await mf.dispatchFetch(`${ORIGIN}/api/v1/edge/keys/${agent.identity.keyId}`, { method: 'DELETE' });
+    const revoked = await mf.fetch(`/api/v1/edge/keys/${agent.identity.keyId}`, { method: 'DELETE' });
     expect(revoked.status).toBe(200);
     expect(await agent.closed).toBe(EDGE_CLOSE.keyRevoked);
     expect((await counts()).instance).not.toBe(awake.instance);

@@ -1,15 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { FAILED_ATTEMPT_LIMIT } from '../../hub/src/auth/api-key-auth';
 import { MAX_BODY_BYTES } from '../../hub/src/http/body-size';
-import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { type EdgePeer, newEdgeIdentity, signedInPeer } from '../support/edge-peer';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 /**
  * Regression: "Uncaught TypeError: Can't read from request stream after response has been sent".
@@ -28,10 +23,8 @@ const UNCAUGHT = /uncaught exception|Uncaught|Can't read from request stream/;
 // Not the hub's: writing the answer to a client that had already hung up (the abandoned upload).
 const CLIENT_HUNG_UP = /disconnected: .*(Broken pipe|Connection reset)/;
 
-let workDir: string;
-let mf: Miniflare;
+let mf: WorkersHub;
 let hubUrl: string;
-let runtimeOutput = '';
 
 /** A JSON document of about `size` bytes. */
 const jsonOfSize = (size: number) =>
@@ -98,34 +91,18 @@ async function bootId(): Promise<string> {
 }
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'dockwatch-refused-bodies-'));
-  const bundle = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
-  mf = new Miniflare({
-    modules: true,
-    scriptPath: bundle,
-    modulesRoot: dirname(bundle),
-    compatibilityDate: '2026-04-01',
-    durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
-    durableObjectsPersist: join(workDir, 'do'),
-    bindings: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
+  mf = await startWorkersHub({
+    vars: { DD_LOG_LEVEL: 'warn', DD_SERVER_HOST: '0.0.0.0' },
     // workerd reports an uncaught exception of a request at info level only.
     verbose: true,
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.on('data', (chunk: Buffer) => {
-        runtimeOutput += chunk.toString();
-      });
-      stderr.on('data', (chunk: Buffer) => {
-        runtimeOutput += chunk.toString();
-      });
-    },
-  } as MiniflareOptions);
-  // Real HTTP on the runtime's socket, as a client of `wrangler dev` would send it.
-  hubUrl = (await mf.ready).origin;
+    // Real HTTP on the runtime's socket, as a client of `wrangler dev` would send it.
+    listen: true,
+  });
+  hubUrl = mf.url;
 }, 120_000);
 
 afterAll(async () => {
   await mf?.dispose();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
 describe('requests with a body that the hub refuses under workerd', () => {
@@ -270,6 +247,11 @@ describe('requests with a body that the hub refuses under workerd', () => {
     expect(agents.data).toContainEqual(expect.objectContaining({ name: AGENT, connected: true }));
     peer.send({ type: 'ping' });
     await peer.next('pong');
-    expect(runtimeOutput.split('\n').filter((line) => UNCAUGHT.test(line) && !CLIENT_HUNG_UP.test(line))).toEqual([]);
+    expect(
+      mf
+        .output()
+        .split('\n')
+        .filter((line) => UNCAUGHT.test(line) && !CLIENT_HUNG_UP.test(line)),
+    ).toEqual([]);
   });
 });

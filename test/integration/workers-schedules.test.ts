@@ -1,10 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
 import { signChallenge } from '../../shared/edge/sign-in';
 import {
@@ -17,6 +14,7 @@ import {
 } from '../support/edge-peer';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
 import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 /**
  * Schedules on the Durable Object alarm (issue 16 item 1, docs/workers.md "Schedules"): a retry
@@ -25,51 +23,37 @@ import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
  * agent's watch cycles run on their cron from the alarm (the object has no other timer for them).
  */
 
-const COMPATIBILITY_DATE = '2026-04-01';
-const ORIGIN = 'http://hub.test';
-
 let workDir: string;
-let scriptPath: string;
 let receiver: NotificationReceiver;
-const running = new Set<Miniflare>();
+const running = new Set<WorkersHub>();
 
-async function startWorker(): Promise<Miniflare> {
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    compatibilityDate: COMPATIBILITY_DATE,
-    durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
-    durableObjectsPersist: join(workDir, 'do'),
-    bindings: {
+/** The hub under workerd; its Durable Object's storage persists under workDir across restarts. */
+async function startWorker(): Promise<WorkersHub> {
+  const hub = await startWorkersHub({
+    persistDir: join(workDir, 'do'),
+    vars: {
       DD_LOG_LEVEL: 'info',
       DD_SERVER_HOST: '0.0.0.0',
       DD_SERVER_RATELIMIT_MAX: '1000000000',
       DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops`,
     },
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.resume();
-      stderr.resume();
-    },
-  } as MiniflareOptions);
-  running.add(mf);
-  await mf.ready;
-  return mf;
+  });
+  running.add(hub);
+  return hub;
 }
 
-async function stopWorker(mf: Miniflare): Promise<void> {
-  running.delete(mf);
-  await mf.dispose();
+async function stopWorker(hub: WorkersHub): Promise<void> {
+  running.delete(hub);
+  await hub.dispose();
 }
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-schedules-'));
-  scriptPath = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
   receiver = await startNotificationReceiver();
 });
 
 afterAll(async () => {
-  await Promise.all([...running].map((mf) => mf.dispose()));
+  await Promise.all([...running].map((hub) => hub.dispose()));
   await receiver?.close();
   await rm(workDir, { recursive: true, force: true });
 });
@@ -78,10 +62,10 @@ describe('schedules on the Durable Object alarm under workerd', () => {
   it('delivers a retry pending when workerd stopped exactly once, from the alarm, with no request after the restart', async () => {
     const first = await startWorker();
     receiver.behave({ status: 503, body: 'maintenance' });
-    const run = await first.dispatchFetch(`${ORIGIN}/api/v1/triggers/http/ops`, { method: 'POST' });
+    const run = await first.fetch(`/api/v1/triggers/http/ops`, { method: 'POST' });
     expect(run.status).toBe(502);
     const failed = (await run.json()) as { details?: { outboxId?: string } };
-    const outbox = (await (await first.dispatchFetch(`${ORIGIN}/api/v1/notifications/outbox`)).json()) as {
+    const outbox = (await (await first.fetch(`/api/v1/notifications/outbox`)).json()) as {
       data: { id: string; attempts: number; nextAttemptAt?: string }[];
     };
     expect(outbox.data).toEqual([
@@ -101,8 +85,7 @@ describe('schedules on the Durable Object alarm under workerd', () => {
 
     // Delivered, so gone from the outbox, and not sent again by a later wake or a request.
     const outboxOf = async () =>
-      ((await (await second.dispatchFetch(`${ORIGIN}/api/v1/notifications/outbox`)).json()) as { data: unknown[] })
-        .data;
+      ((await (await second.fetch(`/api/v1/notifications/outbox`)).json()) as { data: unknown[] }).data;
     await expect.poll(outboxOf).toEqual([]);
     expect(receiver.received).toHaveLength(2);
   }, 120_000);
@@ -113,8 +96,8 @@ describe('schedules on the Durable Object alarm under workerd', () => {
  * sending its own heartbeat as a real agent does (on Workers the hub sends none, and its liveness
  * job closes an agent silent for two beats).
  */
-async function signInAgent(mf: Miniflare, name: string, cron: string): Promise<{ close(): void }> {
-  const { identity, socket } = await openWorkerdEdgeSocket(mf, ORIGIN, name);
+async function signInAgent(mf: WorkersHub, name: string, cron: string): Promise<{ close(): void }> {
+  const { identity, socket } = await openWorkerdEdgeSocket(mf, name);
   const frames: HubFrame[] = [];
   const send = (frame: unknown) => socket.send(JSON.stringify(frame));
   socket.addEventListener('message', (event) => {
@@ -159,7 +142,7 @@ describe('an agent watcher on the Durable Object alarm', () => {
     const agent = await signInAgent(mf, 'cron-agent', '* * * * *');
     type Watcher = { agent?: string; metadata: { lastRunAt?: string; nextRunAt?: string } };
     const watcher = async () =>
-      ((await (await mf.dispatchFetch(`${ORIGIN}/api/v1/watchers`)).json()) as { data: Watcher[] }).data.find(
+      ((await (await mf.fetch(`/api/v1/watchers`)).json()) as { data: Watcher[] }).data.find(
         (entry) => entry.agent === 'cron-agent',
       );
     // The cycle that follows the full sync, then the next one on the minute.

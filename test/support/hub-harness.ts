@@ -10,14 +10,21 @@ import { createLogRing } from '../../shared/logging/log-ring';
 import { createLogger, type LogSink, silentSink } from '../../shared/logging/logger';
 import type { LogEntry } from '../../shared/schemas/log-entry';
 
-/** A hub under test, reached either in memory or over a real socket; same calls either way. */
+/**
+ * Where a hub under test runs: in memory (app.request), on Node on a real socket (`npm start`), or
+ * the Worker bundle under workerd through Miniflare on a loopback listener (`wrangler dev`).
+ */
+export type HubMode = 'memory' | 'server' | 'workerd';
+
+/** A hub under test, reached in memory, over a real socket or in workerd; same calls either way. */
 export interface HubClient {
-  mode: 'memory' | 'server';
+  mode: HubMode;
+  /** The hub object itself; there is none in this process under workerd (reading it throws). */
   hub: Hub;
-  /** Base URL when listening (server mode). */
+  /** Base URL when listening (server and workerd modes). */
   url: string | undefined;
   request(path: string, init?: RequestInit): Promise<Response>;
-  /** Every line the hub logged, with its fields, for secret-leak checks. */
+  /** Every line the hub logged, with its fields, for secret-leak checks (under workerd: what it printed so far). */
   logged: { entry: LogEntry; fields: Record<string, unknown> | undefined }[];
   close(): Promise<void>;
 }
@@ -99,16 +106,73 @@ export async function createServerHub(env: Environment = {}, deps?: StartNodeHub
   };
 }
 
+/** One workerd log line (consoleJsonSink's JSON), or a line the runtime printed itself. */
+function parseWorkerdLine(line: string): HubClient['logged'][number] {
+  try {
+    const { level, component, msg, timestamp, ...fields } = JSON.parse(line) as Record<string, unknown>;
+    return { entry: { level, component, msg, timestamp } as LogEntry, fields };
+  } catch {
+    return { entry: { level: 'info', component: 'workerd', msg: line, timestamp: 0 }, fields: undefined };
+  }
+}
+
 /**
- * Runs a suite twice, in memory and against a real listening server (the nitro/h3
- * `describeMatrix` idea): behaviour that differs between the two is a bug.
+ * The hub's Worker bundle under workerd (test/support/workers-hub.ts), with `env` as its Worker
+ * vars, reached over its loopback listener by Node's fetch, as the server mode is. Without
+ * DD_AUTH_* a Worker runs open only when DD_SERVER_HOST says so on purpose; the harness says it.
  */
-export function describeHubMatrix(name: string, suite: (client: () => HubClient) => void, env: Environment = {}): void {
-  for (const mode of ['memory', 'server'] as const) {
+export async function createWorkerdHub(env: Environment = {}): Promise<HubClient> {
+  // Imported here: the suites that never run on workerd do not load Miniflare.
+  const { startWorkersHub } = await import('./workers-hub');
+  const vars = { DD_SERVER_HOST: '0.0.0.0', ...HARNESS_REQUEST_LIMIT, ...env };
+  const running = await startWorkersHub({ vars, listen: true });
+  const client: HubClient = {
+    mode: 'workerd',
+    get hub(): Hub {
+      throw new Error('no hub object in this process under workerd: skip the case there, with its reason');
+    },
+    url: running.url,
+    request: (path, init) => fetch(`${running.url}${path}`, init),
+    get logged() {
+      return running
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map(parseWorkerdLine);
+    },
+    close: () => running.dispose(),
+  };
+  return client;
+}
+
+const START: Record<HubMode, (env: Environment) => Promise<HubClient>> = {
+  memory: (env) => createMemoryHub(env),
+  server: (env) => createServerHub(env),
+  workerd: createWorkerdHub,
+};
+
+export interface HubMatrixOptions {
+  /** Where the suite runs; in memory and on a socket unless it opts into workerd as well. */
+  modes?: readonly HubMode[];
+}
+
+/**
+ * Runs a suite in memory and against a real listening server (the nitro/h3 `describeMatrix`
+ * idea), and under workerd when it opts in: behaviour that differs between them is a bug. One hub
+ * per mode and per describe, shared by its tests. The suite gets the mode as a capability flag,
+ * for `it.skipIf(mode === 'workerd')` with the reason written beside it.
+ */
+export function describeHubMatrix(
+  name: string,
+  suite: (client: () => HubClient, mode: HubMode) => void,
+  env: Environment = {},
+  { modes = ['memory', 'server'] }: HubMatrixOptions = {},
+): void {
+  for (const mode of modes) {
     describe(`${name} [${mode}]`, () => {
       let client: HubClient | undefined;
       beforeAll(async () => {
-        client = mode === 'memory' ? await createMemoryHub(env) : await createServerHub(env);
+        client = await START[mode](env);
       });
       afterAll(async () => {
         await client?.close();
@@ -116,7 +180,7 @@ export function describeHubMatrix(name: string, suite: (client: () => HubClient)
       suite(() => {
         if (!client) throw new Error('hub not started');
         return client;
-      });
+      }, mode);
     });
   }
 }
@@ -141,4 +205,17 @@ export async function expectJsonError(
   if (body.details !== undefined && (typeof body.details !== 'object' || body.details === null))
     throw new Error(`bad details: ${text}`);
   return body as { error: string; details?: Record<string, unknown> };
+}
+
+/**
+ * describeHubMatrix on every runtime, workerd included: for the suites that need no Docker socket
+ * and no in-process fake (issue 16: one definition, not copies). A case that cannot hold under
+ * workerd is skipped there with `it.skipIf(mode === 'workerd')` and its reason in a comment.
+ */
+export function describeRuntimeMatrix(
+  name: string,
+  suite: (client: () => HubClient, mode: HubMode) => void,
+  env: Environment = {},
+): void {
+  describeHubMatrix(name, suite, env, { modes: ['memory', 'server', 'workerd'] });
 }

@@ -1,20 +1,14 @@
 /**
  * The journey under workerd (issue 13: "one journey runs against the hub under workerd"): the
- * Worker bundle (`buildWorkersBundle`, the UI built in) in Miniflare, listening on a real loopback
+ * Worker bundle (the UI built in) in Miniflare (`startWorkersHub`), listening on a real loopback
  * port so a real Chromium can open it. The page loads under the strict CSP; a basic user signs in
  * with a password and a TOTP code; the person registers an edge agent's key in the agents view; the
  * agent peer signs in over a real WebSocket and its containers appear in the list live, without a
  * reload; a change on the agent shows too; the agents view shows it connected; axe on both views;
  * no console error, no failed request.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { PASSWORD, phc, TOTP_SECRET, totp } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
 import {
@@ -27,15 +21,13 @@ import {
   signedInPeer,
   snapshotFrames,
 } from '../support/edge-peer';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
 
-// The same date as wrangler.toml, so the test runs what `wrangler dev` runs.
-const COMPATIBILITY_DATE = '2026-04-01';
 // On a closed loopback port: nothing is ever looked up beyond this machine.
 const IMAGE = '127.0.0.1:9/team/app:1.0.0';
 
-let workDir: string;
-let mf: Miniflare;
+let mf: WorkersHub;
 /** The hub's origin: workerd's own listener on 127.0.0.1 and a port it picked. */
 let origin: string;
 let browser: Browser;
@@ -52,30 +44,17 @@ const rowOf = (id: string) => page.locator(`table.list tbody tr[data-id="${id}"]
 const nav = () => page.getByRole('navigation', { name: 'Main' });
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-journey-'));
-  const scriptPath = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
-  mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    compatibilityDate: COMPATIBILITY_DATE,
-    durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
-    durableObjectsPersist: join(workDir, 'do'),
+  mf = await startWorkersHub({
     // A real HTTP listener, loopback only, on a free port: a browser needs one (dispatchFetch is not a socket).
-    host: '127.0.0.1',
-    port: 0,
-    bindings: {
+    listen: true,
+    vars: {
       DD_LOG_LEVEL: 'warn',
       DD_AUTH_BASIC_BOB_USER: 'bob',
       DD_AUTH_BASIC_BOB_HASH: phc(PASSWORD),
       DD_AUTH_BASIC_BOB_TOTP: TOTP_SECRET,
     },
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.resume();
-      stderr.resume();
-    },
-  } as MiniflareOptions);
-  const url = await mf.ready;
+  });
+  const url = new URL(mf.url);
   expect(url.hostname).toBe('127.0.0.1');
   origin = url.origin;
   identity = await newEdgeIdentity();
@@ -95,7 +74,6 @@ afterAll(async () => {
   peer?.close();
   await browser?.close();
   await mf?.dispose();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
 describe('a journey against the hub under workerd', () => {

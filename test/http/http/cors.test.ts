@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieHeader, PASSWORD, sessionIdOf, USERS_ENV } from '../../security/auth-fixtures';
-import { createMemoryHub, describeHubMatrix, type HubClient, jsonInit } from '../../support/hub-harness';
+import { createMemoryHub, describeRuntimeMatrix, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const DASHBOARD = 'http://dash.example:8080';
 const OTHER = 'http://evil.example';
@@ -43,7 +43,7 @@ function expectAllowed(response: Response, origin = DASHBOARD): void {
   expect(response.headers.get('vary')).toMatch(/(^|, )Origin(,|$)/);
 }
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'CORS with DD_SERVER_CORS_ORIGINS',
   (client) => {
     it.each(SERVED)(

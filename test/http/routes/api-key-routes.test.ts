@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { describeRuntimeMatrix, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
 
 const CONFIRM = { 'X-DD-Confirm-Action': 'api-key-revoke' };
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
@@ -33,7 +33,7 @@ async function createKey(
 const revoke = (client: HubClient, keyId: string, headers: Record<string, string> = {}) =>
   client.request(`/api/v1/api-keys/${keyId}`, { method: 'DELETE', headers: { ...CONFIRM, ...headers } });
 
-describeHubMatrix('API keys', (client) => {
+describeRuntimeMatrix('API keys', (client) => {
   it('creates a key: 201 with the credential once, the resource fields, createdBy user:anonymous', async () => {
     const created = await createKey(client(), { name: 'ci', scopes: ['read', 'read'], rateLimitMax: 500 });
     expect(created.apiKey).toMatch(/^ddk_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/);

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import {
   createMemoryHub,
   createServerHub,
-  describeHubMatrix,
+  describeRuntimeMatrix,
   expectJsonError,
   type HubClient,
   jsonInit,
@@ -74,7 +74,7 @@ async function text(response: Response): Promise<string> {
   return body;
 }
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'authentication with sessions',
   (client) => {
     it('keeps public routes open and closes the rest with 401', async () => {
@@ -322,7 +322,7 @@ describe('authentication: clocks, limits, restarts and streams', () => {
   });
 });
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'metrics token with authentication configured (http-interface §5.10)',
   (client) => {
     it('opens /metrics to the token alone, and to nothing else without a session or key', async () => {

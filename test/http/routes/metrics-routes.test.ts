@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError } from '../../support/hub-harness';
+import { describeRuntimeMatrix, expectJsonError } from '../../support/hub-harness';
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'metrics with a token',
   (client) => {
     it('needs the bearer token from anonymous callers', async () => {
@@ -30,7 +30,7 @@ describeHubMatrix(
   { DD_SERVER_METRICS_TOKEN: 'scrape-me' },
 );
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'metrics without authentication',
   (client) => {
     it('is open when DD_SERVER_METRICS_AUTH=false', async () => {
@@ -44,7 +44,7 @@ describeHubMatrix(
   { DD_SERVER_METRICS_AUTH: 'false', DD_SERVER_METRICS_TOKEN: 'unused' },
 );
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'metrics in OpenMetrics and compat requests',
   (client) => {
     const scrape = async (accept?: string) =>

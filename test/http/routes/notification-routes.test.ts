@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError, jsonInit } from '../../support/hub-harness';
+import { describeRuntimeMatrix, expectJsonError, jsonInit } from '../../support/hub-harness';
 
 const SPEC_DEFAULTS = {
   'update-available': [true, true],
@@ -12,7 +12,7 @@ const SPEC_DEFAULTS = {
   'maturity-cleared': [true, true],
 } as const;
 
-describeHubMatrix('notification rules', (client) => {
+describeRuntimeMatrix('notification rules', (client) => {
   it('has exactly the eight defaults of http-interface §2.8', async () => {
     const body = await (await client().request('/api/v1/notifications')).json();
     expect(body.total).toBe(8);

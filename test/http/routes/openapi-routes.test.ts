@@ -1,8 +1,10 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix } from '../../support/hub-harness';
+import { describeRuntimeMatrix } from '../../support/hub-harness';
 
-describeHubMatrix('OpenAPI document', (client) => {
-  it('is OpenAPI 3.1.0 and lists every registered route with its scope', async () => {
+describeRuntimeMatrix('OpenAPI document', (client, mode) => {
+  // The route table is read from the hub object, which is in this process only in memory and on Node;
+  // the document workerd serves is walked route by route in api-key-scopes.test.ts.
+  it.skipIf(mode === 'workerd')('is OpenAPI 3.1.0 and lists every registered route with its scope', async () => {
     const doc = await (await client().request('/api/v1/openapi.json')).json();
     expect(doc.openapi).toBe('3.1.0');
     const routes = client().hub.parts.routes.routes;

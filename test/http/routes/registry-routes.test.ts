@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix } from '../../support/hub-harness';
+import { describeRuntimeMatrix } from '../../support/hub-harness';
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'registries',
   (client) => {
     it('lists configured providers first, then the built-in public ones and the generic fallback, without secrets', async () => {

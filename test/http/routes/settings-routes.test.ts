@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { describeHubMatrix, expectJsonError, jsonInit } from '../../support/hub-harness';
+import { describeRuntimeMatrix, expectJsonError, jsonInit } from '../../support/hub-harness';
 
-describeHubMatrix('settings', (client) => {
+describeRuntimeMatrix('settings', (client) => {
   it('starts with the defaults of a fresh install', async () => {
     const response = await client().request('/api/v1/settings');
     expect(response.status).toBe(200);

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { signBody } from '../../../hub/src/webhooks/registry-signature';
-import { describeHubMatrix, expectJsonError } from '../../support/hub-harness';
+import { describeRuntimeMatrix, expectJsonError } from '../../support/hub-harness';
 import { metric, post, seed } from '../../support/webhook-fixtures';
 
 /**
@@ -13,9 +13,9 @@ import { metric, post, seed } from '../../support/webhook-fixtures';
 
 const SECRET = 'registry-hmac-secret';
 
-describeHubMatrix(
+describeRuntimeMatrix(
   'registry webhook',
-  (client) => {
+  (client, mode) => {
     const envelope = (host: string, repository: string, tag: string) =>
       JSON.stringify({
         events: [
@@ -37,7 +37,9 @@ describeHubMatrix(
         post({ 'content-type': 'application/vnd.docker.distribution.events.v1+json', ...headers }, body),
       );
 
-    it('seeds the records', async () => {
+    // The records are put into the hub object's container store, which is in this process only in
+    // memory and on Node; under workerd only the cases that need no seeded container run.
+    it.skipIf(mode === 'workerd')('seeds the records', async () => {
       await seed(client());
     });
 
@@ -88,23 +90,27 @@ describeHubMatrix(
       expect(unknown.details?.formats).toEqual(['distribution', 'acr', 'docker-hub', 'harbor', 'quay', 'ghcr']);
     });
 
-    it('answers 202 with dispatch counts: matching containers whose watcher is unavailable are counted, not checked', async () => {
-      const body = envelope('127.0.0.1:5000', 'team/app', '2.0.0');
-      const response = await send(body, { 'x-drydock-signature': await signBody(SECRET, body) });
-      expect(response.status).toBe(202);
-      expect(await response.json()).toEqual({
-        message: 'Checking 0 containers',
-        format: 'distribution',
-        received: 1,
-        ignored: 1,
-        matched: 2,
-        dispatched: 0,
-        queued: 0,
-        unavailable: 2,
-        images: ['127.0.0.1:5000/team/app:2.0.0'],
-      });
-      expect(await metric(client(), /^dd_webhook_total\{action="registry"\}/)).toMatch(/ [1-9]\d*$/);
-    });
+    // Needs the seeded records (above).
+    it.skipIf(mode === 'workerd')(
+      'answers 202 with dispatch counts: matching containers whose watcher is unavailable are counted, not checked',
+      async () => {
+        const body = envelope('127.0.0.1:5000', 'team/app', '2.0.0');
+        const response = await send(body, { 'x-drydock-signature': await signBody(SECRET, body) });
+        expect(response.status).toBe(202);
+        expect(await response.json()).toEqual({
+          message: 'Checking 0 containers',
+          format: 'distribution',
+          received: 1,
+          ignored: 1,
+          matched: 2,
+          dispatched: 0,
+          queued: 0,
+          unavailable: 2,
+          images: ['127.0.0.1:5000/team/app:2.0.0'],
+        });
+        expect(await metric(client(), /^dd_webhook_total\{action="registry"\}/)).toMatch(/ [1-9]\d*$/);
+      },
+    );
   },
   { DD_SERVER_WEBHOOK_ENABLED: 'true', DD_SERVER_WEBHOOK_SECRET: SECRET },
 );

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Miniflare, type MiniflareOptions, type Response as MiniflareResponse, type RequestInit } from 'miniflare';
+import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
+
+/** The same date as wrangler.toml, so the tests run what `wrangler dev` runs. */
+export const COMPATIBILITY_DATE = '2026-04-01';
+/** The origin of requests sent with `fetch` (Miniflare's dispatchFetch): any host reaches the Worker. */
+export const WORKERS_ORIGIN = 'http://hub.test';
+
+export interface WorkersHubOptions {
+  /** Worker vars and secrets (`[vars]`, `wrangler secret put`): `DD_*` strings, or TOML numbers and booleans. */
+  vars?: Record<string, unknown>;
+  /**
+   * Where the Durable Object's storage lives: a directory the caller owns, so a later hub on it
+   * finds the same state (a restart of workerd). Without it, a private directory removed at dispose.
+   */
+  persistDir?: string;
+  /** A real HTTP listener on 127.0.0.1 and a free port, in `url`: for browsers, `ws` and Node's fetch. */
+  listen?: boolean;
+  /** Another module than the hub's bundle (a subclass of the hub object, a probe). */
+  scriptPath?: string;
+  /** The Durable Object class bound as HUB; `HubDurableObject` unless scriptPath says otherwise. */
+  className?: string;
+  /** Edge gateway objects in front of the hub (DD_EDGE_GATEWAY_SHARDS, and the EDGE_GATEWAY binding); none when absent. */
+  edgeGateways?: number;
+  /** workerd's --verbose: it reports an uncaught exception of a request only then. */
+  verbose?: boolean;
+  /** Copies workerd's output to this process's as well (debugging). */
+  echo?: boolean;
+  /** Anything else Miniflare takes (outboundService for a test CA, …). */
+  miniflare?: Partial<MiniflareOptions>;
+}
+
+export interface WorkersHub {
+  mf: Miniflare;
+  /** The loopback listener's origin (`http://127.0.0.1:PORT`); always there, bound as asked with `listen`. */
+  url: string;
+  /** A request to the Worker through Miniflare, `path` on WORKERS_ORIGIN (a full URL goes as is). */
+  fetch(path: string, init?: RequestInit): Promise<MiniflareResponse>;
+  /** Everything workerd printed so far (the hub logs JSON lines). */
+  output(): string;
+  /** Stops workerd; the storage stays when persistDir was given. */
+  dispose(): Promise<void>;
+}
+
+let bundle: Promise<string> | undefined;
+
+/** Where built bundles are kept, one directory per content: processes share them, and nothing piles up per run. */
+const BUNDLES = join(tmpdir(), 'dockwatch-workers-bundles');
+/** A bundle nobody built for this long belongs to sources long gone. */
+const STALE_MS = 24 * 3_600_000;
+
+/**
+ * The hub's Worker bundle, built once per process (vitest runs each file in its own), then moved
+ * into a directory named after its content (an atomic rename, so parallel files never see half a
+ * bundle). No exit hook: vitest ends its workers without running them.
+ */
+export function workersBundle(): Promise<string> {
+  bundle ??= (async () => {
+    await mkdir(BUNDLES, { recursive: true });
+    const building = await mkdtemp(join(BUNDLES, 'building-'));
+    try {
+      const built = await buildWorkersBundle({ outfile: join(building, 'index.js') });
+      const digest = createHash('sha256')
+        .update(await readFile(built))
+        .digest('hex')
+        .slice(0, 16);
+      const dir = join(BUNDLES, digest);
+      await rename(building, dir).catch((error: NodeJS.ErrnoException) => {
+        // Another process built the same bundle first: use that one.
+        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      });
+      await utimes(dir, new Date(), new Date());
+      await removeStaleBundles(dir);
+      return join(dir, 'index.js');
+    } finally {
+      await rm(building, { recursive: true, force: true });
+    }
+  })();
+  return bundle;
+}
+
+async function removeStaleBundles(keep: string): Promise<void> {
+  for (const name of await readdir(BUNDLES)) {
+    const path = join(BUNDLES, name);
+    if (path === keep) continue;
+    const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: Date.now() }));
+    if (Date.now() - mtimeMs > STALE_MS) await rm(path, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The hub's Worker under real workerd through Miniflare, as `wrangler dev` runs it: the bundle, its
+ * Durable Object (SQLite-backed, as wrangler.toml declares) and the Worker vars.
+ */
+export async function startWorkersHub(options: WorkersHubOptions = {}): Promise<WorkersHub> {
+  const scriptPath = options.scriptPath ?? (await workersBundle());
+  const ownDir = options.persistDir ? undefined : await mkdtemp(join(tmpdir(), 'dockwatch-workers-do-'));
+  let output = '';
+  const collect = (stream: Readable, echo: NodeJS.WritableStream) =>
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (options.echo) echo.write(chunk);
+    });
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath,
+    // Module names are paths relative to this root; the default (cwd) cannot reach a temp dir.
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: {
+      HUB: { className: options.className ?? 'HubDurableObject', useSQLite: true },
+      ...(options.edgeGateways && { EDGE_GATEWAY: { className: 'EdgeGatewayObject', useSQLite: true } }),
+    },
+    durableObjectsPersist: options.persistDir ?? ownDir,
+    bindings: {
+      ...options.vars,
+      ...(options.edgeGateways && { DD_EDGE_GATEWAY_SHARDS: String(options.edgeGateways) }),
+    },
+    ...(options.listen && { host: '127.0.0.1', port: 0 }),
+    ...(options.verbose && { verbose: true }),
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      collect(stdout, process.stdout);
+      collect(stderr, process.stderr);
+    },
+    ...options.miniflare,
+  } as MiniflareOptions);
+  let url: URL;
+  try {
+    url = await mf.ready;
+  } catch (error) {
+    await mf.dispose().catch(() => {});
+    if (ownDir) await rm(ownDir, { recursive: true, force: true });
+    throw error;
+  }
+  let disposed: Promise<void> | undefined;
+  return {
+    mf,
+    url: url.origin,
+    fetch: (path, init) => mf.dispatchFetch(path.startsWith('http') ? path : `${WORKERS_ORIGIN}${path}`, init),
+    output: () => output,
+    dispose: () => {
+      disposed ??= (async () => {
+        await mf.dispose();
+        if (ownDir) await rm(ownDir, { recursive: true, force: true });
+      })();
+      return disposed;
+    },
+  };
+}
