@@ -36,7 +36,7 @@ interface Shape {
 interface Measured {
   empty: HeapUsage;
   keysRegistered: HeapUsage;
-  synced: HeapUsage;
+  synced: HeapUsage & { collected: boolean };
   peakSample: number;
   afterList: HeapUsage;
   syncedMs: number;
@@ -132,7 +132,9 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       },
     } as MiniflareOptions);
     const url = (await mf.ready).href.replace(/\/$/, '');
+    ctx.log(`workerd ready at ${url}`);
     inspector = await connectWorkerdInspector(await mf.getInspectorURL());
+    ctx.log('inspector connected');
     await getJson(`${url}/api/v1/agents`); // creates the object: its heap at rest, empty
     const empty = await inspector.heapAfterGc();
     ctx.log(`workerd at ${url}; empty object: ${formatBytes(empty.usedSize)} used`);
@@ -257,7 +259,14 @@ function report(shape: Shape, m: Measured): string {
     return [label, bold ? `**${used}**` : used, formatBytes(heap.totalSize), share(heap.usedSize)];
   };
   const heap = markdownTable(
-    ['object isolate, after a full GC', 'used', 'heap reserved', 'of the limit'],
+    [
+      m.synced.collected
+        ? 'object isolate, after a full GC'
+        : 'object isolate, lowest of 7 idle samples (no forced GC)',
+      'used',
+      'heap reserved',
+      'of the limit',
+    ],
     [
       heapRow('empty object (started, no agents)', m.empty),
       heapRow(`${formatCount(shape.agents)} edge keys registered`, m.keysRegistered),
@@ -317,8 +326,15 @@ function report(shape: Shape, m: Measured): string {
     '',
     latency,
     '',
+    ...(m.synced.collected
+      ? []
+      : [
+          "- workerd's inspector did not answer `HeapProfiler.collectGarbage` with the gateway class bound, so each heap figure is the lowest of 7 samples 0.5 s apart with the object idle (V8 collects when idle): an upper bound of the live heap.",
+        ]),
     `- Limit: ${m.synced.usedSize < OBJECT_MEMORY_LIMIT ? 'within' : '**over**'} a Durable Object's 128 MB with the fleet synced. "used" is V8's JS heap (\`usedSize\`); workerd's own buffers (sockets, SQLite pages) are outside it. A sample without a forced GC includes garbage not yet collected: V8 collects before it would pass the limit.`,
-    `- Per container, with its agent's share: ${((m.synced.usedSize - m.keysRegistered.usedSize) / total / 1024).toFixed(1)} KiB of heap (synced minus keys registered, over ${formatCount(total)}). Read linearly, the object would reach 128 MB at about ${formatCount(Math.floor((OBJECT_MEMORY_LIMIT - m.keysRegistered.usedSize) / ((m.synced.usedSize - m.keysRegistered.usedSize) / total) / 1000) * 1000)} containers of the same shape: an extrapolation, not a measure.`,
+    shape.shards > 0
+      ? `- The figures hold the ${shape.shards} gateways too (one isolate under Miniflare; on the platform each object may have its own): the hub object's own share at a given fleet is the \`workers-heap\` run, with the sockets in the hub object.`
+      : `- Per container, with its agent's share: ${((m.synced.usedSize - m.keysRegistered.usedSize) / total / 1024).toFixed(1)} KiB of heap (synced minus keys registered, over ${formatCount(total)}). Read linearly, the object would reach 128 MB at about ${formatCount(Math.floor((OBJECT_MEMORY_LIMIT - m.keysRegistered.usedSize) / ((m.synced.usedSize - m.keysRegistered.usedSize) / total) / 1000) * 1000)} containers of the same shape: an extrapolation, not a measure.`,
     `- Latency is measured from this machine's Node client through Miniflare's entry Worker, which buffers the request and forwards it to the object: the route's work, the object's call and two local HTTP hops, on 2 cores shared with other work (the p99 moves with it). \`GET /api/v1/agents\` with ${formatCount(shape.agents)} agents took ${ms(m.agentsPageMs)} once.`,
   ].join('\n');
 }
