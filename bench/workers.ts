@@ -15,6 +15,7 @@ import {
   positiveIntegerEnv,
 } from './support/benchmark';
 import type { FleetPlan } from './support/edge-fleet';
+import { runLoad } from './support/load';
 import { percentile } from './support/webhook-rig';
 import { connectWorkerdInspector, type HeapUsage, type WorkerdInspector } from './support/workerd-inspector';
 
@@ -45,7 +46,10 @@ interface Measured {
   latencies: number[];
   pageBytes: number;
   agentsPageMs: number;
+  throughput: { path: string; rps: number; p99: number; non2xx: number }[];
 }
+
+const THROUGHPUT_PATHS = ['/api/v1/containers?limit=20', '/api/v1/server'];
 
 /**
  * The hub object's heap under workerd (Miniflare) with 10,000 containers of 500 live edge agents, read
@@ -170,6 +174,13 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
     const agentsPageMs = performance.now() - agentsStarted;
     const { latencies, pageBytes } = await timeList(url, shape.requests);
     const afterList = await inspector.heapAfterGc();
+    // What one hub object serves when many ask at once: the agents page and a small list page.
+    const throughput: Measured['throughput'] = [];
+    for (const path of THROUGHPUT_PATHS) {
+      const load = await runLoad({ root: ctx.root, url: url + path, connections: 10, durationSeconds: 5 });
+      throughput.push({ path, rps: load.requestsPerSecond.mean, p99: load.latencyMs.p99, non2xx: load.non2xx });
+      ctx.log(`${path}: ${load.requestsPerSecond.mean.toFixed(0)} requests/s at 10 connections`);
+    }
     return {
       empty,
       keysRegistered,
@@ -181,6 +192,7 @@ async function measure(ctx: BenchContext, shape: Shape): Promise<Measured> {
       latencies,
       pageBytes,
       agentsPageMs,
+      throughput,
     };
   } catch (error) {
     const cause = (error as Error).cause ? ` (${String((error as Error).cause)})` : '';
@@ -315,6 +327,11 @@ function report(shape: Shape, m: Measured): string {
     ],
     ['left', 'right', 'right'],
   );
+  const throughput = markdownTable(
+    ['10 connections, 5 s (autocannon, after a 2 s warm-up)', 'requests/s', 'p99', 'non-2xx'],
+    m.throughput.map((row) => [`\`GET ${row.path}\``, `**${row.rps.toFixed(0)}**`, ms(row.p99), String(row.non2xx)]),
+    ['left', 'right', 'right', 'right'],
+  );
   return [
     gateways,
     '',
@@ -325,6 +342,8 @@ function report(shape: Shape, m: Measured): string {
     heap,
     '',
     latency,
+    '',
+    throughput,
     '',
     ...(m.synced.collected
       ? []
