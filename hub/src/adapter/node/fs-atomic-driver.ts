@@ -3,6 +3,7 @@ import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { defineDriver } from 'unstorage';
+import { coalescedDirectorySyncs } from './directory-syncs';
 
 /**
  * One file per key under `base`, replaced atomically (decisions §3): a process killed at any
@@ -15,6 +16,8 @@ import { defineDriver } from 'unstorage';
  */
 export interface FsAtomicDriverOptions {
   base: string;
+  /** The call through which every fsync goes (on the handles it opens); a test wraps it to count them. */
+  open?: typeof open;
 }
 
 const DRIVER_NAME = 'fs-atomic';
@@ -22,11 +25,25 @@ const RECORD_SUFFIX = '.rec';
 const TEMP_FILE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 const SEPARATORS = /[:/\\]/;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+// Files of one batch written at once: enough to keep libuv's threads busy, few enough for the fd limit.
+const BATCH_CONCURRENCY = 16;
 
 export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
   const base = resolve(options.base);
   const inside = base.endsWith(sep) ? base : base + sep;
   const inFlight = new Set<Promise<void>>();
+  const openFile = options.open ?? open;
+  const syncDir = coalescedDirectorySyncs((dir) => syncDirectory(dir, openFile));
+  const track = async (write: Promise<void>, what: string) => {
+    inFlight.add(write);
+    try {
+      await write;
+    } catch (error) {
+      throw new Error(`${DRIVER_NAME}: cannot write ${what}`, { cause: error });
+    } finally {
+      inFlight.delete(write);
+    }
+  };
   const dirOf = (key: string | undefined) => join(base, ...keySegments(key).map(encodeSegment));
 
   const fileOf = (key: string) => {
@@ -50,15 +67,18 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
       return readFile(fileOf(key), 'utf8').catch(ifMissing(null));
     },
     async setItem(key, value) {
-      const write = writeFileAtomic(fileOf(key), value);
-      inFlight.add(write);
-      try {
-        await write;
-      } catch (error) {
-        throw new Error(`${DRIVER_NAME}: cannot write key ${JSON.stringify(key)}`, { cause: error });
-      } finally {
-        inFlight.delete(write);
-      }
+      const file = fileOf(key);
+      await track(
+        replaceFile(file, value, openFile).then((dirs) => syncAll(dirs, syncDir)),
+        `key ${JSON.stringify(key)}`,
+      );
+    },
+    // Group commit: every record its own temp file, fsync and rename (so each stays atomic), and
+    // each directory synced once for the whole batch.
+    async setItems(items) {
+      // The last value of a key wins, as it would written one after another.
+      const files = new Map(items.map(({ key, value }) => [fileOf(key), { key, value }]));
+      await track(writeBatch(files, openFile, syncDir), `${files.size} keys`);
     },
     async removeItem(key) {
       await unlink(fileOf(key)).catch(ifMissing(undefined));
@@ -96,14 +116,18 @@ export async function sweepTempFiles(base: string): Promise<number> {
   return removed;
 }
 
-async function writeFileAtomic(target: string, value: string): Promise<void> {
+/**
+ * Replaces `target` through a synced temp file and a rename, so a process killed at any instant
+ * leaves the old or the new content. Returns the directories whose sync makes the rename last.
+ */
+async function replaceFile(target: string, value: string, openFile: typeof open): Promise<string[]> {
   const dir = dirname(target);
   const created = await mkdir(dir, { recursive: true });
   // The name is only a debugging aid; truncated so the temp name stays under NAME_MAX.
   const temp = join(dir, `.${basename(target).slice(0, 64)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     // 0600: records can hold registry and trigger credentials.
-    const handle = await open(temp, 'wx', 0o600);
+    const handle = await openFile(temp, 'wx', 0o600);
     try {
       await handle.writeFile(value, 'utf8');
       // Without this, rename can reach the disk before the data and a power cut leaves an empty file.
@@ -117,15 +141,47 @@ async function writeFileAtomic(target: string, value: string): Promise<void> {
     throw error;
   }
   // The rename, and any directories just made, survive a power cut only once their parents are synced.
+  const dirs: string[] = [];
   const stop = created === undefined ? dir : dirname(created);
   for (let current = dir; ; current = dirname(current)) {
-    await syncDirectory(current);
+    dirs.push(current);
     if (current === stop || current === dirname(current)) break;
   }
+  return dirs;
 }
 
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+async function syncAll(dirs: Iterable<string>, syncDir: (dir: string) => Promise<void>): Promise<void> {
+  await Promise.all([...new Set(dirs)].map(syncDir));
+}
+
+/** Every file of the batch replaced, then each directory they touched synced once. */
+async function writeBatch(
+  files: Map<string, { key: string; value: string }>,
+  openFile: typeof open,
+  syncDir: (dir: string) => Promise<void>,
+): Promise<void> {
+  const queue = [...files];
+  const dirs = new Set<string>();
+  const failures: Error[] = [];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [file, { key, value }] = next;
+      try {
+        for (const dir of await replaceFile(file, value, openFile)) dirs.add(dir);
+      } catch (error) {
+        failures.push(new Error(`key ${JSON.stringify(key)}`, { cause: error }));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, queue.length) }, worker));
+  // Renames that did happen are made durable even when others failed: each record is old or new.
+  await syncAll(dirs, syncDir);
+  if (failures.length > 0)
+    throw failures.length === 1 ? failures[0] : new AggregateError(failures, failures[0]?.message);
+}
+
+async function syncDirectory(dir: string, openFile: typeof open): Promise<void> {
+  const handle = await openFile(dir, 'r');
   try {
     await handle.sync();
   } finally {
