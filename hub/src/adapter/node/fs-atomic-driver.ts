@@ -3,6 +3,7 @@ import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { defineDriver } from 'unstorage';
+import { createConcurrencyLimiter, type RequestLimiter } from '../../../../shared/registry/request-limiter';
 import { coalescedDirectorySyncs } from './directory-syncs';
 
 /**
@@ -25,8 +26,10 @@ const RECORD_SUFFIX = '.rec';
 const TEMP_FILE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 const SEPARATORS = /[:/\\]/;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-// Files of one batch written at once: enough to keep libuv's threads busy, few enough for the fd limit.
-const BATCH_CONCURRENCY = 16;
+// Batch files in flight at once, across all batches of a store: enough to keep libuv's four threads
+// busy, few enough that a thousand agents' snapshots at once neither queue thousands of writes nor
+// exhaust file descriptors.
+const BATCH_CONCURRENCY = 8;
 
 export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
   const base = resolve(options.base);
@@ -34,6 +37,7 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
   const inFlight = new Set<Promise<void>>();
   const openFile = options.open ?? open;
   const syncDir = coalescedDirectorySyncs((dir) => syncDirectory(dir, openFile));
+  const batchSlots = createConcurrencyLimiter(BATCH_CONCURRENCY);
   const track = async (write: Promise<void>, what: string) => {
     inFlight.add(write);
     try {
@@ -68,17 +72,19 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     },
     async setItem(key, value) {
       const file = fileOf(key);
-      await track(
-        replaceFile(file, value, openFile).then((dirs) => syncAll(dirs, syncDir)),
-        `key ${JSON.stringify(key)}`,
-      );
+      const write = async () => {
+        const dirs = await ensureDirectory(dirname(file));
+        await replaceFile(file, value, openFile);
+        await syncAll(dirs, syncDir);
+      };
+      await track(write(), `key ${JSON.stringify(key)}`);
     },
     // Group commit: every record its own temp file, fsync and rename (so each stays atomic), and
     // each directory synced once for the whole batch.
     async setItems(items) {
       // The last value of a key wins, as it would written one after another.
       const files = new Map(items.map(({ key, value }) => [fileOf(key), { key, value }]));
-      await track(writeBatch(files, openFile, syncDir), `${files.size} keys`);
+      await track(writeBatch(files, { openFile, syncDir, slots: batchSlots }), `${files.size} keys`);
     },
     async removeItem(key) {
       await unlink(fileOf(key)).catch(ifMissing(undefined));
@@ -117,14 +123,30 @@ export async function sweepTempFiles(base: string): Promise<number> {
 }
 
 /**
- * Replaces `target` through a synced temp file and a rename, so a process killed at any instant
- * leaves the old or the new content. Returns the directories whose sync makes the rename last.
+ * Makes `dir` if need be. Returns the directories to sync for a rename in it to last: `dir`, and
+ * the parents of any directory just made.
  */
-async function replaceFile(target: string, value: string, openFile: typeof open): Promise<string[]> {
-  const dir = dirname(target);
+async function ensureDirectory(dir: string): Promise<string[]> {
   const created = await mkdir(dir, { recursive: true });
+  const dirs: string[] = [];
+  const stop = created === undefined ? dir : dirname(created);
+  for (let current = dir; ; current = dirname(current)) {
+    dirs.push(current);
+    if (current === stop || current === dirname(current)) break;
+  }
+  return dirs;
+}
+
+/**
+ * Replaces `target` (its directory exists) through a synced temp file and a rename, so a process
+ * killed at any instant leaves the old or the new content. Durable once its directory is synced.
+ */
+async function replaceFile(target: string, value: string, openFile: typeof open): Promise<void> {
   // The name is only a debugging aid; truncated so the temp name stays under NAME_MAX.
-  const temp = join(dir, `.${basename(target).slice(0, 64)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(
+    dirname(target),
+    `.${basename(target).slice(0, 64)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
   try {
     // 0600: records can hold registry and trigger credentials.
     const handle = await openFile(temp, 'wx', 0o600);
@@ -140,42 +162,37 @@ async function replaceFile(target: string, value: string, openFile: typeof open)
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-  // The rename, and any directories just made, survive a power cut only once their parents are synced.
-  const dirs: string[] = [];
-  const stop = created === undefined ? dir : dirname(created);
-  for (let current = dir; ; current = dirname(current)) {
-    dirs.push(current);
-    if (current === stop || current === dirname(current)) break;
-  }
-  return dirs;
 }
 
+// The rename, and any directories just made, survive a power cut only once their parents are synced.
 async function syncAll(dirs: Iterable<string>, syncDir: (dir: string) => Promise<void>): Promise<void> {
   await Promise.all([...new Set(dirs)].map(syncDir));
 }
 
-/** Every file of the batch replaced, then each directory they touched synced once. */
-async function writeBatch(
-  files: Map<string, { key: string; value: string }>,
-  openFile: typeof open,
-  syncDir: (dir: string) => Promise<void>,
-): Promise<void> {
-  const queue = [...files];
+interface BatchContext {
+  openFile: typeof open;
+  syncDir: (dir: string) => Promise<void>;
+  /** Shared by every batch of the store: bounds the files in flight. */
+  slots: RequestLimiter;
+}
+
+/** Every directory of the batch made once, every file replaced, then each directory synced once. */
+async function writeBatch(files: Map<string, { key: string; value: string }>, context: BatchContext): Promise<void> {
   const dirs = new Set<string>();
+  for (const dir of new Set([...files.keys()].map(dirname)))
+    for (const synced of await ensureDirectory(dir)) dirs.add(synced);
   const failures: Error[] = [];
-  const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const [file, { key, value }] = next;
-      try {
-        for (const dir of await replaceFile(file, value, openFile)) dirs.add(dir);
-      } catch (error) {
-        failures.push(new Error(`key ${JSON.stringify(key)}`, { cause: error }));
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, queue.length) }, worker));
+  await Promise.all(
+    [...files].map(([file, { key, value }]) =>
+      context.slots
+        .run(() => replaceFile(file, value, context.openFile))
+        .catch((error: unknown) => {
+          failures.push(new Error(`key ${JSON.stringify(key)}`, { cause: error }));
+        }),
+    ),
+  );
   // Renames that did happen are made durable even when others failed: each record is old or new.
-  await syncAll(dirs, syncDir);
+  await syncAll(dirs, context.syncDir);
   if (failures.length > 0)
     throw failures.length === 1 ? failures[0] : new AggregateError(failures, failures[0]?.message);
 }
