@@ -26,10 +26,10 @@ const RECORD_SUFFIX = '.rec';
 const TEMP_FILE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 const SEPARATORS = /[:/\\]/;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-// Batch files in flight at once, across all batches of a store: enough to keep libuv's four threads
-// busy, few enough that a thousand agents' snapshots at once neither queue thousands of writes nor
-// exhaust file descriptors.
-const BATCH_CONCURRENCY = 8;
+// Batch files in flight at once, across all batches of a store: a thousand agents' snapshots at once
+// neither queue thousands of writes nor exhaust file descriptors. Measured with 1,000 batches of 20
+// (docs/benchmarks.md): 8 left libuv's threads idle between steps, 64 and 256 ran alike.
+const BATCH_CONCURRENCY = 64;
 
 export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
   const base = resolve(options.base);
