@@ -1,5 +1,6 @@
 import { createStorage, defineDriver, type Storage, type StorageValue } from 'unstorage';
 import { scopeClearToBase } from '../../store/scope-clear-to-base';
+import { createSerialQueue } from '../../store/validated-storage';
 
 /** What a batch needs of the transaction `storage.transaction()` hands its closure. */
 export interface DurableObjectTransactionLike {
@@ -34,6 +35,8 @@ const PUT_BATCH = 128;
  */
 export const durableObjectDriver = defineDriver((options: DurableObjectDriverOptions) => {
   const { storage } = options;
+  // One batch at a time: two snapshots applied at once never hold two transactions open together.
+  const oneTransactionAtATime = createSerialQueue();
 
   const listKeys = async (base: string): Promise<string[]> => {
     const keys: string[] = [];
@@ -70,12 +73,14 @@ export const durableObjectDriver = defineDriver((options: DurableObjectDriverOpt
     },
     async setItems(items) {
       if (items.length === 0) return;
-      await storage.transaction(async (txn) => {
-        for (let i = 0; i < items.length; i += PUT_BATCH) {
-          // fromEntries defines own properties, so even a key named __proto__ is stored as a key.
-          await txn.put(Object.fromEntries(items.slice(i, i + PUT_BATCH).map(({ key, value }) => [key, value])));
-        }
-      });
+      await oneTransactionAtATime(() =>
+        storage.transaction(async (txn) => {
+          for (let i = 0; i < items.length; i += PUT_BATCH) {
+            // fromEntries defines own properties, so even a key named __proto__ is stored as a key.
+            await txn.put(Object.fromEntries(items.slice(i, i + PUT_BATCH).map(({ key, value }) => [key, value])));
+          }
+        }),
+      );
     },
     async removeItem(key) {
       await storage.delete([key]);
