@@ -540,6 +540,11 @@ function countedAudit(audit: AuditStore, metrics: HubMetrics): AuditStore {
       metrics.auditEntries.inc({ action: entry.action });
       return entry;
     },
+    appendMany: async (records) => {
+      const added = await audit.appendMany(records);
+      for (const entry of added) metrics.auditEntries.inc({ action: entry.action });
+      return added;
+    },
   };
 }
 

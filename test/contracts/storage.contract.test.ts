@@ -112,6 +112,20 @@ function describeStorageContract(name: string, factory: StorageFactory): void {
       });
     });
 
+    it('writes a batch (setItems, as a snapshot is applied): every record readable, a repeated key at its last value', async () => {
+      const batch = Array.from({ length: 300 }, (_, i) => ({
+        key: i % 2 === 0 ? `batch:${i}` : `other:${i}`,
+        value: { i, label: `item ${i}` },
+      }));
+      await storage.setItems([...batch, { key: 'batch:0', value: { i: 0, label: 'again' } }]);
+      expect(await storage.getKeys('batch')).toHaveLength(150);
+      expect(await storage.getKeys('other')).toHaveLength(150);
+      const values = await Promise.all(batch.map(({ key }) => storage.getItem(key)));
+      expect(values.slice(1)).toEqual(batch.slice(1).map(({ value }) => value));
+      expect(values[0]).toEqual({ i: 0, label: 'again' });
+      await storage.setItems([]);
+    });
+
     it('ends concurrent writes to one key with exactly one of the written values', async () => {
       const written = Array.from({ length: 25 }, (_, writer) => ({
         writer,

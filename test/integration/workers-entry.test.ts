@@ -381,7 +381,7 @@ export default { fetch: (request, env) => env.HUB.get(env.HUB.idFromName('probe'
 `;
 
 interface ProbeOp {
-  op: 'setItem' | 'getItem' | 'hasItem' | 'removeItem' | 'getKeys' | 'clear';
+  op: 'setItem' | 'setItems' | 'getItem' | 'hasItem' | 'removeItem' | 'getKeys' | 'clear';
   args: unknown[];
   prefix?: string;
 }
@@ -457,6 +457,14 @@ describe('the Durable Object storage driver under workerd', () => {
     expect(await keys()).toEqual(['audit', 'auditx:1', 'other:1']);
     await run({ op: 'clear', args: [], prefix: 'other' });
     expect(await keys()).toEqual(['audit', 'auditx:1']);
+  });
+
+  it('writes a batch with setItems (one transaction, more keys than one put takes), every record readable', async () => {
+    const batch = Array.from({ length: 300 }, (_, i) => ({ key: `batch:${String(i).padStart(3, '0')}`, value: { i } }));
+    await run({ op: 'setItems', args: [batch] });
+    expect(await keys('batch')).toEqual(batch.map(({ key }) => key));
+    const read = await run(...batch.map(({ key }): ProbeOp => ({ op: 'getItem', args: [key] })));
+    expect(read).toEqual(batch.map(({ value }) => value));
   });
 
   it('lists and clears more keys than one list page or one delete batch holds', async () => {

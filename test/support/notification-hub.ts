@@ -71,7 +71,7 @@ export async function cycle(hub: HubClient, records: Container[], options: { set
     {
       store: services.containers,
       publish: services.publish,
-      audit: (entry) => services.audit.append(entry),
+      audit: (entries) => services.audit.appendMany(entries),
       notify: (changes) => services.notifications.inventoryApplied(changes),
     },
   );

@@ -25,6 +25,8 @@ export interface AuditQuery {
 export interface AuditStore {
   load(): Promise<void>;
   append(record: AuditRecord): Promise<AuditEntry>;
+  /** Several entries in one storage batch (`setItems`), in order; retention runs once after. */
+  appendMany(records: readonly AuditRecord[]): Promise<AuditEntry[]>;
   /** Newest first. */
   query(query: AuditQuery): { data: AuditEntry[]; total: number };
   /** The most recent entries, newest first (for recent-status views). */
@@ -83,6 +85,16 @@ export function createAuditStore(
       entries.push(entry);
       await prune();
       return entry;
+    },
+    async appendMany(records) {
+      if (records.length === 0) return [];
+      const ms = now();
+      const timestamp = new Date(ms).toISOString();
+      const batch = records.map((record): AuditEntry => ({ ...record, id: nextId(ms), timestamp }));
+      await storage.setItems(batch.map((entry) => ({ key: `${PREFIX}:${entry.id}`, value: entry })));
+      for (const entry of batch) entries.push(entry);
+      await prune();
+      return batch;
     },
     query(query) {
       const actions = query.actions?.length ? new Set<string>(query.actions) : undefined;

@@ -30,6 +30,8 @@ export interface ContainerStore {
   all(): Container[];
   get(id: string): Container | undefined;
   put(container: Container): Promise<void>;
+  /** Several records in one storage batch (`setItems`): one transaction on Workers, one group commit on fs. */
+  putMany(containers: readonly Container[]): Promise<void>;
   remove(id: string): Promise<void>;
   identityState(identity: string): IdentityState;
   setIdentityState(identity: string, state: IdentityState): Promise<void>;
@@ -56,6 +58,11 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     async put(container) {
       await storage.setItem(containerKey(container.id), container);
       containers.set(container.id, container);
+    },
+    async putMany(batch) {
+      if (batch.length === 0) return;
+      await storage.setItems(batch.map((container) => ({ key: containerKey(container.id), value: container })));
+      for (const container of batch) containers.set(container.id, container);
     },
     async remove(id) {
       await storage.removeItem(containerKey(id));

@@ -15,7 +15,8 @@ import { toPublicContainer } from './public-container';
 export interface ApplyTargets {
   store: ContainerStore;
   publish: Publish;
-  audit: (record: AuditRecord) => Promise<unknown>;
+  /** Appends entries as one batch, in order (AuditStore.appendMany). */
+  audit: (records: readonly AuditRecord[]) => Promise<unknown>;
   /**
    * Told every record written, with what was stored before (notifications: update-available,
    * maturity-cleared, container-unhealthy). Awaited, but its failure never fails the observation.
@@ -37,63 +38,81 @@ function isNewUpdate(previous: Container | undefined, next: Container): boolean 
   return previous.updateKind.remoteValue !== next.updateKind.remoteValue;
 }
 
+/** What the audit trail is told of one changed record: its addition, a new update, maturity cleared, health turned bad. */
+function auditEntriesOf(previous: Container | undefined, record: Container): AuditRecord[] {
+  const entries: AuditRecord[] = [];
+  const containerName = record.name;
+  const containerImage = imageOf(record);
+  if (!previous) entries.push({ action: 'container-added', containerName, containerImage });
+  if (isNewUpdate(previous, record) && record.updateKind.kind !== 'unknown') {
+    entries.push({
+      action: 'update-available',
+      containerName,
+      containerImage,
+      fromVersion: record.updateKind.localValue,
+      toVersion: record.updateKind.remoteValue,
+      // The update's level (major … digest): the bell filters these entries by bellThreshold.
+      details: updateLevel(record.updateKind),
+    });
+  }
+  if (maturityClearedBetween(previous, record) && record.updateKind.kind !== 'unknown') {
+    entries.push({
+      action: 'maturity-cleared',
+      containerName,
+      containerImage,
+      fromVersion: record.updateKind.localValue,
+      toVersion: record.updateKind.remoteValue,
+    });
+  }
+  if (healthTurnedBad(previous, record)) entries.push({ action: 'container-unhealthy', containerName, containerImage });
+  return entries;
+}
+
+function announce(publish: Publish, previous: Container | undefined, record: Container): void {
+  const shown = toPublicContainer(record);
+  publish(previous ? 'dd:container-updated' : 'dd:container-added', shown);
+  if (healthTurnedBad(previous, record)) {
+    publish('dd:container-unhealthy', {
+      containerName: record.name,
+      health: 'unhealthy',
+      previousHealth: previous?.health ?? null,
+      container: shown,
+    });
+  }
+}
+
 /**
  * Writes an observation: changed records are stored and announced (http-interface §6.1), removed ones
  * deleted, and the audit trail told of additions, removals, new updates and health turning bad.
+ * The records go to storage as one batch and their audit entries as another (issue 18): an edge
+ * agent's snapshot of N new containers is two storage transactions, not 2N writes each with its fsync.
  */
 export async function applyInventory(observed: ObservedInventory, targets: ApplyTargets): Promise<void> {
   const { store, publish, audit } = targets;
   const changes: AppliedChange[] = [];
+  const writes: Container[] = [];
+  const entries: AuditRecord[] = [];
+  const changed: { previous: Container | undefined; record: Container }[] = [];
   for (const record of observed.records) {
     const previous = store.get(record.id);
     changes.push({ previous, next: record });
     if (previous && comparable(previous) === comparable(record)) {
-      if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) await store.put(record);
+      if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) writes.push(record);
       continue;
     }
-    // Stored and audited before it is announced: a client reacting to the event finds both.
-    await store.put(record);
-    const shown = toPublicContainer(record);
-    if (!previous)
-      await audit({ action: 'container-added', containerName: record.name, containerImage: imageOf(record) });
-    if (isNewUpdate(previous, record) && record.updateKind.kind !== 'unknown') {
-      await audit({
-        action: 'update-available',
-        containerName: record.name,
-        containerImage: imageOf(record),
-        fromVersion: record.updateKind.localValue,
-        toVersion: record.updateKind.remoteValue,
-        // The update's level (major … digest): the bell filters these entries by bellThreshold.
-        details: updateLevel(record.updateKind),
-      });
-    }
-    if (maturityClearedBetween(previous, record) && record.updateKind.kind !== 'unknown') {
-      await audit({
-        action: 'maturity-cleared',
-        containerName: record.name,
-        containerImage: imageOf(record),
-        fromVersion: record.updateKind.localValue,
-        toVersion: record.updateKind.remoteValue,
-      });
-    }
-    const turnedUnhealthy = healthTurnedBad(previous, record);
-    if (turnedUnhealthy)
-      await audit({ action: 'container-unhealthy', containerName: record.name, containerImage: imageOf(record) });
-    publish(previous ? 'dd:container-updated' : 'dd:container-added', shown);
-    if (turnedUnhealthy) {
-      publish('dd:container-unhealthy', {
-        containerName: record.name,
-        health: 'unhealthy',
-        previousHealth: previous?.health ?? null,
-        container: shown,
-      });
-    }
+    writes.push(record);
+    entries.push(...auditEntriesOf(previous, record));
+    changed.push({ previous, record });
   }
+  // Stored and audited before announced: a client reacting to an event finds both.
+  await store.putMany(writes);
+  await audit(entries);
+  for (const { previous, record } of changed) announce(publish, previous, record);
   for (const id of observed.removedIds) {
     const previous = store.get(id);
     if (!previous) continue;
     await store.remove(id);
-    await audit({ action: 'container-removed', containerName: previous.name, containerImage: imageOf(previous) });
+    await audit([{ action: 'container-removed', containerName: previous.name, containerImage: imageOf(previous) }]);
     publish('dd:container-removed', toPublicContainer(previous));
   }
   if (targets.notify && changes.length > 0) await targets.notify(changes).catch(() => undefined);

@@ -21,7 +21,7 @@ export interface WatcherFactoryDeps {
   logger: Logger;
   now: () => number;
   publish: Publish;
-  audit: Pick<AuditStore, 'append'>;
+  audit: Pick<AuditStore, 'appendMany'>;
   metrics: HubMetrics;
   /** The notification events of every applied observation (update-available, maturity-cleared, unhealthy). */
   notify: (changes: readonly AppliedChange[]) => Promise<void>;
@@ -68,7 +68,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       ...(options.startDelayMs !== undefined && { startDelayMs: options.startDelayMs }),
       ...(options.eventDebounceMs !== undefined && { eventDebounceMs: options.eventDebounceMs }),
       publish,
-      audit: (record) => deps.audit.append(record),
+      audit: (records) => deps.audit.appendMany(records),
       notify: deps.notify,
       autoUpdate: deps.autoUpdate,
       onCycle: watchCycleRecorder(deps.metrics, config.name, agent),

@@ -1,5 +1,11 @@
 import { createStorage, defineDriver, type Storage, type StorageValue } from 'unstorage';
 import { scopeClearToBase } from '../../store/scope-clear-to-base';
+import { createSerialQueue } from '../../store/validated-storage';
+
+/** What a batch needs of the transaction `storage.transaction()` hands its closure. */
+export interface DurableObjectTransactionLike {
+  put(entries: Record<string, unknown>): Promise<void>;
+}
 
 /** The part of a Durable Object's `state.storage` this driver uses (workers-types is not a dependency). */
 export interface DurableObjectStorageLike {
@@ -7,6 +13,7 @@ export interface DurableObjectStorageLike {
   put(key: string, value: unknown): Promise<void>;
   delete(keys: string[]): Promise<number>;
   list(options: { prefix?: string; startAfter?: string; limit?: number }): Promise<Map<string, unknown>>;
+  transaction<T>(closure: (txn: DurableObjectTransactionLike) => Promise<T>): Promise<T>;
 }
 
 export interface DurableObjectDriverOptions {
@@ -17,14 +24,19 @@ const DRIVER_NAME = 'durable-object';
 // list() materialises every value it returns, and delete() takes at most 128 keys per call.
 const LIST_PAGE = 512;
 const DELETE_BATCH = 128;
+// put(entries) takes at most 128 keys per call too.
+const PUT_BATCH = 128;
 
 /**
  * unstorage over Durable Object storage. Each put is atomic per key, so a record is always
- * either the old or the new value (decisions §3).
+ * either the old or the new value (decisions §3). `setItems` (an edge agent's snapshot applied)
+ * is one transaction: every record of the batch lands, or none does, in one commit.
  * Keys are stored in unstorage's ':' form, which keeps a base's keys one prefix range.
  */
 export const durableObjectDriver = defineDriver((options: DurableObjectDriverOptions) => {
   const { storage } = options;
+  // One batch at a time: two snapshots applied at once never hold two transactions open together.
+  const oneTransactionAtATime = createSerialQueue();
 
   const listKeys = async (base: string): Promise<string[]> => {
     const keys: string[] = [];
@@ -58,6 +70,17 @@ export const durableObjectDriver = defineDriver((options: DurableObjectDriverOpt
     },
     async setItem(key, value) {
       await storage.put(key, value);
+    },
+    async setItems(items) {
+      if (items.length === 0) return;
+      await oneTransactionAtATime(() =>
+        storage.transaction(async (txn) => {
+          for (let i = 0; i < items.length; i += PUT_BATCH) {
+            // fromEntries defines own properties, so even a key named __proto__ is stored as a key.
+            await txn.put(Object.fromEntries(items.slice(i, i + PUT_BATCH).map(({ key, value }) => [key, value])));
+          }
+        }),
+      );
     },
     async removeItem(key) {
       await storage.delete([key]);

@@ -1,0 +1,88 @@
+import { mkdtemp, open, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createStorage, type Storage } from 'unstorage';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fsAtomicDriver } from './fs-atomic-driver';
+
+/** The real `open`, with every fsync on the handles it returns counted: temp files apart from directories. */
+function countingOpen() {
+  const syncs = { files: 0, directories: 0 };
+  const wrapped = (async (...args: Parameters<typeof open>) => {
+    const handle = await open(...args);
+    const isTempFile = String(args[0]).endsWith('.tmp');
+    const sync = handle.sync.bind(handle);
+    handle.sync = async () => {
+      if (isTempFile) syncs.files++;
+      else syncs.directories++;
+      await sync();
+    };
+    return handle;
+  }) as typeof open;
+  return { open: wrapped, syncs };
+}
+
+const records = (count: number, tag: string) =>
+  Array.from({ length: count }, (_, i) => ({ key: `containers:c${i}`, value: { id: `c${i}`, tag } }));
+
+describe('fs-atomic driver: group commit', () => {
+  let base: string;
+  let counting: ReturnType<typeof countingOpen>;
+  let storage: Storage;
+
+  beforeEach(async () => {
+    base = await mkdtemp(join(tmpdir(), 'fs-group-commit-'));
+    counting = countingOpen();
+    storage = createStorage({ driver: fsAtomicDriver({ base, open: counting.open }) });
+    // The directory exists already, so no write below has parents to sync as well.
+    await storage.setItem('containers:seed', { seed: true });
+    counting.syncs.files = 0;
+    counting.syncs.directories = 0;
+  });
+  afterEach(async () => {
+    await storage.dispose();
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it('writes a 500-record batch with one fsync per record file and one of the directory', async () => {
+    await storage.setItems(records(500, 'batch'));
+    expect(counting.syncs).toEqual({ files: 500, directories: 1 });
+    const keys = await storage.getKeys('containers');
+    expect(keys).toHaveLength(501);
+    for (const { key } of records(500, 'batch')) expect(await storage.getItem(key)).toMatchObject({ tag: 'batch' });
+    // Each record went through its own temp file and rename: none is left behind.
+    expect((await readdir(join(base, 'containers'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('syncs the directory once per record when the same records are written one after another', async () => {
+    for (const item of records(500, 'serial')) await storage.setItem(item.key, item.value);
+    expect(counting.syncs).toEqual({ files: 500, directories: 500 });
+  });
+
+  it('coalesces the directory fsyncs of concurrent single writes', async () => {
+    await Promise.all(records(500, 'concurrent').map((item) => storage.setItem(item.key, item.value)));
+    expect(counting.syncs.files).toBe(500);
+    // Writers whose rename is done share the next sync; how many there are depends on the timing.
+    expect(counting.syncs.directories).toBeLessThan(250);
+    expect(await storage.getItem('containers:c499')).toMatchObject({ tag: 'concurrent' });
+  });
+
+  it('syncs each directory a batch touches, and the parents of directories it creates', async () => {
+    await storage.setItems([
+      { key: 'containers:x', value: { v: 1 } },
+      { key: 'identities:y', value: { v: 2 } },
+      { key: 'identities:z', value: { v: 3 } },
+    ]);
+    // containers/ and the new identities/, whose entry in the base directory must last too.
+    expect(counting.syncs).toEqual({ files: 3, directories: 3 });
+  });
+
+  it('keeps the last value of a key given twice in one batch', async () => {
+    await storage.setItems([
+      { key: 'containers:dup', value: { v: 1 } },
+      { key: 'containers:dup', value: { v: 2 } },
+    ]);
+    expect(await storage.getItem('containers:dup')).toEqual({ v: 2 });
+    expect(counting.syncs).toEqual({ files: 1, directories: 1 });
+  });
+});
