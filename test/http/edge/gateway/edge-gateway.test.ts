@@ -120,7 +120,9 @@ async function bedOn(storage: Storage): Promise<Bed> {
   const bed: Bed = {
     hub,
     gateway,
-    failBatches: (count) => void (failing = count),
+    failBatches: (count) => {
+      failing = count;
+    },
     recreateHub: async () => {
       hub = await newHub();
       bed.hub = hub;
