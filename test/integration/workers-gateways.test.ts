@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DurableObjectNamespaceLike } from '../../hub/src/adapter/workers/durable-object-namespace';
 import { gatewayNameFor } from '../../hub/src/adapter/workers/gateway-shards';
 import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
 import { EDGE_CLOSE } from '../../shared/edge/protocol';
@@ -20,6 +19,12 @@ import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 const IMAGE = '127.0.0.1:9/gateways/app:1';
 const SHARDS = 4;
 const RECONNECT = { DD_EDGE_RECONNECT_MIN_MS: '100', DD_EDGE_RECONNECT_MAX_MS: '400' };
+
+/** Miniflare's proxy of the gateways' binding (it takes a URL, not Node's Request). */
+interface GatewayNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): { fetch(url: string): Promise<Response> };
+}
 
 /** Two names whose sockets land in two different gateways, so the test sees the sharding itself. */
 function namesOnTwoShards(): [string, string] {
@@ -58,10 +63,10 @@ describe('edge gateways under workerd, with real agents', () => {
     );
   const gatewaySessions = async (gateway: string) => {
     // Miniflare's proxy of the binding, typed by workers-types, which the project does not use.
-    const namespace = (await mf.getDurableObjectNamespace('EDGE_GATEWAY')) as unknown as DurableObjectNamespaceLike;
+    const namespace = (await mf.getDurableObjectNamespace('EDGE_GATEWAY')) as unknown as GatewayNamespace;
     const response = await namespace
       .get(namespace.idFromName(gateway))
-      .fetch(new Request('https://internal.invalid/__edge-gateway/sessions'));
+      .fetch('https://internal.invalid/__edge-gateway/sessions');
     return ((await response.json()) as { sessions: { agentName?: string; keyId?: string }[] }).sessions;
   };
   const hubInstance = async () => ((await (await api('/__test/instances')).json()) as { instance: string }).instance;

@@ -13,7 +13,7 @@ import {
   waitFor,
 } from '../support/edge-peer';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
-import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
+import { signInWorkerdAgent } from '../support/workerd-edge-socket';
 import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 /**
@@ -97,43 +97,15 @@ describe('schedules on the Durable Object alarm under workerd', () => {
  * job closes an agent silent for two beats).
  */
 async function signInAgent(mf: WorkersHub, name: string, cron: string): Promise<{ close(): void }> {
-  const { identity, socket } = await openWorkerdEdgeSocket(mf, name);
-  const frames: HubFrame[] = [];
-  const send = (frame: unknown) => socket.send(JSON.stringify(frame));
-  socket.addEventListener('message', (event) => {
-    const frame = JSON.parse(String(event.data)) as HubFrame;
-    if (frame.type === 'ping') send({ type: 'pong' });
-    frames.push(frame);
-  });
-  socket.accept();
-  const challenge = await waitFor(() => frames.find((frame) => frame.type === 'challenge'), 5_000, 'the challenge');
-  if (challenge.type !== 'challenge') throw new Error('unreachable');
-  send({
-    type: 'hello',
-    protocol: EDGE_PROTOCOL,
-    keyId: identity.keyId,
-    agentName: name,
-    signature: await signChallenge(identity.secretKey, challenge.challenge, EDGE_PROTOCOL, identity.keyId, name),
-    agent: sampleAgentInfo(),
-    watchers: [sampleWatcher({ name: 'local', cron, jitterSeconds: 0 })],
-  });
-  const welcome = await waitFor(() => frames.find((frame) => frame.type === 'welcome'), 5_000, 'the welcome');
-  if (welcome.type !== 'welcome') throw new Error('unreachable');
+  const agent = await signInWorkerdAgent(mf, name, [sampleWatcher({ name: 'local', cron, jitterSeconds: 0 })]);
   // Not watched: the cycle runs, and asks no registry.
   for (const frame of snapshotFrames(
     'local',
     [sampleContainer('quiet', { labels: { 'dd.watch': 'false' } })],
     [sampleImage()],
   ))
-    send(frame);
-  // Both sides ping every welcome.heartbeatMs (edge/1.0).
-  const heartbeat = setInterval(() => send({ type: 'ping' }), welcome.heartbeatMs);
-  return {
-    close: () => {
-      clearInterval(heartbeat);
-      socket.close(1000);
-    },
-  };
+    agent.send(frame);
+  return agent;
 }
 
 describe('an agent watcher on the Durable Object alarm', () => {

@@ -12,7 +12,7 @@ import {
   snapshotFrames,
   waitFor,
 } from '../support/edge-peer';
-import { openWorkerdEdgeSocket } from '../support/workerd-edge-socket';
+import { signInWorkerdAgent, type WorkerdAgent } from '../support/workerd-edge-socket';
 import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 /**
@@ -68,33 +68,10 @@ describe('an edge agent snapshot in Durable Object storage', () => {
       // Not watched: the cycle after the sync asks no registry.
       sampleContainer(`app-${i}`, { labels: { 'dd.watch': 'false' } }),
     );
-    let heartbeat: ReturnType<typeof setInterval> | undefined;
+    let agent: WorkerdAgent | undefined;
     try {
-      const { identity, socket } = await openWorkerdEdgeSocket(first, AGENT);
-      const frames: HubFrame[] = [];
-      const send = (frame: unknown) => socket.send(JSON.stringify(frame));
-      socket.addEventListener('message', (event) => {
-        const frame = JSON.parse(String(event.data)) as HubFrame;
-        if (frame.type === 'ping') send({ type: 'pong' });
-        frames.push(frame);
-      });
-      socket.accept();
-      const challenge = await waitFor(() => frames.find((frame) => frame.type === 'challenge'), 5_000, 'the challenge');
-      if (challenge.type !== 'challenge') throw new Error('unreachable');
-      send({
-        type: 'hello',
-        protocol: EDGE_PROTOCOL,
-        keyId: identity.keyId,
-        agentName: AGENT,
-        signature: await signChallenge(identity.secretKey, challenge.challenge, EDGE_PROTOCOL, identity.keyId, AGENT),
-        agent: sampleAgentInfo(),
-        watchers: [sampleWatcher({ name: 'local' })],
-      });
-      const welcome = await waitFor(() => frames.find((frame) => frame.type === 'welcome'), 5_000, 'the welcome');
-      if (welcome.type !== 'welcome') throw new Error('unreachable');
-      // Both sides ping every welcome.heartbeatMs (edge/1.0); on Workers the hub sends none.
-      heartbeat = setInterval(() => send({ type: 'ping' }), welcome.heartbeatMs);
-      for (const frame of snapshotFrames('local', containers, [sampleImage()], { partSize: 100 })) send(frame);
+      agent = await signInWorkerdAgent(first, AGENT, [sampleWatcher({ name: 'local' })]);
+      for (const frame of snapshotFrames('local', containers, [sampleImage()], { partSize: 100 })) agent.send(frame);
 
       await waitFor(
         async () => ((await listedIds(first)).length === CONTAINERS ? true : undefined),
@@ -106,9 +83,8 @@ describe('an edge agent snapshot in Durable Object storage', () => {
         20_000,
         `${CONTAINERS} container-added entries`,
       );
-      socket.close(1000);
     } finally {
-      clearInterval(heartbeat);
+      agent?.close();
       await first.dispose();
     }
 
