@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBase64 } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
@@ -18,26 +18,13 @@ import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-i
 import { type AgentProcess, signedIn } from '../support/edge-agent-process';
 import { type EdgeUpdateBed, spawnBedAgent, startEdgeUpdateBed, until } from '../support/edge-update-bed';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
-import { buildDevBundle, startWranglerDev, type WranglerDev } from '../support/wrangler-dev';
+import { buildDevBundle, dumpOnFailure, startWranglerDev, type WranglerDev } from '../support/wrangler-dev';
 
 const AGENT = 'workers-evicted';
 /** The cron cycle must fall after the restart and the reconnect's own cycle: at least this far ahead at the stop. */
 const CRON_LEAD_MS = 35_000;
 
 type WatcherView = { agent?: string; metadata: { lastRunAt?: string; nextRunAt?: string } };
-
-/** On a failure, the end of what workerd (the hub's log) and the agent printed. */
-function dumpOnFailure(hub: () => WranglerDev | undefined, agent: () => AgentProcess | undefined): void {
-  onTestFailed(() => {
-    console.log(`wrangler dev:\n${hub()?.output.slice(-60).join('\n')}`);
-    console.log(
-      `agent:\n${agent()
-        ?.logs.slice(-30)
-        .map((line) => `${line.component} ${line.msg}`)
-        .join('\n')}`,
-    );
-  });
-}
 
 describe('the hub under wrangler dev restarted with a real agent connected', () => {
   let workDir: string;

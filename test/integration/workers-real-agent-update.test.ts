@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBase64 } from '../../shared/edge/sign-in';
 import type { Agent } from '../../shared/schemas/agent';
 import { type AgentProcess, closedWith, signedIn } from '../support/edge-agent-process';
@@ -21,22 +21,9 @@ import {
   startEdgeUpdateBed,
   until,
 } from '../support/edge-update-bed';
-import { buildDevBundle, startWranglerDev, type WranglerDev } from '../support/wrangler-dev';
+import { buildDevBundle, dumpOnFailure, startWranglerDev, type WranglerDev } from '../support/wrangler-dev';
 
 const AGENT = 'workers-real';
-
-/** On a failure, the end of what workerd (the hub's log) and the agent printed. */
-function dumpOnFailure(hub: () => WranglerDev | undefined, agent: () => AgentProcess | undefined): void {
-  onTestFailed(() => {
-    console.log(`wrangler dev:\n${hub()?.output.slice(-60).join('\n')}`);
-    console.log(
-      `agent:\n${agent()
-        ?.logs.slice(-30)
-        .map((line) => `${line.component} ${line.msg}`)
-        .join('\n')}`,
-    );
-  });
-}
 
 describe('a real agent process against the hub under wrangler dev', () => {
   let workDir: string;

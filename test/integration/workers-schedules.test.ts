@@ -2,16 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EDGE_PROTOCOL, type HubFrame } from '../../shared/edge/protocol';
-import { signChallenge } from '../../shared/edge/sign-in';
-import {
-  sampleAgentInfo,
-  sampleContainer,
-  sampleImage,
-  sampleWatcher,
-  snapshotFrames,
-  waitFor,
-} from '../support/edge-peer';
+import { sampleContainer, sampleImage, sampleWatcher, snapshotFrames, waitFor } from '../support/edge-peer';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
 import { signInWorkerdAgent } from '../support/workerd-edge-socket';
 import { startWorkersHub, type WorkersHub } from '../support/workers-hub';

@@ -10,7 +10,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { onTestFailed } from 'vitest';
 import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
+import type { AgentProcess } from './edge-agent-process';
 import { REPO_ROOT } from './hub-process';
 import { runCommand } from './run-command';
 
@@ -139,4 +141,17 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** On a failure, the end of what workerd (the hub's log) and the agent printed. */
+export function dumpOnFailure(hub: () => WranglerDev | undefined, agent: () => AgentProcess | undefined): void {
+  onTestFailed(() => {
+    console.log(`wrangler dev:\n${hub()?.output.slice(-60).join('\n')}`);
+    console.log(
+      `agent:\n${agent()
+        ?.logs.slice(-30)
+        .map((line) => `${line.component} ${line.msg}`)
+        .join('\n')}`,
+    );
+  });
 }
