@@ -35,6 +35,8 @@ export interface EdgeGatewayPort {
   close(gateway: string, session: string, code: number, reason: string): Promise<void>;
   /** A key was revoked: every gateway closes its sessions (4002) and forgets the key. */
   revoked(keyId: string): Promise<void>;
+  /** A key was registered: every gateway forgets that it did not know it (an agent may be retrying now). */
+  registered(keyId: string): Promise<void>;
 }
 
 /** The runtime's upgrade to a hibernatable socket: it accepts the socket, then hands it to `open`, and returns the 101. */

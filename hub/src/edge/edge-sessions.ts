@@ -241,7 +241,9 @@ export class EdgeSessions implements SessionOwner {
   }
 
   async registerKey(key: AuthorizedKey): Promise<EdgeKey | 'exists'> {
-    return this.keys.register(key);
+    const registered = await this.keys.register(key);
+    if (registered !== 'exists') await this.gateways?.registered(registered.keyId);
+    return registered;
   }
 
   /**

@@ -6,11 +6,17 @@ import type { EdgeGatewayPort } from '../../hub-deps';
 import { type DurableObjectNamespaceLike, HUB_OBJECT_NAME, postToObject } from './durable-object-namespace';
 import { gatewayName } from './gateway-shards';
 
-/** A revocation told to every gateway waits this long for each, then goes on (the key's own sessions were closed first). */
+/** A key's news told to every gateway waits this long for each, then goes on (a revoked key's own sessions were closed first). */
 const BROADCAST_TIMEOUT_MS = 2_000;
 
 /** The hub object's way to its gateways (HubDeps.edgeGateways). */
 export function gatewayPort(gateways: DurableObjectNamespaceLike, shards: number): EdgeGatewayPort {
+  const broadcast = async (path: string, body: unknown) => {
+    const told = Array.from({ length: shards }, (_, shard) =>
+      postToObject(gateways, gatewayName(shard), path, body, AbortSignal.timeout(BROADCAST_TIMEOUT_MS)),
+    );
+    await Promise.allSettled(told);
+  };
   return {
     async send(gateway, session, frames) {
       const answer = (await postToObject(gateways, gateway, GATEWAY_COMMAND_PATHS.send, { session, frames })) as {
@@ -21,18 +27,8 @@ export function gatewayPort(gateways: DurableObjectNamespaceLike, shards: number
     async close(gateway, session, code, reason) {
       await postToObject(gateways, gateway, GATEWAY_COMMAND_PATHS.close, { session, code, reason });
     },
-    async revoked(keyId) {
-      const told = Array.from({ length: shards }, (_, shard) =>
-        postToObject(
-          gateways,
-          gatewayName(shard),
-          GATEWAY_COMMAND_PATHS.revoked,
-          { keyId },
-          AbortSignal.timeout(BROADCAST_TIMEOUT_MS),
-        ),
-      );
-      await Promise.allSettled(told);
-    },
+    revoked: (keyId) => broadcast(GATEWAY_COMMAND_PATHS.revoked, { keyId }),
+    registered: (keyId) => broadcast(GATEWAY_COMMAND_PATHS.registered, { keyId }),
   };
 }
 

@@ -122,6 +122,11 @@ export class EdgeGateway implements SessionOwner, SessionAdopter {
     this.sessions.get(session)?.close(code, reason);
   }
 
+  /** A key registered at the hub: a sign-in with it is no longer answered from the cache of unknown keys. */
+  registered(keyId: string): void {
+    this.keys.delete(keyId);
+  }
+
   revoked(keyId: string): void {
     this.keys.delete(keyId);
     for (const edge of [...this.sessions.values()])

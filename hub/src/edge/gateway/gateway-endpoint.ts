@@ -7,7 +7,7 @@ import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS } from '../../http/server-
 import type { HibernatableEdgeUpgrader } from '../../hub-deps';
 import { acceptEdgeUpgrade, signInCapReached } from '../edge-endpoint';
 import type { EdgeGateway } from './edge-gateway';
-import { CloseCommandSchema, GATEWAY_COMMAND_PATHS, RevokedCommandSchema, SendCommandSchema } from './gateway-messages';
+import { CloseCommandSchema, GATEWAY_COMMAND_PATHS, KeyCommandSchema, SendCommandSchema } from './gateway-messages';
 
 /** The agents' WebSocket path, as the Worker forwards it to a gateway. */
 export const EDGE_SOCKET_PATH = '/api/v1/edge/ws';
@@ -68,7 +68,11 @@ export function createGatewayApp(deps: GatewayEndpointDeps): Hono {
     return c.json({ ok: true });
   });
   app.post(GATEWAY_COMMAND_PATHS.revoked, async (c) => {
-    gateway.revoked((await readCommand(c, RevokedCommandSchema)).keyId);
+    gateway.revoked((await readCommand(c, KeyCommandSchema)).keyId);
+    return c.json({ ok: true });
+  });
+  app.post(GATEWAY_COMMAND_PATHS.registered, async (c) => {
+    gateway.registered((await readCommand(c, KeyCommandSchema)).keyId);
     return c.json({ ok: true });
   });
   app.get(GATEWAY_COMMAND_PATHS.sessions, (c) => c.json({ sessions: gateway.list() }));

@@ -176,6 +176,11 @@ export class GatewayLinks {
     return { closes };
   }
 
+  /** A registered key: gateways that remembered it as unknown forget that. */
+  async registered(keyId: string): Promise<void> {
+    await this.deps.port.registered(keyId);
+  }
+
   /** A revoked key: its links close with 4002, and every gateway forgets the key. */
   async revoked(keyId: string): Promise<void> {
     for (const link of [...this.links.values()])

@@ -27,6 +27,8 @@ export const GATEWAY_COMMAND_PATHS = {
   close: `${GATEWAY_PATH_PREFIX}close`,
   /** A key was revoked: its sessions close with 4002 and the gateway forgets the key. */
   revoked: `${GATEWAY_PATH_PREFIX}revoked`,
+  /** A key was registered: the gateway forgets that it did not know it. */
+  registered: `${GATEWAY_PATH_PREFIX}registered`,
   /** The gateway's live sessions (tests, benchmarks). */
   sessions: `${GATEWAY_PATH_PREFIX}sessions`,
 } as const;
@@ -91,4 +93,5 @@ export const CloseCommandSchema = v.object({
   code: v.number(),
   reason: v.pipe(v.string(), v.maxLength(123)),
 });
-export const RevokedCommandSchema = v.object({ keyId: KeyId });
+/** The key of a revoked or registered command. */
+export const KeyCommandSchema = v.object({ keyId: KeyId });

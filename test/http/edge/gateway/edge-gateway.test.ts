@@ -80,6 +80,7 @@ async function bedOn(storage: Storage): Promise<Bed> {
     send: async (_name, session, frames) => (live() && gateway?.send(session, roundTrip(frames))) ?? false,
     close: async (_name, session, code, reason) => void (live() && gateway?.close(session, code, reason)),
     revoked: async (keyId) => void (live() && gateway?.revoked(keyId)),
+    registered: async (keyId) => void (live() && gateway?.registered(keyId)),
   });
   let generation = 0;
   const hubs: HubClient[] = [];
@@ -222,6 +223,19 @@ describe('edge gateways, in memory', () => {
     const other = await registered(bed, 'other');
     const refused = await helloThrough(bed, other, 'nas');
     expect(refused.closedWith).toBe(EDGE_CLOSE.nameTaken);
+  });
+
+  it('signs in at once an agent whose key is registered after its refused attempt (no stale unknown-key cache)', async () => {
+    const bed = await bedOn(createStorage());
+    const identity = await newEdgeIdentity();
+    expect((await helloThrough(bed, identity)).closedWith).toBe(EDGE_CLOSE.signInFailed);
+    const response = await bed.hub.request(
+      '/api/v1/edge/keys',
+      jsonInit('POST', { publicKey: identity.publicKeyBase64, label: 'late' }),
+    );
+    expect(response.status).toBe(201);
+    // Well within the gateway's 5 s memory of unknown keys: the registration told it.
+    expect((await helloThrough(bed, identity)).frames.at(-1)?.type).toBe('welcome');
   });
 
   it('closes the sessions of a batch the hub did not take (1001), so the agent reconnects and syncs again', async () => {
