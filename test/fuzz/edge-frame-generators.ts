@@ -359,3 +359,14 @@ export function expectedBeforeSignIn(
   }
   return 'welcome';
 }
+
+/** A valid frame changed once or twice, in its structure or in its text; containers always unwatched. */
+export function mutated(rng: Rng, frame: Record<string, unknown>): string {
+  let value = frame;
+  for (let n = rng.int(1, 2); n > 0; n--) value = mutateValue(rng, value);
+  let text = JSON.stringify(keepUnwatched(value));
+  // Blown-up arrays can reach tens of MiB: built and sent in this process, they would stall the
+  // hub's thread too. The size cap has cases of its own; past it, a text mutation stands in.
+  if (text.length > EDGE_MAX_FRAME_BYTES) text = JSON.stringify(keepUnwatched(frame));
+  return rng.bool(0.25) ? mutateText(rng, text) : text;
+}

@@ -43,8 +43,7 @@ import {
   FUZZ_IMAGE,
   garbageText,
   keepUnwatched,
-  mutateText,
-  mutateValue,
+  mutated,
   type Outcome,
   randomBytes,
   validAgentFrame,
@@ -429,14 +428,3 @@ describe(`edge protocol fuzz (${SEED_TAG})`, () => {
     expect(internal.map(({ entry }) => entry.msg)).toEqual([]);
   });
 });
-
-/** A valid frame changed once or twice, in its structure or in its text; containers always unwatched. */
-function mutated(rng: Rng, frame: Record<string, unknown>): string {
-  let value = frame;
-  for (let n = rng.int(1, 2); n > 0; n--) value = mutateValue(rng, value);
-  let text = JSON.stringify(keepUnwatched(value));
-  // Blown-up arrays can reach tens of MiB: built and sent in this process, they would stall the
-  // hub's thread too. The size cap has cases of its own; past it, a text mutation stands in.
-  if (text.length > EDGE_MAX_FRAME_BYTES) text = JSON.stringify(keepUnwatched(frame));
-  return rng.bool(0.25) ? mutateText(rng, text) : text;
-}
