@@ -48,7 +48,7 @@ import {
   randomBytes,
   validAgentFrame,
 } from './edge-frame-generators';
-import { preview, type Rng, rngFor, seedFromEnv, seedHex } from './generators';
+import { preview, rngFor, seedFromEnv, seedHex } from './generators';
 
 const SEED = seedFromEnv(process.env.FUZZ_SEED);
 const SEED_TAG = `seed ${seedHex(SEED)}`;
