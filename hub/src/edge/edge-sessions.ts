@@ -8,7 +8,7 @@ import {
 } from '../../../shared/edge/protocol';
 import type { Logger } from '../../../shared/logging/logger';
 import type { EdgeKey } from '../../../shared/schemas/edge-key';
-import type { AgentDirectory, AgentLink } from '../agents/agent-directory';
+import type { AgentDirectory } from '../agents/agent-directory';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
 import type { EdgeGatewayPort } from '../hub-deps';
 import type { AuthorizedKey } from './authorized-keys';
@@ -25,6 +25,7 @@ import {
 import { EdgeSocketSessions } from './edge-socket-sessions';
 import type { CloseVerdict } from './frame-reader';
 import { GatewayLinks } from './gateway/gateway-links';
+import type { InventorySource } from './inventory-source';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
 import { SnapshotAssembler } from './snapshot-assembler';
@@ -37,14 +38,6 @@ export const DEFAULT_EDGE_TIMINGS: EdgeTimings = {
   signInDeadlineMs: EDGE_SIGN_IN_DEADLINE_MS,
   requestTimeoutMs: EDGE_REQUEST_TIMEOUT_MS,
 };
-
-/**
- * What an agent's inventory frames arrive through: an edge session on a socket of the hub, or an
- * edge gateway's link (hub/src/edge/gateway/gateway-links.ts) whose socket is in another object.
- */
-export interface InventorySource extends AgentLink {
-  readonly agentName: string | undefined;
-}
 
 export interface EdgeConnection {
   protocol: string;

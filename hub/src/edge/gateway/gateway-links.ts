@@ -8,8 +8,8 @@ import { type EdgeRequestOptions, PendingRequests } from '../../agents/edge-requ
 import type { EdgeGatewayPort } from '../../hub-deps';
 import type { EdgeKeyStore } from '../edge-key-store';
 import type { InventoryFrame, RelayedFrame } from '../edge-session';
-import type { InventorySource } from '../edge-sessions';
 import type { CloseVerdict } from '../frame-reader';
+import type { InventorySource } from '../inventory-source';
 import type { ClaimAnswer, GatewayBatch, GatewayBatchAnswer, GatewayItem, KeyLookupAnswer } from './gateway-messages';
 
 /** What the hub keeps of a link whose socket is in a gateway, so a re-created hub object links it again. */
