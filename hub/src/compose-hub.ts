@@ -45,6 +45,7 @@ import { timerWakeUp } from './schedule/timer-wake-up';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
+import { inventoryWriter } from './store/inventory-writer';
 import { createNotificationRuleStore } from './store/notification-rule-store';
 import { createPreferencesStore } from './store/preferences-store';
 import { createScheduleStore } from './store/schedule-store';
@@ -311,6 +312,9 @@ export function composeHub(input: HubInput): Hub {
     now,
     publish,
     audit,
+    writeInventory: inventoryWriter(storage, containers, audit, (entries) => {
+      for (const entry of entries) metrics.auditEntries.inc({ action: entry.action });
+    }),
     metrics,
     notify: async (changes) => {
       maturityLifts.inventoryApplied(changes);

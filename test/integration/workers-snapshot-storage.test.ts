@@ -8,9 +8,9 @@ import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 /**
  * An edge agent's snapshot stored in Durable Object storage as one batch (issue 16 item 3): its
- * records written by the driver's setItems, one transaction of puts of at most 128 keys. 300
- * containers take three puts; the next workerd on the same persistence directory reads every one
- * of them, and their audit entries, back from storage.
+ * records and their audit entries written by the driver's setItems, one transaction of puts of at
+ * most 128 keys (600 items: five puts); the next workerd on the same persistence directory reads
+ * every record and entry back from storage.
  */
 
 const AGENT = 'snapshot-agent';

@@ -6,6 +6,7 @@ import {
   AuditEntrySchema,
   type AuditRecord,
 } from '../../../shared/schemas/audit-entry';
+import { type StagedWrite, writeTogether } from './staged-writes';
 import { readValidated } from './validated-storage';
 
 const PREFIX = 'audit';
@@ -27,6 +28,8 @@ export interface AuditStore {
   append(record: AuditRecord): Promise<AuditEntry>;
   /** Several entries in one storage batch (`setItems`), in order; retention runs once after. */
   appendMany(records: readonly AuditRecord[]): Promise<AuditEntry[]>;
+  /** The same entries staged, for a batch with another store's writes (writeTogether); prune() after. */
+  stageMany(records: readonly AuditRecord[]): StagedWrite & { entries: readonly AuditEntry[] };
   /** Newest first. */
   query(query: AuditQuery): { data: AuditEntry[]; total: number };
   /** The most recent entries, newest first (for recent-status views). */
@@ -68,6 +71,19 @@ export function createAuditStore(
     await Promise.all(removed.map((entry) => storage.removeItem(`${PREFIX}:${entry.id}`)));
   };
 
+  const stageMany = (records: readonly AuditRecord[]): StagedWrite & { entries: readonly AuditEntry[] } => {
+    const ms = now();
+    const timestamp = new Date(ms).toISOString();
+    const batch = records.map((record): AuditEntry => ({ ...record, id: nextId(ms), timestamp }));
+    return {
+      entries: batch,
+      items: batch.map((entry) => ({ key: `${PREFIX}:${entry.id}`, value: entry })),
+      apply: () => {
+        for (const entry of batch) entries.push(entry);
+      },
+    };
+  };
+
   return {
     async load() {
       const keys = await storage.getKeys(PREFIX);
@@ -86,15 +102,13 @@ export function createAuditStore(
       await prune();
       return entry;
     },
+    stageMany,
     async appendMany(records) {
       if (records.length === 0) return [];
-      const ms = now();
-      const timestamp = new Date(ms).toISOString();
-      const batch = records.map((record): AuditEntry => ({ ...record, id: nextId(ms), timestamp }));
-      await storage.setItems(batch.map((entry) => ({ key: `${PREFIX}:${entry.id}`, value: entry })));
-      for (const entry of batch) entries.push(entry);
+      const staged = stageMany(records);
+      await writeTogether(storage, staged);
       await prune();
-      return batch;
+      return [...staged.entries];
     },
     query(query) {
       const actions = query.actions?.length ? new Set<string>(query.actions) : undefined;

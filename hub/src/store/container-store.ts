@@ -4,6 +4,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
 import { type UpdatePolicy, UpdatePolicySchema } from '../../../shared/schemas/update-policy';
 import { UpdateClockSchema } from '../../../shared/update/update-clock';
+import { type StagedWrite, writeTogether } from './staged-writes';
 import { readValidated } from './validated-storage';
 
 const GateSchema = v.object({
@@ -32,6 +33,8 @@ export interface ContainerStore {
   put(container: Container): Promise<void>;
   /** Several records in one storage batch (`setItems`): one transaction on Workers, one group commit on fs. */
   putMany(containers: readonly Container[]): Promise<void>;
+  /** The same records staged, for a batch with another store's writes (writeTogether). */
+  stageMany(containers: readonly Container[]): StagedWrite;
   remove(id: string): Promise<void>;
   identityState(identity: string): IdentityState;
   setIdentityState(identity: string, state: IdentityState): Promise<void>;
@@ -42,6 +45,12 @@ export interface ContainerStore {
 export function createContainerStore(storage: Storage, logger: Logger): ContainerStore {
   const containers = new Map<string, Container>();
   const identities = new Map<string, IdentityState>();
+  const stageMany = (batch: readonly Container[]): StagedWrite => ({
+    items: batch.map((container) => ({ key: containerKey(container.id), value: container })),
+    apply: () => {
+      for (const container of batch) containers.set(container.id, container);
+    },
+  });
   return {
     async load() {
       for (const key of await storage.getKeys('containers')) {
@@ -59,10 +68,9 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
       await storage.setItem(containerKey(container.id), container);
       containers.set(container.id, container);
     },
+    stageMany,
     async putMany(batch) {
-      if (batch.length === 0) return;
-      await storage.setItems(batch.map((container) => ({ key: containerKey(container.id), value: container })));
-      for (const container of batch) containers.set(container.id, container);
+      await writeTogether(storage, stageMany(batch));
     },
     async remove(id) {
       await storage.removeItem(containerKey(id));

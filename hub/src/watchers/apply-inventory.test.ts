@@ -8,6 +8,7 @@ import { createScheduler } from '../schedule/scheduler';
 import { timerWakeUp } from '../schedule/timer-wake-up';
 import { createAuditStore } from '../store/audit-store';
 import { createContainerStore } from '../store/container-store';
+import { inventoryWriter } from '../store/inventory-writer';
 import { createScheduleStore } from '../store/schedule-store';
 import { TagPolicyCache } from './container-check';
 import { DockerWatcher } from './docker-watcher';
@@ -78,6 +79,7 @@ function agentWatcher(storage: Storage) {
     now: Date.now,
     publish: (type) => published.push(type),
     audit: (records) => audit.appendMany(records),
+    write: inventoryWriter(storage, store, audit),
     schedule: createScheduler({
       store: createScheduleStore(storage, logger),
       logger,
@@ -90,7 +92,7 @@ function agentWatcher(storage: Storage) {
 }
 
 describe('applying an edge agent snapshot', () => {
-  it('stores 300 new containers as one batch of records and one batch of audit entries', async () => {
+  it('stores 300 new containers and their 300 audit entries as one storage batch', async () => {
     const { storage, writes } = countedStorage();
     const { host, watcher, store, audit, published } = agentWatcher(storage);
     host.applySnapshot(
@@ -99,7 +101,7 @@ describe('applying an edge agent snapshot', () => {
     );
     await watcher.refreshInventory(() => true);
 
-    expect(writes).toEqual({ setItem: [], setItems: [300, 300] });
+    expect(writes).toEqual({ setItem: [], setItems: [600] });
     expect(await storage.getKeys('containers')).toHaveLength(300);
     expect(store.all()).toHaveLength(300);
     expect(audit.query({ offset: 0, limit: 1_000, actions: ['container-added'] }).total).toBe(300);
@@ -108,6 +110,6 @@ describe('applying an edge agent snapshot', () => {
 
     // The same snapshot again changes nothing: nothing is written.
     await watcher.refreshInventory(() => true);
-    expect(writes).toEqual({ setItem: [], setItems: [300, 300] });
+    expect(writes).toEqual({ setItem: [], setItems: [600] });
   });
 });

@@ -18,6 +18,11 @@ export interface ApplyTargets {
   /** Appends entries as one batch, in order (AuditStore.appendMany). */
   audit: (records: readonly AuditRecord[]) => Promise<unknown>;
   /**
+   * Stores the observation's records and their audit entries as one storage batch (the hub wires
+   * writeTogether: one transaction on Workers). Without it: the records' batch, then the entries'.
+   */
+  write?: ((records: readonly Container[], entries: readonly AuditRecord[]) => Promise<void>) | undefined;
+  /**
    * Told every record written, with what was stored before (notifications: update-available,
    * maturity-cleared, container-unhealthy). Awaited, but its failure never fails the observation.
    */
@@ -84,8 +89,9 @@ function announce(publish: Publish, previous: Container | undefined, record: Con
 /**
  * Writes an observation: changed records are stored and announced (http-interface §6.1), removed ones
  * deleted, and the audit trail told of additions, removals, new updates and health turning bad.
- * The records go to storage as one batch and their audit entries as another (issue 18): an edge
- * agent's snapshot of N new containers is two storage transactions, not 2N writes each with its fsync.
+ * The records and their audit entries go to storage as one batch (`targets.write`; issues 16 and
+ * 18): an edge agent's snapshot of N new containers is one storage transaction, not 2N writes each
+ * with its fsync.
  */
 export async function applyInventory(observed: ObservedInventory, targets: ApplyTargets): Promise<void> {
   const { store, publish, audit } = targets;
@@ -105,8 +111,11 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
     changed.push({ previous, record });
   }
   // Stored and audited before announced: a client reacting to an event finds both.
-  await store.putMany(writes);
-  await audit(entries);
+  if (targets.write) await targets.write(writes, entries);
+  else {
+    await store.putMany(writes);
+    await audit(entries);
+  }
   for (const { previous, record } of changed) announce(publish, previous, record);
   for (const id of observed.removedIds) {
     const previous = store.get(id);

@@ -8,6 +8,7 @@ import type { AppliedChange } from '../notifications/inventory-events';
 import type { Scheduler } from '../schedule/scheduler';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
+import type { ApplyTargets } from './apply-inventory';
 import type { TagPolicyCache } from './container-check';
 import { DockerWatcher } from './docker-watcher';
 
@@ -22,6 +23,8 @@ export interface WatcherFactoryDeps {
   now: () => number;
   publish: Publish;
   audit: Pick<AuditStore, 'appendMany'>;
+  /** An observation's records and audit entries in one storage batch (ApplyTargets.write). */
+  writeInventory?: ApplyTargets['write'];
   metrics: HubMetrics;
   /** The notification events of every applied observation (update-available, maturity-cleared, unhealthy). */
   notify: (changes: readonly AppliedChange[]) => Promise<void>;
@@ -69,6 +72,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       ...(options.eventDebounceMs !== undefined && { eventDebounceMs: options.eventDebounceMs }),
       publish,
       audit: (records) => deps.audit.appendMany(records),
+      write: deps.writeInventory,
       notify: deps.notify,
       autoUpdate: deps.autoUpdate,
       onCycle: watchCycleRecorder(deps.metrics, config.name, agent),
