@@ -451,6 +451,11 @@ describe('an agent inventory through the hub', () => {
       [web.id]: { cpuPercent: 12.5, memoryBytes: 1024, memoryLimitBytes: 4096 },
       [db.id]: { cpuPercent: 2.5, memoryBytes: 512, memoryLimitBytes: 4096 },
     };
+    // Both records stored and running (as the tests above leave them; waited for when run alone).
+    await waitFor(async () => {
+      const found = await containersOf('nas');
+      return found.filter((c) => c.status === 'running').length === 2 ? found : undefined;
+    });
     let settled = false;
     const summary = client.request('/api/v1/stats/summary').finally(() => {
       settled = true;
