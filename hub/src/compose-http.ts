@@ -242,7 +242,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     sessions,
   );
   registerAuthOidcRoutes(api, { config, logger, now, clientAddress, audit }, sessions, parts.oidc);
-  registerPreferencesRoutes(api, { preferences: parts.preferences });
+  registerPreferencesRoutes(api, { preferences: parts.preferences, publish: parts.publish });
   const server = {
     version: input.version,
     runtime: input.runtime,

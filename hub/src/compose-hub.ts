@@ -234,7 +234,7 @@ export function composeHub(input: HubInput): Hub {
     registryService && {
       providers: input.registries,
       service: registryService,
-      lookups: new FleetLookups(registryService, now),
+      lookups: new FleetLookups(registryService, now, () => settings.get().internetlessMode),
     };
 
   // Notifications. Their Install command reaches the updates built below (the one back-edge).

@@ -160,6 +160,13 @@ describe('automatic updates and hooks on a real Docker Engine and registry', () 
     // The hub's own configuration never reaches a hook.
     expect(env).not.toContain('DD_HOOKS_ENABLED');
     expect(env).not.toContain('DD_STORE_DRIVER');
+    const [configured] = await audit('hook-configured', 'hooked');
+    expect(configured).toMatchObject({ status: 'configured', containerImage: expect.stringContaining('2.0.0') });
+    expect(configured?.details).toMatch(
+      new RegExp(`^operation ${operation.id}: dd\\.hook\\.pre, dd\\.hook\\.post; timeout \\d+ ms$`),
+    );
+    // The commands stay out of the trail.
+    expect(configured?.details).not.toContain('echo');
     expect(await audit('hook-pre-success', 'hooked')).toHaveLength(1);
     const [postFailed] = await audit('hook-post-failed', 'hooked');
     expect(postFailed?.details).toContain('exited with code 4: broken');

@@ -91,6 +91,24 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
     expect(record?.env).toEqual([{ key: 'API_TOKEN', value: '***' }]);
   });
 
+  // Regression (issue 15 item 8): the listen client answered image requests with nothing at all.
+  it("names a listen-mode agent in the image routes' errors: its interface has no image route, and none is asked", async () => {
+    const before = peer.requests.length;
+    const listedImages = await json<{
+      data: { agent?: string }[];
+      errors: { watcher: string; agent?: string; error: string }[];
+    }>('/api/v1/images');
+    expect(listedImages.data.filter((image) => image.agent === 'peer')).toEqual([]);
+    expect(listedImages.errors).toContainEqual({
+      watcher: 'local',
+      agent: 'peer',
+      error: expect.stringContaining('a listen-mode agent does not list or remove images'),
+    });
+    const preview = await json<{ errors: { agent?: string }[] }>('/api/v1/images/prune-preview');
+    expect(preview.errors.map((failure) => failure.agent)).toContain('peer');
+    expect(peer.requests.slice(before).filter((r) => r.path.includes('image'))).toEqual([]);
+  });
+
   it('drops an event not newer than the inventory it follows, and applies newer ones', async () => {
     peer.send({ type: 'dd:container-removed', data: { id: 'a1', watcher: 'local' } }, 3);
     peer.send(added(peerContainer('a2', 'two')), 6);

@@ -172,6 +172,34 @@ describe('fleet-wide registry checks against a real registry', () => {
     expect((await check({ localDigests: [] })).digestChanged).toBe(false);
   });
 
+  it("with internetlessMode asks no provider's web API for push dates, only the registry; off again, it asks", async () => {
+    // A provider with a web API beside its registry, as Docker Hub's and GHCR's: the calls it gets are counted.
+    const webApiCalls: string[] = [];
+    const provider = {
+      ...createGenericProvider(new Set()),
+      type: 'with-web-api',
+      publishedAt: async (repository: string, tag: string) => {
+        webApiCalls.push(`${repository}:${tag}`);
+        return { date: '2026-03-02T00:00:00Z', trusted: true };
+      },
+    };
+    let internetless = true;
+    const offline = new FleetLookups(
+      new RegistryService({ providers: [provider], builtIn: [], fallback: createGenericProvider(new Set()) }),
+      Date.now,
+      () => internetless,
+    );
+    offline.beginCycle();
+    const during = await checkImage(input({ repository: 'app/api', tag: '1.0.0' }), offline);
+    expect(during.candidate?.publishedAt).toEqual({ date: '2026-03-01T00:00:00Z', trusted: false });
+    expect(webApiCalls).toEqual([]);
+    internetless = false;
+    offline.beginCycle();
+    const after = await checkImage(input({ repository: 'app/api', tag: '1.0.0' }), offline);
+    expect(after.candidate?.publishedAt).toEqual({ date: '2026-03-02T00:00:00Z', trusted: true });
+    expect(webApiCalls).toEqual(['app/api:2.0.0']);
+  });
+
   it('records an error on the affected containers only', async () => {
     lookups.beginCycle();
     const [missing, fine] = await Promise.all([

@@ -22,9 +22,14 @@ export class FleetLookups {
   private cycleStartedAt = Number.NEGATIVE_INFINITY;
   private tagCandidates = new WeakMap<CompiledTagPolicy, Map<string, TagCandidate | undefined>>();
 
+  /**
+   * @param internetless the setting `internetlessMode`: while on, no provider's web API (Docker Hub's,
+   * GitHub's) is asked for push dates; the registry itself still is, since checking it is the point.
+   */
   constructor(
     private readonly registries: RegistryService,
     private readonly now: () => number = Date.now,
+    private readonly internetless: () => boolean = () => false,
   ) {
     this.candidateDigests = new BoundedCache(20_000, now);
   }
@@ -125,7 +130,10 @@ export class FleetLookups {
   /**
    * When a digest was published under a tag: the provider's trusted push date where it has one
    * (Docker Hub, GHCR), else the image's own `created`, untrusted. Keyed by digest, so a re-pushed
-   * rolling tag gets its new date and an unchanged one costs nothing.
+   * rolling tag gets its new date and an unchanged one costs nothing. With `internetlessMode` the
+   * provider's web API (a fixed public address, not the registry the operator configured) is not
+   * asked, and the untrusted date found instead is kept for this cycle only, so turning the mode
+   * off brings the trusted date at the next cycle.
    */
   async publishedAt(
     registry: string,
@@ -137,14 +145,17 @@ export class FleetLookups {
     const key = `${registry}|${repository}|${tag}|${digest}`;
     const known = this.published.get(key);
     if (known !== undefined) return known ?? undefined;
-    const date = await this.perCycle(`published|${key}`, async () => {
+    const offline = this.internetless();
+    const date = await this.perCycle(`published|${offline ? 'internetless|' : ''}${key}`, async () => {
       const { provider } = await this.registries.clientFor(registry);
-      const trusted = await provider.publishedAt?.(repository, tag, digest).catch(() => undefined);
+      const trusted = offline
+        ? undefined
+        : await provider.publishedAt?.(repository, tag, digest).catch(() => undefined);
       if (trusted) return trusted;
       const created = await this.createdOf(registry, repository, digest, platform).catch(() => undefined);
       return created ? { date: created, trusted: false } : null;
     });
-    this.published.set(key, date);
+    if (!offline) this.published.set(key, date);
     return date ?? undefined;
   }
 

@@ -104,6 +104,20 @@ export class ListenLink implements EdgeLink {
           'unsupported',
           `agent ${this.options.agentName}: a listen-mode agent does not remove containers`,
         );
+      // http-interface §4.5 gives a listen-mode agent no update engine and no image routes: refused
+      // here by name, so an update fails at once as refused and the image routes list the host in
+      // their errors, rather than waiting on an answer that was never a reply.
+      case 'container.update':
+        throw new EdgeRequestError(
+          'unsupported',
+          `agent ${this.options.agentName}: a listen-mode agent does not run updates (its interface has no update route)`,
+        );
+      case 'image.list':
+      case 'image.remove':
+        throw new EdgeRequestError(
+          'unsupported',
+          `agent ${this.options.agentName}: a listen-mode agent does not list or remove images (its interface has no image route)`,
+        );
       case 'container.stats': {
         const path = `/api/containers/${encodeURIComponent(request.containerId)}/stats?${watcher}`;
         return this.call('GET', path, options, undefined, async (response) =>

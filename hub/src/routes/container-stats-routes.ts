@@ -48,12 +48,17 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
   const logger = deps.logger.child('containers.stats');
   const sampler = createStatsSampler({ now: deps.now, isKnown: (id) => containers.get(id) !== undefined });
 
-  /** The running containers of the inventory, and those a local watcher can sample. */
+  /**
+   * The running containers of the inventory, and those that can be sampled now: a local watcher's,
+   * and a connected agent's through its watcher's host (one request over the agent's link each, as
+   * for one container's stats). An away agent's containers count as running but not as sampled.
+   */
   const fleet = () => {
     const running = containers.all().filter((container) => container.status === 'running');
     const targets: StatsTarget[] = [];
     for (const container of running) {
-      const watcher = container.agent === undefined ? deps.fleet.find(container.watcher, undefined) : undefined;
+      if (container.agent !== undefined && !deps.agents.isConnected(container.agent)) continue;
+      const watcher = deps.fleet.ownerOf(container);
       if (watcher) targets.push({ id: container.id, host: watcher.host, hostKey: watcher.id });
     }
     return { running: running.length, targets };

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
+import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import type { RouteGroup } from '../http/route-group';
@@ -9,9 +10,10 @@ import type { Preferences, PreferencesStore } from '../store/preferences-store';
 export const MAX_PREFERENCES_BYTES = 16 * 1024;
 const PreferencesSchema = v.record(v.pipe(v.string(), v.maxLength(100)), v.unknown());
 
-/** The preferences routes read and write the users' preferences store. */
+/** The preferences routes read and write the users' preferences store, and tell the UI streams of a change. */
 export interface PreferencesRoutesDeps {
   preferences: PreferencesStore;
+  publish: Publish;
 }
 
 function usernameOf(c: Context<HubEnv>): string {
@@ -59,6 +61,9 @@ export function registerPreferencesRoutes(api: RouteGroup, deps: PreferencesRout
         });
       }
       await preferences.put(username, next);
+      // http-interface §6.1: an empty payload, so the stream names no user and shows no preference;
+      // every open UI refetches its own (the user's other tabs and browsers are the ones it is for).
+      deps.publish('dd:preferences-updated', {});
       return c.json(next);
     },
   );

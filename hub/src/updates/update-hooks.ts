@@ -38,6 +38,12 @@ export interface UpdateHooks {
 
 const NO_HOOKS: UpdateHooks = { pre: async () => undefined, post: async () => undefined };
 
+// Spelled out rather than built from the stage's name, so test/architecture/audit-producers finds each producer.
+const HOOK_AUDIT_ACTION = {
+  pre: { success: 'hook-pre-success', failed: 'hook-pre-failed' },
+  post: { success: 'hook-post-success', failed: 'hook-post-failed' },
+} as const satisfies Record<HookStage, Record<'success' | 'failed', AuditAction>>;
+
 /** Audits one hook's outcome (hook-pre-success, hook-post-failed, ...), as for a local or an agent's update. */
 export async function auditHook(
   deps: Pick<UpdateHooksDeps, 'audit'>,
@@ -45,9 +51,8 @@ export async function auditHook(
   operation: UpdateOperation,
   failure: string | undefined,
 ): Promise<void> {
-  const action: AuditAction = `hook-${stage}-${failure === undefined ? 'success' : 'failed'}`;
   await deps.audit.append({
-    action,
+    action: HOOK_AUDIT_ACTION[stage][failure === undefined ? 'success' : 'failed'],
     containerName: operation.containerName,
     containerImage: operation.targetImage,
     ...(operation.fromVersion !== undefined && { fromVersion: operation.fromVersion }),
@@ -97,6 +102,17 @@ export function updateHooksFor(deps: UpdateHooksDeps, logger: Logger, operation:
 
   return {
     async pre(journal, signal) {
+      // Before any hook runs: which hooks this update carries, so the trail shows them even when the
+      // hub stops before either has an outcome. The commands themselves stay out (they may hold secrets).
+      const configured = (['pre', 'post'] as const).filter((stage) => commands[stage] !== undefined);
+      await deps.audit.append({
+        action: 'hook-configured',
+        containerName: operation.containerName,
+        containerImage: operation.targetImage,
+        ...(operation.triggerName !== undefined && { triggerName: operation.triggerName }),
+        status: 'configured',
+        details: `operation ${operation.id}: ${configured.map((stage) => `dd.hook.${stage}`).join(', ')}; timeout ${timeoutMs} ms`,
+      });
       if (commands.pre === undefined) return undefined;
       // The operation shows as started while its hook runs; a crash here recovers as failed in prepare.
       await journal.save({

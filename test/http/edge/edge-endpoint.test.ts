@@ -444,6 +444,44 @@ describe('an agent inventory through the hub', () => {
     expect(await logs.text()).toBe('hello from nas\nand goodbye\n');
   });
 
+  // Regression (issue 15 item 8): the fleet summary sampled only the hub's own containers.
+  it("samples the agent's running containers in the fleet stats summary, through the agent", async () => {
+    // web answers as in the test above (its sample may still be fresh there); db has its own figures.
+    const figures: Record<string, { cpuPercent: number; memoryBytes: number; memoryLimitBytes: number }> = {
+      [web.id]: { cpuPercent: 12.5, memoryBytes: 1024, memoryLimitBytes: 4096 },
+      [db.id]: { cpuPercent: 2.5, memoryBytes: 512, memoryLimitBytes: 4096 },
+    };
+    // Both records stored and running (as the tests above leave them; waited for when run alone).
+    await waitFor(async () => {
+      const found = await containersOf('nas');
+      return found.filter((c) => c.status === 'running').length === 2 ? found : undefined;
+    });
+    let settled = false;
+    const summary = client.request('/api/v1/stats/summary').finally(() => {
+      settled = true;
+    });
+    const asked: string[] = [];
+    while (!settled) {
+      const request = await peer.next('request', 200).catch(() => undefined);
+      if (request === undefined) continue;
+      expect(request.request.method).toBe('container.stats');
+      const { containerId } = request.request as { containerId: string };
+      asked.push(containerId);
+      peer.send({ type: 'reply', id: request.id, ok: true, result: figures[containerId] });
+    }
+    const response = await summary;
+    expect(response.status).toBe(200);
+    expect(asked).toContain(db.id);
+    // One host (the agent's watcher): its memory limit counts once.
+    expect(await response.json()).toMatchObject({
+      containers: 2,
+      sampled: 2,
+      cpuPercent: 15,
+      memoryBytes: 1536,
+      memoryLimitBytes: 4096,
+    });
+  });
+
   it('follows a log over the hub WebSocket, and cancels the agent stream when the client leaves', async () => {
     const socket = new WebSocket(
       `${url.replace(/^http/, 'ws')}/api/v1/containers/${web.id}/logs/stream?follow=true&tail=0`,

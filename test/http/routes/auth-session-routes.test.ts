@@ -13,6 +13,7 @@ import {
   type HubClient,
   jsonInit,
 } from '../../support/hub-harness';
+import { dataOf, openSse } from '../../support/sse-client';
 
 const PASSWORD = 'correct horse battery staple';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
@@ -194,6 +195,23 @@ describeRuntimeMatrix(
       );
       expect(big.status).toBe(413);
       await expectJsonError(await client().request('/api/v1/preferences'), 401);
+    });
+
+    it('tells the open UI streams when preferences change (dd:preferences-updated, an empty payload)', async () => {
+      const { cookie } = await login(client(), { username: 'alice' });
+      const headers = withCookie(cookie as string);
+      const stream = await openSse(client().request, '/api/v1/events/ui', headers);
+      try {
+        await stream.nextOfType('dd:connected');
+        expect(
+          (await client().request('/api/v1/preferences', jsonInit('PATCH', { theme: 'light' }, headers))).status,
+        ).toBe(200);
+        const event = await stream.nextOfType('dd:preferences-updated');
+        expect(dataOf(event)).toEqual({});
+        expect(event.id).toMatch(/^[^:]+:\d+$/);
+      } finally {
+        await stream.close();
+      }
     });
 
     it('leaks no password, code, key or session id into bodies or logs', () => {
