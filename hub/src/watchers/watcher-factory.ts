@@ -9,7 +9,7 @@ import type { Scheduler } from '../schedule/scheduler';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { TagPolicyCache } from './container-check';
-import { DockerWatcher } from './docker-watcher';
+import { DockerWatcher, type DockerWatcherDeps } from './docker-watcher';
 
 /** What every watcher of the hub shares, local or an agent's. */
 export interface WatcherFactoryDeps {
@@ -29,6 +29,8 @@ export interface WatcherFactoryDeps {
   autoUpdate: (changes: readonly AppliedChange[]) => Promise<void>;
   /** The durable schedules the watch cycles run on. */
   schedule: Pick<Scheduler, 'job' | 'forget'>;
+  /** The label overrides every watcher applies to the records it builds. */
+  labelOverrides?: DockerWatcherDeps['labelOverrides'];
 }
 
 export interface WatcherOptions {
@@ -73,6 +75,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       autoUpdate: deps.autoUpdate,
       onCycle: watchCycleRecorder(deps.metrics, config.name, agent),
       schedule: deps.schedule,
+      labelOverrides: deps.labelOverrides,
     });
   };
 }
