@@ -28,7 +28,7 @@ import { toPublicContainer } from '../watchers/public-container';
 import { type ContainerHosts, errorMessage, findContainer } from './container-target';
 
 export interface LabelOverrideRoutesDeps extends ContainerHosts {
-  containers: Pick<ContainerStore, 'all' | 'get' | 'put' | 'identityState'>;
+  containers: Pick<ContainerStore, 'all' | 'get' | 'putMany' | 'identityState'>;
   labelOverrides: LabelOverrideStore;
   audit: Pick<AuditStore, 'append'>;
   publish: Publish;
@@ -64,8 +64,8 @@ const listed = (labels: LabelMap) =>
 export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverrideRoutesDeps): void {
   const { containers, labelOverrides } = deps;
 
-  /** Re-reads one record's labels with the overrides now in force, stores and announces it. */
-  async function relabel(container: Container): Promise<Container> {
+  /** One record with its labels re-read under the overrides now in force (nothing stored yet). */
+  function relabel(container: Container): Container {
     const identity = identityOf(container);
     const merged = mergeLabelOverrides(container.labels, labelOverrides.resolve(identity, container));
     const labels = readContainerLabels(merged.labels);
@@ -77,10 +77,7 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
       ? updateBlockers({ policy, update: pendingUpdateOf(relabelled.updateKind), gate: state.gate, now: deps.now() })
       : [];
     const { blockers: _old, ...rest } = relabelled;
-    const updated = { ...rest, updatePolicy: policy, ...(blockers.length > 0 && { blockers }) };
-    await containers.put(updated);
-    deps.publish('dd:container-updated', toPublicContainer(updated));
-    return updated;
+    return { ...rest, updatePolicy: policy, ...(blockers.length > 0 && { blockers }) };
   }
 
   /**
@@ -108,15 +105,19 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
     );
   }
 
-  /** Every container matched before or after a change: re-read, then re-checked. */
+  /**
+   * The containers selected, re-read, stored in one batch (one transaction on Workers, however many
+   * a selector matches) and announced, then re-checked.
+   */
   async function reapply(selected: (container: Container) => boolean): Promise<void> {
-    const updated: Container[] = [];
-    for (const container of containers.all()) if (selected(container)) updated.push(await relabel(container));
+    const updated = containers.all().filter(selected).map(relabel);
+    await containers.putMany(updated);
+    for (const container of updated) deps.publish('dd:container-updated', toPublicContainer(container));
     await recheck(updated);
   }
 
   async function reapplyOne(container: Container): Promise<Container> {
-    await recheck([await relabel(container)]);
+    await reapply((candidate) => candidate.id === container.id);
     return containers.get(container.id) ?? container;
   }
 
