@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { readContainerLabels } from '../../../shared/containers/container-labels';
 import { relabelRecord } from '../../../shared/containers/container-record';
 import { labelMapProblems } from '../../../shared/containers/label-override-problems';
-import { type LabelMap, mergeLabelOverrides } from '../../../shared/containers/label-overrides';
+import { type LabelMap, LabelMapSchema, mergeLabelOverrides } from '../../../shared/containers/label-overrides';
 import type { Logger } from '../../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
 import {
@@ -37,6 +37,13 @@ export interface LabelOverrideRoutesDeps extends ContainerHosts {
 }
 
 const identityOf = (container: Container) => containerIdentity(container);
+
+const IdentityOverridesSchema = v.object({
+  identity: v.string(),
+  labels: LabelMapSchema,
+  /** The containers holding this identity now; empty while the container is gone. */
+  containerIds: v.array(v.string()),
+});
 
 /** A bad value is refused with its key named (400), read by the parsers the labels go through. */
 function assertValid(labels: LabelMap): void {
@@ -204,6 +211,60 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
           details: `cleared ${Object.keys(had).join(', ')}`.slice(0, 500),
         });
       return c.json(toPublicContainer(updated));
+    },
+  );
+
+  api.add(
+    {
+      method: 'get',
+      path: '/label-overrides/containers',
+      access: 'read',
+      tag: 'containers',
+      summary:
+        'Every per-container override by identity, with the ids of the containers that hold that identity now (none: the container is gone, its overrides wait for a container of that name)',
+      response: v.object({ data: v.array(IdentityOverridesSchema), total: v.number() }),
+    },
+    (c) => {
+      const holders = new Map<string, string[]>();
+      for (const container of containers.all()) {
+        const identity = identityOf(container);
+        holders.set(identity, [...(holders.get(identity) ?? []), container.id]);
+      }
+      const data = labelOverrides
+        .byIdentity()
+        .map(([identity, labels]) => ({ identity, labels, containerIds: holders.get(identity) ?? [] }));
+      return c.json({ data, total: data.length });
+    },
+  );
+
+  api.add(
+    {
+      method: 'delete',
+      path: '/label-overrides/containers/:identity',
+      access: 'containers:update',
+      tag: 'containers',
+      summary:
+        "Clear the overrides kept under an identity (`agent::watcher::name`, URL-encoded), a gone container's too",
+      response: IdentityOverridesSchema,
+      statuses: { 404: 'No overrides under this identity' },
+    },
+    async (c) => {
+      const identity = c.req.param('identity') ?? '';
+      const labels = labelOverrides.ofIdentity(identity);
+      if (!labels) throw new HttpError(404, `No label overrides under ${identity.slice(0, 200)}`);
+      await labelOverrides.setOfIdentity(identity, {});
+      await reapply((container) => identityOf(container) === identity);
+      await deps.audit.append({
+        action: 'label-override-cleared',
+        containerName: identity.split('::').slice(2).join('::'),
+        status: 'success',
+        details: `cleared ${Object.keys(labels).join(', ')}`.slice(0, 500),
+      });
+      const containerIds = containers
+        .all()
+        .filter((container) => identityOf(container) === identity)
+        .map((container) => container.id);
+      return c.json({ identity, labels, containerIds });
     },
   );
 

@@ -35,6 +35,8 @@ export interface ResolvedOverrides {
 export interface LabelOverrideStore {
   load(): Promise<void>;
   ofIdentity(identity: string): LabelMap | undefined;
+  /** Every identity's overrides, by identity, including those of containers gone for now. */
+  byIdentity(): [identity: string, labels: LabelMap][];
   /** An empty map removes the entry. */
   setOfIdentity(identity: string, labels: LabelMap): Promise<void>;
   /** Oldest first: the order they apply in. */
@@ -76,6 +78,7 @@ export function createLabelOverrideStore(storage: Storage, logger: Logger): Labe
       }
     },
     ofIdentity: (identity) => byIdentity.get(identity),
+    byIdentity: () => [...byIdentity].sort(([a], [b]) => a.localeCompare(b)),
     async setOfIdentity(identity, labels) {
       if (Object.keys(labels).length === 0) {
         await storage.removeItem(containerKey(identity));

@@ -165,6 +165,34 @@ describeHubMatrix('label-override routes', (client: () => HubClient, mode) => {
     expect(await auditActions()).toEqual(expect.arrayContaining(['label-override-set:', 'label-override-cleared:']));
   });
 
+  it("lists overrides by identity, a gone container's too, and clears them by identity", async () => {
+    await ok(`/containers/${id(3)}/label-overrides`, jsonInit('PUT', { labels: { 'dd.display.name': 'Data' } }));
+    const identity = '__local__::local::db';
+    expect((await ok<{ data: unknown[] }>('/label-overrides/containers')).data).toContainEqual({
+      identity,
+      labels: { 'dd.display.name': 'Data' },
+      containerIds: [id(3)],
+    });
+    await client().hub.parts.containers.remove(id(3));
+    expect((await ok<{ data: unknown[] }>('/label-overrides/containers')).data).toContainEqual({
+      identity,
+      labels: { 'dd.display.name': 'Data' },
+      containerIds: [],
+    });
+    const path = `/label-overrides/containers/${encodeURIComponent(identity)}`;
+    expect(await ok(path, { method: 'DELETE' })).toEqual({
+      identity,
+      labels: { 'dd.display.name': 'Data' },
+      containerIds: [],
+    });
+    await expectJsonError(await request(path, { method: 'DELETE' }), 404);
+    expect(
+      (await ok<{ data: { identity: string }[] }>('/label-overrides/containers')).data.map((entry) => entry.identity),
+    ).not.toContain(identity);
+    expect(await auditActions()).toContain('label-override-cleared:db');
+    await client().hub.parts.containers.put(RECORDS[2] as Container);
+  });
+
   it('refuses a global override without labels, with an unknown selector field or a bad value', async () => {
     await expectJsonError(await request('/label-overrides', jsonInit('POST', { selector: {}, labels: {} })), 400);
     await expectJsonError(
