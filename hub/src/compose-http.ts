@@ -57,6 +57,7 @@ import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
 import { registerIconRoutes } from './routes/icon-routes';
 import { registerImageRoutes } from './routes/image-routes';
+import { registerLabelOverrideRoutes } from './routes/label-override-routes';
 import { registerLogRoutes } from './routes/log-routes';
 import { registerMetricsRoute } from './routes/metrics-routes';
 import { registerNotificationRoutes } from './routes/notification-routes';
@@ -72,6 +73,7 @@ import { registerWatcherRoutes } from './routes/watcher-routes';
 import type { ApiKeyStore } from './store/api-key-store';
 import type { AuditStore } from './store/audit-store';
 import type { ContainerStore } from './store/container-store';
+import type { LabelOverrideStore } from './store/label-override-store';
 import type { NotificationRuleStore } from './store/notification-rule-store';
 import type { PreferencesStore } from './store/preferences-store';
 import type { SettingsStore } from './store/settings-store';
@@ -122,6 +124,7 @@ export interface HttpParts {
   apiKeys: ApiKeyStore;
   notificationRules: NotificationRuleStore;
   containers: ContainerStore;
+  labelOverrides: LabelOverrideStore;
   preferences: PreferencesStore;
   sessions: SessionStore;
   icons: IconService;
@@ -301,6 +304,15 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     publish: parts.publish,
     notifications,
     updates,
+  });
+  registerLabelOverrideRoutes(api, {
+    ...hosts,
+    containers,
+    labelOverrides: parts.labelOverrides,
+    audit,
+    publish: parts.publish,
+    now,
+    logger,
   });
   registerContainerActionRoutes(api, {
     ...hosts,

@@ -46,6 +46,7 @@ import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
 import { inventoryWriter } from './store/inventory-writer';
+import { createLabelOverrideStore, type LabelOverrideStore } from './store/label-override-store';
 import { createNotificationRuleStore } from './store/notification-rule-store';
 import { createPreferencesStore } from './store/preferences-store';
 import { createScheduleStore } from './store/schedule-store';
@@ -105,6 +106,7 @@ export interface HubParts {
   metrics: HubMetrics;
   audit: AuditStore;
   containers: ContainerStore;
+  labelOverrides: LabelOverrideStore;
   fleet: Fleet;
   agents: AgentDirectory;
   expectations: InventoryExpectations;
@@ -178,6 +180,7 @@ export function composeHub(input: HubInput): Hub {
   const apiKeys = createApiKeyStore(storage, now, storeLogger.child('api-keys'));
   const notificationRules = createNotificationRuleStore(storage, storeLogger);
   const containers = createContainerStore(storage, storeLogger.child('containers'));
+  const labelOverrides = createLabelOverrideStore(storage, storeLogger.child('label-overrides'));
   const preferences = createPreferencesStore(storage, storeLogger);
   const sessions = createSessionStore(storage, now);
   const loginVerifier = createLoginVerifier(config.auth.basic, storage, now);
@@ -322,6 +325,7 @@ export function composeHub(input: HubInput): Hub {
     },
     autoUpdate: (changes) => autoUpdates.inventoryApplied(changes),
     schedule: scheduler,
+    labelOverrides: (record) => labelOverrides.resolve(containerIdentity(record), record),
   });
   const edgeTimings = { ...DEFAULT_EDGE_TIMINGS, ...input.edge?.timings };
   const agents = new AgentDirectory({
@@ -380,6 +384,7 @@ export function composeHub(input: HubInput): Hub {
     apiKeys,
     notificationRules,
     containers,
+    labelOverrides,
     preferences,
     sessions,
     icons,
@@ -419,6 +424,7 @@ export function composeHub(input: HubInput): Hub {
     metrics,
     audit,
     containers,
+    labelOverrides,
     fleet,
     agents,
     expectations,
@@ -467,6 +473,7 @@ export function composeHub(input: HubInput): Hub {
         await audit.load();
         await apiKeys.load();
         await containers.load();
+        await labelOverrides.load();
         await notifications.load();
         await updates.load();
         await autoUpdates.load();

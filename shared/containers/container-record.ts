@@ -5,13 +5,17 @@ import type { Container } from '../schemas/container';
 import { isVersionTag } from '../tags/candidate';
 import type { CompiledTagPolicy } from '../tags/policy';
 import type { ContainerLabels } from './container-labels';
+import { type EffectiveLabel, type MergedLabels, mergeLabelOverrides } from './label-overrides';
 
 export interface ContainerRecordInput {
   details: DockerContainerDetails;
   image: DockerImageDetails | undefined;
   watcher: string;
   agent?: string | undefined;
+  /** Read from the container's labels with its overrides on top (label-overrides.ts). */
   labels: ContainerLabels;
+  /** Where each overridable value comes from; without it, all from the container's own labels. */
+  labelSources?: MergedLabels['sources'] | undefined;
   tagPolicy: CompiledTagPolicy;
   watchByDefault: boolean;
   previous: Container | undefined;
@@ -64,6 +68,20 @@ function parseEnv(env: readonly string[]): { key: string; value: string }[] {
   });
 }
 
+/** The sources with the defaults the record falls back to where no label or override says. */
+export function withDefaults(
+  sources: MergedLabels['sources'],
+  defaults: { watch: boolean; watchDigest: boolean },
+): Record<string, EffectiveLabel> {
+  const fallback = (value: boolean): EffectiveLabel => ({ value: String(value), source: 'default' });
+  return {
+    ...sources,
+    'dd.watch': sources['dd.watch'] ?? fallback(defaults.watch),
+    'dd.watch.digest': sources['dd.watch.digest'] ?? fallback(defaults.watchDigest),
+    'dd.webhook.enabled': sources['dd.webhook.enabled'] ?? fallback(true),
+  };
+}
+
 /**
  * A container's record from what Docker says now. Update fields (result, updateKind, ...) are
  * carried over from the previous record: they change only when a registry check says so.
@@ -74,6 +92,11 @@ export function buildContainerRecord(input: ContainerRecordInput): Container {
   const tag = ref?.tag ?? (ref?.digest ? '' : 'latest');
   const semver = tag !== '' && isVersionTag(tag, input.tagPolicy);
   const repoDigest = repoDigestOf(image, ref);
+  const watched = labels.watch ?? input.watchByDefault;
+  // An unwatched container is never checked: an update found while it was watched (before an
+  // override turned it off) is not carried, or it would stay "available" for good.
+  const carried = watched ? previous : undefined;
+  const sources = input.labelSources ?? mergeLabelOverrides(details.labels, {}).sources;
   return {
     id: details.id,
     name: details.name,
@@ -84,13 +107,14 @@ export function buildContainerRecord(input: ContainerRecordInput): Container {
     displayName: labels.displayName ?? details.name,
     ...(labels.displayIcon && { displayIcon: labels.displayIcon }),
     ...(labels.group && { group: labels.group }),
-    watched: labels.watch ?? input.watchByDefault,
+    watched,
     ...(labels.includeTags && { includeTags: labels.includeTags }),
     ...(labels.excludeTags && { excludeTags: labels.excludeTags }),
     ...(labels.transformTags && { transformTags: labels.transformTags }),
     ...(labels.linkTemplate && { linkTemplate: labels.linkTemplate }),
     webhookEnabled: labels.webhookEnabled,
     labels: details.labels,
+    effectiveLabels: withDefaults(sources, { watch: input.watchByDefault, watchDigest: !semver }),
     env: parseEnv(details.env),
     image: {
       id: details.imageId,
@@ -107,15 +131,67 @@ export function buildContainerRecord(input: ContainerRecordInput): Container {
       ...(image?.variant && { variant: image.variant }),
       ...(image?.created && { created: image.created }),
     },
-    ...(previous?.result && { result: previous.result }),
-    updateAvailable: previous?.updateAvailable ?? false,
-    updateKind: previous?.updateKind ?? { kind: 'unknown' },
-    ...(previous?.updateMaturityLevel && { updateMaturityLevel: previous.updateMaturityLevel }),
+    ...(carried?.result && { result: carried.result }),
+    updateAvailable: carried?.updateAvailable ?? false,
+    updateKind: carried?.updateKind ?? { kind: 'unknown' },
+    ...(carried?.updateMaturityLevel && { updateMaturityLevel: carried.updateMaturityLevel }),
     updatePolicy: previous?.updatePolicy ?? labels.labelPolicy,
-    ...(previous?.blockers && { blockers: previous.blockers }),
-    ...(previous?.error && { error: previous.error }),
+    ...(carried?.blockers && { blockers: carried.blockers }),
+    ...(carried?.error && { error: carried.error }),
     createdAt: new Date(details.createdAt).toISOString(),
     firstSeenAt: previous?.firstSeenAt ?? new Date(input.now).toISOString(),
     ...(previous?.checkedAt && { checkedAt: previous.checkedAt }),
+  };
+}
+
+/**
+ * The record again after its labels or their overrides changed, without asking Docker: the fields
+ * labels decide are read afresh, the rest kept (docs/label-overrides.md "Taking effect").
+ */
+export function relabelRecord(
+  record: Container,
+  labels: ContainerLabels,
+  sources: MergedLabels['sources'],
+  watchByDefault: boolean,
+): Container {
+  const {
+    displayIcon: _icon,
+    group: _group,
+    includeTags: _include,
+    excludeTags: _exclude,
+    transformTags: _transform,
+    linkTemplate: _link,
+    result,
+    updateMaturityLevel,
+    blockers,
+    error,
+    ...kept
+  } = record;
+  const watched = labels.watch ?? watchByDefault;
+  const semver = record.image.tag.semver;
+  const carried = watched ? record : undefined;
+  return {
+    ...kept,
+    displayName: labels.displayName ?? record.name,
+    ...(labels.displayIcon && { displayIcon: labels.displayIcon }),
+    ...(labels.group && { group: labels.group }),
+    watched,
+    ...(labels.includeTags && { includeTags: labels.includeTags }),
+    ...(labels.excludeTags && { excludeTags: labels.excludeTags }),
+    ...(labels.transformTags && { transformTags: labels.transformTags }),
+    ...(labels.linkTemplate && { linkTemplate: labels.linkTemplate }),
+    webhookEnabled: labels.webhookEnabled,
+    effectiveLabels: withDefaults(sources, { watch: watchByDefault, watchDigest: !semver }),
+    image: {
+      ...record.image,
+      registry: { url: record.image.registry.url, ...(labels.lookupImage && { lookupImage: labels.lookupImage }) },
+      digest: { ...record.image.digest, watch: labels.watchDigest ?? !semver },
+    },
+    ...(watched && result && { result }),
+    updateAvailable: carried?.updateAvailable ?? false,
+    updateKind: carried?.updateKind ?? { kind: 'unknown' },
+    ...(watched && updateMaturityLevel && { updateMaturityLevel }),
+    ...(watched && blockers && { blockers }),
+    ...(watched && error && { error }),
   };
 }

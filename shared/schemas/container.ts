@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { EffectiveLabelSchema } from '../containers/label-overrides';
 import { CONTAINER_STATES } from '../docker/docker-host';
 import { UpdateKindSchema } from '../update/update-kind';
 import { UpdatePolicySchema } from './update-policy';
@@ -46,7 +47,13 @@ export const ContainerSchema = v.object({
   transformTags: v.optional(v.string()),
   linkTemplate: v.optional(v.string()),
   webhookEnabled: v.boolean(),
+  /** The container's own labels, as Docker has them (overrides never show here). */
   labels: v.record(v.string(), v.string()),
+  /**
+   * Each `dd.*` key the hub acts on that has a value: the effective value and where it comes from
+   * (docs/label-overrides.md). Absent from records stored before label overrides.
+   */
+  effectiveLabels: v.optional(v.record(v.string(), EffectiveLabelSchema)),
   env: v.array(v.object({ key: v.string(), value: v.string() })),
   image: ImageSchema,
   result: v.optional(ResultSchema),

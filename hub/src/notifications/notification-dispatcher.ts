@@ -1,3 +1,4 @@
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
 import type { NotificationRule, NotificationRuleId } from '../../../shared/schemas/notification-rule';
 import { containerIdentity } from '../../../shared/update/update-clock';
@@ -96,7 +97,7 @@ function batchBody(
 export function createDispatcher(deps: DispatcherDeps) {
   function containersFor(trigger: NotificationTrigger, event: NotificationEvent): Container[] {
     return event.containers.filter((container) => {
-      const route = routeContainer(container.labels, trigger);
+      const route = routeContainer(actingLabels(container), trigger);
       if (!route.allowed) return false;
       if (!thresholdAllows(route.threshold ?? trigger.settings.threshold, updateLevel(container.updateKind)))
         return false;

@@ -1,3 +1,4 @@
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
 import { dependenciesOf } from '../updates/dependency-graph';
 
@@ -32,7 +33,7 @@ function keyOf(
 ): { key: string; group: Omit<ContainerGroup, 'total' | 'updatesAvailable' | 'containers'> } | undefined {
   const name = container.group;
   if (!name) return undefined;
-  if (container.labels[GROUP_LABEL])
+  if (actingLabels(container)[GROUP_LABEL])
     return { key: `label\u0000${name}`, group: { name, kind: 'label', watcher: null, agent: null } };
   return {
     key: `compose\u0000${container.agent ?? ''}\u0000${container.watcher}\u0000${name}`,

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { readContainerLabels } from '../../../shared/containers/container-labels';
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import { ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
 import { UpdatePolicyActionSchema } from '../../../shared/schemas/update-policy';
 import { applyPolicyAction } from '../../../shared/update/apply-policy-action';
@@ -247,7 +248,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       if (!outcome.ok) throw new HttpError(400, outcome.error.message, { code: outcome.error.code });
       await containers.setIdentityState(identity, { ...state, policy: outcome.policy });
       // The record shows what a check would: the label policy with the API policy on top.
-      const policy = effectivePolicy(readContainerLabels(container.labels).labelPolicy, outcome.policy);
+      const policy = effectivePolicy(readContainerLabels(actingLabels(container)).labelPolicy, outcome.policy);
       const blockers = updateBlockers({ policy, update: pending, gate: state.gate, now });
       const { blockers: _old, ...rest } = container;
       const updated = { ...rest, updatePolicy: policy, ...(blockers.length > 0 && { blockers }) };

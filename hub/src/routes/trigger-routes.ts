@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
 import { LOCAL_AGENT } from '../../../shared/update/update-clock';
 import { HttpError } from '../http/http-error';
@@ -34,7 +35,7 @@ export function triggersOfContainer(
   deps: Pick<TriggersOfContainerDeps, 'notifications'>,
   container: Container,
 ): NotificationTrigger[] {
-  return deps.notifications.triggers.filter((trigger) => routeContainer(container.labels, trigger).allowed);
+  return deps.notifications.triggers.filter((trigger) => routeContainer(actingLabels(container), trigger).allowed);
 }
 
 /**
@@ -45,7 +46,7 @@ export function triggersOfContainer(
  */
 export function describeTriggersOfContainer(deps: TriggersOfContainerDeps, container: Container) {
   const actions = deps.updates.triggers.filter(
-    (trigger) => triggerCoversWatcher(trigger, container.watcher) && actionAllowed(container.labels, trigger),
+    (trigger) => triggerCoversWatcher(trigger, container.watcher) && actionAllowed(actingLabels(container), trigger),
   );
   return [...actions.map(describeActionTrigger), ...triggersOfContainer(deps, container).map(describeTrigger)];
 }

@@ -1,3 +1,4 @@
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
 import type { Settings } from '../../../shared/schemas/settings';
 import { TEMPORARY_NAME, type UpdateSource } from '../../../shared/update-engine';
@@ -53,9 +54,10 @@ export function autoUpdateDecision(input: AutoUpdateInput): AutoUpdateDecision {
   const { mode, container } = input;
   if (mode === 'notify' || TEMPORARY_NAME.test(container.name) || !updateTargetOf(container)) return { kind: 'off' };
   const candidates = input.triggers.filter((trigger) => triggerCoversWatcher(trigger, container.watcher));
-  const allowed = candidates.filter((trigger) => actionAllowed(container.labels, trigger));
+  const labels = actingLabels(container);
+  const allowed = candidates.filter((trigger) => actionAllowed(labels, trigger));
   const byTriggerOrMode = mode === 'auto' || allowed.some((trigger) => trigger.auto);
-  const label = autoLabel(container.labels);
+  const label = autoLabel(labels);
   if (label === false) return byTriggerOrMode ? { kind: 'blocked', reason: 'auto-disabled-by-label' } : { kind: 'off' };
   if (label !== true && !byTriggerOrMode) return { kind: 'off' };
   const trigger = allowed.find((candidate) => candidate.auto) ?? allowed[0];

@@ -1,3 +1,4 @@
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
 
 /** Names a container lists in `dd.depends_on` (comma-separated container or compose service names). */
@@ -21,8 +22,8 @@ function listed(value: string | undefined, pick: (entry: string) => string): str
 }
 
 /** The names a container says it depends on, from both labels. */
-export function declaredDependencies(container: Pick<Container, 'labels'>): string[] {
-  const own = listed(container.labels[DEPENDS_ON_LABEL], (entry) => entry);
+export function declaredDependencies(container: Pick<Container, 'labels' | 'effectiveLabels'>): string[] {
+  const own = listed(actingLabels(container)[DEPENDS_ON_LABEL], (entry) => entry);
   const compose = listed(container.labels[COMPOSE_DEPENDS_ON_LABEL], (entry) => entry.split(':')[0]?.trim() ?? '');
   return [...new Set([...own, ...compose])];
 }

@@ -1,3 +1,4 @@
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
@@ -53,7 +54,7 @@ export function resolveTrigger(context: UpdateContext, container: Container, nam
       },
     );
   }
-  const allowed = named.find((trigger) => actionAllowed(container.labels, trigger));
+  const allowed = named.find((trigger) => actionAllowed(actingLabels(container), trigger));
   if (!allowed) {
     throw new HttpError(
       409,

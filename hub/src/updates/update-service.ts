@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage';
+import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
@@ -429,7 +430,7 @@ export function createUpdateService(
       );
       assertNotBusy(context, container);
       if (container.agent !== undefined) assertAgentReachable(context, container);
-      const window = autoRollbackWindowMs(container.labels);
+      const window = autoRollbackWindowMs(actingLabels(container));
       const operation = newOperation(container, {
         kind: 'update',
         source: request.source,

@@ -7,7 +7,7 @@ import type { ScheduledJob, Scheduler } from '../schedule/scheduler';
 import type { ContainerStore } from '../store/container-store';
 import { type ApplyTargets, applyInventory } from './apply-inventory';
 import type { TagPolicyCache } from './container-check';
-import { type ObservedInventory, observeInventory } from './inventory-sync';
+import { type ObservedInventory, type ObserveOptions, observeInventory } from './inventory-sync';
 
 export interface DockerWatcherDeps extends ApplyTargets {
   config: WatcherConfig;
@@ -27,6 +27,8 @@ export interface DockerWatcherDeps extends ApplyTargets {
   schedule: Pick<Scheduler, 'job' | 'forget'>;
   /** Told how each watch cycle ended (dd_watcher_runs_total): `partial` had some inspect or check errors, `failed` no listing. */
   onCycle?: ((outcome: { durationMs: number; result: 'success' | 'partial' | 'failed' }) => void) | undefined;
+  /** The label overrides of each container (docs/label-overrides.md); none when absent. */
+  labelOverrides?: ObserveOptions['labelOverrides'];
 }
 
 export interface WatchResult extends ObservedInventory {
@@ -70,6 +72,11 @@ export class DockerWatcher {
   /** The edge agent this watcher belongs to; undefined for the hub's own watchers. */
   get agent(): string | undefined {
     return this.deps.agent;
+  }
+
+  /** WATCHBYDEFAULT: whether a container without a `dd.watch` label (or override) is watched. */
+  get watchByDefault(): boolean {
+    return this.deps.config.watchByDefault;
   }
 
   get id(): string {
@@ -232,6 +239,7 @@ export class DockerWatcher {
           ? { lookups: deps.lookups, store: deps.store, thresholdDays: deps.thresholdDays, now }
           : undefined,
       onlyIds: options.onlyIds,
+      labelOverrides: deps.labelOverrides,
       now,
     });
   }

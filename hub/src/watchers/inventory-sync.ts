@@ -1,5 +1,6 @@
-import { readContainerLabels } from '../../../shared/containers/container-labels';
+import { type ContainerLabels, readContainerLabels } from '../../../shared/containers/container-labels';
 import { buildContainerRecord } from '../../../shared/containers/container-record';
+import { type LabelMap, type MergedLabels, mergeLabelOverrides } from '../../../shared/containers/label-overrides';
 import type { DockerHost, DockerImageDetails } from '../../../shared/docker/docker-host';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import type { Container } from '../../../shared/schemas/container';
@@ -34,6 +35,10 @@ export interface ObserveOptions {
   check?: Omit<ContainerCheckContext, 'policies'> | undefined;
   /** Only these container ids (a Docker event); others keep their records untouched. */
   onlyIds?: ReadonlySet<string> | undefined;
+  /** The label overrides that apply to a container, found from its record as its own labels built it. */
+  labelOverrides?:
+    | ((record: Container) => { global?: LabelMap | undefined; container?: LabelMap | undefined })
+    | undefined;
   now: number;
 }
 
@@ -109,24 +114,36 @@ async function observeOne(
       image = options.host.inspectImage(details.imageId);
       images.set(details.imageId, image);
     }
-    const labels = readContainerLabels(details.labels);
     const previous = options.previous.get(id);
-    const tagPolicy = options.policies.get({
-      includeTags: labels.includeTags,
-      excludeTags: labels.excludeTags,
-      transformTags: labels.transformTags,
-    });
-    const record = buildContainerRecord({
-      details,
-      image: await image,
-      watcher: options.watcher,
-      agent: options.agent,
-      labels,
-      tagPolicy: tagPolicy instanceof Error ? ({ ...({} as object) } as never) : tagPolicy,
-      watchByDefault: options.watchByDefault,
-      previous,
-      now: options.now,
-    });
+    const imageDetails = await image;
+    const build = (labels: ContainerLabels, labelSources?: MergedLabels['sources']) => {
+      const tagPolicy = options.policies.get({
+        includeTags: labels.includeTags,
+        excludeTags: labels.excludeTags,
+        transformTags: labels.transformTags,
+      });
+      return buildContainerRecord({
+        details,
+        image: imageDetails,
+        watcher: options.watcher,
+        agent: options.agent,
+        labels,
+        labelSources,
+        tagPolicy: tagPolicy instanceof Error ? ({ ...({} as object) } as never) : tagPolicy,
+        watchByDefault: options.watchByDefault,
+        previous,
+        now: options.now,
+      });
+    };
+    let labels = readContainerLabels(details.labels);
+    let record = build(labels);
+    // Overrides are found from the record the container's own labels give (name, image, group), then applied.
+    const overrides = options.labelOverrides?.(record);
+    if (overrides?.global || overrides?.container) {
+      const merged = mergeLabelOverrides(details.labels, overrides);
+      labels = readContainerLabels(merged.labels);
+      record = build(labels, merged.sources);
+    }
     return { record, labelPolicy: labels.labelPolicy };
   } catch (error) {
     errors.push({ phase: 'inspect', id, message: message(error) });

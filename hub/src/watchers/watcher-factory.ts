@@ -10,7 +10,7 @@ import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { ApplyTargets } from './apply-inventory';
 import type { TagPolicyCache } from './container-check';
-import { DockerWatcher } from './docker-watcher';
+import { DockerWatcher, type DockerWatcherDeps } from './docker-watcher';
 
 /** What every watcher of the hub shares, local or an agent's. */
 export interface WatcherFactoryDeps {
@@ -32,6 +32,8 @@ export interface WatcherFactoryDeps {
   autoUpdate: (changes: readonly AppliedChange[]) => Promise<void>;
   /** The durable schedules the watch cycles run on. */
   schedule: Pick<Scheduler, 'job' | 'forget'>;
+  /** The label overrides every watcher applies to the records it builds. */
+  labelOverrides?: DockerWatcherDeps['labelOverrides'];
 }
 
 export interface WatcherOptions {
@@ -77,6 +79,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       autoUpdate: deps.autoUpdate,
       onCycle: watchCycleRecorder(deps.metrics, config.name, agent),
       schedule: deps.schedule,
+      labelOverrides: deps.labelOverrides,
     });
   };
 }
