@@ -1,11 +1,12 @@
 import type { Context } from 'hono';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import { containerIdentity } from '../../shared/update/update-clock';
-import type { ShutdownLimits } from '../../shared/update-engine';
+import type { ShutdownLimits, UpdateOperation } from '../../shared/update-engine';
 import { AgentDirectory } from './agents/agent-directory';
 import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { createAgentRegistry } from './agents/agent-registry';
 import { createInventoryExpectations, type InventoryExpectations } from './agents/inventory-expectations';
+import { type ApprovalService, createApprovalService } from './approvals/approval-service';
 import { createApiKeyAuthenticator } from './auth/api-key-auth';
 import { createBasicCredentialAuthenticator } from './auth/basic-credential-auth';
 import { createLoginVerifier } from './auth/login-service';
@@ -115,6 +116,7 @@ export interface HubParts {
   connectedClients: ConnectedClients;
   notifications: NotificationService;
   updates: UpdateService;
+  approvals: ApprovalService;
   autoUpdates: AutoUpdater;
   dependencyGroups: DependencyGroupUpdates;
   routes: HubRoutes;
@@ -123,8 +125,9 @@ export interface HubParts {
 }
 
 /**
- * A function bound after its caller is built: the one back-edge of the hub's graph (Home
- * Assistant's Install button, inside notifications, queues an update; updates notify).
+ * A function bound after its caller is built: the back-edges of the hub's graph (Home Assistant's
+ * Install button, inside notifications, queues an update; updates notify; approvals gate updates
+ * and run them).
  */
 function lateBinding<A extends unknown[], R>(
   name: string,
@@ -236,7 +239,20 @@ export function composeHub(input: HubInput): Hub {
       lookups: new FleetLookups(registryService, now),
     };
 
-  // Notifications. Their Install command reaches the updates built below (the one back-edge).
+  // Approvals gate the updates, and an approval runs its update through them (another back-edge).
+  const runApproved = lateBinding<[containerId: string], Promise<UpdateOperation>>('an approved update');
+  const approvals = createApprovalService({
+    storage,
+    logger,
+    now,
+    audit,
+    containers,
+    settings,
+    publish,
+    requestUpdate: runApproved.call,
+  });
+
+  // Notifications. Their Install command reaches the updates built below (a back-edge).
   const installUpdate = lateBinding<[containerId: string], Promise<void>>('the Home Assistant Install command');
   const notifications = createNotifications({
     storage,
@@ -252,6 +268,7 @@ export function composeHub(input: HubInput): Hub {
     onDeliveryAttempt: (trigger, result) => metrics.triggerDeliveries.inc({ trigger, result }),
     onInstall: installUpdate.call,
     schedule: scheduler,
+    approvalOf: (container) => approvals.openFor(container),
   });
   metrics.bindSources({
     containers: () => containers.all(),
@@ -292,9 +309,11 @@ export function composeHub(input: HubInput): Hub {
       hookRunner: input.hookRunner,
       runtime: input.runtime,
       composeFiles: input.composeFiles,
+      approvals,
     },
     { storage, logger, triggers: config.actions, options: input.updates },
   );
+  runApproved.bind((containerId) => updates.requestUpdate(containerId, { source: 'api' }));
   installUpdate.bind(async (containerId) => {
     await updates.requestUpdate(containerId, { source: 'mqtt' });
   });
@@ -312,8 +331,10 @@ export function composeHub(input: HubInput): Hub {
     publish,
     audit,
     metrics,
+    // Approvals first: a new candidate's approval exists before its update-available notification names it.
     notify: async (changes) => {
       maturityLifts.inventoryApplied(changes);
+      await approvals.inventoryApplied(changes);
       await notifications.inventoryApplied(changes);
     },
     autoUpdate: (changes) => autoUpdates.inventoryApplied(changes),
@@ -391,6 +412,7 @@ export function composeHub(input: HubInput): Hub {
     expectations,
     edge,
     updates,
+    approvals,
     dependencyGroups,
     routes,
     apiKeyAuth: createApiKeyAuthenticator({ apiKeys, routes, now, logger, audit, clientAddress }),
@@ -425,6 +447,7 @@ export function composeHub(input: HubInput): Hub {
     connectedClients,
     notifications,
     updates,
+    approvals,
     autoUpdates,
     dependencyGroups,
     routes: http.routes,
@@ -465,6 +488,7 @@ export function composeHub(input: HubInput): Hub {
         await containers.load();
         await notifications.load();
         await updates.load();
+        await approvals.load();
         await autoUpdates.load();
         await scheduler.load();
         if (agentsEnabled) await agents.load();

@@ -1,0 +1,14 @@
+import type { Container } from '../../../shared/schemas/container';
+import type { UpdateSource } from '../../../shared/update-engine';
+import type { UpdateTarget } from './update-target';
+
+/**
+ * What the update service asks of the approvals (docs/approvals.md), declared here so the update
+ * capability does not depend on the approval service that runs through it.
+ */
+export interface ApprovalGate {
+  /** Passes when no approval is needed or this candidate is approved; otherwise throws 409 (and opens one). */
+  admit(container: Container, target: UpdateTarget, source: UpdateSource): Promise<void>;
+  /** The approved candidate's update was queued. */
+  executed(container: Container, target: UpdateTarget, operationId: string): Promise<void>;
+}
