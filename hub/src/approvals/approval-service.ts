@@ -189,6 +189,24 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     return container;
   }
 
+  /** The 409 of an update that waits for this approval (docs/approvals.md "Update requests"). */
+  function refusal(container: Container, target: UpdateTarget, approval: Approval | undefined): HttpError {
+    const rejected = approval?.state === 'rejected';
+    return new HttpError(
+      409,
+      rejected
+        ? `The update of ${container.name} to ${target.toVersion} was rejected`
+        : `The update of ${container.name} to ${target.toVersion} waits for approval${approval ? ` ${approval.id}` : ''}`,
+      {
+        reason: rejected ? 'approval-rejected' : 'approval-required',
+        ...(approval && { approvalId: approval.id, state: lapsed(approval) ? 'pending' : approval.state }),
+      },
+    );
+  }
+
+  /** An approved candidate (or one approved and run before: a retry after a rollback) passes. */
+  const passes = (approval: Approval | undefined) => approval?.state === 'approved' || approval?.state === 'executed';
+
   const decided = (by: Decider) => ({ decidedBy: by, decidedAt: isoNow() });
 
   async function audit(
@@ -229,24 +247,19 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       serial(async () => {
         if (!approvalRequired(deps.settings.get(), container, deps.groupPolicy)) return;
         let approval = findCandidate(containerIdentity(container), candidateOf(target));
-        // Approved, or approved and run before (a retry after a rollback): the decision stands.
-        if (approval?.state === 'approved' || approval?.state === 'executed') return;
+        if (passes(approval)) return;
         const origin = source === 'rollback' || source === 'auto-rollback' ? 'api' : source;
         if (!approval || approval.state === 'superseded') approval = await open(container, target, origin);
         else if (lapsed(approval)) approval = await change(approval, { state: 'pending' });
-        const rejected = approval.state === 'rejected';
-        throw new HttpError(
-          409,
-          rejected
-            ? `The update of ${container.name} to ${target.toVersion} was rejected`
-            : `The update of ${container.name} to ${target.toVersion} waits for approval ${approval.id}`,
-          {
-            reason: rejected ? 'approval-rejected' : 'approval-required',
-            approvalId: approval.id,
-            state: approval.state,
-          },
-        );
+        throw refusal(container, target, approval);
       }),
+
+    assess(container, target) {
+      if (!approvalRequired(deps.settings.get(), container, deps.groupPolicy)) return undefined;
+      const approval = findCandidate(containerIdentity(container), candidateOf(target));
+      if (passes(approval)) return undefined;
+      return refusal(container, target, approval?.state === 'superseded' ? undefined : approval);
+    },
 
     executed: (container, target, operationId) =>
       serial(async () => {

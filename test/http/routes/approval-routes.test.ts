@@ -63,7 +63,18 @@ describe('approval routes', () => {
 
   it('refuses an update needing approval with 409 and the id of one pending approval, however often it is asked', async () => {
     const hub = await hubWith({}, pending());
+    const preview = async () => {
+      const response = await hub.request(`/api/v1/containers/${pending().id}/preview`, { method: 'POST' });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { blockers: { reason: string; details?: unknown }[] };
+      return body.blockers.find((blocker) => blocker.reason === 'approval-required');
+    };
+    // The preview tells, and opens nothing.
+    expect(await preview()).toMatchObject({ status: 409, applies: 'manual' });
+    expect((await list(hub)).total).toBe(0);
     const first = await expectJsonError(await update(hub, pending().id), 409);
+    const { reason: _reason, ...named } = first.details ?? {};
+    expect((await preview())?.details).toEqual(named);
     expect(first.details).toMatchObject({ reason: 'approval-required', state: 'pending' });
     const second = await expectJsonError(await update(hub, pending().id), 409);
     expect(second.details?.['approvalId']).toBe(first.details?.['approvalId']);
