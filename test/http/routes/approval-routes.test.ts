@@ -5,6 +5,7 @@
  * has no Docker, so an approved update is refused 503 once it passes the gate; the update itself runs
  * on a real dockerd in test/integration/update-approvals.test.ts.
  */
+import { createStorage } from 'unstorage';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UiEvent } from '../../../hub/src/events/event-bus';
 import type { Environment } from '../../../shared/config/env-source';
@@ -211,6 +212,24 @@ describe('approval routes', () => {
     expect(await audit(hub, 'update-approved')).toHaveLength(1);
     await expectJsonError(await update(hub, pending().id), 503);
     await expectJsonError(await decide(hub, id, 'defer', { hours: 1 }), 409);
+  });
+
+  it('keeps approvals and decisions across a restart on the same storage', async () => {
+    const storage = createStorage();
+    client = await createMemoryHub(TRIGGER, { storage });
+    await client.hub.parts.containers.put(pending());
+    const id = (await expectJsonError(await update(client, pending().id), 409)).details?.['approvalId'] as string;
+    expect((await decide(client, id, 'defer', { hours: 3 })).status).toBe(200);
+    await client.close();
+    client = await createMemoryHub(TRIGGER, { storage });
+    const again = await json<Approval>(client, `/api/v1/approvals/${id}`);
+    expect(again).toMatchObject({ id, state: 'deferred', decidedBy: { kind: 'anonymous' } });
+    // The restarted hub still gates the same candidate with the same approval.
+    expect((await expectJsonError(await update(client, pending().id), 409)).details).toMatchObject({
+      reason: 'approval-required',
+      approvalId: id,
+      state: 'deferred',
+    });
   });
 
   it('records the signed-in user and the API key that decided; a key without containers:update is refused', async () => {
