@@ -91,7 +91,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
 
   /** The newest approval of this identity and candidate. */
   function findCandidate(identity: string, candidate: string): Approval | undefined {
-    return store.all().find((approval) => approval.identity === identity && candidateOf(approval) === candidate);
+    return store.ofIdentity(identity).find((approval) => candidateOf(approval) === candidate);
   }
 
   function containerOf(approval: Approval): Container | undefined {
@@ -139,8 +139,8 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
 
   /** Open approvals of the identity for any other candidate: a newer one (or none) replaced them. */
   async function supersede(identity: string, current: string | undefined, by?: string): Promise<void> {
-    for (const approval of store.all()) {
-      if (approval.identity !== identity || !OPEN_APPROVAL_STATES.includes(approval.state)) continue;
+    for (const approval of store.ofIdentity(identity)) {
+      if (!OPEN_APPROVAL_STATES.includes(approval.state)) continue;
       if (candidateOf(approval) === current) continue;
       await change(approval, { state: 'superseded', ...(by !== undefined && { supersededBy: by }) });
     }

@@ -19,12 +19,26 @@ export interface ApprovalStore {
   get(id: string): Approval | undefined;
   /** Newest first. */
   all(): Approval[];
+  /** One container identity's approvals, newest first: a watch asks this for every container it checked. */
+  ofIdentity(identity: string): Approval[];
   /** Writes one record; callers serialise their read-modify-writes. */
   save(approval: Approval): Promise<void>;
 }
 
 export function createApprovalStore(storage: Storage, logger: Logger): ApprovalStore {
   const approvals = new Map<string, Approval>();
+  /** Identity → its approvals' ids, so a snapshot of 10,000 containers does not scan every approval each. */
+  const byIdentity = new Map<string, Set<string>>();
+  const index = (approval: Approval) => {
+    const ids = byIdentity.get(approval.identity) ?? new Set<string>();
+    ids.add(approval.id);
+    byIdentity.set(approval.identity, ids);
+  };
+  const forget = (approval: Approval) => {
+    const ids = byIdentity.get(approval.identity);
+    ids?.delete(approval.id);
+    if (ids?.size === 0) byIdentity.delete(approval.identity);
+  };
 
   async function trim(): Promise<void> {
     const closed = [...approvals.values()]
@@ -33,21 +47,33 @@ export function createApprovalStore(storage: Storage, logger: Logger): ApprovalS
     for (const old of closed.slice(MAX_CLOSED_APPROVALS)) {
       await storage.removeItem(keyOf(old.id));
       approvals.delete(old.id);
+      forget(old);
     }
   }
 
   return {
     async load() {
       approvals.clear();
+      byIdentity.clear();
       const keys = await storage.getKeys(PREFIX);
       const loaded = await Promise.all(keys.map((key) => readValidated(storage, key, ApprovalSchema, logger)));
-      for (const approval of loaded) if (approval) approvals.set(approval.id, approval);
+      for (const approval of loaded) {
+        if (!approval) continue;
+        approvals.set(approval.id, approval);
+        index(approval);
+      }
     },
     get: (id) => approvals.get(id),
     all: () => [...approvals.values()].sort(newestFirst),
+    ofIdentity: (identity) =>
+      [...(byIdentity.get(identity) ?? [])]
+        .map((id) => approvals.get(id))
+        .filter((approval): approval is Approval => approval !== undefined)
+        .sort(newestFirst),
     async save(approval) {
       await storage.setItem(keyOf(approval.id), approval);
       approvals.set(approval.id, approval);
+      index(approval);
       if (!OPEN_APPROVAL_STATES.includes(approval.state)) await trim();
     },
   };
