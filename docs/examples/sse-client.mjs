@@ -18,6 +18,8 @@ export const HUB_EVENTS = [
   'dd:update-applied',
   'dd:update-failed',
   'dd:batch-update-completed',
+  'dd:approval-requested',
+  'dd:approval-updated',
   'dd:agent-connected',
   'dd:agent-disconnected',
   'dd:agent-stats-changed',

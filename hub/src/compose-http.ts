@@ -4,6 +4,7 @@ import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AgentDirectory } from './agents/agent-directory';
 import type { InventoryExpectations } from './agents/inventory-expectations';
+import type { ApprovalService } from './approvals/approval-service';
 import type { ApiKeyAuthenticator } from './auth/api-key-auth';
 import type { BasicCredentialAuthenticator } from './auth/basic-credential-auth';
 import type { LoginVerifier } from './auth/login-service';
@@ -43,6 +44,7 @@ import type { RegistryService } from './registries/registry-service';
 import { registerAgentRoutes } from './routes/agent-routes';
 import { registerApiDocsRoute } from './routes/api-docs-routes';
 import { registerApiKeyRoutes } from './routes/api-key-routes';
+import { registerApprovalRoutes } from './routes/approval-routes';
 import { registerAuditRoutes } from './routes/audit-routes';
 import { registerAuthOidcRoutes } from './routes/auth-oidc-routes';
 import { registerAuthSessionRoutes } from './routes/auth-session-routes';
@@ -140,6 +142,7 @@ export interface HttpParts {
   expectations: InventoryExpectations;
   edge: EdgeSessions | undefined;
   updates: UpdateService;
+  approvals: ApprovalService;
   dependencyGroups: DependencyGroupUpdates;
   /** Filled here with every route; the authenticator reads it at request time. */
   routes: RouteTable;
@@ -291,6 +294,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerRemovedStatsAlias(api);
   // Before the container routes: `/containers/backups` must not be taken for a container id.
   registerUpdateRoutes(api, { updates, containers });
+  registerApprovalRoutes(api, { approvals: parts.approvals });
   registerImageRoutes(api, { fleet, updates });
   registerUpdatePreviewRoutes(api, { updates, audit });
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });

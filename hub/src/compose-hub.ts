@@ -1,11 +1,12 @@
 import type { Context } from 'hono';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import { containerIdentity } from '../../shared/update/update-clock';
-import type { ShutdownLimits } from '../../shared/update-engine';
+import type { ShutdownLimits, UpdateOperation } from '../../shared/update-engine';
 import { AgentDirectory } from './agents/agent-directory';
 import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { createAgentRegistry } from './agents/agent-registry';
 import { createInventoryExpectations, type InventoryExpectations } from './agents/inventory-expectations';
+import { type ApprovalService, createApprovalService } from './approvals/approval-service';
 import { createApiKeyAuthenticator } from './auth/api-key-auth';
 import { createBasicCredentialAuthenticator } from './auth/basic-credential-auth';
 import { createLoginVerifier } from './auth/login-service';
@@ -118,6 +119,7 @@ export interface HubParts {
   connectedClients: ConnectedClients;
   notifications: NotificationService;
   updates: UpdateService;
+  approvals: ApprovalService;
   autoUpdates: AutoUpdater;
   dependencyGroups: DependencyGroupUpdates;
   routes: HubRoutes;
@@ -126,8 +128,9 @@ export interface HubParts {
 }
 
 /**
- * A function bound after its caller is built: the one back-edge of the hub's graph (Home
- * Assistant's Install button, inside notifications, queues an update; updates notify).
+ * A function bound after its caller is built: the back-edges of the hub's graph (Home Assistant's
+ * Install button, inside notifications, queues an update; updates notify; approvals gate updates
+ * and run them).
  */
 function lateBinding<A extends unknown[], R>(
   name: string,
@@ -240,7 +243,20 @@ export function composeHub(input: HubInput): Hub {
       lookups: new FleetLookups(registryService, now, () => settings.get().internetlessMode),
     };
 
-  // Notifications. Their Install command reaches the updates built below (the one back-edge).
+  // Approvals gate the updates, and an approval runs its update through them (another back-edge).
+  const runApproved = lateBinding<[containerId: string], Promise<UpdateOperation>>('an approved update');
+  const approvals = createApprovalService({
+    storage,
+    logger,
+    now,
+    audit,
+    containers,
+    settings,
+    publish,
+    requestUpdate: runApproved.call,
+  });
+
+  // Notifications. Their Install command reaches the updates built below (a back-edge).
   const installUpdate = lateBinding<[containerId: string], Promise<void>>('the Home Assistant Install command');
   const notifications = createNotifications({
     storage,
@@ -256,6 +272,7 @@ export function composeHub(input: HubInput): Hub {
     onDeliveryAttempt: (trigger, result) => metrics.triggerDeliveries.inc({ trigger, result }),
     onInstall: installUpdate.call,
     schedule: scheduler,
+    approvalOf: (container) => approvals.openFor(container),
   });
   metrics.bindSources({
     containers: () => containers.all(),
@@ -296,9 +313,11 @@ export function composeHub(input: HubInput): Hub {
       hookRunner: input.hookRunner,
       runtime: input.runtime,
       composeFiles: input.composeFiles,
+      approvals,
     },
     { storage, logger, triggers: config.actions, options: input.updates },
   );
+  runApproved.bind((containerId) => updates.requestUpdate(containerId, { source: 'api' }));
   installUpdate.bind(async (containerId) => {
     await updates.requestUpdate(containerId, { source: 'mqtt' });
   });
@@ -319,8 +338,10 @@ export function composeHub(input: HubInput): Hub {
       for (const entry of entries) metrics.auditEntries.inc({ action: entry.action });
     }),
     metrics,
+    // Approvals first: a new candidate's approval exists before its update-available notification names it.
     notify: async (changes) => {
       maturityLifts.inventoryApplied(changes);
+      await approvals.inventoryApplied(changes);
       await notifications.inventoryApplied(changes);
     },
     autoUpdate: (changes) => autoUpdates.inventoryApplied(changes),
@@ -400,6 +421,7 @@ export function composeHub(input: HubInput): Hub {
     expectations,
     edge,
     updates,
+    approvals,
     dependencyGroups,
     routes,
     apiKeyAuth: createApiKeyAuthenticator({ apiKeys, routes, now, logger, audit, clientAddress }),
@@ -435,6 +457,7 @@ export function composeHub(input: HubInput): Hub {
     connectedClients,
     notifications,
     updates,
+    approvals,
     autoUpdates,
     dependencyGroups,
     routes: http.routes,
@@ -476,6 +499,7 @@ export function composeHub(input: HubInput): Hub {
         await labelOverrides.load();
         await notifications.load();
         await updates.load();
+        await approvals.load();
         await autoUpdates.load();
         await scheduler.load();
         if (agentsEnabled) await agents.load();

@@ -36,6 +36,9 @@ export function labelMapProblems(labels: LabelMap): string[] {
     const value = labels[key]?.trim().toLowerCase();
     if (value !== undefined && value !== 'true' && value !== 'false') problems.push(`${key} must be true or false`);
   }
+  const approval = labels['dd.update.approval']?.trim().toLowerCase();
+  if (approval !== undefined && approval !== 'required' && approval !== 'none')
+    problems.push('dd.update.approval must be required or none');
   const window = labels['dd.rollback.window'];
   if (window !== undefined && !(Number(parseLabelDuration(window)) > 0))
     problems.push('dd.rollback.window must be a duration such as 90s, 5m or 1h');

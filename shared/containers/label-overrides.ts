@@ -30,6 +30,7 @@ export const OVERRIDABLE_LABELS = [
   'dd.depends_on',
   'dd.rollback.auto',
   'dd.rollback.window',
+  'dd.update.approval',
 ] as const;
 export type OverridableLabel = (typeof OVERRIDABLE_LABELS)[number];
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { AgentSchema } from './agent';
+import { ApprovalSchema } from './approval';
 
 /** Every event of the UI stream (http-interface §6.1), plus the end-of-bulk-scan event mentioned below its table. */
 export const UI_EVENT_TYPES = [
@@ -21,6 +22,9 @@ export const UI_EVENT_TYPES = [
   'dd:agent-stats-changed',
   'dd:resync-required',
   'dd:preferences-updated',
+  // Beyond http-interface §6.1's list (docs/approvals.md): an approval opened, and each change of its state.
+  'dd:approval-requested',
+  'dd:approval-updated',
   'security-scan-cycle-complete',
 ] as const;
 export type UiEventType = (typeof UI_EVENT_TYPES)[number];
@@ -147,6 +151,8 @@ export const UI_EVENT_PAYLOAD_SCHEMAS = {
   'dd:agent-stats-changed': AgentStatsChangedEventSchema,
   'dd:resync-required': ResyncRequiredEventSchema,
   'dd:preferences-updated': PreferencesUpdatedEventSchema,
+  'dd:approval-requested': ApprovalSchema,
+  'dd:approval-updated': ApprovalSchema,
 } as const satisfies Partial<Record<UiEventType, v.GenericSchema>>;
 
 type PayloadSchemas = typeof UI_EVENT_PAYLOAD_SCHEMAS;

@@ -35,9 +35,6 @@ const UNBUILT: Partial<Record<AuditAction, string>> = {
   'scanner-asset-warm-failed': 'vulnerability scanning',
   'group-policy-set': 'group policies (/api/v1/group-policies)',
   'group-policy-cleared': 'group policies (/api/v1/group-policies)',
-  'update-approved': 'approvals (/api/v1/approvals)',
-  'update-rejected': 'approvals (/api/v1/approvals)',
-  'update-deferred': 'approvals (/api/v1/approvals)',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -782,15 +782,18 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 export const SETTINGS_FIELDS: Readonly<Record<string, FieldSpec>> = {
   internetlessMode: { valid: (rng) => rng.bool() },
   updateMode: { valid: (rng) => rng.pick(UPDATE_MODES) },
+  approvalRequired: { valid: (rng) => rng.bool() },
 };
 
-/** PATCH/PUT /api/v1/settings (http-interface §2.13, §4.12): only the two fields, with their types. */
+/** PATCH/PUT /api/v1/settings (http-interface §2.13, §4.12, and docs/approvals.md): only these fields, with their types. */
 export function settingsVerdict(body: BodyCase): BodyVerdict {
   return judgeBody(body, (value) => {
     for (const key of Object.keys(value)) if (!Object.hasOwn(SETTINGS_FIELDS, key)) return { statuses: [400] };
     if (Object.hasOwn(value, 'internetlessMode') && typeof value['internetlessMode'] !== 'boolean')
       return { statuses: [400] };
     if (Object.hasOwn(value, 'updateMode') && !(UPDATE_MODES as readonly unknown[]).includes(value['updateMode']))
+      return { statuses: [400] };
+    if (Object.hasOwn(value, 'approvalRequired') && typeof value['approvalRequired'] !== 'boolean')
       return { statuses: [400] };
     return { statuses: [200], patch: value };
   });

@@ -14,6 +14,7 @@ import net from 'node:net';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { APPROVAL_STATES, ApprovalSchema } from '../../shared/schemas/approval';
 import { AUDIT_ACTIONS, type AuditEntry, AuditEntrySchema } from '../../shared/schemas/audit-entry';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';
 import { LOG_LEVELS, type LogEntry, LogEntrySchema } from '../../shared/schemas/log-entry';
@@ -111,6 +112,25 @@ const SecurityRuntimeSchema = v.object({
   warnings: v.array(v.string()),
 });
 
+const ApprovalListSchema = v.object({
+  data: v.array(ApprovalSchema),
+  total: v.number(),
+  limit: v.number(),
+  offset: v.number(),
+  hasMore: v.boolean(),
+});
+const ApprovalSummarySchema = v.object({
+  total: v.number(),
+  ...Object.fromEntries(APPROVAL_STATES.map((state) => [state, v.number()])),
+});
+
+/** The fields of the decision bodies: `comment` (reject, defer), `until` or `hours` (defer). */
+const APPROVAL_DECISION_FIELDS = {
+  comment: { valid: () => 'because' },
+  until: { valid: () => '2099-01-01T00:00:00Z' },
+  hours: { valid: () => 2 },
+};
+
 /** Every GET route without parameters, with its success schema. */
 const READ_ROUTES: readonly { path: string; schema: v.GenericSchema; deprecated?: boolean }[] = [
   { path: '/health', schema: HealthSchema },
@@ -123,6 +143,7 @@ const READ_ROUTES: readonly { path: string; schema: v.GenericSchema; deprecated?
   { path: '/api/v1/log', schema: LogLevelSchema },
   { path: '/api/v1/log/components', schema: v.array(v.string()) },
   { path: '/api/v1/settings', schema: SettingsSchema },
+  { path: '/api/v1/approvals/summary', schema: ApprovalSummarySchema },
   { path: '/api/v1/notifications', schema: NotificationListSchema },
   { path: '/api/v1/store', schema: StoreSchema },
   { path: '/api/v1/authentications', schema: AuthenticationsSchema },
@@ -145,6 +166,12 @@ const ROUTE_METHODS: readonly (readonly [string, readonly string[]])[] = [
   ['/api/v1/log/components', ['GET', 'HEAD']],
   ['/api/v1/log/stream', ['GET', 'HEAD']],
   ['/api/v1/audit', ['GET', 'HEAD']],
+  ['/api/v1/approvals', ['GET', 'HEAD']],
+  ['/api/v1/approvals/summary', ['GET', 'HEAD']],
+  ['/api/v1/approvals/no-such-approval', ['GET', 'HEAD']],
+  ['/api/v1/approvals/no-such-approval/approve', ['POST']],
+  ['/api/v1/approvals/no-such-approval/reject', ['POST']],
+  ['/api/v1/approvals/no-such-approval/defer', ['POST']],
   ['/api/v1/notifications', ['GET', 'HEAD']],
   ['/api/v1/notifications/update-available', ['PATCH']],
   ['/api/v1/notifications/no-such-rule', ['PATCH']],
@@ -507,6 +534,37 @@ describeHubMatrix(
       expect(accepted, 'the generator must also produce valid bodies').toBeGreaterThan(total / 10);
       expect((await call(hub, 'GET', '/api/v1/settings')).json).toEqual(model);
       await expectStillHealthy(hub, batch);
+    });
+
+    it('the approval routes refuse hostile bodies, ids and list queries with 4xx JSON and lose nothing', async () => {
+      const hub = client();
+      const batch = 'approvals-invalid';
+      const rng = rngFor(SEED, batch);
+      const before = await snapshotState(hub);
+      const total = budget(hub, 150, 40);
+      for (let i = 0; i < total; i++) {
+        const body = genJsonBody(rng, APPROVAL_DECISION_FIELDS, { allowHuge: false });
+        const decision = rng.pick(['approve', 'reject', 'defer']);
+        const path = `/api/v1/approvals/${rng.bool() ? 'no-such-approval' : genPathSegment(rng)}/${decision}`;
+        const context = describeCase(batch, i, 'POST', path, body);
+        const seen = await call(hub, 'POST', path, { body });
+        checkInvariants(seen, 'POST', context);
+        // No approval exists on the fuzzed hub: a valid body meets 404, an invalid one 400 (or the generic 4xx).
+        expect(seen.status >= 400 && seen.status < 500, context).toBe(true);
+      }
+      // The list validates its query: hostile values answer 400 JSON, valid ones the list.
+      for (let i = 0; i < total; i++) {
+        const name = rng.pick(['state', 'container', 'limit', 'offset']);
+        const value = rng.bool(0.3) ? rng.pick(['pending', '0', '20', 'web']) : genPathSegment(rng);
+        const path = `/api/v1/approvals?${name}=${value}`;
+        const context = describeCase(batch, i, 'GET', path);
+        const seen = await call(hub, 'GET', path);
+        checkInvariants(seen, 'GET', context);
+        expect([200, 400], context).toContain(seen.status);
+        if (seen.status === 200) expectSchema(ApprovalListSchema, seen.json, context);
+      }
+      expect((await call(hub, 'GET', '/api/v1/approvals')).json).toMatchObject({ total: 0 });
+      await expectStateUnchanged(hub, before, batch);
     });
 
     it('PATCH /api/v1/notifications/{id} refuses hostile bodies and ids with 4xx JSON and loses nothing', async () => {

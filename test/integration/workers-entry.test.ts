@@ -63,7 +63,7 @@ describe('the Workers entry under workerd', () => {
   it('serves the default settings and says it runs on workers', async () => {
     const response = await request('/api/v1/settings');
     expect(response.status).toBe(200);
-    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'manual' });
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'manual', approvalRequired: false });
     expect(await json(await request('/api/v1/app'))).toMatchObject({ name: 'dockwatch', runtime: 'workers' });
   });
 
@@ -108,8 +108,12 @@ describe('the Workers entry under workerd', () => {
   it('stores a PATCH in Durable Object storage', async () => {
     const response = await patchSettings(JSON.stringify({ updateMode: 'auto' }));
     expect(response.status).toBe(200);
-    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'auto' });
-    expect(await json(await request('/api/v1/settings'))).toEqual({ internetlessMode: false, updateMode: 'auto' });
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'auto', approvalRequired: false });
+    expect(await json(await request('/api/v1/settings'))).toEqual({
+      internetlessMode: false,
+      updateMode: 'auto',
+      approvalRequired: false,
+    });
   });
 
   it('keeps the settings across a restart of workerd with the same persistence directory', async () => {
@@ -117,7 +121,7 @@ describe('the Workers entry under workerd', () => {
     mf = await startWorker();
     const response = await request('/api/v1/settings');
     expect(response.status).toBe(200);
-    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'auto' });
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'auto', approvalRequired: false });
   });
 
   it('reads [vars] given as TOML numbers and booleans', async () => {
@@ -215,7 +219,7 @@ describe('the Workers entry under workerd', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(response.status).toBe(200);
-    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'manual' });
+    expect(await json(response)).toEqual({ internetlessMode: false, updateMode: 'manual', approvalRequired: false });
     expect(response.headers.get('deprecation')).toBeTruthy();
     expect(response.headers.get('sunset')).toBeTruthy();
   });

@@ -39,6 +39,7 @@ export interface NotificationParts {
   onInstall?: ((containerId: string) => Promise<void>) | undefined;
   /** The durable schedules (outbox retries, digest sends). */
   schedule: NotificationServiceDeps['schedule'];
+  approvalOf?: NotificationServiceDeps['approvalOf'];
 }
 
 /**
@@ -77,5 +78,6 @@ export function createNotifications(parts: NotificationParts): NotificationServi
     timing: { ...DEFAULT_OUTBOX_TIMING, ...parts.timing, timeoutMs: parts.config.notifications.timeoutMs },
     onDeliveryAttempt: parts.onDeliveryAttempt,
     schedule: parts.schedule,
+    approvalOf: parts.approvalOf,
   });
 }

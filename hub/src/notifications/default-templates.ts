@@ -4,13 +4,17 @@ import type { DefaultTemplates } from './notification-provider';
 
 const VERSIONS = '${container.updateKind.localValue} to ${container.updateKind.remoteValue}';
 const LINK = '${container.result.link ? "\\n" + container.result.link : ""}';
+/** Present only when the update waits for an approval (docs/approvals.md). */
+const APPROVAL =
+  '${container.approval ? "\\nWaits for approval " + container.approval.id + " (" + container.approval.state + ")" : ""}';
 const IMAGE =
   '${container.image.registry.url ? container.image.registry.url + "/" : ""}${container.image.name}:${container.image.tag.value}';
 
 /**
  * The core's template of each event, used where neither the rule (PATCH templates) nor the
  * trigger (SIMPLETITLE, …, update-available only) says otherwise. Variables: `container.*` (the
- * container as the API shows it), `containers` (the batch), `event`, `trigger.id`, and per event
+ * container as the API shows it, and for update-available `container.approval` {id, state} when the
+ * update waits for one), `containers` (the batch), `event`, `trigger.id`, and per event
  * `fromVersion`, `toVersion`, `error`, `agent.name`, `agent.reason`, `security.critical`, `security.high`.
  */
 export const CORE_DEFAULT_TEMPLATES: Readonly<Record<NotificationRuleId, DefaultTemplates>> = {
@@ -18,7 +22,7 @@ export const CORE_DEFAULT_TEMPLATES: Readonly<Record<NotificationRuleId, Default
     simpleTitle: 'New ${container.updateKind.kind} found for container ${container.name}',
     simpleBody:
       'Container ${container.name} running with ${container.updateKind.kind} ${container.updateKind.localValue}' +
-      ` can be updated to \${container.updateKind.kind} \${container.updateKind.remoteValue}${LINK}`,
+      ` can be updated to \${container.updateKind.kind} \${container.updateKind.remoteValue}${LINK}${APPROVAL}`,
     batchTitle: '${containers.length} updates available',
   },
   'update-applied': {

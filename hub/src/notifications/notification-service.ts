@@ -106,6 +106,8 @@ export interface NotificationServiceDeps {
   onDeliveryAttempt?: OutboxDeps['onAttempt'];
   /** The durable schedules: outbox retries and digest sends. */
   schedule: Pick<Scheduler, 'job'>;
+  /** The open approval of a container's candidate (docs/approvals.md), shown to templates as `container.approval`. */
+  approvalOf?: ((container: Container) => { id: string; state: string } | undefined) | undefined;
 }
 
 export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
@@ -201,12 +203,20 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
     async inventoryApplied(changes) {
       const events = inventoryEvents(changes);
       const shown = (list: Container[]) => list.map(toPublicContainer);
+      // Templates read `container.approval` ({id, state}) when the update waits for an approval.
+      const withApproval = (container: Container): Container => {
+        const approval = deps.approvalOf?.(container);
+        return approval
+          ? Object.assign({}, container, { approval: { id: approval.id, state: approval.state } })
+          : container;
+      };
       // With the maturity-cleared rule off, a lifted gate is announced the ordinary way.
       const clearedAsAvailable = !rule('maturity-cleared').enabled;
       const available = clearedAsAvailable
         ? [...events.updateAvailable, ...events.maturityCleared]
         : events.updateAvailable;
-      if (available.length > 0) await emit({ event: 'update-available', containers: shown(available) });
+      if (available.length > 0)
+        await emit({ event: 'update-available', containers: shown(available).map(withApproval) });
       if (!clearedAsAvailable && events.maturityCleared.length > 0) {
         await emit({ event: 'maturity-cleared', containers: shown(events.maturityCleared) });
       }

@@ -1,12 +1,6 @@
 import * as v from 'valibot';
-import { readContainerLabels } from '../../../shared/containers/container-labels';
-import { actingLabels } from '../../../shared/containers/label-overrides';
 import { ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
 import { UpdatePolicyActionSchema } from '../../../shared/schemas/update-policy';
-import { applyPolicyAction } from '../../../shared/update/apply-policy-action';
-import { updateBlockers } from '../../../shared/update/snooze-skip';
-import { containerIdentity } from '../../../shared/update/update-clock';
-import { pendingUpdateOf } from '../../../shared/update/update-kind';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
@@ -14,7 +8,7 @@ import { qBool, qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
-import { effectivePolicy } from '../watchers/container-check';
+import { changeUpdatePolicy } from '../updates/update-policy-change';
 import {
   CONTAINER_KIND_FILTERS,
   CONTAINER_SORTS,
@@ -240,20 +234,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     },
     async (c, { body }) => {
       const container = find(c.req.param('id') ?? '');
-      const identity = containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name });
-      const state = containers.identityState(identity);
-      const now = deps.now();
-      const pending = pendingUpdateOf(container.updateKind);
-      const outcome = applyPolicyAction(state.policy ?? {}, body, { now, currentUpdate: pending });
-      if (!outcome.ok) throw new HttpError(400, outcome.error.message, { code: outcome.error.code });
-      await containers.setIdentityState(identity, { ...state, policy: outcome.policy });
-      // The record shows what a check would: the label policy with the API policy on top.
-      const policy = effectivePolicy(readContainerLabels(actingLabels(container)).labelPolicy, outcome.policy);
-      const blockers = updateBlockers({ policy, update: pending, gate: state.gate, now });
-      const { blockers: _old, ...rest } = container;
-      const updated = { ...rest, updatePolicy: policy, ...(blockers.length > 0 && { blockers }) };
-      await containers.put(updated);
-      deps.publish('dd:container-updated', toPublicContainer(updated));
+      const updated = await changeUpdatePolicy(deps, container, body);
       await deps.audit.append({
         action: body.action === 'clear' ? 'update-policy-override-cleared' : 'update-policy-override-set',
         containerName: container.name,

@@ -1,9 +1,12 @@
 import type { Storage } from 'unstorage';
+import * as v from 'valibot';
 import type { Logger } from '../../../shared/logging/logger';
 import { DEFAULT_SETTINGS, type Settings, type SettingsPatch, SettingsSchema } from '../../../shared/schemas/settings';
 import { createSerialQueue, readValidated } from './validated-storage';
 
 const SETTINGS_KEY = 'settings:global';
+/** Records written before a field existed lack it: they are read with the default, not dropped. */
+const StoredSettingsSchema = v.object({ ...SettingsSchema.entries, approvalRequired: v.optional(v.boolean()) });
 
 export interface SettingsStore {
   load(): Promise<void>;
@@ -16,8 +19,8 @@ export function createSettingsStore(storage: Storage, logger: Logger): SettingsS
   const serial = createSerialQueue();
   return {
     async load() {
-      const stored = await readValidated(storage, SETTINGS_KEY, SettingsSchema, logger);
-      current = { ...DEFAULT_SETTINGS, ...stored };
+      const stored = await readValidated(storage, SETTINGS_KEY, StoredSettingsSchema, logger);
+      current = { ...DEFAULT_SETTINGS, ...stored, approvalRequired: stored?.approvalRequired ?? false };
     },
     get: () => ({ ...current }),
     patch: (patch) =>
@@ -25,6 +28,7 @@ export function createSettingsStore(storage: Storage, logger: Logger): SettingsS
         const next: Settings = { ...current };
         if (patch.internetlessMode !== undefined) next.internetlessMode = patch.internetlessMode;
         if (patch.updateMode !== undefined) next.updateMode = patch.updateMode;
+        if (patch.approvalRequired !== undefined) next.approvalRequired = patch.approvalRequired;
         await storage.setItem(SETTINGS_KEY, next);
         current = next;
         return { ...next };

@@ -92,7 +92,7 @@ describe('settings and notification rule stores', () => {
 
     const settingsAgain = createSettingsStore(storage, logger().logger);
     await settingsAgain.load();
-    expect(settingsAgain.get()).toEqual({ internetlessMode: false, updateMode: 'auto' });
+    expect(settingsAgain.get()).toEqual({ internetlessMode: false, updateMode: 'auto', approvalRequired: false });
     const rulesAgain = createNotificationRuleStore(storage, logger().logger);
     await rulesAgain.load();
     expect(rulesAgain.get('maturity-cleared')).toMatchObject({
@@ -107,7 +107,7 @@ describe('settings and notification rule stores', () => {
     await storage.setItem('settings:global', { updateMode: 'sideways' });
     const settings = createSettingsStore(storage, logger().logger);
     await settings.load();
-    expect(settings.get()).toEqual({ internetlessMode: false, updateMode: 'manual' });
+    expect(settings.get()).toEqual({ internetlessMode: false, updateMode: 'manual', approvalRequired: false });
     const rules = createNotificationRuleStore(storage, logger().logger);
     await rules.load();
     const copy = rules.get('update-failed');

@@ -20,6 +20,7 @@ import type { SettingsStore } from '../store/settings-store';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import type { Fleet } from '../watchers/fleet';
 import type { DockerActionTrigger } from './action-triggers';
+import type { ApprovalGate } from './approval-gate';
 import type { BackupStore } from './backup-store';
 import type { UpdateOperationStore } from './operation-store';
 
@@ -58,6 +59,8 @@ export interface UpdateServiceDeps {
   runtime: string;
   /** Brings compose files to the new image; absent where the runtime has no files. */
   composeFiles: ComposeFileEditor | undefined;
+  /** The approval gate (docs/approvals.md); absent, no update waits for one. */
+  approvals?: ApprovalGate | undefined;
 }
 
 /** What the parts of the update capability share. */

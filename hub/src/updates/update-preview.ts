@@ -104,6 +104,10 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
     });
   }
   check(blockers, () => assertMature(container));
+  check(blockers, () => {
+    const waiting = target && context.hub.approvals?.assess(container, target);
+    if (waiting) throw waiting;
+  });
   check(blockers, () => assertNotBusy(context, container));
   // The hub's own container (or an agent's, and its proxy by name); the local proxy check reads Docker, so only the update request makes it.
   const self =

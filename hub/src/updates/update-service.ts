@@ -422,6 +422,9 @@ export function createUpdateService(
       if (!target)
         throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
       assertMature(container);
+      // Every other refusal first would be nicer, but this one writes (a new approval): it must not
+      // come between the busy check and the claim below. An approved candidate passes.
+      await hub.approvals?.admit(container, target, request.source);
       // Awaited before the busy check: nothing may come between that check and the claim in admit().
       await assertNotLifeline(
         context,
@@ -440,6 +443,7 @@ export function createUpdateService(
         ...(window !== undefined && { autoRollbackWindowMs: window }),
       });
       await admit(container, operation);
+      await hub.approvals?.executed(container, target, operation.id);
       await hub.audit.append({
         action: 'container-update',
         containerName: container.name,

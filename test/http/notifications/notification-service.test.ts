@@ -264,3 +264,28 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     expect(bodies()).toHaveLength(1);
   });
 });
+
+describe('update-available and approvals (docs/approvals.md)', () => {
+  it('says in the default body that an update waits for approval, and nothing of it otherwise', async () => {
+    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url });
+    const gated = record(
+      'gated',
+      { from: '1.0.0', to: '2.0.0', diff: 'major' },
+      {
+        labels: { 'dd.update.approval': 'required' },
+      },
+    );
+    const free = record('free', { from: '1.0.0', to: '2.0.0', diff: 'major' });
+    // The hub observes approvals just before notifications in each cycle (compose-hub.ts); cycle() runs only the latter.
+    await hub.hub.parts.approvals.inventoryApplied([
+      { previous: undefined, next: gated },
+      { previous: undefined, next: free },
+    ]);
+    await cycle(hub, [gated, free]);
+    const [approval] = hub.hub.parts.approvals.list({ container: 'gated' });
+    expect(approval?.state).toBe('pending');
+    const byName = new Map(bodies().map((body) => [body.containers[0]?.name, body.body]));
+    expect(byName.get('gated')).toContain(`Waits for approval ${approval?.id} (pending)`);
+    expect(byName.get('free')).not.toContain('approval');
+  });
+});

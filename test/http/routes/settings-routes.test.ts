@@ -5,18 +5,21 @@ describeRuntimeMatrix('settings', (client) => {
   it('starts with the defaults of a fresh install', async () => {
     const response = await client().request('/api/v1/settings');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ internetlessMode: false, updateMode: 'manual' });
+    expect(await response.json()).toEqual({ internetlessMode: false, updateMode: 'manual', approvalRequired: false });
   });
 
   it('PATCH changes only the given fields and returns the whole object', async () => {
     const patched = await client().request('/api/v1/settings', jsonInit('PATCH', { updateMode: 'notify' }));
     expect(patched.status).toBe(200);
-    expect(await patched.json()).toEqual({ internetlessMode: false, updateMode: 'notify' });
+    expect(await patched.json()).toEqual({ internetlessMode: false, updateMode: 'notify', approvalRequired: false });
     const again = await client().request('/api/v1/settings', jsonInit('PATCH', { internetlessMode: true }));
-    expect(await again.json()).toEqual({ internetlessMode: true, updateMode: 'notify' });
+    expect(await again.json()).toEqual({ internetlessMode: true, updateMode: 'notify', approvalRequired: false });
+    const approval = await client().request('/api/v1/settings', jsonInit('PATCH', { approvalRequired: true }));
+    expect(await approval.json()).toEqual({ internetlessMode: true, updateMode: 'notify', approvalRequired: true });
     expect(await (await client().request('/api/v1/settings')).json()).toEqual({
       internetlessMode: true,
       updateMode: 'notify',
+      approvalRequired: true,
     });
   });
 

@@ -180,7 +180,7 @@ describeHubMatrix(
       const dump = JSON.parse(text);
       // What support needs is there…
       expect(dump.server).toMatchObject({ name: 'dockwatch', version: expect.any(String), ready: true });
-      expect(dump.settings).toEqual({ internetlessMode: false, updateMode: 'manual' });
+      expect(dump.settings).toEqual({ internetlessMode: false, updateMode: 'manual', approvalRequired: false });
       expect(dump.store.records.apiKeys).toBe(2);
       expect(dump.authentications.data.map((entry: { id: string }) => entry.id)).toEqual([
         'basic.alice',

@@ -1,0 +1,17 @@
+import type { Container } from '../../../shared/schemas/container';
+import type { UpdateSource } from '../../../shared/update-engine';
+import type { HttpError } from '../http/http-error';
+import type { UpdateTarget } from './update-target';
+
+/**
+ * What the update service asks of the approvals (docs/approvals.md), declared here so the update
+ * capability does not depend on the approval service that runs through it.
+ */
+export interface ApprovalGate {
+  /** Passes when no approval is needed or this candidate is approved; otherwise throws 409 (and opens one). */
+  admit(container: Container, target: UpdateTarget, source: UpdateSource): Promise<void>;
+  /** What admit would refuse now, reading only (the preview); undefined when it would pass. */
+  assess(container: Container, target: UpdateTarget): HttpError | undefined;
+  /** The approved candidate's update was queued. */
+  executed(container: Container, target: UpdateTarget, operationId: string): Promise<void>;
+}
