@@ -171,6 +171,7 @@ describe('the hub on SIGTERM', () => {
     expect(await (await fetch(`${hub.url}/api/v1/settings`)).json()).toEqual({
       internetlessMode: true,
       updateMode: 'auto',
+      approvalRequired: false,
     });
   }, 90_000);
 

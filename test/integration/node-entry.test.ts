@@ -44,6 +44,7 @@ describe('the Node entry as npm start runs it', () => {
     expect(await (await fetch(`${second.url}/api/v1/settings`)).json()).toEqual({
       internetlessMode: false,
       updateMode: 'auto',
+      approvalRequired: false,
     });
     // The anonymous-mode warning is logged as JSON on stdout, with its component.
     const warning = second.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg.includes('anonymous mode'));

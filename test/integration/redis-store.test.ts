@@ -37,6 +37,7 @@ describe('the hub on a real redis-server (DD_STORE_DRIVER=redis)', () => {
     expect(await (await fetch(`${second.url}/api/v1/settings`)).json()).toEqual({
       internetlessMode: true,
       updateMode: 'manual',
+      approvalRequired: false,
     });
     const rules = await (await fetch(`${second.url}/api/v1/notifications`)).json();
     expect(rules.data.find((rule: { id: string }) => rule.id === 'agent-disconnect').enabled).toBe(true);
