@@ -82,6 +82,21 @@ export function withDefaults(
   };
 }
 
+/** The record's fields that its labels decide (with their overrides): the same when built and when relabelled. */
+function labelFields(labels: ContainerLabels, name: string, watched: boolean) {
+  return {
+    displayName: labels.displayName ?? name,
+    ...(labels.displayIcon && { displayIcon: labels.displayIcon }),
+    ...(labels.group && { group: labels.group }),
+    watched,
+    ...(labels.includeTags && { includeTags: labels.includeTags }),
+    ...(labels.excludeTags && { excludeTags: labels.excludeTags }),
+    ...(labels.transformTags && { transformTags: labels.transformTags }),
+    ...(labels.linkTemplate && { linkTemplate: labels.linkTemplate }),
+    webhookEnabled: labels.webhookEnabled,
+  };
+}
+
 /**
  * A container's record from what Docker says now. Update fields (result, updateKind, ...) are
  * carried over from the previous record: they change only when a registry check says so.
@@ -104,15 +119,7 @@ export function buildContainerRecord(input: ContainerRecordInput): Container {
     ...(input.agent !== undefined && { agent: input.agent }),
     status: details.state,
     ...(details.health && { health: details.health }),
-    displayName: labels.displayName ?? details.name,
-    ...(labels.displayIcon && { displayIcon: labels.displayIcon }),
-    ...(labels.group && { group: labels.group }),
-    watched,
-    ...(labels.includeTags && { includeTags: labels.includeTags }),
-    ...(labels.excludeTags && { excludeTags: labels.excludeTags }),
-    ...(labels.transformTags && { transformTags: labels.transformTags }),
-    ...(labels.linkTemplate && { linkTemplate: labels.linkTemplate }),
-    webhookEnabled: labels.webhookEnabled,
+    ...labelFields(labels, details.name, watched),
     labels: details.labels,
     effectiveLabels: withDefaults(sources, { watch: input.watchByDefault, watchDigest: !semver }),
     env: parseEnv(details.env),
@@ -172,15 +179,7 @@ export function relabelRecord(
   const carried = watched ? record : undefined;
   return {
     ...kept,
-    displayName: labels.displayName ?? record.name,
-    ...(labels.displayIcon && { displayIcon: labels.displayIcon }),
-    ...(labels.group && { group: labels.group }),
-    watched,
-    ...(labels.includeTags && { includeTags: labels.includeTags }),
-    ...(labels.excludeTags && { excludeTags: labels.excludeTags }),
-    ...(labels.transformTags && { transformTags: labels.transformTags }),
-    ...(labels.linkTemplate && { linkTemplate: labels.linkTemplate }),
-    webhookEnabled: labels.webhookEnabled,
+    ...labelFields(labels, record.name, watched),
     effectiveLabels: withDefaults(sources, { watch: watchByDefault, watchDigest: !semver }),
     image: {
       ...record.image,
