@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { containerGroups } from '../hub/src/routes/container-groups';
+import { ContainerIndex } from '../hub/src/store/container-index';
 import { type ContainerQuery, queryContainers } from '../hub/src/watchers/container-query';
 import { toPublicContainer } from '../hub/src/watchers/public-container';
 import type { Container } from '../shared/schemas/container';
@@ -20,7 +22,8 @@ import { type HubProcess, startHubProcess } from './support/hub-process';
 import { DEFAULT_WARMUP_SECONDS, type LoadResult, runLoad } from './support/load';
 import { cpuShare } from './support/proc-stats';
 
-const LARGE = 10_000;
+/** The issue-18 target is set at 200,000 stored records; `BENCH_LIST_STORED` makes a quicker run. */
+const LARGE = positiveIntegerEnv('BENCH_LIST_STORED', 200_000);
 const SMALL = 200;
 const PROFILE_SECONDS = 5;
 
@@ -84,21 +87,33 @@ async function measure(
   return { stored, query, connections, load, hubCpu: cpuShare(before, hub.sample()), bytes, total };
 }
 
+interface Breakdown {
+  /** The store's indexed answer (ContainerIndex.query), as the route gets it. */
+  indexMs: number;
+  /** The plain reference the index is tested against: copy, filter and sort every record. */
+  referenceMs: number;
+  pageMs: number;
+}
+
+function median(run: () => void, rounds = 41): number {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now();
+    run();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(rounds / 2)] as number;
+}
+
 /** Median milliseconds of the route's two halves, called in this process on the same records. */
-function breakdown(records: readonly Container[], query: Query): { queryMs: number; pageMs: number } {
+function breakdown(records: readonly Container[], query: Query): Breakdown {
   const store = new Map(records.map((record) => [record.id, record]));
-  const median = (run: () => void) => {
-    const times: number[] = [];
-    for (let i = 0; i < 41; i++) {
-      const started = performance.now();
-      run();
-      times.push(performance.now() - started);
-    }
-    return times.sort((a, b) => a - b)[20] as number;
-  };
-  const { data, total } = queryContainers([...store.values()], query.parsed);
+  const index = new ContainerIndex((id) => store.get(id));
+  index.reset(records);
+  const { data, total } = index.query(query.parsed);
   return {
-    queryMs: median(() => queryContainers([...store.values()], query.parsed)),
+    indexMs: median(() => index.query(query.parsed)),
+    referenceMs: median(() => queryContainers([...store.values()], query.parsed), 9),
     pageMs: median(() =>
       JSON.stringify({ data: data.map(toPublicContainer), total, limit: 200, offset: 0, hasMore: true }),
     ),
@@ -170,9 +185,10 @@ export const containerList: Benchmark = {
         sorted: breakdown(large, SORTED),
         small: breakdown(small, PLAIN),
       };
+      const groupsMs = median(() => containerGroups(large), 5);
       return {
-        title: 'Container list with 10,000 containers stored',
-        markdown: report(rows, summary, parts, starts[0] ?? 0, connections),
+        title: `Container list with ${formatCount(LARGE)} containers stored`,
+        markdown: report(rows, summary, parts, starts[0] ?? 0, connections, groupsMs),
       };
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -180,7 +196,7 @@ export const containerList: Benchmark = {
   },
 };
 
-type Parts = Record<'large' | 'sorted' | 'small', { queryMs: number; pageMs: number }>;
+type Parts = Record<'large' | 'sorted' | 'small', Breakdown>;
 
 function report(
   rows: readonly Row[],
@@ -188,6 +204,7 @@ function report(
   parts: Parts,
   startMs: number,
   connections: number,
+  groupsMs: number,
 ): string {
   const table = markdownTable(
     ['stored', 'query', 'connections', 'req/s (mean)', 'p50', 'p97.5', 'p99', 'max', 'hub CPU', 'matching', 'response'],
@@ -209,6 +226,7 @@ function report(
   const find = (stored: number, query: Query, conns: number) =>
     rows.find((r) => r.stored === stored && r.query === query && r.connections === conns);
   const alone = find(LARGE, PLAIN, 1)?.load.latencyMs.p50 ?? 0;
+  const p99 = (query: Query) => find(LARGE, query, 1)?.load.latencyMs.p99 ?? 0;
   const smallAlone = find(SMALL, PLAIN, 1)?.load.latencyMs.p50 ?? 0;
   const rate = (stored: number) => find(stored, PLAIN, connections)?.load.requestsPerSecond.mean ?? 0;
   const profileRows = topSelf(summary, 6).map((row) => [
@@ -222,12 +240,14 @@ function report(
     '',
     table,
     '',
-    `- **One page costs ${alone} ms (p50) with ${formatCount(LARGE)} records stored, against ${smallAlone} ms with ${formatCount(SMALL)}**, for the same 200 records in the answer; under ${connections} connections the hub serves ${formatCount(rate(LARGE))} pages a second against ${formatCount(rate(SMALL))}. The hub is CPU-bound (hub CPU near 100 % of its one thread), so the latency under load is the queue: about ${connections} × the single-request time.`,
-    `- Where a request's time goes, measured in this process on the same records (median of 41): filtering and sorting (\`queryContainers\`) ${fmt(parts.large.queryMs)} for \`?limit=200\` and ${fmt(parts.sorted.queryMs)} for the filtered \`-name\` sort; redacting and serializing the 200-record page ${fmt(parts.large.pageMs)}. With ${formatCount(SMALL)} records stored: ${fmt(parts.small.queryMs)} and ${fmt(parts.small.pageMs)}.`,
-    `- CPU profile of the hub under one connection of \`?limit=200\` (${PROFILE_SECONDS} s, V8's sampling profiler; shares of the busy samples; "total" includes what the function called; frames are by function and file, since under tsx line numbers are those of the transformed code). \`queryContainers\` accounts for **${(totalOf(summary, 'queryContainers') * 100).toFixed(0)} %** of the hub's CPU:`,
+    `- **One page costs ${alone} ms (p50) with ${formatCount(LARGE)} records stored, against ${smallAlone} ms with ${formatCount(SMALL)}**, for the same 200 records in the answer; under ${connections} connections the hub serves ${formatCount(rate(LARGE))} pages a second against ${formatCount(rate(SMALL))}.`,
+    `- **Targets (issue 18, one client, ${formatCount(LARGE)} stored): p99 under 10 ms for \`?limit=200\`, measured ${p99(PLAIN)} ms; under 15 ms with a filter and a sort, measured ${p99(SORTED)} ms.**`,
+    `- Where a request's time goes, measured in this process on the same records (median of 41): the store's indexed answer (\`ContainerIndex.query\`) ${fmt(parts.large.indexMs)} for \`?limit=200\` and ${fmt(parts.sorted.indexMs)} for the filtered \`-name\` sort, against ${fmt(parts.large.referenceMs)} and ${fmt(parts.sorted.referenceMs)} for the plain reference that copies, filters and sorts every record (what the route did before the indexes, median of 9); redacting and serializing the 200-record page ${fmt(parts.large.pageMs)}. With ${formatCount(SMALL)} records stored: ${fmt(parts.small.indexMs)} and ${fmt(parts.small.pageMs)}.`,
+    `- CPU profile of the hub under one connection of \`?limit=200\` (${PROFILE_SECONDS} s, V8's sampling profiler; shares of the busy samples; "total" includes what the function called; frames are by function and file, since under tsx line numbers are those of the transformed code). The indexed query accounts for **${(totalOf(summary, 'query') * 100).toFixed(0)} %** of the hub's CPU:`,
     '',
     markdownTable(['function', 'self', 'total'], profileRows, ['left', 'right', 'right']),
     '',
-    `- Cause: every request copies all records out of the store, filters them and sorts **all** of them before taking the page, by name when no \`sort\` is given, and the comparator computes both sort keys (\`displayName.toLowerCase()\`, or \`Date.parse\` for the dates) on every comparison: about 2 × n log₂ n ≈ ${formatCount(2 * LARGE * Math.log2(LARGE))} key computations per request for ${formatCount(LARGE)} records. The page itself (200 records) is cheap at any store size, and the filtered query is the cheaper one because only its ${formatCount(find(LARGE, SORTED, 1)?.total ?? 0)} matches are sorted. Computing each key once per record per request, and keeping only the \`offset + limit\` first entries instead of sorting everything, would make the cost proportional to n rather than n log n with a costly comparator; a sorted index kept by the store would remove it.`,
+    `- How: the store keeps one sorted list per sort key (name, status, age, created; chunks of 512, so a write moves at most one chunk) and the ids under each filter value (hub/src/store/container-index.ts). A page without a filter is read from the sorted list at its offset; one filter reads its total from its set's size and walks the sorted list until the page is full; a filter matching under 1/16 of the fleet sorts its matches instead. Only the page's records are read. A property test checks every answer against the plain reference through random writes.`,
+    `- \`GET /api/v1/containers/groups\` over the same ${formatCount(LARGE)} records (in this process, median of 5): ${fmt(groupsMs)}. Dependencies are resolved through one name and compose-service map per host (it was a scan of the host per dependency name: O(n²) per host).`,
   ].join('\n');
 }

@@ -1,6 +1,6 @@
 import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
-import { dependenciesOf } from '../updates/dependency-graph';
+import { containersByHost, dependenciesOf, HostIndex } from '../updates/dependency-graph';
 
 /** A user's own grouping (it may span hosts); without it, the compose project groups per host. */
 const GROUP_LABEL = 'dd.group';
@@ -49,16 +49,10 @@ export function containerGroups(all: readonly Container[]): ContainerGroup[] {
   const byId = new Map(all.map((container) => [container.id, container]));
   const dependsOn = new Map<string, string[]>();
   const dependents = new Map<string, string[]>();
-  const hosts = new Map<string, Container[]>();
-  for (const container of all) {
-    const host = `${container.agent ?? ''}\u0000${container.watcher}`;
-    const onHost = hosts.get(host);
-    if (onHost) onHost.push(container);
-    else hosts.set(host, [container]);
-  }
-  for (const fleet of hosts.values()) {
+  for (const fleet of containersByHost(all)) {
+    const index = new HostIndex(fleet);
     for (const container of fleet) {
-      const ids = dependenciesOf(container, fleet).ids;
+      const ids = dependenciesOf(container, index).ids;
       dependsOn.set(
         container.id,
         ids.flatMap((id) => byId.get(id)?.name ?? []),

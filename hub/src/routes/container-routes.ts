@@ -9,12 +9,7 @@ import type { RouteGroup } from '../http/route-group';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { changeUpdatePolicy } from '../updates/update-policy-change';
-import {
-  CONTAINER_KIND_FILTERS,
-  CONTAINER_SORTS,
-  CONTAINER_STATUS_FILTERS,
-  queryContainers,
-} from '../watchers/container-query';
+import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
 import { type ContainerHosts, findContainer, watcherOf } from './container-target';
@@ -35,7 +30,7 @@ function envelope(data: ReturnType<typeof toPublicContainer>[], total: number, l
 
 /** The container routes: the records and their policies, the watchers that check them, and what changes are told to. */
 export interface ContainerRoutesDeps extends ContainerHosts, TriggersOfContainerDeps {
-  containers: Pick<ContainerStore, 'all' | 'get' | 'put' | 'identityState' | 'setIdentityState'>;
+  containers: Pick<ContainerStore, 'all' | 'get' | 'query' | 'put' | 'identityState' | 'setIdentityState'>;
   audit: Pick<AuditStore, 'recent' | 'append'>;
   /** The fleet's registry lookups, begun afresh by "watch now"; absent without registry providers. */
   registries: { lookups: Pick<FleetLookups, 'beginCycle'> } | undefined;
@@ -75,7 +70,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       statuses: { 400: 'Invalid query parameter' },
     },
     (c, { query }) => {
-      const { data, total } = queryContainers(containers.all(), query);
+      const { data, total } = containers.query(query);
       return c.json(envelope(data.map(toPublicContainer), total, query.limit, query.offset));
     },
   );

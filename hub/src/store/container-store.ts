@@ -4,6 +4,8 @@ import type { Logger } from '../../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
 import { type UpdatePolicy, UpdatePolicySchema } from '../../../shared/schemas/update-policy';
 import { UpdateClockSchema } from '../../../shared/update/update-clock';
+import type { ContainerQuery } from '../watchers/container-query';
+import { ContainerIndex } from './container-index';
 import { type StagedWrite, writeTogether } from './staged-writes';
 import { readValidated } from './validated-storage';
 
@@ -30,6 +32,8 @@ export interface ContainerStore {
   load(): Promise<void>;
   all(): Container[];
   get(id: string): Container | undefined;
+  /** GET /api/v1/containers: filtered, sorted and paged from indexes, without copying the fleet. */
+  query(query: ContainerQuery): { data: Container[]; total: number };
   put(container: Container): Promise<void>;
   /** Several records in one storage batch (`setItems`): one transaction on Workers, one group commit on fs. */
   putMany(containers: readonly Container[]): Promise<void>;
@@ -45,10 +49,15 @@ export interface ContainerStore {
 export function createContainerStore(storage: Storage, logger: Logger): ContainerStore {
   const containers = new Map<string, Container>();
   const identities = new Map<string, IdentityState>();
+  const index = new ContainerIndex((id) => containers.get(id));
+  const keep = (container: Container) => {
+    index.replace(containers.get(container.id), container);
+    containers.set(container.id, container);
+  };
   const stageMany = (batch: readonly Container[]): StagedWrite => ({
     items: batch.map((container) => ({ key: containerKey(container.id), value: container })),
     apply: () => {
-      for (const container of batch) containers.set(container.id, container);
+      for (const container of batch) keep(container);
     },
   });
   return {
@@ -57,6 +66,7 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
         const container = await readValidated(storage, key, ContainerSchema, logger);
         if (container) containers.set(container.id, container);
       }
+      index.reset([...containers.values()]);
       for (const key of await storage.getKeys('identities')) {
         const state = await readValidated(storage, key, IdentityStateSchema, logger);
         if (state) identities.set(decodeURIComponent(key.slice('identities:'.length)), state);
@@ -64,9 +74,10 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     },
     all: () => [...containers.values()],
     get: (id) => containers.get(id),
+    query: (query) => index.query(query),
     async put(container) {
       await storage.setItem(containerKey(container.id), container);
-      containers.set(container.id, container);
+      keep(container);
     },
     stageMany,
     async putMany(batch) {
@@ -74,6 +85,8 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     },
     async remove(id) {
       await storage.removeItem(containerKey(id));
+      const previous = containers.get(id);
+      if (previous) index.remove(previous);
       containers.delete(id);
     },
     identityState: (identity) => identities.get(identity) ?? {},

@@ -31,19 +31,49 @@ export function declaredDependencies(container: Pick<Container, 'labels' | 'effe
 const sameHost = (a: Located, b: Located) => a.agent === b.agent && a.watcher === b.watcher;
 
 /**
- * A name resolved on the container's own Docker host: a container of that name, else the service of
- * that name in the container's compose project (what compose `depends_on` names).
+ * One Docker host's containers by name and by compose service, built once so that resolving every
+ * container's dependencies is linear in the host's size (it was a scan of the host per name).
  */
-function resolve(name: string, from: Located, fleet: readonly Located[]): Located | undefined {
-  const onHost = fleet.filter((candidate) => sameHost(candidate, from) && candidate.id !== from.id);
-  const byName = onHost.find((candidate) => candidate.name === name);
-  if (byName) return byName;
-  const project = from.labels[COMPOSE_PROJECT_LABEL];
-  if (!project) return undefined;
-  return onHost.find(
-    (candidate) =>
-      candidate.labels[COMPOSE_PROJECT_LABEL] === project && candidate.labels[COMPOSE_SERVICE_LABEL] === name,
-  );
+export class HostIndex<T extends Located> {
+  private readonly byName = new Map<string, T[]>();
+  private readonly byService = new Map<string, T[]>();
+
+  /** `host` must hold one host's containers only (see `containersByHost`). */
+  constructor(readonly host: readonly T[]) {
+    for (const container of host) {
+      append(this.byName, container.name, container);
+      const project = container.labels[COMPOSE_PROJECT_LABEL];
+      const service = container.labels[COMPOSE_SERVICE_LABEL];
+      if (project && service) append(this.byService, serviceKey(project, service), container);
+    }
+  }
+
+  /**
+   * A name resolved on the container's own host: a container of that name, else the service of that
+   * name in the container's compose project (what compose `depends_on` names). Never itself.
+   */
+  resolve(name: string, from: Located): T | undefined {
+    const other = (candidates: T[] | undefined) => candidates?.find((candidate) => candidate.id !== from.id);
+    const byName = other(this.byName.get(name));
+    if (byName) return byName;
+    const project = from.labels[COMPOSE_PROJECT_LABEL];
+    return project ? other(this.byService.get(serviceKey(project, name))) : undefined;
+  }
+}
+
+const serviceKey = (project: string, service: string) => `${project}\u0000${service}`;
+
+function append<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The fleet split by Docker host (agent and watcher), in the fleet's order. */
+export function containersByHost<T extends Located>(fleet: readonly T[]): T[][] {
+  const hosts = new Map<string, T[]>();
+  for (const container of fleet) append(hosts, `${container.agent ?? ''}\u0000${container.watcher}`, container);
+  return [...hosts.values()];
 }
 
 export interface Dependencies {
@@ -53,11 +83,13 @@ export interface Dependencies {
   unresolved: string[];
 }
 
-export function dependenciesOf(container: Located, fleet: readonly Located[]): Dependencies {
+/** `fleet` may span hosts; pass a `HostIndex` of the container's host when resolving many containers. */
+export function dependenciesOf(container: Located, fleet: readonly Located[] | HostIndex<Located>): Dependencies {
+  const index = fleet instanceof HostIndex ? fleet : new HostIndex(fleet.filter((other) => sameHost(other, container)));
   const ids: string[] = [];
   const unresolved: string[] = [];
   for (const name of declaredDependencies(container)) {
-    const found = resolve(name, container, fleet);
+    const found = index.resolve(name, container);
     if (found) {
       if (!ids.includes(found.id)) ids.push(found.id);
     } else unresolved.push(name);
@@ -81,7 +113,8 @@ export type DependencyGroup<T extends Located> = { waves: GroupMember<T>[][] } |
  */
 export function dependencyGroupOf<T extends Located>(root: T, fleet: readonly T[]): DependencyGroup<T> {
   const host = fleet.filter((container) => sameHost(container, root));
-  const dependencies = new Map(host.map((container) => [container.id, dependenciesOf(container, host).ids]));
+  const index = new HostIndex(host);
+  const dependencies = new Map(host.map((container) => [container.id, dependenciesOf(container, index).ids]));
   const members = new Map<string, T>([[root.id, root]]);
   for (let grew = true; grew; ) {
     grew = false;

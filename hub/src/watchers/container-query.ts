@@ -53,46 +53,89 @@ function matchesKind(c: Container, kind: ContainerQuery['kind']): boolean {
   return c.updateKind.kind === 'tag' && c.updateKind.semverDiff === kind;
 }
 
-const SORT_KEYS: Record<string, (c: Container) => string | number> = {
+export type ContainerSortName = 'name' | 'status' | 'age' | 'created';
+export type ContainerSortKey = string | number;
+
+/** An unparsable date sorts first, as the oldest: a consistent order that a sorted index can keep. */
+const time = (iso: string) => {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+};
+
+export const SORT_KEYS: Record<ContainerSortName, (c: Container) => ContainerSortKey> = {
   name: (c) => c.displayName.toLowerCase(),
   status: (c) => c.status,
   // Age of the running container: older first means created earlier.
-  age: (c) => Date.parse(c.createdAt),
-  created: (c) => Date.parse(c.image.created ?? c.createdAt),
+  age: (c) => time(c.createdAt),
+  created: (c) => time(c.image.created ?? c.createdAt),
 };
 
-/** Filters, sorts and pages containers as GET /api/v1/containers does (http-interface §4.8). */
+/** The sort a query asks for: `-name` and `order=desc` both mean descending; the default is by name. */
+export function sortOf(query: Pick<ContainerQuery, 'sort' | 'order'>): {
+  name: ContainerSortName;
+  descending: boolean;
+} {
+  const name = (query.sort?.replace(/^-/, '') ?? 'name') as ContainerSortName;
+  const descending = query.order ? query.order === 'desc' : (query.sort?.startsWith('-') ?? false);
+  return { name: name in SORT_KEYS ? name : 'name', descending };
+}
+
+/** By key, then by id, so that every order is total and the same on every call. */
+export function compareKeyed(
+  a: { key: ContainerSortKey; id: string },
+  b: { key: ContainerSortKey; id: string },
+): number {
+  if (a.key < b.key) return -1;
+  if (a.key > b.key) return 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The ids a `containerIds` filter names, or undefined when it names none. */
+export function listedIds(query: Pick<ContainerQuery, 'containerIds'>): Set<string> | undefined {
+  if (!query.containerIds) return undefined;
+  return new Set(
+    query.containerIds
+      .split(',')
+      .map((id) => id.trim())
+      .filter(Boolean),
+  );
+}
+
+/** Every filter of the query but `containerIds` (see listedIds). */
+export function matchesFilters(c: Container, query: ContainerQuery): boolean {
+  return (
+    matchesStatus(c, query.status) &&
+    matchesKind(c, query.kind) &&
+    (query.watcher === undefined || c.watcher === query.watcher) &&
+    (query.agent === undefined || c.agent === query.agent) &&
+    (query.maturity === undefined || c.updateMaturityLevel === query.maturity)
+  );
+}
+
+/** Matching records in the query's order. */
+export function sortContainers(matching: readonly Container[], query: ContainerQuery): Container[] {
+  const { name, descending } = sortOf(query);
+  const key = SORT_KEYS[name];
+  // Keys once per record, not once per comparison: 10,000 records sort about 7x faster (bench finding).
+  const keyed = matching.map((container) => ({ container, id: container.id, key: key(container) }));
+  keyed.sort((a, b) => (descending ? compareKeyed(b, a) : compareKeyed(a, b)));
+  return keyed.map((entry) => entry.container);
+}
+
+export function pageOf<T>(sorted: readonly T[], query: Pick<ContainerQuery, 'limit' | 'offset'>): T[] {
+  return query.limit === 0 ? sorted.slice(query.offset) : sorted.slice(query.offset, query.offset + query.limit);
+}
+
+/**
+ * Filters, sorts and pages containers as GET /api/v1/containers does (http-interface §4.8), over a
+ * plain list. The container store answers the route from its indexes (store/container-index.ts);
+ * this is the reference it is tested against.
+ */
 export function queryContainers(
   all: readonly Container[],
   query: ContainerQuery,
 ): { data: Container[]; total: number } {
-  const ids = query.containerIds
-    ? new Set(
-        query.containerIds
-          .split(',')
-          .map((id) => id.trim())
-          .filter(Boolean),
-      )
-    : undefined;
-  const matching = all.filter(
-    (c) =>
-      (!ids || ids.has(c.id)) &&
-      matchesStatus(c, query.status) &&
-      matchesKind(c, query.kind) &&
-      (query.watcher === undefined || c.watcher === query.watcher) &&
-      (query.agent === undefined || c.agent === query.agent) &&
-      (query.maturity === undefined || c.updateMaturityLevel === query.maturity),
-  );
-  const sortName = query.sort?.replace(/^-/, '') ?? 'name';
-  const descending = query.order ? query.order === 'desc' : (query.sort?.startsWith('-') ?? false);
-  const key = SORT_KEYS[sortName] ?? (SORT_KEYS.name as (c: Container) => string | number);
-  // Keys once per record, not once per comparison: 10,000 records sort about 7x faster (bench finding).
-  const keyed = matching.map((container) => ({ container, key: key(container) }));
-  keyed.sort((a, b) => {
-    const order = a.key < b.key ? -1 : a.key > b.key ? 1 : a.container.id < b.container.id ? -1 : 1;
-    return descending ? -order : order;
-  });
-  const sorted = keyed.map((entry) => entry.container);
-  const page = query.limit === 0 ? sorted.slice(query.offset) : sorted.slice(query.offset, query.offset + query.limit);
-  return { data: page, total: matching.length };
+  const ids = listedIds(query);
+  const matching = all.filter((c) => (!ids || ids.has(c.id)) && matchesFilters(c, query));
+  return { data: pageOf(sortContainers(matching, query), query), total: matching.length };
 }
