@@ -102,6 +102,12 @@ export class DockerNotFoundError extends Error {
 export interface DockerHost {
   /** Where the Engine is, for logs and masked configuration: `unix:///var/run/docker.sock`, `tcp://host:2375`. */
   readonly endpoint: string;
+  /**
+   * True when every container change after `subscribeEvents()` arrives as an event (the Engine
+   * replays its events from the moment of subscribing): a watcher may then reuse an inspect answer
+   * until an event about that container comes (hub/src/watchers/inspect-cache.ts).
+   */
+  readonly eventsCoverChanges?: boolean;
   ping(): Promise<void>;
   listContainers(all: boolean): Promise<DockerContainerSummary[]>;
   /** Undefined when the container is gone (removed between list and inspect). */

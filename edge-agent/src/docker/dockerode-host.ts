@@ -61,6 +61,7 @@ export function createDockerHost(options: DockerHostOptions = {}): UpdatableDock
 
 class DockerodeHost implements UpdatableDockerHost {
   readonly endpoint: string;
+  readonly eventsCoverChanges = true;
   private readonly docker: Docker;
   /** The streams open now (events, logs): close() aborts them. */
   private readonly streams = new Set<AbortController>();

@@ -7,6 +7,7 @@ import type { ScheduledJob, Scheduler } from '../schedule/scheduler';
 import type { ContainerStore } from '../store/container-store';
 import { type ApplyTargets, applyInventory } from './apply-inventory';
 import type { TagPolicyCache } from './container-check';
+import { InspectCache } from './inspect-cache';
 import { type ObservedInventory, type ObserveOptions, observeInventory } from './inventory-sync';
 
 export interface DockerWatcherDeps extends ApplyTargets {
@@ -51,6 +52,8 @@ export class DockerWatcher {
   private queued: Promise<WatchResult> | undefined;
   private job: ScheduledJob | undefined;
   private events: DockerSubscription | undefined;
+  /** Inspect answers kept current by the event stream: a warm cycle inspects only what changed. */
+  private readonly inspected: InspectCache | undefined;
   private pendingIds = new Set<string>();
   /** Of the pending ids, those with a record when their event came: one gone since was removed meanwhile. */
   private pendingKnownIds = new Set<string>();
@@ -59,7 +62,9 @@ export class DockerWatcher {
   private reconnectMs = RECONNECT_MIN_MS;
   private stopped = false;
 
-  constructor(private readonly deps: DockerWatcherDeps) {}
+  constructor(private readonly deps: DockerWatcherDeps) {
+    this.inspected = deps.host.eventsCoverChanges ? new InspectCache() : undefined;
+  }
 
   get host(): DockerHost {
     return this.deps.host;
@@ -185,6 +190,7 @@ export class DockerWatcher {
     this.job?.release();
     if (options.forgetSchedule) this.deps.schedule.forget(this.jobName);
     this.events?.close();
+    this.inspected?.close();
     for (const timer of this.timers) clearTimeout(timer);
     if (this.debounce) clearTimeout(this.debounce);
     await this.running?.catch(() => undefined);
@@ -241,20 +247,24 @@ export class DockerWatcher {
       onlyIds: options.onlyIds,
       labelOverrides: deps.labelOverrides,
       now,
+      inspected: this.inspected,
     });
   }
 
   /** Docker events, gathered and applied as one targeted refresh; the stream is re-opened with backoff. */
   private subscribe(): void {
     if (this.stopped) return;
+    this.inspected?.open();
     this.events = this.deps.host.subscribeEvents({
       onEvent: (event) => {
         this.reconnectMs = RECONNECT_MIN_MS;
+        this.inspected?.changed(event.id);
         this.pendingIds.add(event.id);
         if (this.deps.store.get(event.id)) this.pendingKnownIds.add(event.id);
         this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
       },
       onClose: (error) => {
+        this.inspected?.close();
         if (this.stopped) return;
         this.deps.logger.warn('docker event stream closed; reconnecting', {
           watcher: this.id,

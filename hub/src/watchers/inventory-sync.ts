@@ -1,11 +1,17 @@
 import { type ContainerLabels, readContainerLabels } from '../../../shared/containers/container-labels';
 import { buildContainerRecord } from '../../../shared/containers/container-record';
 import { type LabelMap, type MergedLabels, mergeLabelOverrides } from '../../../shared/containers/label-overrides';
-import type { DockerHost, DockerImageDetails } from '../../../shared/docker/docker-host';
+import type {
+  DockerContainerDetails,
+  DockerContainerSummary,
+  DockerHost,
+  DockerImageDetails,
+} from '../../../shared/docker/docker-host';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
 import { type ContainerCheckContext, checkContainer, type TagPolicyCache } from './container-check';
+import type { InspectCache } from './inspect-cache';
 
 export interface SyncError {
   phase: 'list' | 'inspect' | 'check';
@@ -40,6 +46,8 @@ export interface ObserveOptions {
     | ((record: Container) => { global?: LabelMap | undefined; container?: LabelMap | undefined })
     | undefined;
   now: number;
+  /** Details of containers that have not changed since they were inspected (the event stream says). */
+  inspected?: InspectCache | undefined;
 }
 
 const INSPECT_CONCURRENCY = 8;
@@ -53,8 +61,10 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 export async function observeInventory(options: ObserveOptions): Promise<ObservedInventory> {
   const errors: SyncError[] = [];
   let ids: string[];
+  let summaries: Map<string, DockerContainerSummary>;
   try {
     const listed = await options.host.listContainers(options.watchAll);
+    summaries = new Map(listed.map((summary) => [summary.id, summary]));
     ids = listed.map((summary) => summary.id).filter((id) => !options.onlyIds || options.onlyIds.has(id));
     // A container of onlyIds that the listing no longer has is gone (or stopped, without WATCHALL).
     if (options.onlyIds)
@@ -75,7 +85,7 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
   // its own limits), so a slow registry never holds back inspecting the other containers.
   await Promise.all(
     ids.map(async (id) => {
-      const observed = await limiter.run(() => observeOne(id, options, images, errors));
+      const observed = await limiter.run(() => observeOne(id, summaries.get(id), options, images, errors));
       if (observed === 'gone') return;
       seen.add(id);
       if (!observed) {
@@ -98,14 +108,33 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
   return { records, removedIds, errors, authoritative };
 }
 
+/** The container's details: from the inspect cache when the listing shows it unchanged, else from the Engine. */
+async function inspect(
+  id: string,
+  summary: DockerContainerSummary | undefined,
+  options: ObserveOptions,
+): Promise<DockerContainerDetails | undefined> {
+  const cache = options.inspected;
+  const cached = cache?.lookup(summary);
+  if (cached) return cached;
+  const token = cache?.begin(id);
+  const details = await options.host.inspectContainer(id);
+  if (cache && token) {
+    if (details) cache.keep(token, details);
+    else cache.forget(id);
+  }
+  return details;
+}
+
 async function observeOne(
   id: string,
+  summary: DockerContainerSummary | undefined,
   options: ObserveOptions,
   images: Map<string, Promise<DockerImageDetails | undefined>>,
   errors: SyncError[],
 ): Promise<{ record: Container; labelPolicy: UpdatePolicy } | 'gone' | undefined> {
   try {
-    const details = await options.host.inspectContainer(id);
+    const details = await inspect(id, summary, options);
     if (!details) return 'gone'; // removed between list and inspect
     // Without WATCHALL a stopped container is not watched: an event about it removes it, as a cycle would.
     if (!options.watchAll && details.state !== 'running') return 'gone';

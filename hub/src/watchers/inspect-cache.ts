@@ -1,0 +1,75 @@
+import type { DockerContainerDetails, DockerContainerSummary } from '../../../shared/docker/docker-host';
+
+/**
+ * What the Engine said of each container, kept only while the watcher's event stream is open: every
+ * change to a container (start, die, health status, rename, update...) arrives as an event, which
+ * drops its entry, so a warm cycle inspects only the containers that changed since (issue 18) and
+ * builds the others from what it already knows. The stream replays events from the moment of
+ * subscribing (DockerHost.subscribeEvents), so an entry inspected after `open()` cannot miss one.
+ */
+export class InspectCache {
+  private readonly entries = new Map<string, DockerContainerDetails>();
+  /** Events seen per id while an inspect was in flight: an answer older than an event is not kept. */
+  private readonly eventCounts = new Map<string, number>();
+  private live = false;
+  private epoch = 0;
+
+  /** The event stream was (re)opened: entries inspected from now on stay current. */
+  open(): void {
+    this.entries.clear();
+    this.eventCounts.clear();
+    this.live = true;
+    this.epoch += 1;
+  }
+
+  /** The stream closed: events may be lost until it reopens, so nothing cached can be trusted. */
+  close(): void {
+    this.entries.clear();
+    this.eventCounts.clear();
+    this.live = false;
+    this.epoch += 1;
+  }
+
+  /** An event about the container: its next observation asks the Engine. */
+  changed(id: string): void {
+    this.entries.delete(id);
+    this.eventCounts.set(id, (this.eventCounts.get(id) ?? 0) + 1);
+  }
+
+  /** The cached details, when the listing agrees with them on everything it shows. */
+  lookup(summary: DockerContainerSummary | undefined): DockerContainerDetails | undefined {
+    if (!summary || !this.live) return undefined;
+    const cached = this.entries.get(summary.id);
+    return cached && sameSummary(cached, summary) ? cached : undefined;
+  }
+
+  /** Call before inspecting; hand the token to `keep` with the answer. */
+  begin(id: string): { id: string; epoch: number; events: number } {
+    return { id, epoch: this.epoch, events: this.eventCounts.get(id) ?? 0 };
+  }
+
+  keep(token: { id: string; epoch: number; events: number }, details: DockerContainerDetails): void {
+    if (!this.live || token.epoch !== this.epoch) return;
+    if ((this.eventCounts.get(token.id) ?? 0) !== token.events) return;
+    this.entries.set(token.id, details);
+  }
+
+  forget(id: string): void {
+    this.entries.delete(id);
+  }
+}
+
+function sameSummary(details: DockerContainerSummary, summary: DockerContainerSummary): boolean {
+  if (
+    details.name !== summary.name ||
+    details.image !== summary.image ||
+    details.imageId !== summary.imageId ||
+    details.state !== summary.state ||
+    // The listing gives seconds, inspect gives the full date.
+    Math.floor(details.createdAt / 1000) !== Math.floor(summary.createdAt / 1000)
+  )
+    return false;
+  const keys = Object.keys(summary.labels);
+  if (keys.length !== Object.keys(details.labels).length) return false;
+  return keys.every((key) => details.labels[key] === summary.labels[key]);
+}
