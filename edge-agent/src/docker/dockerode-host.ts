@@ -62,6 +62,8 @@ export function createDockerHost(options: DockerHostOptions = {}): UpdatableDock
 class DockerodeHost implements UpdatableDockerHost {
   readonly endpoint: string;
   readonly eventsCoverChanges = true;
+  /** `Config.Image` of the containers the listing names by image id (see summaryOf). */
+  private readonly createdWith = new Map<string, string>();
   private readonly docker: Docker;
   /** The streams open now (events, logs): close() aborts them. */
   private readonly streams = new Set<AbortController>();
@@ -96,19 +98,28 @@ class DockerodeHost implements UpdatableDockerHost {
 
   async listContainers(all: boolean): Promise<DockerContainerSummary[]> {
     const entries = await this.call('list containers', () => this.docker.listContainers({ all }));
-    return Promise.all(entries.map((entry) => this.summaryOf(entry)));
+    const summaries = await Promise.all(entries.map((entry) => this.summaryOf(entry)));
+    // Only listed containers are remembered (one not listed costs one inspect if it comes back).
+    const listed = new Set(entries.map((entry) => entry.Id));
+    for (const id of this.createdWith.keys()) if (!listed.has(id)) this.createdWith.delete(id);
+    return summaries;
   }
 
   /**
    * The list names a container's image by id instead of `Config.Image` once that reference points
    * to another image (a newer pull of the same tag: the very case an update monitor looks for).
-   * Only then is the container inspected for the name it was created with.
+   * Only then is the container inspected for the name it was created with, once: a container's
+   * `Config.Image` never changes, so later listings take it from `createdWith`.
    */
   private async summaryOf(entry: Docker.ContainerInfo): Promise<DockerContainerSummary> {
     const summary = toSummary(entry);
     if (!summary.image.startsWith('sha256:') && summary.image !== summary.imageId) return summary;
+    const known = this.createdWith.get(summary.id);
+    if (known) return { ...summary, image: known };
     const details = await this.inspectContainer(summary.id);
-    return details ? { ...summary, image: details.image } : summary;
+    if (!details) return summary;
+    this.createdWith.set(summary.id, details.image);
+    return { ...summary, image: details.image };
   }
 
   async inspectContainer(id: string): Promise<DockerContainerDetails | undefined> {
