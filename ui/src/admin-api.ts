@@ -6,6 +6,7 @@ import type { OutboxEntryViewSchema } from '../../hub/src/routes/notification-ou
 import type { NotificationPreviewSchema } from '../../hub/src/routes/notification-routes';
 import type { TriggerSchema } from '../../hub/src/routes/trigger-routes';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKeySchema, RevokedApiKeysSchema } from '../../shared/schemas/api-key';
+import type { Approval, ApprovalState } from '../../shared/schemas/approval';
 import type { AuditEntry } from '../../shared/schemas/audit-entry';
 import type { EdgeKeyResourceSchema, RegisteredEdgeKeySchema } from '../../shared/schemas/edge-key';
 import type { LogEntry, LogLevel } from '../../shared/schemas/log-entry';
@@ -13,7 +14,7 @@ import type { NotificationRule, NotificationRulePatch } from '../../shared/schem
 import type { Settings, SettingsPatch } from '../../shared/schemas/settings';
 import { call } from './api';
 
-export type { ApiKey, AuditEntry, LogEntry, LogLevel, NotificationRule, Settings };
+export type { ApiKey, Approval, ApprovalState, AuditEntry, LogEntry, LogLevel, NotificationRule, Settings };
 export type EdgeKey = v.InferOutput<typeof EdgeKeyResourceSchema>;
 export type CreatedApiKey = v.InferOutput<typeof CreatedApiKeySchema>;
 export type RevokedApiKeys = v.InferOutput<typeof RevokedApiKeysSchema>;
@@ -24,6 +25,13 @@ export type RuleTemplates = NotificationRule['templates'][string];
 
 export interface AuditPage {
   data: AuditEntry[];
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+export interface ApprovalPage {
+  data: Approval[];
   total: number;
   limit: number;
   offset: number;
@@ -74,6 +82,18 @@ export const adminApi = {
 
   logEntries: (query: URLSearchParams) => call<LogEntry[]>(`/log/entries?${query}`),
   logComponents: () => call<string[]>('/log/components'),
+
+  approvals: (state: ApprovalState | undefined) =>
+    call<ApprovalPage>(`/approvals?limit=200${state ? `&state=${state}` : ''}`),
+  approvalSummary: () => call<Record<ApprovalState | 'total', number>>('/approvals/summary'),
+  approve: (id: string) =>
+    call<{ message: string; approval: Approval; operationId: string }>(`/approvals/${part(id)}/approve`, {
+      method: 'POST',
+    }),
+  reject: (id: string, comment: string | undefined) =>
+    call<Approval>(`/approvals/${part(id)}/reject`, { method: 'POST', body: comment ? { comment } : {} }),
+  defer: (id: string, hours: number) =>
+    call<Approval>(`/approvals/${part(id)}/defer`, { method: 'POST', body: { hours } }),
 
   settings: () => call<Settings>('/settings'),
   patchSettings: (body: SettingsPatch) => call<Settings>('/settings', { method: 'PATCH', body }),

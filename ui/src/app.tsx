@@ -2,10 +2,11 @@ import { useEffect } from 'preact/hooks';
 import { api } from './api';
 import { disconnectLive } from './live';
 import { onLinkClick, path } from './router';
-import { session, signedOut, stream } from './state';
+import { pendingApprovals, session, signedOut, stream } from './state';
 import { Agents } from './views/agents';
 import { ApiKeys } from './views/api-keys';
 import { AppLog } from './views/app-log';
+import { Approvals } from './views/approvals';
 import { Audit } from './views/audit';
 import { ContainerDetail } from './views/container-detail';
 import { Containers } from './views/containers';
@@ -17,6 +18,7 @@ import { SignIn } from './views/sign-in';
 
 /** The views past the fleet, in the order of the navigation. */
 const VIEWS = [
+  { path: '/approvals', label: 'Approvals', View: Approvals },
   { path: '/agents', label: 'Agents', View: Agents },
   { path: '/images', label: 'Images', View: Images },
   { path: '/notifications', label: 'Notifications', View: Notifications },
@@ -84,6 +86,12 @@ export function App() {
           {VIEWS.map((view) => (
             <a key={view.path} href={view.path} aria-current={here === view.path ? 'page' : undefined}>
               {view.label}
+              {view.path === '/approvals' && pendingApprovals.value > 0 && (
+                <span class="badge" title={`${pendingApprovals.value} waiting for a decision`}>
+                  {' '}
+                  {pendingApprovals.value}
+                </span>
+              )}
             </a>
           ))}
         </nav>

@@ -1,6 +1,16 @@
 import type { UiEventData } from '../../shared/schemas/ui-events';
 import { api, type Container } from './api';
-import { agents, failOperation, putContainer, reloadState, removeContainer, stream, trackOperation } from './state';
+import {
+  agents,
+  approvalsChanged,
+  failOperation,
+  loadPendingApprovals,
+  putContainer,
+  reloadState,
+  removeContainer,
+  stream,
+  trackOperation,
+} from './state';
 
 const STREAM = '/api/v1/events/ui';
 const RETRY_MS = 2_000;
@@ -59,6 +69,12 @@ export function connectLive(): void {
   on<{ id: string }>(es, 'dd:container-removed', (container) => removeContainer(container.id));
   on<UiEventData<'dd:update-operation-changed'>>(es, 'dd:update-operation-changed', trackOperation);
   on<UiEventData<'dd:update-failed'>>(es, 'dd:update-failed', failOperation);
+  const approvalEvent = () => {
+    approvalsChanged.value += 1;
+    void loadPendingApprovals();
+  };
+  on<unknown>(es, 'dd:approval-requested', approvalEvent);
+  on<unknown>(es, 'dd:approval-updated', approvalEvent);
   on<unknown>(es, 'dd:agent-connected', refreshAgents);
   on<unknown>(es, 'dd:agent-disconnected', refreshAgents);
   on<unknown>(es, 'dd:agent-stats-changed', refreshAgents);

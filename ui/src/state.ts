@@ -1,5 +1,6 @@
 import { batch, computed, signal } from '@preact/signals';
 import type { UiEventData } from '../../shared/schemas/ui-events';
+import { adminApi } from './admin-api';
 import { type Agent, ApiError, type AuthStatus, api, type Container, type CurrentUser } from './api';
 
 export type Session =
@@ -19,6 +20,10 @@ export const operations = signal<ReadonlyMap<string, Operation>>(new Map());
 /** The event stream: `connecting` at first, `open`, or `lost` while the hub cannot be reached. */
 export const stream = signal<'connecting' | 'open' | 'lost'>('connecting');
 export const loadError = signal<string | undefined>(undefined);
+/** Approvals waiting for a decision (the navigation shows the count). */
+export const pendingApprovals = signal(0);
+/** Moves at every approval event of the live stream: the approvals view reloads on it. */
+export const approvalsChanged = signal(0);
 
 export const containerList = computed(() => [...containers.value.values()]);
 
@@ -81,7 +86,18 @@ export async function loadAgents(): Promise<void> {
 }
 
 /** Everything the views show, from scratch: at start and when the stream says replay is impossible. */
+/** The count of approvals that wait; a failure leaves the last count (it is a hint, not a view). */
+export async function loadPendingApprovals(): Promise<void> {
+  try {
+    const summary = await adminApi.approvalSummary();
+    pendingApprovals.value = summary.pending;
+  } catch {
+    // The views show errors; the navigation's count stays as it was.
+  }
+}
+
 export async function reloadState(): Promise<void> {
+  void loadPendingApprovals();
   try {
     await Promise.all([loadContainers(), loadAgents()]);
     loadError.value = undefined;

@@ -1,0 +1,207 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Approval, type ApprovalState, adminApi } from '../admin-api';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { ErrorText } from '../components/error-text';
+import { relative, when } from '../format-time';
+import { approvalsChanged, pendingApprovals } from '../state';
+
+/** The filter's choices: what waits first, then each final state (docs/approvals.md). */
+const FILTERS: readonly { value: ApprovalState | ''; label: string }[] = [
+  { value: 'pending', label: 'Waiting for a decision' },
+  { value: 'deferred', label: 'Deferred' },
+  { value: 'approved', label: 'Approved, not run yet' },
+  { value: 'executed', label: 'Approved and run' },
+  { value: 'rejected', label: 'Rejected' },
+  { value: 'superseded', label: 'Superseded by a newer version' },
+  { value: '', label: 'All' },
+];
+
+/** How long "Defer" snoozes: the choices a person makes, in hours. */
+const DEFER_CHOICES = [
+  { hours: 24, label: '1 day' },
+  { hours: 24 * 7, label: '1 week' },
+  { hours: 24 * 30, label: '30 days' },
+];
+
+const OPEN: readonly ApprovalState[] = ['pending', 'deferred'];
+
+/**
+ * Updates that wait for a person (docs/approvals.md): approve runs the update, reject skips that
+ * version, defer snoozes the container. The list follows the live stream's approval events.
+ */
+export function Approvals() {
+  const [filter, setFilter] = useState<ApprovalState | ''>('pending');
+  const [approvals, setApprovals] = useState<Approval[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  const [rejecting, setRejecting] = useState<Approval | undefined>();
+  const [comment, setComment] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const load = () =>
+    adminApi.approvals(filter || undefined).then(
+      (page) => setApprovals(page.data),
+      (failure: Error) => setError(failure.message),
+    );
+  // Reloaded when the filter changes and at every approval event of the live stream.
+  useEffect(() => void load(), [filter, approvalsChanged.value]);
+  useEffect(() => setError(undefined), [filter]);
+
+  async function act(run: () => Promise<string>) {
+    setBusy(true);
+    setNotice(undefined);
+    setError(undefined);
+    try {
+      setNotice(await run());
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+      setRejecting(undefined);
+      setComment('');
+      await load();
+    }
+  }
+
+  const approve = (approval: Approval) => act(async () => (await adminApi.approve(approval.id)).message);
+  const defer = (approval: Approval, hours: number, label: string) =>
+    act(async () => {
+      await adminApi.defer(approval.id, hours);
+      return `${approval.containerName}: ${approval.toVersion} deferred for ${label}.`;
+    });
+  const reject = (approval: Approval) =>
+    act(async () => {
+      await adminApi.reject(approval.id, comment.trim() || undefined);
+      return `${approval.containerName}: ${approval.toVersion} rejected; it will not be offered again.`;
+    });
+
+  return (
+    <main id="main" tabIndex={-1}>
+      <h1>Approvals</h1>
+      <p class="hint">
+        Updates that need a person's decision before they run: set by the hub setting, a container's{' '}
+        <span class="mono">dd.update.approval</span> label or its override. {pendingApprovals.value} waiting.
+      </p>
+      <div class="actions">
+        <label>
+          Show{' '}
+          <select value={filter} onChange={(event) => setFilter(event.currentTarget.value as ApprovalState | '')}>
+            {FILTERS.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <ErrorText message={error} />
+      {notice && (
+        <p role="status" class="notice">
+          {notice}
+        </p>
+      )}
+      {approvals && approvals.length === 0 && <p>No approval in this list.</p>}
+      {approvals && approvals.length > 0 && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Container</th>
+              <th scope="col">Update</th>
+              <th scope="col">State</th>
+              <th scope="col">Requested</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {approvals.map((approval) => (
+              <tr key={approval.id} data-approval={approval.id}>
+                <td data-label="Container">
+                  <span>
+                    <a href={`/containers/${encodeURIComponent(approval.containerId)}`}>{approval.containerName}</a>
+                    <span class="hint"> · {approval.agent ?? approval.watcher}</span>
+                  </span>
+                </td>
+                <td data-label="Update" class="break">
+                  <span>
+                    <span class="mono">{approval.fromVersion}</span> → <span class="mono">{approval.toVersion}</span>
+                    <span class="hint"> · {approval.updateKind === 'digest' ? 'new digest' : 'new tag'}</span>
+                  </span>
+                </td>
+                <td data-label="State">
+                  <span>
+                    {approval.state}
+                    {approval.deferredUntil && approval.state === 'deferred' && (
+                      <span class="hint"> until {when(approval.deferredUntil)}</span>
+                    )}
+                    {approval.decidedBy && (
+                      <span class="hint">
+                        {' '}
+                        · by {approval.decidedBy.name ?? approval.decidedBy.kind}
+                        {approval.decidedAt && ` ${relative(approval.decidedAt)}`}
+                      </span>
+                    )}
+                    {approval.comment && <span class="hint"> · “{approval.comment}”</span>}
+                  </span>
+                </td>
+                <td data-label="Requested">
+                  <time dateTime={approval.createdAt} title={when(approval.createdAt)}>
+                    {relative(approval.createdAt)}
+                  </time>
+                </td>
+                <td data-label="Actions">
+                  {OPEN.includes(approval.state) && (
+                    <div class="actions">
+                      <button type="button" disabled={busy} onClick={() => approve(approval)}>
+                        Approve
+                      </button>
+                      {DEFER_CHOICES.map((choice) => (
+                        <button
+                          key={choice.hours}
+                          type="button"
+                          class="secondary"
+                          disabled={busy}
+                          onClick={() => defer(approval, choice.hours, choice.label)}
+                        >
+                          Defer {choice.label}
+                          <span class="visually-hidden"> for {approval.containerName}</span>
+                        </button>
+                      ))}
+                      <button type="button" class="danger" disabled={busy} onClick={() => setRejecting(approval)}>
+                        Reject
+                      </button>
+                    </div>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {rejecting && (
+        <ConfirmDialog
+          title={`Reject ${rejecting.toVersion} for ${rejecting.containerName}?`}
+          action="Reject the update"
+          busy={busy}
+          onConfirm={() => reject(rejecting)}
+          onCancel={() => setRejecting(undefined)}
+        >
+          <p>
+            {rejecting.containerName} will not be offered <span class="mono">{rejecting.toVersion}</span> again; a newer
+            version asks again.
+          </p>
+          <label>
+            Why (optional){' '}
+            <input
+              type="text"
+              maxLength={500}
+              value={comment}
+              onInput={(event) => setComment(event.currentTarget.value)}
+            />
+          </label>
+        </ConfirmDialog>
+      )}
+    </main>
+  );
+}
