@@ -56,8 +56,10 @@ describe('releaseSourceOf', () => {
       }),
     ).toMatchObject({ repository: 'real/app', label: 'dd.source.repo' });
     expect(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the dd.link.template syntax is literally ${name}
       source({ 'dd.link.template': 'https://github.com/traefik/traefik/releases/tag/v${major}.${minor}.${patch}' }),
     ).toMatchObject({ repository: 'traefik/traefik', label: 'dd.link.template' });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the dd.link.template syntax is literally ${name}
     expect(source({ 'dd.link.template': 'https://example.com/changelog#${raw}' })).toMatchObject({
       status: 'no-source',
     });
