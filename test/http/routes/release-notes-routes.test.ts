@@ -294,3 +294,33 @@ describeHubMatrix(
   },
   env,
 );
+
+const registryEnv: Record<string, string> = {
+  DD_REGISTRY_GHCR_PRIVATE_LOGIN: 'release-bot',
+  DD_REGISTRY_GHCR_PRIVATE_TOKEN: 'ghp_registrytoken0123456789',
+};
+
+beforeAll(() => {
+  registryEnv.DD_RELEASE_NOTES_GITHUB_API_URL = forge.url;
+});
+
+describeHubMatrix(
+  'release notes with the token of a ghcr registry',
+  (client) => {
+    it('sends the ghcr token to GitHub when no DD_RELEASE_NOTES_GITHUB_TOKEN is set', async () => {
+      forge.github('acme/private', APP_RELEASES);
+      await client().hub.parts.containers.put(
+        sourced(20, 'https://github.com/acme/private', 'acme/private', '1.0.0', tagUpdate('1.0.0', '1.0.1')),
+      );
+      const response = await client().request(`/api/v1/containers/${id(20)}/release-notes`);
+      expect(await response.json()).toMatchObject({ status: 'ok', release: { tag: 'v1.0.1' } });
+      const requests = forge.requests.filter((request) => request.path.startsWith('/repos/acme/private/'));
+      expect(requests.map((request) => request.credential)).toEqual([
+        'Bearer ghp_registrytoken0123456789',
+        'Bearer ghp_registrytoken0123456789',
+      ]);
+    });
+  },
+  registryEnv,
+  { modes: ['memory'] },
+);
