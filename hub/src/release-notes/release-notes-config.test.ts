@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../shared/config/config-error';
 import { loadHubConfig, maskHubConfig } from '../config/hub-config';
+import { configuredSecrets } from '../routes/debug-dump';
 
 const load = (env: Record<string, string>) =>
   loadHubConfig(env, () => {
@@ -50,6 +51,8 @@ describe('DD_RELEASE_NOTES_*', () => {
     const shown = JSON.stringify(maskHubConfig(config));
     expect(shown).not.toContain('secretvalue');
     expect(maskHubConfig(config).releaseNotes).toMatchObject({ githubToken: '***', gitlabToken: '***' });
+    // The debug dump scrubs them from free text too (a log line quoting a request).
+    expect(configuredSecrets(config)).toEqual(expect.arrayContaining(['ghp_secretvalue', 'glpat-secretvalue']));
   });
 
   it('stops start-up on a bad value, naming the variable and never echoing a URL or token', () => {
