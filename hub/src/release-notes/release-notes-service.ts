@@ -243,3 +243,14 @@ export function createReleaseNotesService(deps: ReleaseNotesServiceDeps): Releas
     },
   };
 }
+
+/** The notes of a stored container by id, for the update preview; undefined for an unknown one. */
+export function releaseNotesOf(
+  containers: { get(id: string): Container | undefined },
+  service: Pick<ReleaseNotesService, 'notes'>,
+): (containerId: string) => Promise<ReleaseNotesAnswer | undefined> {
+  return async (containerId) => {
+    const container = containers.get(containerId);
+    return container && service.notes(container);
+  };
+}

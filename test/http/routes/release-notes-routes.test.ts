@@ -214,6 +214,18 @@ describeHubMatrix(
       expect(noTarget).toMatchObject({ status: 'no-update', to: null, releases: [] });
     });
 
+    it('puts the target release in the update preview, and a forge failure there as a status', async () => {
+      const preview = await client().request(`/api/v1/containers/${id(1)}/preview`, { method: 'POST' });
+      expect(preview.status).toBe(200);
+      expect(await preview.json()).toMatchObject({
+        target: { tag: '1.0.1-alpine' },
+        releaseNotes: { status: 'ok', message: 'Release v1.0.1', release: appRelease(0, 1) },
+      });
+      const failed = await client().request(`/api/v1/containers/${id(4)}/preview`, { method: 'POST' });
+      expect(failed.status).toBe(200);
+      expect(await failed.json()).toMatchObject({ releaseNotes: { status: 'upstream-error', release: null } });
+    });
+
     it('refuses a missing or non-semver from or to, and an unknown container', async () => {
       const path = `/api/v1/containers/${id(1)}/intermediate-release-notes`;
       await expectJsonError(await client().request(path), 400);
