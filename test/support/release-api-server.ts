@@ -33,7 +33,17 @@ export interface ReleaseApiServer {
   limit(forge: 'github' | 'gitlab', remaining: number, resetAt: number): void;
   /** A repository whose every request answers 500. */
   fail(forge: 'github' | 'gitlab', repository: string): void;
+  /** A hostile answer at an exact path (`/repos/acme/x/releases`), whatever the query. */
+  raw(path: string, answer: RawAnswer): void;
   close(): Promise<void>;
+}
+
+export interface RawAnswer {
+  status?: number;
+  body: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** Never answered (a hung forge). */
+  stall?: boolean;
 }
 
 interface Budget {
@@ -117,6 +127,8 @@ export async function startReleaseApiServer(): Promise<ReleaseApiServer> {
     gitlab: { remaining: Number.POSITIVE_INFINITY, resetAt: 0 },
   };
   const requests: ReleaseApiRequest[] = [];
+  const rawAnswers = new Map<string, RawAnswer>();
+  const stalled = new Set<ServerResponse>();
   let base = '';
 
   const spend = (forge: 'github' | 'gitlab'): { spent: boolean; headers: Record<string, string> } => {
@@ -210,6 +222,17 @@ export async function startReleaseApiServer(): Promise<ReleaseApiServer> {
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
+    const raw = rawAnswers.get(url.pathname);
+    if (raw) {
+      requests.push({ forge: 'github', path: `${url.pathname}${url.search}`, credential: req.headers.authorization });
+      if (raw.stall) {
+        stalled.add(res);
+        return;
+      }
+      res.writeHead(raw.status ?? 200, { 'content-type': 'application/json', ...raw.headers });
+      res.end(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
+      return;
+    }
     const github = /^\/repos\/([^/]+)\/([^/]+)\/releases$/.exec(url.pathname);
     if (github) return serveGithub(req, res, url, `${github[1]}/${github[2]}`);
     // GitLab takes the project as one URL-encoded path segment (`group%2Fsub%2Fproject`).
@@ -236,7 +259,11 @@ export async function startReleaseApiServer(): Promise<ReleaseApiServer> {
     fail: (forge, repository) => {
       failing.add(`${forge} ${repository}`);
     },
+    raw: (path, answer) => {
+      rawAnswers.set(path, answer);
+    },
     close: async () => {
+      for (const res of stalled) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

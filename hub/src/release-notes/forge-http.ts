@@ -21,7 +21,11 @@ export interface ForgeRequestOptions {
 export const PER_PAGE = 100;
 export const MAX_PAGES = 10;
 /** A page of 100 releases with long notes is a few hundred KiB; past this it is not a release list. */
-const MAX_PAGE_BYTES = 8 * 1024 * 1024;
+const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** What one repository's list may hold in memory (the cache keeps 500): later pages are left unread. */
+const MAX_LIST_BYTES = 16 * 1024 * 1024;
+/** GitHub caps a release body at 125,000 characters; a longer one is cut (its URL has the rest). */
+export const MAX_BODY_CHARS = 125_000;
 /** A limit announced without a reset time still pauses the forge this long. */
 const DEFAULT_PAUSE_MS = 60_000;
 /** A forge asking for a longer pause is asked again after an hour anyway. */
@@ -53,9 +57,9 @@ export function rateLimitedUntil(response: Response, now: number): number | unde
 }
 
 /** A page's JSON, or an error naming what went wrong; never throws. */
-async function readPage(response: Response, host: string): Promise<unknown> {
+async function readPage(response: Response, host: string): Promise<{ json: unknown; bytes: number }> {
   const bytes = await readCapped(response, MAX_PAGE_BYTES, 'release page', host);
-  return JSON.parse(new TextDecoder().decode(bytes));
+  return { json: JSON.parse(new TextDecoder().decode(bytes)), bytes: bytes.byteLength };
 }
 
 /**
@@ -71,9 +75,10 @@ export async function walkPages(
 ): Promise<ForgeOutcome> {
   const origin = new URL(first).origin;
   const releases: Release[] = [];
+  let listBytes = 0;
   let url: string | undefined = first;
   for (let page = 0; url !== undefined; page++) {
-    if (page === MAX_PAGES) return { kind: 'ok', releases, truncated: true };
+    if (page === MAX_PAGES || listBytes > MAX_LIST_BYTES) return { kind: 'ok', releases, truncated: true };
     let response: Response;
     try {
       response = await options.fetch(url, {
@@ -99,13 +104,14 @@ export async function walkPages(
       await discard(response);
       return { kind: 'error', message: `answered ${response.status}` };
     }
-    let body: unknown;
+    let body: { json: unknown; bytes: number };
     try {
       body = await readPage(response, new URL(url).host);
     } catch (error) {
       return { kind: 'error', message: `unreadable page: ${error instanceof Error ? error.message : 'invalid'}` };
     }
-    const mapped = toReleases(body);
+    listBytes += body.bytes;
+    const mapped = toReleases(body.json);
     if (mapped === undefined) return { kind: 'error', message: 'answered something that is not a release list' };
     releases.push(...mapped);
     const following = next(response, url);

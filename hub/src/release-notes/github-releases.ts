@@ -1,5 +1,12 @@
 import * as v from 'valibot';
-import { type ForgeOutcome, type ForgeRequestOptions, nextLink, PER_PAGE, walkPages } from './forge-http';
+import {
+  type ForgeOutcome,
+  type ForgeRequestOptions,
+  MAX_BODY_CHARS,
+  nextLink,
+  PER_PAGE,
+  walkPages,
+} from './forge-http';
 import { type Release, releaseVersionOf } from './release-match';
 
 /** The fields read of GitHub's release object (REST `GET /repos/{owner}/{repo}/releases`). */
@@ -32,9 +39,9 @@ function toReleases(page: unknown): Release[] | undefined {
     releases.push({
       tag: release.tag_name,
       version: releaseVersionOf(release.tag_name),
-      title: release.name || release.tag_name,
+      title: (release.name || release.tag_name).slice(0, 1000),
       date: release.published_at ?? release.created_at ?? null,
-      body: release.body ?? '',
+      body: (release.body ?? '').slice(0, MAX_BODY_CHARS),
       url: webUrl(release.html_url),
       prerelease: release.prerelease === true,
     });

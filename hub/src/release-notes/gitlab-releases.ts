@@ -1,5 +1,12 @@
 import * as v from 'valibot';
-import { type ForgeOutcome, type ForgeRequestOptions, nextLink, PER_PAGE, walkPages } from './forge-http';
+import {
+  type ForgeOutcome,
+  type ForgeRequestOptions,
+  MAX_BODY_CHARS,
+  nextLink,
+  PER_PAGE,
+  walkPages,
+} from './forge-http';
 import { webUrl } from './github-releases';
 import { type Release, releaseVersionOf } from './release-match';
 
@@ -24,9 +31,9 @@ function toReleases(page: unknown): Release[] | undefined {
     releases.push({
       tag: release.tag_name,
       version: releaseVersionOf(release.tag_name),
-      title: release.name || release.tag_name,
+      title: (release.name || release.tag_name).slice(0, 1000),
       date: release.released_at ?? release.created_at ?? null,
-      body: release.description ?? '',
+      body: (release.description ?? '').slice(0, MAX_BODY_CHARS),
       url: webUrl(release._links?.self),
       // GitLab has no prerelease flag; an upcoming release (dated in the future) is the nearest thing.
       prerelease: release.upcoming_release === true,

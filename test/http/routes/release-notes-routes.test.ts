@@ -51,7 +51,7 @@ const sourced = (n: number, source: string, image: string, tag: string, over: Pa
 const env: Record<string, string> = {
   DD_RELEASE_NOTES_GITHUB_TOKEN: GITHUB_TOKEN,
   DD_RELEASE_NOTES_GITLAB_TOKEN: GITLAB_TOKEN,
-  DD_RELEASE_NOTES_TIMEOUT: '5',
+  DD_RELEASE_NOTES_TIMEOUT: '1',
 };
 let forge: ReleaseApiServer;
 let records: Container[] = [];
@@ -65,6 +65,18 @@ beforeAll(async () => {
   forge.gitlab('group/sub/tool', TOOL_RELEASES);
   forge.github('acme/quiet', []);
   forge.fail('github', 'acme/broken');
+  forge.raw('/repos/hostile/object/releases', { body: '{"message":"not a list"}' });
+  forge.raw('/repos/hostile/json/releases', { body: '[{"tag_name": "v1.0.1",' });
+  forge.raw('/repos/hostile/huge/releases', { body: `[${'"x",'.repeat(1_200_000)}"x"]` });
+  forge.raw('/repos/hostile/hung/releases', { body: '[]', stall: true });
+  forge.raw('/repos/hostile/redirect/releases', { status: 302, body: '', headers: { location: 'http://127.0.0.2/x' } });
+  forge.raw('/repos/hostile/elsewhere/releases', {
+    body: JSON.stringify([
+      { tag_name: 'v1.0.1', name: 'One', body: 'x'.repeat(200_000), html_url: 'javascript:alert(1)' },
+    ]),
+    // The next page on another origin: the token must not follow it.
+    headers: { link: '<http://127.0.0.2:1/repos/hostile/elsewhere/releases?page=2>; rel="next"' },
+  });
   const gitlabSource = `${forge.url}/group/sub/tool`;
   records = [
     sourced(1, 'https://github.com/acme/app', 'acme/app', '1.0.0-alpine', tagUpdate('1.0.0-alpine', '1.0.1-alpine')),
@@ -224,6 +236,38 @@ describeHubMatrix(
       const failed = await client().request(`/api/v1/containers/${id(4)}/preview`, { method: 'POST' });
       expect(failed.status).toBe(200);
       expect(await failed.json()).toMatchObject({ releaseNotes: { status: 'upstream-error', release: null } });
+    });
+
+    it('reports a hostile or hung forge as upstream-error, and follows no link to another origin', async () => {
+      const answer = async (repository: string, n: number) => {
+        await client().hub.parts.containers.put(
+          sourced(
+            n,
+            `https://github.com/hostile/${repository}`,
+            `hostile/${repository}`,
+            '1.0.0',
+            tagUpdate('1.0.0', '1.0.1'),
+          ),
+        );
+        return get(`/api/v1/containers/${id(n)}/release-notes`);
+      };
+      expect(await answer('object', 30)).toMatchObject({
+        status: 'upstream-error',
+        message: 'github hostile/object: answered something that is not a release list',
+      });
+      expect((await answer('json', 31)).message).toMatch(/^github hostile\/json: unreadable page/);
+      expect((await answer('huge', 32)).message).toMatch(/larger than 4194304 bytes/);
+      expect(await answer('hung', 33)).toMatchObject({
+        status: 'upstream-error',
+        message: 'github hostile/hung: no answer within 1000 ms',
+      });
+      expect(await answer('redirect', 34)).toMatchObject({
+        status: 'upstream-error',
+        message: 'github hostile/redirect: answered 302',
+      });
+      const elsewhere = await answer('elsewhere', 35);
+      expect(elsewhere).toMatchObject({ status: 'ok', release: { tag: 'v1.0.1', url: null } });
+      expect((elsewhere.release as { body: string }).body).toHaveLength(125_000);
     });
 
     it('refuses a missing or non-semver from or to, and an unknown container', async () => {
