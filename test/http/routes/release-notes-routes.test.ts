@@ -320,6 +320,11 @@ describeHubMatrix(
       expect(server).not.toContain(GITHUB_TOKEN);
       expect(server).not.toContain(GITLAB_TOKEN);
       expect(server).toContain('"githubToken":"***"');
+      // The log ring holds the warnings of the failing and hostile forges above: none quotes a token.
+      const logs = await (await client().request('/api/v1/log/entries?limit=1000')).text();
+      expect(logs).toContain('release notes: forge failed');
+      expect(logs).not.toContain(GITHUB_TOKEN);
+      expect(logs).not.toContain(GITLAB_TOKEN);
     });
 
     // Last: a spent limit pauses the forge for the rest of this hub's life.
