@@ -41,6 +41,7 @@ import type { NotificationService } from './notifications/notification-service';
 import type { Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { RegistryService } from './registries/registry-service';
+import { createReleaseNotesService, releaseNotesOf } from './release-notes/release-notes-service';
 import { registerAgentRoutes } from './routes/agent-routes';
 import { registerApiDocsRoute } from './routes/api-docs-routes';
 import { registerApiKeyRoutes } from './routes/api-key-routes';
@@ -66,6 +67,7 @@ import { registerNotificationRoutes } from './routes/notification-routes';
 import { registerOpenApiRoute } from './routes/openapi-routes';
 import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
+import { registerReleaseNotesRoutes } from './routes/release-notes-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 import { registerSystemRoutes } from './routes/system-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
@@ -296,7 +298,15 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerUpdateRoutes(api, { updates, containers });
   registerApprovalRoutes(api, { approvals: parts.approvals });
   registerImageRoutes(api, { fleet, updates });
-  registerUpdatePreviewRoutes(api, { updates, audit });
+  const releaseNotes = createReleaseNotesService({
+    config: config.releaseNotes,
+    registries: registries?.providers,
+    internetless: () => parts.settings.get().internetlessMode,
+    fetch: (request, init) => fetch(request, init),
+    now,
+    logger: logger.child('release-notes'),
+  });
+  registerUpdatePreviewRoutes(api, { updates, audit, releaseNotes: releaseNotesOf(containers, releaseNotes) });
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
   registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });
   registerContainerRoutes(api, {
@@ -351,6 +361,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   }
   registerRegistryRoutes(api, { registries });
   registerIconRoutes(api, { icons: parts.icons });
+  registerReleaseNotesRoutes(api, { containers, releaseNotes });
   const webhookGuard = { config, now, clientAddress };
   registerActionWebhookRoutes(api, {
     ...webhookGuard,

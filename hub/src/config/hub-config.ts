@@ -8,6 +8,12 @@ import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../edge/sign-in-slots';
 import { DEFAULT_ICON_BASES, ICON_BASE_VARIABLES, ICON_PROVIDERS, type IconProvider } from '../icons/icon-providers';
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../listen/listen-agent-config';
+import {
+  loadReleaseNotesConfig,
+  maskReleaseNotesConfig,
+  RELEASE_NOTES_VARIABLES,
+  type ReleaseNotesConfig,
+} from '../release-notes/release-notes-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { envCorsOrigins } from './cors-origins';
@@ -50,6 +56,8 @@ export interface HubConfig {
   registry: { timeoutMs: number };
   /** The icon sets' base URLs (DD_ICONS_<SET>_URL) and the deadline of one icon request (DD_ICONS_TIMEOUT, seconds). */
   icons: { bases: Record<IconProvider, string>; timeoutMs: number };
+  /** DD_RELEASE_NOTES_*: the forges' APIs and tokens (docs/release-notes.md). */
+  releaseNotes: ReleaseNotesConfig;
   /**
    * Notification triggers (DD_NOTIFICATION_<TYPE>_<NAME>_<KEY>), grouped but not yet checked: the
    * hub checks them against the provider types of its runtime (some come from the entry point).
@@ -123,6 +131,7 @@ const KNOWN_VARIABLES = new Set([
   'DD_EDGE_GATEWAY_SHARDS',
   ...Object.values(ICON_BASE_VARIABLES),
   'DD_ICONS_TIMEOUT',
+  ...RELEASE_NOTES_VARIABLES,
 ]);
 
 /**
@@ -216,6 +225,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       >,
       timeoutMs: vars.get('DD_ICONS_TIMEOUT', envInteger(1, 120), 10) * 1000,
     },
+    releaseNotes: loadReleaseNotesConfig(vars),
     notifications: {
       triggers: groupProviderVariables(resolved, 'DD_NOTIFICATION_', ['TIMEOUT']),
       timeoutMs: vars.get('DD_NOTIFICATION_TIMEOUT', envInteger(1, 300), 10) * 1000,
@@ -257,6 +267,7 @@ export function maskHubConfig(config: HubConfig): Record<string, unknown> {
     store: { ...config.store, url: config.store.url === undefined ? undefined : '***' },
     agents: config.agents.map((agent) => ({ ...agent, secret: '***' })),
     webhooks: maskWebhookConfig(config.webhooks),
+    releaseNotes: maskReleaseNotesConfig(config.releaseNotes),
     // Raw values hold secrets; GET /api/v1/triggers shows each trigger masked.
     notifications: {
       timeoutMs: config.notifications.timeoutMs,

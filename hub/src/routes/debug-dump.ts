@@ -38,6 +38,8 @@ export function configuredSecrets(config: HubConfig): string[] {
   if (config.webhooks.tokens.kind === 'per-endpoint')
     for (const token of Object.values(config.webhooks.tokens.tokens)) add(token);
   for (const agent of config.agents) add(agent.secret);
+  add(config.releaseNotes.githubToken);
+  add(config.releaseNotes.gitlabToken);
   for (const user of config.auth.basic) {
     for (const code of user.recoveryCodes) add(code);
   }

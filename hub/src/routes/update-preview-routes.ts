@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { RouteGroup } from '../http/route-group';
+import type { ReleaseNotesAnswer } from '../release-notes/release-notes-service';
 import type { AuditStore } from '../store/audit-store';
 import type { UpdateService } from '../updates/update-service';
 
@@ -34,12 +35,35 @@ const PreviewSchema = v.object({
   pruneOldImage: v.boolean(),
   blockers: v.array(BlockerSchema),
   canUpdate: v.boolean(),
+  /** The target's release notes, as GET …/release-notes answers them (docs/release-notes.md); absent without a target. */
+  releaseNotes: v.optional(
+    v.object({
+      status: v.string(),
+      message: v.string(),
+      release: v.nullable(v.record(v.string(), v.unknown())),
+    }),
+  ),
 });
 
 /** The update preview route: the update service's dry run, and the audit trail it is recorded in. */
 export interface UpdatePreviewRoutesDeps {
   updates: Pick<UpdateService, 'preview'>;
   audit: Pick<AuditStore, 'append'>;
+  /** The release notes of a container's update target (GET …/release-notes); absent: the preview carries none. */
+  releaseNotes?: ((containerId: string) => Promise<ReleaseNotesAnswer | undefined>) | undefined;
+}
+
+/** The notes of the preview's target; a forge's trouble is a status in them, never a failed preview. */
+async function notesOf(
+  releaseNotes: (containerId: string) => Promise<ReleaseNotesAnswer | undefined>,
+  containerId: string,
+): Promise<Pick<ReleaseNotesAnswer, 'status' | 'message' | 'release'> | undefined> {
+  try {
+    const answer = await releaseNotes(containerId);
+    return answer && { status: answer.status, message: answer.message, release: answer.release };
+  } catch (error) {
+    return { status: 'upstream-error', message: error instanceof Error ? error.message : 'failed', release: null };
+  }
 }
 
 /** http-interface §4.8 preview: what an update of the container would change, reading only; audited as `preview`. */
@@ -67,7 +91,8 @@ export function registerUpdatePreviewRoutes(api: RouteGroup, deps: UpdatePreview
         status: preview.canUpdate ? 'allowed' : 'blocked',
         ...(preview.blockers.length > 0 && { details: preview.blockers.map((blocker) => blocker.reason).join(', ') }),
       });
-      return c.json(preview);
+      const notes = preview.target && deps.releaseNotes && (await notesOf(deps.releaseNotes, preview.containerId));
+      return c.json(notes ? { ...preview, releaseNotes: notes } : preview);
     },
   );
 }

@@ -22,6 +22,8 @@ export interface BusyboxImageOptions {
   cmd?: string[];
   /** The probe's command (exec form); it runs every 500 ms and one failure makes the container unhealthy. */
   healthcheck?: string[];
+  /** Image config labels (`LABEL`), such as `org.opencontainers.image.source`. */
+  labels?: Record<string, string>;
 }
 
 /** Imports the image as `repository:tag` and returns its id (`sha256:…`). */
@@ -30,6 +32,9 @@ export async function importBusyboxImage(docker: Docker, options: BusyboxImageOp
   const changes = [`CMD ${JSON.stringify(options.cmd ?? ['/bin/sh'])}`];
   if (options.healthcheck) {
     changes.push(`HEALTHCHECK --interval=500ms --timeout=5s --retries=1 CMD ${JSON.stringify(options.healthcheck)}`);
+  }
+  for (const [key, value] of Object.entries(options.labels ?? {})) {
+    changes.push(`LABEL ${JSON.stringify(key)}=${JSON.stringify(value)}`);
   }
   const progress = await docker.importImage(Readable.from([rootFilesystem(options.extraFile)]), {
     repo: options.repository,

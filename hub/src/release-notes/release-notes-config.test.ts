@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../shared/config/config-error';
+import { loadHubConfig, maskHubConfig } from '../config/hub-config';
+import { configuredSecrets } from '../routes/debug-dump';
+
+const load = (env: Record<string, string>) =>
+  loadHubConfig(env, () => {
+    throw new Error('ENOENT');
+  });
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    load(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('DD_RELEASE_NOTES_*', () => {
+  it('defaults to the public forges, no token, 10 s', () => {
+    expect(load({}).releaseNotes).toEqual({
+      githubToken: undefined,
+      gitlabToken: undefined,
+      githubApiUrl: 'https://api.github.com',
+      gitlabApiUrl: 'https://gitlab.com/api/v4',
+      githubHosts: [],
+      gitlabHosts: [],
+      timeoutMs: 10_000,
+    });
+  });
+
+  it('reads every variable, knows them all, and masks the tokens', () => {
+    const config = load({
+      DD_RELEASE_NOTES_GITHUB_TOKEN: 'ghp_secretvalue',
+      DD_RELEASE_NOTES_GITLAB_TOKEN: 'glpat-secretvalue',
+      DD_RELEASE_NOTES_GITHUB_API_URL: 'http://127.0.0.1:9/api/',
+      DD_RELEASE_NOTES_GITLAB_API_URL: 'https://gitlab.mirror.lan/api/v4',
+      DD_RELEASE_NOTES_GITHUB_HOSTS: 'GHE.example.com, ghe2.example.com:8443',
+      DD_RELEASE_NOTES_GITLAB_HOSTS: 'git.example.org',
+      DD_RELEASE_NOTES_TIMEOUT: '3',
+    });
+    expect(config.unknownVariables).toEqual([]);
+    expect(config.releaseNotes).toMatchObject({
+      githubApiUrl: 'http://127.0.0.1:9/api',
+      githubHosts: ['ghe.example.com', 'ghe2.example.com:8443'],
+      gitlabHosts: ['git.example.org'],
+      timeoutMs: 3000,
+    });
+    const shown = JSON.stringify(maskHubConfig(config));
+    expect(shown).not.toContain('secretvalue');
+    expect(maskHubConfig(config).releaseNotes).toMatchObject({ githubToken: '***', gitlabToken: '***' });
+    // The debug dump scrubs them from free text too (a log line quoting a request).
+    expect(configuredSecrets(config)).toEqual(expect.arrayContaining(['ghp_secretvalue', 'glpat-secretvalue']));
+  });
+
+  it('stops start-up on a bad value, naming the variable and never echoing a URL or token', () => {
+    const cases: Record<string, string> = {
+      DD_RELEASE_NOTES_GITHUB_API_URL: 'https://user:hunter2@api.example.com',
+      DD_RELEASE_NOTES_GITLAB_API_URL: 'ftp://hunter2.example.com',
+      DD_RELEASE_NOTES_GITHUB_HOSTS: 'https://ghe.example.com/',
+      DD_RELEASE_NOTES_GITLAB_HOSTS: 'gitlab.com',
+      DD_RELEASE_NOTES_GITHUB_TOKEN: 'hunter2 hunter2',
+      DD_RELEASE_NOTES_TIMEOUT: '0',
+    };
+    for (const [name, value] of Object.entries(cases)) {
+      const message = errorOf({ [name]: value }).message;
+      expect(message, name).toMatch(new RegExp(`^${name}`));
+      if (name !== 'DD_RELEASE_NOTES_GITHUB_HOSTS' && name !== 'DD_RELEASE_NOTES_GITLAB_HOSTS') {
+        expect(message, name).not.toContain('hunter2');
+      }
+    }
+  });
+});
