@@ -80,6 +80,8 @@ export interface ValidationResult {
   problems: ConfigProblem[];
   /** The variables the body sets, sorted. */
   variables: string[];
+  /** Those of them the environment sets too: the environment's value wins. */
+  overridden: string[];
 }
 
 export interface ReloadResult {
@@ -238,10 +240,12 @@ export function createConfigService(deps: ConfigServiceDeps): ConfigService {
     async validate(text) {
       const checked = checkConfigFileText(text);
       const variables = [...checked.variables.keys()].sort();
-      if (checked.problems.length > 0) return { valid: false, problems: checked.problems, variables };
+      const sources = configSources(source.env, new Map());
+      const overridden = variables.filter((name) => sources.get(name) === 'env');
+      if (checked.problems.length > 0) return { valid: false, problems: checked.problems, variables, overridden };
       const { problems, prepared } = await evaluate(checked.variables);
       await prepared?.discard();
-      return { valid: problems.length === 0, problems, variables };
+      return { valid: problems.length === 0, problems, variables, overridden };
     },
     reload: (by) =>
       serial(async () => {

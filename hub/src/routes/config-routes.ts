@@ -64,6 +64,7 @@ const ValidationSchema = v.object({
   valid: v.boolean(),
   problems: v.array(ProblemSchema),
   variables: v.array(v.string()),
+  overridden: v.array(v.string()),
 });
 const ReloadSchema = v.object({
   applied: v.array(v.string()),
