@@ -101,6 +101,9 @@ describe('the configuration file on a hub process', () => {
       source: 'file',
     });
     expect(byName.get('DD_AUDIT_MAX_ENTRIES')?.source).toBe('default');
+    expect(byName.get('DD_CONFIG_FILE')).toEqual({ name: 'DD_CONFIG_FILE', value: file, source: 'env' });
+    // The file's own variable is one the hub reads: no "unknown variable" warning names it.
+    expect(hub?.stdout.join('\n')).not.toContain('unknown configuration variables');
   });
 
   it('a write changes the cron and the trigger URL without dropping a UI event stream', async () => {

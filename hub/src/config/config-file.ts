@@ -212,7 +212,7 @@ export function configSources(env: Environment, fileVariables: ReadonlyMap<strin
   const sources = new Map<string, ConfigSource>();
   for (const name of fileVariables.keys()) sources.set(name, 'file');
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || !name.startsWith('DD_') || name === CONFIG_FILE_VARIABLE) continue;
+    if (value === undefined || !name.startsWith('DD_')) continue;
     sources.set(name.endsWith('__FILE') ? name.slice(0, -'__FILE'.length) : name, 'env');
   }
   return sources;

@@ -96,7 +96,7 @@ export interface ReloadResult {
 /** Why a write or reload is refused: the HTTP layer maps each to its status. */
 export class ConfigUnavailableError extends Error {
   constructor(
-    readonly reason: 'no-file' | 'read-only',
+    readonly reason: 'no-file' | 'read-only' | 'not-in-file',
     message: string,
   ) {
     super(message);
@@ -110,7 +110,10 @@ export interface ConfigService {
   reload(by: string): Promise<ReloadResult>;
   /** Writes the text (masked secrets kept), then reloads. */
   write(text: string, by: string): Promise<ReloadResult>;
-  /** Replaces (values) or removes (undefined) every variable under `prefix`, then writes and reloads. */
+  /**
+   * Replaces (values) or removes (undefined) every variable under `prefix`, then writes and reloads.
+   * A removal of what the file does not hold is refused (`not-in-file`).
+   */
   edit(prefix: string, values: ReadonlyMap<string, string> | undefined, by: string): Promise<ReloadResult>;
 }
 
@@ -123,7 +126,7 @@ export interface ConfigServiceDeps {
 }
 
 const DD_NAMES = (variables: ReadonlyMap<string, string>) =>
-  new Map([...variables].filter(([name]) => name.startsWith('DD_') && name !== CONFIG_FILE_VARIABLE));
+  new Map([...variables].filter(([name]) => name.startsWith('DD_')));
 
 export function createConfigService(deps: ConfigServiceDeps): ConfigService {
   const { source, logger } = deps;
@@ -260,6 +263,8 @@ export function createConfigService(deps: ConfigServiceDeps): ConfigService {
     edit: (prefix, values, by) =>
       serial(async () => {
         const text = await requirePort().read();
+        if (!values && ![...readConfigFileVariables(text).keys()].some((name) => name.startsWith(prefix)))
+          throw new ConfigUnavailableError('not-in-file', `the file sets no ${prefix}* variable`);
         return writeAndApply(editConfigFileText(text, prefix, values), by, `edited (${prefix}*)`);
       }),
   };

@@ -97,6 +97,7 @@ export const GATEWAY_SHARDS = envInteger(0, 1024);
 
 /** Variables read here by name (the families of PROVIDER_PREFIXES aside): GET /api/v1/config lists the unset ones as defaults. */
 export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([
+  'DD_CONFIG_FILE',
   'DD_SERVER_PORT',
   'DD_SERVER_HOST',
   'DD_SERVER_TRUSTPROXY',

@@ -86,6 +86,8 @@ function textOf(body: v.InferOutput<typeof ConfigBodySchema>): string {
   return body.content ?? stringify(body.variables ?? {});
 }
 
+const UNAVAILABLE_STATUS = { 'no-file': 409, 'read-only': 403, 'not-in-file': 404 } as const;
+
 /** The service's refusals as http-interface §2.15 answers. */
 async function answer<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -94,7 +96,7 @@ async function answer<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof ConfigFileError)
       throw new HttpError(400, 'Invalid configuration', { problems: error.problems.slice(0, 50) });
     if (error instanceof ConfigUnavailableError)
-      throw new HttpError(error.reason === 'no-file' ? 409 : 403, error.message, { reason: error.reason });
+      throw new HttpError(UNAVAILABLE_STATUS[error.reason], error.message, { reason: error.reason });
     throw error;
   }
 }
@@ -221,12 +223,6 @@ export function registerConfigRoutes(api: RouteGroup, deps: ConfigRoutesDeps): v
       },
       async (c) => {
         const prefix = editor.prefix(c);
-        const view = await answer(() => configuration.read());
-        if (!view.variables.some((variable) => variable.source === 'file' && variable.name.startsWith(prefix)))
-          throw new HttpError(
-            view.file ? 404 : 409,
-            view.file ? `No ${editor.what} ${prefix}* in the file` : unavailable,
-          );
         return c.json(await answer(() => configuration.edit(prefix, undefined, describePrincipal(c.get('principal')))));
       },
     );
