@@ -122,12 +122,13 @@ describe('the configuration file on a hub process', () => {
       doc.setIn(['DD_WATCHER', 'dock', 'cron'], '*/5 * * * *');
       doc.setIn(['DD_NOTIFICATION', 'http', 'ops', 'url'], `${receiver.url}/after`);
       doc.set('DD_AUDIT_MAX_ENTRIES', 500);
+      doc.set('DD_REGISTRY_CUSTOM_MIRROR_URL', 'http://127.0.0.1:9');
       const written = await json<{ applied: string[]; restartRequired: string[]; backup: string }>(
         '/config',
         send('PUT', { content: doc.toString() }),
       );
       expect(written).toEqual({
-        applied: ['DD_NOTIFICATION_HTTP_OPS_URL', 'DD_WATCHER_DOCK_CRON'],
+        applied: ['DD_NOTIFICATION_HTTP_OPS_URL', 'DD_REGISTRY_CUSTOM_MIRROR_URL', 'DD_WATCHER_DOCK_CRON'],
         restartRequired: ['DD_AUDIT_MAX_ENTRIES'],
         backup: `${file}.bak`,
       });
@@ -147,6 +148,8 @@ describe('the configuration file on a hub process', () => {
       expect(watchers.data.find((watcher) => watcher.name === 'dock')?.configuration.cron).toBe('*/5 * * * *');
       expect((await runTrigger('http', 'ops')).status).toBe(200);
       expect((await receiver.waitFor(2))[1]?.path).toMatch(/\/after$/);
+      const registries = await json<{ data: { id: string; configured: boolean }[] }>('/registries');
+      expect(registries.data.find((registry) => registry.id === 'custom.mirror')?.configured).toBe(true);
 
       // The stream opened before the reload receives what the re-created watcher sees now.
       await runContainer(dockerd.docker, { name: 'second', image: `${IMAGE}:1.0.0` });
