@@ -15,21 +15,12 @@ export interface ConfigRoutesDeps {
 
 /** A file is small: 256 KiB of YAML is far more than every variable of the hub. */
 const MAX_CONTENT = 262_144;
-const Scalar = v.union([v.pipe(v.string(), v.maxLength(65_536)), v.number(), v.boolean()]);
-type Nested = string | number | boolean | { [key: string]: Nested };
-const NestedValue: v.GenericSchema<Nested> = v.union([
-  Scalar,
-  v.record(
-    v.string(),
-    v.lazy(() => NestedValue),
-  ),
-]);
-
 /** The file's text (YAML; JSON is YAML too), or its variables as a JSON object of the same shape. */
 const ConfigBodySchema = v.pipe(
   v.strictObject({
     content: v.optional(v.pipe(v.string(), v.maxLength(MAX_CONTENT, `must be at most ${MAX_CONTENT} characters`))),
-    variables: v.optional(v.record(v.string(), NestedValue)),
+    // Checked as the file's mapping is (scalars, or mappings extending the name), once written as YAML.
+    variables: v.optional(v.record(v.string(), v.unknown())),
   }),
   v.check(
     (body) => (body.content === undefined) !== (body.variables === undefined),
