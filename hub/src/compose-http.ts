@@ -14,6 +14,7 @@ import { applySession } from './auth/session-auth';
 import type { SessionStore } from './auth/session-store';
 import type { SignInLimits } from './auth/sign-in-limits';
 import type { FleetLookups } from './checks/fleet-lookups';
+import type { ConfigService } from './config/config-service';
 import type { HubConfig } from './config/hub-config';
 import type { RuntimeRefusal } from './config/runtime-capabilities';
 import { registerEdgeEndpoint } from './edge/edge-endpoint';
@@ -51,6 +52,7 @@ import { registerAuthOidcRoutes } from './routes/auth-oidc-routes';
 import { registerAuthSessionRoutes } from './routes/auth-session-routes';
 import { registerAuthStatusRoutes } from './routes/auth-status-routes';
 import { registerBulkUpdateRoutes } from './routes/bulk-update-routes';
+import { registerConfigRoutes } from './routes/config-routes';
 import { registerContainerActionRoutes } from './routes/container-action-routes';
 import { registerContainerLogRoutes } from './routes/container-log-routes';
 import { registerContainerRoutes } from './routes/container-routes';
@@ -146,6 +148,7 @@ export interface HttpParts {
   updates: UpdateService;
   approvals: ApprovalService;
   dependencyGroups: DependencyGroupUpdates;
+  configuration: ConfigService;
   /** Filled here with every route; the authenticator reads it at request time. */
   routes: RouteTable;
   apiKeyAuth: ApiKeyAuthenticator;
@@ -279,6 +282,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     hooksAvailable: input.hookRunner !== undefined,
   });
   registerSettingsRoutes(api, { settings: parts.settings });
+  registerConfigRoutes(api, { configuration: parts.configuration, runtime: input.runtime });
   registerLogRoutes(api, { webSockets: parts.webSockets, logRing: input.logRing, logger });
   registerUiEventRoutes(api, {
     events: parts.events,

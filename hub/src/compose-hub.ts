@@ -15,7 +15,9 @@ import { createSessionStore } from './auth/session-store';
 import { createSignInLimits } from './auth/sign-in-limits';
 import { FleetLookups } from './checks/fleet-lookups';
 import { composeHttp, type HubApp, type HubRoutes } from './compose-http';
+import { type ConfigurationSource, createConfigService } from './config/config-service';
 import type { HubConfig } from './config/hub-config';
+import { hubReconfiguration } from './config/hub-reconfiguration';
 import type { RuntimeRefusal } from './config/runtime-capabilities';
 import type { AuthorizedKey } from './edge/authorized-keys';
 import type { EdgeTimings } from './edge/edge-session';
@@ -93,6 +95,8 @@ export interface HubOptions {
   ui?: UiSource | undefined;
   /** Bounds of the icon cache (500 icons, 16 MiB) and the fetch that reaches the icon sets (the global one). */
   icons?: { cacheLimits?: IconCacheLimits | undefined; fetch?: typeof fetch | undefined } | undefined;
+  /** The environment and DD_CONFIG_FILE the configuration was read from, for /api/v1/config (none: an empty environment). */
+  configuration?: ConfigurationSource | undefined;
 }
 
 export type HubInput = HubDeps & HubOptions;
@@ -296,7 +300,8 @@ export function composeHub(input: HubInput): Hub {
     logger.child('edge').warn('an agent event listener failed', { event: event.event, error: String(error) }),
   );
 
-  // Updates, then the policies that queue them.
+  // Updates, then the policies that queue them. The action triggers are one array a reload replaces in place.
+  const actionTriggers = [...config.actions];
   const updates = createUpdateService(
     {
       now,
@@ -315,7 +320,7 @@ export function composeHub(input: HubInput): Hub {
       composeFiles: input.composeFiles,
       approvals,
     },
-    { storage, logger, triggers: config.actions, options: input.updates },
+    { storage, logger, triggers: actionTriggers, options: input.updates },
   );
   runApproved.bind((containerId) => updates.requestUpdate(containerId, { source: 'api' }));
   installUpdate.bind(async (containerId) => {
@@ -388,6 +393,25 @@ export function composeHub(input: HubInput): Hub {
   const agentsEnabled = config.edge.enabled || config.agents.length > 0;
   let listenAgents: ListenAgents | undefined;
 
+  // GET/PUT /api/v1/config: the file's variables, and a reload re-creating watchers, triggers and registries.
+  const configuration = createConfigService({
+    source: input.configuration ?? { env: {}, readTextFile: NO_FILES },
+    config,
+    logger: logger.child('config'),
+    prepare: hubReconfiguration({
+      config,
+      fleet,
+      newWatcher,
+      dockerHostFor: input.dockerHostFor,
+      notifications,
+      actionTriggers,
+      registries,
+      fetch: (request, init) => fetch(request, init),
+      now,
+      logger: logger.child('config'),
+    }),
+  });
+
   // Every route, filled by composeHttp; the key authenticator asks it which routes read their own tokens.
   const routes = new RouteTable();
   const http = composeHttp({
@@ -423,6 +447,7 @@ export function composeHub(input: HubInput): Hub {
     updates,
     approvals,
     dependencyGroups,
+    configuration,
     routes,
     apiKeyAuth: createApiKeyAuthenticator({ apiKeys, routes, now, logger, audit, clientAddress }),
     basicAuth: createBasicCredentialAuthenticator({
@@ -562,6 +587,11 @@ export function composeHub(input: HubInput): Hub {
     },
   };
 }
+
+/** The `<NAME>__FILE` reader of a hub given no configuration source: there is no such variable to read. */
+const NO_FILES = (path: string): string => {
+  throw new Error(`no file ${path}: this hub was given no configuration source`);
+};
 
 /** How often the audit trail is pruned (besides every append) and expired sessions deleted. */
 const HOUSEKEEPING_EVERY_MS = 3_600_000;

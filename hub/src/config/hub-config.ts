@@ -103,7 +103,9 @@ const PROVIDER_PREFIXES = [
 /** DD_EDGE_GATEWAY_SHARDS (docs/workers.md "Edge gateways"): the Worker reads it with the same rule. */
 export const GATEWAY_SHARDS = envInteger(0, 1024);
 
-const KNOWN_VARIABLES = new Set([
+/** Variables read here by name (the families of PROVIDER_PREFIXES aside): GET /api/v1/config lists the unset ones as defaults. */
+export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([
+  'DD_CONFIG_FILE',
   'DD_SERVER_PORT',
   'DD_SERVER_HOST',
   'DD_SERVER_TRUSTPROXY',

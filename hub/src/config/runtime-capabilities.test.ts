@@ -36,7 +36,7 @@ describe('runtimeRefusals', () => {
     expect(runtimeRefusals(env, 'workers')).toEqual([]);
   });
 
-  it.each(['DD_AUTH_BASIC_ADMIN_HASH__FILE', 'DD_REGISTRY_MINE_CAFILE', 'DD_AGENT_EDGE1_CAFILE'])(
+  it.each(['DD_AUTH_BASIC_ADMIN_HASH__FILE', 'DD_REGISTRY_MINE_CAFILE', 'DD_AGENT_EDGE1_CAFILE', 'DD_CONFIG_FILE'])(
     'throws a ConfigError naming %s and the runtime where going on without it could weaken the hub',
     (variable) => {
       const run = () => runtimeRefusals({ [variable]: '/path' }, 'workers');

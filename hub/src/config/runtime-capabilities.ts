@@ -31,6 +31,12 @@ const WORKERS_RULES: readonly Rule[] = [
     fatal: true,
   },
   {
+    applies: (name) => name === 'DD_CONFIG_FILE',
+    reason:
+      'Workers have no file system; set the variables as vars and secrets (docs/configuration-file.md "On Workers")',
+    fatal: true,
+  },
+  {
     applies: (name) => /_CAFILE$/.test(name),
     reason: 'Workers have no file system to read a CA file from; use a certificate from a public CA',
     fatal: true,

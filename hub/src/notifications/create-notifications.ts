@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage';
 import { ConfigError } from '../../../shared/config/config-error';
 import type { Logger } from '../../../shared/logging/logger';
 import type { HubConfig } from '../config/hub-config';
+import type { ProviderVariables } from '../config/provider-variables';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { NotificationRuleStore } from '../store/notification-rule-store';
@@ -12,7 +13,7 @@ import {
   type NotificationService,
   type NotificationServiceDeps,
 } from './notification-service';
-import { loadNotificationTriggers, NOTIFICATION_PREFIX } from './notification-triggers';
+import { loadNotificationTriggers, NOTIFICATION_PREFIX, type NotificationTrigger } from './notification-triggers';
 import { DEFAULT_OUTBOX_TIMING, type OutboxTiming } from './outbox';
 import { BUILT_IN_NOTIFICATION_PROVIDERS } from './providers/index';
 
@@ -42,12 +43,17 @@ export interface NotificationParts {
   approvalOf?: NotificationServiceDeps['approvalOf'];
 }
 
+/** The service, and how a configuration reload builds triggers with the same provider types (ConfigError when refused). */
+export interface ConfiguredNotifications extends NotificationService {
+  buildTriggers(groups: readonly ProviderVariables[]): NotificationTrigger[];
+}
+
 /**
  * The notification capability of a hub: the portable provider types plus the runtime's own
  * (runtimeProviders), the triggers of DD_NOTIFICATION_* checked against them (a
  * ConfigError naming the variable stops start-up), and the service around them.
  */
-export function createNotifications(parts: NotificationParts): NotificationService {
+export function createNotifications(parts: NotificationParts): ConfiguredNotifications {
   const logger = parts.logger.child('notifications');
   const runtimeProviders =
     parts.runtimeProviders?.({
@@ -59,15 +65,15 @@ export function createNotifications(parts: NotificationParts): NotificationServi
   const byType = new Map(
     [...BUILT_IN_NOTIFICATION_PROVIDERS, ...runtimeProviders].map((definition) => [definition.type, definition]),
   );
-  const triggers = loadNotificationTriggers(
-    parts.config.notifications.triggers,
-    [...byType.values()],
-    NOTIFICATION_PREFIX,
-  );
-  if (new Set(triggers.map((trigger) => trigger.id)).size !== triggers.length) {
-    throw new ConfigError(NOTIFICATION_PREFIX, 'two notification triggers share one id');
-  }
-  return createNotificationService({
+  const buildTriggers = (groups: readonly ProviderVariables[]) => {
+    const built = loadNotificationTriggers(groups, [...byType.values()], NOTIFICATION_PREFIX);
+    if (new Set(built.map((trigger) => trigger.id)).size !== built.length) {
+      throw new ConfigError(NOTIFICATION_PREFIX, 'two notification triggers share one id');
+    }
+    return built;
+  };
+  const triggers = buildTriggers(parts.config.notifications.triggers);
+  const service = createNotificationService({
     storage: parts.storage,
     logger,
     triggers,
@@ -80,4 +86,5 @@ export function createNotifications(parts: NotificationParts): NotificationServi
     schedule: parts.schedule,
     approvalOf: parts.approvalOf,
   });
+  return Object.assign(service, { buildTriggers });
 }

@@ -65,6 +65,12 @@ export interface AgentEventInput {
 export interface NotificationService {
   readonly triggers: readonly NotificationTrigger[];
   trigger(id: string): NotificationTrigger | undefined;
+  /**
+   * A configuration reload (docs/configuration-file.md): the triggers replaced, digest schedules
+   * re-armed, the old triggers' transports closed. Entries already in the outbox go to the new
+   * trigger of their id, or dead-letter when it is gone.
+   */
+  replaceTriggers(next: readonly NotificationTrigger[]): Promise<void>;
   readonly outbox: Outbox;
   /** Attempts before dead-letter (shown on outbox entries). */
   readonly maxAttempts: number;
@@ -111,13 +117,15 @@ export interface NotificationServiceDeps {
 }
 
 export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
-  const { logger, triggers, now } = deps;
+  const { logger, now } = deps;
+  // One array, replaced in place by a reload: the dispatcher and readers of `triggers` hold it.
+  const triggers: NotificationTrigger[] = [...deps.triggers];
   const storeLogger = logger.child('store');
   const once = createNotificationOnceStore(deps.storage, storeLogger);
   const digests = createNotificationDigestStore(deps.storage, storeLogger);
   const bellRead: NotificationBellStore = createNotificationBellStore(deps.storage, storeLogger);
   const outboxStore = createNotificationOutboxStore(deps.storage, storeLogger);
-  const byId = new Map(triggers.map((trigger) => [trigger.id, trigger]));
+  let byId = new Map(triggers.map((trigger) => [trigger.id, trigger]));
   const render = createTemplateRenderer();
   const rule = (id: NotificationRuleId) => {
     const found = deps.rules.get(id);
@@ -140,6 +148,24 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
   // Events are routed one at a time: two watchers' cycles must not both see a version as new.
   const serial = createSerialQueue();
   const digestJobs: ScheduledJob[] = [];
+  let started = false;
+
+  function armDigests(): void {
+    for (const trigger of triggers) {
+      if (trigger.settings.mode !== 'digest') continue;
+      // A send that fell due while the hub was down goes out once at start (its items are stored).
+      digestJobs.push(
+        deps.schedule.job(
+          `notifications.digest.${trigger.id}`,
+          () =>
+            service
+              .flushDigest(trigger.id)
+              .catch((error: unknown) => logger.error('digest failed', { trigger: trigger.id, error: String(error) })),
+          { cron: trigger.settings.cron },
+        ),
+      );
+    }
+  }
 
   function emit(event: NotificationEvent): Promise<void> {
     return serial(async () => {
@@ -166,6 +192,18 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
   const service: NotificationService = {
     triggers,
     trigger: (id) => byId.get(id),
+    async replaceTriggers(next) {
+      // After routing in progress: an event is dispatched to one set of triggers, not half of each.
+      const old = await serial(async () => {
+        const replaced = triggers.splice(0, triggers.length, ...next);
+        byId = new Map(triggers.map((trigger) => [trigger.id, trigger]));
+        for (const job of digestJobs.splice(0)) job.release();
+        if (started) armDigests();
+        return replaced;
+      });
+      await Promise.all(old.map((trigger) => trigger.transport.close?.().catch(() => undefined)));
+      logger.info('notification triggers replaced', { triggers: triggers.map((trigger) => trigger.id) });
+    },
     outbox,
     maxAttempts: deps.timing.maxAttempts,
     bell: { audit: deps.audit, rules: () => deps.rules.list(), read: bellRead },
@@ -174,22 +212,8 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
     },
     start() {
       outbox.start();
-      for (const trigger of triggers) {
-        if (trigger.settings.mode !== 'digest') continue;
-        // A send that fell due while the hub was down goes out once at start (its items are stored).
-        digestJobs.push(
-          deps.schedule.job(
-            `notifications.digest.${trigger.id}`,
-            () =>
-              service
-                .flushDigest(trigger.id)
-                .catch((error: unknown) =>
-                  logger.error('digest failed', { trigger: trigger.id, error: String(error) }),
-                ),
-            { cron: trigger.settings.cron },
-          ),
-        );
-      }
+      started = true;
+      armDigests();
       if (triggers.length > 0)
         logger.debug('notification triggers ready', { triggers: triggers.map((trigger) => trigger.id) });
     },

@@ -36,8 +36,14 @@ export class RegistryService {
   private readonly limiters = new Map<string, RequestLimiter>();
   private readonly now: () => number;
 
-  constructor(private readonly options: RegistryServiceOptions) {
+  constructor(private options: RegistryServiceOptions) {
     this.now = options.now ?? Date.now;
+  }
+
+  /** A configuration reload's providers: clients built with the old ones (their tokens, their credentials) are dropped. */
+  replaceProviders(providers: Pick<RegistryServiceOptions, 'providers' | 'builtIn' | 'fallback'>): void {
+    this.options = { ...this.options, ...providers };
+    this.clients.clear();
   }
 
   providerFor(registry: string): RegistryProvider {

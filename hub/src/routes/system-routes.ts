@@ -200,7 +200,7 @@ export function registerSystemRoutes(api: RouteGroup, deps: SystemRoutesDeps): v
 }
 
 /** Who downloaded it, as the audit names callers (`user:<name>`, `api-key:<keyId>`, `anonymous`). */
-function describePrincipal(principal: Principal): string {
+export function describePrincipal(principal: Principal): string {
   if (principal.kind === 'api-key') return `api-key:${principal.keyId}`;
   if (principal.kind === 'session') return `user:${principal.username}`;
   return principal.kind;

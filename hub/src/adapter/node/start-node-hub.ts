@@ -23,6 +23,7 @@ import { createNodeHookRunner } from './hook-runner';
 import { createHttpDrain } from './http-drain';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { loadUiBundle } from './load-ui-bundle';
+import { blameConfigFile, loadNodeConfiguration } from './node-config-file';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
@@ -120,7 +121,16 @@ function handleProtocols(protocols: Set<string>, request: { url?: string | undef
  * The listener opens before stored state is loaded, so /health can report 503 meanwhile.
  */
 export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHub> {
-  const config = loadHubConfig(options.env, readTextFile);
+  // DD_CONFIG_FILE's variables under the environment's; an error of a variable the file set names the file.
+  const configuration = loadNodeConfiguration(options.env, readTextFile);
+  const blamed = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (error) {
+      throw blameConfigFile(error, configuration.source);
+    }
+  };
+  const config = blamed(() => loadHubConfig(configuration.env, readTextFile));
   const authorizedKeys = readAuthorizedKeys(config);
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({
@@ -128,9 +138,11 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     ring: logRing,
     sink: options.sink ?? (await createPinoSink(config.log.format)),
   });
-  const registries = await loadRegistryProvidersFromEnv(options.env, readTextFile, {
+  const registries = await loadRegistryProvidersFromEnv(configuration.env, readTextFile, {
     now: Date.now,
     fetch: (input, init) => fetch(input, init),
+  }).catch((error: unknown) => {
+    throw blameConfigFile(error, configuration.source);
   });
   const { storage, close: closeStorage } = await createNodeStorage(config.store);
   // The web UI: built by scripts/build-ui.mjs; without it the page says how to build it.
@@ -143,36 +155,39 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     (request, env) => hub.app.fetch(request, env),
     upgradeWebSocket as UpgradeWebSocket<unknown>,
   );
-  const hub = composeHub({
-    config,
-    storage,
-    logger,
-    logRing,
-    version: packageJson.version,
-    runtime: 'node',
-    upgradeWebSocket: upgrades.upgradeWebSocket,
-    // Edge sockets start at the pre-sign-in frame cap (below) and are raised at the welcome.
-    setWebSocketFrameLimit: setWsFrameLimit,
-    registries,
-    registryFetch: createRegistryFetchFactory(),
-    dockerHostFor: (endpoint) => createDockerHost(endpoint),
-    runtimeMetrics: processMetricsOnDemand(),
-    // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
-    // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
-    clientAddress: nodeClientAddress(config.server.trustProxy),
-    dropConnection: dropNodeConnection,
-    // smtp and mqtt need Node sockets, so they come from here rather than from the portable core.
-    notificationProviders: nodeNotificationProviders,
-    // dd.hook.pre / dd.hook.post run as shell commands on this host (only with DD_HOOKS_ENABLED=true).
-    hookRunner: createNodeHookRunner(),
-    // The hub's own container is never updated by the hub (it would stop itself halfway).
-    selfContainerId: readSelfContainerId(),
-    // An updated compose service's file names the new image afterwards (docs/updates.md "Compose files").
-    composeFiles: createComposeFileEditor(),
-    ui,
-    ...options.deps,
-    edge: { ...options.deps?.edge, authorizedKeys },
-  });
+  const hub = blamed(() =>
+    composeHub({
+      config,
+      storage,
+      logger,
+      logRing,
+      version: packageJson.version,
+      runtime: 'node',
+      upgradeWebSocket: upgrades.upgradeWebSocket,
+      // Edge sockets start at the pre-sign-in frame cap (below) and are raised at the welcome.
+      setWebSocketFrameLimit: setWsFrameLimit,
+      registries,
+      registryFetch: createRegistryFetchFactory(),
+      dockerHostFor: (endpoint) => createDockerHost(endpoint),
+      runtimeMetrics: processMetricsOnDemand(),
+      // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
+      // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
+      clientAddress: nodeClientAddress(config.server.trustProxy),
+      dropConnection: dropNodeConnection,
+      // smtp and mqtt need Node sockets, so they come from here rather than from the portable core.
+      notificationProviders: nodeNotificationProviders,
+      // dd.hook.pre / dd.hook.post run as shell commands on this host (only with DD_HOOKS_ENABLED=true).
+      hookRunner: createNodeHookRunner(),
+      // The hub's own container is never updated by the hub (it would stop itself halfway).
+      selfContainerId: readSelfContainerId(),
+      // An updated compose service's file names the new image afterwards (docs/updates.md "Compose files").
+      composeFiles: createComposeFileEditor(),
+      ui,
+      configuration: configuration.source,
+      ...options.deps,
+      edge: { ...options.deps?.edge, authorizedKeys },
+    }),
+  );
 
   // Every socket starts at the edge protocol's pre-sign-in cap of 32 KiB: ws refuses a larger frame
   // from its announced length (1009), before buffering it, so strangers cannot fill the hub's

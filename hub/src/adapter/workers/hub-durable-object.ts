@@ -99,6 +99,8 @@ export class HubDurableObject {
           edgeSockets: this.edgeSockets,
           edgeGateways: gateways,
           registries,
+          // Read and validate only: a Worker's variables change with a deploy (docs/configuration-file.md).
+          configuration: { env: variables, readTextFile },
           // Cloudflare names the client; without it every caller would share one rate-limit bucket.
           clientAddress: (c) => c.req.header('cf-connecting-ip') ?? undefined,
           ui: builtInUi,
