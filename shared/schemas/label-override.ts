@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { LabelMapSchema } from '../containers/label-overrides';
+import { LabelMapSchema, OVERRIDABLE_LABELS } from '../containers/label-overrides';
 
 const Glob = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
 
@@ -49,3 +49,19 @@ export const ContainerLabelOverridesSchema = v.object({
   /** The global overrides whose selector matches this container, in the order they apply. */
   globalOverrides: v.array(v.string()),
 });
+
+/**
+ * Body of PATCH /containers/{id}/label-overrides: some keys set, some cleared, the others kept (PUT
+ * replaces the whole map). A key may not be both set and cleared.
+ */
+export const ContainerLabelOverridesPatchSchema = v.pipe(
+  v.strictObject({
+    set: v.optional(LabelMapSchema),
+    unset: v.optional(v.pipe(v.array(v.picklist(OVERRIDABLE_LABELS)), v.maxLength(OVERRIDABLE_LABELS.length))),
+  }),
+  v.check(
+    (body) => Object.keys(body.set ?? {}).length + (body.unset?.length ?? 0) > 0,
+    'must set or unset at least one label',
+  ),
+  v.check((body) => !(body.unset ?? []).some((key) => key in (body.set ?? {})), 'a label cannot be both set and unset'),
+);

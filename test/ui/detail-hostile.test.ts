@@ -124,6 +124,37 @@ describe('the container detail page with hostile data and a dependency group', (
     expect(seen.problems).toEqual([]);
   });
 
+  it('sets an override from the labels section, shows where each value comes from, and clears it', async () => {
+    await page.goto(`${hub.url}/containers/${web.id}`);
+    const labels = page.locator('section[aria-labelledby="labels"]');
+    const row = (key: string) => labels.locator(`tr[data-label-key="${key}"]`);
+    await row('dd.group').waitFor();
+    expect(await row('dd.group').locator('td[data-label="From"]').textContent()).toBe('label');
+    await labels.getByLabel('Override').selectOption('dd.display.name');
+    await labels.getByLabel('with').fill(SCRIPT);
+    await labels.getByRole('button', { name: 'Set override' }).click();
+    await expect.poll(() => row('dd.display.name').locator('td[data-label="Value"]').textContent()).toBe(SCRIPT);
+    expect(await row('dd.display.name').locator('td[data-label="From"]').textContent()).toBe(
+      'override of this container',
+    );
+    const stored = (await (await hub.request(`/api/v1/containers/${web.id}/label-overrides`)).json()) as {
+      labels: Record<string, string>;
+    };
+    expect(stored.labels).toEqual({ 'dd.display.name': SCRIPT });
+    // A bad value is refused with the key named, and nothing changes.
+    await labels.getByLabel('Override').selectOption('dd.watch');
+    await labels.getByLabel('with').fill('maybe');
+    await labels.getByRole('button', { name: 'Set override' }).click();
+    await labels.locator('.error', { hasText: 'dd.watch' }).waitFor();
+    await row('dd.display.name').getByRole('button', { name: 'Clear override of dd.display.name' }).click();
+    await expect.poll(() => row('dd.display.name').count()).toBe(0);
+    expect(await page.locator('img[src="x"], main script').count()).toBe(0);
+    // The refusal above is the one error answer (and the browser's console line for it).
+    expect(seen.problems.filter((line) => !line.includes(`/api/v1/containers/${web.id}/label-overrides`))).toEqual([]);
+    expect(seen.problems).toHaveLength(2);
+    seen.problems.length = 0;
+  });
+
   it('has no serious or critical accessibility violation with hostile data', { timeout: 90_000 }, async () => {
     await expectAccessible(browser, `${hub.url}/containers/${hostile.id}`, 'section[aria-labelledby="labels"] dd');
     await expectAccessible(browser, `${hub.url}/containers/${db.id}`, '.waves li');

@@ -7,6 +7,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
 import {
   ContainerLabelOverridesBodySchema,
+  ContainerLabelOverridesPatchSchema,
   ContainerLabelOverridesSchema,
   type GlobalLabelOverride,
   GlobalLabelOverrideBodySchema,
@@ -182,6 +183,49 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
           containerName: container.name,
           status: 'success',
           details: listed(body.labels) || 'all container overrides cleared',
+        });
+      return c.json(toPublicContainer(updated));
+    },
+  );
+
+  api.add(
+    {
+      method: 'patch',
+      path: '/containers/:id/label-overrides',
+      access: 'containers:update',
+      tag: 'containers',
+      summary:
+        "Change some of this container's label overrides: `set` keys, `unset` keys, the others kept; answers the container with its effective labels",
+      body: ContainerLabelOverridesPatchSchema,
+      response: ContainerSchema,
+      statuses: {
+        400: 'Unknown dd.* label, invalid value (the key is named), or nothing to change',
+        404: 'Unknown container',
+      },
+    },
+    async (c, { body }) => {
+      const container = findContainer(containers, c.req.param('id') ?? '');
+      const identity = identityOf(container);
+      const had = labelOverrides.ofIdentity(identity) ?? {};
+      const next: LabelMap = { ...had, ...body.set };
+      for (const key of body.unset ?? []) delete next[key];
+      assertValid(next);
+      await labelOverrides.setOfIdentity(identity, next);
+      const updated = await reapplyOne(container);
+      const cleared = (body.unset ?? []).filter((key) => key in had);
+      if (Object.keys(body.set ?? {}).length > 0)
+        await deps.audit.append({
+          action: 'label-override-set',
+          containerName: container.name,
+          status: 'success',
+          details: listed(body.set ?? {}),
+        });
+      if (cleared.length > 0)
+        await deps.audit.append({
+          action: 'label-override-cleared',
+          containerName: container.name,
+          status: 'success',
+          details: `cleared ${cleared.join(', ')}`.slice(0, 500),
         });
       return c.json(toPublicContainer(updated));
     },

@@ -209,4 +209,39 @@ describeHubMatrix('label-override routes', (client: () => HubClient, mode) => {
     expect(bad.details).toMatchObject({ label: 'dd.registry.lookup.image' });
     expect(await ok('/label-overrides')).toEqual({ data: [], total: 0 });
   });
+
+  it('PATCH sets and clears single keys and keeps the others, audited; refuses an empty or contradictory change', async () => {
+    await client().hub.parts.containers.put(
+      containerRecord({ id: id(7), name: 'web-7', labels: { 'dd.display.name': 'Second' } }),
+    );
+    const patch = (body: unknown) => request(`/containers/${id(7)}/label-overrides`, jsonInit('PATCH', body));
+    await ok(`/containers/${id(7)}/label-overrides`, jsonInit('PUT', { labels: { 'dd.group': 'blue' } }));
+    const set = await ok<Container>(
+      `/containers/${id(7)}/label-overrides`,
+      jsonInit('PATCH', { set: { 'dd.display.name': 'Patched' } }),
+    );
+    expect(set.displayName).toBe('Patched');
+    expect(await ok(`/containers/${id(7)}/label-overrides`)).toMatchObject({
+      labels: { 'dd.group': 'blue', 'dd.display.name': 'Patched' },
+    });
+    const cleared = await ok<Container>(
+      `/containers/${id(7)}/label-overrides`,
+      jsonInit('PATCH', { unset: ['dd.display.name'] }),
+    );
+    // The container's own label applies again; the other override stays.
+    expect(cleared.displayName).toBe('Second');
+    expect(cleared.effectiveLabels?.['dd.display.name']).toEqual({ value: 'Second', source: 'label' });
+    expect(cleared.effectiveLabels?.['dd.group']).toEqual({ value: 'blue', source: 'override' });
+    expect(await auditActions()).toEqual(
+      expect.arrayContaining(['label-override-set:web-7', 'label-override-cleared:web-7']),
+    );
+    await expectJsonError(await patch({}), 400);
+    await expectJsonError(await patch({ set: { 'dd.watch': 'true' }, unset: ['dd.watch'] }), 400);
+    await expectJsonError(await patch({ unset: ['dd.hook.pre'] }), 400);
+    const bad = await expectJsonError(await patch({ set: { 'dd.watch': 'maybe' } }), 400);
+    expect(bad.details).toMatchObject({ label: 'dd.watch' });
+    // Nothing changed by the refusals.
+    expect(await ok(`/containers/${id(7)}/label-overrides`)).toMatchObject({ labels: { 'dd.group': 'blue' } });
+    await ok(`/containers/${id(7)}/label-overrides`, { method: 'DELETE' });
+  });
 });

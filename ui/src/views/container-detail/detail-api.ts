@@ -32,7 +32,17 @@ const CONFIRM = {
 const at = (id: string) => `/containers/${encodeURIComponent(id)}`;
 const segment = encodeURIComponent;
 
+export interface LabelOverrides {
+  containerId: string;
+  identity: string;
+  labels: Record<string, string>;
+  globalOverrides: string[];
+}
+
 export const detailApi = {
+  labelOverrides: (id: string) => call<LabelOverrides>(`${at(id)}/label-overrides`),
+  patchLabelOverrides: (id: string, body: { set?: Record<string, string>; unset?: string[] }) =>
+    call<Container>(`${at(id)}/label-overrides`, { method: 'PATCH', body }),
   control: (id: string, action: 'start' | 'stop' | 'restart') =>
     call<Container>(`${at(id)}/${action}`, { method: 'POST' }),
   remove: (id: string) => call<unknown>(at(id), { method: 'DELETE', headers: CONFIRM.remove }),
