@@ -53,6 +53,7 @@ describe('a staged rollout across three agents on three dockerds', () => {
     name: string,
     kinds: { from: AppKind; to: AppKind },
     envOf: (host: Host) => string[] = () => [],
+    group = 'fleet',
   ): Promise<Record<Host, string>> {
     const first = dockerds[HOSTS[0]];
     const from = await publishApp(first, registry, { repository, tag: '1.0.0', kind: kinds.from });
@@ -63,7 +64,7 @@ describe('a staged rollout across three agents on three dockerds', () => {
       const created = await dockerds[host].docker.createContainer({
         name,
         Image: from,
-        Labels: { 'dd.watch': 'true', 'dd.group': 'fleet' },
+        Labels: { 'dd.watch': 'true', 'dd.group': group },
         Env: envOf(host),
         StopTimeout: 2,
         HostConfig: { Init: true, NetworkMode: 'none' },
@@ -283,5 +284,64 @@ describe('a staged rollout across three agents on three dockerds', () => {
     expect((await request(`/api/v1/rollouts/${started.id}/resume`, { method: 'POST' })).status).toBe(409);
     const halts = await json<{ data: Rollout[] }>('/api/v1/rollouts?state=halted');
     expect(halts.data.map((one) => one.id)).toEqual([started.id]);
+  }, 300_000);
+
+  it("starts by itself when the group's policy rolls out automatically: the first host found is the canary, the others join", async () => {
+    await json(
+      '/api/v1/group-policies/group/nightly',
+      jsonInit('PUT', { updateMode: 'auto', rollout: { automatic: true, waveSize: 2 } }),
+    );
+    const oldIds = await deploy('rollout/auto', 'auto', { from: 'http', to: 'healthy' }, () => [], 'nightly');
+    // Once the hub lists it (a watch lists it), the container shows its group's mode as the one in force.
+    const effective = await until(
+      async () => {
+        await request('/api/v1/containers/watch', { method: 'POST' });
+        const { data } = await json<{ data: Container[] }>('/api/v1/containers?agent=rollout-a');
+        const record = data.find((c) => c.name === 'auto');
+        if (!record) return undefined;
+        return json<{ effective: { updateMode: unknown } }>(`/api/v1/containers/${record.id}/group-policy`);
+      },
+      'the container listed',
+      60_000,
+      200,
+    );
+    expect(effective.effective.updateMode).toEqual({ value: 'auto', source: 'group-policy' });
+    // Nobody starts it: the watches find the candidate and the auto-update policy hands it over.
+    const started = await until(
+      async () => {
+        await request('/api/v1/containers/watch', { method: 'POST' });
+        const { data } = await json<{ data: Rollout[] }>('/api/v1/rollouts');
+        return data.find((one) => one.image === `${registry.host}/rollout/auto`);
+      },
+      'the automatic rollout',
+      90_000,
+      500,
+    );
+    expect(started).toMatchObject({ origin: 'auto', group: 'nightly', toVersion: '2.0.0', by: 'auto-update' });
+    const done = await until(
+      async () => {
+        await request('/api/v1/containers/watch', { method: 'POST' });
+        const current = await rollout(started.id);
+        return current.state === 'completed' && current.hosts.length === 3 ? current : undefined;
+      },
+      'the automatic rollout completed on the three hosts',
+      180_000,
+      500,
+    );
+    expect(done.hosts.map((host) => host.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect([...done.hosts.map((host) => host.host)].sort()).toEqual([...HOSTS]);
+    const canary = done.hosts[0] as Rollout['hosts'][0];
+    expect(canary.wave).toBe(0);
+    for (const host of done.hosts.slice(1)) expect(ms(host.startedAt)).toBeGreaterThanOrEqual(ms(canary.finishedAt));
+    for (const host of HOSTS) {
+      const now = await inspect(host, 'auto');
+      expect(now.Id).not.toBe(oldIds[host]);
+      expect(now.Config.Image).toBe(`${registry.host}/rollout/auto:2.0.0`);
+    }
+    // Each container was updated once, by the rollout (its batch), never by the auto-update policy itself.
+    for (const host of done.hosts) {
+      const operation = await json<UpdateOperation>(`/api/v1/update-operations/${host.containers[0]?.operationId}`);
+      expect(operation).toMatchObject({ status: 'succeeded', source: 'api', batchId: started.id });
+    }
   }, 300_000);
 });

@@ -4,6 +4,7 @@ import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
+import type { GroupPolicy } from '../../../shared/schemas/group-policy';
 import type { Rollout } from '../../../shared/schemas/rollout';
 import type { UpdateOperation } from '../../../shared/update-engine';
 import { containerRecord } from '../../../test/support/container-fixture';
@@ -25,7 +26,7 @@ const host = (agent: string): Container =>
     result: { tag: '2.0.0' },
   });
 
-function setup(storage = createStorage()) {
+function setup(storage = createStorage(), policy?: GroupPolicy) {
   const containers = ['a', 'b', 'c'].map(host);
   const operations = new Map<string, UpdateOperation>();
   const audit: AuditRecord[] = [];
@@ -43,7 +44,7 @@ function setup(storage = createStorage()) {
     publish: (type, data) => events.push({ type, state: (data as Rollout).state }),
     containers: { all: () => containers, get: (id) => containers.find((c) => c.id === id) },
     settings: { get: () => ({ updateMode: 'manual', approvalRequired: false }) },
-    policies: { get: () => undefined },
+    policies: { get: (scope) => (scope === 'agent' ? policy : undefined) },
     updates: {
       requestUpdate: async (containerId) => {
         const operation = { id: `op-${containerId.slice(0, 1)}`, status: 'queued' } as UpdateOperation;
@@ -64,7 +65,7 @@ function setup(storage = createStorage()) {
     for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(check()).toBe(true);
   };
-  return { storage, service, operations, audit, events, end, until };
+  return { storage, service, containers, operations, audit, events, end, until };
 }
 
 describe('the rollout service', () => {
@@ -129,5 +130,46 @@ describe('the rollout service', () => {
     expect(other.operations.has('op-b')).toBe(false);
     await expect(other.service.resume(aborting.id, 'carol')).rejects.toMatchObject({ status: 409 });
     expect(other.events.at(-1)).toEqual({ type: 'dd:rollout-updated', state: 'aborted' });
+  });
+
+  it('starts from the auto-update policy once per candidate; hosts found later join the waves not started yet', async () => {
+    const policy = {
+      scope: 'agent',
+      name: 'a',
+      rollout: { waveSize: 2, pauseSeconds: 0, automatic: true },
+      createdAt: '',
+      updatedAt: '',
+    } as GroupPolicy;
+    const bed = setup(createStorage(), policy);
+    const [a, b, c] = bed.containers as [Container, Container, Container];
+    // Only a's watch has found the candidate so far.
+    b.updateAvailable = false;
+    c.updateAvailable = false;
+    expect(bed.service.rollsOutAutomatically(a)).toBe(true);
+    expect(await bed.service.startAutomatic(a)).toBe(true);
+    const [started] = bed.service.list() as [Rollout];
+    expect(started).toMatchObject({ origin: 'auto', by: 'auto-update', waves: 1 });
+    expect(started.hosts.map((one) => one.host)).toEqual(['a']);
+    // The canary is under way when b and c are found: they join wave 1 together (two hosts a wave).
+    await bed.until(() => bed.operations.has('op-a'));
+    b.updateAvailable = true;
+    c.updateAvailable = true;
+    await bed.service.startAutomatic(b);
+    await bed.service.startAutomatic(c);
+    await bed.service.startAutomatic(a); // its host's wave has started: nothing changes
+    expect(bed.service.get(started.id)?.hosts.map((one) => [one.host, one.wave, one.containers.length])).toEqual([
+      ['a', 0, 1],
+      ['b', 1, 1],
+      ['c', 1, 1],
+    ]);
+    bed.end('a', 'succeeded');
+    await bed.until(() => bed.operations.has('op-c'));
+    bed.end('b', 'succeeded');
+    bed.end('c', 'succeeded');
+    await bed.service.idle();
+    expect(bed.service.get(started.id)?.state).toBe('completed');
+    // Once per candidate: no second rollout for it.
+    expect(await bed.service.startAutomatic(a)).toBe(true);
+    expect(bed.service.list()).toHaveLength(1);
   });
 });

@@ -13,13 +13,13 @@ import type { Settings } from '../../../shared/schemas/settings';
 import { errorText } from '../../../shared/update-engine';
 import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
-import { effectiveGroupPolicy } from '../policies/effective-group-policy';
+import { effectiveGroupPolicy, hostOf } from '../policies/effective-group-policy';
 import type { GroupPolicyStore } from '../policies/group-policy-store';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 import type { UpdateService } from '../updates/update-service';
-import { updateTargetOf } from '../updates/update-target';
+import { currentVersion, updateTargetOf } from '../updates/update-target';
 import { planRollout, repositoryOf } from './rollout-plan';
 
 const PREFIX = 'rollouts';
@@ -331,6 +331,37 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
     });
   }
 
+  /**
+   * A container found with the candidate after its rollout was planned (another host's watch came
+   * later): its host joins the last wave not started yet, or a new wave at the end. Nothing joins a
+   * finished rollout, nor a host whose wave has started.
+   */
+  async function join(id: string, container: Container): Promise<void> {
+    const host = hostOf(container);
+    const entry = { containerId: container.id, containerName: container.name, fromVersion: currentVersion(container) };
+    await change(id, (current) => {
+      if (FINISHED_ROLLOUT_STATES.includes(current.state)) return undefined;
+      const known = current.hosts.find((one) => one.host === host);
+      if (known) {
+        if (known.wave <= current.currentWave || known.containers.some((one) => one.containerId === container.id))
+          return undefined;
+        return {
+          ...current,
+          hosts: current.hosts.map((one) => (one === known ? { ...one, containers: [...one.containers, entry] } : one)),
+        };
+      }
+      const lastWave = current.waves - 1;
+      const room = current.hosts.filter((one) => one.wave === lastWave).length < current.waveSize;
+      const wave = lastWave > current.currentWave && room ? lastWave : lastWave + 1;
+      logger.info('a host joins a rollout', { rollout: id, host, wave });
+      return {
+        ...current,
+        waves: Math.max(current.waves, wave + 1),
+        hosts: [...current.hosts, { host, wave, state: 'pending', containers: [entry] }],
+      };
+    });
+  }
+
   const rolloutPolicyOf = (container: Container) =>
     effectiveGroupPolicy(container, deps.settings.get(), deps.policies).effective.rollout;
 
@@ -379,11 +410,15 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
       const target = updateTargetOf(container);
       if (!policy?.value.automatic || !target) return false;
       const image = repositoryOf(container);
-      // Once per candidate: a halted or aborted rollout is not started again by itself.
+      // Once per candidate: a halted or aborted rollout is not started again by itself; a host whose
+      // watch finds the candidate while one is under way joins it.
       const existing = [...rollouts.values()].find(
         (rollout) => rollout.image === image && rollout.toVersion === target.toVersion,
       );
-      if (existing) return true;
+      if (existing) {
+        await join(existing.id, container);
+        return true;
+      }
       try {
         await begin(
           {
@@ -397,6 +432,7 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
         );
       } catch (error) {
         if (!(error instanceof HttpError) || error.details?.['reason'] !== 'rollout-active') throw error;
+        await join(error.details['rolloutId'] as string, container);
       }
       return true;
     },
