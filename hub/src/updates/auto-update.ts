@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import { imageOf } from '../../../shared/containers/container-record';
 import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
-import type { Settings } from '../../../shared/schemas/settings';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { errorText } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
