@@ -132,6 +132,18 @@ describeHubMatrix('group-policy routes', (client: () => HubClient, mode) => {
     }
   });
 
+  it("a group's approvalRequired gates its containers' updates (the approvals' seam); clearing it lifts that", async () => {
+    const reasons = async () =>
+      (await ok<{ blockers: { reason: string }[] }>(`/containers/${id(1)}/preview`, { method: 'POST' })).blockers.map(
+        (blocker) => blocker.reason,
+      );
+    expect(await reasons()).not.toContain('approval-required');
+    await ok('/group-policies/group/shop', jsonInit('PUT', { approvalRequired: true }));
+    expect(await reasons()).toContain('approval-required');
+    await ok('/group-policies/group/shop', { method: 'DELETE' });
+    expect(await reasons()).not.toContain('approval-required');
+  });
+
   it('refuses a rollout with nothing to roll out and unknown rollouts', async () => {
     const none = await expectJsonError(
       await request('/rollouts', jsonInit('POST', { image: 'registry.test/nothing' })),
