@@ -39,10 +39,12 @@ import type { HubDeps } from './hub-deps';
 import type { IconService } from './icons/icon-service';
 import type { HubMetrics } from './metrics/hub-metrics';
 import type { NotificationService } from './notifications/notification-service';
+import type { GroupPolicyStore } from './policies/group-policy-store';
 import type { Readiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { RegistryService } from './registries/registry-service';
 import { createReleaseNotesService, releaseNotesOf } from './release-notes/release-notes-service';
+import type { RolloutService } from './rollouts/rollout-service';
 import { registerAgentRoutes } from './routes/agent-routes';
 import { registerApiDocsRoute } from './routes/api-docs-routes';
 import { registerApiKeyRoutes } from './routes/api-key-routes';
@@ -59,6 +61,7 @@ import { registerContainerRoutes } from './routes/container-routes';
 import { registerContainerStatsRoutes } from './routes/container-stats-routes';
 import { registerDependencyGroupRoutes } from './routes/dependency-group-routes';
 import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
+import { registerGroupPolicyRoutes } from './routes/group-policy-routes';
 import { registerAppRoutes, registerHealthRoute } from './routes/health-routes';
 import { registerIconRoutes } from './routes/icon-routes';
 import { registerImageRoutes } from './routes/image-routes';
@@ -70,6 +73,7 @@ import { registerOpenApiRoute } from './routes/openapi-routes';
 import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerReleaseNotesRoutes } from './routes/release-notes-routes';
+import { registerRolloutRoutes } from './routes/rollout-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 import { registerSystemRoutes } from './routes/system-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
@@ -147,6 +151,8 @@ export interface HttpParts {
   edge: EdgeSessions | undefined;
   updates: UpdateService;
   approvals: ApprovalService;
+  groupPolicies: GroupPolicyStore;
+  rollouts: RolloutService;
   dependencyGroups: DependencyGroupUpdates;
   configuration: ConfigService;
   /** Filled here with every route; the authenticator reads it at request time. */
@@ -301,6 +307,11 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   // Before the container routes: `/containers/backups` must not be taken for a container id.
   registerUpdateRoutes(api, { updates, containers });
   registerApprovalRoutes(api, { approvals: parts.approvals });
+  registerGroupPolicyRoutes(api, {
+    ...{ containers, settings: parts.settings, audit, publish: parts.publish, now },
+    policies: parts.groupPolicies,
+  });
+  registerRolloutRoutes(api, { rollouts: parts.rollouts });
   registerImageRoutes(api, { fleet, updates });
   const releaseNotes = createReleaseNotesService({
     config: config.releaseNotes,

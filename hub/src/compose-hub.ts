@@ -39,10 +39,13 @@ import type {
 } from './notifications/notification-provider';
 import type { NotificationService } from './notifications/notification-service';
 import type { OutboxTiming } from './notifications/outbox';
+import { autoUpdatePolicyOf, groupApprovalPolicy } from './policies/effective-group-policy';
+import { createGroupPolicyStore, type GroupPolicyStore } from './policies/group-policy-store';
 import { createReadiness } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
+import { createRolloutService, type RolloutService } from './rollouts/rollout-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
 import { createApiKeyStore } from './store/api-key-store';
@@ -124,6 +127,8 @@ export interface HubParts {
   notifications: NotificationService;
   updates: UpdateService;
   approvals: ApprovalService;
+  groupPolicies: GroupPolicyStore;
+  rollouts: RolloutService;
   autoUpdates: AutoUpdater;
   dependencyGroups: DependencyGroupUpdates;
   routes: HubRoutes;
@@ -249,7 +254,9 @@ export function composeHub(input: HubInput): Hub {
 
   // Approvals gate the updates, and an approval runs its update through them (another back-edge).
   const runApproved = lateBinding<[containerId: string], Promise<UpdateOperation>>('an approved update');
+  const groupPolicies = createGroupPolicyStore(storage, storeLogger.child('group-policies'));
   const approvals = createApprovalService({
+    groupPolicy: groupApprovalPolicy(groupPolicies),
     storage,
     logger,
     now,
@@ -326,7 +333,19 @@ export function composeHub(input: HubInput): Hub {
   installUpdate.bind(async (containerId) => {
     await updates.requestUpdate(containerId, { source: 'mqtt' });
   });
-  const autoUpdates = createAutoUpdater({ storage, logger, audit, containers, settings, updates });
+  const rollouts = createRolloutService({
+    ...{ storage, logger, now, audit, publish, containers, settings, updates },
+    policies: groupPolicies,
+  });
+  const autoUpdates = createAutoUpdater({
+    ...{ storage, logger, audit, containers, settings, updates, rollouts },
+    policyOf: autoUpdatePolicyOf({
+      store: groupPolicies,
+      settings,
+      firstSeenAt: (container) => containers.identityState(containerIdentity(container)).clock?.firstSeenAt,
+      now,
+    }),
+  });
   const dependencyGroups = createDependencyGroupUpdates({ logger, now, containers, audit, events, publish, updates });
 
   // Watchers, the hub's and its agents', all built alike.
@@ -446,6 +465,8 @@ export function composeHub(input: HubInput): Hub {
     edge,
     updates,
     approvals,
+    groupPolicies,
+    rollouts,
     dependencyGroups,
     configuration,
     routes,
@@ -483,6 +504,8 @@ export function composeHub(input: HubInput): Hub {
     notifications,
     updates,
     approvals,
+    groupPolicies,
+    rollouts,
     autoUpdates,
     dependencyGroups,
     routes: http.routes,
@@ -499,6 +522,8 @@ export function composeHub(input: HubInput): Hub {
       events.closeAll();
       // Running updates settle (or roll back once signalled) while the watchers' hosts are still open.
       await dependencyGroups.stop();
+      // A rollout's runner stops here: the rollout stays running in storage, read back as interrupted.
+      rollouts.stop();
       await updates.drain(limits);
     })();
     return draining;
@@ -525,6 +550,8 @@ export function composeHub(input: HubInput): Hub {
         await notifications.load();
         await updates.load();
         await approvals.load();
+        await groupPolicies.load();
+        await rollouts.load();
         await autoUpdates.load();
         await scheduler.load();
         if (agentsEnabled) await agents.load();

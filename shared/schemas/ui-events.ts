@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { AgentSchema } from './agent';
 import { ApprovalSchema } from './approval';
+import { GROUP_POLICY_SCOPES, GroupPolicySchema } from './group-policy';
+import { RolloutSchema } from './rollout';
 
 /** Every event of the UI stream (http-interface §6.1), plus the end-of-bulk-scan event mentioned below its table. */
 export const UI_EVENT_TYPES = [
@@ -25,6 +27,10 @@ export const UI_EVENT_TYPES = [
   // Beyond http-interface §6.1's list (docs/approvals.md): an approval opened, and each change of its state.
   'dd:approval-requested',
   'dd:approval-updated',
+  // Beyond http-interface §6.1's list (docs/group-policies.md): a group or agent policy set or cleared; a rollout started, and each change of it.
+  'dd:group-policy-updated',
+  'dd:rollout-started',
+  'dd:rollout-updated',
   'security-scan-cycle-complete',
 ] as const;
 export type UiEventType = (typeof UI_EVENT_TYPES)[number];
@@ -133,6 +139,12 @@ export const BatchUpdateCompletedEventSchema = v.object({
 export const AgentStatsChangedEventSchema = v.object({ agentName: v.string() });
 export const ResyncRequiredEventSchema = v.object({ reason: v.picklist(RESYNC_REASONS) });
 export const PreferencesUpdatedEventSchema = v.object({});
+/** `policy` is null once cleared. */
+export const GroupPolicyUpdatedEventSchema = v.object({
+  scope: v.picklist(GROUP_POLICY_SCOPES),
+  name: v.string(),
+  policy: v.nullable(GroupPolicySchema),
+});
 
 /** Payload schemas of the events whose payload http-interface §6.1 shows in full; the others carry objects owned elsewhere. */
 export const UI_EVENT_PAYLOAD_SCHEMAS = {
@@ -153,6 +165,9 @@ export const UI_EVENT_PAYLOAD_SCHEMAS = {
   'dd:preferences-updated': PreferencesUpdatedEventSchema,
   'dd:approval-requested': ApprovalSchema,
   'dd:approval-updated': ApprovalSchema,
+  'dd:group-policy-updated': GroupPolicyUpdatedEventSchema,
+  'dd:rollout-started': RolloutSchema,
+  'dd:rollout-updated': RolloutSchema,
 } as const satisfies Partial<Record<UiEventType, v.GenericSchema>>;
 
 type PayloadSchemas = typeof UI_EVENT_PAYLOAD_SCHEMAS;

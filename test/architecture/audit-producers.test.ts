@@ -33,8 +33,6 @@ const UNBUILT: Partial<Record<AuditAction, string>> = {
   'scanner-asset-warm-started': 'vulnerability scanning',
   'scanner-asset-warm-succeeded': 'vulnerability scanning',
   'scanner-asset-warm-failed': 'vulnerability scanning',
-  'group-policy-set': 'group policies (/api/v1/group-policies)',
-  'group-policy-cleared': 'group policies (/api/v1/group-policies)',
 };
 
 function sourceFiles(dir: string): string[] {

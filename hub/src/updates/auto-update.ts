@@ -7,6 +7,8 @@ import { containerIdentity } from '../../../shared/update/update-clock';
 import { errorText } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { AppliedChange } from '../notifications/inventory-events';
+import type { AutoUpdatePolicy } from '../policies/effective-group-policy';
+import type { RolloutService } from '../rollouts/rollout-service';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import type { SettingsStore } from '../store/settings-store';
@@ -52,6 +54,10 @@ export interface AutoUpdaterDeps {
   containers: Pick<ContainerStore, 'get'>;
   settings: Pick<SettingsStore, 'get'>;
   updates: Pick<UpdateService, 'operationsOf' | 'requestUpdate' | 'triggers'>;
+  /** The container's group or agent policy (docs/group-policies.md): its mode, windows and maturity gate. */
+  policyOf?: ((container: Container) => AutoUpdatePolicy) | undefined;
+  /** Staged rollouts: a container whose policy rolls out automatically is handed over instead of updated. */
+  rollouts?: Pick<RolloutService, 'rollsOutAutomatically' | 'startAutomatic'> | undefined;
 }
 
 export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
@@ -100,8 +106,9 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
   async function consider(container: Container): Promise<void> {
     const target = targetKey(container);
     if (target === undefined) return;
+    const policy = deps.policyOf?.(container) ?? {};
     const decision = autoUpdateDecision({
-      mode: deps.settings.get().updateMode,
+      mode: policy.mode ?? deps.settings.get().updateMode,
       container,
       triggers: deps.updates.triggers,
       failedBefore: failedBefore(container, target),
@@ -109,6 +116,15 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
     if (decision.kind === 'off') return;
     if (decision.kind === 'blocked') {
       await block(container, target, decision.reason, decision.liftableAt);
+      return;
+    }
+    if (policy.insideWindow === false) return block(container, target, 'outside-schedule-window');
+    if (policy.immatureUntil !== undefined)
+      return block(container, target, 'maturity-not-reached', policy.immatureUntil);
+    if (deps.rollouts?.rollsOutAutomatically(container)) {
+      // The rollout updates it (and the same image elsewhere) host by host; once per candidate.
+      await deps.rollouts.startAutomatic(container);
+      await remember(containerIdentity(container), undefined);
       return;
     }
     try {

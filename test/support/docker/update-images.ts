@@ -7,13 +7,14 @@
  * - `healthy` / `unhealthy`: the same with a healthcheck that passes (`true`) or fails (`false`);
  * - `exits`: exits at once with code 3, no healthcheck;
  * - `flaky`: healthy until a file `/tmp/bad` appears in the container (automatic rollback tests);
+ * - `env-gated`: healthy unless the container sets `DD_TEST_UNHEALTHY` (one image that fails on one host only);
  * - `sleep`: `sleep 3600`, no healthcheck.
  */
 import type { TestRegistry } from '../registry/start-registry';
 import type { TestDockerd } from './start-dockerd';
 import { importBusyboxImage } from './test-images';
 
-export type AppKind = 'http' | 'healthy' | 'unhealthy' | 'flaky' | 'exits' | 'sleep';
+export type AppKind = 'http' | 'healthy' | 'unhealthy' | 'flaky' | 'env-gated' | 'exits' | 'sleep';
 
 const HTTPD = ['httpd', '-f', '-p', '80', '-h', '/www'];
 
@@ -27,6 +28,8 @@ function shapeOf(kind: AppKind): { cmd: string[]; healthcheck?: string[] } {
       return { cmd: HTTPD, healthcheck: ['false'] };
     case 'flaky':
       return { cmd: HTTPD, healthcheck: ['sh', '-c', 'test ! -e /tmp/bad'] };
+    case 'env-gated':
+      return { cmd: HTTPD, healthcheck: ['sh', '-c', 'test -z "$DD_TEST_UNHEALTHY"'] };
     case 'exits':
       return { cmd: ['sh', '-c', 'exit 3'] };
     case 'sleep':
