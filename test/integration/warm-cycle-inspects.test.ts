@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hub } from '../../hub/src/compose-hub';
 import type { DockerHost } from '../../shared/docker/docker-host';
+import { delegatingHost } from '../support/docker/delegating-host';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { createMemoryHub } from '../support/hub-harness';
@@ -15,16 +16,12 @@ import { createMemoryHub } from '../support/hub-harness';
 function countingInspects(real: DockerHost) {
   const inspected: string[] = [];
   let closeEvents: (() => void) | undefined;
-  const host: DockerHost = {
-    endpoint: real.endpoint,
+  const host = delegatingHost(real, {
     eventsCoverChanges: real.eventsCoverChanges === true,
-    ping: () => real.ping(),
-    listContainers: (all) => real.listContainers(all),
     inspectContainer: (id) => {
       inspected.push(id);
       return real.inspectContainer(id);
     },
-    inspectImage: (id) => real.inspectImage(id),
     subscribeEvents: (handlers) => {
       const subscription = real.subscribeEvents(handlers);
       // Ends the stream as a dying Engine connection would: the watcher is told, and reconnects.
@@ -34,14 +31,7 @@ function countingInspects(real: DockerHost) {
       };
       return subscription;
     },
-    logs: (id, options, signal) => real.logs(id, options, signal),
-    start: (id) => real.start(id),
-    stop: (id) => real.stop(id),
-    restart: (id) => real.restart(id),
-    remove: (id) => real.remove(id),
-    stats: (id) => real.stats(id),
-    close: () => real.close(),
-  };
+  });
   return { host, inspected, cutEvents: () => closeEvents?.() };
 }
 
@@ -101,15 +91,18 @@ describe('warm watch cycles on a real dockerd', () => {
   it('inspects only the container an event was about, and records its new state', async () => {
     const stopped = ids[1] as string;
     await dockerd.docker.getContainer(stopped).stop({ t: 0 });
-    // The event refresh inspects it once; the cycle after it needs no inspect at all.
+    // Each event refresh inspects it (kill, die and stop may come in more than one debounce window
+    // on a loaded machine); once they are over, a cycle inspects nothing.
     await waitFor(() => (record(stopped)?.status === 'exited' ? true : undefined), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     rig.inspected.length = 0;
     await watcher().watch();
     expect(rig.inspected).toEqual([]);
     expect(record(stopped)?.status).toBe('exited');
     await dockerd.docker.getContainer(stopped).start();
     await waitFor(() => (record(stopped)?.status === 'running' ? true : undefined), 10_000);
-    expect(rig.inspected).toEqual([stopped]);
+    // Only the container the events were about was inspected again.
+    expect(new Set(rig.inspected)).toEqual(new Set([stopped]));
   });
 
   it('inspects a container whose listing disagrees with what it knows, even before the event is applied', async () => {

@@ -12,6 +12,7 @@ import type { Hub } from '../../hub/src/compose-hub';
 import type { DockerHost } from '../../shared/docker/docker-host';
 import { silentSink } from '../../shared/logging/logger';
 import type { Container } from '../../shared/schemas/container';
+import { delegatingHost } from '../support/docker/delegating-host';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { createMemoryHub } from '../support/hub-harness';
@@ -58,9 +59,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, t
 function removingAfterList(real: DockerHost, dockerd: TestDockerd) {
   let armed: string | undefined;
   const inspected: string[] = [];
-  const host: DockerHost = {
-    endpoint: real.endpoint,
-    ping: () => real.ping(),
+  const host = delegatingHost(real, {
     async listContainers(all) {
       const listed = await real.listContainers(all);
       const victim = armed;
@@ -72,16 +71,8 @@ function removingAfterList(real: DockerHost, dockerd: TestDockerd) {
       inspected.push(id);
       return real.inspectContainer(id);
     },
-    inspectImage: (id) => real.inspectImage(id),
     subscribeEvents: () => ({ close: () => undefined }),
-    logs: (id, options, signal) => real.logs(id, options, signal),
-    start: (id) => real.start(id),
-    stop: (id) => real.stop(id),
-    restart: (id) => real.restart(id),
-    remove: (id) => real.remove(id),
-    stats: (id) => real.stats(id),
-    close: () => real.close(),
-  };
+  });
   return { host, inspected, removeAfterNextList: (id: string) => (armed = id) };
 }
 
