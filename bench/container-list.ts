@@ -169,7 +169,7 @@ export const containerList: Benchmark = {
             DD_STORE_PATH: join(dir, stored === LARGE ? 'large' : 'small'),
             DD_LOCAL_WATCHER: 'false',
           },
-          startTimeoutMs: 120_000,
+          startTimeoutMs: 900_000,
         });
         starts.push(performance.now() - started);
         try {

@@ -7,7 +7,7 @@ import { UpdateClockSchema } from '../../../shared/update/update-clock';
 import type { ContainerQuery } from '../watchers/container-query';
 import { ContainerIndex } from './container-index';
 import { type StagedWrite, writeTogether } from './staged-writes';
-import { readValidated } from './validated-storage';
+import { readAllValidated } from './validated-storage';
 
 const GateSchema = v.object({
   state: v.picklist(['held', 'applicable']),
@@ -62,15 +62,11 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
   });
   return {
     async load() {
-      for (const key of await storage.getKeys('containers')) {
-        const container = await readValidated(storage, key, ContainerSchema, logger);
-        if (container) containers.set(container.id, container);
-      }
+      const stored = await readAllValidated(storage, await storage.getKeys('containers'), ContainerSchema, logger);
+      for (const { value: container } of stored) containers.set(container.id, container);
       index.reset([...containers.values()]);
-      for (const key of await storage.getKeys('identities')) {
-        const state = await readValidated(storage, key, IdentityStateSchema, logger);
-        if (state) identities.set(decodeURIComponent(key.slice('identities:'.length)), state);
-      }
+      const states = await readAllValidated(storage, await storage.getKeys('identities'), IdentityStateSchema, logger);
+      for (const { key, value } of states) identities.set(decodeURIComponent(key.slice('identities:'.length)), value);
     },
     all: () => [...containers.values()],
     get: (id) => containers.get(id),
