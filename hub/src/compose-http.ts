@@ -66,12 +66,14 @@ import { registerNotificationRoutes } from './routes/notification-routes';
 import { registerOpenApiRoute } from './routes/openapi-routes';
 import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
+import { registerSecurityRoutes } from './routes/security-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 import { registerSystemRoutes } from './routes/system-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
 import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
 import { registerWatcherRoutes } from './routes/watcher-routes';
+import type { SecurityService } from './security/security-service';
 import type { ApiKeyStore } from './store/api-key-store';
 import type { AuditStore } from './store/audit-store';
 import type { ContainerStore } from './store/container-store';
@@ -144,6 +146,7 @@ export interface HttpParts {
   updates: UpdateService;
   approvals: ApprovalService;
   dependencyGroups: DependencyGroupUpdates;
+  security: SecurityService;
   /** Filled here with every route; the authenticator reads it at request time. */
   routes: RouteTable;
   apiKeyAuth: ApiKeyAuthenticator;
@@ -299,6 +302,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerUpdatePreviewRoutes(api, { updates, audit });
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
   registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });
+  registerSecurityRoutes(api, { containers, security: parts.security, now, clientAddress });
   registerContainerRoutes(api, {
     ...hosts,
     containers,
@@ -308,6 +312,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     publish: parts.publish,
     notifications,
     updates,
+    security: parts.security,
   });
   registerLabelOverrideRoutes(api, {
     ...hosts,

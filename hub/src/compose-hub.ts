@@ -43,6 +43,7 @@ import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
+import { createSecurityService, type SbomSource, type SecurityService } from './security/security-service';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
@@ -93,6 +94,18 @@ export interface HubOptions {
   ui?: UiSource | undefined;
   /** Bounds of the icon cache (500 icons, 16 MiB) and the fetch that reaches the icon sets (the global one). */
   icons?: { cacheLimits?: IconCacheLimits | undefined; fetch?: typeof fetch | undefined } | undefined;
+  /**
+   * Vulnerability scanning (docs/security-scanning.md): the SBOM source the scanner reads images
+   * with (absent: the scan routes answer 400 "scanner not configured"), how the runtime reads
+   * DD_SECURITY_OSV_FILE (absent on Workers) and the fetch that downloads DD_SECURITY_OSV_URL.
+   */
+  security?:
+    | {
+        sbom?: SbomSource | undefined;
+        readFile?: ((path: string) => Promise<Uint8Array>) | undefined;
+        fetch?: ((url: string) => Promise<Response>) | undefined;
+      }
+    | undefined;
 }
 
 export type HubInput = HubDeps & HubOptions;
@@ -122,6 +135,7 @@ export interface HubParts {
   approvals: ApprovalService;
   autoUpdates: AutoUpdater;
   dependencyGroups: DependencyGroupUpdates;
+  security: SecurityService;
   routes: HubRoutes;
   apiKeys: ReturnType<typeof createApiKeyStore>;
   notificationRules: ReturnType<typeof createNotificationRuleStore>;
@@ -296,6 +310,22 @@ export function composeHub(input: HubInput): Hub {
     logger.child('edge').warn('an agent event listener failed', { event: event.event, error: String(error) }),
   );
 
+  // Vulnerability scanning: its database, the scans, and the gate the updates pass.
+  const security = createSecurityService({
+    config: config.security,
+    storage,
+    logger,
+    now,
+    audit,
+    publish,
+    notifications,
+    containers,
+    sbom: input.security?.sbom,
+    internetless: () => settings.get().internetlessMode,
+    fetch: input.security?.fetch ?? ((url) => fetch(url)),
+    readFile: input.security?.readFile,
+  });
+
   // Updates, then the policies that queue them.
   const updates = createUpdateService(
     {
@@ -314,6 +344,7 @@ export function composeHub(input: HubInput): Hub {
       runtime: input.runtime,
       composeFiles: input.composeFiles,
       approvals,
+      security: security.gate,
     },
     { storage, logger, triggers: config.actions, options: input.updates },
   );
@@ -423,6 +454,7 @@ export function composeHub(input: HubInput): Hub {
     updates,
     approvals,
     dependencyGroups,
+    security,
     routes,
     apiKeyAuth: createApiKeyAuthenticator({ apiKeys, routes, now, logger, audit, clientAddress }),
     basicAuth: createBasicCredentialAuthenticator({
@@ -460,6 +492,7 @@ export function composeHub(input: HubInput): Hub {
     approvals,
     autoUpdates,
     dependencyGroups,
+    security,
     routes: http.routes,
     apiKeys,
     notificationRules,
@@ -501,6 +534,7 @@ export function composeHub(input: HubInput): Hub {
         await updates.load();
         await approvals.load();
         await autoUpdates.load();
+        await security.load();
         await scheduler.load();
         if (agentsEnabled) await agents.load();
         await loadEdge(input, edge);
@@ -530,6 +564,13 @@ export function composeHub(input: HubInput): Hub {
         );
       }
       maturityLifts.start();
+      // The OSV database is imported in the background (a download must not hold the start), and refreshed.
+      security.start();
+      if (config.security.osv.url !== undefined && config.security.osv.refreshHours > 0)
+        scheduler.job('security.osv-refresh', () => security.refreshDatabase(), {
+          everyMs: config.security.osv.refreshHours * 3_600_000,
+          jitterMs: 60_000,
+        });
       // Retention (DD_AUDIT_*) also holds on a hub that writes no audit entries for days.
       scheduler.job('audit.retention', () => audit.prune(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
       // A session nobody uses again is never resolved, so never found expired on read.

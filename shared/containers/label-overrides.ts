@@ -31,6 +31,7 @@ export const OVERRIDABLE_LABELS = [
   'dd.rollback.auto',
   'dd.rollback.window',
   'dd.update.approval',
+  'dd.security.block-severity',
 ] as const;
 export type OverridableLabel = (typeof OVERRIDABLE_LABELS)[number];
 

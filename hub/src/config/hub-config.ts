@@ -8,6 +8,7 @@ import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../edge/sign-in-slots';
 import { DEFAULT_ICON_BASES, ICON_BASE_VARIABLES, ICON_PROVIDERS, type IconProvider } from '../icons/icon-providers';
 import { type ListenAgentConfig, loadListenAgentConfigs } from '../listen/listen-agent-config';
+import { loadSecurityConfig, type SecurityConfig } from '../security/security-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { envCorsOrigins } from './cors-origins';
@@ -66,6 +67,8 @@ export interface HubConfig {
   agents: ListenAgentConfig[];
   /** Action and registry webhooks (DD_SERVER_WEBHOOK_*, http-interface §4.11, §5.8, §5.9). */
   webhooks: WebhookConfig;
+  /** Vulnerability scanning and the security gate (DD_SECURITY_*, docs/security-scanning.md). */
+  security: SecurityConfig;
   /** True when no DD_AUTH_* provider is configured (decisions §4). */
   anonymous: boolean;
   /** Basic users (DD_AUTH_BASIC_*) and OpenID Connect providers (DD_AUTH_OIDC_*). */
@@ -227,6 +230,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
     ),
     agents: loadListenAgentConfigs(resolved),
+    security: loadSecurityConfig(vars),
     anonymous,
     auth: loadAuthProviders(resolved),
     unknownVariables: [...vars.names()].filter(
@@ -257,6 +261,7 @@ export function maskHubConfig(config: HubConfig): Record<string, unknown> {
     store: { ...config.store, url: config.store.url === undefined ? undefined : '***' },
     agents: config.agents.map((agent) => ({ ...agent, secret: '***' })),
     webhooks: maskWebhookConfig(config.webhooks),
+    security: { ...config.security, osv: { ...config.security.osv, url: config.security.osv.url && '***' } },
     // Raw values hold secrets; GET /api/v1/triggers shows each trigger masked.
     notifications: {
       timeoutMs: config.notifications.timeoutMs,

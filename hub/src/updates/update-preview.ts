@@ -105,6 +105,10 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
   }
   check(blockers, () => assertMature(container));
   check(blockers, () => {
+    const blocked = target && context.hub.security?.assess(container, target);
+    if (blocked) throw blocked;
+  });
+  check(blockers, () => {
     const waiting = target && context.hub.approvals?.assess(container, target);
     if (waiting) throw waiting;
   });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, upgradeWebSocket } from '@hono/node-server';
@@ -57,6 +58,7 @@ export interface StartNodeHubOptions {
     | 'selfContainerId'
     | 'ui'
     | 'notificationTiming'
+    | 'security'
   >;
 }
 
@@ -172,6 +174,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     ui,
     ...options.deps,
     edge: { ...options.deps?.edge, authorizedKeys },
+    // DD_SECURITY_OSV_FILE: the OSV export is read from this host's files.
+    security: { readFile: async (path) => new Uint8Array(await readFile(path)), ...options.deps?.security },
   });
 
   // Every socket starts at the edge protocol's pre-sign-in cap of 32 KiB: ws refuses a larger frame
