@@ -150,7 +150,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       // One fresh lookup cycle for the whole fleet, which every watcher joins: hosts sharing an image share its lookups.
       deps.registries?.lookups.beginCycle();
       await Promise.all(deps.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
-      const all = containers.all().map(toPublicContainer);
+      const all = containers.all().map((container) => shown(container));
       return c.json(envelope(all, all.length, 0, 0));
     },
   );
@@ -203,7 +203,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
           `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`,
         );
       if (!updated) throw new HttpError(404, 'The container is gone');
-      return c.json(toPublicContainer(updated));
+      return c.json(shown(updated));
     },
   );
 
@@ -256,7 +256,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
         containerName: container.name,
         details: body.action,
       });
-      return c.json(toPublicContainer(updated));
+      return c.json(shown(updated));
     },
   );
 }
