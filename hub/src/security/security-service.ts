@@ -25,7 +25,14 @@ export interface SbomSource {
 
 /** The database's state as GET …/security/vulnerabilities and the docs report it. */
 export type DatabaseStatus =
-  | { state: 'ready'; importedAt: string; source: string; counts: OsvMeta['counts'] }
+  | {
+      state: 'ready';
+      importedAt: string;
+      source: string;
+      counts: OsvMeta['counts'];
+      /** Why the last refresh did not replace this database (internetlessMode, a failed download). */
+      lastRefresh?: { state: 'internetless' | 'failed'; reason?: string };
+    }
   | { state: 'empty' | 'importing' | 'internetless' | 'failed'; reason?: string };
 
 export interface SecurityServiceDeps {
@@ -133,7 +140,17 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     if (lastImportProblem && !meta) return lastImportProblem;
     if (!meta)
       return { state: 'empty', reason: 'no OSV database imported: set DD_SECURITY_OSV_URL or DD_SECURITY_OSV_FILE' };
-    return { state: 'ready', importedAt: meta.importedAt, source: meta.source, counts: meta.counts };
+    const problem = lastImportProblem;
+    return {
+      state: 'ready',
+      importedAt: meta.importedAt,
+      source: meta.source,
+      counts: meta.counts,
+      ...(problem &&
+        (problem.state === 'internetless' || problem.state === 'failed') && {
+          lastRefresh: { state: problem.state, ...(problem.reason !== undefined && { reason: problem.reason }) },
+        }),
+    };
   }
 
   /** A bulk scan in progress: its id, its counts, and the SBOMs it read (each image once). */

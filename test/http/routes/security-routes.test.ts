@@ -9,7 +9,10 @@
  * SBOM source records which images it was asked for, so "each image read once" is checked.
  */
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImageSbom, SbomPackage } from '../../../hub/src/security/sbom-model';
 import type { SbomSource } from '../../../hub/src/security/security-service';
@@ -21,6 +24,7 @@ import {
   expectJsonError,
   type HubClient,
   type HubMode,
+  jsonInit,
 } from '../../support/hub-harness';
 import { dataOf, openSse } from '../../support/sse-client';
 
@@ -313,6 +317,86 @@ describe('security routes without a scanner', () => {
     expect(await json(await client.request('/api/v1/containers/security/vulnerabilities'))).toMatchObject({
       scanned: 0,
       database: { state: 'empty' },
+    });
+  });
+});
+
+describe('the OSV database from a URL (a real HTTP server serving an all.zip)', () => {
+  let client: HubClient;
+  let server: Server;
+  let url: string;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    const entries = JSON.parse(await readFile(FIXTURE, 'utf8')) as unknown[];
+    const files: Record<string, Uint8Array> = {};
+    entries.forEach((entry, index) => {
+      files[`${index}.json`] = strToU8(JSON.stringify(entry));
+    });
+    const zip = zipSync(files);
+    server = createServer((request, response) => {
+      requests.push(request.url ?? '');
+      if (request.url?.startsWith('/Debian/all.zip'))
+        response.writeHead(200, { 'content-type': 'application/zip' }).end(zip);
+      else response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    client = await createMemoryHub(
+      { DD_SECURITY_SCANNER: 'osv', DD_SECURITY_OSV_URL: `${url}/Debian/all.zip?token=s3cret` },
+      { security: { sbom: sbomSource([]) } },
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const database = async () =>
+    (
+      await json<{ database: Record<string, unknown> }>(
+        await client.request('/api/v1/containers/security/vulnerabilities'),
+      )
+    ).database;
+
+  it('downloads and imports it at start, audited without the token', async () => {
+    for (let i = 0; i < 100 && (await database())['state'] !== 'ready'; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await database()).toMatchObject({
+      state: 'ready',
+      source: `url:${url}/Debian/all.zip`,
+      counts: { imported: 12 },
+    });
+    expect(requests).toEqual(['/Debian/all.zip?token=s3cret']);
+    const pulls = client.hub.parts.audit.recent(100).filter((entry) => entry.action.startsWith('scanner-asset-pull'));
+    expect(pulls.map((entry) => entry.action).sort()).toEqual([
+      'scanner-asset-pull-started',
+      'scanner-asset-pull-succeeded',
+    ]);
+    expect(JSON.stringify(pulls)).not.toContain('s3cret');
+  });
+
+  it('with internetlessMode on, downloads nothing and says so; the imported database stays', async () => {
+    await json(await client.request('/api/v1/settings', jsonInit('PATCH', { internetlessMode: true })));
+    await client.hub.parts.security.refreshDatabase(true);
+    expect(requests).toHaveLength(1);
+    expect(await database()).toMatchObject({ state: 'ready', lastRefresh: { state: 'internetless' } });
+    const failed = client.hub.parts.audit.recent(100).find((entry) => entry.action === 'scanner-asset-pull-failed');
+    expect(failed).toMatchObject({ status: 'skipped', details: expect.stringContaining('internetlessMode') });
+  });
+
+  it('a download that fails is audited and keeps the database', async () => {
+    await json(await client.request('/api/v1/settings', jsonInit('PATCH', { internetlessMode: false })));
+    server.removeAllListeners('request');
+    server.on('request', (request, response) => {
+      requests.push(request.url ?? '');
+      response.writeHead(503).end();
+    });
+    await client.hub.parts.security.refreshDatabase(true);
+    expect(await database()).toMatchObject({
+      state: 'ready',
+      counts: { imported: 12 },
+      lastRefresh: { state: 'failed', reason: 'the server answered 503' },
     });
   });
 });
