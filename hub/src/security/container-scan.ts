@@ -22,6 +22,27 @@ export const SeverityCountsSchema = v.object({
   unknown: v.number(),
 });
 
+/** One finding as a delta names it. */
+const DeltaFindingSchema = v.object({
+  id: v.string(),
+  severity: v.picklist(SEVERITIES),
+  package: v.string(),
+  installedVersion: v.string(),
+});
+
+/**
+ * What a pending update changes (running image against candidate): the findings it fixes (in the
+ * running image, not in the candidate) and the ones it introduces; a finding is its advisory and
+ * package name, so a version bump of a still-affected package is neither.
+ */
+export const ScanDeltaSchema = v.object({
+  /** The running image the candidate was compared with, and when it was scanned. */
+  against: v.object({ image: v.string(), scannedAt: v.string() }),
+  fixed: v.array(DeltaFindingSchema),
+  introduced: v.array(DeltaFindingSchema),
+});
+export type ScanDelta = v.InferOutput<typeof ScanDeltaSchema>;
+
 /**
  * The latest scan of a container (GET /api/v1/containers/{id}/vulnerabilities): which image it
  * read (the update candidate when there was one), against which database, and what it found.
@@ -41,5 +62,27 @@ export const ContainerScanSchema = v.object({
   vulnerabilities: v.array(FindingSchema),
   summary: SeverityCountsSchema,
   error: v.optional(v.string()),
+  /** A scan of an update candidate: what the update fixes and introduces. */
+  delta: v.optional(ScanDeltaSchema),
 });
 export type ContainerScan = v.InferOutput<typeof ContainerScanSchema>;
+
+type Finding = v.InferOutput<typeof FindingSchema>;
+
+/** The delta of a candidate's findings against the running image's (ScanDeltaSchema). */
+export function scanDelta(running: ContainerScan, candidate: readonly Finding[]): ScanDelta {
+  const keyOf = (f: Finding) => `${f.id}\u0000${f.package.ecosystem.split(':')[0]}\u0000${f.package.name}`;
+  const brief = (f: Finding) => ({
+    id: f.id,
+    severity: f.severity,
+    package: f.package.name,
+    installedVersion: f.installedVersion,
+  });
+  const before = new Set(running.vulnerabilities.map(keyOf));
+  const after = new Set(candidate.map(keyOf));
+  return {
+    against: { image: running.image, scannedAt: running.scannedAt },
+    fixed: running.vulnerabilities.filter((f) => !after.has(keyOf(f))).map(brief),
+    introduced: candidate.filter((f) => !before.has(keyOf(f))).map(brief),
+  };
+}

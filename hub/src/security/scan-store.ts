@@ -5,6 +5,9 @@ import { type ContainerScan, ContainerScanSchema } from './container-scan';
 
 const PREFIX = 'security:scan';
 const keyOf = (containerId: string) => `${PREFIX}:${containerId}`;
+/** The latest scan of the running image, kept beside the latest scan: the baseline of a delta. */
+const RUNNING_PREFIX = 'security:running';
+const runningKeyOf = (containerId: string) => `${RUNNING_PREFIX}:${containerId}`;
 
 /**
  * The latest scan of each container, persisted (a restart keeps them) and held in memory, so the
@@ -12,6 +15,7 @@ const keyOf = (containerId: string) => `${PREFIX}:${containerId}`;
  */
 export class ScanStore {
   private readonly scans = new Map<string, ContainerScan>();
+  private readonly running = new Map<string, ContainerScan>();
 
   constructor(
     private readonly storage: Storage,
@@ -19,11 +23,21 @@ export class ScanStore {
   ) {}
 
   async load(): Promise<void> {
-    this.scans.clear();
-    for (const key of await this.storage.getKeys(PREFIX)) {
-      const scan = await readValidated(this.storage, key, ContainerScanSchema, this.logger);
-      if (scan) this.scans.set(scan.containerId, scan);
+    for (const [prefix, into] of [
+      [PREFIX, this.scans],
+      [RUNNING_PREFIX, this.running],
+    ] as const) {
+      into.clear();
+      for (const key of await this.storage.getKeys(prefix)) {
+        const scan = await readValidated(this.storage, key, ContainerScanSchema, this.logger);
+        if (scan) into.set(scan.containerId, scan);
+      }
     }
+  }
+
+  /** The latest successful scan of the container's running image. */
+  runningScan(containerId: string): ContainerScan | undefined {
+    return this.running.get(containerId);
   }
 
   get(containerId: string): ContainerScan | undefined {
@@ -34,7 +48,14 @@ export class ScanStore {
     return [...this.scans.values()];
   }
 
+  /** Keeps a successful scan of the running image as the baseline of the next delta. */
+  async putRunning(scan: ContainerScan): Promise<void> {
+    await this.storage.setItem(runningKeyOf(scan.containerId), scan);
+    this.running.set(scan.containerId, scan);
+  }
+
   async put(scan: ContainerScan): Promise<void> {
+    if (scan.status === 'scanned' && scan.target === 'current') await this.putRunning(scan);
     await this.storage.setItem(keyOf(scan.containerId), scan);
     this.scans.set(scan.containerId, scan);
   }

@@ -6,7 +6,7 @@ import type { HttpError } from '../http/http-error';
 import type { NotificationService } from '../notifications/notification-service';
 import type { AuditStore } from '../store/audit-store';
 import { currentReference, type UpdateTarget, updateTargetOf } from '../updates/update-target';
-import type { ContainerScan } from './container-scan';
+import { type ContainerScan, scanDelta } from './container-scan';
 import { importOsvExport } from './osv/osv-import';
 import { type OsvMeta, OsvStore } from './osv/osv-store';
 import { countSeverities, scanSbom } from './osv/scan-sbom';
@@ -175,6 +175,46 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     return sbom;
   }
 
+  /**
+   * The scan of the running image a candidate is compared with: the kept one when it read the same
+   * image against the same database, else a new one (kept, not made the container's latest scan).
+   * Undefined when the running image cannot be read: the candidate's scan stands without a delta.
+   */
+  async function runningBaseline(
+    container: Container,
+    meta: OsvMeta,
+    within?: Cycle,
+  ): Promise<ContainerScan | undefined> {
+    const image = currentReference(container);
+    const kept = scans.runningScan(container.id);
+    if (kept && kept.image === image && kept.database?.importedAt === meta.importedAt) return kept;
+    try {
+      const sbom = await sbomOf(container, 'current', image, within);
+      const vulnerabilities = await scanSbom(sbom, database);
+      const running: ContainerScan = {
+        containerId: container.id,
+        status: 'scanned',
+        scanner: 'osv',
+        scannedAt: new Date(deps.now()).toISOString(),
+        target: 'current',
+        image,
+        imageId: sbom.imageId,
+        database: { importedAt: meta.importedAt, source: meta.source },
+        packages: sbom.packages.length,
+        vulnerabilities,
+        summary: countSeverities(vulnerabilities),
+      };
+      await scans.putRunning(running);
+      return running;
+    } catch (error) {
+      logger.warn('the running image could not be scanned for the delta', {
+        container: container.name,
+        error: String(error),
+      });
+      return undefined;
+    }
+  }
+
   async function scan(container: Container, within?: Cycle): Promise<ContainerScan> {
     const { target, image } = scanTarget(container);
     const previous = scans.get(container.id);
@@ -202,15 +242,20 @@ export function createSecurityService(deps: SecurityServiceDeps) {
       }
       const sbom = await sbomOf(container, target, image, within);
       const vulnerabilities = await scanSbom(sbom, database);
-      result = {
-        ...base,
-        status: 'scanned',
+      const scanned = {
+        status: 'scanned' as const,
         imageId: sbom.imageId,
         database: { importedAt: meta.importedAt, source: meta.source },
         packages: sbom.packages.length,
         vulnerabilities,
         summary: countSeverities(vulnerabilities),
       };
+      result = { ...base, ...scanned };
+      // A candidate is compared with the running image: the delta of the update.
+      if (target === 'candidate') {
+        const running = await runningBaseline(container, meta, within);
+        if (running) result.delta = scanDelta(running, vulnerabilities);
+      }
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
       result = {
@@ -310,6 +355,11 @@ export function createSecurityService(deps: SecurityServiceDeps) {
         if (!scanOfCandidate(latest, target) && configured()) latest = await scan(container);
         const refusal = scanOfCandidate(latest, target) ? securityRefusal(container, latest, threshold) : undefined;
         if (refusal) throw refusal;
+      },
+      /** What the update fixes and introduces, from the scan of its candidate (the preview shows it). */
+      delta(container: Container, target: UpdateTarget) {
+        const latest = scans.get(container.id);
+        return scanOfCandidate(latest, target) ? latest?.delta : undefined;
       },
       assess(container: Container, target: UpdateTarget): HttpError | undefined {
         const latest = scans.get(container.id);

@@ -22,5 +22,7 @@ export interface ApprovalGate {
  */
 export interface SecurityGate {
   admit(container: Container, target: UpdateTarget): Promise<void>;
+  /** What the update fixes and introduces (the candidate's scan against the running image's), once scanned. */
+  delta(container: Container, target: UpdateTarget): object | undefined;
   assess(container: Container, target: UpdateTarget): HttpError | undefined;
 }
