@@ -596,6 +596,7 @@ export function composeHub(input: HubInput): Hub {
       await listenAgents?.stop();
       await Promise.all(fleet.all().map((watcher) => watcher.stop()));
       await Promise.all(fleet.all().map((watcher) => watcher.host.close()));
+      await security.stop();
       await notifications.stop();
       maturityLifts.stop();
       await scheduler.stop();

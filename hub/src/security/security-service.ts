@@ -161,6 +161,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     sboms: Map<string, Promise<ImageSbom>>;
   }
   let cycle: Cycle | undefined;
+  let cycleRun: Promise<void> | undefined;
 
   function sbomOf(container: Container, target: 'candidate' | 'current', image: string, within?: Cycle) {
     if (!deps.sbom) throw new Error('no SBOM source');
@@ -293,7 +294,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     const containers = deps.containers.all();
     const current: Cycle = { id: crypto.randomUUID(), scheduled: containers.length, completed: 0, sboms: new Map() };
     cycle = current;
-    void (async () => {
+    cycleRun = (async () => {
       const counts = { scanned: 0, failed: 0 };
       for (const listed of containers) {
         // Re-read: a container removed meanwhile is not scanned, one changed is scanned as it is now.
@@ -369,6 +370,10 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     },
     async load() {
       await scans.load();
+    },
+    /** Waits for the running scan-all cycle and database import, so nothing writes after the hub stopped. */
+    async stop() {
+      await Promise.all([cycleRun, importing].map((running) => running?.catch(() => undefined)));
     },
     /** Imports the database in the background, so a slow download never holds the hub's start. */
     start() {

@@ -303,6 +303,25 @@ for (const mode of ['memory', 'server'] as const) {
       expect((await post('/api/v1/containers/scan-all')).status).toBe(202);
     });
 
+    it('limits scan-all to one a minute per address for a containers:scan key, not for an admin key', async () => {
+      const keyWith = async (scopes: string[]) =>
+        (
+          await json<{ apiKey: string }>(
+            await client.request('/api/v1/api-keys', jsonInit('POST', { name: 'scan', scopes })),
+            201,
+          )
+        ).apiKey;
+      const scanAll = (key: string) =>
+        client.request('/api/v1/containers/scan-all', { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+      const scanner = await keyWith(['containers:scan']);
+      expect((await scanAll(scanner)).status).toBe(202);
+      const refused = await expectJsonError(await scanAll(scanner), 429);
+      expect(refused.details).toEqual({ limit: 1, windowSeconds: 60 });
+      const admin = await keyWith(['admin']);
+      expect((await scanAll(admin)).status).toBe(202);
+      expect((await scanAll(admin)).status).toBe(202);
+    });
+
     it('answers 404 for an unknown container, then 429 past 30 scans a minute', async () => {
       await expectJsonError(await post(`/api/v1/containers/${id(99)}/scan`), 404);
       await expectJsonError(await get(`/api/v1/containers/${id(99)}/vulnerabilities`), 404);
