@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage';
 import * as v from 'valibot';
 import type { Logger } from '../../../../shared/logging/logger';
 import { readValidated } from '../../store/validated-storage';
+import { SEVERITIES } from '../severity';
 import type { IndexedAdvisory } from './advisory';
 import type { OsvImportCounts } from './osv-index';
 import { indexKey } from './osv-index';
@@ -33,6 +34,29 @@ const OsvMetaSchema = v.object({
   }),
 });
 export type OsvMeta = v.InferOutput<typeof OsvMetaSchema>;
+
+const EventSchema = v.union([
+  v.object({ introduced: v.string() }),
+  v.object({ fixed: v.string() }),
+  v.object({ last_affected: v.string() }),
+  v.object({ limit: v.string() }),
+]);
+/** A bucket as read back: checked like every stored record (decisions §3), a bad one read as empty. */
+const BucketSchema = v.record(
+  v.string(),
+  v.array(
+    v.object({
+      id: v.string(),
+      aliases: v.array(v.string()),
+      summary: v.string(),
+      url: v.string(),
+      severity: v.picklist(SEVERITIES),
+      score: v.optional(v.number()),
+      ranges: v.array(v.object({ type: v.picklist(['SEMVER', 'ECOSYSTEM']), events: v.array(EventSchema) })),
+      versions: v.array(v.string()),
+    }),
+  ),
+);
 
 type Bucket = Record<string, IndexedAdvisory[]>;
 
@@ -97,9 +121,9 @@ export class OsvStore {
     const number = bucketOf(key, meta.bucketCount);
     let bucket = this.buckets.get(number);
     if (!bucket) {
-      bucket = this.storage
-        .getItem<Bucket>(bucketKey(meta.generation, number))
-        .then((value) => (value && typeof value === 'object' ? value : {}));
+      const key = bucketKey(meta.generation, number);
+      // The schema spells optional fields `T | undefined`; the values are what save() wrote.
+      bucket = readValidated(this.storage, key, BucketSchema, this.logger).then((value) => (value ?? {}) as Bucket);
       this.buckets.set(number, bucket);
     }
     const list = (await bucket)[key];

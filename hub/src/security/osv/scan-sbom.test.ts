@@ -140,6 +140,14 @@ describe('OSV matching against the fixture database', () => {
     expect((await scanSbom(debianImage, store)).map((f) => f.id)).toEqual(['GOOD-1']);
   });
 
+  it('reads a tampered bucket as empty: its packages find nothing, the rest still match', async () => {
+    const storage = createStorage();
+    await importOsvExport(new OsvStore(storage, logger()), readFileSync(FIXTURE), 'fixture', NOW);
+    const buckets = (await storage.getKeys('security:osv')).filter((key) => key !== 'security:osv:meta');
+    for (const key of buckets) await storage.setItem(key, { 'npm\u0000express': [{ id: 42 }] });
+    expect(await scanSbom(debianImage, new OsvStore(storage, logger()))).toEqual([]);
+  });
+
   it('a re-import replaces the database and removes the previous generation from storage', async () => {
     const storage = createStorage();
     const store = new OsvStore(storage, logger());
