@@ -26,6 +26,7 @@ import {
   type HubMode,
   jsonInit,
 } from '../../support/hub-harness';
+import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
 import { dataOf, openSse } from '../../support/sse-client';
 
 const FIXTURE = fileURLToPath(new URL('../../support/fixtures/osv/advisories.json', import.meta.url));
@@ -440,5 +441,40 @@ describe('the OSV database from a URL (a real HTTP server serving an all.zip)', 
       counts: { imported: 12 },
       lastRefresh: { state: 'failed', reason: 'the server answered 503' },
     });
+  });
+});
+
+describe('the security-alert notification rule', () => {
+  let client: HubClient;
+  let receiver: NotificationReceiver;
+  beforeAll(async () => {
+    receiver = await startNotificationReceiver();
+    client = await createMemoryHub(
+      { ...ENV, DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops` },
+      { security: { sbom: sbomSource([]), readFile: async (path: string) => new Uint8Array(await readFile(path)) } },
+    );
+    await client.hub.parts.containers.put(plain);
+    for (let i = 0; i < 100; i++) {
+      const body = await json<{ database: { state: string } }>(
+        await client.request('/api/v1/containers/security/vulnerabilities'),
+      );
+      if (body.database.state === 'ready') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  afterAll(async () => {
+    await client?.close();
+    await receiver?.close();
+  });
+
+  it('delivers new critical and high findings to the triggers once; the same findings again are not news', async () => {
+    await json(await client.request(`/api/v1/containers/${plain.id}/scan`, { method: 'POST' }));
+    const [delivery] = await receiver.waitFor(1);
+    expect(delivery?.text).toContain('Security alert for container plain');
+    expect(delivery?.text).toContain('1 critical, 1 high');
+    await json(await client.request(`/api/v1/containers/${plain.id}/scan`, { method: 'POST' }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received).toHaveLength(1);
+    expect(client.hub.parts.audit.recent(100).filter((entry) => entry.action === 'security-alert')).toHaveLength(1);
   });
 });
