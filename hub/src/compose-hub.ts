@@ -322,7 +322,8 @@ export function composeHub(input: HubInput): Hub {
     containers,
     sbom: input.security?.sbom,
     internetless: () => settings.get().internetlessMode,
-    fetch: input.security?.fetch ?? ((url) => fetch(url)),
+    // A download that stalls must not hold the refresh for ever (the next one would never start).
+    fetch: input.security?.fetch ?? ((url) => fetch(url, { signal: AbortSignal.timeout(600_000) })),
     readFile: input.security?.readFile,
   });
 

@@ -62,6 +62,43 @@ export function scanTarget(container: Container): { target: 'candidate' | 'curre
     : { target: 'current', image: currentReference(container) };
 }
 
+/** How an import names its source: a URL without its query (which may hold a token). */
+function sourceOf(kind: 'url' | 'file', location: string): string {
+  if (kind === 'file') return `file:${location}`;
+  const url = new URL(location);
+  return `url:${url.origin}${url.pathname}`;
+}
+
+/** The largest OSV export downloaded: beyond it the download is refused, not buffered. */
+const MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+
+/** The body, refused once it passes `max` bytes (a Content-Length above it is refused before reading). */
+export async function readBounded(response: Response, max: number): Promise<Uint8Array> {
+  const announced = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (announced > max) throw new Error(`the download announces ${announced} bytes, above ${max}`);
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel();
+      throw new Error(`the download passed ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
 export function createSecurityService(deps: SecurityServiceDeps) {
   const logger = deps.logger.child('security');
   const database = new OsvStore(deps.storage, logger);
@@ -73,7 +110,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
   const configured = () => deps.config.scanner === 'osv' && deps.sbom !== undefined;
 
   async function importFrom(kind: 'url' | 'file', location: string): Promise<void> {
-    const source = kind === 'url' ? `url:${new URL(location).origin}${new URL(location).pathname}` : `file:${location}`;
+    const source = sourceOf(kind, location);
     if (kind === 'url' && deps.internetless()) {
       lastImportProblem = {
         state: 'internetless',
@@ -92,7 +129,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
       if (kind === 'url') {
         const response = await deps.fetch(location);
         if (!response.ok) throw new Error(`the server answered ${response.status}`);
-        bytes = new Uint8Array(await response.arrayBuffer());
+        bytes = await readBounded(response, MAX_DOWNLOAD_BYTES);
       } else {
         if (!deps.readFile) throw new Error('this runtime reads no files; use DD_SECURITY_OSV_URL');
         bytes = await deps.readFile(location);
@@ -124,7 +161,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     importing ??= (async () => {
       const meta = await database.status();
       const wanted = url !== undefined ? 'url' : 'file';
-      const sameSource = meta?.source.startsWith(`${wanted}:`) ?? false;
+      const sameSource = meta?.source === sourceOf(wanted, location);
       const age = meta ? deps.now() - Date.parse(meta.importedAt) : Number.POSITIVE_INFINITY;
       const stale = wanted === 'url' && refreshHours > 0 && age >= refreshHours * 3_600_000;
       if (force || !sameSource || stale || wanted === 'file') await importFrom(wanted, location);
