@@ -74,12 +74,14 @@ import { registerPreferencesRoutes } from './routes/preferences-routes';
 import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerReleaseNotesRoutes } from './routes/release-notes-routes';
 import { registerRolloutRoutes } from './routes/rollout-routes';
+import { registerSecurityRoutes } from './routes/security-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 import { registerSystemRoutes } from './routes/system-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
 import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
 import { registerWatcherRoutes } from './routes/watcher-routes';
+import type { SecurityService } from './security/security-service';
 import type { ApiKeyStore } from './store/api-key-store';
 import type { AuditStore } from './store/audit-store';
 import type { ContainerStore } from './store/container-store';
@@ -155,6 +157,7 @@ export interface HttpParts {
   rollouts: RolloutService;
   dependencyGroups: DependencyGroupUpdates;
   configuration: ConfigService;
+  security: SecurityService;
   /** Filled here with every route; the authenticator reads it at request time. */
   routes: RouteTable;
   apiKeyAuth: ApiKeyAuthenticator;
@@ -324,6 +327,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerUpdatePreviewRoutes(api, { updates, audit, releaseNotes: releaseNotesOf(containers, releaseNotes) });
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
   registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });
+  registerSecurityRoutes(api, { containers, security: parts.security, now, clientAddress });
   registerContainerRoutes(api, {
     ...hosts,
     containers,
@@ -333,6 +337,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     publish: parts.publish,
     notifications,
     updates,
+    security: parts.security,
   });
   registerLabelOverrideRoutes(api, {
     ...hosts,

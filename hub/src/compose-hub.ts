@@ -48,6 +48,7 @@ import { RegistryService } from './registries/registry-service';
 import { createRolloutService, type RolloutService } from './rollouts/rollout-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
+import { createSecurityService, type SbomSource, type SecurityService } from './security/security-service';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
@@ -100,6 +101,18 @@ export interface HubOptions {
   icons?: { cacheLimits?: IconCacheLimits | undefined; fetch?: typeof fetch | undefined } | undefined;
   /** The environment and DD_CONFIG_FILE the configuration was read from, for /api/v1/config (none: an empty environment). */
   configuration?: ConfigurationSource | undefined;
+  /**
+   * Vulnerability scanning (docs/security-scanning.md): the SBOM source the scanner reads images
+   * with (absent: the scan routes answer 400 "scanner not configured"), how the runtime reads
+   * DD_SECURITY_OSV_FILE (absent on Workers) and the fetch that downloads DD_SECURITY_OSV_URL.
+   */
+  security?:
+    | {
+        sbom?: SbomSource | undefined;
+        readFile?: ((path: string) => Promise<Uint8Array>) | undefined;
+        fetch?: ((url: string) => Promise<Response>) | undefined;
+      }
+    | undefined;
 }
 
 export type HubInput = HubDeps & HubOptions;
@@ -131,6 +144,7 @@ export interface HubParts {
   rollouts: RolloutService;
   autoUpdates: AutoUpdater;
   dependencyGroups: DependencyGroupUpdates;
+  security: SecurityService;
   routes: HubRoutes;
   apiKeys: ReturnType<typeof createApiKeyStore>;
   notificationRules: ReturnType<typeof createNotificationRuleStore>;
@@ -307,6 +321,23 @@ export function composeHub(input: HubInput): Hub {
     logger.child('edge').warn('an agent event listener failed', { event: event.event, error: String(error) }),
   );
 
+  // Vulnerability scanning: its database, the scans, and the gate the updates pass.
+  const security = createSecurityService({
+    config: config.security,
+    storage,
+    logger,
+    now,
+    audit,
+    publish,
+    notifications,
+    containers,
+    sbom: input.security?.sbom,
+    internetless: () => settings.get().internetlessMode,
+    // A download that stalls must not hold the refresh for ever (the next one would never start).
+    fetch: input.security?.fetch ?? ((url) => fetch(url, { signal: AbortSignal.timeout(600_000) })),
+    readFile: input.security?.readFile,
+  });
+
   // Updates, then the policies that queue them. The action triggers are one array a reload replaces in place.
   const actionTriggers = [...config.actions];
   const updates = createUpdateService(
@@ -326,6 +357,7 @@ export function composeHub(input: HubInput): Hub {
       runtime: input.runtime,
       composeFiles: input.composeFiles,
       approvals,
+      security: security.gate,
     },
     { storage, logger, triggers: actionTriggers, options: input.updates },
   );
@@ -469,6 +501,7 @@ export function composeHub(input: HubInput): Hub {
     rollouts,
     dependencyGroups,
     configuration,
+    security,
     routes,
     apiKeyAuth: createApiKeyAuthenticator({ apiKeys, routes, now, logger, audit, clientAddress }),
     basicAuth: createBasicCredentialAuthenticator({
@@ -508,6 +541,7 @@ export function composeHub(input: HubInput): Hub {
     rollouts,
     autoUpdates,
     dependencyGroups,
+    security,
     routes: http.routes,
     apiKeys,
     notificationRules,
@@ -553,6 +587,7 @@ export function composeHub(input: HubInput): Hub {
         await groupPolicies.load();
         await rollouts.load();
         await autoUpdates.load();
+        await security.load();
         await scheduler.load();
         if (agentsEnabled) await agents.load();
         await loadEdge(input, edge);
@@ -582,6 +617,13 @@ export function composeHub(input: HubInput): Hub {
         );
       }
       maturityLifts.start();
+      // The OSV database is imported in the background (a download must not hold the start), and refreshed.
+      security.start();
+      if (config.security.osv.url !== undefined && config.security.osv.refreshHours > 0)
+        scheduler.job('security.osv-refresh', () => security.refreshDatabase(), {
+          everyMs: config.security.osv.refreshHours * 3_600_000,
+          jitterMs: 60_000,
+        });
       // Retention (DD_AUDIT_*) also holds on a hub that writes no audit entries for days.
       scheduler.job('audit.retention', () => audit.prune(), { everyMs: HOUSEKEEPING_EVERY_MS, jitterMs: 60_000 });
       // A session nobody uses again is never resolved, so never found expired on read.
@@ -607,6 +649,7 @@ export function composeHub(input: HubInput): Hub {
       await listenAgents?.stop();
       await Promise.all(fleet.all().map((watcher) => watcher.stop()));
       await Promise.all(fleet.all().map((watcher) => watcher.host.close()));
+      await security.stop();
       await notifications.stop();
       maturityLifts.stop();
       await scheduler.stop();

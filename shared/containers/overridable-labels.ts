@@ -31,5 +31,6 @@ export const OVERRIDABLE_LABELS = [
   'dd.rollback.auto',
   'dd.rollback.window',
   'dd.update.approval',
+  'dd.security.block-severity',
 ] as const;
 export type OverridableLabel = (typeof OVERRIDABLE_LABELS)[number];

@@ -68,5 +68,21 @@ export const ContainerSchema = v.object({
   createdAt: v.string(),
   firstSeenAt: v.string(),
   checkedAt: v.optional(v.string()),
+  /**
+   * As served only (never stored): the latest vulnerability scan's state and counts
+   * (docs/security-scanning.md), its findings with `includeVulnerabilities`.
+   */
+  security: v.optional(
+    v.looseObject({
+      status: v.picklist(['not-scanned', 'scanned', 'failed']),
+      summary: v.object({
+        critical: v.number(),
+        high: v.number(),
+        medium: v.number(),
+        low: v.number(),
+        unknown: v.number(),
+      }),
+    }),
+  ),
 });
 export type Container = v.InferOutput<typeof ContainerSchema>;

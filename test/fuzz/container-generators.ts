@@ -265,7 +265,12 @@ export function expectContainerPage(all: readonly Container[], values: Map<strin
 
 /** A container as served: secrets redacted, everything else as stored. */
 export function publicView(c: Container): Container {
-  return { ...c, env: c.env.map(({ key, value }) => ({ key, value: SECRET_KEYS.has(key) ? '***' : value })) };
+  return {
+    ...c,
+    env: c.env.map(({ key, value }) => ({ key, value: SECRET_KEYS.has(key) ? '***' : value })),
+    // Served, never stored: these hubs have no scanner, so nothing is scanned (docs/security-scanning.md).
+    security: { status: 'not-scanned', summary: { critical: 0, high: 0, medium: 0, low: 0, unknown: 0 } },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

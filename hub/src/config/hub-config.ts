@@ -14,6 +14,7 @@ import {
   RELEASE_NOTES_VARIABLES,
   type ReleaseNotesConfig,
 } from '../release-notes/release-notes-config';
+import { loadSecurityConfig, type SecurityConfig } from '../security/security-config';
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { envCorsOrigins } from './cors-origins';
@@ -74,6 +75,8 @@ export interface HubConfig {
   agents: ListenAgentConfig[];
   /** Action and registry webhooks (DD_SERVER_WEBHOOK_*, http-interface §4.11, §5.8, §5.9). */
   webhooks: WebhookConfig;
+  /** Vulnerability scanning and the security gate (DD_SECURITY_*, docs/security-scanning.md). */
+  security: SecurityConfig;
   /** True when no DD_AUTH_* provider is configured (decisions §4). */
   anonymous: boolean;
   /** Basic users (DD_AUTH_BASIC_*) and OpenID Connect providers (DD_AUTH_OIDC_*). */
@@ -239,6 +242,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
     ),
     agents: loadListenAgentConfigs(resolved),
+    security: loadSecurityConfig(vars),
     anonymous,
     auth: loadAuthProviders(resolved),
     unknownVariables: [...vars.names()].filter(
@@ -270,6 +274,7 @@ export function maskHubConfig(config: HubConfig): Record<string, unknown> {
     agents: config.agents.map((agent) => ({ ...agent, secret: '***' })),
     webhooks: maskWebhookConfig(config.webhooks),
     releaseNotes: maskReleaseNotesConfig(config.releaseNotes),
+    security: { ...config.security, osv: { ...config.security.osv, url: config.security.osv.url && '***' } },
     // Raw values hold secrets; GET /api/v1/triggers shows each trigger masked.
     notifications: {
       timeoutMs: config.notifications.timeoutMs,

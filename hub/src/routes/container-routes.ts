@@ -1,11 +1,12 @@
 import * as v from 'valibot';
-import { ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
+import { type Container, ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
 import { UpdatePolicyActionSchema } from '../../../shared/schemas/update-policy';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
 import { qBool, qEnum, qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
+import type { SecurityService } from '../security/security-service';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { changeUpdatePolicy } from '../updates/update-policy-change';
@@ -14,6 +15,7 @@ import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
 import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 import { containerSummary, recentStatus } from './container-views';
+import { containerSecurity, securityIssues, vulnerabilitiesView, vulnerabilityAggregate } from './security-views';
 import { describeTriggersOfContainer, type TriggersOfContainerDeps } from './trigger-routes';
 
 const Envelope = v.object({
@@ -36,11 +38,19 @@ export interface ContainerRoutesDeps extends ContainerHosts, TriggersOfContainer
   registries: { lookups: Pick<FleetLookups, 'beginCycle'> } | undefined;
   now: () => number;
   publish: Publish;
+  /** The latest scans and the database's state (docs/security-scanning.md). */
+  security: Pick<SecurityService, 'scans' | 'databaseStatus'>;
 }
 
 export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDeps): void {
   const { containers } = deps;
   const find = (id: string) => findContainer(containers, id);
+  const scanOf = (id: string) => deps.security.scans.get(id);
+  /** A container as served: redacted, with its `security` field (the findings only when asked for). */
+  const shown = (container: Container, includeVulnerabilities = false) => ({
+    ...toPublicContainer(container),
+    security: containerSecurity(scanOf(container.id), includeVulnerabilities),
+  });
 
   api.add(
     {
@@ -71,7 +81,14 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     },
     (c, { query }) => {
       const { data, total } = containers.query(query);
-      return c.json(envelope(data.map(toPublicContainer), total, query.limit, query.offset));
+      return c.json(
+        envelope(
+          data.map((container) => shown(container, query.includeVulnerabilities)),
+          total,
+          query.limit,
+          query.offset,
+        ),
+      );
     },
   );
 
@@ -83,7 +100,10 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       tag: 'containers',
       summary: 'Counts of containers, updates and maturity',
     },
-    (c) => c.json(containerSummary(containers.all())),
+    (c) => {
+      const all = containers.all();
+      return c.json({ ...containerSummary(all), security: { issues: securityIssues(all, scanOf) } });
+    },
   );
 
   api.add(
@@ -125,7 +145,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       // One fresh lookup cycle for the whole fleet, which every watcher joins: hosts sharing an image share its lookups.
       deps.registries?.lookups.beginCycle();
       await Promise.all(deps.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
-      const all = containers.all().map(toPublicContainer);
+      const all = containers.all().map((container) => shown(container));
       return c.json(envelope(all, all.length, 0, 0));
     },
   );
@@ -136,9 +156,10 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       path: '/containers/security/vulnerabilities',
       access: 'read',
       tag: 'security',
-      summary: 'Vulnerabilities by image (no scanner configured: nothing scanned)',
+      summary:
+        'Vulnerabilities by running image: total and scanned container counts, the latest scan, each image with its container ids, findings and the summary of its update candidate; the OSV database state',
     },
-    (c) => c.json({ total: containers.all().length, scanned: 0, latestScanAt: null, images: [] }),
+    async (c) => c.json(vulnerabilityAggregate(containers.all(), scanOf, await deps.security.databaseStatus())),
   );
 
   api.add(
@@ -151,7 +172,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       response: ContainerSchema,
       statuses: { 404: 'Unknown container' },
     },
-    (c) => c.json(toPublicContainer(find(c.req.param('id') ?? ''))),
+    (c) => c.json(shown(find(c.req.param('id') ?? ''))),
   );
 
   api.add(
@@ -177,7 +198,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
           `Docker did not answer for ${container.watcher}: ${unreachable.message.slice(0, 300)}`,
         );
       if (!updated) throw new HttpError(404, 'The container is gone');
-      return c.json(toPublicContainer(updated));
+      return c.json(shown(updated));
     },
   );
 
@@ -202,17 +223,12 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       path: '/containers/:id/vulnerabilities',
       access: 'read',
       tag: 'security',
-      summary: 'Latest scan of this container',
+      summary: 'Latest persisted scan of this container, or status not-scanned with an empty result set',
+      statuses: { 404: 'Unknown container' },
     },
     (c) => {
       const container = find(c.req.param('id') ?? '');
-      return c.json({
-        containerId: container.id,
-        status: 'not-scanned',
-        scannedAt: null,
-        vulnerabilities: [],
-        summary: { critical: 0, high: 0, medium: 0, low: 0, unknown: 0 },
-      });
+      return c.json(vulnerabilitiesView(container, scanOf(container.id)));
     },
   );
 
@@ -235,7 +251,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
         containerName: container.name,
         details: body.action,
       });
-      return c.json(toPublicContainer(updated));
+      return c.json(shown(updated));
     },
   );
 }

@@ -15,3 +15,14 @@ export interface ApprovalGate {
   /** The approved candidate's update was queued. */
   executed(container: Container, target: UpdateTarget, operationId: string): Promise<void>;
 }
+
+/**
+ * The security gate (docs/security-scanning.md), declared here for the same reason: admit scans the
+ * candidate when needed and throws 409 `security-blocked`; assess reads the last scan only.
+ */
+export interface SecurityGate {
+  admit(container: Container, target: UpdateTarget): Promise<void>;
+  /** What the update fixes and introduces (the candidate's scan against the running image's), once scanned. */
+  delta(container: Container, target: UpdateTarget): object | undefined;
+  assess(container: Container, target: UpdateTarget): HttpError | undefined;
+}

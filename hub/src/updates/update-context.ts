@@ -20,7 +20,7 @@ import type { SettingsStore } from '../store/settings-store';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import type { Fleet } from '../watchers/fleet';
 import type { DockerActionTrigger } from './action-triggers';
-import type { ApprovalGate } from './approval-gate';
+import type { ApprovalGate, SecurityGate } from './approval-gate';
 import type { BackupStore } from './backup-store';
 import type { UpdateOperationStore } from './operation-store';
 
@@ -61,6 +61,8 @@ export interface UpdateServiceDeps {
   composeFiles: ComposeFileEditor | undefined;
   /** The approval gate (docs/approvals.md); absent, no update waits for one. */
   approvals?: ApprovalGate | undefined;
+  /** The security gate (docs/security-scanning.md); absent, no finding blocks an update. */
+  security?: SecurityGate | undefined;
 }
 
 /** What the parts of the update capability share. */

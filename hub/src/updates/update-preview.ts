@@ -105,6 +105,10 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
   }
   check(blockers, () => assertMature(container));
   check(blockers, () => {
+    const blocked = target && context.hub.security?.assess(container, target);
+    if (blocked) throw blocked;
+  });
+  check(blockers, () => {
     const waiting = target && context.hub.approvals?.assess(container, target);
     if (waiting) throw waiting;
   });
@@ -156,5 +160,10 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
     pruneOldImage: trigger?.prune ?? false,
     blockers,
     canUpdate: !blockers.some((blocker) => blocker.applies === 'manual'),
+    // Beyond the spec: the vulnerabilities the update fixes and introduces, once its candidate was scanned.
+    ...(() => {
+      const delta = target && context.hub.security?.delta(container, target);
+      return delta ? { security: delta } : {};
+    })(),
   };
 }

@@ -422,6 +422,8 @@ export function createUpdateService(
       if (!target)
         throw new HttpError(400, `No update is available for ${container.name}`, { reason: 'no-update-available' });
       assertMature(container);
+      // Before the approval: a candidate blocked by its findings must not open an approval request.
+      await hub.security?.admit(container, target);
       // Every other refusal first would be nicer, but this one writes (a new approval): it must not
       // come between the busy check and the claim below. An approved candidate passes.
       await hub.approvals?.admit(container, target, request.source);

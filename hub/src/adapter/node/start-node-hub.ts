@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, upgradeWebSocket } from '@hono/node-server';
@@ -58,6 +59,7 @@ export interface StartNodeHubOptions {
     | 'selfContainerId'
     | 'ui'
     | 'notificationTiming'
+    | 'security'
   >;
 }
 
@@ -186,6 +188,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       configuration: configuration.source,
       ...options.deps,
       edge: { ...options.deps?.edge, authorizedKeys },
+      // DD_SECURITY_OSV_FILE: the OSV export is read from this host's files.
+      security: { readFile: async (path) => new Uint8Array(await readFile(path)), ...options.deps?.security },
     }),
   );
 

@@ -1,0 +1,163 @@
+/**
+ * The matcher against the fixture database (test/support/fixtures/osv/advisories.json): imported
+ * through the real import (as JSON, and as a zip like OSV's all.zip), stored in a real unstorage,
+ * then matched against SBOMs built by hand from the SBOM model (the generator is tested on its own;
+ * these name exactly the packages each fixture entry is about).
+ */
+import { readFileSync } from 'node:fs';
+import { strToU8, zipSync } from 'fflate';
+import { createStorage } from 'unstorage';
+import { describe, expect, it } from 'vitest';
+import { createLogRing } from '../../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../../shared/logging/logger';
+import type { ImageSbom, SbomPackage } from '../sbom-model';
+import { importOsvExport } from './osv-import';
+import { OsvStore } from './osv-store';
+import { scanSbom } from './scan-sbom';
+
+const FIXTURE = new URL('../../../../test/support/fixtures/osv/advisories.json', import.meta.url);
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+
+function logger() {
+  return createLogger({ level: 'error', ring: createLogRing(10), sink: silentSink });
+}
+
+function pkg(type: SbomPackage['type'], name: string, version: string, extra: Partial<SbomPackage> = {}): SbomPackage {
+  return { type, name, version, purl: `pkg:${type}/${name}@${version}`, licenses: [], location: '/fixture', ...extra };
+}
+
+const debianImage: ImageSbom = {
+  imageId: 'sha256:debian',
+  imageRef: 'fixture/debian:12',
+  distro: { id: 'debian', versionId: '12', codename: 'bookworm' },
+  generatedAt: '2026-06-01T00:00:00Z',
+  packages: [
+    // A binary package: advisories name its source package and version.
+    pkg('deb', 'libssl3', '3.0.11-1~deb12u1', {
+      namespace: 'debian',
+      source: { name: 'openssl', version: '3.0.11-1~deb12u1' },
+    }),
+    pkg('deb', 'libepoch', '1:1.0-1', { namespace: 'debian' }),
+    pkg('npm', 'express', '4.17.3-rc.1'),
+    pkg('npm', 'pkg', '2.0.0-beta.11', { namespace: '@scope', purl: 'pkg:npm/%40scope/pkg@2.0.0-beta.11' }),
+    pkg('npm', 'gitonly', '1.0.0'),
+    pkg('pypi', 'requests', '2.31.0'),
+    pkg('golang', 'mod', 'v1.4.0', { namespace: 'github.com/example' }),
+    pkg('golang', 'other', 'v1.6.0', { namespace: 'github.com/example' }),
+    pkg('maven', 'lib', '1.2.3', { namespace: 'org.example' }),
+  ],
+};
+
+const alpineImage: ImageSbom = {
+  imageId: 'sha256:alpine',
+  imageRef: 'fixture/alpine:3.19',
+  distro: { id: 'alpine', versionId: '3.19.1' },
+  generatedAt: '2026-06-01T00:00:00Z',
+  packages: [
+    pkg('apk', 'musl', '1.2.4_rc1-r0', { namespace: 'alpine', source: { name: 'musl' } }),
+    pkg('apk', 'busybox-binsh', '1.36.1-r15', { namespace: 'alpine', source: { name: 'busybox' } }),
+  ],
+};
+
+async function fixtureStore(bytes: Uint8Array) {
+  const store = new OsvStore(createStorage(), logger());
+  const meta = await importOsvExport(store, bytes, 'file:advisories.json', NOW);
+  return { store, meta };
+}
+
+const summaryOf = (findings: Awaited<ReturnType<typeof scanSbom>>) =>
+  findings.map((f) => [f.id, f.package.name, f.installedVersion, f.severity, f.score ?? null, f.fixedVersions]);
+
+describe('OSV matching against the fixture database', () => {
+  it('imports the fixture: the good entries indexed, the withdrawn one left out, each hostile one skipped and counted', async () => {
+    const { meta } = await fixtureStore(readFileSync(FIXTURE));
+    expect(meta.counts).toMatchObject({ imported: 12, withdrawn: 1, skipped: 7, indexed: 13 });
+    expect(meta.counts.problems.join('\n')).toMatch(/HOSTILE-TEST-0005: a range without an introduced event/);
+    expect(meta.counts.problems.join('\n')).toMatch(/HOSTILE-TEST-0003: a SEMVER range/);
+    expect(meta).toMatchObject({ source: 'file:advisories.json', importedAt: '2026-06-01T00:00:00.000Z' });
+  });
+
+  it('finds exactly the expected vulnerabilities of a Debian image with language packages', async () => {
+    const { store } = await fixtureStore(readFileSync(FIXTURE));
+    expect(summaryOf(await scanSbom(debianImage, store))).toEqual([
+      ['DSA-TEST-0001', 'openssl', '3.0.11-1~deb12u1', 'critical', 9.8, ['3.0.11-1~deb12u2']],
+      ['GHSA-test-0001', 'express', '4.17.3-rc.1', 'high', 7.5, ['4.17.3']],
+      ['DSA-TEST-0003', 'libepoch', '1:1.0-1', 'medium', 5.4, ['1:1.0-2']],
+      ['GO-TEST-0001', 'github.com/example/mod', 'v1.4.0', 'medium', 6.1, []],
+      ['PYSEC-TEST-0001', 'requests', '2.31.0', 'medium', null, []],
+      ['GHSA-test-0003', 'org.example:lib', '1.2.3', 'unknown', null, []],
+    ]);
+  });
+
+  it('finds exactly the expected vulnerabilities of an Alpine image (by origin, _rc before the release, -r15 after -r7)', async () => {
+    const { store } = await fixtureStore(readFileSync(FIXTURE));
+    const findings = await scanSbom(alpineImage, store);
+    expect(summaryOf(findings)).toEqual([['ALPINE-TEST-0001', 'musl', '1.2.4_rc1-r0', 'high', null, ['1.2.4-r0']]]);
+    expect(findings[0]).toMatchObject({ aliases: [], url: 'https://osv.dev/vulnerability/ALPINE-TEST-0001' });
+  });
+
+  it('keeps the aliases, the summary and the advisory URL of a finding', async () => {
+    const { store } = await fixtureStore(readFileSync(FIXTURE));
+    const [first] = await scanSbom(debianImage, store);
+    expect(first).toMatchObject({
+      aliases: ['CVE-2099-0001'],
+      summary: 'openssl: remote code execution in the test fixture',
+      url: 'https://security-tracker.debian.org/tracker/CVE-2099-0001',
+      package: { ecosystem: 'Debian:12', purl: debianImage.packages[0]?.purl },
+    });
+  });
+
+  it('reads the same entries from a zip of one JSON per advisory (all.zip), skipping a file that is not JSON', async () => {
+    const entries = JSON.parse(readFileSync(FIXTURE, 'utf8')) as unknown[];
+    const files: Record<string, Uint8Array> = { 'broken.json': strToU8('{ not json') };
+    entries.forEach((entry, index) => {
+      files[`${index}.json`] = strToU8(JSON.stringify(entry));
+    });
+    const { store, meta } = await fixtureStore(zipSync(files));
+    expect(meta.counts).toMatchObject({ imported: 12, withdrawn: 1, skipped: 8 });
+    expect((await scanSbom(debianImage, store)).map((f) => f.id)).toEqual([
+      'DSA-TEST-0001',
+      'GHSA-test-0001',
+      'DSA-TEST-0003',
+      'GO-TEST-0001',
+      'PYSEC-TEST-0001',
+      'GHSA-test-0003',
+    ]);
+  });
+
+  it('skips an entry with a huge versions array and keeps the rest; JSON Lines with a broken line', async () => {
+    const huge = {
+      id: 'HUGE-1',
+      affected: [{ package: { ecosystem: 'npm', name: 'express' }, versions: Array(30_000).fill('4.17.3-rc.1') }],
+    };
+    const good = {
+      id: 'GOOD-1',
+      affected: [{ package: { ecosystem: 'npm', name: 'express' }, versions: ['4.17.3-rc.1'] }],
+    };
+    const lines = [JSON.stringify(huge), '{"id": broken', JSON.stringify(good)].join('\n');
+    const { store, meta } = await fixtureStore(strToU8(lines));
+    expect(meta.counts).toMatchObject({ imported: 1, skipped: 2 });
+    expect((await scanSbom(debianImage, store)).map((f) => f.id)).toEqual(['GOOD-1']);
+  });
+
+  it('reads a tampered bucket as empty: its packages find nothing, the rest still match', async () => {
+    const storage = createStorage();
+    await importOsvExport(new OsvStore(storage, logger()), readFileSync(FIXTURE), 'fixture', NOW);
+    const buckets = (await storage.getKeys('security:osv')).filter((key) => key !== 'security:osv:meta');
+    for (const key of buckets) await storage.setItem(key, { 'npm\u0000express': [{ id: 42 }] });
+    expect(await scanSbom(debianImage, new OsvStore(storage, logger()))).toEqual([]);
+  });
+
+  it('a re-import replaces the database and removes the previous generation from storage', async () => {
+    const storage = createStorage();
+    const store = new OsvStore(storage, logger());
+    await importOsvExport(store, readFileSync(FIXTURE), 'first', NOW);
+    const firstKeys = await storage.getKeys('security:osv');
+    await importOsvExport(store, strToU8('[]'), 'second', NOW + 1000);
+    const keys = await storage.getKeys('security:osv');
+    expect(keys.some((key) => firstKeys.includes(key) && key !== 'security:osv:meta')).toBe(false);
+    expect(await scanSbom(debianImage, store)).toEqual([]);
+    // A fresh reader of the same storage sees the same database.
+    expect((await new OsvStore(storage, logger()).status())?.source).toBe('second');
+  });
+});

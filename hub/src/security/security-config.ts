@@ -1,0 +1,67 @@
+import { ConfigError } from '../../../shared/config/config-error';
+import { type EnvReaderContext, envChoice, envInteger, envText } from '../../../shared/config/env-readers';
+import type { Severity } from './severity';
+
+/** The severities a gate can be set at (`unknown` is not one: an unrated finding never blocks). */
+export const BLOCK_SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
+export type BlockSeverity = (typeof BLOCK_SEVERITIES)[number] & Severity;
+
+/**
+ * Vulnerability scanning (docs/security-scanning.md), DD_SECURITY_*:
+ * - DD_SECURITY_SCANNER: `osv`, the built-in matcher; unset, nothing is scanned (the scan routes
+ *   answer 400). Trivy and Grype are not offered: they cannot run here, so they are refused by name.
+ * - DD_SECURITY_OSV_URL / DD_SECURITY_OSV_FILE: where the OSV database is imported from (an
+ *   all.zip export, a JSON document or JSON Lines); at most one of them.
+ * - DD_SECURITY_OSV_REFRESH_HOURS: how often a URL is downloaded again (24; 0: only at start).
+ * - DD_SECURITY_BLOCK_SEVERITY: the security gate; an update whose candidate has a finding at or
+ *   above it is refused (per container: the `dd.security.block-severity` label).
+ */
+export interface SecurityConfig {
+  scanner: 'osv' | undefined;
+  osv: { url: string | undefined; file: string | undefined; refreshHours: number };
+  blockSeverity: BlockSeverity | undefined;
+}
+
+export const SECURITY_VARIABLES = [
+  'DD_SECURITY_SCANNER',
+  'DD_SECURITY_OSV_URL',
+  'DD_SECURITY_OSV_FILE',
+  'DD_SECURITY_OSV_REFRESH_HOURS',
+  'DD_SECURITY_BLOCK_SEVERITY',
+] as const;
+
+export function loadSecurityConfig(vars: EnvReaderContext): SecurityConfig {
+  const scanner = vars.optional('DD_SECURITY_SCANNER', envText);
+  if (scanner === 'trivy' || scanner === 'grype')
+    throw new ConfigError(
+      'DD_SECURITY_SCANNER',
+      `${scanner} is not supported by this hub; use osv, the built-in scanner (docs/security-scanning.md)`,
+    );
+  if (scanner !== undefined && scanner !== 'osv')
+    throw new ConfigError('DD_SECURITY_SCANNER', `must be osv (got "${scanner.slice(0, 60)}")`);
+  // A URL may carry a token: checked, never echoed.
+  const url = vars.secret('DD_SECURITY_OSV_URL');
+  if (url !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:'))
+      throw new ConfigError('DD_SECURITY_OSV_URL', 'must be an http:// or https:// URL');
+  }
+  const file = vars.optional('DD_SECURITY_OSV_FILE', envText);
+  if (url !== undefined && file !== undefined)
+    throw new ConfigError('DD_SECURITY_OSV_FILE', 'cannot be set together with DD_SECURITY_OSV_URL; choose one source');
+  if ((url !== undefined || file !== undefined) && scanner === undefined)
+    throw new ConfigError(
+      url !== undefined ? 'DD_SECURITY_OSV_URL' : 'DD_SECURITY_OSV_FILE',
+      'needs DD_SECURITY_SCANNER=osv',
+    );
+  return {
+    scanner,
+    osv: { url, file, refreshHours: vars.get('DD_SECURITY_OSV_REFRESH_HOURS', envInteger(0, 8760), 24) },
+    blockSeverity: vars.optional('DD_SECURITY_BLOCK_SEVERITY', envChoice(BLOCK_SEVERITIES)),
+  };
+}

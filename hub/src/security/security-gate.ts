@@ -1,0 +1,57 @@
+import { actingLabels } from '../../../shared/containers/label-overrides';
+import type { Container } from '../../../shared/schemas/container';
+import { HttpError } from '../http/http-error';
+import type { UpdateTarget } from '../updates/update-target';
+import type { ContainerScan } from './container-scan';
+import { BLOCK_SEVERITIES, type BlockSeverity } from './security-config';
+import { severityRank } from './severity';
+
+/** The label that sets a container's gate; `none` turns the gate off for it whatever DD_SECURITY_BLOCK_SEVERITY says. */
+export const BLOCK_SEVERITY_LABEL = 'dd.security.block-severity';
+
+/** The severity at or above which this container's updates are blocked, if any. */
+export function blockSeverityOf(
+  container: Container,
+  configured: BlockSeverity | undefined,
+): BlockSeverity | undefined {
+  const label = actingLabels(container)[BLOCK_SEVERITY_LABEL]?.trim().toLowerCase();
+  if (label === 'none') return undefined;
+  if (label !== undefined && (BLOCK_SEVERITIES as readonly string[]).includes(label)) return label as BlockSeverity;
+  return configured;
+}
+
+/** Whether a scan read this update's candidate image. */
+export function scanOfCandidate(scan: ContainerScan | undefined, target: UpdateTarget): boolean {
+  return scan?.status === 'scanned' && scan.target === 'candidate' && scan.image === target.targetImage;
+}
+
+/**
+ * The 409 of the security gate (http-interface §4.8 "blocked by security"), or undefined: the
+ * candidate's scan has findings at or above the threshold. `details.reason` is `security-blocked`,
+ * which the auto-updater audits as `auto-update-blocked`.
+ */
+export function securityRefusal(
+  container: Container,
+  scan: ContainerScan | undefined,
+  threshold: BlockSeverity | undefined,
+): HttpError | undefined {
+  if (!threshold || !scan) return undefined;
+  const blocking = scan.vulnerabilities.filter((f) => severityRank(f.severity) >= severityRank(threshold));
+  if (blocking.length === 0) return undefined;
+  return new HttpError(
+    409,
+    `The update of ${container.name} is blocked by security: ${blocking.length} vulnerabilities at or above ${threshold} in ${scan.image}`,
+    {
+      reason: 'security-blocked',
+      blockSeverity: threshold,
+      image: scan.image,
+      findings: blocking.slice(0, 50).map((f) => ({
+        id: f.id,
+        severity: f.severity,
+        package: f.package.name,
+        installedVersion: f.installedVersion,
+        fixedVersions: f.fixedVersions,
+      })),
+    },
+  );
+}
