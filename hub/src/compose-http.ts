@@ -53,6 +53,7 @@ import { registerBulkUpdateRoutes } from './routes/bulk-update-routes';
 import { registerContainerActionRoutes } from './routes/container-action-routes';
 import { registerContainerLogRoutes } from './routes/container-log-routes';
 import { registerContainerRoutes } from './routes/container-routes';
+import { registerContainerSbomRoutes } from './routes/container-sbom-routes';
 import { registerContainerStatsRoutes } from './routes/container-stats-routes';
 import { registerDependencyGroupRoutes } from './routes/dependency-group-routes';
 import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
@@ -72,6 +73,7 @@ import { registerTriggerRoutes } from './routes/trigger-routes';
 import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
 import { registerWatcherRoutes } from './routes/watcher-routes';
+import type { SbomService } from './security/sbom-service';
 import type { ApiKeyStore } from './store/api-key-store';
 import type { AuditStore } from './store/audit-store';
 import type { ContainerStore } from './store/container-store';
@@ -130,6 +132,7 @@ export interface HttpParts {
   preferences: PreferencesStore;
   sessions: SessionStore;
   icons: IconService;
+  sbom: SbomService;
   loginVerifier: LoginVerifier;
   signInLimits: SignInLimits;
   events: EventBus;
@@ -330,6 +333,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   });
   registerContainerLogRoutes(api, { ...hosts, containers, logger, webSockets: parts.webSockets });
   registerContainerStatsRoutes(api, { ...hosts, containers, logger, now, runtime: input.runtime });
+  registerContainerSbomRoutes(api, { ...hosts, containers, logger, sbom: parts.sbom, version: input.version });
   registerWatcherRoutes(api, {
     fleet,
     config,

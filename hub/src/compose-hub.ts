@@ -43,6 +43,7 @@ import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
+import { createSbomService } from './security/sbom-service';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
@@ -196,6 +197,7 @@ export function composeHub(input: HubInput): Hub {
     now,
     logger: logger.child('icons'),
   });
+  const sbom = createSbomService({ storage, logger: logger.child('sbom'), now });
   // One brute-force budget for every way a password is tried: the sign-in route and HTTP Basic.
   const signInLimits = createSignInLimits({ now });
   // The durable schedules: the runtime's one wake-up (a timer, or the Durable Object alarm).
@@ -409,6 +411,7 @@ export function composeHub(input: HubInput): Hub {
     preferences,
     sessions,
     icons,
+    sbom,
     loginVerifier,
     signInLimits,
     events,
