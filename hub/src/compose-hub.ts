@@ -43,7 +43,7 @@ import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
-import { createSbomService } from './security/sbom-service';
+import { createSbomService, type SbomService } from './security/sbom-service';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
@@ -126,6 +126,8 @@ export interface HubParts {
   routes: HubRoutes;
   apiKeys: ReturnType<typeof createApiKeyStore>;
   notificationRules: ReturnType<typeof createNotificationRuleStore>;
+  /** SBOMs of the containers' images (docs/security.md). */
+  sbom: SbomService;
 }
 
 /**
@@ -466,6 +468,7 @@ export function composeHub(input: HubInput): Hub {
     routes: http.routes,
     apiKeys,
     notificationRules,
+    sbom,
   };
 
   readiness.add('store');

@@ -1,0 +1,106 @@
+/**
+ * GET /api/v1/containers/{id}/sbom on a real dockerd: images built with `docker build` holding a
+ * dpkg status, an apk database, a node_modules tree, Python metadata, a jar and a Go binary with
+ * build info; the hub reads them through `docker save` (the local watcher's DockerHost.exportImage).
+ */
+import type Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
+import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
+import { runContainer } from '../support/docker/test-images';
+import { expectJsonError } from '../support/hub-harness';
+import { ALPINE_IMAGE, buildFixtureImages, DEBIAN_IMAGE } from '../support/sbom/build-fixture-images';
+import { cycloneDxErrors, spdxProblems } from '../support/sbom/document-validators';
+import { buildGoProgram, type GoProgram } from '../support/sbom/go-program';
+import { EXPECTED_ALPINE_PACKAGES, expectedDebianPackages } from '../support/sbom/image-fixture';
+
+type Json = Record<string, unknown>;
+
+describe('container SBOMs on a real Docker Engine', () => {
+  let dockerd: TestDockerd;
+  let docker: Docker;
+  let hub: HubOnDockerd;
+  let go: GoProgram;
+  let debian: string;
+  let alpine: string;
+
+  beforeAll(async () => {
+    go = buildGoProgram();
+    dockerd = await startDockerd();
+    docker = dockerd.docker;
+    await buildFixtureImages(dockerd, go);
+    debian = await runContainer(docker, { name: 'debian-like', image: DEBIAN_IMAGE, cmd: ['sleep', '3600'] });
+    alpine = await runContainer(docker, { name: 'alpine-like', image: ALPINE_IMAGE, cmd: ['sleep', '3600'] });
+    hub = await startHubOnDockerd(dockerd, { DD_WATCHER_LOCAL_WATCHALL: 'true' });
+    await hub.refresh();
+  }, 180_000);
+
+  afterAll(async () => {
+    await hub?.close();
+    await dockerd?.stop();
+  });
+
+  const document = async (id: string, format?: string) => {
+    const response = await hub.api(`/api/v1/containers/${id}/sbom${format ? `?format=${format}` : ''}`);
+    expect(response.status, await response.clone().text()).toBe(200);
+    return { type: response.headers.get('content-type'), body: (await response.json()) as Json };
+  };
+  const cycloneDxPurls = (body: Json) =>
+    (body['components'] as Json[])
+      .filter((component) => component['type'] === 'library')
+      .map((component) => component['purl'])
+      .sort();
+  const spdxPurls = (body: Json) =>
+    (body['packages'] as Json[])
+      .flatMap((pkg) => (pkg['externalRefs'] as Json[] | undefined) ?? [])
+      .map((ref) => ref['referenceLocator'])
+      .sort();
+
+  it('answers a CycloneDX 1.6 document valid against its schema, with exactly the packages of every layer merged', async () => {
+    const { type, body } = await document(debian, 'cyclonedx-json');
+    expect(type).toBe('application/vnd.cyclonedx+json; version=1.6');
+    expect(cycloneDxErrors(body)).toEqual([]);
+    expect(cycloneDxPurls(body)).toEqual(expectedDebianPackages(go.goVersion).map((pkg) => pkg.purl));
+    const metadata = body['metadata'] as Json;
+    expect(metadata['component']).toMatchObject({ type: 'container', name: DEBIAN_IMAGE });
+    expect((body['components'] as Json[])[0]).toMatchObject({
+      type: 'operating-system',
+      name: 'debian',
+      version: '12',
+    });
+    expect(metadata['properties']).toEqual([
+      { name: 'dockwatch:sbom:warning', value: '/var/lib/dpkg/status: 1 garbage lines skipped' },
+    ]);
+  });
+
+  it('answers SPDX 2.3 by default, with the same packages, and reads the image once', async () => {
+    const readsBefore = hub.parts.sbom.reads;
+    const { type, body } = await document(debian);
+    expect(type).toBe('application/spdx+json');
+    expect(spdxProblems(body)).toEqual([]);
+    expect(spdxPurls(body)).toEqual(expectedDebianPackages(go.goVersion).map((pkg) => pkg.purl));
+    expect(hub.parts.sbom.reads).toBe(readsBefore);
+  });
+
+  it('catalogues the Alpine-like image; concurrent requests and a second container of the image share one read', async () => {
+    const second = await runContainer(docker, { name: 'alpine-like-2', image: ALPINE_IMAGE, cmd: ['sleep', '3600'] });
+    await hub.refresh();
+    const readsBefore = hub.parts.sbom.reads;
+    const bodies = await Promise.all([
+      document(alpine, 'cyclonedx-json'),
+      document(alpine, 'spdx-json'),
+      document(second, 'cyclonedx-json'),
+      document(alpine, 'cyclonedx-json'),
+    ]);
+    expect(hub.parts.sbom.reads - readsBefore).toBe(1);
+    const expected = EXPECTED_ALPINE_PACKAGES.map((pkg) => pkg.purl);
+    expect(cycloneDxPurls(bodies[0]?.body as Json)).toEqual(expected);
+    expect(spdxPurls(bodies[1]?.body as Json)).toEqual(expected);
+    expect(cycloneDxPurls(bodies[2]?.body as Json)).toEqual(expected);
+  });
+
+  it('refuses an unknown format with 400 and an unknown container with 404', async () => {
+    await expectJsonError(await hub.api(`/api/v1/containers/${debian}/sbom?format=spdx-xml`), 400);
+    await expectJsonError(await hub.api('/api/v1/containers/nope/sbom'), 404);
+  });
+});
