@@ -154,37 +154,47 @@ async function catalogueOrError(body: AsyncIterable<Uint8Array>, cataloguers: re
 const hexOf = (id: string | undefined) => id?.replace(/^sha256:/, '');
 
 function classicOrder(text: string, imageId: string | undefined): string[] {
-  const entries = parseJson(text, 'manifest.json');
-  if (!Array.isArray(entries) || entries.length === 0) throw new ImageArchiveError('manifest.json lists no image');
+  const parsed = parseJson(text, 'manifest.json');
+  const entries = (Array.isArray(parsed) ? parsed : []).filter(
+    (entry): entry is ClassicManifestEntry => typeof entry === 'object' && entry !== null,
+  );
+  if (entries.length === 0) throw new ImageArchiveError('manifest.json lists no image');
   const wanted = hexOf(imageId);
-  const entry = ((wanted && entries.find((candidate: ClassicManifestEntry) => candidate.Config?.includes(wanted))) ??
-    entries[0]) as ClassicManifestEntry;
+  const entry =
+    (wanted &&
+      entries.find((candidate) => typeof candidate.Config === 'string' && candidate.Config.includes(wanted))) ||
+    (entries[0] as ClassicManifestEntry);
   if (!Array.isArray(entry.Layers)) throw new ImageArchiveError('manifest.json: the image has no Layers');
   return entry.Layers.map(String);
 }
 
 const blobPath = (digest: string) => `blobs/${digest.replace(':', '/')}`;
 
+type OciDocument = { manifests?: unknown; layers?: unknown; config?: { digest?: unknown } };
+
+const asDocument = (value: unknown): OciDocument =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as OciDocument) : {};
+
 function ociOrder(index: string | undefined, blobs: Map<string, string>, imageId: string | undefined): string[] {
   if (index === undefined) throw new ImageArchiveError('the archive has neither manifest.json nor index.json');
   const wanted = hexOf(imageId);
-  let document = parseJson(index, 'index.json') as {
-    manifests?: OciDescriptor[];
-    layers?: OciDescriptor[];
-    config?: OciDescriptor;
-  };
+  let document = asDocument(parseJson(index, 'index.json'));
   // index → (nested index →) manifest; a multi-platform index is resolved to the manifest whose config is the image.
-  for (let depth = 0; depth < 4 && !document.layers; depth++) {
-    const manifests = (document.manifests ?? []).filter((item) => typeof item.digest === 'string');
+  for (let depth = 0; depth < 4 && !Array.isArray(document.layers); depth++) {
+    const manifests = (Array.isArray(document.manifests) ? (document.manifests as OciDescriptor[]) : []).filter(
+      (item) => typeof item?.digest === 'string',
+    );
     const candidates = manifests
       .map((item) => blobs.get(blobPath(item.digest as string)))
       .filter((text): text is string => text !== undefined)
-      .map((text) => parseJson(text, 'an OCI manifest') as typeof document);
-    const byConfig = wanted ? candidates.find((candidate) => candidate.config?.digest?.endsWith(wanted)) : undefined;
-    const next = byConfig ?? candidates.find((candidate) => candidate.layers) ?? candidates[0];
+      .map((text) => asDocument(parseJson(text, 'an OCI manifest')));
+    const byConfig = wanted
+      ? candidates.find((candidate) => String(candidate.config?.digest ?? '').endsWith(wanted))
+      : undefined;
+    const next = byConfig ?? candidates.find((candidate) => Array.isArray(candidate.layers)) ?? candidates[0];
     if (!next) throw new ImageArchiveError('index.json names no manifest in the archive');
     document = next;
   }
-  if (!document.layers) throw new ImageArchiveError('no OCI manifest with layers in the archive');
-  return document.layers.map((layer) => blobPath(String(layer.digest)));
+  if (!Array.isArray(document.layers)) throw new ImageArchiveError('no OCI manifest with layers in the archive');
+  return (document.layers as OciDescriptor[]).map((layer) => blobPath(String(layer?.digest)));
 }
