@@ -35,7 +35,7 @@ const KNOWN_ERRORS = [TarFormatError, TruncatedStreamError, LayerFormatError, Im
 const encoder = new TextEncoder();
 
 /** A Go ≥ 1.18 build info blob as the linker lays it out: magic, pointer size, flags, varint strings. */
-export function goBuildInfoBlob(version: string, modinfo: string): Uint8Array {
+function goBuildInfoBlob(version: string, modinfo: string): Uint8Array {
   const varint = (value: number) => {
     const out: number[] = [];
     let rest = value;
