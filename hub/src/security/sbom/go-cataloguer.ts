@@ -94,46 +94,67 @@ export function parseModInfo(raw: string): { main?: GoModule; deps: GoModule[] }
   return { ...(main ? { main } : {}), deps };
 }
 
-/** Streams an executable looking for the build info; undefined for anything that is not a Go ELF binary. */
+const concat = (a: Uint8Array, b: Uint8Array) => {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+};
+
+/** Where a whole magic starts in `bytes` from `from`, or -1. */
+function findMagic(bytes: Uint8Array, from: number): number {
+  for (let at = bytes.indexOf(0xff, from); at !== -1; at = bytes.indexOf(0xff, at + 1)) {
+    if (at + MAGIC.length > bytes.length) return -1;
+    if (magicAt(bytes, at)) return at;
+  }
+  return -1;
+}
+
+/**
+ * Streams an executable looking for the build info; undefined for anything that is not a Go ELF
+ * binary. Chunks are searched where they lie; only a candidate (from its magic on, up to the
+ * window cap) and the few bytes that could start a magic cut by a chunk's end are copied.
+ */
 export async function scanGoBuildInfo(body: AsyncIterable<Uint8Array>): Promise<GoBuildInfo | undefined> {
-  let window = new Uint8Array(0);
-  let checkedElf = false;
-  let searchFrom = 0;
+  let head = new Uint8Array(0);
+  let tail = new Uint8Array(0);
+  /** Bytes from a magic on, while its build info is incomplete. */
+  let candidate: Uint8Array | undefined;
+  /** Tries the candidate; answers the build info, or moves on past a false or oversized one. */
+  const settle = (): GoBuildInfo | undefined => {
+    while (candidate) {
+      const parsed = parseBuildInfoAt(candidate, 0);
+      if (parsed === 'more' && candidate.length <= WINDOW_CAP) return undefined;
+      if (parsed !== 'more' && parsed !== 'invalid') return parsed;
+      const next = findMagic(candidate, 1);
+      candidate = next === -1 ? undefined : candidate.subarray(next);
+      if (!candidate) tail = new Uint8Array(0);
+    }
+    return undefined;
+  };
   for await (const chunk of body) {
-    const joined = new Uint8Array(window.length + chunk.length);
-    joined.set(window);
-    joined.set(chunk, window.length);
-    window = joined;
-    if (!checkedElf) {
-      if (window.length < 4) continue;
-      if (window[0] !== 0x7f || window[1] !== 0x45 || window[2] !== 0x4c || window[3] !== 0x46) return undefined;
-      checkedElf = true;
+    if (head.length < 4) {
+      head = concat(head, chunk.subarray(0, 4 - head.length));
+      if (head.length < 4) continue;
+      if (head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46) return undefined;
     }
-    for (;;) {
-      const at = window.indexOf(0xff, searchFrom);
-      if (at === -1 || at + MAGIC.length > window.length) {
-        // Keep what could still start a magic cut by the chunk's end.
-        const keep = at === -1 ? Math.max(0, window.length - (MAGIC.length - 1)) : at;
-        window = window.slice(keep);
-        searchFrom = 0;
-        break;
+    if (candidate) {
+      candidate = concat(candidate, chunk);
+    } else {
+      // A magic cut by the previous chunk's end, then one inside this chunk.
+      const edge = concat(tail, chunk.subarray(0, MAGIC.length - 1));
+      const across = findMagic(edge, 0);
+      if (across !== -1 && across < tail.length) candidate = concat(tail.subarray(across), chunk);
+      else {
+        const inside = findMagic(chunk, 0);
+        if (inside !== -1) candidate = chunk.slice(inside);
       }
-      if (!magicAt(window, at)) {
-        searchFrom = at + 1;
-        continue;
-      }
-      const parsed = parseBuildInfoAt(window, at);
-      if (parsed === 'more' && window.length - at <= WINDOW_CAP) {
-        window = window.slice(at);
-        searchFrom = 0;
-        break;
-      }
-      if (parsed === 'more' || parsed === 'invalid') {
-        searchFrom = at + 1;
-        continue;
-      }
-      return parsed;
+      // The last bytes seen (of this chunk, or with the previous tail when the chunk is short).
+      const seen = chunk.length >= MAGIC.length - 1 ? chunk : concat(tail, chunk);
+      tail = seen.slice(Math.max(0, seen.length - (MAGIC.length - 1)));
     }
+    const found = settle();
+    if (found) return found;
   }
   return undefined;
 }
