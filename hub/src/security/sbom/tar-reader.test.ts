@@ -104,9 +104,10 @@ describe('readTar', () => {
     await expect(collect(inChunks(bytes.slice(0, 512 + 100)))).rejects.toThrow(/truncated/);
   });
 
-  it('ends without the two end blocks', async () => {
+  it('ends at the first end block, and refuses a stream cut at an entry boundary', async () => {
     const bytes = buildTar(ENTRIES.slice(0, 2));
-    expect(await collect(inChunks(bytes.slice(0, bytes.length - 1024)))).toHaveLength(2);
+    expect(await collect(inChunks(bytes.slice(0, bytes.length - 512)))).toHaveLength(2);
+    await expect(collect(inChunks(bytes.slice(0, bytes.length - 1024)))).rejects.toThrow(/no end-of-archive block/);
   });
 });
 

@@ -4,7 +4,7 @@
  * (`entry.body()`) and what the consumer does not read is skipped, so nothing larger than a header
  * or a pax record is ever held here. Malformed input throws TarFormatError naming the offset.
  */
-import { ByteReader, type ByteSource } from './byte-reader';
+import { ByteReader, type ByteSource, TruncatedStreamError } from './byte-reader';
 
 export class TarFormatError extends Error {
   constructor(message: string, offset: number) {
@@ -141,7 +141,9 @@ export async function* readTar(source: ByteSource): AsyncGenerator<TarEntry> {
     for (;;) {
       const offset = reader.position;
       const block = await reader.readExact(BLOCK, 'a tar header');
-      if (block === undefined) return; // Some writers omit the two end blocks.
+      // Docker, Go's archive/tar and GNU tar all end an archive with zero blocks: without them, the
+      // stream was cut at an entry boundary, and a layer read so would silently lose its files.
+      if (block === undefined) throw new TruncatedStreamError('a tar archive (no end-of-archive block)');
       if (isZeroBlock(block)) return; // The end; what follows is padding to the record size.
       if (!checksumMatches(block, offset)) throw new TarFormatError('a header checksum mismatch', offset);
       const kind = entryType(String.fromCharCode(block[156] ?? 0).replace('\0', ''));
