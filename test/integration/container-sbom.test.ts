@@ -5,9 +5,10 @@
  */
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerNotFoundError } from '../../shared/docker/docker-host';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { runContainer } from '../support/docker/test-images';
+import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { expectJsonError } from '../support/hub-harness';
 import { ALPINE_IMAGE, buildFixtureImages, DEBIAN_IMAGE } from '../support/sbom/build-fixture-images';
 import { cycloneDxErrors, spdxProblems } from '../support/sbom/document-validators';
@@ -97,6 +98,19 @@ describe('container SBOMs on a real Docker Engine', () => {
     expect(cycloneDxPurls(bodies[0]?.body as Json)).toEqual(expected);
     expect(spdxPurls(bodies[1]?.body as Json)).toEqual(expected);
     expect(cycloneDxPurls(bodies[2]?.body as Json)).toEqual(expected);
+  });
+
+  it('answers 404 once the image is gone from Docker; the host says DockerNotFoundError', async () => {
+    await importBusyboxImage(docker, { repository: 'sbom/gone', tag: '1', extraFile: { path: '/gone', content: 'x' } });
+    const gone = await docker.createContainer({ name: 'gone', Image: 'sbom/gone:1', Cmd: ['true'] });
+    await hub.refresh();
+    // Removed by force: the stopped container keeps its record and a dangling image id.
+    const imageId = (await docker.getContainer(gone.id).inspect()).Image;
+    const removed = await dockerd.cli(['rmi', '-f', imageId]);
+    if (removed.code !== 0) throw new Error(`docker rmi failed: ${removed.stderr}`);
+    const exported = dockerd.dockerHost.exportImage?.(imageId, new AbortController().signal);
+    await expect(exported?.[Symbol.asyncIterator]().next()).rejects.toThrow(DockerNotFoundError);
+    await expectJsonError(await hub.api(`/api/v1/containers/${gone.id}/sbom`), 404);
   });
 
   it('refuses an unknown format with 400 and an unknown container with 404', async () => {
