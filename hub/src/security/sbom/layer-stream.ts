@@ -1,8 +1,9 @@
 /**
  * A layer as stored in an image archive is a tar, plain or gzip-compressed: told apart by its magic
- * bytes, and inflated with fflate's streaming Gunzip. Input is fed to the inflater in small slices
- * because deflate expands up to ~1000:1 and fflate hands out everything one push decodes: a 4 KiB
- * slice yields at most ~4 MiB, whatever the layer holds.
+ * bytes, and inflated with fflate's streaming Gunzip. Input is fed to the inflater in slices
+ * because deflate expands up to ~1000:1 and fflate hands out everything one push decodes: a 16 KiB
+ * slice yields at most ~16 MiB, whatever the layer holds (smaller slices cost throughput: 4 KiB
+ * made a 200 MiB image about 1.5 times slower).
  */
 import { Gunzip } from 'fflate';
 import { ByteReader, type ByteSource } from './byte-reader';
@@ -14,7 +15,7 @@ export class LayerFormatError extends Error {
   }
 }
 
-const SLICE = 4096;
+const SLICE = 16 * 1024;
 
 /** Inflates a gzip stream (several members included); bad or cut-short data throws LayerFormatError. */
 export async function* gunzipChunks(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
