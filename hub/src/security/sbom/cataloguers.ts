@@ -1,7 +1,6 @@
 /** Every cataloguer, in the order a file is offered to them (the first that selects it reads it). */
 import { apkCataloguer } from './apk-cataloguer';
-import type { Cataloguer } from './cataloguer';
-import { MiB, readCappedText } from './cataloguer';
+import { type Cataloguer, readCappedText } from './cataloguer';
 import { dpkgCataloguer } from './dpkg-cataloguer';
 import { goCataloguer } from './go-cataloguer';
 import { javaCataloguer } from './java-cataloguer';
@@ -26,5 +25,3 @@ export const CATALOGUERS: readonly Cataloguer[] = [
   // Last: it takes any executable, and a file's body is read by one cataloguer only.
   goCataloguer,
 ] as Cataloguer[];
-
-export { MiB };
