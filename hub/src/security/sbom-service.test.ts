@@ -56,6 +56,17 @@ describe('SbomService', () => {
     expect(exports).toEqual([id(1), id(2), id(3), id(1)]);
   });
 
+  it('reads at most concurrentReads images at once, the others in turn', async () => {
+    const { host, exports } = exportingHost();
+    const service = createSbomService({ storage: createStorage(), logger, now: () => 0, concurrentReads: 2 });
+    const all = Promise.all([1, 2, 3, 4].map((n) => service.sbomOf({ host, imageId: id(n), imageRef: 'x' })));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The host pauses 20 ms before its first chunk: two exports started, two wait.
+    expect(exports).toEqual([id(1), id(2)]);
+    expect(await all).toHaveLength(4);
+    expect(exports).toHaveLength(4);
+  });
+
   it('keeps no failed scan: the next request reads again; a host without exports is refused without a read', async () => {
     const storage = createStorage();
     const cut = exportingHost({ cut: true });

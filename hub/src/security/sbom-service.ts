@@ -15,6 +15,8 @@ const GENERATOR_VERSION = 1;
 const KEY_PREFIX = `sbom:v${GENERATOR_VERSION}:`;
 const INDEX_KEY = `sbom:v${GENERATOR_VERSION}:index`;
 const DEFAULT_MAX_KEPT = 200;
+/** Reading an image is CPU-bound (inflating layers): a few at once, the others wait their turn. */
+const DEFAULT_CONCURRENT_READS = 2;
 
 /** The container's host cannot export images (an agent without the request, a runtime without Docker). */
 export class SbomUnavailableError extends Error {
@@ -29,6 +31,7 @@ export interface SbomServiceOptions {
   logger: Logger;
   now: () => number;
   maxKept?: number;
+  concurrentReads?: number;
 }
 
 export interface SbomRequest {
@@ -50,6 +53,18 @@ export function createSbomService(options: SbomServiceOptions): SbomService {
   const inFlight = new Map<string, Promise<ImageSbom>>();
   const maxKept = options.maxKept ?? DEFAULT_MAX_KEPT;
   let reads = 0;
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const slot = async () => {
+    if (running >= (options.concurrentReads ?? DEFAULT_CONCURRENT_READS)) {
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+    running++;
+    return () => {
+      running--;
+      waiting.shift()?.();
+    };
+  };
   // Index writes one after the other: two images finishing together must not lose an entry.
   let indexWrite: Promise<unknown> = Promise.resolve();
 
@@ -74,6 +89,7 @@ export function createSbomService(options: SbomServiceOptions): SbomService {
     if (kept && typeof kept === 'object' && Array.isArray(kept.packages)) return kept;
     const exportImage = request.host.exportImage?.bind(request.host);
     if (!exportImage) throw new SbomUnavailableError(`the Docker host ${request.host.endpoint} cannot export images`);
+    const release = await slot();
     reads++;
     const controller = new AbortController();
     const started = options.now();
@@ -92,6 +108,7 @@ export function createSbomService(options: SbomServiceOptions): SbomService {
     } finally {
       // A failed read stops the Engine's stream rather than leave it running.
       controller.abort();
+      release();
     }
   };
 
