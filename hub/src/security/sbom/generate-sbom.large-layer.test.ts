@@ -2,7 +2,9 @@
  * A 2 GiB layer streamed through the generator with bounded memory: the archive is generated
  * lazily (a 2 GiB executable ELF file of zeros, which the Go cataloguer scans to its end, then an
  * os-release), never held whole; resident memory may grow by a bounded window, not by the layer.
+ * And a gzip bomb: 1 GiB of zeros compressed a thousand to one (gzip members of 16 MiB each).
  */
+import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { tarHeader } from '../../../../test/support/sbom/tar-builder';
 import { generateSbom } from './generate-sbom';
@@ -62,5 +64,49 @@ describe('generateSbom on a 2 GiB layer', () => {
     expect(chunks).toBeGreaterThan(2048);
     // The layer is 2048 MiB; what is held at once is a chunk or two and the Go scanner's window.
     expect(growthMiB).toBeLessThan(160);
+  }, 240_000);
+});
+
+describe('generateSbom on a gzip layer that inflates a thousandfold', () => {
+  it('inflates 1 GiB from 1 MiB with bounded memory', async () => {
+    const GiB = 1024 * MiB;
+    const member = gzipSync(new Uint8Array(16 * MiB));
+    const members = GiB / (16 * MiB);
+    // gzip members concatenated are one gzip stream: the tar header, the body, the tar's end.
+    const head = gzipSync(tarHeader({ name: 'data/zeros', flag: '0', size: GiB }));
+    const tail = gzipSync(new Uint8Array(1024));
+    const layerSize = head.length + members * member.length + tail.length;
+    async function* bomb(onChunk: () => void): AsyncGenerator<Uint8Array> {
+      yield tarHeader({ name: 'bbbb/layer.tar', flag: '0', size: layerSize });
+      yield head;
+      for (let index = 0; index < members; index++) {
+        onChunk();
+        yield member;
+      }
+      yield tail;
+      yield pad(layerSize);
+      const manifest = encoder.encode(JSON.stringify([{ Config: 'c.json', Layers: ['bbbb/layer.tar'] }]));
+      yield tarHeader({ name: 'manifest.json', flag: '0', size: manifest.length });
+      yield manifest;
+      yield pad(manifest.length);
+      yield new Uint8Array(1024);
+    }
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const started = performance.now();
+    const sbom = await generateSbom(
+      bomb(() => {
+        peak = Math.max(peak, process.memoryUsage.rss());
+      }),
+      { imageId: 'sha256:c', imageRef: 'bomb:1' },
+    );
+    const growthMiB = (peak - before) / MiB;
+    console.log(
+      `gzip bomb (${(layerSize / MiB).toFixed(1)} MiB → 1 GiB): ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS growth ${growthMiB.toFixed(0)} MiB`,
+    );
+    expect(sbom.packages).toEqual([]);
+    // One push of a 16 KiB slice inflates at most ~16 MiB: a few of those in flight (and in the
+    // garbage collector's lag: about 100 MiB measured), never the layer's 1 GiB.
+    expect(growthMiB).toBeLessThan(256);
   }, 240_000);
 });
