@@ -31,6 +31,8 @@ const REQUIRED = [
   { binary: '/usr/bin/docker-compose', pkg: 'docker-compose' },
   // The browser tests drive it with playwright-core (Playwright's own browser download is unreachable).
   { binary: '/usr/bin/chromium', pkg: 'chromium' },
+  // The SBOM tests build a Go binary (offline, GOPROXY=off) to find its build info in an image.
+  { binary: '/usr/bin/go', pkg: 'golang-go' },
 ];
 
 const TESTBED = join(dirname(dirname(fileURLToPath(import.meta.url))), '.testbed');

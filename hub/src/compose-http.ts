@@ -58,6 +58,7 @@ import { registerConfigRoutes } from './routes/config-routes';
 import { registerContainerActionRoutes } from './routes/container-action-routes';
 import { registerContainerLogRoutes } from './routes/container-log-routes';
 import { registerContainerRoutes } from './routes/container-routes';
+import { registerContainerSbomRoutes } from './routes/container-sbom-routes';
 import { registerContainerStatsRoutes } from './routes/container-stats-routes';
 import { registerDependencyGroupRoutes } from './routes/dependency-group-routes';
 import { registerEdgeKeyRoutes } from './routes/edge-key-routes';
@@ -81,6 +82,7 @@ import { registerTriggerRoutes } from './routes/trigger-routes';
 import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
 import { registerWatcherRoutes } from './routes/watcher-routes';
+import type { SbomService } from './security/sbom-service';
 import type { SecurityService } from './security/security-service';
 import type { ApiKeyStore } from './store/api-key-store';
 import type { AuditStore } from './store/audit-store';
@@ -140,6 +142,7 @@ export interface HttpParts {
   preferences: PreferencesStore;
   sessions: SessionStore;
   icons: IconService;
+  sbom: SbomService;
   loginVerifier: LoginVerifier;
   signInLimits: SignInLimits;
   events: EventBus;
@@ -360,6 +363,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   });
   registerContainerLogRoutes(api, { ...hosts, containers, logger, webSockets: parts.webSockets });
   registerContainerStatsRoutes(api, { ...hosts, containers, logger, now, runtime: input.runtime });
+  registerContainerSbomRoutes(api, { ...hosts, containers, logger, sbom: parts.sbom, version: input.version });
   registerWatcherRoutes(api, {
     fleet,
     config,

@@ -48,6 +48,7 @@ import { RegistryService } from './registries/registry-service';
 import { createRolloutService, type RolloutService } from './rollouts/rollout-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
+import { createSbomService, type SbomService } from './security/sbom-service';
 import { createSecurityService, type SbomSource, type SecurityService } from './security/security-service';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
@@ -148,6 +149,8 @@ export interface HubParts {
   routes: HubRoutes;
   apiKeys: ReturnType<typeof createApiKeyStore>;
   notificationRules: ReturnType<typeof createNotificationRuleStore>;
+  /** SBOMs of the containers' images (docs/security.md). */
+  sbom: SbomService;
 }
 
 /**
@@ -219,6 +222,7 @@ export function composeHub(input: HubInput): Hub {
     now,
     logger: logger.child('icons'),
   });
+  const sbom = createSbomService({ storage, logger: logger.child('sbom'), now });
   // One brute-force budget for every way a password is tried: the sign-in route and HTTP Basic.
   const signInLimits = createSignInLimits({ now });
   // The durable schedules: the runtime's one wake-up (a timer, or the Durable Object alarm).
@@ -484,6 +488,7 @@ export function composeHub(input: HubInput): Hub {
     preferences,
     sessions,
     icons,
+    sbom,
     loginVerifier,
     signInLimits,
     events,
@@ -545,6 +550,7 @@ export function composeHub(input: HubInput): Hub {
     routes: http.routes,
     apiKeys,
     notificationRules,
+    sbom,
   };
 
   readiness.add('store');

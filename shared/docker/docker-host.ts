@@ -122,6 +122,12 @@ export interface DockerHost {
   restart(id: string): Promise<void>;
   remove(id: string): Promise<void>;
   stats(id: string): Promise<DockerStats>;
+  /**
+   * The image as `docker save` writes it (`GET /images/{id}/get`: a tar of its layers and
+   * manifest), streamed in the Engine's chunks; the SBOM generator reads it (docs/security.md).
+   * Optional: a host without it (an agent of an older version) has no SBOMs. Throws DockerNotFoundError.
+   */
+  exportImage?(imageId: string, signal: AbortSignal): AsyncIterable<Uint8Array>;
   close(): Promise<void>;
 }
 

@@ -197,6 +197,38 @@ class DockerodeHost implements UpdatableDockerHost {
     }
   }
 
+  /** `docker save` of one image, streamed as the Engine sends it; an abort ends it quietly. */
+  async *exportImage(imageId: string, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+    const missing = () => new DockerNotFoundError(`docker(${this.endpoint}): image ${imageId}`);
+    if (!IMAGE_REF.test(imageId)) throw missing();
+    // Docker 20.10 answers a missing image's export with 500, not 404: ask first.
+    const known = await this.call(`inspect ${imageId}`, () => this.docker.getImage(imageId).inspect(), {
+      notFound: () => undefined,
+    });
+    if (!known) throw missing();
+    const tracked = this.track(signal);
+    try {
+      let stream: IncomingMessage;
+      try {
+        stream = await this.openStream(`/images/${encodeURIComponent(imageId)}/get?`, {}, tracked.signal);
+      } catch (error) {
+        if (tracked.signal.aborted) return;
+        if (statusOf(error) === 404) throw missing();
+        throw this.fail(`export ${imageId}`, error);
+      }
+      tracked.signal.addEventListener('abort', () => stream.destroy(), { once: true });
+      try {
+        for await (const chunk of stream) yield new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      } catch (error) {
+        if (!tracked.signal.aborted) throw this.fail(`export ${imageId}`, error);
+      } finally {
+        stream.destroy();
+      }
+    } finally {
+      tracked.release();
+    }
+  }
+
   /** Undefined when aborted before the stream opened. */
   private async openLogs(id: string, options: DockerLogOptions, signal: AbortSignal) {
     if (!CONTAINER_REF.test(id)) throw this.notFound(id);

@@ -47,4 +47,6 @@ export interface ImageSbom {
   packages: SbomPackage[];
   /** ISO 8601. */
   generatedAt: string;
+  /** What the generator skipped and why (garbage lines in a database, a file over its size cap). */
+  warnings?: string[];
 }
