@@ -48,6 +48,7 @@ import { RegistryService } from './registries/registry-service';
 import { createRolloutService, type RolloutService } from './rollouts/rollout-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
+import { containerSbomSource } from './security/container-sbom-source';
 import { createSbomService, type SbomService } from './security/sbom-service';
 import { createSecurityService, type SbomSource, type SecurityService } from './security/security-service';
 import { createApiKeyStore } from './store/api-key-store';
@@ -62,6 +63,7 @@ import { createSettingsStore } from './store/settings-store';
 import type { UiSource } from './ui/ui-bundle';
 import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
 import { createDependencyGroupUpdates, type DependencyGroupUpdates } from './updates/dependency-group-updates';
+import { pullAuthFor } from './updates/pull-auth';
 import type { UpdateServiceOptions } from './updates/update-context';
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
@@ -335,7 +337,14 @@ export function composeHub(input: HubInput): Hub {
     publish,
     notifications,
     containers,
-    sbom: input.security?.sbom,
+    // The built-in generator reads the running image and the pulled candidate through their host.
+    sbom:
+      input.security?.sbom ??
+      containerSbomSource({
+        hosts: { fleet, agents: { isConnected: (name) => agents.isConnected(name) } },
+        sbom,
+        pullAuth: (reference) => pullAuthFor({ registries }, reference),
+      }),
     internetless: () => settings.get().internetlessMode,
     // A download that stalls must not hold the refresh for ever (the next one would never start).
     fetch: input.security?.fetch ?? ((url) => fetch(url, { signal: AbortSignal.timeout(600_000) })),
