@@ -9,7 +9,9 @@ import { HistorySection } from './container-detail/history-section';
 import { LabelsSection } from './container-detail/labels-section';
 import { LogsSection } from './container-detail/logs-section';
 import { PolicySection } from './container-detail/policy-section';
+import { ReleaseNotesSection } from './container-detail/release-notes-section';
 import { RuntimeActions } from './container-detail/runtime-actions';
+import { SecuritySection } from './container-detail/security-section';
 import { StatsSection } from './container-detail/stats-section';
 import { TriggersSection } from './container-detail/triggers-section';
 import { UpdateSection } from './container-detail/update-section';
@@ -104,6 +106,8 @@ export function ContainerDetail({ id }: { id: string }) {
           <div class="detail-grid">
             <VersionsSection c={c} />
             <PolicySection c={c} />
+            <SecuritySection c={c} key={`security${c.id}`} />
+            <ReleaseNotesSection c={c} />
             <TriggersSection c={c} />
             <BackupsSection c={c} revision={revision} />
             <HistorySection c={c} revision={revision} />

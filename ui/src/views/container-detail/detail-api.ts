@@ -6,10 +6,23 @@ import type { ContainerGroup } from '../../../../hub/src/routes/container-groups
 import type { ContainerStatsSchema } from '../../../../hub/src/routes/container-stats-routes';
 import type { DependencyGroupMemberSchema } from '../../../../hub/src/routes/dependency-group-routes';
 import type { BackupViewSchema, OperationViewSchema } from '../../../../hub/src/routes/update-routes';
+import type { ContainerScan } from '../../../../hub/src/security/container-scan';
 import type { UpdatePolicyAction } from '../../../../shared/schemas/update-policy';
 import { type Container, call } from '../../api';
 
-export type { ContainerGroup, UpdatePolicyAction };
+export type { ContainerGroup, ContainerScan, UpdatePolicyAction };
+/** GET …/release-notes (docs/release-notes.md): why there are none is in `status` and `message`. */
+export interface ReleaseNotes {
+  status: string;
+  message: string;
+  target: string | null;
+  release: { tag: string; title: string; date: string | null; body: string; url: string | null } | null;
+}
+/** GET …/vulnerabilities before any scan. */
+export interface NotScanned {
+  containerId: string;
+  status: 'not-scanned';
+}
 export type EnvEntry = v.InferOutput<typeof EnvRevealSchema>['env'][number];
 export type Backup = v.InferOutput<typeof BackupViewSchema>;
 export type OperationView = v.InferOutput<typeof OperationViewSchema>;
@@ -40,6 +53,9 @@ export interface LabelOverrides {
 }
 
 export const detailApi = {
+  releaseNotes: (id: string) => call<ReleaseNotes>(`${at(id)}/release-notes`),
+  vulnerabilities: (id: string) => call<ContainerScan | NotScanned>(`${at(id)}/vulnerabilities`),
+  scan: (id: string) => call<Container>(`${at(id)}/scan`, { method: 'POST' }),
   labelOverrides: (id: string) => call<LabelOverrides>(`${at(id)}/label-overrides`),
   patchLabelOverrides: (id: string, body: { set?: Record<string, string>; unset?: string[] }) =>
     call<Container>(`${at(id)}/label-overrides`, { method: 'PATCH', body }),
