@@ -51,6 +51,7 @@ import { timerWakeUp } from './schedule/timer-wake-up';
 import { containerSbomSource } from './security/container-sbom-source';
 import { createSbomService, type SbomService } from './security/sbom-service';
 import { createSecurityService, type SbomSource, type SecurityService } from './security/security-service';
+import { templateSecurity } from './security/template-security';
 import { createApiKeyStore } from './store/api-key-store';
 import { type AuditStore, createAuditStore } from './store/audit-store';
 import { type ContainerStore, createContainerStore } from './store/container-store';
@@ -304,6 +305,8 @@ export function composeHub(input: HubInput): Hub {
     onInstall: installUpdate.call,
     schedule: scheduler,
     approvalOf: (container) => approvals.openFor(container),
+    // The scanner is built after the notifications (it notifies through them): read at send time.
+    securityOf: (container) => templateSecurity(security.scans.get(container.id)),
   });
   metrics.bindSources({
     containers: () => containers.all(),

@@ -41,6 +41,7 @@ export interface NotificationParts {
   /** The durable schedules (outbox retries, digest sends). */
   schedule: NotificationServiceDeps['schedule'];
   approvalOf?: NotificationServiceDeps['approvalOf'];
+  securityOf?: NotificationServiceDeps['securityOf'];
 }
 
 /** The service, and how a configuration reload builds triggers with the same provider types (ConfigError when refused). */
@@ -85,6 +86,7 @@ export function createNotifications(parts: NotificationParts): ConfiguredNotific
     onDeliveryAttempt: parts.onDeliveryAttempt,
     schedule: parts.schedule,
     approvalOf: parts.approvalOf,
+    securityOf: parts.securityOf,
   });
   return Object.assign(service, { buildTriggers });
 }

@@ -114,6 +114,25 @@ export interface NotificationServiceDeps {
   schedule: Pick<Scheduler, 'job'>;
   /** The open approval of a container's candidate (docs/approvals.md), shown to templates as `container.approval`. */
   approvalOf?: ((container: Container) => { id: string; state: string } | undefined) | undefined;
+  /**
+   * The latest vulnerability scan of a container (docs/security-scanning.md), shown to templates as
+   * `container.security`: `status`, the counts, and what the pending update fixes and introduces.
+   */
+  securityOf?: ((container: Container) => TemplateSecurity | undefined) | undefined;
+}
+
+/** `container.security` in templates: counts, and the update's delta as text (`DSA-1 (openssl, critical), …`). */
+export interface TemplateSecurity {
+  status: string;
+  critical: number;
+  high: number;
+  medium: number;
+  low: number;
+  unknown: number;
+  fixed: string;
+  introduced: string;
+  fixedCount: number;
+  introducedCount: number;
 }
 
 export function createNotificationService(deps: NotificationServiceDeps): NotificationService {
@@ -227,12 +246,18 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
     async inventoryApplied(changes) {
       const events = inventoryEvents(changes);
       const shown = (list: Container[]) => list.map(toPublicContainer);
-      // Templates read `container.approval` ({id, state}) when the update waits for an approval.
+      // Templates read `container.approval` ({id, state}) when the update waits for an approval, and
+      // `container.security` once the container was scanned.
       const withApproval = (container: Container): Container => {
         const approval = deps.approvalOf?.(container);
-        return approval
-          ? Object.assign({}, container, { approval: { id: approval.id, state: approval.state } })
-          : container;
+        const security = deps.securityOf?.(container);
+        if (!approval && !security) return container;
+        return Object.assign(
+          {},
+          container,
+          approval ? { approval: { id: approval.id, state: approval.state } } : {},
+          security ? { security } : {},
+        );
       };
       // With the maturity-cleared rule off, a lifted gate is announced the ordinary way.
       const clearedAsAvailable = !rule('maturity-cleared').enabled;

@@ -477,4 +477,40 @@ describe('the security-alert notification rule', () => {
     expect(receiver.received).toHaveLength(1);
     expect(client.hub.parts.audit.recent(100).filter((entry) => entry.action === 'security-alert')).toHaveLength(1);
   });
+
+  it("gives update-available templates the update's delta: container.security.fixed and its counts", async () => {
+    const patched = await client.request('/api/v1/notifications/update-available', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        templates: {
+          'http.ops': {
+            simpleBody:
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: a notification template, rendered by the hub
+              'fixes ${container.security.fixed} (${container.security.fixedCount}); brings ${container.security.introduced}',
+          },
+        },
+      }),
+    });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    await client.hub.parts.containers.put(pending);
+    await json(await client.request(`/api/v1/containers/${pending.id}/scan`, { method: 'POST' }));
+    const before = receiver.received.length;
+    // The watch that finds the update: the record goes from no update to the pending one.
+    await client.hub.parts.notifications.inventoryApplied([
+      {
+        previous: { ...pending, updateAvailable: false, updateKind: { kind: 'unknown' } },
+        next: { ...pending, checkedAt: new Date().toISOString() },
+      },
+    ]);
+    // The scan itself sends a security alert (the candidate's new high finding): wait for the update's.
+    await expect
+      .poll(() => receiver.received.slice(before).some((delivery) => delivery.text.includes('fixes ')), {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    const text = receiver.received.map((delivery) => delivery.text).join('\n');
+    expect(text).toContain('fixes DSA-TEST-0001 (openssl, critical), GHSA-test-0001 (express, high) (2)');
+    expect(text).toContain('brings ALPINE-TEST-0001 (musl, high)');
+  });
 });
