@@ -57,6 +57,7 @@ import { createSettingsStore } from './store/settings-store';
 import type { UiSource } from './ui/ui-bundle';
 import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
 import { createDependencyGroupUpdates, type DependencyGroupUpdates } from './updates/dependency-group-updates';
+import { createSelfUpdates } from './updates/self-update/self-update-service';
 import type { UpdateServiceOptions } from './updates/update-context';
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
@@ -224,6 +225,20 @@ export function composeHub(input: HubInput): Hub {
     events.publish(type, data);
   };
   const connectedClients = createConnectedClients();
+  // The hub's own container, where it runs in one and its runtime can start the helper (docs/updates.md "Self-update").
+  const selfUpdates =
+    input.selfUpdateHelper &&
+    createSelfUpdates({
+      storage,
+      logger,
+      now,
+      publish,
+      clients: connectedClients,
+      audit,
+      helperCommand: input.selfUpdateHelper,
+      selfContainerId: input.selfContainerId,
+      ackTimeoutMs: input.updates?.selfUpdateAckTimeoutMs,
+    });
 
   // Registry access for update checks, shared by the whole fleet.
   const registryService =
@@ -319,6 +334,7 @@ export function composeHub(input: HubInput): Hub {
       runtime: input.runtime,
       composeFiles: input.composeFiles,
       approvals,
+      selfUpdates,
     },
     { storage, logger, triggers: actionTriggers, options: input.updates },
   );
@@ -438,6 +454,7 @@ export function composeHub(input: HubInput): Hub {
     events,
     publish,
     connectedClients,
+    selfUpdates,
     registries,
     notifications,
     fleet,
@@ -499,6 +516,7 @@ export function composeHub(input: HubInput): Hub {
       events.closeAll();
       // Running updates settle (or roll back once signalled) while the watchers' hosts are still open.
       await dependencyGroups.stop();
+      selfUpdates?.stop();
       await updates.drain(limits);
     })();
     return draining;
@@ -569,11 +587,13 @@ export function composeHub(input: HubInput): Hub {
       scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
       await updates.start();
+      await selfUpdates?.load();
     },
     drain,
     async stop() {
       await drain();
       await updates.stop();
+      await selfUpdates?.idle();
       // The directory first: links it closes now are the hub going away, not agents leaving.
       await agents.stop();
       edge?.stop();

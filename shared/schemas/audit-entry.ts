@@ -59,6 +59,8 @@ export const AUDIT_ACTIONS = [
   'dependency-group-update',
   // Beyond http-interface §4.10's list (docs/updates.md "Compose files"): an update brought the container's compose file to the new image.
   'compose-file-updated',
+  // Beyond http-interface §4.10's list (docs/updates.md "Self-update"): the hub updated its own container, or rolled it back.
+  'self-update',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

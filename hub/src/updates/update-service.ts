@@ -425,6 +425,23 @@ export function createUpdateService(
       // Every other refusal first would be nicer, but this one writes (a new approval): it must not
       // come between the busy check and the claim below. An approved candidate passes.
       await hub.approvals?.admit(container, target, request.source);
+      // The hub's own container: swapped by a helper container instead of refused (docs/updates.md "Self-update").
+      if (container.agent === undefined && hub.selfUpdates?.applies(container.id)) {
+        const operation = newOperation(container, {
+          kind: 'update',
+          source: request.source,
+          triggerName: trigger.id,
+          ...target,
+        });
+        await hub.selfUpdates.start({
+          operation,
+          host: assertLocal(context, container).host,
+          auth: await pullAuthFor(hub, operation.targetImage),
+          healthTimeoutMs: trigger.healthTimeoutMs,
+        });
+        await hub.approvals?.executed(container, target, operation.id);
+        return operation;
+      }
       // Awaited before the busy check: nothing may come between that check and the claim in admit().
       await assertNotLifeline(
         context,

@@ -64,6 +64,7 @@ const ACTION_SET: Record<AuditAction, true> = {
   'edge-key-revoked': true,
   'dependency-group-update': true,
   'compose-file-updated': true,
+  'self-update': true,
 };
 const ACTIONS = Object.keys(ACTION_SET).sort();
 const PAGE_SIZE = 50;
