@@ -183,7 +183,15 @@ describe('self-update of the hub container', () => {
     const wrong = await ack({ clientId: connected.clientId, clientToken: `${connected.clientToken}x` });
     expect(wrong.status).toBe(403);
     expect(await wrong.json()).toEqual({ status: 'rejected', operationId });
+    // A client that connected after the announcement was not told: its own valid credentials do not count.
+    const late = await openSse(api, '/api/v1/events/ui');
+    const lateClient = dataOf<{ clientId: string; clientToken: string }>(await late.nextOfType('dd:connected'));
+    const notBound = await ack(lateClient);
+    expect(notBound.status).toBe(403);
+    expect(await notBound.json()).toEqual({ status: 'rejected', operationId });
+    await late.close();
     const accepted = await ack(connected);
+    const ackedAt = performance.now();
     expect(accepted.status).toBe(202);
     expect(await accepted.json()).toEqual({ status: 'accepted', operationId });
     // The old hub closes the stream as it stops.
@@ -191,6 +199,7 @@ describe('self-update of the hub container', () => {
 
     const settled = await settledStatus(operationId);
     expect(settled).toMatchObject({ operationId, status: 'succeeded', phase: 'succeeded' });
+    console.info(`self-update: ack to succeeded in ${Math.round(performance.now() - ackedAt)} ms`);
     expect(settled.completedAt).toEqual(expect.any(String));
 
     const after = await inspect(dockerd, HUB);
@@ -220,7 +229,9 @@ describe('self-update of the hub container', () => {
     ]);
     const before = await inspect(dockerd, HUB);
     const operationId = await requestSelfUpdate('1.2.0');
+    const requestedAt = performance.now();
     const settled = await settledStatus(operationId);
+    console.info(`self-update: request to rolled-back in ${Math.round(performance.now() - requestedAt)} ms`);
     expect(settled).toMatchObject({ operationId, status: 'rolled-back', phase: 'rolled-back' });
 
     await waitForHttp(dockerd, HUB, `${url}/health`);
