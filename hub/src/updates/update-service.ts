@@ -21,7 +21,7 @@ import { AutoRollbackMonitor } from './auto-rollback';
 import { assertUpdateModeAllows } from './auto-update-policy';
 import { createBackupStore, type ImageBackup } from './backup-store';
 import { composeFilesFor } from './compose-files';
-import { createUpdateOperationStore } from './operation-store';
+import { createUpdateOperationStore, newestFirst } from './operation-store';
 import { pullAuthFor } from './pull-auth';
 import { autoRollbackWindowMs } from './rollback-labels';
 import { afterSettled } from './settle-effects';
@@ -537,11 +537,15 @@ export function createUpdateService(
       return operation;
     },
 
-    get: (id) => store.get(id),
+    get: (id) => store.get(id) ?? hub.selfUpdates?.operations().find((operation) => operation.id === id),
     view: (operation) => viewOf(context, operation),
     operationsOf: (container) => {
       const identity = containerIdentity(container);
-      return store.all().filter((operation) => identityOf(operation) === identity);
+      // The hub's own container's self-updates too (docs/updates.md "Self-update"): its history, and no automatic retry of a failed target.
+      const selfUpdates = hub.selfUpdates?.operations() ?? [];
+      return [...store.all(), ...selfUpdates]
+        .filter((operation) => identityOf(operation) === identity)
+        .sort(newestFirst);
     },
     backupsOf: (container) => context.backups.ofIdentity(containerIdentity(container)),
     backups: (containerName) =>

@@ -58,6 +58,11 @@ export interface SelfUpdates {
   /** At start: audits swaps that settled while no hub ran, and watches one still being swapped. */
   load(): Promise<void>;
   stop(): void;
+  /**
+   * The self-updates this hub knows of, as update operations: the container's history lists them,
+   * and the auto-update policy does not try a target again that already failed.
+   */
+  operations(): UpdateOperation[];
   /** Resolves when no hub-side step runs (tests). */
   idle(): Promise<void>;
 }
@@ -76,6 +81,10 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
   // Each sleep's timer and how to end it early, so stop() leaves no watcher waiting.
   const timers = new Map<ReturnType<typeof setTimeout>, () => void>();
   let stopped = false;
+  // Set once a helper was started: this hub is about to be stopped, and no second swap may begin.
+  let handedOver = false;
+  const known = new Map<string, UpdateOperation>();
+  const remember = (record: SelfUpdateRecord) => known.set(record.operationId, record.operation);
 
   const iso = () => new Date(now()).toISOString();
   const track = (work: Promise<void>) => {
@@ -95,6 +104,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
     const operation = { ...record.operation, updatedAt: iso() };
     const next = { ...record, ...patch, operation: patch.operation ?? operation };
     await writeSelfUpdate(storage, next);
+    remember(next);
     return next;
   }
 
@@ -179,6 +189,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
         helperContainerId: helperId,
         operation: { ...record.operation, status: 'in-progress', targetImageId: pulled.id, updatedAt: iso() },
       });
+      handedOver = true;
       await host.start(helperId);
       logger.info('self-update handed to the helper container; this hub will be stopped', {
         operationId: record.operationId,
@@ -198,6 +209,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
       await sleep(WATCH_POLL_MS);
       record = await readSelfUpdate(storage, first.operationId, logger);
     }
+    if (record) remember(record);
     if (record && isTerminal(record) && !record.audited) await settleAudit(record);
   }
 
@@ -211,7 +223,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
     applies: (containerId) => deps.helperCommand !== undefined && containerId === deps.selfContainerId,
     async start(request) {
       // One swap at a time: a second helper would fight the first over the same container.
-      if (running.size > 0)
+      if (running.size > 0 || handedOver)
         throw new HttpError(409, 'A self-update of the hub is already under way', { reason: 'self-update-running' });
       const record: SelfUpdateRecord = {
         operationId: request.operation.id,
@@ -221,6 +233,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
         operation: request.operation,
       };
       await writeSelfUpdate(storage, record);
+      remember(record);
       track(run(record, request));
     },
     async ack(operationId, clientId, clientToken) {
@@ -237,6 +250,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
     },
     async load() {
       for (const record of await allSelfUpdates(storage, logger)) {
+        remember(record);
         if (isTerminal(record)) {
           if (!record.audited) await settleAudit(record);
         } else if (record.phase === 'awaiting-ack' || record.phase === 'pulling') {
@@ -256,6 +270,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
       timers.clear();
       for (const waiting of pending.values()) waiting.resolve();
     },
+    operations: () => [...known.values()],
     async idle() {
       while (running.size > 0) await Promise.all(running);
     },
