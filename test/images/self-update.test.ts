@@ -219,7 +219,13 @@ describe('self-update of the hub container', () => {
     await api('/api/v1/watchers/docker/local/inventory', { method: 'POST' });
     const names = (await dockerd.docker.listContainers({ all: true })).map((c) => c.Names[0]);
     expect(names.filter((name) => name?.includes(HUB))).toEqual([`/${HUB}`]);
-    expect((await hubContainer())?.id).toBe(after.Id);
+    const self = await hubContainer();
+    expect(self?.id).toBe(after.Id);
+    // The container's history on the new hub holds the self-update, settled.
+    const history = await json<{ data: { id: string; status: string }[] }>(
+      `/api/v1/containers/${self?.id}/update-operations`,
+    );
+    expect(history.data).toContainEqual(expect.objectContaining({ id: operationId, status: 'succeeded' }));
   }, 240_000);
 
   it('rolls back a new image whose entry exits at once: the old hub answers again', async () => {
@@ -242,5 +248,10 @@ describe('self-update of the hub container', () => {
     const names = (await dockerd.docker.listContainers({ all: true })).map((c) => c.Names[0]);
     expect(names.filter((name) => name?.includes(HUB))).toEqual([`/${HUB}`]);
     expect(await audited(operationId, 'rolled-back')).toBe(true);
+    // The history shows it: what the automatic policy reads so as not to try a failed target again.
+    const history = await json<{ data: { id: string; status: string }[] }>(
+      `/api/v1/containers/${after.Id}/update-operations`,
+    );
+    expect(history.data).toContainEqual(expect.objectContaining({ id: operationId, status: 'rolled-back' }));
   }, 240_000);
 });
