@@ -57,6 +57,7 @@ export interface StartNodeHubOptions {
     | 'updates'
     | 'hookRunner'
     | 'selfContainerId'
+    | 'selfUpdateHelper'
     | 'ui'
     | 'notificationTiming'
   >;
