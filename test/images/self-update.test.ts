@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
+import { launchChromium } from '../support/chromium';
 import { buildDockwatchImages, type DockwatchImages } from '../support/docker/dockwatch-images';
 import { docker, freePort, inspect, socketGroup, waitForHttp } from '../support/docker/image-containers';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
@@ -253,5 +254,35 @@ describe('self-update of the hub container', () => {
       `/api/v1/containers/${after.Id}/update-operations`,
     );
     expect(history.data).toContainEqual(expect.objectContaining({ id: operationId, status: 'rolled-back' }));
+  }, 240_000);
+  it('the web UI acks it, says the hub is restarting, and says when the new version answers', async () => {
+    await pushVariant(dockerd, `${repository}:1.1.0`, `${repository}:1.3.0`, [
+      'LABEL org.opencontainers.image.version=1.3.0',
+    ]);
+    const browser = await launchChromium();
+    try {
+      const page = await (await browser.newContext()).newPage();
+      // The page's stream open: the announcement is bound to it alone.
+      const streaming = page.waitForResponse((response) => response.url().includes('/api/v1/events/ui'));
+      await page.goto(`${url}/`);
+      expect((await streaming).status()).toBe(200);
+      const acked = page.waitForResponse((response) => /\/self-update\/[^/]+\/ack$/.test(response.url()), {
+        timeout: 30_000,
+      });
+      const operationId = await requestSelfUpdate('1.3.0');
+      const ack = await acked;
+      expect(ack.url()).toContain(operationId);
+      expect({ status: ack.status(), body: await ack.json() }).toEqual({
+        status: 202,
+        body: { status: 'accepted', operationId },
+      });
+      await page.locator('[data-self-update="restarting"]').waitFor({ timeout: 30_000 });
+      const done = page.locator('[data-self-update="succeeded"]');
+      await done.waitFor({ timeout: 120_000 });
+      expect(await done.textContent()).toContain('restarted on its new version');
+      expect((await inspect(dockerd, HUB)).Config.Image).toBe(`${repository}:1.3.0`);
+    } finally {
+      await browser.close();
+    }
   }, 240_000);
 });
