@@ -6,12 +6,34 @@ import { createLogger } from '../../../../shared/logging/logger';
 import { errorText, runUpdateOperation } from '../../../../shared/update-engine';
 import { loadHubConfig } from '../../config/hub-config';
 import { HELPER_OPERATION_VARIABLE } from '../../updates/self-update/helper-container-spec';
-import { readSelfUpdate, withOperation, writeSelfUpdate } from '../../updates/self-update/self-update-record';
+import {
+  readSelfUpdate,
+  type SelfUpdateRecord,
+  withOperation,
+  writeSelfUpdate,
+} from '../../updates/self-update/self-update-record';
 import { createNodeStorage } from './create-node-storage';
 import { createPinoSink } from './pino-sink';
 
 /** The argument that makes the hub's bundle run as the self-update helper (docs/updates.md "Self-update"). */
 export const SELF_UPDATE_HELPER_ARGUMENT = '--self-update-helper';
+
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * A new hub starting on the same fs store sweeps the temporary files of atomic writes, and may take
+ * the helper's in-flight one: such a write is simply made again.
+ */
+async function writeWithRetry(write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= WRITE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
 
 /**
  * The helper container's whole life: the hub started it from its own image with its own
@@ -45,7 +67,7 @@ export async function runSelfUpdateHelper(env: Environment): Promise<number> {
       async save(operation: Parameters<typeof withOperation>[1]) {
         if (!record) return;
         record = withOperation(record, operation);
-        await writeSelfUpdate(storage, record);
+        await writeWithRetry(() => writeSelfUpdate(storage, record as SelfUpdateRecord));
         logger.info('self-update step', { operationId, status: operation.status, phase: operation.phase });
       },
     };

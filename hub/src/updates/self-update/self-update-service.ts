@@ -101,7 +101,8 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
     });
 
   async function save(record: SelfUpdateRecord, patch: Partial<SelfUpdateRecord>): Promise<SelfUpdateRecord> {
-    const operation = { ...record.operation, updatedAt: iso() };
+    // The operation follows the record's status, so the container's history shows the same.
+    const operation = { ...record.operation, ...(patch.status && { status: patch.status }), updatedAt: iso() };
     const next = { ...record, ...patch, operation: patch.operation ?? operation };
     await writeSelfUpdate(storage, next);
     remember(next);
@@ -129,6 +130,7 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
     const at = iso();
     const settled = await save(record, {
       status: 'failed',
+      phase: 'prepare',
       completedAt: at,
       audited: true,
       operation: { ...record.operation, status: 'failed', phase: 'prepare', updatedAt: at, lastError: reason },
