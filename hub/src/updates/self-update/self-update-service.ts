@@ -199,7 +199,12 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
         targetImage: operation.targetImage,
       });
     } catch (error) {
-      await fail(record, `${errorText(error)}; nothing was changed`);
+      await fail(record, `${errorText(error)}; nothing was changed`).catch((failure: unknown) =>
+        logger.error('a failed self-update could not be recorded', {
+          operationId: record.operationId,
+          error: errorText(failure),
+        }),
+      );
     }
   }
 
