@@ -76,6 +76,7 @@ import { registerRegistryRoutes } from './routes/registry-routes';
 import { registerReleaseNotesRoutes } from './routes/release-notes-routes';
 import { registerRolloutRoutes } from './routes/rollout-routes';
 import { registerSecurityRoutes } from './routes/security-routes';
+import { registerSelfUpdateRoutes } from './routes/self-update-routes';
 import { registerSettingsRoutes } from './routes/settings-routes';
 import { registerSystemRoutes } from './routes/system-routes';
 import { registerTriggerRoutes } from './routes/trigger-routes';
@@ -94,6 +95,7 @@ import type { SettingsStore } from './store/settings-store';
 import type { UiSource } from './ui/ui-bundle';
 import { registerUiRoutes } from './ui/ui-routes';
 import type { DependencyGroupUpdates } from './updates/dependency-group-updates';
+import type { SelfUpdates } from './updates/self-update/self-update-service';
 import type { UpdateService } from './updates/update-service';
 import type { Fleet } from './watchers/fleet';
 import { registerActionWebhookRoutes } from './webhooks/action-webhook-routes';
@@ -148,6 +150,8 @@ export interface HttpParts {
   events: EventBus;
   publish: Publish;
   connectedClients: ConnectedClients;
+  /** The hub's own container swapped by a helper; undefined where it runs in none (Workers). */
+  selfUpdates: SelfUpdates | undefined;
   registries: { providers: LoadedRegistryProviders; service: RegistryService; lookups: FleetLookups } | undefined;
   notifications: NotificationService;
   fleet: Fleet;
@@ -305,6 +309,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     dropConnection: input.dropConnection,
     uiEvents: input.uiEvents,
   });
+  registerSelfUpdateRoutes(api, { selfUpdates: parts.selfUpdates });
   registerAuditRoutes(api, { audit });
   registerApiKeyRoutes(api, { apiKeys: parts.apiKeys, now, audit });
   registerNotificationRoutes(api, { notifications, notificationRules: parts.notificationRules, now });

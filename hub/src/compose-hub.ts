@@ -65,6 +65,7 @@ import type { UiSource } from './ui/ui-bundle';
 import { type AutoUpdater, createAutoUpdater } from './updates/auto-update';
 import { createDependencyGroupUpdates, type DependencyGroupUpdates } from './updates/dependency-group-updates';
 import { pullAuthFor } from './updates/pull-auth';
+import { createSelfUpdates } from './updates/self-update/self-update-service';
 import type { UpdateServiceOptions } from './updates/update-context';
 import { createUpdateService, type UpdateService } from './updates/update-service';
 import { TagPolicyCache } from './watchers/container-check';
@@ -250,6 +251,20 @@ export function composeHub(input: HubInput): Hub {
     events.publish(type, data);
   };
   const connectedClients = createConnectedClients();
+  // The hub's own container, where it runs in one and its runtime can start the helper (docs/updates.md "Self-update").
+  const selfUpdates =
+    input.selfUpdateHelper &&
+    createSelfUpdates({
+      storage,
+      logger,
+      now,
+      publish,
+      clients: connectedClients,
+      audit,
+      helperCommand: input.selfUpdateHelper,
+      selfContainerId: input.selfContainerId,
+      ackTimeoutMs: input.updates?.selfUpdateAckTimeoutMs,
+    });
 
   // Registry access for update checks, shared by the whole fleet.
   const registryService =
@@ -374,6 +389,7 @@ export function composeHub(input: HubInput): Hub {
       composeFiles: input.composeFiles,
       approvals,
       security: security.gate,
+      selfUpdates,
     },
     { storage, logger, triggers: actionTriggers, options: input.updates },
   );
@@ -506,6 +522,7 @@ export function composeHub(input: HubInput): Hub {
     events,
     publish,
     connectedClients,
+    selfUpdates,
     registries,
     notifications,
     fleet,
@@ -576,6 +593,7 @@ export function composeHub(input: HubInput): Hub {
       await dependencyGroups.stop();
       // A rollout's runner stops here: the rollout stays running in storage, read back as interrupted.
       rollouts.stop();
+      selfUpdates?.stop();
       await updates.drain(limits);
     })();
     return draining;
@@ -656,11 +674,13 @@ export function composeHub(input: HubInput): Hub {
       scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
       await updates.start();
+      await selfUpdates?.load();
     },
     drain,
     async stop() {
       await drain();
       await updates.stop();
+      await selfUpdates?.idle();
       // The directory first: links it closes now are the hub going away, not agents leaving.
       await agents.stop();
       edge?.stop();

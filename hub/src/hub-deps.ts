@@ -127,6 +127,11 @@ export interface HubDeps {
   hookRunner?: HookRunner | undefined;
   /** The id of the container the hub runs in, where it runs in one (Node reads it from /proc): never updated by the hub. */
   selfContainerId?: string | undefined;
+  /**
+   * The command that runs the self-update helper in the hub's image (Node: this node and bundle with
+   * --self-update-helper); absent (Workers, or outside a container) the hub's container is not updated by it.
+   */
+  selfUpdateHelper?: readonly string[] | undefined;
   /** Brings compose files to the new image after an update (Node); compose files are left alone where absent (Workers). */
   composeFiles?: ComposeFileEditor | undefined;
 }

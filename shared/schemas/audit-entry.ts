@@ -61,6 +61,8 @@ export const AUDIT_ACTIONS = [
   'compose-file-updated',
   // Beyond http-interface §4.10's list (docs/group-policies.md): a staged rollout started, passed a wave, halted, ended; `status` says which.
   'rollout',
+  // Beyond http-interface §4.10's list (docs/updates.md "Self-update"): the hub updated its own container, or rolled it back.
+  'self-update',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

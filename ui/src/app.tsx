@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
+import { SelfUpdateBanner } from './components/self-update-banner';
 import { disconnectLive } from './live';
 import { onLinkClick, path } from './router';
 import { pendingApprovals, session, signedOut, stream } from './state';
@@ -104,6 +105,7 @@ export function App() {
           )}
         </span>
       </header>
+      <SelfUpdateBanner />
       {stream.value === 'lost' && (
         <div class="banner" role="alert">
           The hub cannot be reached. Reconnecting… Changes will appear again once it is back.

@@ -1,5 +1,6 @@
 import type { UiEventData } from '../../shared/schemas/ui-events';
 import { api, type Container } from './api';
+import { followSelfUpdate, noteConnected } from './self-update';
 import {
   agents,
   approvalsChanged,
@@ -79,7 +80,8 @@ export function connectLive(): void {
   on<unknown>(es, 'dd:agent-disconnected', refreshAgents);
   on<unknown>(es, 'dd:agent-stats-changed', refreshAgents);
   on<UiEventData<'dd:resync-required'>>(es, 'dd:resync-required', () => void reloadState());
-  on<unknown>(es, 'dd:connected', () => undefined);
+  on<UiEventData<'dd:connected'>>(es, 'dd:connected', noteConnected);
+  on<UiEventData<'dd:self-update'>>(es, 'dd:self-update', (event) => void followSelfUpdate(event));
   on<unknown>(es, 'dd:heartbeat', () => undefined);
 }
 

@@ -7,6 +7,11 @@ async function main(): Promise<void> {
   // `--version` and `--healthcheck` (the container images' HEALTHCHECK) answer and exit; no hub starts.
   const exitCode = await runCommandLineMode(process.argv.slice(2), process.env);
   if (exitCode !== undefined) process.exit(exitCode);
+  // The short-lived helper container of a self-update (docs/updates.md "Self-update"): it swaps the hub's container and exits.
+  if (process.argv.includes('--self-update-helper')) {
+    const { runSelfUpdateHelper } = await import('../adapter/node/self-update-helper');
+    process.exit(await runSelfUpdateHelper(process.env));
+  }
   let running: Awaited<ReturnType<typeof startNodeHub>>;
   try {
     // Imported here, so that `--version` and `--healthcheck` do not load (and compile) the whole hub.

@@ -16,6 +16,8 @@ export interface ConnectedClients {
   /** True only for an open client's exact token; compared in constant time. */
   verify(clientId: string, clientToken: string): Promise<boolean>;
   has(clientId: string): boolean;
+  /** The clients open now: those a self-update's ack is bound to. */
+  ids(): string[];
   readonly size: number;
 }
 
@@ -47,6 +49,7 @@ export function createConnectedClients(): ConnectedClients {
       return equal && expected !== undefined;
     },
     has: (clientId) => tokens.has(clientId),
+    ids: () => [...tokens.keys()],
     get size() {
       return tokens.size;
     },

@@ -23,6 +23,7 @@ import type { DockerActionTrigger } from './action-triggers';
 import type { ApprovalGate, SecurityGate } from './approval-gate';
 import type { BackupStore } from './backup-store';
 import type { UpdateOperationStore } from './operation-store';
+import type { SelfUpdates } from './self-update/self-update-service';
 
 /** Runtime tuning and test seams of the update capability (HubDeps.updates). */
 export interface UpdateServiceOptions {
@@ -30,6 +31,8 @@ export interface UpdateServiceOptions {
   afterSave?: ((operation: UpdateOperation) => Promise<void>) | undefined;
   /** Health polling and the start check of images without a healthcheck. */
   timing?: Partial<HealthTiming> | undefined;
+  /** How long a self-update waits for a UI's ack of dd:self-update (default 15 s). */
+  selfUpdateAckTimeoutMs?: number | undefined;
   /** Operations running at once (default 8). */
   maxConcurrent?: number | undefined;
   /** How often a container under automatic rollback is inspected (default 2 s). */
@@ -63,6 +66,8 @@ export interface UpdateServiceDeps {
   approvals?: ApprovalGate | undefined;
   /** The security gate (docs/security-scanning.md); absent, no finding blocks an update. */
   security?: SecurityGate | undefined;
+  /** The hub's own container, updated through a helper container (docs/updates.md "Self-update"); absent, it is refused as a lifeline. */
+  selfUpdates?: SelfUpdates | undefined;
 }
 
 /** What the parts of the update capability share. */

@@ -116,7 +116,9 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
   // The hub's own container (or an agent's, and its proxy by name); the local proxy check reads Docker, so only the update request makes it.
   const self =
     container.agent === undefined
-      ? lifelineReason(container, undefined, undefined, { containerId: context.hub.selfContainerId, runs: 'the hub' })
+      ? context.hub.selfUpdates?.applies(container.id)
+        ? undefined // a self-update (docs/updates.md "Self-update")
+        : lifelineReason(container, undefined, undefined, { containerId: context.hub.selfContainerId, runs: 'the hub' })
       : agentLifeline(context, container);
   check(blockers, () => {
     if (self !== undefined) throw lifelineRefusal(self);

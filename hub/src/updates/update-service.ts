@@ -21,7 +21,7 @@ import { AutoRollbackMonitor } from './auto-rollback';
 import { assertUpdateModeAllows } from './auto-update-policy';
 import { createBackupStore, type ImageBackup } from './backup-store';
 import { composeFilesFor } from './compose-files';
-import { createUpdateOperationStore } from './operation-store';
+import { createUpdateOperationStore, newestFirst } from './operation-store';
 import { pullAuthFor } from './pull-auth';
 import { autoRollbackWindowMs } from './rollback-labels';
 import { afterSettled } from './settle-effects';
@@ -427,6 +427,23 @@ export function createUpdateService(
       // Every other refusal first would be nicer, but this one writes (a new approval): it must not
       // come between the busy check and the claim below. An approved candidate passes.
       await hub.approvals?.admit(container, target, request.source);
+      // The hub's own container: swapped by a helper container instead of refused (docs/updates.md "Self-update").
+      if (container.agent === undefined && hub.selfUpdates?.applies(container.id)) {
+        const operation = newOperation(container, {
+          kind: 'update',
+          source: request.source,
+          triggerName: trigger.id,
+          ...target,
+        });
+        await hub.selfUpdates.start({
+          operation,
+          host: assertLocal(context, container).host,
+          auth: await pullAuthFor(hub, operation.targetImage),
+          healthTimeoutMs: trigger.healthTimeoutMs,
+        });
+        await hub.approvals?.executed(container, target, operation.id);
+        return operation;
+      }
       // Awaited before the busy check: nothing may come between that check and the claim in admit().
       await assertNotLifeline(
         context,
@@ -522,11 +539,15 @@ export function createUpdateService(
       return operation;
     },
 
-    get: (id) => store.get(id),
+    get: (id) => store.get(id) ?? hub.selfUpdates?.operations().find((operation) => operation.id === id),
     view: (operation) => viewOf(context, operation),
     operationsOf: (container) => {
       const identity = containerIdentity(container);
-      return store.all().filter((operation) => identityOf(operation) === identity);
+      // The hub's own container's self-updates too (docs/updates.md "Self-update"): its history, and no automatic retry of a failed target.
+      const selfUpdates = hub.selfUpdates?.operations() ?? [];
+      return [...store.all(), ...selfUpdates]
+        .filter((operation) => identityOf(operation) === identity)
+        .sort(newestFirst);
     },
     backupsOf: (container) => context.backups.ofIdentity(containerIdentity(container)),
     backups: (containerName) =>

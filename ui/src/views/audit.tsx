@@ -65,6 +65,7 @@ const ACTION_SET: Record<AuditAction, true> = {
   'dependency-group-update': true,
   'compose-file-updated': true,
   rollout: true,
+  'self-update': true,
 };
 const ACTIONS = Object.keys(ACTION_SET).sort();
 const PAGE_SIZE = 50;

@@ -30,6 +30,7 @@ import { nodeNotificationProviders } from './notifications/node-notification-pro
 import { createPinoSink } from './pino-sink';
 import { processMetricsOnDemand } from './process-metrics';
 import { createRegistryFetchFactory } from './registry-fetch';
+import { SELF_UPDATE_HELPER_ARGUMENT } from './self-update-helper';
 import { startupLine } from './startup-line';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
@@ -57,6 +58,7 @@ export interface StartNodeHubOptions {
     | 'updates'
     | 'hookRunner'
     | 'selfContainerId'
+    | 'selfUpdateHelper'
     | 'ui'
     | 'notificationTiming'
     | 'security'
@@ -147,6 +149,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     throw blameConfigFile(error, configuration.source);
   });
   const { storage, close: closeStorage } = await createNodeStorage(config.store);
+  // Read here rather than taken from deps: only a hub really in a container has an image to run the helper from.
+  const selfContainerId = readSelfContainerId();
   // The web UI: built by scripts/build-ui.mjs; without it the page says how to build it.
   const ui = options.deps?.ui ?? loadUiBundle();
   if ('unavailable' in ui) logger.warn('web UI not available', { reason: ui.unavailable });
@@ -180,8 +184,12 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       notificationProviders: nodeNotificationProviders,
       // dd.hook.pre / dd.hook.post run as shell commands on this host (only with DD_HOOKS_ENABLED=true).
       hookRunner: createNodeHookRunner(),
-      // The hub's own container is never updated by the hub (it would stop itself halfway).
-      selfContainerId: readSelfContainerId(),
+      // The hub's own container is updated through a helper container run from this same bundle (docs/updates.md "Self-update").
+      selfContainerId,
+      ...(selfContainerId !== undefined &&
+        process.argv[1] !== undefined && {
+          selfUpdateHelper: [process.execPath, process.argv[1], SELF_UPDATE_HELPER_ARGUMENT],
+        }),
       // An updated compose service's file names the new image afterwards (docs/updates.md "Compose files").
       composeFiles: createComposeFileEditor(),
       ui,
