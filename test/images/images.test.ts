@@ -21,6 +21,7 @@ import {
 import {
   docker,
   freePort,
+  hubRunArgs,
   inspect,
   socketGroup,
   stopTimed,
@@ -87,31 +88,15 @@ describe('container images', () => {
     beforeAll(async () => {
       port = await freePort();
       url = `http://127.0.0.1:${port}`;
-      await docker(dockerd, [
-        'run',
-        '-d',
-        '--name',
-        'dockwatch',
-        '--network',
-        'host',
-        '--group-add',
-        socketGroup(dockerd),
-        '-v',
-        `${dockerd.socketPath}:/var/run/docker.sock`,
-        '-v',
-        'dockwatch-data:/app/data',
-        '-e',
-        'DD_SERVER_HOST=127.0.0.1',
-        '-e',
-        `DD_SERVER_PORT=${port}`,
-        '-e',
-        'DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT=1',
-        '--health-interval',
-        '1s',
-        '--health-start-period',
-        '1s',
-        images.hub,
-      ]);
+      await docker(
+        dockerd,
+        hubRunArgs(dockerd, {
+          name: 'dockwatch',
+          port,
+          image: images.hub,
+          env: { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' },
+        }),
+      );
       await waitForHttp(dockerd, 'dockwatch', `${url}/health`);
     }, 60_000);
 

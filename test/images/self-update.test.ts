@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
 import { launchChromium } from '../support/chromium';
 import { buildDockwatchImages, type DockwatchImages } from '../support/docker/dockwatch-images';
-import { docker, freePort, inspect, socketGroup, waitForHttp } from '../support/docker/image-containers';
+import { docker, freePort, hubRunArgs, inspect, waitForHttp } from '../support/docker/image-containers';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 import { dataOf, openSse } from '../support/sse-client';
@@ -115,32 +115,16 @@ describe('self-update of the hub container', () => {
     await pushVariant(dockerd, images.hub, `${repository}:1.1.0`, ['LABEL org.opencontainers.image.version=1.1.0']);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    await docker(dockerd, [
-      'run',
-      '-d',
-      '--name',
-      HUB,
-      '--network',
-      'host',
-      '--group-add',
-      socketGroup(dockerd),
-      '-v',
-      `${dockerd.socketPath}:/var/run/docker.sock`,
-      '-v',
-      'dockwatch-data:/app/data',
-      '-e',
-      'DD_SERVER_HOST=127.0.0.1',
-      '-e',
-      `DD_SERVER_PORT=${port}`,
-      // Any key declares the Docker action trigger docker.update that updates go through.
-      '-e',
-      'DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT=60',
-      '--health-interval',
-      '1s',
-      '--health-start-period',
-      '1s',
-      `${repository}:1.0.0`,
-    ]);
+    await docker(
+      dockerd,
+      hubRunArgs(dockerd, {
+        name: HUB,
+        port,
+        image: `${repository}:1.0.0`,
+        // Any key declares the Docker action trigger docker.update that updates go through.
+        env: { DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '60' },
+      }),
+    );
     await waitForHttp(dockerd, HUB, `${url}/health`);
   }, 300_000);
 

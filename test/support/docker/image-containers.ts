@@ -16,6 +16,39 @@ export async function docker(dockerd: TestDockerd, args: string[]): Promise<stri
 /** The group owning the daemon's socket: what `--group-add` gives a non-root container user. */
 export const socketGroup = (dockerd: TestDockerd) => String(statSync(dockerd.socketPath).gid);
 
+/**
+ * `docker run -d` arguments of a hub container as the image tests run it: on the host network at
+ * 127.0.0.1:`port`, the test daemon's socket mounted in its group, the `dockwatch-data` volume, the
+ * given variables, and a 1 s health interval so its health shows within the test.
+ */
+export function hubRunArgs(
+  dockerd: TestDockerd,
+  options: { name: string; port: number; image: string; env: Record<string, string> },
+): string[] {
+  return [
+    'run',
+    '-d',
+    '--name',
+    options.name,
+    '--network',
+    'host',
+    '--group-add',
+    socketGroup(dockerd),
+    '-v',
+    `${dockerd.socketPath}:/var/run/docker.sock`,
+    '-v',
+    'dockwatch-data:/app/data',
+    ...Object.entries({ DD_SERVER_HOST: '127.0.0.1', DD_SERVER_PORT: String(options.port), ...options.env }).flatMap(
+      ([key, value]) => ['-e', `${key}=${value}`],
+    ),
+    '--health-interval',
+    '1s',
+    '--health-start-period',
+    '1s',
+    options.image,
+  ];
+}
+
 /** A free loopback port, for a container on the host network. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
