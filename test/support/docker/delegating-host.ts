@@ -20,6 +20,10 @@ export function delegatingHost(real: DockerHost, overrides: Partial<DockerHost>)
     remove: (id) => real.remove(id),
     stats: (id) => real.stats(id),
     close: () => real.close(),
+    ...(real.exportImage && {
+      exportImage: (imageId: string, signal: AbortSignal) =>
+        (real.exportImage as NonNullable<DockerHost['exportImage']>).call(real, imageId, signal),
+    }),
     ...overrides,
   };
 }
