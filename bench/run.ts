@@ -9,6 +9,7 @@ import { footprint } from './footprint';
 import { httpThroughput } from './http-throughput';
 import { pushNotifyLatency } from './push-notify-latency';
 import { registryRequests } from './registry-requests';
+import { soak } from './soak';
 import { sseFanout } from './sse-fanout';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
@@ -34,6 +35,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   footprint,
   workersHeap,
   workersGateways,
+  soak,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
