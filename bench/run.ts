@@ -10,6 +10,7 @@ import { httpThroughput } from './http-throughput';
 import { pushNotifyLatency } from './push-notify-latency';
 import { registryRequests } from './registry-requests';
 import { scan } from './scan';
+import { soak } from './soak';
 import { sseFanout } from './sse-fanout';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
@@ -36,6 +37,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   workersHeap,
   workersGateways,
   scan,
+  soak,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -25,13 +25,16 @@ export interface HubProcess {
  * binary (which forks a second process: the pid must be the one serving). Only PATH and HOME are
  * inherited, so the caller's own DD_* variables cannot change what is tested or measured.
  */
-export function spawnHub(env: Record<string, string>): {
+export function spawnHub(
+  env: Record<string, string>,
+  entry = ENTRY,
+): {
   child: ChildProcess;
   stdout: string[];
   stderr: string[];
   exited: Promise<number | string>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,17 +49,25 @@ export function spawnHub(env: Record<string, string>): {
 
 /**
  * Starts the hub process on an ephemeral loopback port and waits until it has logged
- * `hub listening` (which it does once stored state is loaded).
+ * `hub listening` (which it does once stored state is loaded). `entry`: another entry file that
+ * starts the same hub with test seams (test/support/*-hub-entry.ts).
  */
-export async function startHubProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<HubProcess> {
+export async function startHubProcess(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  entry = ENTRY,
+): Promise<HubProcess> {
   // Callers load it from one address (crash bursts, benchmarks): the server-wide request limit is raised.
-  const spawned = spawnHub({
-    DD_SERVER_PORT: '0',
-    DD_SERVER_HOST: '127.0.0.1',
-    DD_LOG_LEVEL: 'info',
-    DD_SERVER_RATELIMIT_MAX: '1000000000',
-    ...env,
-  });
+  const spawned = spawnHub(
+    {
+      DD_SERVER_PORT: '0',
+      DD_SERVER_HOST: '127.0.0.1',
+      DD_LOG_LEVEL: 'info',
+      DD_SERVER_RATELIMIT_MAX: '1000000000',
+      ...env,
+    },
+    entry,
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`hub did not start in ${timeoutMs} ms: ${spawned.stderr.join('\n')}`)),

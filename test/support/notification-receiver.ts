@@ -14,7 +14,7 @@ export interface ReceivedRequest {
 
 /** How the receiver answers the next requests: a status and body, or no answer at all (hang). */
 export type ReceiverBehaviour =
-  | { status: number; body?: string | ((request: ReceivedRequest) => string) }
+  | { status: number | ((request: ReceivedRequest) => number); body?: string | ((request: ReceivedRequest) => string) }
   | { hang: true };
 
 /**
@@ -67,7 +67,8 @@ export async function startNotificationReceiver(port = 0): Promise<NotificationR
         return;
       }
       const body = typeof behaviour.body === 'function' ? behaviour.body(request) : (behaviour.body ?? '');
-      res.writeHead(behaviour.status, { 'content-type': 'text/plain' });
+      const status = typeof behaviour.status === 'function' ? behaviour.status(request) : behaviour.status;
+      res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(body);
     });
   };

@@ -6,6 +6,10 @@ import { errorBody, HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
 import { clip } from './route-group';
 import type { RouteTable } from './route-table';
+import { isStorageFull } from './storage-full';
+
+/** How long a client waits before trying a write again once the store said it was full. */
+const STORAGE_FULL_RETRY_SECONDS = 30;
 
 /** Unknown paths give 404; known paths with another method give 405 with Allow. */
 export function notFoundOrMethodNotAllowed(routes: RouteTable): NotFoundHandler<HubEnv> {
@@ -34,6 +38,18 @@ export function jsonErrorHandler(logger: Logger): ErrorHandler<HubEnv> {
       // The client went away mid-request (nginx's 499): nobody will read an answer, and it is not our failure.
       logger.debug('client closed the request', { requestId: c.get('requestId'), route: c.get('route') });
       return c.json(errorBody(499, 'Client closed the request'), 499 as ContentfulStatusCode);
+    }
+    if (isStorageFull(error)) {
+      // The disk, not the request, is at fault: 507 says so, and the write was refused whole (each
+      // record is replaced atomically). The hub needs no restart: the next write after space returns succeeds.
+      logger.warn('store full: write refused', { requestId: c.get('requestId'), route: c.get('route') });
+      c.header('Retry-After', String(STORAGE_FULL_RETRY_SECONDS));
+      return c.json(
+        errorBody(507, 'Insufficient storage: the store has no space left; nothing was written', {
+          reason: 'storage-full',
+        }),
+        507 as ContentfulStatusCode,
+      );
     }
     logger.error('unhandled error in request', {
       requestId: c.get('requestId'),

@@ -18,6 +18,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   502: 'Bad Gateway',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
+  507: 'Insufficient Storage',
 };
 
 export function statusText(status: number): string {

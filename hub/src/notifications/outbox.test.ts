@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_OUTBOX_TIMING } from './outbox';
+import { backoffDelay, DEFAULT_OUTBOX_TIMING, dueAt } from './outbox';
 
 describe('outbox backoff', () => {
   const at = (random: number) => ({ ...DEFAULT_OUTBOX_TIMING, random: () => random });
@@ -22,5 +22,22 @@ describe('outbox backoff', () => {
     expect(backoffDelay(1, at(0.5), 90_000)).toBe(90_000);
     expect(backoffDelay(1, at(0.5), 1_000)).toBe(30_000);
     expect(backoffDelay(1, at(0.5), 86_400_000)).toBe(1_200_000);
+  });
+});
+
+describe('outbox due time', () => {
+  const now = Date.parse('2026-11-27T04:00:00.000Z');
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  it('keeps any wait a backoff can set, the longest step with its jitter included', () => {
+    expect(dueAt(undefined, now, DEFAULT_OUTBOX_TIMING)).toBe(now);
+    expect(dueAt(iso(now + 30_000), now, DEFAULT_OUTBOX_TIMING)).toBe(now + 30_000);
+    expect(dueAt(iso(now + 1_440_000), now, DEFAULT_OUTBOX_TIMING)).toBe(now + 1_440_000);
+    expect(dueAt(iso(now - 5_000), now, DEFAULT_OUTBOX_TIMING)).toBe(now - 5_000);
+  });
+
+  it('makes an entry written before the clock was stepped back an hour due now (found by the soak)', () => {
+    // A 30 s retry set while the clock read an hour ahead.
+    expect(dueAt(iso(now + 3_600_000 + 30_000), now, DEFAULT_OUTBOX_TIMING)).toBe(now);
   });
 });

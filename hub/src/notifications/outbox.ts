@@ -84,6 +84,20 @@ export function backoffDelay(failures: number, timing: Omit<OutboxTiming, 'timeo
   return retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(retryAfterMs, timing.maxDelayMs));
 }
 
+/** The longest wait `failed` can set: the top step with its jitter (a Retry-After is capped at the top step). */
+const longestWait = (timing: Omit<OutboxTiming, 'timeoutMs'>) => Math.ceil(timing.maxDelayMs * 1.2);
+
+/**
+ * When an entry is due. A `nextAttemptAt` further ahead than any backoff sets can only come from a
+ * clock stepped back since it was written (an NTP correction, a restored VM, a host clock fixed by
+ * hand): the entry is due now, not an hour later.
+ */
+export function dueAt(nextAttemptAt: string | undefined, now: number, timing: Omit<OutboxTiming, 'timeoutMs'>): number {
+  if (nextAttemptAt === undefined) return now;
+  const due = Date.parse(nextAttemptAt);
+  return due - now > longestWait(timing) ? now : due;
+}
+
 /**
  * Every notification goes through here (http-interface §2.9, §3.6): stored first, so a restart loses
  * nothing, then delivered in one lane per trigger (a slow receiver never holds back the others;
@@ -226,7 +240,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const fed: Promise<void>[] = [];
     for (const entry of store.all()) {
       if (entry.status === 'dead-letter' || busy.has(entry.id)) continue;
-      const due = entry.nextAttemptAt === undefined ? now : Date.parse(entry.nextAttemptAt);
+      const due = dueAt(entry.nextAttemptAt, now, timing);
       if (due <= now) fed.push(enqueueInLane(entry));
       else earliest = earliest === undefined ? due : Math.min(earliest, due);
     }
@@ -264,7 +278,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       let earliest: number | undefined;
       for (const entry of store.all()) {
         if (entry.status === 'dead-letter') continue;
-        const due = entry.nextAttemptAt === undefined ? deps.now() : Date.parse(entry.nextAttemptAt);
+        const due = dueAt(entry.nextAttemptAt, deps.now(), timing);
         earliest = earliest === undefined ? due : Math.min(earliest, due);
       }
       wake.runAt(earliest);

@@ -37,6 +37,11 @@ export interface TestDockerd {
   /** The unpacked docker CLI against this daemon; never the host's. */
   cli(args: string[]): Promise<CliResult>;
   logFile: string;
+  /**
+   * Stops the daemon (SIGTERM, its containers stopped as by a host's restart) and starts it again on
+   * the same socket and data root; containers with a restart policy come back. Resolves once ready.
+   */
+  restart(): Promise<void>;
   /** Idempotent. Removes every container, stops the daemon by pid, and deletes the temp dir. */
   stop(): Promise<void>;
 }
@@ -76,8 +81,8 @@ export async function startDockerd(): Promise<TestDockerd> {
   // Its own config file: dockerd would otherwise read /etc/docker/daemon.json, and write its
   // identity key to /etc/docker/key.json.
   await writeFile(join(dir, 'daemon.json'), JSON.stringify({ 'deprecated-key-path': join(dir, 'key.json') }));
-  const child = spawnDockerd(dir, socketPath, logFile);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let child = spawnDockerd(dir, socketPath, logFile);
+  let exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await waitUntilReady(child, socketPath, logFile);
   } catch (error) {
@@ -104,6 +109,13 @@ export async function startDockerd(): Promise<TestDockerd> {
     docker,
     logFile,
     cli: (args) => runCli(dir, socketPath, args),
+    async restart() {
+      await terminate(child, exited, STOP_TIMEOUT_MS);
+      live.delete(child);
+      child = spawnDockerd(dir, socketPath, logFile);
+      exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      await waitUntilReady(child, socketPath, logFile);
+    },
     stop() {
       stopping ??= (async () => {
         await dockerHost.close();
