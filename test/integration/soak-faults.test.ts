@@ -22,6 +22,10 @@ describe('soak with faults (2 minutes)', () => {
       realAgents: 1,
       diskMiB: 64,
       settleTimeoutMs: 90_000,
+      // About 40 s after warm-up, with the dockerd restart and the full disk inside them, cannot tell a
+      // slow leak from warm-up: here the check catches a gross one (half again); the 30-minute
+      // `npm run bench -- soak` holds the issue's 10 %.
+      growthLimit: 0.5,
       log: () => undefined,
     });
     const failed = result.checks.filter((check) => check.result === 'fail');
