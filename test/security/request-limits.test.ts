@@ -163,7 +163,7 @@ for (const mode of MODES) {
 }
 
 describe('which routes have a limit of their own', () => {
-  it('is exactly sign-in, env reveal, the UI stream, the WebSocket streams and the webhooks', async () => {
+  it('is exactly sign-in, env reveal, the UI stream, the WebSocket streams, the webhooks and the scans', async () => {
     const client = await createMemoryHub();
     try {
       const routes = client.hub.parts.routes.routes;
@@ -182,6 +182,9 @@ describe('which routes have a limit of their own', () => {
           'post /api/v1/webhook/watch/:containerName',
           'post /api/v1/webhook/update/:containerName',
           'post /api/v1/webhooks/registry',
+          // http-interface §8: an on-demand scan 30 per minute, scan-all one per 60 s per address.
+          'post /api/v1/containers/:id/scan',
+          'post /api/v1/containers/scan-all',
           ...edge,
         ].sort(),
       );
