@@ -1,5 +1,6 @@
 import type { DockerContainerDetails, DockerImageDetails } from '../../shared/docker/docker-host';
-import type { EdgeWatcher } from '../../shared/edge/protocol';
+import { EDGE_PROTOCOL, type EdgeWatcher } from '../../shared/edge/protocol';
+import { signChallenge } from '../../shared/edge/sign-in';
 
 /**
  * The synthetic fleet of the edge benchmark, shared by the benchmark (which registers the keys)
@@ -70,4 +71,31 @@ export function fleetInventory(
     };
   });
   return { containers, images: [...images.values()] };
+}
+
+/**
+ * The `hello` a simulated agent answers the hub's challenge with, signed with its key, as the real
+ * agent sends it: its name, its one watcher, a small host description under `hostname`.
+ */
+export async function fleetHello(agent: FleetAgent, challenge: string, hostname: string): Promise<string> {
+  const secretKey = Uint8Array.from(Buffer.from(agent.secretKey, 'hex'));
+  const signature = await signChallenge(secretKey, challenge, EDGE_PROTOCOL, agent.keyId, agent.name);
+  return JSON.stringify({
+    type: 'hello',
+    protocol: EDGE_PROTOCOL,
+    keyId: agent.keyId,
+    agentName: agent.name,
+    signature,
+    agent: {
+      version: '1.0.0',
+      hostname,
+      os: 'linux',
+      arch: 'x64',
+      cpus: 2,
+      memoryGb: 4,
+      uptimeSeconds: 1000,
+      logLevel: 'info' as const,
+    },
+    watchers: [FLEET_WATCHER],
+  });
 }

@@ -18,8 +18,7 @@ import {
   edgeSubprotocol,
   type HubFrame,
 } from '../../shared/edge/protocol';
-import { signChallenge } from '../../shared/edge/sign-in';
-import { FLEET_WATCHER, type FleetAgent, type FleetPlan, fleetInventory } from './edge-fleet';
+import { FLEET_WATCHER, type FleetAgent, type FleetPlan, fleetHello, fleetInventory } from './edge-fleet';
 
 const plan = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as FleetPlan;
 const url = `${plan.hubUrl.replace(/^http/, 'ws')}/api/v1/edge/ws`;
@@ -30,19 +29,6 @@ let stopping = false;
 
 const report = (event: string, fields: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ event, t: Date.now(), ...fields })}\n`);
-
-const fromHex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));
-
-const AGENT_INFO = {
-  version: '1.0.0',
-  hostname: 'bench-host',
-  os: 'linux',
-  arch: 'x64',
-  cpus: 2,
-  memoryGb: 4,
-  uptimeSeconds: 1000,
-  logLevel: 'info' as const,
-};
 
 /** One agent's session, from upgrade to welcome; resolves once welcomed (or failed), the socket then lives on. */
 function runAgent(agent: FleetAgent, index: number): Promise<void> {
@@ -65,20 +51,7 @@ function runAgent(agent: FleetAgent, index: number): Promise<void> {
       const frame = JSON.parse(String(data)) as HubFrame;
       switch (frame.type) {
         case 'challenge':
-          void signChallenge(fromHex(agent.secretKey), frame.challenge, EDGE_PROTOCOL, agent.keyId, agent.name).then(
-            (signature) =>
-              ws.send(
-                JSON.stringify({
-                  type: 'hello',
-                  protocol: EDGE_PROTOCOL,
-                  keyId: agent.keyId,
-                  agentName: agent.name,
-                  signature,
-                  agent: AGENT_INFO,
-                  watchers: [FLEET_WATCHER],
-                }),
-              ),
-          );
+          void fleetHello(agent, frame.challenge, 'bench-host').then((hello) => ws.send(hello));
           return;
         case 'welcome': {
           welcomed += 1;

@@ -22,8 +22,7 @@ import {
   edgeSubprotocol,
   type HubFrame,
 } from '../../shared/edge/protocol';
-import { signChallenge } from '../../shared/edge/sign-in';
-import { FLEET_WATCHER, type FleetAgent, fleetInventory } from './edge-fleet';
+import { FLEET_WATCHER, type FleetAgent, fleetHello, fleetInventory } from './edge-fleet';
 
 export interface SoakFleetPlan {
   hubUrl: string;
@@ -44,20 +43,8 @@ let stopping = false;
 
 const report = (event: string, fields: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ event, t: Date.now(), ...fields })}\n`);
-const fromHex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));
 /** 0.5–2.5 s: a fleet whose hub came back does not all dial in the same millisecond. */
 const redialDelay = () => 500 + Math.random() * 2_000;
-
-const AGENT_INFO = {
-  version: '1.0.0',
-  hostname: 'soak-host',
-  os: 'linux',
-  arch: 'x64',
-  cpus: 2,
-  memoryGb: 4,
-  uptimeSeconds: 1000,
-  logLevel: 'info' as const,
-};
 
 /** The agent's clock offset: none for most, ±skewMs for every skewEvery-th. */
 const skewOf = (index: number) =>
@@ -99,20 +86,7 @@ function dial(agent: FleetAgent, index: number): void {
     const frame = JSON.parse(String(data)) as HubFrame;
     switch (frame.type) {
       case 'challenge':
-        void signChallenge(fromHex(agent.secretKey), frame.challenge, EDGE_PROTOCOL, agent.keyId, agent.name).then(
-          (signature) =>
-            ws.send(
-              JSON.stringify({
-                type: 'hello',
-                protocol: EDGE_PROTOCOL,
-                keyId: agent.keyId,
-                agentName: agent.name,
-                signature,
-                agent: AGENT_INFO,
-                watchers: [FLEET_WATCHER],
-              }),
-            ),
-        );
+        void fleetHello(agent, frame.challenge, 'soak-host').then((hello) => ws.send(hello));
         return;
       case 'welcome': {
         welcomed = true;
