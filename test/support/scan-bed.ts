@@ -11,22 +11,22 @@ import { dirname, join } from 'node:path';
 import { startDockerd, type TestDockerd } from './docker/start-dockerd';
 import { importBusyboxImage, runContainer } from './docker/test-images';
 import { startRegistry, type TestRegistry } from './registry/start-registry';
+import { stanza } from './sbom/image-fixture';
 
 export const OSV_FIXTURE = join(import.meta.dirname, 'fixtures', 'osv', 'advisories.json');
 const OS_RELEASE =
   'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\n';
 
-/** One dpkg status entry, as dpkg writes it. */
+/** One installed package's dpkg status stanza. */
 const deb = (name: string, version: string, source?: string) =>
-  [
-    `Package: ${name}`,
-    'Status: install ok installed',
-    'Architecture: amd64',
-    ...(source ? [`Source: ${source}`] : []),
-    `Version: ${version}`,
-    `Description: ${name} for the scan test`,
-    '',
-  ].join('\n');
+  stanza({
+    Package: name,
+    Status: 'install ok installed',
+    Architecture: 'amd64',
+    ...(source ? { Source: source } : {}),
+    Version: version,
+    Description: `${name} for the scan test`,
+  });
 
 export interface ScanBed {
   dockerd: TestDockerd;

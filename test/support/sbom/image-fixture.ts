@@ -19,7 +19,8 @@ export type FileTree = Record<string, FixtureFile>;
 
 const encoder = new TextEncoder();
 
-const stanza = (fields: Record<string, string>) =>
+/** One dpkg status stanza, as dpkg writes it: `Key: value` lines and a newline. */
+export const stanza = (fields: Record<string, string>) =>
   `${Object.entries(fields)
     .map(([key, value]) => `${key}: ${value}`)
     .join('\n')}\n`;

@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
+import { SEVERITIES } from '../../../../hub/src/security/severity';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { when } from '../../format-time';
 import { putContainer } from '../../state';
 import { type ContainerScan, detailApi, type NotScanned } from './detail-api';
-
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'] as const;
 
 const sbomHref = (id: string, format: 'spdx-json' | 'cyclonedx-json') =>
   `/api/v1/containers/${encodeURIComponent(id)}/sbom?format=${format}`;
