@@ -40,7 +40,7 @@ import type { IconService } from './icons/icon-service';
 import type { HubMetrics } from './metrics/hub-metrics';
 import type { NotificationService } from './notifications/notification-service';
 import type { GroupPolicyStore } from './policies/group-policy-store';
-import type { Readiness } from './readiness';
+import { type Readiness, STORE_GATE } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { RegistryService } from './registries/registry-service';
 import { createReleaseNotesService, releaseNotesOf } from './release-notes/release-notes-service';
@@ -205,6 +205,20 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
       methodsOf: (path) => [...routes.allowedMethods(path), ...compatMethods(path, config.compat.wudCard)],
     }),
   );
+  // The listener opens before the stores load (so /health can say 503). A write taken meanwhile would
+  // be dropped from memory by its store's load, and a read would show half the state: the API and
+  // its WebSockets wait (spec §2.15: 503 while readiness gates are unmet). Before authentication,
+  // which reads the API keys and sessions being loaded.
+  app.use('/api/*', async function holdUntilLoaded(c, next) {
+    if (parts.readiness.passed(STORE_GATE)) return next();
+    c.header('Retry-After', '1');
+    return c.json(
+      errorBody(503, 'The hub is starting: its stored state is not loaded yet', {
+        gates: parts.readiness.snapshot(),
+      }),
+      503,
+    );
+  });
   app.use(async function authenticate(c, next) {
     // A compatibility request's /api/v1 twin: its caller was authenticated on the way in.
     const forwarded = principals.take(c.req.raw);

@@ -41,7 +41,7 @@ import type { NotificationService } from './notifications/notification-service';
 import type { OutboxTiming } from './notifications/outbox';
 import { autoUpdatePolicyOf, groupApprovalPolicy } from './policies/effective-group-policy';
 import { createGroupPolicyStore, type GroupPolicyStore } from './policies/group-policy-store';
-import { createReadiness } from './readiness';
+import { createReadiness, STORE_GATE } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
@@ -582,7 +582,7 @@ export function composeHub(input: HubInput): Hub {
     sbom,
   };
 
-  readiness.add('store');
+  readiness.add(STORE_GATE);
   let draining: Promise<void> | undefined;
   const drain = (limits?: ShutdownLimits): Promise<void> => {
     draining ??= (async () => {
@@ -627,9 +627,9 @@ export function composeHub(input: HubInput): Hub {
         await scheduler.load();
         if (agentsEnabled) await agents.load();
         await loadEdge(input, edge);
-        readiness.markReady('store');
+        readiness.markReady(STORE_GATE);
       } catch (error) {
-        readiness.markFailed('store', (error as Error).message);
+        readiness.markFailed(STORE_GATE, (error as Error).message);
         throw error;
       }
       // Outbox entries left by the previous run are delivered now; agent events are routed from here on.
