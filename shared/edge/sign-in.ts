@@ -35,6 +35,12 @@ export async function signChallenge(
   return toBase64Url(await ed.signAsync(signInMessage(challenge, protocol, keyId, agentName), secretKey));
 }
 
+/**
+ * Checks one Ed25519 signature, synchronously: a runtime's native one (Node: node:crypto) or
+ * @noble/ed25519's (hub/src/edge/sign-in-check.ts).
+ */
+export type Ed25519Verify = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean;
+
 /** False for a bad signature, and for anything malformed: never throws. */
 export async function verifySignIn(
   publicKey: Uint8Array,

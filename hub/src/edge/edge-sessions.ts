@@ -6,6 +6,7 @@ import {
   EDGE_SIGN_IN_DEADLINE_MS,
   EDGE_SILENCE_LIMIT_MS,
 } from '../../../shared/edge/protocol';
+import type { Ed25519Verify } from '../../../shared/edge/sign-in';
 import type { Logger } from '../../../shared/logging/logger';
 import type { EdgeKey } from '../../../shared/schemas/edge-key';
 import type { AgentDirectory } from '../agents/agent-directory';
@@ -71,6 +72,8 @@ export interface EdgeSessionsDeps {
    * docs/workers.md "Edge gateways"): how the hub reaches them. Their links are `gateways`.
    */
   gatewayPort?: EdgeGatewayPort | undefined;
+  /** The runtime's native Ed25519 verification (Node); @noble/ed25519 where absent. */
+  verifyEd25519?: Ed25519Verify | undefined;
 }
 
 /**
@@ -102,7 +105,7 @@ export class EdgeSessions implements SessionOwner {
     this.timings = deps.timings;
     this.logger = deps.logger.child('edge');
     this.keys = createEdgeKeyStore(deps.storage, deps.now, deps.logger.child('store.edge'));
-    this.checkSignIn = createSignInCheck(this.keys);
+    this.checkSignIn = createSignInCheck(this.keys, deps.verifyEd25519);
     this.signingIn = new SignInSlots(deps.signInLimits);
     this.gateways =
       deps.gatewayPort &&

@@ -2,7 +2,7 @@ import { hashes, verify } from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { Cron } from 'croner';
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
-import { fromBase64Url, generateEdgeKeyPair, signInMessage } from '../../../shared/edge/sign-in';
+import { type Ed25519Verify, fromBase64Url, generateEdgeKeyPair, signInMessage } from '../../../shared/edge/sign-in';
 import type { EdgeKeyStore } from './edge-key-store';
 
 /**
@@ -33,18 +33,29 @@ export function checkAnnouncedWatchers(hello: HelloFrame): string | undefined {
 }
 
 /**
- * verifySignIn of shared/edge/sign-in.ts, on this thread: its verifyAsync hashes through
- * WebCrypto, which Node runs on the libuv threadpool, so under a burst of storage writes (a fleet
- * syncing into the fs store) every sign-in queued behind thousands of fsyncs and took seconds
- * (bench edge-agents). @noble/hashes' SHA-512 keeps the whole check on the CPU, about a millisecond.
+ * @noble/ed25519 on this thread, where the runtime brings no native verification (Node brings
+ * one: hub/src/adapter/node/ed25519-verify.ts; noble took 1 to 4 ms a sign-in on this machine, so
+ * 10,000 agents signing in at once held the event loop for 10 to 40 s). Not its
+ * verifyAsync: that hashes through WebCrypto, which Node runs on the libuv threadpool, so under a
+ * burst of storage writes every sign-in queued behind thousands of fsyncs (bench edge-agents).
  */
-function verifyNow(publicKey: Uint8Array, hello: HelloFrame, challenge: string, protocol: string): boolean {
+export const nobleEd25519Verify: Ed25519Verify = (signature, message, publicKey) => {
   // noble's documented way to enable its synchronous functions; process-wide, and the async ones are unaffected.
   hashes.sha512 ??= sha512;
+  return verify(signature, message, publicKey);
+};
+
+function verifyHello(
+  verifyEd25519: Ed25519Verify,
+  publicKey: Uint8Array,
+  hello: HelloFrame,
+  challenge: string,
+  protocol: string,
+): boolean {
   const signature = fromBase64Url(hello.signature);
   if (signature?.length !== 64 || publicKey.length !== 32) return false;
   try {
-    return verify(signature, signInMessage(challenge, protocol, hello.keyId, hello.agentName), publicKey);
+    return verifyEd25519(signature, signInMessage(challenge, protocol, hello.keyId, hello.agentName), publicKey);
   } catch {
     return false;
   }
@@ -56,7 +67,7 @@ function verifyNow(publicKey: Uint8Array, hello: HelloFrame, challenge: string, 
  * so neither the answer nor its timing tells which key ids exist. Only a caller that proved it
  * holds the key learns that it was revoked (4002) or that the name belongs to another key (4003).
  */
-export function createSignInCheck(keys: SignInKeys) {
+export function createSignInCheck(keys: SignInKeys, verifyEd25519: Ed25519Verify = nobleEd25519Verify) {
   // A real key pair, so the stand-in verification of an unknown key does the full work.
   let decoy: Promise<Uint8Array> | undefined;
   const decoyKey = () => {
@@ -69,7 +80,7 @@ export function createSignInCheck(keys: SignInKeys) {
     if (problem) return refuse(EDGE_CLOSE.invalidFrame, problem);
     const known = keys.publicKeyBytes(hello.keyId);
     const publicKey = known ?? (await decoyKey());
-    const verified = verifyNow(publicKey, hello, challenge, protocol);
+    const verified = verifyHello(verifyEd25519, publicKey, hello, challenge, protocol);
     const key = keys.get(hello.keyId);
     if (!known || !verified || !key)
       return refuse(EDGE_CLOSE.signInFailed, 'sign-in failed: unknown key or bad signature');

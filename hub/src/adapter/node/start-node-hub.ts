@@ -20,6 +20,7 @@ import { type AuthorizedKey, parseAuthorizedKeys } from '../../edge/authorized-k
 import { selectEdgeSubprotocol } from '../../edge/edge-endpoint';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { createNodeStorage } from './create-node-storage';
+import { createNodeEd25519Verify } from './ed25519-verify';
 import { createNodeHookRunner } from './hook-runner';
 import { createHttpDrain } from './http-drain';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
@@ -172,6 +173,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       upgradeWebSocket: upgrades.upgradeWebSocket,
       // Edge sockets start at the pre-sign-in frame cap (below) and are raised at the welcome.
       setWebSocketFrameLimit: setWsFrameLimit,
+      // Edge sign-ins verified by OpenSSL: noble in JS held the event loop through a large fleet's sign-in.
+      verifyEd25519: createNodeEd25519Verify(),
       registries,
       registryFetch: createRegistryFetchFactory(),
       dockerHostFor: (endpoint) => createDockerHost(endpoint),
