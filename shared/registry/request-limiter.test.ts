@@ -19,6 +19,27 @@ describe('limiters', () => {
     expect(peak).toBe(3);
   });
 
+  it('starts a long line of waiters in arrival order, across the compactions of its line', async () => {
+    const limiter = createConcurrencyLimiter(2);
+    const started: number[] = [];
+    let active = 0;
+    let peak = 0;
+    // Waiters also join while the line drains, so compaction happens with some still waiting.
+    const run = (index: number) =>
+      limiter.run(async () => {
+        started.push(index);
+        peak = Math.max(peak, ++active);
+        await Promise.resolve();
+        active--;
+      });
+    const first = Array.from({ length: 5_000 }, (_, index) => run(index));
+    await first[3_000];
+    const second = Array.from({ length: 5_000 }, (_, index) => run(5_000 + index));
+    await Promise.all([...first, ...second]);
+    expect(started).toEqual(Array.from({ length: 10_000 }, (_, index) => index));
+    expect(peak).toBe(2);
+  });
+
   it('lets a burst through, then spaces requests at the rate', async () => {
     let clock = 0;
     const waits: number[] = [];

@@ -6,18 +6,37 @@ export interface RequestLimiter {
 export type Sleep = (ms: number) => Promise<void>;
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** At most `max` tasks at once; the rest wait in arrival order. */
+/**
+ * At most `max` tasks at once; the rest wait in arrival order. The waiting line is an array read
+ * from a moving head, compacted now and then: a fleet's sync queues tens of thousands of storage
+ * writes here, and shift() copies the array once V8 has moved it to its large-object space.
+ */
 export function createConcurrencyLimiter(max: number): RequestLimiter {
   let active = 0;
-  const waiting: (() => void)[] = [];
+  let waiting: (() => void)[] = [];
+  let head = 0;
+  // A finishing task hands its slot straight to the first waiter: were the slot freed first, a task
+  // arriving before the waiter resumed would take it out of turn.
   const release = () => {
-    active--;
-    waiting.shift()?.();
+    const next = waiting[head];
+    if (next === undefined) {
+      active--;
+      return;
+    }
+    waiting[head++] = undefined as never;
+    if (head === waiting.length) {
+      waiting = [];
+      head = 0;
+    } else if (head >= 1024 && head * 2 >= waiting.length) {
+      waiting = waiting.slice(head);
+      head = 0;
+    }
+    next();
   };
   return {
     async run(task) {
       if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-      active++;
+      else active++;
       try {
         return await task();
       } finally {

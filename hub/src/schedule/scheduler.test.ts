@@ -247,4 +247,44 @@ describe('the scheduler', () => {
     await wakeAtArmedTime(runtime);
     expect(job.nextRunAt()).toBe(T0 + 120_000);
   });
+
+  it('arms the earliest of a thousand jobs as they are defined, moved and released, and runs the due ones', async () => {
+    const runtime = fakeRuntime();
+    const scheduler = schedulerOver(createStorage(), runtime);
+    await scheduler.load();
+    scheduler.start();
+    const ran: string[] = [];
+    const jobs = Array.from({ length: 1_000 }, (_, index) =>
+      scheduler.job(`job-${index}`, async () => void ran.push(`job-${index}`)),
+    );
+    // A fixed pseudo-random walk of moves and releases; after each, the armed delay is the earliest left.
+    let state = 7;
+    const next = () => {
+      state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+      return state;
+    };
+    const released = new Set<number>();
+    const live = () => jobs.filter((job, i) => !released.has(i) && job.nextRunAt() !== undefined);
+    for (let step = 0; step < 2_000; step++) {
+      const index = next() % jobs.length;
+      const job = jobs[index] as (typeof jobs)[number];
+      if (next() % 10 === 0) {
+        job.release();
+        released.add(index);
+      } else if (!released.has(index)) job.runAt(T0 + 1_000 + (next() % 5_000));
+      await settle();
+      const times = live().map((candidate) => candidate.nextRunAt() as number);
+      const earliest = times.length === 0 ? undefined : Math.min(...times) - T0;
+      if (runtime.wake.delayMs !== earliest)
+        throw new Error(`step ${step}: armed ${runtime.wake.delayMs}, earliest ${earliest}`);
+    }
+    const earliestAt = Math.min(...live().map((job) => job.nextRunAt() as number));
+    const dueFirst = live()
+      .filter((job) => job.nextRunAt() === earliestAt)
+      .map((job) => job.name)
+      .sort();
+    await wakeAtArmedTime(runtime);
+    expect(dueFirst.length).toBeGreaterThan(0);
+    expect([...ran].sort()).toEqual(dueFirst);
+  });
 });

@@ -3,6 +3,7 @@ import type { RuntimeWakeUp } from '../hub-deps';
 import type { ScheduledRun, ScheduleStore } from '../store/schedule-store';
 import { createSerialQueue } from '../store/validated-storage';
 import { type NextRun, nextRunOf, type Recurrence, recurrenceKey } from './recurrence';
+import { type HeapRun, RunHeap } from './run-heap';
 
 export interface ScheduledJob {
   readonly name: string;
@@ -80,6 +81,23 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let armedAt: number | undefined;
   let arming: Promise<void> = Promise.resolve();
   const wake = deps.wakeUp(() => scheduler.runDue());
+  /** Every next run set, earliest first; outdated ones are dropped when they come to the top. */
+  const heap = new RunHeap();
+
+  /** A heap entry still names its job's next run, and the job is defined. */
+  const isCurrent = (run: HeapRun) => entries.has(run.name) && runs.get(run.name)?.nextRunAt === run.at;
+
+  function push(name: string, at: number): void {
+    heap.push({ name, at });
+    // Jobs that keep moving leave outdated entries deep in the heap; rebuilt when they outnumber the rest.
+    if (heap.size > 4 * entries.size + 1024)
+      heap.reset(
+        [...entries.keys()].flatMap((job) => {
+          const next = runs.get(job)?.nextRunAt;
+          return next === undefined ? [] : [{ name: job, at: next }];
+        }),
+      );
+  }
 
   function persist(name: string): void {
     writes = write(async () => {
@@ -92,7 +110,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     versions.set(name, (versions.get(name) ?? 0) + 1);
     const previous = runs.get(name);
     if (at === undefined) runs.delete(name);
-    else runs.set(name, { name, nextRunAt: at, ...(key !== undefined && { recurrence: key }) });
+    else {
+      runs.set(name, { name, nextRunAt: at, ...(key !== undefined && { recurrence: key }) });
+      push(name, at);
+    }
     if (previous?.nextRunAt !== at || previous?.recurrence !== key) persist(name);
     arm();
   }
@@ -100,24 +121,40 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   /** A stored next run still means what the definition says, or the definition computes one. */
   function adopt(entry: Entry): void {
     const stored = runs.get(entry.name);
-    if (stored && stored.recurrence === entry.key) arm();
-    else setNext(entry.name, entry.next?.(now()), entry.key);
+    if (stored && stored.recurrence === entry.key) {
+      push(entry.name, stored.nextRunAt);
+      arm();
+    } else setNext(entry.name, entry.next?.(now()), entry.key);
   }
 
   function arm(): void {
     if (!started) return;
-    let earliest: number | undefined;
-    for (const entry of entries.values()) {
-      const at = runs.get(entry.name)?.nextRunAt;
-      if (entry.running || at === undefined) continue;
-      earliest = earliest === undefined ? at : Math.min(earliest, at);
-    }
+    const earliest = earliestRun();
     if (earliest === armedAt) return;
     armedAt = earliest;
     const delay = earliest === undefined ? undefined : Math.max(0, earliest - now());
     arming = arming
       .then(() => wake.set(delay))
       .catch((error: unknown) => logger.error('could not arm the schedule wake-up', { error: String(error) }));
+  }
+
+  /**
+   * The earliest next run of a job not running. A running job's own entry was taken by runDue; one
+   * at the top is a time set while it runs (runAt), kept aside and put back.
+   */
+  function earliestRun(): number | undefined {
+    const aside: HeapRun[] = [];
+    let earliest: number | undefined;
+    for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+      if (!isCurrent(top)) heap.pop();
+      else if (entries.get(top.name)?.running) aside.push(heap.pop() as HeapRun);
+      else {
+        earliest = top.at;
+        break;
+      }
+    }
+    for (const run of aside) heap.push(run);
+    return earliest;
   }
 
   async function runOne(entry: Entry): Promise<void> {
@@ -184,13 +221,21 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (!started) return;
       const at = now();
       const due: Promise<void>[] = [];
-      for (const entry of entries.values()) {
-        const next = runs.get(entry.name)?.nextRunAt;
-        if (entry.running || next === undefined || next > at) continue;
+      const aside: HeapRun[] = [];
+      for (let top = heap.peek(); top !== undefined && top.at <= at; top = heap.peek()) {
+        heap.pop();
+        const entry = entries.get(top.name);
+        if (!entry || !isCurrent(top)) continue;
+        // Set again while it runs: it runs at the next wake after this run.
+        if (entry.running) {
+          aside.push(top);
+          continue;
+        }
         const run = runOne(entry);
         running.add(run);
         due.push(run.finally(() => running.delete(run)));
       }
+      for (const run of aside) heap.push(run);
       arm();
       await Promise.all(due);
       await writes;
