@@ -241,7 +241,7 @@ export class AgentDirectory {
   }
 
   private recordsOf(name: string): Container[] {
-    return this.deps.containers.all().filter((container) => container.agent === name);
+    return this.deps.containers.ofSource(name);
   }
 
   private runtimeOf(name: string, watchers: AgentDescription['watchers']): AgentRuntime {

@@ -12,7 +12,7 @@ import { EdgeDockerHost, type EdgeLink } from './edge-docker-host';
 
 export interface AgentRuntimeDeps {
   newWatcher: WatcherFactory;
-  containers: Pick<ContainerStore, 'all' | 'remove'>;
+  containers: Pick<ContainerStore, 'ofSource' | 'remove'>;
   audit: Pick<AuditStore, 'append'>;
   publish: Publish;
   logger: Logger;
@@ -207,7 +207,7 @@ export class AgentRuntime {
 
   private async dropRecords(watcherName: string): Promise<void> {
     const { containers, audit, publish } = this.deps;
-    const records = containers.all().filter((c) => c.agent === this.name && c.watcher === watcherName);
+    const records = containers.ofSource(this.name, watcherName);
     for (const record of records) {
       await containers.remove(record.id);
       await audit.append({

@@ -1,4 +1,7 @@
+import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import { containerRecord } from '../../../test/support/container-fixture';
 import {
@@ -9,6 +12,7 @@ import {
   queryContainers,
 } from '../watchers/container-query';
 import { ContainerIndex } from './container-index';
+import { createContainerStore } from './container-store';
 import { SortedChunks } from './sorted-chunks';
 
 /** Deterministic, so a failure names a seed that reproduces it. */
@@ -137,5 +141,47 @@ describe('SortedChunks', () => {
     expect(list.slice(0, reference.length, false)).toEqual(reference);
     expect(list.slice(17, 100, true)).toEqual([...reference].reverse().slice(17, 117));
     expect(list.delete(-1)).toBe(false);
+  });
+});
+
+describe('ContainerStore.ofSource', () => {
+  it('gives exactly the records of an agent (or of the hub’s own hosts) and watcher, through writes and removals', async () => {
+    const random = lcg(11);
+    const store = createContainerStore(
+      createStorage(),
+      createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
+    );
+    const live = new Map<string, Container>();
+    for (let step = 0; step < 600; step++) {
+      const id = `id-${Math.floor(random() * 150)}`;
+      if (random() < 0.2 && live.has(id)) {
+        await store.remove(id);
+        live.delete(id);
+      } else {
+        const record = randomRecord(random, id);
+        await store.put(record);
+        live.set(id, record);
+      }
+      if (step % 50 !== 49) continue;
+      for (const agent of [undefined, 'edge-1', 'edge-2', 'edge-3'])
+        for (const watcher of [undefined, 'local', 'remote']) {
+          const expected = [...live.values()]
+            .filter((c) => c.agent === agent && (watcher === undefined || c.watcher === watcher))
+            .map((c) => c.id)
+            .sort();
+          expect({
+            agent,
+            watcher,
+            ids: store
+              .ofSource(agent, watcher)
+              .map((c) => c.id)
+              .sort(),
+          }).toEqual({
+            agent,
+            watcher,
+            ids: expected,
+          });
+        }
+    }
   });
 });

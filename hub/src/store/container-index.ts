@@ -94,6 +94,11 @@ export class ContainerIndex {
     this.addFacets(next);
   }
 
+  /** The ids of the records with one facet (`agent:<name>`, `watcher:<name>`…); live, not a copy. */
+  idsWith(facet: string): ReadonlySet<string> | undefined {
+    return this.facets.get(facet);
+  }
+
   remove(previous: Container): void {
     for (const [name, list] of this.sorted) list.delete({ key: SORT_KEYS[name](previous), id: previous.id });
     for (const facet of facetsOf(previous)) {

@@ -32,6 +32,12 @@ export interface ContainerStore {
   load(): Promise<void>;
   all(): Container[];
   get(id: string): Container | undefined;
+  /**
+   * The records of one agent (undefined: the hub's own hosts), of one of its watchers if named,
+   * from the indexes: a watch cycle and an agent's counts once passed over the whole fleet, which
+   * made a 10,000-agent sign-in quadratic (bench edge-agents).
+   */
+  ofSource(agent: string | undefined, watcher?: string): Container[];
   /** GET /api/v1/containers: filtered, sorted and paged from indexes, without copying the fleet. */
   query(query: ContainerQuery): { data: Container[]; total: number };
   put(container: Container): Promise<void>;
@@ -70,6 +76,19 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     },
     all: () => [...containers.values()],
     get: (id) => containers.get(id),
+    ofSource(agent, watcher) {
+      // An agent's own set is small; the hub's own are found by watcher name (agents' watchers may share it).
+      const facet = agent !== undefined ? `agent:${agent}` : watcher !== undefined ? `watcher:${watcher}` : undefined;
+      const candidates =
+        facet === undefined
+          ? containers.values()
+          : [...(index.idsWith(facet) ?? [])].flatMap((id) => containers.get(id) ?? []);
+      const matching: Container[] = [];
+      for (const container of candidates)
+        if (container.agent === agent && (watcher === undefined || container.watcher === watcher))
+          matching.push(container);
+      return matching;
+    },
     query: (query) => index.query(query),
     async put(container) {
       await storage.setItem(containerKey(container.id), container);

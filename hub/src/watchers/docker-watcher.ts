@@ -100,7 +100,7 @@ export class DockerWatcher {
 
   /** This watcher's containers as stored now. */
   containers(): Container[] {
-    return this.deps.store.all().filter((c) => c.watcher === this.name && c.agent === this.deps.agent);
+    return this.deps.store.ofSource(this.deps.agent, this.name);
   }
 
   /**
