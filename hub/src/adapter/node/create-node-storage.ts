@@ -5,6 +5,7 @@ import { createStorage } from 'unstorage';
 import memoryDriver from 'unstorage/drivers/memory';
 import type { RedisOptions } from 'unstorage/drivers/redis';
 import { scopeClearToBase } from '../../store/scope-clear-to-base';
+import { startFilesystemSync } from './filesystem-sync';
 import { fsAtomicDriver, sweepTempFiles } from './fs-atomic-driver';
 
 export interface NodeStorageOptions {
@@ -49,7 +50,17 @@ async function openFsDriver(path: string): Promise<Driver> {
   } catch (error) {
     throw new Error(`store.fs: cannot use DD_STORE_PATH ${JSON.stringify(base)}`, { cause: error });
   }
-  return fsAtomicDriver({ base });
+  // One syncfs for the record files of many batches instead of an fsync each (fs-atomic-driver.ts).
+  const filesystem = startFilesystemSync(base);
+  const driver = fsAtomicDriver({ base, syncFilesystem: () => filesystem.sync() });
+  const dispose = driver.dispose;
+  return {
+    ...driver,
+    async dispose() {
+      await dispose?.();
+      filesystem.close();
+    },
+  };
 }
 
 async function openRedisDriver(url: string | undefined): Promise<Driver> {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createStorage, type Storage } from 'unstorage';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFilesystemSync } from './filesystem-sync';
 import { fsAtomicDriver } from './fs-atomic-driver';
 
 /** The real `open`, with every fsync on the handles it returns counted: temp files apart from directories. */
@@ -24,6 +25,66 @@ function countingOpen() {
 
 const records = (count: number, tag: string) =>
   Array.from({ length: count }, (_, i) => ({ key: `containers:c${i}`, value: { id: `c${i}`, tag } }));
+
+describe('fs-atomic driver: group commit through a filesystem sync', () => {
+  let base: string;
+  let counting: ReturnType<typeof countingOpen>;
+  let storage: Storage;
+  let filesystemSyncs: number;
+  let failSyncs: boolean;
+
+  beforeEach(async () => {
+    base = await mkdtemp(join(tmpdir(), 'fs-store-sync-'));
+    counting = countingOpen();
+    filesystemSyncs = 0;
+    failSyncs = false;
+    const filesystem = startFilesystemSync(base);
+    const syncFilesystem = async () => {
+      filesystemSyncs++;
+      if (failSyncs) throw new Error('no syncfs here');
+      await filesystem.sync();
+    };
+    storage = createStorage({ driver: fsAtomicDriver({ base, open: counting.open, syncFilesystem }) });
+    await storage.setItem('containers:seed', { seed: true });
+    counting.syncs.files = 0;
+    counting.syncs.directories = 0;
+    filesystemSyncs = 0;
+  });
+  afterEach(async () => {
+    await storage.dispose();
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it('writes a 500-record batch with one filesystem sync, no fsync per record file, and one of the directory', async () => {
+    await storage.setItems(records(500, 'batch'));
+    expect({ ...counting.syncs, filesystemSyncs }).toEqual({ files: 0, directories: 1, filesystemSyncs: 1 });
+    for (const { key } of records(500, 'batch')) expect(await storage.getItem(key)).toMatchObject({ tag: 'batch' });
+    expect((await readdir(join(base, 'containers'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('shares one filesystem sync between the batches written meanwhile', async () => {
+    await Promise.all(
+      Array.from({ length: 40 }, (_, batch) =>
+        storage.setItems(
+          Array.from({ length: 20 }, (_, i) => ({ key: `containers:b${batch}-${i}`, value: { batch } })),
+        ),
+      ),
+    );
+    expect(counting.syncs.files).toBe(0);
+    // A batch whose files were written while a sync ran waits for the next one: a few, never one each.
+    expect(filesystemSyncs).toBeLessThan(20);
+    expect(await storage.getItem('containers:b39-19')).toEqual({ batch: 39 });
+  });
+
+  it('falls back to an fsync per record file when the filesystem sync fails, and loses nothing', async () => {
+    failSyncs = true;
+    await storage.setItems(records(50, 'fallback'));
+    expect(counting.syncs.files).toBe(50);
+    for (const { key } of records(50, 'fallback'))
+      expect(await storage.getItem(key)).toMatchObject({ tag: 'fallback' });
+    expect((await readdir(join(base, 'containers'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
 
 describe('fs-atomic driver: group commit', () => {
   let base: string;
