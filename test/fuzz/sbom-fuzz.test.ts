@@ -6,7 +6,7 @@
  * Invariants: a scan either succeeds with well-formed packages (a name, a version, a `pkg:` purl of
  * its type without whitespace) or fails with one of the generator's own errors, never a TypeError
  * or a RangeError, and never hangs; a database parser never throws, whatever it is given, and
- * counts what it skipped. The rpm database readers (SQLite, Berkeley DB) and the rpm header parser,
+ * counts what it skipped. The rpm database readers (SQLite, Berkeley DB, NDB) and the rpm header parser,
  * given mutated real databases and headers, answer their rows or throw their own format error,
  * never another one, and never loop. FUZZ_SEED=<seed> replays a run.
  */
@@ -22,6 +22,7 @@ import { parseBuildInfoAt, parseModInfo, scanGoBuildInfo } from '../../hub/src/s
 import { ImageArchiveError } from '../../hub/src/security/sbom/image-archive';
 import { parsePomProperties, readJavaArchive } from '../../hub/src/security/sbom/java-cataloguer';
 import { LayerFormatError } from '../../hub/src/security/sbom/layer-stream';
+import { NdbFormatError, readNdb } from '../../hub/src/security/sbom/ndb-reader';
 import { parseNpmManifest } from '../../hub/src/security/sbom/npm-cataloguer';
 import { parseOsRelease } from '../../hub/src/security/sbom/os-release';
 import { parsePythonMetadata } from '../../hub/src/security/sbom/python-cataloguer';
@@ -301,8 +302,11 @@ function mutateDatabase(rng: Rng, bytes: Uint8Array, pageSize: number): Uint8Arr
 describe(`rpm database readers fuzz (${SEED_TAG})`, () => {
   afterAll(removeRpmFixture);
 
-  const expectOwnError = (error: unknown, kind: typeof SqliteFormatError | typeof BdbFormatError, round: number) =>
-    expect(error instanceof kind, `round ${round}: ${(error as Error)?.stack}`).toBe(true);
+  const expectOwnError = (
+    error: unknown,
+    kind: typeof SqliteFormatError | typeof BdbFormatError | typeof NdbFormatError,
+    round: number,
+  ) => expect(error instanceof kind, `round ${round}: ${(error as Error)?.stack}`).toBe(true);
 
   it('SQLite: mutated real databases answer rows or a SqliteFormatError; each row a header or a RpmHeaderError', () => {
     const { sqlite } = rpmFixture();
@@ -350,6 +354,26 @@ describe(`rpm database readers fuzz (${SEED_TAG})`, () => {
     }
     expect(outcomes.ok).toBeGreaterThan(10);
     expect(outcomes.failed).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('NDB: mutated databases answer blobs or an NdbFormatError', () => {
+    const { ndb } = rpmFixture();
+    const rng = rngFor(SEED, 'rpm-ndb');
+    const outcomes = { ok: 0, failed: 0 };
+    for (let round = 0; round < 300; round++) {
+      // Mostly the slot page (the file's first 4 KiB), where a byte changes where the blobs are.
+      const bytes = mutateDatabase(rng, ndb, rng.bool() ? 4096 : 256);
+      try {
+        for (const entry of readNdb(bytes, 32 * 1024 * 1024)) expect(entry.pkgidx).toBeGreaterThan(0);
+        outcomes.ok++;
+      } catch (error) {
+        expectOwnError(error, NdbFormatError, round);
+        outcomes.failed++;
+      }
+      checkPackages(rpmPackages(readRpmDatabase(bytes, 'ndb'), '/usr/lib/sysimage/rpm/Packages.db', {}).packages);
+    }
+    // Every slot carries a magic and every blob a checksum: nearly every mutation is caught.
+    expect(outcomes.failed).toBeGreaterThan(outcomes.ok);
   }, 120_000);
 
   it('rpm headers: mutated counts, entries and data parse or throw a RpmHeaderError', () => {

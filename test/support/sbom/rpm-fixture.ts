@@ -9,6 +9,10 @@
  *   are exported with `rpmdb --exportdb` and loaded into a hash database by Berkeley DB's own
  *   `db5.3_load` (the test bed's `db5.3-util`), keyed as rpm keys them (header numbers in host
  *   order, key 0 holding the next number); rpm's `bdb_ro` then reads that file back as the oracle.
+ * - NDB (`Packages.db`): Debian's rpm has no NDB backend at all, so `ndbDatabase` lays the same
+ *   headers out as rpm's lib/backend/ndb/rpmpkg.c writes them (slot pages, blob head, padding,
+ *   Adler-32 tail). Unlike the two others, this file is not written by rpm: it checks the reader
+ *   against rpm's source, not against rpm.
  *
  * The expected packages come from `rpm -qa` on each database, not from the specs. Built once per
  * test file into a temporary directory; `removeRpmFixture()` in its afterAll deletes it.
@@ -21,6 +25,8 @@ import { join } from 'node:path';
 export interface RpmFixture {
   sqlite: Uint8Array;
   bdb: Uint8Array;
+  /** The same headers in rpm's NDB layout (`ndbDatabase`). */
+  ndb: Uint8Array;
   /** `rpm -qa` of the SQLite database, sorted: one line per package, `QUERY_FORMAT`'s fields. */
   expected: RpmQueryRow[];
   /** `rpm -qa` of the BDB database through rpm's own `bdb_ro` backend. */
@@ -160,6 +166,61 @@ function loadBdb(headers: Uint8Array[], file: string, dir: string): void {
   execFileSync('db5.3_load', ['-f', dump, file], { stdio: 'pipe' });
 }
 
+/** RFC 1950's Adler-32 (rpmpkg.c's update_adler32). */
+function adler32(bytes: Uint8Array): number {
+  let s1 = 1;
+  let s2 = 0;
+  for (const byte of bytes) {
+    s1 = (s1 + byte) % 65521;
+    s2 = (s2 + s1) % 65521;
+  }
+  return (s2 * 65536 + s1) >>> 0;
+}
+
+const fourCC = (text: string) => new DataView(new TextEncoder().encode(text).buffer).getUint32(0, true);
+
+/**
+ * rpm's NDB `Packages.db` of these headers, laid out as rpmpkg.c writes it: the 32-byte header in
+ * the first of the slot pages (as many 4 KiB pages as the slots need), the blobs after them in
+ * 16-byte blocks, each a head, the header, zero padding and a tail. Package indexes start at 1.
+ */
+export function ndbDatabase(headers: Uint8Array[], timestamp = 1_790_000_000): Uint8Array {
+  const slotPages = Math.ceil((2 + headers.length) / 256);
+  const blocks = headers.map((header) => Math.ceil((16 + header.length + 12) / 16));
+  const total = slotPages * 4096 + blocks.reduce((sum, count) => sum + count * 16, 0);
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  for (let at = 0; at < slotPages * 4096; at += 16) view.setUint32(at, fourCC('Slot'), true);
+  view.setUint32(0, fourCC('RpmP'), true);
+  view.setUint32(4, 0, true);
+  view.setUint32(8, 1 + headers.length, true);
+  view.setUint32(12, slotPages, true);
+  view.setUint32(16, headers.length + 1, true);
+  view.setUint32(20, 0, true);
+  view.setUint32(24, 0, true);
+  view.setUint32(28, 0, true);
+  let block = (slotPages * 4096) / 16;
+  headers.forEach((header, index) => {
+    const pkgidx = index + 1;
+    const slot = 32 + index * 16;
+    view.setUint32(slot + 4, pkgidx, true);
+    view.setUint32(slot + 8, block, true);
+    view.setUint32(slot + 12, blocks[index] as number, true);
+    const start = block * 16;
+    view.setUint32(start, fourCC('BlbS'), true);
+    view.setUint32(start + 4, pkgidx, true);
+    view.setUint32(start + 8, timestamp, true);
+    view.setUint32(start + 12, header.length, true);
+    bytes.set(header, start + 16);
+    const tail = start + (blocks[index] as number) * 16 - 12;
+    view.setUint32(tail, adler32(bytes.subarray(start, tail)), true);
+    view.setUint32(tail + 4, header.length, true);
+    view.setUint32(tail + 8, fourCC('BlbE'), true);
+    block += blocks[index] as number;
+  });
+  return bytes;
+}
+
 let cached: (RpmFixture & { dir: string }) | undefined;
 
 export function removeRpmFixture(): void {
@@ -201,6 +262,7 @@ function buildDatabases(dir: string): RpmFixture {
   return {
     sqlite: new Uint8Array(readFileSync(join(root, 'var', 'lib', 'rpm', 'rpmdb.sqlite'))),
     bdb: new Uint8Array(readFileSync(join(bdbRoot, 'var', 'lib', 'rpm', 'Packages'))),
+    ndb: ndbDatabase(headers),
     expected: query(root, []),
     expectedBdb: query(bdbRoot, ['--define', '_db_backend bdb_ro']),
     headers,

@@ -1,7 +1,7 @@
 /**
  * The generator on images of rpm distributions: the real databases of test/support/sbom/rpm-fixture.ts
  * in layer tars beside an os-release, in the places Rocky/RHEL (var/lib/rpm), Fedora ≥ 36
- * (usr/lib/sysimage/rpm, var/lib/rpm a symlink to it) and CentOS 7 (BDB) put them.
+ * (usr/lib/sysimage/rpm, var/lib/rpm a symlink to it), CentOS 7 (BDB) and openSUSE (NDB) put them.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { classicArchive, layerTar, ociArchive } from '../../../../test/support/sbom/archive-builder';
@@ -54,8 +54,8 @@ describe('generateSbom on rpm images', () => {
     ]);
   });
 
-  it('Fedora (usr/lib/sysimage/rpm, OCI layout) and CentOS 7 (Berkeley DB); a later layer replaces the database', async () => {
-    const { sqlite, bdb } = rpmFixture();
+  it('Fedora (usr/lib/sysimage/rpm, OCI layout), CentOS 7 (Berkeley DB), openSUSE (NDB); a later layer replaces the database', async () => {
+    const { sqlite, bdb, ndb } = rpmFixture();
     const fedora = await sbomOf(
       [
         layerTar({
@@ -78,6 +78,14 @@ describe('generateSbom on rpm images', () => {
     expect(
       centos.packages.every((pkg) => pkg.purl.startsWith('pkg:rpm/centos/') && pkg.purl.includes('distro=centos-7')),
     ).toBe(true);
+    const leap = await sbomOf([
+      layerTar({
+        'etc/os-release': { content: 'NAME="openSUSE Leap"\nID="opensuse-leap"\nVERSION_ID="15.5"\n' },
+        'usr/lib/sysimage/rpm/Packages.db': { content: ndb },
+      }),
+    ]);
+    expect(leap.packages).toHaveLength(45);
+    expect(leap.packages.every((pkg) => pkg.purl.startsWith('pkg:rpm/opensuse/'))).toBe(true);
     // The upper layer's database is the one in the image, even when it cannot be read.
     const replaced = await sbomOf([
       layerTar({ 'var/lib/rpm/Packages': { content: bdb }, ...LEFT_PAD }),

@@ -1,7 +1,8 @@
 /**
  * The rpm cataloguer on real databases (test/support/sbom/rpm-fixture.ts: built by Debian's rpm
  * and rpmbuild, the BDB one by Berkeley DB's db5.3_load), checked against what `rpm -qa` says of
- * the same files; then the same files broken in the ways an untrusted image can break them.
+ * the same files (the NDB one, which no tool here writes, laid out after rpm's source); then the
+ * same files broken in the ways an untrusted image can break them.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -14,6 +15,7 @@ import { inChunks } from '../../../../test/support/sbom/tar-builder';
 import type { SbomPackage } from '../sbom-model';
 import { BdbFormatError, readBdbHash } from './bdb-hash-reader';
 import type { CatalogueContext } from './cataloguer';
+import { NdbFormatError, readNdb } from './ndb-reader';
 import { type RpmDatabase, readRpmDatabase, rpmCataloguer, rpmPackages } from './rpm-cataloguer';
 import { parseRpmHeader, parseSourceRpm, RpmHeaderError } from './rpm-header';
 import { SqliteFile, SqliteFormatError } from './sqlite-reader';
@@ -92,7 +94,19 @@ describe('rpm databases written by rpm', () => {
     expect(none.packages.find((pkg) => pkg.name === 'bigheader')?.purl).toBe('pkg:rpm/bigheader@10-1.el9?arch=noarch');
   });
 
-  it('selects the databases of both rpm locations, warns about NDB without reading it', async () => {
+  it('NDB (Packages.db, openSUSE and SLES 15): the same packages, from rpm’s layout of the same headers', async () => {
+    const { ndb, expected } = fixture();
+    const result = await catalogue('/usr/lib/sysimage/rpm/Packages.db', ndb, {
+      distro: { id: 'opensuse-leap', versionId: '15.5' },
+    });
+    expect(result.warnings).toEqual([]);
+    expect(asQueryRows(result.packages)).toEqual(expected);
+    expect(result.packages.find((pkg) => pkg.name === 'tinyepoch')?.purl).toBe(
+      'pkg:rpm/opensuse/tinyepoch@1.0~rc1-3.fc39?arch=noarch&distro=opensuse-leap-15.5&epoch=2',
+    );
+  });
+
+  it('selects the databases of both rpm locations, and nothing else there', async () => {
     for (const path of [
       '/var/lib/rpm/rpmdb.sqlite',
       '/usr/lib/sysimage/rpm/rpmdb.sqlite',
@@ -107,7 +121,7 @@ describe('rpm databases written by rpm', () => {
     const ndb = await catalogue('/usr/lib/sysimage/rpm/Packages.db', new Uint8Array(4096));
     expect(ndb).toEqual({
       packages: [],
-      warnings: ['/usr/lib/sysimage/rpm/Packages.db: not read: NDB databases (openSUSE, SLES 15) are not read yet'],
+      warnings: ['/usr/lib/sysimage/rpm/Packages.db: not read: ndb: not an rpm NDB database (no magic)'],
     });
   });
 
@@ -246,6 +260,40 @@ describe('broken Berkeley DB databases', () => {
     });
     expect(() => [...readBdbHash(new Uint8Array(4096), 1024)]).toThrow(BdbFormatError);
     expect(readRpmDatabase(fixture().sqlite, 'bdb')).toEqual({ error: 'berkeley db: not a hash database (no magic)' });
+  });
+});
+
+describe('broken NDB databases', () => {
+  const slotAt = 32;
+  const broken = (mutate: (view: DataView, bytes: Uint8Array) => void) => {
+    const bytes = fixture().ndb.slice();
+    mutate(new DataView(bytes.buffer), bytes);
+    return readRpmDatabase(bytes, 'ndb');
+  };
+
+  it('overlapping blobs, slots past the end, a changed byte, a cut file, huge page counts: a clear error', () => {
+    const second = slotAt + 16;
+    expect(broken((view) => view.setUint32(second + 8, view.getUint32(slotAt + 8, true) + 1, true))).toEqual({
+      error: 'ndb: the blobs of packages 1 and 2 overlap',
+    });
+    expect(broken((view) => view.setUint32(slotAt + 12, 0x7fffffff, true))).toEqual({
+      error: "ndb: slot at 32: blocks past the file's end",
+    });
+    expect(
+      broken((view, bytes) => {
+        const start = view.getUint32(slotAt + 8, true) * 16;
+        bytes[start + 100] = (bytes[start + 100] ?? 0) ^ 0xff;
+      }),
+    ).toEqual({ error: 'ndb: package 1: checksum mismatch' });
+    expect(broken((view) => view.setUint32(12, 0xffffffff, true))).toEqual({
+      error: expect.stringMatching(/^ndb: 4294967295 slot pages in a file of \d+ bytes$/),
+    });
+    expect(broken((view) => view.setUint32(slotAt + 16 * 5, 0, true))).toEqual({ error: 'ndb: slot at 112: no magic' });
+    const { ndb } = fixture();
+    expect(readRpmDatabase(ndb.slice(0, ndb.length - 16), 'ndb')).toEqual({
+      error: expect.stringMatching(/^ndb: slot at \d+: blocks past the file's end$/),
+    });
+    expect(() => [...readNdb(fixture().sqlite, 1 << 20)]).toThrow(NdbFormatError);
   });
 });
 

@@ -1,9 +1,8 @@
 /**
- * RPM packages from the rpm database, in the two formats current images carry: SQLite
- * (`rpmdb.sqlite`, rpm ≥ 4.16: Fedora ≥ 33, RHEL and its rebuilds ≥ 9) and Berkeley DB
- * (`Packages`, RHEL/CentOS 7 and 8, Amazon Linux 2). Both hold one rpm header blob per installed
- * package. openSUSE's NDB (`Packages.db`) is not read yet: it is selected only so that a warning
- * says so instead of an SBOM silently without OS packages.
+ * RPM packages from the rpm database, in the three formats current images carry: SQLite
+ * (`rpmdb.sqlite`, rpm ≥ 4.16: Fedora ≥ 33, RHEL and its rebuilds ≥ 9), Berkeley DB (`Packages`,
+ * RHEL/CentOS 7 and 8, Amazon Linux 2) and rpm's own NDB (`Packages.db`, openSUSE and SLES 15). Each
+ * holds one rpm header blob per installed package.
  *
  * The database is read whole while its layer streams by (both formats need random access) and
  * reduced at once to the few header fields an SBOM needs, so a layer keeps kilobytes, not the file.
@@ -20,13 +19,14 @@ import {
   readCapped,
   skippedWarning,
 } from './cataloguer';
+import { readNdb } from './ndb-reader';
 import { distroQualifier, formatPurl } from './purl';
 import { parseRpmHeader, parseSourceRpm, type RpmHeader } from './rpm-header';
 import { SqliteFile, tableRootPage } from './sqlite-reader';
 
 const DB_DIRS = ['/var/lib/rpm/', '/usr/lib/sysimage/rpm/'];
 const BACKENDS = { 'rpmdb.sqlite': 'sqlite', Packages: 'bdb', 'Packages.db': 'ndb' } as const;
-type Backend = (typeof BACKENDS)[keyof typeof BACKENDS];
+export type Backend = (typeof BACKENDS)[keyof typeof BACKENDS];
 
 /**
  * A container image's database is 5–30 MiB; a full server's (1,500 packages and their file lists)
@@ -46,8 +46,12 @@ function backendOf(path: string): Backend | undefined {
   return Object.hasOwn(BACKENDS, base) ? BACKENDS[base as keyof typeof BACKENDS] : undefined;
 }
 
-/** The header blobs of a database: SQLite's `Packages` table, or the BDB hash's values (key 0 holds a counter). */
-function* headerBlobs(bytes: Uint8Array, backend: 'sqlite' | 'bdb'): Generator<Uint8Array> {
+/** The header blobs of a database: SQLite's `Packages` table, the BDB hash's values (key 0 holds a counter), NDB's blobs. */
+function* headerBlobs(bytes: Uint8Array, backend: Backend): Generator<Uint8Array> {
+  if (backend === 'ndb') {
+    for (const { blob } of readNdb(bytes, HEADER_CAP)) yield blob;
+    return;
+  }
   if (backend === 'sqlite') {
     const file = new SqliteFile(bytes);
     for (const row of file.rows(tableRootPage(file, 'Packages'), HEADER_CAP)) {
@@ -63,7 +67,7 @@ function* headerBlobs(bytes: Uint8Array, backend: 'sqlite' | 'bdb'): Generator<U
 }
 
 /** Every header of the database; a header that does not parse is counted, a broken file is an error. */
-export function readRpmDatabase(bytes: Uint8Array, backend: 'sqlite' | 'bdb'): RpmDatabase {
+export function readRpmDatabase(bytes: Uint8Array, backend: Backend): RpmDatabase {
   const headers: RpmHeader[] = [];
   let unreadable = 0;
   try {
@@ -145,7 +149,6 @@ export const rpmCataloguer: Cataloguer<RpmDatabase> = {
   selects: (path) => backendOf(path) !== undefined,
   async read(body, size, path) {
     const backend = backendOf(path);
-    if (backend === 'ndb') return { error: 'NDB databases (openSUSE, SLES 15) are not read yet' };
     if (backend === undefined) return undefined;
     return readRpmDatabase(await readCapped(body, size, RPM_DB_CAP, path), backend);
   },
