@@ -125,6 +125,23 @@ describe('rpm databases written by rpm', () => {
     });
   });
 
+  it('reads one database per directory, the newest format: a BDB file left behind by a conversion is not read', async () => {
+    const { sqlite, bdb } = fixture();
+    const read = async (path: string, bytes: Uint8Array) => ({
+      path,
+      value: (await rpmCataloguer.read(inChunks(bytes), bytes.length, path)) as RpmDatabase,
+    });
+    const result = rpmCataloguer.catalogue(
+      [await read('/var/lib/rpm/Packages', bdb), await read('/var/lib/rpm/rpmdb.sqlite', sqlite)],
+      fedora,
+    );
+    expect(result.packages).toHaveLength(45);
+    expect(new Set(result.packages.map((pkg) => pkg.location))).toEqual(new Set(['/var/lib/rpm/rpmdb.sqlite']));
+    expect(result.warnings).toEqual([
+      '/var/lib/rpm/Packages: not read: an older database format beside the one rpm uses',
+    ]);
+  });
+
   it('leaves out imported signing keys (gpg-pubkey) and counts headers without a valid name', () => {
     const header = { version: '1', release: '1' };
     const result = rpmPackages(

@@ -15,6 +15,7 @@ import {
   type CatalogueContext,
   type CatalogueResult,
   type Cataloguer,
+  type KeptFile,
   MiB,
   readCapped,
   skippedWarning,
@@ -144,6 +145,27 @@ export function rpmPackages(database: RpmDatabase, location: string, context: Ca
   };
 }
 
+/** Newest first: rpm converts to SQLite (Fedora 33, RHEL 9) and to NDB (SUSE), and may leave the old file behind. */
+const PREFERENCE: Backend[] = ['sqlite', 'ndb', 'bdb'];
+
+/** One database per directory, the newest format present: the others are stale copies rpm no longer reads. */
+function currentDatabases(files: KeptFile<RpmDatabase>[]) {
+  const byDir = new Map<string, KeptFile<RpmDatabase>[]>();
+  for (const file of files) {
+    const dir = file.path.slice(0, file.path.lastIndexOf('/') + 1);
+    byDir.set(dir, [...(byDir.get(dir) ?? []), file]);
+  }
+  const current: KeptFile<RpmDatabase>[] = [];
+  const stale: string[] = [];
+  for (const group of byDir.values()) {
+    const rank = (file: KeptFile<RpmDatabase>) => PREFERENCE.indexOf(backendOf(file.path) ?? 'bdb');
+    const [first, ...rest] = [...group].sort((a, b) => rank(a) - rank(b));
+    if (first) current.push(first);
+    stale.push(...rest.map((file) => file.path));
+  }
+  return { current, stale };
+}
+
 export const rpmCataloguer: Cataloguer<RpmDatabase> = {
   name: 'rpm',
   selects: (path) => backendOf(path) !== undefined,
@@ -153,10 +175,14 @@ export const rpmCataloguer: Cataloguer<RpmDatabase> = {
     return readRpmDatabase(await readCapped(body, size, RPM_DB_CAP, path), backend);
   },
   catalogue(files, context) {
-    const results = files.map((file) => rpmPackages(file.value, file.path, context));
+    const { current, stale } = currentDatabases(files);
+    const results = current.map((file) => rpmPackages(file.value, file.path, context));
     return {
       packages: results.flatMap((result) => result.packages),
-      warnings: results.flatMap((result) => result.warnings),
+      warnings: [
+        ...results.flatMap((result) => result.warnings),
+        ...stale.map((path) => `${path}: not read: an older database format beside the one rpm uses`),
+      ],
     };
   },
 };
