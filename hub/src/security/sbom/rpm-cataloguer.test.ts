@@ -16,7 +16,7 @@ import type { SbomPackage } from '../sbom-model';
 import { BdbFormatError, readBdbHash } from './bdb-hash-reader';
 import type { CatalogueContext } from './cataloguer';
 import { NdbFormatError, readNdb } from './ndb-reader';
-import { type RpmDatabase, readRpmDatabase, rpmCataloguer, rpmPackages } from './rpm-cataloguer';
+import { type RpmDatabase, type RpmFile, readRpmDatabase, rpmCataloguer, rpmPackages } from './rpm-cataloguer';
 import { parseRpmHeader, parseSourceRpm, RpmHeaderError } from './rpm-header';
 import { SqliteFile, SqliteFormatError } from './sqlite-reader';
 
@@ -115,7 +115,7 @@ describe('rpm databases written by rpm', () => {
     ]) {
       expect(rpmCataloguer.selects(path, 0o644, 1), path).toBe(true);
     }
-    for (const path of ['/var/lib/rpm/rpmdb.sqlite-wal', '/var/lib/rpm/Name', '/opt/var/lib/rpm/Packages']) {
+    for (const path of ['/var/lib/rpm/rpmdb.sqlite-shm', '/var/lib/rpm/Name', '/opt/var/lib/rpm/Packages']) {
       expect(rpmCataloguer.selects(path, 0o644, 1), path).toBe(false);
     }
     const ndb = await catalogue('/usr/lib/sysimage/rpm/Packages.db', new Uint8Array(4096));
@@ -139,6 +139,25 @@ describe('rpm databases written by rpm', () => {
     expect(new Set(result.packages.map((pkg) => pkg.location))).toEqual(new Set(['/var/lib/rpm/rpmdb.sqlite']));
     expect(result.warnings).toEqual([
       '/var/lib/rpm/Packages: not read: an older database format beside the one rpm uses',
+    ]);
+  });
+
+  it('warns about a write-ahead log with content beside the database, which is not read; an empty one is normal', async () => {
+    const { sqlite } = fixture();
+    const read = async (path: string, bytes: Uint8Array) => ({
+      path,
+      value: (await rpmCataloguer.read(inChunks(bytes), bytes.length, path)) as RpmFile,
+    });
+    const files = [
+      await read('/var/lib/rpm/rpmdb.sqlite', sqlite),
+      await read('/var/lib/rpm/rpmdb.sqlite-wal', new Uint8Array(0)),
+    ];
+    expect(rpmCataloguer.catalogue(files, fedora).warnings).toEqual([]);
+    files[1] = await read('/var/lib/rpm/rpmdb.sqlite-wal', new Uint8Array(4128));
+    const result = rpmCataloguer.catalogue(files, fedora);
+    expect(result.packages).toHaveLength(45);
+    expect(result.warnings).toEqual([
+      '/var/lib/rpm/rpmdb.sqlite-wal: 4128 bytes of write-ahead log not read: the last packages installed may be missing',
     ]);
   });
 

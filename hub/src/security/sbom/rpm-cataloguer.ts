@@ -39,6 +39,11 @@ export const RPM_DB_CAP = 256 * MiB;
 const HEADER_CAP = 32 * MiB;
 
 export type RpmDatabase = { headers: RpmHeader[]; unreadable: number } | { error: string };
+/** What is kept of a file: a database, or the size of SQLite's write-ahead log beside one (never read). */
+export type RpmFile = RpmDatabase | { walBytes: number };
+const WAL = 'rpmdb.sqlite-wal';
+
+const isWal = (path: string) => DB_DIRS.some((dir) => path === `${dir}${WAL}`);
 
 function backendOf(path: string): Backend | undefined {
   const dir = DB_DIRS.find((prefix) => path.startsWith(prefix));
@@ -166,22 +171,39 @@ function currentDatabases(files: KeptFile<RpmDatabase>[]) {
   return { current, stale };
 }
 
-export const rpmCataloguer: Cataloguer<RpmDatabase> = {
+/**
+ * rpm checkpoints SQLite's log into the database when it closes it, so an image's log is empty or
+ * absent; a log with content holds transactions the database file does not have yet.
+ */
+function walWarnings(files: KeptFile<RpmFile>[]): string[] {
+  return files.flatMap((file) =>
+    'walBytes' in file.value && file.value.walBytes > 0
+      ? [
+          `${file.path}: ${file.value.walBytes} bytes of write-ahead log not read: the last packages installed may be missing`,
+        ]
+      : [],
+  );
+}
+
+export const rpmCataloguer: Cataloguer<RpmFile> = {
   name: 'rpm',
-  selects: (path) => backendOf(path) !== undefined,
+  selects: (path) => backendOf(path) !== undefined || isWal(path),
   async read(body, size, path) {
+    if (isWal(path)) return { walBytes: size };
     const backend = backendOf(path);
     if (backend === undefined) return undefined;
     return readRpmDatabase(await readCapped(body, size, RPM_DB_CAP, path), backend);
   },
   catalogue(files, context) {
-    const { current, stale } = currentDatabases(files);
+    const databases = files.filter((file): file is KeptFile<RpmDatabase> => !('walBytes' in file.value));
+    const { current, stale } = currentDatabases(databases);
     const results = current.map((file) => rpmPackages(file.value, file.path, context));
     return {
       packages: results.flatMap((result) => result.packages),
       warnings: [
         ...results.flatMap((result) => result.warnings),
         ...stale.map((path) => `${path}: not read: an older database format beside the one rpm uses`),
+        ...walWarnings(files),
       ],
     };
   },
