@@ -2,7 +2,8 @@
  * Real rpm databases for the rpm cataloguer's tests, made by Debian's `rpm` 4.18 (the test bed's
  * `rpm` package) from tiny packages `rpmbuild` builds out of the spec files below: epochs, `~` and
  * `^` versions, SPDX licence expressions, subpackages sharing a source rpm, one header of ~40 KiB
- * (SQLite overflow pages) and enough packages for an interior b-tree page.
+ * (SQLite overflow pages) and enough packages for an interior b-tree page; and a signing key
+ * imported with `rpm --import` (a `gpg-pubkey` entry, test/support/fixtures/rpm/signing-key.asc).
  *
  * - SQLite (`rpmdb.sqlite`): `rpm --initdb` and `rpm -i --justdb`, rpm's default backend here.
  * - Berkeley DB (`Packages`): Debian's rpm reads BDB (`bdb_ro`) but cannot write it, so the headers
@@ -21,16 +22,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface RpmFixture {
   sqlite: Uint8Array;
   bdb: Uint8Array;
   /** The same headers in rpm's NDB layout (`ndbDatabase`). */
   ndb: Uint8Array;
-  /** `rpm -qa` of the SQLite database, sorted: one line per package, `QUERY_FORMAT`'s fields. */
+  /** `rpm -qa` of the SQLite database, sorted, without the signing key: `QUERY_FORMAT`'s fields. */
   expected: RpmQueryRow[];
-  /** `rpm -qa` of the BDB database through rpm's own `bdb_ro` backend. */
+  /** `rpm -qa` of the BDB database through rpm's own `bdb_ro` backend, without the signing key. */
   expectedBdb: RpmQueryRow[];
+  /** The `gpg-pubkey` rows rpm lists, which are not packages. */
+  signingKeys: RpmQueryRow[];
   /** Every header as rpm stores it (from `--exportdb`, without the 8-byte magic), in database order. */
   headers: Uint8Array[];
 }
@@ -46,6 +50,7 @@ export interface RpmQueryRow {
 }
 
 const FILLERS = 40;
+const SIGNING_KEY = fileURLToPath(new URL('../fixtures/rpm/signing-key.asc', import.meta.url));
 
 function spec(fields: {
   name: string;
@@ -254,17 +259,21 @@ function buildDatabases(dir: string): RpmFixture {
   const db = ['--root', root, '--dbpath', '/var/lib/rpm'];
   execFileSync('rpm', [...db, '--initdb'], { stdio: 'pipe' });
   execFileSync('rpm', [...db, '-i', '--justdb', '--nodeps', '--noscripts', '--notriggers', ...rpms], { stdio: 'pipe' });
+  execFileSync('rpm', [...db, '--import', SIGNING_KEY], { stdio: 'pipe' });
   const exported = new Uint8Array(execFileSync('rpmdb', [...db, '--exportdb'], { maxBuffer: 64 * 1024 * 1024 }));
   const headers = exportedHeaders(exported);
   const bdbRoot = join(dir, 'bdb-root');
   mkdirSync(join(bdbRoot, 'var', 'lib', 'rpm'), { recursive: true });
   loadBdb(headers, join(bdbRoot, 'var', 'lib', 'rpm', 'Packages'), dir);
+  const all = query(root, []);
+  const isKey = (row: RpmQueryRow) => row.name === 'gpg-pubkey';
   return {
     sqlite: new Uint8Array(readFileSync(join(root, 'var', 'lib', 'rpm', 'rpmdb.sqlite'))),
     bdb: new Uint8Array(readFileSync(join(bdbRoot, 'var', 'lib', 'rpm', 'Packages'))),
     ndb: ndbDatabase(headers),
-    expected: query(root, []),
-    expectedBdb: query(bdbRoot, ['--define', '_db_backend bdb_ro']),
+    expected: all.filter((row) => !isKey(row)),
+    expectedBdb: query(bdbRoot, ['--define', '_db_backend bdb_ro']).filter((row) => !isKey(row)),
+    signingKeys: all.filter(isKey),
     headers,
   };
 }
