@@ -3,11 +3,18 @@
  * in layer tars beside an os-release, in the places Rocky/RHEL (var/lib/rpm), Fedora ≥ 36
  * (usr/lib/sysimage/rpm, var/lib/rpm a symlink to it), CentOS 7 (BDB) and openSUSE (NDB) put them.
  */
+import { readFileSync } from 'node:fs';
+import { createStorage } from 'unstorage';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createLogRing } from '../../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../../shared/logging/logger';
 import { classicArchive, layerTar, ociArchive } from '../../../../test/support/sbom/archive-builder';
 import type { FileTree } from '../../../../test/support/sbom/image-fixture';
 import { removeRpmFixture, rpmFixture } from '../../../../test/support/sbom/rpm-fixture';
 import { inChunks } from '../../../../test/support/sbom/tar-builder';
+import { importOsvExport } from '../osv/osv-import';
+import { OsvStore } from '../osv/osv-store';
+import { scanSbom } from '../osv/scan-sbom';
 import { toCycloneDx } from './cyclonedx-document';
 import { generateSbom } from './generate-sbom';
 
@@ -114,5 +121,34 @@ describe('generateSbom on rpm images', () => {
       'pkg:npm/left-pad@1.3.0',
     ]);
     expect(sbom.warnings).toEqual(['/var/lib/rpm/rpmdb.sqlite: not read: sqlite: page 2 reached twice (a cycle)']);
+  });
+
+  it('the SBOM of the Rocky image, scanned: the epoch-2 prerelease is found by the advisory fixed in 2:1.0', async () => {
+    const sbom = await sbomOf([
+      layerTar({
+        'etc/os-release': { content: 'ID="rocky"\nVERSION_ID="9.3"\n' },
+        'var/lib/rpm/rpmdb.sqlite': { content: rpmFixture().sqlite },
+      }),
+    ]);
+    const store = new OsvStore(
+      createStorage(),
+      createLogger({ level: 'error', ring: createLogRing(10), sink: silentSink }),
+    );
+    const fixture = new URL('../../../../test/support/fixtures/osv/rpm-advisories.json', import.meta.url);
+    await importOsvExport(store, readFileSync(fixture), 'file:rpm-advisories.json', Date.parse('2026-06-01T00:00:00Z'));
+    const findings = await scanSbom(sbom, store);
+    // Both binary packages of the tinyepoch source rpm; not RLSA-TEST-0002 (fixed in epoch 1) nor 0003 (~beta2).
+    expect(findings.map((finding) => [finding.id, finding.package.purl, finding.installedVersion]).sort()).toEqual([
+      [
+        'RLSA-TEST-0001',
+        'pkg:rpm/rocky/tinyepoch-libs@1.0~rc1-3.fc39?arch=noarch&distro=rocky-9.3&epoch=2',
+        '2:1.0~rc1-3.fc39',
+      ],
+      [
+        'RLSA-TEST-0001',
+        'pkg:rpm/rocky/tinyepoch@1.0~rc1-3.fc39?arch=noarch&distro=rocky-9.3&epoch=2',
+        '2:1.0~rc1-3.fc39',
+      ],
+    ]);
   });
 });
