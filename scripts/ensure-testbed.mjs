@@ -33,6 +33,10 @@ const REQUIRED = [
   { binary: '/usr/bin/chromium', pkg: 'chromium' },
   // The SBOM tests build a Go binary (offline, GOPROXY=off) to find its build info in an image.
   { binary: '/usr/bin/go', pkg: 'golang-go' },
+  // The rpm cataloguer's tests build real rpm databases: rpm and rpmbuild write SQLite ones, and
+  // Berkeley DB's db5.3_load writes the BDB one (Debian's rpm reads BDB but cannot write it).
+  { binary: '/usr/bin/rpmbuild', pkg: 'rpm' },
+  { binary: '/usr/bin/db5.3_load', pkg: 'db5.3-util' },
 ];
 
 const TESTBED = join(dirname(dirname(fileURLToPath(import.meta.url))), '.testbed');

@@ -6,11 +6,14 @@
  * Invariants: a scan either succeeds with well-formed packages (a name, a version, a `pkg:` purl of
  * its type without whitespace) or fails with one of the generator's own errors, never a TypeError
  * or a RangeError, and never hangs; a database parser never throws, whatever it is given, and
- * counts what it skipped. FUZZ_SEED=<seed> replays a run.
+ * counts what it skipped. The rpm database readers (SQLite, Berkeley DB, NDB) and the rpm header parser,
+ * given mutated real databases and headers, answer their rows or throw their own format error,
+ * never another one, and never loop. FUZZ_SEED=<seed> replays a run.
  */
 import { gzipSync, zipSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { apkPackages } from '../../hub/src/security/sbom/apk-cataloguer';
+import { BdbFormatError, readBdbHash } from '../../hub/src/security/sbom/bdb-hash-reader';
 import { TruncatedStreamError } from '../../hub/src/security/sbom/byte-reader';
 import { FileTooLargeError } from '../../hub/src/security/sbom/cataloguer';
 import { dpkgPackages } from '../../hub/src/security/sbom/dpkg-cataloguer';
@@ -19,13 +22,18 @@ import { parseBuildInfoAt, parseModInfo, scanGoBuildInfo } from '../../hub/src/s
 import { ImageArchiveError } from '../../hub/src/security/sbom/image-archive';
 import { parsePomProperties, readJavaArchive } from '../../hub/src/security/sbom/java-cataloguer';
 import { LayerFormatError } from '../../hub/src/security/sbom/layer-stream';
+import { NdbFormatError, readNdb } from '../../hub/src/security/sbom/ndb-reader';
 import { parseNpmManifest } from '../../hub/src/security/sbom/npm-cataloguer';
 import { parseOsRelease } from '../../hub/src/security/sbom/os-release';
 import { parsePythonMetadata } from '../../hub/src/security/sbom/python-cataloguer';
+import { readRpmDatabase, rpmPackages } from '../../hub/src/security/sbom/rpm-cataloguer';
+import { parseRpmHeader, RpmHeaderError } from '../../hub/src/security/sbom/rpm-header';
+import { SqliteFile, SqliteFormatError, tableRootPage } from '../../hub/src/security/sbom/sqlite-reader';
 import { TarFormatError } from '../../hub/src/security/sbom/tar-reader';
 import type { SbomPackage } from '../../hub/src/security/sbom-model';
 import { classicArchive, layerTar, ociArchive } from '../support/sbom/archive-builder';
 import { ALPINE_FILES, DEBIAN_LAYER_3, type FileTree, fixtureJar } from '../support/sbom/image-fixture';
+import { removeRpmFixture, rpmFixture } from '../support/sbom/rpm-fixture';
 import { inChunks } from '../support/sbom/tar-builder';
 import { HOSTILE_STRINGS, type Rng, rngFor, seedFromEnv, seedHex } from './generators';
 
@@ -254,6 +262,142 @@ describe(`SBOM database parsers fuzz (${SEED_TAG})`, () => {
         main: { path: 'example.com/app', version: '(devel)' },
         deps: [{ path: 'github.com/c/b', version: 'v1.2.4' }],
       });
+    }
+  });
+});
+
+const INTERESTING_U32 = [0, 1, 2, 3, 0x7f, 0xff, 0xffff, 0x10000, 0x7fffffff, 0xffffffff];
+
+/** Mutations aimed at a paged database: page headers, cell and item pointers, chain links, whole pages. */
+function mutateDatabase(rng: Rng, bytes: Uint8Array, pageSize: number): Uint8Array {
+  const out = bytes.slice();
+  const view = new DataView(out.buffer);
+  const pages = Math.floor(out.length / pageSize);
+  const pageStart = () => rng.int(0, pages - 1) * pageSize;
+  for (let count = rng.int(1, 4); count > 0; count--) {
+    switch (rng.int(0, 4)) {
+      case 0:
+        out[rng.int(0, out.length - 1)] = rng.int(0, 255);
+        break;
+      case 1: {
+        const at = pageStart() + rng.int(0, 40);
+        view.setUint32(at, rng.bool() ? rng.pick(INTERESTING_U32) : rng.int(0, pages + 2), rng.bool());
+        break;
+      }
+      case 2: {
+        const at = pageStart() + rng.int(0, 60);
+        view.setUint16(at, rng.bool() ? rng.pick([0, 1, 0xffff, pageSize - 1, pageSize]) : rng.int(0, pageSize));
+        break;
+      }
+      case 3:
+        out.copyWithin(pageStart(), pageStart(), pageStart() + pageSize);
+        break;
+      default:
+        return out.slice(0, rng.int(0, out.length - 1));
+    }
+  }
+  return out;
+}
+
+describe(`rpm database readers fuzz (${SEED_TAG})`, () => {
+  afterAll(removeRpmFixture);
+
+  const expectOwnError = (
+    error: unknown,
+    kind: typeof SqliteFormatError | typeof BdbFormatError | typeof NdbFormatError,
+    round: number,
+  ) => expect(error instanceof kind, `round ${round}: ${(error as Error)?.stack}`).toBe(true);
+
+  it('SQLite: mutated real databases answer rows or a SqliteFormatError; each row a header or a RpmHeaderError', () => {
+    const { sqlite } = rpmFixture();
+    const rng = rngFor(SEED, 'rpm-sqlite');
+    const outcomes = { ok: 0, failed: 0 };
+    for (let round = 0; round < 300; round++) {
+      const bytes = mutateDatabase(rng, sqlite, 4096);
+      try {
+        const file = new SqliteFile(bytes);
+        for (const row of file.rows(tableRootPage(file, 'Packages'), 32 * 1024 * 1024)) {
+          const blob = row.values[1];
+          if (!(blob instanceof Uint8Array)) continue;
+          try {
+            expect(typeof parseRpmHeader(blob).name).toBe('string');
+          } catch (error) {
+            expect(error instanceof RpmHeaderError, `round ${round}: ${(error as Error)?.stack}`).toBe(true);
+          }
+        }
+        outcomes.ok++;
+      } catch (error) {
+        expectOwnError(error, SqliteFormatError, round);
+        outcomes.failed++;
+      }
+      const database = readRpmDatabase(bytes, 'sqlite');
+      checkPackages(rpmPackages(database, '/var/lib/rpm/rpmdb.sqlite', { distro: { id: 'fedora' } }).packages);
+    }
+    expect(outcomes.ok).toBeGreaterThan(10);
+    expect(outcomes.failed).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('Berkeley DB: mutated real databases answer entries or a BdbFormatError', () => {
+    const { bdb } = rpmFixture();
+    const rng = rngFor(SEED, 'rpm-bdb');
+    const outcomes = { ok: 0, failed: 0 };
+    for (let round = 0; round < 300; round++) {
+      const bytes = mutateDatabase(rng, bdb, 4096);
+      try {
+        for (const entry of readBdbHash(bytes, 32 * 1024 * 1024)) expect(entry.value.length).toBeGreaterThanOrEqual(0);
+        outcomes.ok++;
+      } catch (error) {
+        expectOwnError(error, BdbFormatError, round);
+        outcomes.failed++;
+      }
+      checkPackages(rpmPackages(readRpmDatabase(bytes, 'bdb'), '/var/lib/rpm/Packages', {}).packages);
+    }
+    expect(outcomes.ok).toBeGreaterThan(10);
+    expect(outcomes.failed).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('NDB: mutated databases answer blobs or an NdbFormatError', () => {
+    const { ndb } = rpmFixture();
+    const rng = rngFor(SEED, 'rpm-ndb');
+    const outcomes = { ok: 0, failed: 0 };
+    for (let round = 0; round < 300; round++) {
+      // Mostly the slot page (the file's first 4 KiB), where a byte changes where the blobs are.
+      const bytes = mutateDatabase(rng, ndb, rng.bool() ? 4096 : 256);
+      try {
+        for (const entry of readNdb(bytes, 32 * 1024 * 1024)) expect(entry.pkgidx).toBeGreaterThan(0);
+        outcomes.ok++;
+      } catch (error) {
+        expectOwnError(error, NdbFormatError, round);
+        outcomes.failed++;
+      }
+      checkPackages(rpmPackages(readRpmDatabase(bytes, 'ndb'), '/usr/lib/sysimage/rpm/Packages.db', {}).packages);
+    }
+    // Every slot carries a magic and every blob a checksum: nearly every mutation is caught.
+    expect(outcomes.failed).toBeGreaterThan(outcomes.ok);
+  }, 120_000);
+
+  it('rpm headers: mutated counts, entries and data parse or throw a RpmHeaderError', () => {
+    const { headers } = rpmFixture();
+    const rng = rngFor(SEED, 'rpm-headers');
+    for (let round = 0; round < 3000; round++) {
+      const blob = rng.pick(headers).slice();
+      const view = new DataView(blob.buffer);
+      for (let count = rng.int(1, 3); count > 0; count--) {
+        const entries = Math.max(1, view.getUint32(0));
+        // Mostly the counts and the index (tag, type, offset, count), sometimes the data store.
+        const at = rng.bool(0.8)
+          ? rng.int(0, Math.min(blob.length - 4, 8 + entries * 16))
+          : rng.int(0, blob.length - 4);
+        if (rng.bool()) view.setUint32(at, rng.pick(INTERESTING_U32));
+        else blob[at] = rng.int(0, 255);
+      }
+      const cut = rng.bool(0.1) ? blob.subarray(0, rng.int(0, blob.length)) : blob;
+      try {
+        const header = parseRpmHeader(cut);
+        expect(header.name).not.toBe('');
+      } catch (error) {
+        expect(error instanceof RpmHeaderError, `round ${round}: ${(error as Error)?.stack}`).toBe(true);
+      }
     }
   });
 });

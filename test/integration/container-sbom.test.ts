@@ -1,7 +1,8 @@
 /**
  * GET /api/v1/containers/{id}/sbom on a real dockerd: images built with `docker build` holding a
  * dpkg status, an apk database, a node_modules tree, Python metadata, a jar and a Go binary with
- * build info; the hub reads them through `docker save` (the local watcher's DockerHost.exportImage).
+ * build info, and a real rpm database (SQLite, written by rpm); the hub reads them through
+ * `docker save` (the local watcher's DockerHost.exportImage).
  */
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,10 +11,17 @@ import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-d
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { expectJsonError } from '../support/hub-harness';
-import { ALPINE_IMAGE, buildFixtureImages, DEBIAN_IMAGE } from '../support/sbom/build-fixture-images';
+import {
+  ALPINE_IMAGE,
+  buildFixtureImages,
+  buildRpmImage,
+  DEBIAN_IMAGE,
+  RPM_IMAGE,
+} from '../support/sbom/build-fixture-images';
 import { cycloneDxErrors, spdxProblems } from '../support/sbom/document-validators';
 import { buildGoProgram, type GoProgram } from '../support/sbom/go-program';
 import { EXPECTED_ALPINE_PACKAGES, expectedDebianPackages } from '../support/sbom/image-fixture';
+import { removeRpmFixture, rpmFixture } from '../support/sbom/rpm-fixture';
 
 type Json = Record<string, unknown>;
 
@@ -24,14 +32,17 @@ describe('container SBOMs on a real Docker Engine', () => {
   let go: GoProgram;
   let debian: string;
   let alpine: string;
+  let rocky: string;
 
   beforeAll(async () => {
     go = buildGoProgram();
     dockerd = await startDockerd();
     docker = dockerd.docker;
     await buildFixtureImages(dockerd, go);
+    await buildRpmImage(dockerd);
     debian = await runContainer(docker, { name: 'debian-like', image: DEBIAN_IMAGE, cmd: ['sleep', '3600'] });
     alpine = await runContainer(docker, { name: 'alpine-like', image: ALPINE_IMAGE, cmd: ['sleep', '3600'] });
+    rocky = await runContainer(docker, { name: 'rocky-like', image: RPM_IMAGE, cmd: ['sleep', '3600'] });
     hub = await startHubOnDockerd(dockerd, { DD_WATCHER_LOCAL_WATCHALL: 'true' });
     await hub.refresh();
     // Ajv compiles the CycloneDX schema in seconds: done now, not between two requests, where the
@@ -42,6 +53,7 @@ describe('container SBOMs on a real Docker Engine', () => {
   afterAll(async () => {
     await hub?.close();
     await dockerd?.stop();
+    removeRpmFixture();
   });
 
   const document = async (id: string, format?: string) => {
@@ -101,6 +113,20 @@ describe('container SBOMs on a real Docker Engine', () => {
     expect(cycloneDxPurls(bodies[0]?.body as Json)).toEqual(expected);
     expect(spdxPurls(bodies[1]?.body as Json)).toEqual(expected);
     expect(cycloneDxPurls(bodies[2]?.body as Json)).toEqual(expected);
+  });
+
+  it('catalogues the rpm database of the Rocky-like image: every package rpm -qa lists, with epoch and distro', async () => {
+    const { body } = await document(rocky, 'cyclonedx-json');
+    expect(cycloneDxErrors(body)).toEqual([]);
+    expect((body['metadata'] as Json)['properties']).toBeUndefined();
+    const purls = cycloneDxPurls(body) as string[];
+    expect(purls.map((purl) => /^pkg:rpm\/rocky\/([^@]+)@/.exec(purl)?.[1]).sort()).toEqual(
+      rpmFixture().expected.map((row) => row.name),
+    );
+    expect(purls).toContain('pkg:rpm/rocky/tinyepoch@1.0~rc1-3.fc39?arch=noarch&distro=rocky-9.3&epoch=2');
+    const spdx = await document(rocky);
+    expect(spdxProblems(spdx.body)).toEqual([]);
+    expect(spdxPurls(spdx.body)).toEqual(purls);
   });
 
   it('answers 404 once the image is gone from Docker; the host says DockerNotFoundError', async () => {

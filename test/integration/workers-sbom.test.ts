@@ -19,6 +19,7 @@ import {
   debianFiles,
   expectedDebianPackages,
 } from '../support/sbom/image-fixture';
+import { removeRpmFixture, rpmFixture } from '../support/sbom/rpm-fixture';
 import { COMPATIBILITY_DATE } from '../support/workers-hub';
 
 describe('the SBOM generator under workerd', () => {
@@ -43,6 +44,7 @@ describe('the SBOM generator under workerd', () => {
 
   afterAll(async () => {
     await mf?.dispose();
+    removeRpmFixture();
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
@@ -57,6 +59,28 @@ describe('the SBOM generator under workerd', () => {
       expect(sbom.distro?.id).toBe('debian');
       expect(comparable(sbom, expectedDebianPackages(go.goVersion))).toEqual(expectedDebianPackages(go.goVersion));
     }
+  });
+
+  it('reads rpm databases (SQLite and Berkeley DB) as on Node: the portable readers, no native module', async () => {
+    const { sqlite, bdb, expected } = rpmFixture();
+    const archive = classicArchive([
+      layerTar({
+        'etc/os-release': { content: 'ID=rocky\nVERSION_ID=9.3\n' },
+        'var/lib/rpm/rpmdb.sqlite': { content: sqlite },
+      }),
+      layerTar({ 'usr/lib/sysimage/rpm/Packages': { content: bdb } }),
+    ]);
+    const response = await post(archive.bytes, archive.imageId);
+    expect(response.status).toBe(200);
+    const sbom = (await response.json()) as ImageSbom;
+    expect(sbom.warnings).toBeUndefined();
+    for (const location of ['/var/lib/rpm/rpmdb.sqlite', '/usr/lib/sysimage/rpm/Packages']) {
+      const names = sbom.packages.filter((pkg) => pkg.location === location).map((pkg) => pkg.name);
+      expect(names.sort()).toEqual(expected.map((row) => row.name));
+    }
+    expect(sbom.packages.map((pkg) => pkg.purl)).toContain(
+      'pkg:rpm/rocky/tinyepoch@1.0~rc1-3.fc39?arch=noarch&distro=rocky-9.3&epoch=2',
+    );
   });
 
   it('fails a corrupted layer with the generator’s error', async () => {

@@ -1,7 +1,8 @@
 /**
  * The SBOM fixture images built for real on a test dockerd with `docker build` (the classic builder
  * of Docker 20.10) on an imported busybox base: the Debian-like one in three layers (files, a
- * `RUN rm -rf` whose whiteout deletes `@babel`, a new dpkg status), the Alpine-like one in one.
+ * `RUN rm -rf` whose whiteout deletes `@babel`, a new dpkg status), the Alpine-like one in one,
+ * the Rocky-like one with the real rpm database of rpm-fixture.ts (built on demand: it needs rpm).
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +11,12 @@ import type { TestDockerd } from '../docker/start-dockerd';
 import { importBusyboxImage } from '../docker/test-images';
 import type { GoProgram } from './go-program';
 import { ALPINE_FILES, DEBIAN_DELETED, DEBIAN_LAYER_3, debianFiles, type FileTree } from './image-fixture';
+import { rpmFixture } from './rpm-fixture';
 
 export const DEBIAN_IMAGE = 'sbom/debian-like:1';
 export const ALPINE_IMAGE = 'sbom/alpine-like:1';
+export const RPM_IMAGE = 'sbom/rocky-like:1';
+export const RPM_IMAGE_OS_RELEASE = 'NAME="Rocky Linux"\nID="rocky"\nVERSION_ID="9.3"\n';
 const BASE = 'sbom/base:1';
 
 function writeTree(root: string, tree: FileTree): void {
@@ -43,4 +47,14 @@ export async function buildFixtureImages(dockerd: TestDockerd, go: GoProgram): P
     layer3: DEBIAN_LAYER_3,
   });
   await build(dockerd, ALPINE_IMAGE, `FROM ${BASE}\nCOPY layer1/ /\n`, { layer1: ALPINE_FILES });
+}
+
+/** Needs `buildFixtureImages` first (its base image). */
+export async function buildRpmImage(dockerd: TestDockerd): Promise<void> {
+  await build(dockerd, RPM_IMAGE, `FROM ${BASE}\nCOPY layer1/ /\n`, {
+    layer1: {
+      'etc/os-release': { content: RPM_IMAGE_OS_RELEASE },
+      'var/lib/rpm/rpmdb.sqlite': { content: rpmFixture().sqlite },
+    },
+  });
 }

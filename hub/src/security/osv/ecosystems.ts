@@ -35,10 +35,18 @@ function osEcosystems(type: 'deb' | 'apk' | 'rpm', distro: ImageDistro | undefin
   // RPM distributions whose OSV ecosystem is named by the major release alone. Red Hat's own
   // ecosystem names a product stream (`Red Hat:enterprise_linux:9::appstream`), which the SBOM
   // does not say: RHEL images are not matched.
+  if (id === 'opensuse-tumbleweed') return ['openSUSE:Tumbleweed'];
   const rpmMajor = major(version);
   if (!rpmMajor) return [];
   if (id === 'almalinux') return [`AlmaLinux:${rpmMajor}`];
   if (id === 'rocky') return [`Rocky Linux:${rpmMajor}`];
+  if (id === 'opensuse-leap') return [`openSUSE:Leap ${version}`];
+  // SLES 15.5 is `15 SP5`. Advisories for packages of its modules (Basesystem, Server Applications)
+  // are published under those modules' names, which an image does not record: only the base product.
+  const servicePack = version?.match(/^\d+\.(\d+)$/)?.[1];
+  if (id === 'sles') {
+    return [`SUSE:Linux Enterprise Server ${rpmMajor}${servicePack && servicePack !== '0' ? ` SP${servicePack}` : ''}`];
+  }
   return [];
 }
 

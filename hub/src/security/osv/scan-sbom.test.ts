@@ -16,6 +16,7 @@ import { OsvStore } from './osv-store';
 import { scanSbom } from './scan-sbom';
 
 const FIXTURE = new URL('../../../../test/support/fixtures/osv/advisories.json', import.meta.url);
+const RPM_FIXTURE = new URL('../../../../test/support/fixtures/osv/rpm-advisories.json', import.meta.url);
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 
 function logger() {
@@ -159,5 +160,48 @@ describe('OSV matching against the fixture database', () => {
     expect(await scanSbom(debianImage, store)).toEqual([]);
     // A fresh reader of the same storage sees the same database.
     expect((await new OsvStore(storage, logger()).status())?.source).toBe('second');
+  });
+});
+
+describe('OSV matching of rpm packages', () => {
+  const rpmImage = (distro: ImageSbom['distro'], packages: SbomPackage[]): ImageSbom => ({
+    imageId: `sha256:${distro?.id}`,
+    imageRef: `fixture/${distro?.id}`,
+    ...(distro ? { distro } : {}),
+    generatedAt: '2026-06-01T00:00:00Z',
+    packages,
+  });
+  // As the rpm cataloguer names them: the epoch in the version, the source rpm's name.
+  const tinyepoch = pkg('rpm', 'tinyepoch-libs', '2:1.0~rc1-3.el9', {
+    source: { name: 'tinyepoch', version: '1.0~rc1-3.el9' },
+  });
+  const caret = pkg('rpm', 'caret', '2.0^git1-1.el9', { source: { name: 'caret', version: '2.0^git1-1.el9' } });
+
+  it('orders epochs, ~ and ^ as rpm does: a Rocky Linux 9 and an AlmaLinux 9 image', async () => {
+    const { store } = await fixtureStore(readFileSync(RPM_FIXTURE));
+    const rocky = await scanSbom(rpmImage({ id: 'rocky', versionId: '9.3' }, [tinyepoch, caret]), store);
+    expect(summaryOf(rocky)).toEqual([
+      ['RLSA-TEST-0001', 'tinyepoch', '2:1.0~rc1-3.el9', 'critical', 9.8, ['2:1.0-1.el9']],
+    ]);
+    expect(rocky[0]?.package).toMatchObject({ type: 'rpm', ecosystem: 'Rocky Linux:9' });
+    const alma = await scanSbom(rpmImage({ id: 'almalinux', versionId: '9.4' }, [tinyepoch, caret]), store);
+    expect(summaryOf(alma)).toEqual([
+      ['ALSA-TEST-0001', 'caret', '2.0^git1-1.el9', 'unknown', null, ['2.0^git2-1.el9']],
+    ]);
+  });
+
+  it('looks openSUSE Leap and SLES images up in their product ecosystems; RHEL and unknown distros in none', async () => {
+    const { store } = await fixtureStore(readFileSync(RPM_FIXTURE));
+    const ids = async (distro: ImageSbom['distro']) =>
+      (await scanSbom(rpmImage(distro, [tinyepoch, caret]), store)).map((f) => [f.id, f.package.ecosystem]);
+    expect(await ids({ id: 'opensuse-leap', versionId: '15.5' })).toEqual([
+      ['openSUSE-TEST-0001', 'openSUSE:Leap 15.5'],
+    ]);
+    expect(await ids({ id: 'sles', versionId: '15.5' })).toEqual([
+      ['SUSE-TEST-0001', 'SUSE:Linux Enterprise Server 15 SP5'],
+    ]);
+    expect(await ids({ id: 'sles', versionId: '15' })).toEqual([]);
+    expect(await ids({ id: 'rhel', versionId: '9.3' })).toEqual([]);
+    expect(await ids(undefined)).toEqual([]);
   });
 });

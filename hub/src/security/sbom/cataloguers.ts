@@ -6,6 +6,7 @@ import { goCataloguer } from './go-cataloguer';
 import { javaCataloguer } from './java-cataloguer';
 import { npmCataloguer } from './npm-cataloguer';
 import { pythonCataloguer } from './python-cataloguer';
+import { rpmCataloguer } from './rpm-cataloguer';
 
 /** Kept like a database so that layers can replace it; read by the generator for the distro, catalogues nothing. */
 export const osReleaseCataloguer: Cataloguer<string> = {
@@ -19,6 +20,7 @@ export const CATALOGUERS: readonly Cataloguer[] = [
   osReleaseCataloguer,
   dpkgCataloguer,
   apkCataloguer,
+  rpmCataloguer,
   npmCataloguer,
   pythonCataloguer,
   javaCataloguer,
