@@ -5,8 +5,8 @@ import type { TestDockerd } from '../test/support/docker/start-dockerd';
 import { OSV_FIXTURE } from '../test/support/scan-bed';
 import { dataOf, openSse } from '../test/support/sse-client';
 import { createContainers, mapLimit } from './support/docker-fleet';
-import { startEngineProxy } from './support/engine-proxy';
-import { startHubProcess } from './support/hub-process';
+import { type EngineProxy, startEngineProxy } from './support/engine-proxy';
+import { type HubProcess, startHubProcess } from './support/hub-process';
 import { buildScanImage } from './support/scan-images';
 
 export interface ScanAllRun {
@@ -43,19 +43,23 @@ export async function measureScanAll(
   const fleet = await createContainers(dockerd, references, options.containers, { prefix: 'scan-', parallelism: 4 });
   if (fleet.error) throw fleet.error;
   const dir = await mkdtemp(join(tmpdir(), 'dockwatch-bench-scan-'));
-  const engine = await startEngineProxy(dockerd.socketPath, join(dir, 'engine.sock'));
-  const hub = await startHubProcess({
-    env: {
-      DD_WATCHER_LOCAL_SOCKET: engine.socketPath,
-      DD_WATCHER_LOCAL_JITTER: '0',
-      // No registry here: the inventory comes from a refresh, and no watch cycle looks anything up.
-      DD_WATCHER_LOCAL_WATCHBYDEFAULT: 'false',
-      DD_SECURITY_SCANNER: 'osv',
-      DD_SECURITY_OSV_FILE: OSV_FIXTURE,
-    },
-  });
+  let engine: EngineProxy | undefined;
+  let hub: HubProcess | undefined;
   try {
-    const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
+    engine = await startEngineProxy(dockerd.socketPath, join(dir, 'engine.sock'));
+    hub = await startHubProcess({
+      env: {
+        DD_WATCHER_LOCAL_SOCKET: engine.socketPath,
+        DD_WATCHER_LOCAL_JITTER: '0',
+        // No registry here: the inventory comes from a refresh, and no watch cycle looks anything up.
+        DD_WATCHER_LOCAL_WATCHBYDEFAULT: 'false',
+        DD_SECURITY_SCANNER: 'osv',
+        DD_SECURITY_OSV_FILE: OSV_FIXTURE,
+      },
+    });
+    const url = hub.url;
+    const counts = engine.counts;
+    const api = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
     const refreshed = await api('/api/v1/watchers/docker/local/inventory', { method: 'POST' });
     if (refreshed.status !== 200) throw new Error(`inventory refresh: ${refreshed.status} ${await refreshed.text()}`);
     for (let tries = 0; ; tries++) {
@@ -77,7 +81,7 @@ export async function measureScanAll(
     );
     const ms = performance.now() - started;
     await stream.close();
-    const exports = [...engine.counts]
+    const exports = [...counts]
       .filter(([kind]) => /^GET \/images\/.+\/get$/.test(kind))
       .reduce((sum, [, count]) => sum + count, 0);
     return {
@@ -89,8 +93,8 @@ export async function measureScanAll(
       failed: end.failed,
     };
   } finally {
-    await hub.stop();
-    await engine.close();
+    await hub?.stop();
+    await engine?.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -16,11 +16,15 @@ export interface ImageRead {
 /** Reads one image in a fresh process (bench/support/sbom-image-read.ts) and returns what it printed. */
 function readInChild(root: string, socketPath: string, imageId: string, imageRef: string) {
   return new Promise<Omit<ImageRead, 'label' | 'size'>>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/support/sbom-image-read.ts')], {
-      cwd: root,
-      env: { ...process.env, BENCH_SBOM_SOCKET: socketPath, BENCH_SBOM_IMAGE: imageId, BENCH_SBOM_REF: imageRef },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', join(root, 'bench/support/sbom-image-read.ts')],
+      {
+        cwd: root,
+        env: { ...process.env, BENCH_SBOM_SOCKET: socketPath, BENCH_SBOM_IMAGE: imageId, BENCH_SBOM_REF: imageRef },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -202,7 +202,7 @@ async function measureOnDockerd(ctx: BenchContext): Promise<string> {
         'right',
       ]),
       '',
-      `Images built with \`docker build\` on a real dockerd (test/support/docker): the busybox base, a dpkg status of ${sbomPackages} packages and random (incompressible) filler under /opt/filler, in one layer. Each is read through the Engine's \`docker save\` stream by the hub's SBOM service (\`createSbomService\`, as a scan does) in a process of its own (bench/support/sbom-image-read.ts): peak RSS is that process's \`maxRSS\` (VmHWM), the growth is past its RSS before the read. \`BENCH_SCAN_PACKAGES\`, \`BENCH_SCAN_IMAGE_MIB\` (${largeMiB}) and \`BENCH_SCAN_SMALL_IMAGE_MIB\` (${smallMiB}) set them.`,
+      `Images built with \`docker build\` on a real dockerd (test/support/docker): the busybox base, a dpkg status of ${sbomPackages} packages and random (incompressible) filler under /opt/filler, in one layer. Each is read through the Engine's \`docker save\` stream by the hub's SBOM service (\`createSbomService\`, as a scan does) in a process of its own (bench/support/sbom-image-read.ts): peak RSS is that process's high-water mark (VmHWM) during the read (reset through /proc/self/clear_refs just before it, after a GC), the growth is past its RSS at that moment. \`BENCH_SCAN_PACKAGES\`, \`BENCH_SCAN_IMAGE_MIB\` (${largeMiB}) and \`BENCH_SCAN_SMALL_IMAGE_MIB\` (${smallMiB}) set them.`,
       '',
       '### scan-all over a fleet',
       '',
