@@ -1,6 +1,6 @@
 /**
  * The CVSS v4.0 MacroVector scores: the score of the highest-severity vector of each of the 270
- * MacroVectors, as published with the CVSS v4.0 specification (FIRST, §8.2, the table its reference
+ * MacroVectors, as published with the CVSS v4.0 specification (FIRST; the table its reference
  * calculator reads). A key is the six equivalence-class levels EQ1…EQ6, one digit each; every
  * combination the classes allow is present (EQ3 level 2 exists only with EQ6 level 1).
  */

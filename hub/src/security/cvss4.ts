@@ -1,14 +1,14 @@
 import { MACROVECTOR_SCORES } from './cvss4-macrovectors';
 
 /**
- * The CVSS v4.0 score of a vector (CVSS v4.0 specification §8: equivalence classes, MacroVectors and
- * the interpolation within a MacroVector), as FIRST's reference calculator computes it. Base, threat
+ * The CVSS v4.0 score of a vector (the specification's scoring: equivalence classes, MacroVectors
+ * and the interpolation within a MacroVector), as FIRST's reference calculator computes it. Base, threat
  * (`E`) and environmental metrics count; supplemental metrics are parsed and ignored, as the
  * specification says they never change the score. Written from the specification's description;
  * the MacroVector table is the specification's own (`cvss4-macrovectors.ts`).
  */
 
-/** Every metric a v4.0 vector may carry and its allowed values (§7's vector string table). */
+/** Every metric a v4.0 vector may carry and its allowed values (the specification's vector string table). */
 const METRICS: Readonly<Record<string, readonly string[]>> = {
   AV: ['N', 'A', 'L', 'P'],
   AC: ['L', 'H'],
@@ -50,7 +50,7 @@ type Effective = Record<Metric, string>;
 /**
  * Parses a `CVSS:4.0/…` vector into the values the score uses: each base metric replaced by its
  * modified metric when that is set, `E`, `CR`, `IR` and `AR` at their worst case when absent or `X`
- * (§8.1's defaults). Undefined when a base metric is missing, a metric is unknown, repeated or out
+ * (the specification's defaults). Undefined when a base metric is missing, a metric is unknown, repeated or out
  * of range. The order of the metrics is not checked: a reordered vector means the same thing.
  */
 function parse(vector: string): Effective | undefined {
@@ -80,7 +80,7 @@ function parse(vector: string): Effective | undefined {
   return effective;
 }
 
-/** The six equivalence-class levels (§8.2, table 24). `SI` and `SA` may be `S` (from `MSI`/`MSA`: safety). */
+/** The six equivalence-class levels (the specification's equivalence sets). `SI` and `SA` may be `S` (from `MSI`/`MSA`: safety). */
 function macroVector(m: Effective): [number, number, number, number, number, number] {
   const eq1 =
     m.AV === 'N' && m.PR === 'N' && m.UI === 'N'
@@ -116,7 +116,7 @@ const LEVELS: Readonly<Record<Exclude<Metric, 'E'>, Readonly<Record<string, numb
 };
 
 /**
- * The highest-severity vectors of each class level (§8.2): a MacroVector's maximal vectors are
+ * The highest-severity vectors of each class level: a MacroVector's maximal vectors are
  * their combinations. EQ3 and EQ6 are joint (keyed `eq3` then `eq6`); EQ5 (`E`) adds no distance.
  */
 const HIGHEST = {
@@ -143,7 +143,7 @@ const HIGHEST = {
   eq4: [['SC:H/SI:S/SA:S'], ['SC:H/SI:H/SA:H'], ['SC:L/SI:L/SA:L']],
 } as const;
 
-/** The depth of each class level: its largest severity distance plus one (§8.2), in tenths. */
+/** The depth of each class level: its largest severity distance plus one, in tenths. */
 const DEPTH = {
   eq1: [1, 4, 5],
   eq2: [1, 2],
@@ -181,7 +181,7 @@ const roundScore = (value: number) => Math.round((value + 1e-6) * 10) / 10;
 export function cvss4Score(vector: string): number | undefined {
   const m = parse(vector);
   if (!m) return undefined;
-  // No impact on any system: 0, whatever the rest says (§8.2).
+  // No impact on any system: 0, whatever the rest says.
   if ([m.VC, m.VI, m.VA, m.SC, m.SI, m.SA].every((value) => value === 'N')) return 0;
   const [eq1, eq2, eq3, eq4, eq5, eq6] = macroVector(m);
   const key = (...levels: number[]) => levels.join('');
