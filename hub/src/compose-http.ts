@@ -43,7 +43,7 @@ import type { GroupPolicyStore } from './policies/group-policy-store';
 import { type Readiness, STORE_GATE } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { RegistryService } from './registries/registry-service';
-import { createReleaseNotesService, releaseNotesOf } from './release-notes/release-notes-service';
+import { type ReleaseNotesService, releaseNotesOf } from './release-notes/release-notes-service';
 import type { RolloutService } from './rollouts/rollout-service';
 import { registerAgentRoutes } from './routes/agent-routes';
 import { registerApiDocsRoute } from './routes/api-docs-routes';
@@ -154,6 +154,8 @@ export interface HttpParts {
   selfUpdates: SelfUpdates | undefined;
   registries: { providers: LoadedRegistryProviders; service: RegistryService; lookups: FleetLookups } | undefined;
   notifications: NotificationService;
+  /** Built with the notifications, whose templates read its cache. */
+  releaseNotes: ReleaseNotesService;
   fleet: Fleet;
   agents: AgentDirectory;
   expectations: InventoryExpectations;
@@ -338,14 +340,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   });
   registerRolloutRoutes(api, { rollouts: parts.rollouts });
   registerImageRoutes(api, { fleet, updates });
-  const releaseNotes = createReleaseNotesService({
-    config: config.releaseNotes,
-    registries: registries?.providers,
-    internetless: () => parts.settings.get().internetlessMode,
-    fetch: (request, init) => fetch(request, init),
-    now,
-    logger: logger.child('release-notes'),
-  });
+  const { releaseNotes } = parts;
   registerUpdatePreviewRoutes(api, { updates, audit, releaseNotes: releaseNotesOf(containers, releaseNotes) });
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
   registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });

@@ -45,6 +45,8 @@ import { createReadiness, STORE_GATE } from './readiness';
 import type { LoadedRegistryProviders } from './registries/load-registry-providers';
 import type { ProviderConnection } from './registries/registry-provider';
 import { RegistryService } from './registries/registry-service';
+import { createReleaseNotesService } from './release-notes/release-notes-service';
+import { templateReleaseNotes } from './release-notes/template-release-notes';
 import { createRolloutService, type RolloutService } from './rollouts/rollout-service';
 import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
@@ -303,6 +305,16 @@ export function composeHub(input: HubInput): Hub {
     requestUpdate: runApproved.call,
   });
 
+  // Release notes, before the notifications: templates show the cached notes of an update's target.
+  const releaseNotes = createReleaseNotesService({
+    config: config.releaseNotes,
+    registries: registries?.providers,
+    internetless: () => settings.get().internetlessMode,
+    fetch: (request, init) => fetch(request, init),
+    now,
+    logger: logger.child('release-notes'),
+  });
+
   // Notifications. Their Install command reaches the updates built below (a back-edge).
   const installUpdate = lateBinding<[containerId: string], Promise<void>>('the Home Assistant Install command');
   const notifications = createNotifications({
@@ -322,6 +334,7 @@ export function composeHub(input: HubInput): Hub {
     approvalOf: (container) => approvals.openFor(container),
     // The scanner is built after the notifications (it notifies through them): read at send time.
     securityOf: (container) => templateSecurity(security.scans.get(container.id)),
+    releaseNotesOf: (container) => templateReleaseNotes(releaseNotes.cachedRelease(container)),
   });
   metrics.bindSources({
     containers: () => containers.all(),
@@ -526,6 +539,7 @@ export function composeHub(input: HubInput): Hub {
     selfUpdates,
     registries,
     notifications,
+    releaseNotes,
     fleet,
     agents,
     expectations,

@@ -42,6 +42,7 @@ export interface NotificationParts {
   schedule: NotificationServiceDeps['schedule'];
   approvalOf?: NotificationServiceDeps['approvalOf'];
   securityOf?: NotificationServiceDeps['securityOf'];
+  releaseNotesOf?: NotificationServiceDeps['releaseNotesOf'];
 }
 
 /** The service, and how a configuration reload builds triggers with the same provider types (ConfigError when refused). */
@@ -87,6 +88,7 @@ export function createNotifications(parts: NotificationParts): ConfiguredNotific
     schedule: parts.schedule,
     approvalOf: parts.approvalOf,
     securityOf: parts.securityOf,
+    releaseNotesOf: parts.releaseNotesOf,
   });
   return Object.assign(service, { buildTriggers });
 }

@@ -119,6 +119,19 @@ export interface NotificationServiceDeps {
    * `container.security`: `status`, the counts, and what the pending update fixes and introduces.
    */
   securityOf?: ((container: Container) => TemplateSecurity | undefined) | undefined;
+  /**
+   * The pending target's release notes from the release notes cache (docs/release-notes.md), shown
+   * to templates as `container.releaseNotes`; never fetched at send time, absent when not cached.
+   */
+  releaseNotesOf?: ((container: Container) => TemplateReleaseNotes | undefined) | undefined;
+}
+
+/** `container.releaseNotes` in templates: the target's release, its body cut to a plain-text excerpt. */
+export interface TemplateReleaseNotes {
+  tag: string;
+  title: string;
+  url: string;
+  excerpt: string;
 }
 
 /** `container.security` in templates: counts, and the update's delta as text (`DSA-1 (openssl, critical), …`). */
@@ -246,17 +259,19 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
     async inventoryApplied(changes) {
       const events = inventoryEvents(changes);
       const shown = (list: Container[]) => list.map(toPublicContainer);
-      // Templates read `container.approval` ({id, state}) when the update waits for an approval, and
-      // `container.security` once the container was scanned.
+      // Templates read `container.approval` ({id, state}) when the update waits for an approval,
+      // `container.security` once the container was scanned, `container.releaseNotes` when cached.
       const withApproval = (container: Container): Container => {
         const approval = deps.approvalOf?.(container);
         const security = deps.securityOf?.(container);
-        if (!approval && !security) return container;
+        const releaseNotes = deps.releaseNotesOf?.(container);
+        if (!approval && !security && !releaseNotes) return container;
         return Object.assign(
           {},
           container,
           approval ? { approval: { id: approval.id, state: approval.state } } : {},
           security ? { security } : {},
+          releaseNotes ? { releaseNotes } : {},
         );
       };
       // With the maturity-cleared rule off, a lifted gate is announced the ordinary way.

@@ -49,6 +49,11 @@ export interface IntermediateNotesAnswer extends AnswerBase {
 
 export interface ReleaseNotesService {
   notes(container: Container): Promise<ReleaseNotesAnswer>;
+  /**
+   * The release of the pending update's target when its repository's list is already cached, else
+   * undefined: never asks a forge, so a notification never waits on one (docs/release-notes.md).
+   */
+  cachedRelease(container: Container): Release | undefined;
   between(container: Container, from: ReleaseVersion, to: ReleaseVersion): Promise<IntermediateNotesAnswer>;
 }
 
@@ -208,6 +213,15 @@ export function createReleaseNotesService(deps: ReleaseNotesServiceDeps): Releas
   };
 
   return {
+    cachedRelease(container) {
+      const target = updateTarget(container);
+      const source = target === undefined ? undefined : releaseSourceOf(container, deps.config);
+      if (target === undefined || !source || 'status' in source) return undefined;
+      const outcome = cache.get(`${source.apiBase} ${source.repository}`);
+      if (outcome?.kind !== 'ok') return undefined;
+      return findRelease(outcome.releases, target, container.image.name) ?? undefined;
+    },
+
     async notes(container) {
       const target = updateTarget(container);
       const base = { containerId: container.id, target: target ?? null, release: null };

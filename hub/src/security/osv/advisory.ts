@@ -1,3 +1,4 @@
+import { cvss4Score } from '../cvss4';
 import { cvss3BaseScore, type Severity, severityOfScore } from '../severity';
 import type { OsvAffected, OsvEvent, OsvRecord } from './osv-record';
 import { ecosystemOrder } from './versions/ecosystem-order';
@@ -13,7 +14,7 @@ export interface IndexedAdvisory {
   summary: string;
   url: string;
   severity: Severity;
-  /** The highest CVSS v3 base score among the advisory's vectors, when it has one. */
+  /** The highest CVSS score of the advisory's newest CVSS version that scores (v4.0, else v3.x), when it has one. */
   score?: number;
   /** `SEMVER` and `ECOSYSTEM` ranges; `GIT` ranges name commits, which an SBOM does not hold, and are dropped. */
   ranges: { type: 'SEMVER' | 'ECOSYSTEM'; events: OsvEvent[] }[];
@@ -31,18 +32,20 @@ const LABELS: Record<string, Severity> = {
 };
 
 /**
- * CVSS v3 vectors first (the score computed here), then a database's own label (GitHub's
- * `database_specific.severity`, Ubuntu's priority). CVSS v4 vectors are not scored: their
- * formula needs the specification's 270-entry macro-vector table; such advisories fall back to
- * the label, else `unknown`.
+ * CVSS vectors first, the highest version that yields a score winning as OSV consumers read them
+ * (osv-scanner, osv.dev: the newest CVSS version given is the advisory's rating): the highest v4.0
+ * score, else the highest v3.x base score; a malformed vector scores nothing and is passed over.
+ * Then a database's own label (GitHub's `database_specific.severity`, Ubuntu's priority).
  */
 export function severityOf(record: OsvRecord, affected: OsvAffected): { severity: Severity; score?: number } {
   const vectors = [...(record.severity ?? []), ...(affected.severity ?? [])];
-  const scores = vectors
-    .filter((entry) => entry.type === 'CVSS_V3')
-    .map((entry) => cvss3BaseScore(entry.score))
-    .filter((score): score is number => score !== undefined);
-  if (scores.length > 0) {
+  const scored = (type: string, score: (vector: string) => number | undefined) =>
+    vectors
+      .filter((entry) => entry.type === type)
+      .map((entry) => score(entry.score))
+      .filter((value): value is number => value !== undefined);
+  for (const scores of [scored('CVSS_V4', cvss4Score), scored('CVSS_V3', cvss3BaseScore)]) {
+    if (scores.length === 0) continue;
     const score = Math.max(...scores);
     return { severity: severityOfScore(score), score };
   }

@@ -82,11 +82,11 @@ describe('OSV matching against the fixture database', () => {
     const { store } = await fixtureStore(readFileSync(FIXTURE));
     expect(summaryOf(await scanSbom(debianImage, store))).toEqual([
       ['DSA-TEST-0001', 'openssl', '3.0.11-1~deb12u1', 'critical', 9.8, ['3.0.11-1~deb12u2']],
+      ['GHSA-test-0003', 'org.example:lib', '1.2.3', 'critical', 9.3, []],
       ['GHSA-test-0001', 'express', '4.17.3-rc.1', 'high', 7.5, ['4.17.3']],
       ['DSA-TEST-0003', 'libepoch', '1:1.0-1', 'medium', 5.4, ['1:1.0-2']],
       ['GO-TEST-0001', 'github.com/example/mod', 'v1.4.0', 'medium', 6.1, []],
       ['PYSEC-TEST-0001', 'requests', '2.31.0', 'medium', null, []],
-      ['GHSA-test-0003', 'org.example:lib', '1.2.3', 'unknown', null, []],
     ]);
   });
 
@@ -118,11 +118,11 @@ describe('OSV matching against the fixture database', () => {
     expect(meta.counts).toMatchObject({ imported: 12, withdrawn: 1, skipped: 8 });
     expect((await scanSbom(debianImage, store)).map((f) => f.id)).toEqual([
       'DSA-TEST-0001',
+      'GHSA-test-0003',
       'GHSA-test-0001',
       'DSA-TEST-0003',
       'GO-TEST-0001',
       'PYSEC-TEST-0001',
-      'GHSA-test-0003',
     ]);
   });
 
