@@ -7,6 +7,7 @@ import { registerEventRoute } from './event-route';
 import type { ListenContext } from './listen-context';
 import { errorJson, listenErrorHandler } from './listen-errors';
 import { parseLogEntriesQuery } from './log-query';
+import { registerUpdateRoutes } from './update-routes';
 import { registerWatcherRoutes } from './watcher-routes';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -65,6 +66,7 @@ export function createListenApp(context: ListenContext): ListenApp {
 
   registerContainerRoutes(app, context);
   registerWatcherRoutes(app, context);
+  registerUpdateRoutes(app, context);
   const events = registerEventRoute(app, context);
   app.get('/api/log/entries', (c) => {
     const query = parseLogEntriesQuery(c.req.query());
