@@ -157,7 +157,7 @@ export function createListenAgent(options: ListenAgentOptions): ListenAgent {
     async stop() {
       // Running updates settle while the streams are open, so the hub hears how they ended.
       await updates.stop('the agent is stopping', options.shutdown);
-      closeStreams();
+      await closeStreams();
       const closing = server
         ? new Promise<void>((resolve) => {
             server?.close(() => resolve());

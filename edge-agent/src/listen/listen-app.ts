@@ -16,8 +16,8 @@ const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 export interface ListenApp {
   app: Hono;
-  /** Ends every open event stream (the agent is stopping). */
-  closeStreams(): void;
+  /** Ends every open event stream once its pending events went out, within a second (the agent is stopping). */
+  closeStreams(): Promise<void>;
 }
 
 /**
