@@ -186,6 +186,45 @@ describe("updates and images on a listen-mode agent's host, run by the agent on 
     expect((await containersNamed('sick')).map((c) => [c.Id, c.State])).toEqual([[oldId, 'running']]);
   }, 120_000);
 
+  it("cancels through the agent: the hub's cancel reaches it and it rolls back", async () => {
+    const oldId = await runApp(bed, 'stay', 'listen/stay', { from: 'http', to: 'unhealthy' });
+    const operationId = await requestUpdate(await pending('stay'));
+    await until(
+      async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined),
+      'health gate reached',
+    );
+    const cancel = await hub.request(`/api/v1/operations/${operationId}/cancel`, { method: 'POST' });
+    expect(cancel.status).toBe(200);
+    const operation = await settled(operationId);
+    expect(operation).toMatchObject({ status: 'rolled-back', phase: 'rolled-back' });
+    expect(operation.rollbackReason).toContain('cancelled by the hub');
+    expect((await containersNamed('stay')).map((c) => [c.Id, c.State])).toEqual([[oldId, 'running']]);
+  }, 120_000);
+
+  it('settles an update when the agent is stopped (SIGTERM) mid-update, while its stream is still open', async () => {
+    const oldId = await runApp(bed, 'flap', 'listen/flap', { from: 'http', to: 'unhealthy' });
+    const operationId = await requestUpdate(await pending('flap'));
+    await until(
+      async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined),
+      'health gate reached',
+    );
+    const port = agent?.port as number;
+    const stopping = agent?.kill('SIGTERM');
+    try {
+      // The hub hears the end from the stopping agent, before any restart: rolled back when the grace
+      // ran out, or by the health gate if the healthcheck failed first.
+      const operation = await settled(operationId, 20_000);
+      expect(operation).toMatchObject({ status: 'rolled-back', phase: 'rolled-back' });
+      expect(['the agent is stopping', 'the new container reported unhealthy']).toContain(operation.rollbackReason);
+      expect(await stopping).toBe(0);
+      expect((await containersNamed('flap')).map((c) => [c.Id, c.State])).toEqual([[oldId, 'running']]);
+    } finally {
+      await stopping;
+      agent = await spawnAgent(port);
+      await connected();
+    }
+  }, 120_000);
+
   it('settles an update cut short by a killed agent at its next start, from its journal, and the hub converges', async () => {
     const oldId = await runApp(bed, 'crash', 'listen/crash', { from: 'http', to: 'unhealthy' });
     const operationId = await requestUpdate(await pending('crash'));
