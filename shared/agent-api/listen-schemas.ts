@@ -152,5 +152,8 @@ export type AgentActionResult = v.InferOutput<typeof AgentActionResultSchema>;
 export const AgentUpdateRequestSchema = v.object({ operation: UpdateOperationSchema, options: UpdateOptionsSchema });
 export type AgentUpdateRequest = v.InferOutput<typeof AgentUpdateRequestSchema>;
 
-/** GET /api/operations: the unfinished and recently settled update operations (the edge agent reports them at each sign-in). */
+/**
+ * GET /api/operations: the unfinished and recently settled update operations (what an edge agent
+ * reports at each sign-in).
+ */
 export const AgentOperationsSchema = v.array(UpdateOperationSchema);

@@ -36,7 +36,7 @@ export interface ListenAgentOptions {
   timers?: Timers;
   eventDebounceMs?: number;
   keepaliveMs?: number;
-  /** The update journal (UpdateJournalFile.open(file)); in memory when absent, so a restart forgets a running update. */
+  /** The update journal (UpdateJournalFile.open(file)); in memory when absent: a restart forgets a running update. */
   updateJournal?: UpdateJournalFile;
   /** Health polling of the update engine (tests). */
   updateTiming?: Partial<HealthTiming>;

@@ -49,9 +49,9 @@ class ConnectionFailure extends Error {}
 /**
  * The hub's side of one listen-mode agent (decisions §1): it opens the agent's event stream
  * (GET /api/events with X-Dd-Agent-Secret), reads dd:ack, takes the agent's watchers, whole
- * inventory and update operations, and from then on mirrors the stream into the agent's runtime, which the agent directory
- * lists and routes exactly as an edge agent. A dropped or silent stream is reopened with backoff
- * and jitter (1 s to 60 s), and every reconnect is a full resync.
+ * inventory and update operations, and from then on mirrors the stream into the agent's runtime,
+ * which the agent directory lists and routes exactly as an edge agent. A dropped or silent stream
+ * is reopened with backoff and jitter (1 s to 60 s), and every reconnect is a full resync.
  */
 export class ListenAgentClient {
   readonly name: string;

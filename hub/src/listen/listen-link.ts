@@ -31,11 +31,11 @@ const CANCEL_TIMEOUT_MS = 10_000;
 const AGENT_CODES: ReadonlySet<string> = new Set(['not-found', 'unsupported', 'invalid', 'busy', 'failed', 'conflict']);
 
 /**
- * The hub's requests to a listen-mode agent as calls of its HTTP interface (http-interface §4.5 and this
- * agent's additions: start, stop, restart, stats, followed logs, updates, image list and removal). It is the EdgeLink of the
- * agent's EdgeDockerHosts while the event stream is up, so the hub's routes and watchers reach a
- * listen-mode agent exactly as they reach an edge agent. Closing it fails what is in flight with
- * `disconnected` (503 at the API).
+ * The hub's requests to a listen-mode agent as calls of its HTTP interface (http-interface §4.5 and
+ * this agent's additions: start, stop, restart, stats, followed logs, updates, image list and
+ * removal). It is the EdgeLink of the agent's EdgeDockerHosts while the event stream is up, so
+ * the hub's routes and watchers reach a listen-mode agent exactly as they reach an edge agent.
+ * Closing it fails what is in flight with `disconnected` (503 at the API).
  */
 export class ListenLink implements EdgeLink {
   lastFrameAt: number;
