@@ -1,8 +1,10 @@
 import * as v from 'valibot';
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
 import { ContainerDetailsSchema, ImageDetailsSchema } from '../edge/docker-schemas';
+import { UpdateOptionsSchema } from '../edge/protocol';
 import type { Container } from '../schemas/container';
 import { LOG_LEVELS } from '../schemas/log-entry';
+import { UpdateOperationSchema } from '../update-engine/operation';
 
 /**
  * The agent internal interface of http-interface §4.5 as a listen-mode agent serves it and the hub reads it
@@ -80,6 +82,11 @@ export const AgentEventSchema = v.variant('type', [
     data: v.object({ ...Operation, container: AgentContainerSchema }),
   }),
   v.object({ type: v.literal('dd:inventory-removed'), data: v.object({ ...Operation, id: Id }) }),
+  /**
+   * This agent's addition: an update operation it runs changed (every journal write, as the edge
+   * protocol's `operation` frame); `data.watcher` names the watcher.
+   */
+  v.object({ type: v.literal('dd:operation'), data: UpdateOperationSchema }),
 ]);
 export type AgentEvent = v.InferOutput<typeof AgentEventSchema>;
 /** The types above: an event of another type (a newer agent's) is skipped, not an error. */
@@ -91,6 +98,7 @@ export const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
   'dd:inventory-added',
   'dd:inventory-updated',
   'dd:inventory-removed',
+  'dd:operation',
 ]);
 
 /** GET /api/watchers items: http-interface §2.2, as the hub lists its own. */
@@ -136,3 +144,16 @@ export const AgentActionResultSchema = v.object({
   listed: v.boolean(),
 });
 export type AgentActionResult = v.InferOutput<typeof AgentActionResultSchema>;
+
+/**
+ * POST /api/containers/{id}/update (this agent's addition): the edge protocol's `container.update`
+ * as a body. The agent journals `operation` and runs the update engine; the answer is the settled operation.
+ */
+export const AgentUpdateRequestSchema = v.object({ operation: UpdateOperationSchema, options: UpdateOptionsSchema });
+export type AgentUpdateRequest = v.InferOutput<typeof AgentUpdateRequestSchema>;
+
+/**
+ * GET /api/operations: the unfinished and recently settled update operations (what an edge agent
+ * reports at each sign-in).
+ */
+export const AgentOperationsSchema = v.array(UpdateOperationSchema);

@@ -119,6 +119,20 @@ export type EdgeWatcher = v.InferOutput<typeof EdgeWatcherSchema>;
 /** `conflict` (edge/1.x addition) answers only `image.remove`: the image is in use, nothing was removed. */
 const ErrorCode = v.picklist(['not-found', 'unsupported', 'invalid', 'busy', 'failed', 'conflict']);
 
+/** How the agent runs a `container.update` (also the body of a listen-mode agent's update route). */
+export const UpdateOptionsSchema = v.object({
+  healthTimeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** The hub's credentials for the target's registry, when it holds some (the agent keeps them only for the pull). */
+  auth: v.optional(
+    v.object({ username: ShortText, password: v.pipe(v.string(), v.maxLength(8192)), serverAddress: ShortText }),
+  ),
+  /**
+   * edge/1.x addition: the configuration to create the container with (a rollback's backup);
+   * the current container's when absent. An agent that predates it ignores it.
+   */
+  spec: v.optional(ContainerSpecSchema),
+});
+
 // ---- hub → agent -----------------------------------------------------------------------------
 
 /** The commands a hub sends; each is answered by one `reply` with the same `id`. */
@@ -140,18 +154,7 @@ export const EdgeRequestSchema = v.variant('method', [
     method: v.literal('container.update'),
     watcher: WatcherName,
     operation: UpdateOperationSchema,
-    options: v.object({
-      healthTimeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
-      /** The hub's credentials for the target's registry, when it holds some (the agent keeps them only for the pull). */
-      auth: v.optional(
-        v.object({ username: ShortText, password: v.pipe(v.string(), v.maxLength(8192)), serverAddress: ShortText }),
-      ),
-      /**
-       * edge/1.x addition: the configuration to create the container with (a rollback's backup);
-       * the current container's when absent. An agent that predates it ignores it.
-       */
-      spec: v.optional(ContainerSpecSchema),
-    }),
+    options: UpdateOptionsSchema,
   }),
   /**
    * edge/1.x addition: removes an image the hub's prune found no kept backup needs. Never forced:

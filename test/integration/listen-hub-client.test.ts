@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_CLOSE } from '../../shared/edge/protocol';
 import type { Agent } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
+import type { UpdateOperation } from '../../shared/update-engine';
 import { connectEdgePeer, helloFor, newEdgeIdentity, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import {
@@ -49,7 +50,13 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
     peer.containers = [peerContainer('a1', 'one')];
     peer.revision = 5;
     hub = await createServerHub(
-      { DD_AGENT_PEER_HOST: '127.0.0.1', DD_AGENT_PEER_PORT: String(peer.port), DD_AGENT_PEER_SECRET: SECRET },
+      {
+        DD_AGENT_PEER_HOST: '127.0.0.1',
+        DD_AGENT_PEER_PORT: String(peer.port),
+        DD_AGENT_PEER_SECRET: SECRET,
+        // A Docker action trigger: the hub updates the agent's containers through it.
+        DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1',
+      },
       { edge: { timings: { silenceLimitMs: SILENCE_MS } }, inventoryDeadlineMs: DEADLINE_MS },
     );
     await until(async () => ((await listed())?.connected ? true : undefined), 'peer connected');
@@ -60,11 +67,13 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
     await peer?.close();
   });
 
-  it('opens the stream with the secret, takes watchers and inventory, and lists the agent from its dd:ack', async () => {
-    expect(peer.requests.slice(0, 3).map((r) => `${r.method} ${r.path}`)).toEqual([
+  it('opens the stream with the secret, takes watchers, inventory and operations, and lists the agent from its dd:ack', async () => {
+    // The scripted agent predates GET /api/operations: its 404 is no operation to report, not a failure.
+    expect(peer.requests.slice(0, 4).map((r) => `${r.method} ${r.path}`)).toEqual([
       'GET /api/events',
       'GET /api/watchers',
       'GET /api/containers',
+      'GET /api/operations',
     ]);
     expect(peer.requests.every((r) => r.secret === SECRET)).toBe(true);
     const agent = await until(async () => {
@@ -92,7 +101,7 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
   });
 
   // Regression (issue 15 item 8): the listen client answered image requests with nothing at all.
-  it("names a listen-mode agent in the image routes' errors: its interface has no image route, and none is asked", async () => {
+  it("names an agent without the image routes (one that predates them) in the image routes' errors", async () => {
     const before = peer.requests.length;
     const listedImages = await json<{
       data: { agent?: string }[];
@@ -102,11 +111,11 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
     expect(listedImages.errors).toContainEqual({
       watcher: 'local',
       agent: 'peer',
-      error: expect.stringContaining('a listen-mode agent does not list or remove images'),
+      error: expect.stringContaining('no such route'),
     });
     const preview = await json<{ errors: { agent?: string }[] }>('/api/v1/images/prune-preview');
     expect(preview.errors.map((failure) => failure.agent)).toContain('peer');
-    expect(peer.requests.slice(before).filter((r) => r.path.includes('image'))).toEqual([]);
+    expect(peer.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toContain('GET /api/images');
   });
 
   it('drops an event not newer than the inventory it follows, and applies newer ones', async () => {
@@ -245,6 +254,97 @@ describe("the hub's listen-mode agent client against a scripted agent", () => {
       ),
     ).toBe(true);
     await until(async () => ((await listed())?.connected ? true : undefined), 'connected again');
+  });
+
+  /** The hub's record of the peer's container, with 2.0.0 pending (no registry runs here to find it). */
+  async function markPending(name: string): Promise<Container> {
+    const record = await until(
+      async () => hub.hub.parts.containers.all().find((c) => c.name === name && c.agent === 'peer'),
+      `${name} listed`,
+    );
+    const pending: Container = {
+      ...record,
+      updateAvailable: true,
+      updateKind: { kind: 'tag', localValue: '1', remoteValue: '2', semverDiff: 'major' },
+      result: { tag: '2' },
+    };
+    await hub.hub.parts.containers.put(pending);
+    return pending;
+  }
+  const operationOf = (id: string) => json<UpdateOperation>(`/api/v1/update-operations/${id}`);
+  /** Asks for the update and answers the operation the agent was sent (its POST held until `release`). */
+  async function sendUpdate(record: Container) {
+    let release!: (answer: { status: number; body?: unknown }) => void;
+    const held = new Promise<{ status: number; body?: unknown }>((resolve) => {
+      release = resolve;
+    });
+    let sent: UpdateOperation | undefined;
+    peer.onOther = async (request) => {
+      if (request.method !== 'POST' || request.path !== `/api/containers/${record.id}/update`) return undefined;
+      sent = (JSON.parse(request.body) as { operation: UpdateOperation }).operation;
+      return held;
+    };
+    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
+    expect(response.status).toBe(202);
+    const operation = await until(async () => sent, 'the update posted to the agent');
+    return { operation, release };
+  }
+
+  it('mirrors the dd:operation events of an update and settles it from the agent answer', async () => {
+    const { operation, release } = await sendUpdate(await markPending('eight'));
+    expect(peer.requests.at(-1)?.path).toBe(`/api/containers/a8/update`);
+    const at = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+    peer.send(
+      { type: 'dd:operation', data: { ...operation, status: 'in-progress', phase: 'renamed', updatedAt: at(1) } },
+      30,
+    );
+    await until(
+      async () => ((await operationOf(operation.id)).phase === 'renamed' ? true : undefined),
+      'the phase mirrored',
+    );
+    const settled = { ...operation, status: 'succeeded', phase: 'succeeded', updatedAt: at(2) };
+    peer.send({ type: 'dd:operation', data: settled }, 31);
+    release({ status: 200, body: settled });
+    const final = await until(async () => {
+      const now = await operationOf(operation.id);
+      return now.status === 'succeeded' ? now : undefined;
+    }, 'settled');
+    expect(final).toMatchObject({ agent: 'peer', containerName: 'eight', phase: 'succeeded' });
+    peer.onOther = undefined;
+  });
+
+  // The hub's side of a request cut off with the link: the agent reports every operation it knows in
+  // GET /api/operations at the reconnect (this one predates the route: 404, none), before the inventory.
+  it('settles failed an update the agent never received: not reported when the dropped stream is reopened', async () => {
+    const { operation, release } = await sendUpdate(await markPending('eight'));
+    const streamsBefore = peer.requests.filter((r) => r.path === '/api/events').length;
+    peer.dropStreams();
+    const failed = await until(async () => {
+      const now = await operationOf(operation.id);
+      return now.status === 'failed' ? now : undefined;
+    }, 'settled failed');
+    expect(failed.phase).toBe('prepare');
+    expect(failed.lastError).toContain('never received the update');
+    expect(peer.requests.filter((r) => r.path === '/api/events').length).toBeGreaterThan(streamsBefore);
+    expect(peer.requests.map((r) => r.path)).toContain('/api/operations');
+    release({ status: 503, body: { error: 'too late' } });
+    peer.onOther = undefined;
+  });
+
+  it('settles an update cut off with the link from what GET /api/operations reports at the reconnect', async () => {
+    const { operation, release } = await sendUpdate(await markPending('eight'));
+    const settled = { ...operation, status: 'rolled-back', phase: 'rolled-back', rollbackReason: 'health-gate' };
+    const posting = peer.onOther;
+    peer.onOther = async (request) =>
+      request.path === '/api/operations' ? { status: 200, body: [settled] } : posting?.(request);
+    peer.dropStreams();
+    const final = await until(async () => {
+      const now = await operationOf(operation.id);
+      return now.status === 'rolled-back' ? now : undefined;
+    }, 'settled from the report');
+    expect(final).toMatchObject({ phase: 'rolled-back', rollbackReason: 'health-gate', agent: 'peer' });
+    release({ status: 503, body: { error: 'too late' } });
+    peer.onOther = undefined;
   });
 
   it('refuses an edge agent signing in under the name of a listen-mode agent (4003)', async () => {

@@ -30,6 +30,8 @@ export interface ListenAgentPeer {
   readonly streams: number;
   /** Answers POST .../inventory (default: the containers, authoritative, at once). */
   onInventory: (operationId: string, watcher: string) => Promise<{ status: number; body: unknown }>;
+  /** Answers any other route (an update, GET /api/operations); undefined, or none set: 404, as an agent without it. */
+  onOther: ((request: PeerRequest) => Promise<{ status: number; body?: unknown } | undefined>) | undefined;
   /** Sends an event to every open stream, with `id: revision` when given. */
   send(event: AgentEvent | { type: string; data: unknown }, revision?: number): void;
   /** Ends every open stream (the agent restarted, say). */
@@ -90,6 +92,7 @@ export async function startListenAgentPeer(secret: string): Promise<ListenAgentP
     revision: 1,
     requests: [],
     keepalive: true,
+    onOther: undefined,
     onInventory: async (operationId, watcher) => ({
       status: 200,
       body: {
@@ -114,12 +117,13 @@ export async function startListenAgentPeer(secret: string): Promise<ListenAgentP
     for await (const chunk of request) body += chunk;
     const url = new URL(request.url ?? '/', 'http://peer');
     const given = request.headers['x-dd-agent-secret'];
-    peer.requests.push({
+    const received: PeerRequest = {
       method: request.method ?? '',
       path: url.pathname,
       secret: typeof given === 'string' ? given : undefined,
       body,
-    });
+    };
+    peer.requests.push(received);
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(value));
@@ -167,7 +171,11 @@ export async function startListenAgentPeer(secret: string): Promise<ListenAgentP
       const answer = await peer.onInventory(operationId, inventory[1] as string);
       return json(answer.status, answer.body, revision);
     }
-    return json(404, { error: 'no such route' });
+    const other = await peer.onOther?.(received);
+    if (!other) return json(404, { error: 'no such route' });
+    if (other.body !== undefined) return json(other.status, other.body);
+    response.writeHead(other.status);
+    response.end();
   }
 
   const server: Server = createServer((request, response) => {

@@ -31,7 +31,13 @@ describe('agent variables', () => {
       ],
       logLevel: 'info',
       reconnect: { minMs: 1_000, maxMs: 60_000 },
-      listen: { secret: undefined, host: undefined, featureDelete: false, featureContainerActions: true },
+      listen: {
+        secret: undefined,
+        host: undefined,
+        featureDelete: false,
+        featureContainerActions: true,
+        updateJournal: undefined,
+      },
       hooks: { enabled: false, timeoutMs: 60_000 },
       unknown: [],
     });
@@ -62,10 +68,17 @@ describe('agent variables', () => {
         DD_AGENT_LISTEN_HOST: '0.0.0.0',
         DD_SERVER_FEATURE_DELETE: 'true',
         DD_SERVER_FEATURE_CONTAINERACTIONS: 'false',
+        DD_AGENT_UPDATE_JOURNAL: '/var/lib/agent/updates.json',
       },
       noFiles,
     ).listen;
-    expect(listen).toEqual({ secret: undefined, host: '0.0.0.0', featureDelete: true, featureContainerActions: false });
+    expect(listen).toEqual({
+      secret: undefined,
+      host: '0.0.0.0',
+      featureDelete: true,
+      featureContainerActions: false,
+      updateJournal: '/var/lib/agent/updates.json',
+    });
   });
 
   it('never echoes the secret in its errors', () => {

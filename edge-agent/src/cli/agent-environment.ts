@@ -32,6 +32,11 @@ export interface ListenEnvironment {
   featureDelete: boolean;
   /** DD_SERVER_FEATURE_CONTAINERACTIONS (default true): start, stop and restart. */
   featureContainerActions: boolean;
+  /**
+   * DD_AGENT_UPDATE_JOURNAL: the file the updates the hub asks for are journalled in (an edge agent's
+   * is beside its key), so a restart settles one cut short; unset, they are kept in memory only.
+   */
+  updateJournal: string | undefined;
 }
 
 const KNOWN = new Set([
@@ -44,6 +49,7 @@ const KNOWN = new Set([
   'DD_AGENT_LISTEN_HOST',
   'DD_SERVER_FEATURE_DELETE',
   'DD_SERVER_FEATURE_CONTAINERACTIONS',
+  'DD_AGENT_UPDATE_JOURNAL',
   'DD_HOOKS_ENABLED',
   'DD_HOOKS_TIMEOUT',
 ]);
@@ -76,6 +82,7 @@ export function loadAgentEnvironment(env: Environment, readTextFile: ReadTextFil
       host: vars.optional('DD_AGENT_LISTEN_HOST', envText),
       featureDelete: vars.get('DD_SERVER_FEATURE_DELETE', envBoolean, false),
       featureContainerActions: vars.get('DD_SERVER_FEATURE_CONTAINERACTIONS', envBoolean, true),
+      updateJournal: vars.optional('DD_AGENT_UPDATE_JOURNAL', envText),
     },
     hooks: loadHookConfig(vars),
     unknown: [...resolved.keys()].filter((name) => !KNOWN.has(name) && !name.startsWith('DD_WATCHER_')).sort(),

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../../shared/config/config-error';
+import { createNodeHookRunner } from '../hooks/hook-runner';
 import { createListenAgent, type ListenAgent, type ListenAgentOptions } from '../listen/listen-agent';
 import { createAgentLogging } from '../logging/agent-logging';
+import { UpdateJournalFile } from '../updates/update-journal-file';
 import { loadAgentEnvironment } from './agent-environment';
 import type { AgentCommand } from './parse-args';
-import type { StartOptions } from './run-agent';
+import { AGENT_SHUTDOWN_LIMITS, type StartOptions } from './run-agent';
 
 /** Below this many characters a secret draws a warning: it is all that guards the host's Docker. */
 const SHORT_SECRET = 16;
@@ -43,6 +45,13 @@ export async function startListenAgent(
     logger.warn('--secret is visible to every user of this host (ps); prefer DD_AGENT_SECRET_FILE');
   if (secret.length < SHORT_SECRET)
     logger.warn(`the agent secret is shorter than ${SHORT_SECRET} characters; use a long random one`);
+  const journalFile = environment.listen.updateJournal;
+  if (journalFile === undefined)
+    logger.info('DD_AGENT_UPDATE_JOURNAL is not set: an update cut short by a restart of this agent is not recovered');
+  if (environment.hooks.enabled)
+    logger.info(
+      `DD_HOOKS_ENABLED=true: the dd.hook.pre / dd.hook.post labels of this host's containers run as commands on this host`,
+    );
   const agent = createListenAgent({
     port: command.port,
     host,
@@ -53,6 +62,10 @@ export async function startListenAgent(
     logLevel: environment.logLevel,
     featureDelete: environment.listen.featureDelete,
     featureContainerActions: environment.listen.featureContainerActions,
+    updateJournal: await UpdateJournalFile.open(journalFile),
+    // Only this host's own DD_HOOKS_ENABLED turns hooks on (docs/updates.md "Hooks", "On edge agents").
+    hooks: { ...environment.hooks, runner: createNodeHookRunner() },
+    shutdown: AGENT_SHUTDOWN_LIMITS,
     ...options.overrides,
   });
   await agent.start();

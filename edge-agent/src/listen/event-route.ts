@@ -14,13 +14,16 @@ export const MAX_PENDING_EVENTS = 10_000;
  * every change of the state with its revision as the SSE `id`. An SSE comment every keepaliveMs
  * lets the hub tell a quiet agent from a dead connection.
  */
-export function registerEventRoute(app: Hono, context: ListenContext): { closeAll(): void } {
-  const open = new Set<() => void>();
+export function registerEventRoute(app: Hono, context: ListenContext): { closeAll(graceMs?: number): Promise<void> } {
+  /** Each open stream: `finish` ends it once what is pending went out; `ended` resolves when it has. */
+  const open = new Set<{ finish(): void; ended: Promise<void> }>();
   app.get('/api/events', (c) =>
     streamSSE(c, async (stream) => {
       const pending: StateChange[] = [];
       let overflow = false;
+      let finishing = false;
       let wake: (() => void) | undefined;
+      let ended!: () => void;
       // Subscribed before the ack is built, so no change falls between the two.
       const unsubscribe = context.state.subscribe((change) => {
         if (pending.length >= MAX_PENDING_EVENTS) overflow = true;
@@ -28,8 +31,16 @@ export function registerEventRoute(app: Hono, context: ListenContext): { closeAl
         wake?.();
       });
       stream.onAbort(() => wake?.());
-      const end = () => stream.abort();
-      open.add(end);
+      const entry = {
+        finish: () => {
+          finishing = true;
+          wake?.();
+        },
+        ended: new Promise<void>((resolve) => {
+          ended = resolve;
+        }),
+      };
+      open.add(entry);
       context.logger.debug(`event stream opened (${open.size} open)`);
       try {
         await stream.writeSSE({ data: JSON.stringify({ type: 'dd:ack', data: context.ack() }) });
@@ -45,6 +56,7 @@ export function registerEventRoute(app: Hono, context: ListenContext): { closeAl
             await stream.writeSSE({ id: String(change.revision), data: JSON.stringify(change.event) });
             continue;
           }
+          if (finishing) return;
           let timer: ReturnType<typeof setTimeout> | undefined;
           const woken = await new Promise<boolean>((resolve) => {
             wake = () => resolve(true);
@@ -56,14 +68,28 @@ export function registerEventRoute(app: Hono, context: ListenContext): { closeAl
         }
       } finally {
         unsubscribe();
-        open.delete(end);
+        open.delete(entry);
+        ended();
         context.logger.debug(`event stream closed (${open.size} open)`);
       }
     }),
   );
   return {
-    closeAll() {
-      for (const end of [...open]) end();
+    /**
+     * Ends every stream once the events already pending went out (the agent is stopping: the
+     * settled updates must reach the hub), waiting at most `graceMs`; the listener's close cuts the rest.
+     */
+    async closeAll(graceMs = 1_000) {
+      const streams = [...open];
+      for (const stream of streams) stream.finish();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(streams.map((stream) => stream.ended)),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
     },
   };
 }

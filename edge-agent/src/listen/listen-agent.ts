@@ -7,9 +7,13 @@ import type { DockerEndpoint, WatcherConfig } from '../../../shared/docker/watch
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
+import type { HealthTiming, ShutdownLimits } from '../../../shared/update-engine';
 import { collectAgentInfo, readAgentVersion } from '../agent/agent-info';
 import { createDockerHost } from '../docker';
+import type { AgentHookSettings } from '../hooks/agent-update-hooks';
 import { realTimers, type Timers } from '../link/timers';
+import { AgentUpdates } from '../updates/agent-updates';
+import { UpdateJournalFile } from '../updates/update-journal-file';
 import { createListenApp } from './listen-app';
 import { ListenState } from './listen-state';
 import { ListenWatcher } from './listen-watcher';
@@ -32,6 +36,14 @@ export interface ListenAgentOptions {
   timers?: Timers;
   eventDebounceMs?: number;
   keepaliveMs?: number;
+  /** The update journal (UpdateJournalFile.open(file)); in memory when absent: a restart forgets a running update. */
+  updateJournal?: UpdateJournalFile;
+  /** Health polling of the update engine (tests). */
+  updateTiming?: Partial<HealthTiming>;
+  /** dd.hook.pre / dd.hook.post of this host's containers (the agent's DD_HOOKS_*); none run when absent. */
+  hooks?: AgentHookSettings;
+  /** How long stop() lets running updates go on, then signalled (AgentUpdates.stop); without it, signalled at once. */
+  shutdown?: ShutdownLimits;
 }
 
 export interface ListenAgent {
@@ -40,9 +52,15 @@ export interface ListenAgent {
   /** `http://host:port` once started. */
   readonly url: string;
   readonly port: number;
-  /** Opens the listener, then starts the watchers (their first observation runs at once). */
+  /**
+   * Settles the updates a stop of the agent cut short (from its journal), opens the listener, then
+   * starts the watchers (their first observation runs at once).
+   */
   start(): Promise<void>;
-  /** Ends the event streams, closes the listener, stops the watchers and closes the Docker hosts. */
+  /**
+   * Lets running updates settle (within `shutdown`) while the event streams are still open, then
+   * ends the streams, closes the listener, stops the watchers and closes the Docker hosts.
+   */
   stop(): Promise<void>;
 }
 
@@ -68,6 +86,15 @@ export function createListenAgent(options: ListenAgentOptions): ListenAgent {
         ...(options.eventDebounceMs !== undefined && { eventDebounceMs: options.eventDebounceMs }),
       }),
   );
+
+  // The edge agent's update engine and journal; each journal write goes out as a dd:operation event.
+  const updates = new AgentUpdates({
+    journal: options.updateJournal ?? UpdateJournalFile.inMemory(),
+    logger: options.logger.child('listen.updates'),
+    timing: options.updateTiming,
+    hooks: options.hooks,
+  });
+  updates.onChange = (_watcher, operation) => state.operationChanged(operation);
 
   const ack = (): AgentAck => {
     const info = collectAgentInfo(version, options.logLevel);
@@ -96,6 +123,7 @@ export function createListenAgent(options: ListenAgentOptions): ListenAgent {
     logger: options.logger.child('listen.http'),
     featureDelete: options.featureDelete,
     featureContainerActions: options.featureContainerActions,
+    updates,
     ack,
     keepaliveMs: options.keepaliveMs ?? AGENT_KEEPALIVE_MS,
   });
@@ -115,6 +143,8 @@ export function createListenAgent(options: ListenAgentOptions): ListenAgent {
     },
     async start() {
       if (server) return;
+      // What a stop of the agent cut short is settled before the hub can ask about it.
+      await updates.recover(watchers);
       server = await new Promise<Server>((resolve, reject) => {
         const listening = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () =>
           resolve(listening as Server),
@@ -125,7 +155,9 @@ export function createListenAgent(options: ListenAgentOptions): ListenAgent {
       for (const watcher of watchers) watcher.start();
     },
     async stop() {
-      closeStreams();
+      // Running updates settle while the streams are open, so the hub hears how they ended.
+      await updates.stop('the agent is stopping', options.shutdown);
+      await closeStreams();
       const closing = server
         ? new Promise<void>((resolve) => {
             server?.close(() => resolve());

@@ -7,6 +7,7 @@ import { registerEventRoute } from './event-route';
 import type { ListenContext } from './listen-context';
 import { errorJson, listenErrorHandler } from './listen-errors';
 import { parseLogEntriesQuery } from './log-query';
+import { registerUpdateRoutes } from './update-routes';
 import { registerWatcherRoutes } from './watcher-routes';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -15,8 +16,8 @@ const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 export interface ListenApp {
   app: Hono;
-  /** Ends every open event stream (the agent is stopping). */
-  closeStreams(): void;
+  /** Ends every open event stream once its pending events went out, within a second (the agent is stopping). */
+  closeStreams(): Promise<void>;
 }
 
 /**
@@ -65,6 +66,7 @@ export function createListenApp(context: ListenContext): ListenApp {
 
   registerContainerRoutes(app, context);
   registerWatcherRoutes(app, context);
+  registerUpdateRoutes(app, context);
   const events = registerEventRoute(app, context);
   app.get('/api/log/entries', (c) => {
     const query = parseLogEntriesQuery(c.req.query());

@@ -1,6 +1,7 @@
 import type { AgentAck } from '../../../shared/agent-api/listen-schemas';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
+import type { AgentUpdates } from '../updates/agent-updates';
 import { ListenHttpError } from './listen-errors';
 import type { ListenState } from './listen-state';
 import type { ListenWatcher } from './listen-watcher';
@@ -17,6 +18,8 @@ export interface ListenContext {
   featureDelete: boolean;
   /** DD_SERVER_FEATURE_CONTAINERACTIONS (default true): start, stop, restart. */
   featureContainerActions: boolean;
+  /** The update engine and journal the edge agent runs updates with (its `container.update`). */
+  updates: AgentUpdates;
   /** The dd:ack of a new event stream (http-interface §6.2). */
   ack(): AgentAck;
   /** SSE comment interval, so the hub notices a silent connection. */

@@ -1,4 +1,5 @@
 import type { AgentContainer, AgentEvent } from '../../../shared/agent-api/listen-schemas';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import { sameContainer } from './agent-container';
 
 /** One change of the state, as GET /api/events sends it (`id: revision`, `data: event`). */
@@ -93,6 +94,14 @@ export class ListenState {
     for (const id of removed) this.remove(watcher, id, operationId);
     for (const container of containers) this.upsert(container, operationId);
     return removed;
+  }
+
+  /**
+   * A journal write of an update this agent runs: a dd:operation event with a revision of its own,
+   * so the hub hears every phase on the stream, as an edge agent's `operation` frames carry them.
+   */
+  operationChanged(operation: UpdateOperation): void {
+    this.tell({ type: 'dd:operation', data: operation });
   }
 
   private tell(event: AgentEvent): void {

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/agent-api/listen-schemas';
 import { describeEndpoint } from '../../../shared/docker/watcher-config';
 import { type ListenContext, watcherOf } from './listen-context';
-import { ListenHttpError, parseOr400 } from './listen-errors';
+import { jsonBody, ListenHttpError, parseOr400 } from './listen-errors';
 import type { ListenWatcher } from './listen-watcher';
 
 /** A watcher as http-interface §2.2 shows it (the hub's own list has the same fields). */
@@ -35,14 +35,6 @@ export function describeListenWatcher(watcher: ListenWatcher): AgentWatcher {
 }
 
 const InventoryBody = v.object({ operationId: OperationIdSchema });
-
-async function jsonBody(request: Request): Promise<unknown> {
-  try {
-    return await request.json();
-  } catch {
-    throw new ListenHttpError(400, 'The body must be a JSON object', { parameter: 'body' });
-  }
-}
 
 /** Watchers and triggers of http-interface §4.5. The agent has no triggers: they run in the hub. */
 export function registerWatcherRoutes(app: Hono, context: ListenContext): void {

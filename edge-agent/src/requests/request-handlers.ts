@@ -29,6 +29,9 @@ export interface RequestContext {
   inventory(watcher: WatcherRuntime, operationId: string | undefined): Promise<{ syncId: string; containers: number }>;
 }
 
+/** What the image requests need of a watcher (a listen-mode agent's watchers serve them too). */
+export type ImageWatcher = Pick<WatcherRuntime, 'name' | 'host'>;
+
 /** The abort reason when the session ended rather than the hub cancelling: an update goes on regardless. */
 export const SESSION_ENDED = 'the session ended';
 
@@ -94,7 +97,7 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
  * while any container (running or not) was created from the image. Docker refuses that itself for
  * an image id, but a tag of an image with several would only be untagged, so the check is ours.
  */
-async function removeImage(watcher: WatcherRuntime, imageId: string): Promise<void> {
+export async function removeImage(watcher: ImageWatcher, imageId: string): Promise<void> {
   const { host } = watcher;
   if (!canUpdateContainers(host))
     throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot remove images`);
@@ -117,7 +120,7 @@ async function removeImage(watcher: WatcherRuntime, imageId: string): Promise<vo
 }
 
 /** The hub's image list (docs/edge-protocol.md `image.list`): the host's images as Docker lists them, cut to fit a reply. */
-async function listImages(watcher: WatcherRuntime): Promise<ImageListResult> {
+export async function listImages(watcher: ImageWatcher): Promise<ImageListResult> {
   const { host } = watcher;
   if (!canUpdateContainers(host))
     throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot list images`);

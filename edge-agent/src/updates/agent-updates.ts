@@ -20,6 +20,8 @@ import { EdgeRequestError } from '../requests/request-error';
 import type { UpdateJournalFile } from './update-journal-file';
 
 type UpdateRequest = Extract<EdgeRequest, { method: 'container.update' }>;
+/** What an update needs of a watcher: an edge agent's and a listen-mode agent's both serve. */
+export type UpdateWatcher = Pick<WatcherRuntime, 'name' | 'host' | 'config'>;
 
 const SIGNAL_AT_ONCE: ShutdownLimits = { graceMs: 0, signalledMs: Number.POSITIVE_INFINITY };
 
@@ -53,7 +55,7 @@ export class AgentUpdates {
   }
 
   /** Runs (or, for a repeated request of the same operation, joins) one update; resolves settled. */
-  run(watcher: WatcherRuntime, request: UpdateRequest): Promise<UpdateOperation> {
+  run(watcher: UpdateWatcher, request: UpdateRequest): Promise<UpdateOperation> {
     const { operation } = request;
     const joined = this.running.get(operation.id)?.done;
     if (joined) return joined;
@@ -78,7 +80,7 @@ export class AgentUpdates {
    * once but reported with the post hook's outcome, so the hub sees one settled state, hooks included.
    */
   private async execute(
-    watcher: WatcherRuntime,
+    watcher: UpdateWatcher,
     host: UpdatableDockerHost,
     request: UpdateRequest,
     signal: AbortSignal,
@@ -134,13 +136,15 @@ export class AgentUpdates {
     return reported;
   }
 
-  /** The hub cancelled it: it rolls back at its next phase boundary. */
-  cancel(operationId: string, reason: string): void {
-    this.running.get(operationId)?.controller.abort(new Error(reason));
+  /** The hub cancelled it: it rolls back at its next phase boundary. False when it is not running. */
+  cancel(operationId: string, reason: string): boolean {
+    const running = this.running.get(operationId);
+    running?.controller.abort(new Error(reason));
+    return running !== undefined;
   }
 
   /** At start: settles what a stop of the agent cut short, from what its Docker has now. */
-  async recover(watchers: readonly WatcherRuntime[]): Promise<void> {
+  async recover(watchers: readonly UpdateWatcher[]): Promise<void> {
     for (const operation of this.options.journal.unsettled()) {
       const watcher = watchers.find((candidate) => candidate.name === operation.watcher);
       if (!watcher || !canUpdateContainers(watcher.host)) {
@@ -195,7 +199,7 @@ export class AgentUpdates {
 
   /** `holdSuccess`: a success is journalled but not reported yet (its post hook's outcome goes with it). */
   private engineDeps(
-    watcher: WatcherRuntime,
+    watcher: UpdateWatcher,
     host: Parameters<typeof recoverOperation>[1]['host'],
     holdSuccess = false,
   ) {

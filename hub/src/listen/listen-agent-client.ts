@@ -6,6 +6,7 @@ import {
   AgentContainerSchema,
   type AgentEvent,
   AgentEventSchema,
+  AgentOperationsSchema,
   AgentWatcherSchema,
 } from '../../../shared/agent-api/listen-schemas';
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
@@ -47,10 +48,10 @@ class ConnectionFailure extends Error {}
 
 /**
  * The hub's side of one listen-mode agent (decisions §1): it opens the agent's event stream
- * (GET /api/events with X-Dd-Agent-Secret), reads dd:ack, takes the agent's watchers and whole
- * inventory, and from then on mirrors the stream into the agent's runtime, which the agent directory
- * lists and routes exactly as an edge agent. A dropped or silent stream is reopened with backoff
- * and jitter (1 s to 60 s), and every reconnect is a full resync.
+ * (GET /api/events with X-Dd-Agent-Secret), reads dd:ack, takes the agent's watchers, whole
+ * inventory and update operations, and from then on mirrors the stream into the agent's runtime,
+ * which the agent directory lists and routes exactly as an edge agent. A dropped or silent stream
+ * is reopened with backoff and jitter (1 s to 60 s), and every reconnect is a full resync.
  */
 export class ListenAgentClient {
   readonly name: string;
@@ -145,7 +146,7 @@ export class ListenAgentClient {
       // The pump's failure is seen when it is awaited below; meanwhile it must not go unhandled.
       pump.catch(() => undefined);
 
-      const { watchers, containers, revision } = await this.fetchInventory(controller.signal, fail);
+      const { watchers, containers, revision, operations } = await this.fetchInventory(controller.signal, fail);
 
       link = new ListenLink(
         {
@@ -165,6 +166,7 @@ export class ListenAgentClient {
         (watcher, operationId) => expectations.isAwaited(this.name, watcher, operationId),
         logger,
       );
+      replica.applyOperations(operations);
       replica.applyFull(containers, revision);
       link.replica = replica;
       for (const { event, revision: at } of backlog.splice(0)) replica.applyEvent(event, at);
@@ -203,7 +205,14 @@ export class ListenAgentClient {
     );
     const inventory = await this.get('/api/containers', signal, fail);
     const containers = this.parse(ContainersSchema, await inventory.json(), 'container list');
-    return { watchers, containers, revision: revisionOf(inventory) };
+    // An agent that predates the update routes answers 404: it runs no update to report.
+    const reported = await this.get('/api/operations', signal, fail, {}, [404]);
+    if (reported.status === 404) {
+      await reported.body?.cancel();
+      return { watchers, containers, revision: revisionOf(inventory), operations: [] };
+    }
+    const operations = this.parse(AgentOperationsSchema, await reported.json(), 'operation list');
+    return { watchers, containers, revision: revisionOf(inventory), operations };
   }
 
   /** The first message must be dd:ack, within the request deadline. */
@@ -251,6 +260,8 @@ export class ListenAgentClient {
     signal: AbortSignal,
     fail: ((why: string) => void) | undefined,
     headers: Record<string, string> = {},
+    /** Statuses answered to the caller rather than failing the connection. */
+    accepted: readonly number[] = [],
   ): Promise<Response> {
     const { requestTimeoutMs } = this.options.timings;
     const timer =
@@ -265,7 +276,8 @@ export class ListenAgentClient {
           `the agent refused the secret (401): DD_AGENT_${this.name.replaceAll('-', '_').toUpperCase()}_SECRET must equal its DD_AGENT_SECRET`,
         );
       }
-      if (!response.ok) throw new ConnectionFailure(`GET ${path} answered ${response.status}`);
+      if (!response.ok && !accepted.includes(response.status))
+        throw new ConnectionFailure(`GET ${path} answered ${response.status}`);
       return response;
     } finally {
       clearTimeout(timer);

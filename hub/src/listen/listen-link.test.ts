@@ -1,24 +1,43 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UpdateOperation } from '../../../shared/update-engine';
 import { EdgeRequestError } from '../agents/edge-requests';
 import { ListenLink } from './listen-link';
 
+interface Seen {
+  method: string;
+  url: string;
+  body: string;
+}
+
+const OPERATION = {
+  id: '6f1c2a0e-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+  containerId: 'c1',
+  watcher: 'local',
+} as UpdateOperation;
+
 /**
- * What a listen-mode agent's interface (http-interface §4.5) has no route for is refused by the
- * link itself, with no call to the agent. Regression (issue 15 item 8): these requests resolved
- * with nothing, so an update waited on an agent that had been asked nothing.
+ * The link's updates, image list and image removal as calls of a listen-mode agent's routes, and
+ * how the agent's answers become the request errors the hub's routes answer for. Regression
+ * (issue 15 item 8): these requests were refused without a call, as the interface had no such route.
  */
-describe('ListenLink: requests a listen-mode agent cannot serve', () => {
+describe('ListenLink: updates and images', () => {
   let server: Server;
-  const paths: string[] = [];
+  const seen: Seen[] = [];
+  /** The next answer of the agent: status and JSON body (none for 204). */
+  let answer: { status: number; body?: unknown; delayMs?: number };
   let link: ListenLink;
 
   beforeAll(async () => {
-    server = createServer((request, response) => {
-      paths.push(request.url ?? '');
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    server = createServer(async (request, response) => {
+      let body = '';
+      for await (const chunk of request) body += chunk;
+      seen.push({ method: request.method ?? '', url: request.url ?? '', body });
+      const { status, body: json, delayMs } = request.url?.endsWith('/cancel') ? { status: 202 } : answer;
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (json === undefined) response.writeHead(status).end();
+      else response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -33,42 +52,90 @@ describe('ListenLink: requests a listen-mode agent cannot serve', () => {
       () => undefined,
     );
   });
+  beforeEach(() => {
+    seen.length = 0;
+  });
   afterAll(async () => {
     link.close(1000, 'test over');
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const refusal = async (request: Parameters<ListenLink['request']>[0]) => {
+  const failure = async (request: Parameters<ListenLink['request']>[0]) => {
     const error = await link.request(request).then(
       () => undefined,
-      (failure: unknown) => failure,
+      (thrown: unknown) => thrown,
     );
     expect(error).toBeInstanceOf(EdgeRequestError);
     return error as EdgeRequestError;
   };
 
-  it('refuses container.update as unsupported, naming the agent', async () => {
-    const error = await refusal({
+  it('posts container.update as {operation, options} to the container route and answers the settled operation', async () => {
+    const settled = { ...OPERATION, status: 'succeeded' };
+    answer = { status: 200, body: settled };
+    const result = await link.request({
       method: 'container.update',
       watcher: 'local',
-      // Never read: the refusal comes first.
-      operation: {} as UpdateOperation,
+      operation: OPERATION,
       options: { healthTimeoutMs: 1_000 },
     });
-    expect(error.code).toBe('unsupported');
-    expect(error.message).toBe(
-      'agent peer: a listen-mode agent does not run updates (its interface has no update route)',
+    expect(result).toEqual(settled);
+    expect(seen).toEqual([
+      {
+        method: 'POST',
+        url: '/api/containers/c1/update?watcher=local',
+        body: JSON.stringify({ operation: OPERATION, options: { healthTimeoutMs: 1_000 } }),
+      },
+    ]);
+  });
+
+  it("tells the agent to cancel when the caller aborts (a user's cancel), not only dropping the request", async () => {
+    answer = { status: 200, body: OPERATION, delayMs: 2_000 };
+    const controller = new AbortController();
+    const pending = link.request(
+      { method: 'container.update', watcher: 'local', operation: OPERATION, options: { healthTimeoutMs: 0 } },
+      { signal: controller.signal },
     );
+    await expect.poll(() => seen.length).toBe(1);
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'aborted' });
+    await expect
+      .poll(() => seen.map((s) => `${s.method} ${s.url}`))
+      .toContain(`POST /api/operations/${OPERATION.id}/cancel`);
   });
 
-  it('refuses image.list and image.remove as unsupported', async () => {
-    expect((await refusal({ method: 'image.list', watcher: 'local' })).code).toBe('unsupported');
-    expect((await refusal({ method: 'image.remove', watcher: 'local', imageId: 'sha256:1' })).code).toBe('unsupported');
+  it('lists images with GET /api/images and removes one with DELETE /api/images/{id} (204)', async () => {
+    answer = { status: 200, body: { images: [], truncated: false } };
+    expect(await link.request({ method: 'image.list', watcher: 'local' })).toEqual({ images: [], truncated: false });
+    answer = { status: 204 };
+    expect(await link.request({ method: 'image.remove', watcher: 'local', imageId: 'sha256:ab' })).toBeUndefined();
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET /api/images?watcher=local',
+      'DELETE /api/images/sha256%3Aab?watcher=local',
+    ]);
   });
 
-  it('asked the agent nothing for any of them, while a stats request does reach it', async () => {
-    expect(paths).toEqual([]);
-    await link.request({ method: 'container.stats', watcher: 'local', containerId: 'a1' }).catch(() => undefined);
-    expect(paths).toEqual(['/api/containers/a1/stats?watcher=local']);
+  it("takes the agent's error code from details.code, else from the status", async () => {
+    const remove = { method: 'image.remove', watcher: 'local', imageId: 'sha256:ab' } as const;
+    answer = { status: 409, body: { error: 'the image sha256:ab is used by web', details: { code: 'conflict' } } };
+    expect(await failure(remove)).toMatchObject({
+      code: 'conflict',
+      message: 'agent peer: the image sha256:ab is used by web',
+    });
+    answer = { status: 409, body: { error: 'operation x is being recovered', details: { code: 'busy' } } };
+    expect((await failure(remove)).code).toBe('busy');
+    answer = { status: 409, body: { error: 'in use' } };
+    expect((await failure(remove)).code).toBe('conflict');
+    // An agent that predates the image routes: its 404 for an unknown route.
+    answer = { status: 404, body: { error: 'No route GET /api/images' } };
+    expect((await failure({ method: 'image.list', watcher: 'local' })).code).toBe('not-found');
+    answer = { status: 403, body: { error: 'watcher local cannot list images', details: { code: 'unsupported' } } };
+    expect((await failure({ method: 'image.list', watcher: 'local' })).code).toBe('unsupported');
+  });
+
+  it('still refuses container.remove without a call: the agent DELETE drops a record, it removes no container', async () => {
+    expect((await failure({ method: 'container.remove', watcher: 'local', containerId: 'c1' })).code).toBe(
+      'unsupported',
+    );
+    expect(seen).toEqual([]);
   });
 });

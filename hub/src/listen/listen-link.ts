@@ -5,13 +5,13 @@ import {
   AgentActionResultSchema,
   AgentInventoryResultSchema,
 } from '../../../shared/agent-api/listen-schemas';
-import type { DockerLogLine } from '../../../shared/docker/docker-host';
-import { LogLineSchema, StatsSchema } from '../../../shared/edge/docker-schemas';
+import { StatsSchema } from '../../../shared/edge/docker-schemas';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import { LogEntrySchema } from '../../../shared/schemas/log-entry';
 import type { EdgeLink } from '../agents/edge-docker-host';
 import { EdgeRequestError, type EdgeRequestFailure, type EdgeRequestOptions } from '../agents/edge-requests';
+import { readLogLines } from './listen-log-lines';
 import type { ListenReplica } from './listen-replica';
 
 export interface ListenLinkOptions {
@@ -23,19 +23,19 @@ export interface ListenLinkOptions {
   now: () => number;
 }
 
-/** A log line longer than this (or an NDJSON line without end) ends the download. */
-const MAX_LOG_LINE_BYTES = 1024 * 1024;
-/** Log lines handed on per batch at most. */
-const LOG_BATCH_LINES = 1000;
-
 const EntriesSchema = v.array(LogEntrySchema);
+/** The cancel of an update is one short call; the update's end comes on the stream. */
+const CANCEL_TIMEOUT_MS = 10_000;
+
+/** The agent error codes a listen-mode agent names in `details.code` (busy and conflict share 409). */
+const AGENT_CODES: ReadonlySet<string> = new Set(['not-found', 'unsupported', 'invalid', 'busy', 'failed', 'conflict']);
 
 /**
- * The hub's requests to a listen-mode agent as calls of its HTTP interface (http-interface §4.5 and this
- * agent's additions: start, stop, restart, stats, followed logs). It is the EdgeLink of the
- * agent's EdgeDockerHosts while the event stream is up, so the hub's routes and watchers reach a
- * listen-mode agent exactly as they reach an edge agent. Closing it fails what is in flight with
- * `disconnected` (503 at the API).
+ * The hub's requests to a listen-mode agent as calls of its HTTP interface (http-interface §4.5 and
+ * this agent's additions: start, stop, restart, stats, followed logs, updates, image list and
+ * removal). It is the EdgeLink of the agent's EdgeDockerHosts while the event stream is up, so
+ * the hub's routes and watchers reach a listen-mode agent exactly as they reach an edge agent.
+ * Closing it fails what is in flight with `disconnected` (503 at the API).
  */
 export class ListenLink implements EdgeLink {
   lastFrameAt: number;
@@ -104,20 +104,14 @@ export class ListenLink implements EdgeLink {
           'unsupported',
           `agent ${this.options.agentName}: a listen-mode agent does not remove containers`,
         );
-      // http-interface §4.5 gives a listen-mode agent no update engine and no image routes: refused
-      // here by name, so an update fails at once as refused and the image routes list the host in
-      // their errors, rather than waiting on an answer that was never a reply.
       case 'container.update':
-        throw new EdgeRequestError(
-          'unsupported',
-          `agent ${this.options.agentName}: a listen-mode agent does not run updates (its interface has no update route)`,
-        );
+        return this.update(request, options);
       case 'image.list':
-      case 'image.remove':
-        throw new EdgeRequestError(
-          'unsupported',
-          `agent ${this.options.agentName}: a listen-mode agent does not list or remove images (its interface has no image route)`,
-        );
+        return this.call('GET', `/api/images?${watcher}`, options, undefined, (response) => response.json());
+      case 'image.remove': {
+        const path = `/api/images/${encodeURIComponent(request.imageId)}?${watcher}`;
+        return this.call('DELETE', path, options, undefined, async () => undefined);
+      }
       case 'container.stats': {
         const path = `/api/containers/${encodeURIComponent(request.containerId)}/stats?${watcher}`;
         return this.call('GET', path, options, undefined, async (response) =>
@@ -157,11 +151,38 @@ export class ListenLink implements EdgeLink {
   }
 
   /**
+   * The agent runs the update engine and answers the settled operation (EdgeDockerHost.runUpdate
+   * checks it); its phases arrive meanwhile as dd:operation events. The caller's abort is a user's
+   * cancel (agent-update-runner.ts): the agent is told, as an edge agent is by `cancel`, since a
+   * dropped request alone does not stop an update.
+   */
+  private async update(
+    request: Extract<EdgeRequest, { method: 'container.update' }>,
+    options: EdgeRequestOptions,
+  ): Promise<unknown> {
+    const { operation } = request;
+    const path = `/api/containers/${encodeURIComponent(operation.containerId)}/update?watcher=${encodeURIComponent(request.watcher)}`;
+    const cancel = () => {
+      const cancelPath = `/api/operations/${encodeURIComponent(operation.id)}/cancel`;
+      void this.call('POST', cancelPath, { timeoutMs: CANCEL_TIMEOUT_MS }, undefined, async () => undefined).catch(
+        () => undefined,
+      );
+    };
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const body = { operation, options: request.options };
+      return await this.call('POST', path, options, body, (response) => response.json());
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
+  }
+
+  /**
    * One HTTP call under the request's deadline (restarted by `rearm` for an idle deadline), its
    * abort signal and the link's life; a non-2xx answer becomes the matching request error.
    */
   private async call<T>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     options: EdgeRequestOptions,
     body: unknown,
@@ -237,20 +258,26 @@ export function revisionOf(response: Response): number | undefined {
 /** The agent's error status as the request error the hub's routes already answer for. */
 async function failureOf(response: Response, label: string): Promise<EdgeRequestError> {
   let message = `HTTP ${response.status}`;
+  let named: unknown;
   try {
-    const body = (await response.json()) as { error?: unknown };
+    const body = (await response.json()) as { error?: unknown; details?: { code?: unknown } };
     if (typeof body.error === 'string') message = body.error.slice(0, 300);
+    named = body.details?.code;
   } catch {
     // Not JSON: a proxy's page.
   }
   const code: EdgeRequestFailure =
-    response.status === 404
-      ? 'not-found'
-      : response.status === 400
-        ? 'invalid'
-        : response.status === 403
-          ? 'unsupported'
-          : 'failed';
+    typeof named === 'string' && AGENT_CODES.has(named)
+      ? (named as EdgeRequestFailure)
+      : response.status === 404
+        ? 'not-found'
+        : response.status === 400
+          ? 'invalid'
+          : response.status === 403
+            ? 'unsupported'
+            : response.status === 409
+              ? 'conflict'
+              : 'failed';
   const hint = response.status === 401 ? ' (the agent refused the secret: check DD_AGENT_<NAME>_SECRET)' : '';
   return new EdgeRequestError(code, `${label}: ${message}${hint}`);
 }
@@ -260,50 +287,4 @@ export function causeOf(error: unknown): string {
   // Web fetch says "fetch failed"; the cause names the problem (ECONNREFUSED, a TLS error).
   const cause = (error as Error & { cause?: unknown }).cause;
   return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
-}
-
-/** NDJSON `{stream, ts, line}` lines, handed on in batches as they arrive; each chunk restarts an idle deadline. */
-async function readLogLines(
-  response: Response,
-  onStream: ((lines: DockerLogLine[]) => void) | undefined,
-  rearm: () => void,
-): Promise<undefined> {
-  if (!response.body) return undefined;
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      rearm();
-      buffer += decoder.decode(value, { stream: true });
-      const cut = buffer.lastIndexOf('\n');
-      if (cut < 0) {
-        if (buffer.length > MAX_LOG_LINE_BYTES) throw new EdgeRequestError('failed', 'a log line exceeds 1 MiB');
-        continue;
-      }
-      const lines = buffer.slice(0, cut).split('\n');
-      buffer = buffer.slice(cut + 1);
-      const parsed: DockerLogLine[] = [];
-      for (const line of lines) {
-        if (!line) continue;
-        const result = v.safeParse(LogLineSchema, parseJson(line));
-        if (!result.success) throw new EdgeRequestError('failed', 'a malformed log line');
-        parsed.push(result.output);
-      }
-      for (let i = 0; i < parsed.length; i += LOG_BATCH_LINES) onStream?.(parsed.slice(i, i + LOG_BATCH_LINES));
-    }
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
-  return undefined;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

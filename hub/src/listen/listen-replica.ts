@@ -1,6 +1,7 @@
 import type { AgentActionResult, AgentEvent, ParsedAgentContainer } from '../../../shared/agent-api/listen-schemas';
 import type { DockerContainerDetails, DockerImageDetails } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import type { AgentRuntime } from '../agents/agent-runtime';
 
 /**
@@ -32,6 +33,15 @@ export class ListenReplica {
     this.containerFloor.clear();
   }
 
+  /**
+   * GET /api/operations on (re)connect, before applyFull: the agent's unfinished and recently
+   * settled updates, as an edge agent reports them before its first snapshot, so an update the
+   * hub awaits is known to have run (or not) once the inventory is synced.
+   */
+  applyOperations(operations: readonly UpdateOperation[]): void {
+    for (const operation of operations) this.runtime.get(operation.watcher)?.host.applyOperation(operation);
+  }
+
   /** The answer of an inventory refresh: applied only while its operation is the awaited one. */
   applyInventory(
     watcher: string,
@@ -59,6 +69,10 @@ export class ListenReplica {
   applyEvent(event: AgentEvent, revision: number | undefined): void {
     switch (event.type) {
       case 'dd:ack':
+        break;
+      case 'dd:operation':
+        // Never stale: the host keeps each operation's latest state by its own clock (AgentOperations).
+        this.runtime.get(event.data.watcher)?.host.applyOperation(event.data);
         break;
       case 'dd:container-added':
       case 'dd:container-updated':

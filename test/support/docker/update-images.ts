@@ -8,13 +8,14 @@
  * - `exits`: exits at once with code 3, no healthcheck;
  * - `flaky`: healthy until a file `/tmp/bad` appears in the container (automatic rollback tests);
  * - `env-gated`: healthy unless the container sets `DD_TEST_UNHEALTHY` (one image that fails on one host only);
- * - `sleep`: `sleep 3600`, no healthcheck.
+ * - `sleep`: `sleep 3600`, no healthcheck;
+ * - `slow-healthy`: a health probe that takes 4 s (healthy after ~4.5 s): an update stays in its gate that long.
  */
 import type { TestRegistry } from '../registry/start-registry';
 import type { TestDockerd } from './start-dockerd';
 import { importBusyboxImage } from './test-images';
 
-export type AppKind = 'http' | 'healthy' | 'unhealthy' | 'flaky' | 'env-gated' | 'exits' | 'sleep';
+export type AppKind = 'http' | 'healthy' | 'unhealthy' | 'flaky' | 'env-gated' | 'exits' | 'sleep' | 'slow-healthy';
 
 const HTTPD = ['httpd', '-f', '-p', '80', '-h', '/www'];
 
@@ -34,6 +35,8 @@ function shapeOf(kind: AppKind): { cmd: string[]; healthcheck?: string[] } {
       return { cmd: ['sh', '-c', 'exit 3'] };
     case 'sleep':
       return { cmd: ['sleep', '3600'] };
+    case 'slow-healthy':
+      return { cmd: HTTPD, healthcheck: ['sh', '-c', 'sleep 4'] };
   }
 }
 
