@@ -11,7 +11,12 @@ import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import { LogEntrySchema } from '../../../shared/schemas/log-entry';
 import type { EdgeLink } from '../agents/edge-docker-host';
-import { EdgeRequestError, type EdgeRequestFailure, type EdgeRequestOptions } from '../agents/edge-requests';
+import {
+  type ChunkSink,
+  EdgeRequestError,
+  type EdgeRequestFailure,
+  type EdgeRequestOptions,
+} from '../agents/edge-requests';
 import type { ListenReplica } from './listen-replica';
 
 export interface ListenLinkOptions {
@@ -112,6 +117,17 @@ export class ListenLink implements EdgeLink {
           'unsupported',
           `agent ${this.options.agentName}: a listen-mode agent does not run updates (its interface has no update route)`,
         );
+      case 'image.pull':
+        throw new EdgeRequestError(
+          'unsupported',
+          `agent ${this.options.agentName}: a listen-mode agent does not pull images (its interface has no pull route)`,
+        );
+      case 'image.export': {
+        const path = `/api/images/${encodeURIComponent(request.imageId)}/export?${watcher}`;
+        return this.call('GET', path, options, undefined, (response, rearm) =>
+          readExport(response, options.chunks, rearm),
+        );
+      }
       case 'image.list':
       case 'image.remove':
         throw new EdgeRequestError(
@@ -293,6 +309,28 @@ async function readLogLines(
         parsed.push(result.output);
       }
       for (let i = 0; i < parsed.length; i += LOG_BATCH_LINES) onStream?.(parsed.slice(i, i + LOG_BATCH_LINES));
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return undefined;
+}
+
+/**
+ * The raw tar of `GET /api/images/{id}/export`, handed on as the body delivers it; each piece waits
+ * for room at the reader (the HTTP connection's own flow control then slows the agent down), and
+ * restarts the idle deadline.
+ */
+async function readExport(response: Response, sink: ChunkSink | undefined, rearm: () => void): Promise<undefined> {
+  if (!response.body || !sink) return undefined;
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rearm();
+      await sink.push(value);
+      rearm();
     }
   } finally {
     reader.cancel().catch(() => undefined);
