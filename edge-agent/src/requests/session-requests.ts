@@ -71,7 +71,7 @@ export class SessionRequests {
         await sender.whenWritable();
         if (controller.signal.aborted) return;
         const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-        sender.send({ type: 'chunk', id, seq, data });
+        sender.sendChunk(id, seq, data);
         seq += 1;
       },
       inventory: (watcher, operationId) => sendSnapshot(watcher, sender, isOpen, logger, operationId),

@@ -134,6 +134,11 @@ describe('PendingRequests: image.export chunks', () => {
     const oversized = Buffer.alloc(1024 * 1024 + 2).toString('base64');
     expect(requests.chunk({ type: 'chunk', id: third, seq: 0, data: oversized })).toMatchObject({ code: 4004 });
 
+    void exportOf(requests, new ChunkQueue(2)).catch(() => undefined);
+    const fourth = lastRequestId(sent);
+    for (const data of ['ab c', 'a-_b', 'YQ==YQ==', '=YQ=', 'Y==='])
+      expect(requests.chunk({ type: 'chunk', id: fourth, seq: 0, data }), data).toMatchObject({ code: 4004 });
+
     void requests.request({ method: 'log.entries' }).catch(() => undefined);
     expect(requests.chunk({ type: 'chunk', id: lastRequestId(sent), seq: 0, data: base64('x') })).toMatchObject({
       code: 4004,

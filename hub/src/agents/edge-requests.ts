@@ -1,4 +1,5 @@
 import type { DockerLogLine } from '../../../shared/docker/docker-host';
+import { decodeChunkBase64 } from '../../../shared/edge/chunk-base64';
 import {
   type AgentFrame,
   EDGE_CLOSE,
@@ -6,7 +7,6 @@ import {
   type EdgeRequest,
   type HubFrame,
 } from '../../../shared/edge/protocol';
-import { fromBase64 } from '../../../shared/edge/sign-in';
 import type { CloseVerdict } from '../edge/frame-reader';
 
 /** Why a request failed: the agent's own error codes, or the hub's (deadline, link gone, caller gave up). */
@@ -168,7 +168,7 @@ export class PendingRequests {
     if (!state) return refuse(`chunk for a ${entry.method} request`);
     if (frame.seq !== state.nextSeq) return refuse(`chunk ${frame.seq} out of order (expected ${state.nextSeq})`);
     if (state.credit <= 0) return refuse('chunk beyond the credit the hub granted');
-    const bytes = fromBase64(frame.data);
+    const bytes = decodeChunkBase64(frame.data);
     if (!bytes) return refuse('chunk data is not base64');
     if (bytes.length > EDGE_EXPORT_CHUNK_BYTES) return refuse('chunk larger than 1 MiB');
     state.nextSeq += 1;

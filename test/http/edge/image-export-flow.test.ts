@@ -9,7 +9,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { WatcherRuntime } from '../../../edge-agent/src/feed/watcher-runtime';
-import type { EdgeSender } from '../../../edge-agent/src/link/send-queue';
+import { EdgeSender } from '../../../edge-agent/src/link/send-queue';
 import { realTimers } from '../../../edge-agent/src/link/timers';
 import { SessionRequests } from '../../../edge-agent/src/requests/session-requests';
 import { ChunkQueue } from '../../../hub/src/agents/chunk-queue';
@@ -73,29 +73,34 @@ function joined(docker: CountingHost) {
       }
     });
   }, 'agent test');
-  const sender = {
-    send(frame: AgentFrame): boolean {
-      const text = JSON.stringify(frame);
-      if (frame.type === 'chunk') {
-        stats.chunksSent += 1;
-        // Never past the hub's credit, and never more than the window (plus the chunk in the reader's hands) ahead of it.
-        expect(stats.chunksSent).toBeLessThanOrEqual(stats.granted);
-        stats.maxAhead = Math.max(stats.maxAhead, stats.chunksSent - stats.taken);
-        // The Docker read waits with the sender: at most the chunk being filled and one piece beyond what was sent.
-        expect(docker.read).toBeLessThanOrEqual((stats.chunksSent + 1) * EDGE_EXPORT_CHUNK_BYTES + PIECE);
-      }
-      queueMicrotask(() => {
+  // The agent's real send queue over a socket that never fills: what it writes is what the hub reads.
+  const sender = new EdgeSender({
+    capBytes: 8 * 1024 * 1024,
+    timers: realTimers,
+    onOverflow: () => undefined,
+    socket: {
+      bufferedAmount: 0,
+      readyState: 1,
+      send(text: string) {
         const parsed = v.parse(AgentFrameSchema, JSON.parse(text)) as AgentFrame;
-        if (parsed.type === 'reply') hub.settle(parsed);
-        else if (parsed.type === 'chunk') {
-          const verdict = hub.chunk(parsed);
-          if (verdict) refusals.push(verdict.reason);
+        if (parsed.type === 'chunk') {
+          stats.chunksSent += 1;
+          // Never past the hub's credit, and never more than the window (plus the chunk in the reader's hands) ahead of it.
+          expect(stats.chunksSent).toBeLessThanOrEqual(stats.granted);
+          stats.maxAhead = Math.max(stats.maxAhead, stats.chunksSent - stats.taken);
+          // The Docker read waits with the sender: at most the chunk being filled and one piece beyond what was sent.
+          expect(docker.read).toBeLessThanOrEqual((stats.chunksSent + 1) * EDGE_EXPORT_CHUNK_BYTES + PIECE);
         }
-      });
-      return true;
+        queueMicrotask(() => {
+          if (parsed.type === 'reply') hub.settle(parsed);
+          else if (parsed.type === 'chunk') {
+            const verdict = hub.chunk(parsed);
+            if (verdict) refusals.push(verdict.reason);
+          }
+        });
+      },
     },
-    whenWritable: () => Promise.resolve(),
-  } as unknown as EdgeSender;
+  });
   const watcher = { name: 'local', host: docker as unknown as DockerHost } as WatcherRuntime;
   const ring = createLogRing(10);
   agent = new SessionRequests({
