@@ -66,6 +66,10 @@ describe('ListenLink: requests a listen-mode agent cannot serve', () => {
     expect((await refusal({ method: 'image.remove', watcher: 'local', imageId: 'sha256:1' })).code).toBe('unsupported');
   });
 
+  it('refuses image.pull as unsupported (a scan of an update candidate needs it)', async () => {
+    expect((await refusal({ method: 'image.pull', watcher: 'local', reference: 'app:2' })).code).toBe('unsupported');
+  });
+
   it('asked the agent nothing for any of them, while a stats request does reach it', async () => {
     expect(paths).toEqual([]);
     await link.request({ method: 'container.stats', watcher: 'local', containerId: 'a1' }).catch(() => undefined);
