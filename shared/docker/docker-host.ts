@@ -274,6 +274,11 @@ export interface ContainerUpdateHost {
 
 export type UpdatableDockerHost = DockerHost & ContainerUpdateHost;
 
+/** A host that can pull images: an updatable one, or an edge agent's (`image.pull`), which cannot update yet. */
+export function canPullImages(host: DockerHost): host is DockerHost & Pick<ContainerUpdateHost, 'pullImage'> {
+  return typeof (host as Partial<ContainerUpdateHost>).pullImage === 'function';
+}
+
 export function canUpdateContainers(host: DockerHost): host is UpdatableDockerHost {
   const candidate = host as Partial<ContainerUpdateHost>;
   return typeof candidate.createContainer === 'function' && typeof candidate.pullImage === 'function';

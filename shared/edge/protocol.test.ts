@@ -2,6 +2,9 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
   AgentFrameSchema,
+  EDGE_EXPORT_CHUNK_BYTES,
+  EDGE_EXPORT_MAX_CREDIT,
+  EDGE_MAX_FRAME_BYTES,
   EDGE_PROTOCOL,
   EDGE_SIGN_IN_MAX_FRAME_BYTES,
   EDGE_SUBPROTOCOLS,
@@ -64,6 +67,29 @@ describe('edge/1.0 frames', () => {
         .success,
     ).toBe(true);
     expect(v.safeParse(AgentFrameSchema, { type: 'reply', id: '1', ok: false }).success).toBe(false);
+  });
+
+  it('bounds image.export: its credit, the credit frames and the chunks (a full chunk frame well under the frame cap)', () => {
+    const request = (credit: unknown) => ({
+      type: 'request',
+      id: '1',
+      request: { method: 'image.export', watcher: 'local', imageId: 'sha256:1', credit },
+    });
+    for (const credit of [1, EDGE_EXPORT_MAX_CREDIT]) expect(v.is(HubFrameSchema, request(credit))).toBe(true);
+    for (const credit of [0, -1, 1.5, EDGE_EXPORT_MAX_CREDIT + 1, '4', undefined])
+      expect(v.is(HubFrameSchema, request(credit))).toBe(false);
+    expect(v.is(HubFrameSchema, { type: 'credit', id: '1', chunks: 2 })).toBe(true);
+    for (const chunks of [0, EDGE_EXPORT_MAX_CREDIT + 1, 2.5])
+      expect(v.is(HubFrameSchema, { type: 'credit', id: '1', chunks })).toBe(false);
+
+    const chunk = (data: string, seq: unknown = 0) => ({ type: 'chunk', id: '1', seq, data });
+    const full = Buffer.alloc(EDGE_EXPORT_CHUNK_BYTES, 255).toString('base64');
+    expect(v.is(AgentFrameSchema, chunk(full))).toBe(true);
+    expect(JSON.stringify(chunk(full, 2 ** 40)).length).toBeLessThan(EDGE_MAX_FRAME_BYTES / 2);
+    expect(v.is(AgentFrameSchema, chunk(Buffer.alloc(EDGE_EXPORT_CHUNK_BYTES + 3).toString('base64')))).toBe(false);
+    // Length and padding here; the alphabet where the hub decodes (edge-requests.test.ts: 4004).
+    for (const data of ['', 'abc', 'YQ=', 'YQ===YQ']) expect(v.is(AgentFrameSchema, chunk(data))).toBe(false);
+    for (const seq of [-1, 0.5, '0', null]) expect(v.is(AgentFrameSchema, chunk('YQ==', seq))).toBe(false);
   });
 
   it('refuses unknown types, unknown methods and bad names', () => {

@@ -53,6 +53,18 @@ export const EDGE_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 export const EDGE_SIGN_IN_MAX_FRAME_BYTES = 32 * 1024;
 /** A snapshot is sent in parts of at most this many containers, so a large host stays under the frame cap. */
 export const EDGE_SNAPSHOT_PART_SIZE = 200;
+/**
+ * `image.export` (edge/1.x addition): the raw bytes of one `chunk` frame at most. Base64 makes
+ * 1 MiB about 1.33 MiB of text, so a chunk frame stays well under EDGE_MAX_FRAME_BYTES.
+ */
+export const EDGE_EXPORT_CHUNK_BYTES = 1024 * 1024;
+/**
+ * The most chunks a hub may have granted and not yet received for one export: what the hub may
+ * have to buffer, and the agent never sends past it whatever credit frames say.
+ */
+export const EDGE_EXPORT_MAX_CREDIT = 16;
+/** The base64 length of a full chunk. */
+export const EDGE_EXPORT_CHUNK_BASE64 = Math.ceil(EDGE_EXPORT_CHUNK_BYTES / 3) * 4;
 /** The agent must send a valid `hello` within this long after the upgrade. */
 export const EDGE_SIGN_IN_DEADLINE_MS = 10_000;
 export const EDGE_HEARTBEAT_MS = 15_000;
@@ -119,13 +131,18 @@ export type EdgeWatcher = v.InferOutput<typeof EdgeWatcherSchema>;
 /** `conflict` (edge/1.x addition) answers only `image.remove`: the image is in use, nothing was removed. */
 const ErrorCode = v.picklist(['not-found', 'unsupported', 'invalid', 'busy', 'failed', 'conflict']);
 
+/** Registry credentials the hub lends the agent for one pull (never written down, never logged). */
+const PullAuthSchema = v.object({
+  username: ShortText,
+  password: v.pipe(v.string(), v.maxLength(8192)),
+  serverAddress: ShortText,
+});
+
 /** How the agent runs a `container.update` (also the body of a listen-mode agent's update route). */
 export const UpdateOptionsSchema = v.object({
   healthTimeoutMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
   /** The hub's credentials for the target's registry, when it holds some (the agent keeps them only for the pull). */
-  auth: v.optional(
-    v.object({ username: ShortText, password: v.pipe(v.string(), v.maxLength(8192)), serverAddress: ShortText }),
-  ),
+  auth: v.optional(PullAuthSchema),
   /**
    * edge/1.x addition: the configuration to create the container with (a rollback's backup);
    * the current container's when absent. An agent that predates it ignores it.
@@ -166,6 +183,29 @@ export const EdgeRequestSchema = v.variant('method', [
    * (docs/updates.md "Images"). The reply's result is ImageListResultSchema.
    */
   v.object({ method: v.literal('image.list'), watcher: WatcherName }),
+  /**
+   * edge/1.x addition: the image as `docker save` writes it, in `chunk` frames (seq 0, 1, 2, …);
+   * the reply ends the stream. Flow control: `credit` is how many chunks the agent may send before
+   * the hub grants more with `credit` frames (sent only once a chunk arrived, so an agent that
+   * predates the method never sees one). `cancel` stops it.
+   */
+  v.object({
+    method: v.literal('image.export'),
+    watcher: WatcherName,
+    imageId: ShortText,
+    credit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(EDGE_EXPORT_MAX_CREDIT)),
+  }),
+  /**
+   * edge/1.x addition: pulls an image on the watcher's host (the scanner reads an update candidate
+   * where the update would pull it). `auth` as for `container.update`. The reply's result is the
+   * pulled image (ImageDetailsSchema).
+   */
+  v.object({
+    method: v.literal('image.pull'),
+    watcher: WatcherName,
+    reference: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)),
+    auth: v.optional(PullAuthSchema),
+  }),
   /** Log lines arrive as `stream` frames; the reply ends the stream. `cancel` stops it early. */
   v.object({
     method: v.literal('container.logs'),
@@ -202,6 +242,12 @@ export const HubFrameSchema = v.variant('type', [
   v.object({ type: v.literal('error'), code: v.number(), message: ShortText }),
   v.object({ type: v.literal('request'), id: RequestId, request: EdgeRequestSchema }),
   v.object({ type: v.literal('cancel'), id: RequestId }),
+  /** edge/1.x addition: the agent may send `chunks` more `chunk` frames of this `image.export`. */
+  v.object({
+    type: v.literal('credit'),
+    id: RequestId,
+    chunks: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(EDGE_EXPORT_MAX_CREDIT)),
+  }),
   v.object({ type: v.literal('ping') }),
   v.object({ type: v.literal('pong') }),
 ]);
@@ -275,6 +321,23 @@ export const AgentFrameSchema = v.variant('type', [
    */
   v.object({ type: v.literal('operation'), watcher: WatcherName, operation: UpdateOperationSchema }),
   v.object({ type: v.literal('stream'), id: RequestId, lines: v.pipe(v.array(LogLineSchema), v.maxLength(1000)) }),
+  /**
+   * edge/1.x addition: the next bytes of an `image.export`, in order from seq 0, base64 (standard
+   * alphabet, padded), at most EDGE_EXPORT_CHUNK_BYTES of them, never more than the hub's credit.
+   */
+  v.object({
+    type: v.literal('chunk'),
+    id: RequestId,
+    seq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    data: v.pipe(
+      v.string(),
+      v.minLength(4),
+      v.maxLength(EDGE_EXPORT_CHUNK_BASE64),
+      v.check((data) => data.length % 4 === 0, 'chunk data is padded base64'),
+      // The alphabet is checked where the hub decodes it (shared/edge/chunk-base64.ts: 4004 for
+      // anything else): a regex over a megabyte of text cost more than the decoding itself.
+    ),
+  }),
   v.object({ type: v.literal('reply'), id: RequestId, ok: v.literal(true), result: v.optional(v.unknown()) }),
   v.object({
     type: v.literal('reply'),

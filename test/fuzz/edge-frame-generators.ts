@@ -51,7 +51,7 @@ function container(rng: Rng) {
 
 /** A valid frame of every kind an agent sends after the welcome, for a session that announced WATCHER only. */
 export function validAgentFrame(rng: Rng): Record<string, unknown> {
-  switch (rng.int(0, 8)) {
+  switch (rng.int(0, 9)) {
     case 0:
       return { type: 'ping' };
     case 1:
@@ -81,6 +81,14 @@ export function validAgentFrame(rng: Rng): Record<string, unknown> {
       return { type: 'reply', id: `r${rng.int(0, 99)}`, ok: true, result: { syncId: 's', containers: 1 } };
     case 7:
       return { type: 'reply', id: `r${rng.int(0, 99)}`, ok: false, error: { code: 'failed', message: 'no' } };
+    case 8:
+      // No export is pending on a fuzz session: a valid chunk is one nobody waits for, dropped.
+      return {
+        type: 'chunk',
+        id: `r${rng.int(0, 99)}`,
+        seq: rng.int(0, 3),
+        data: Buffer.from(rng.pick(['x', 'tar', '\u0000'.repeat(rng.int(1, 600))])).toString('base64'),
+      };
     default:
       return {
         type: 'stream',
@@ -171,6 +179,8 @@ export function mutateValue(rng: Rng, frame: Record<string, unknown>): Record<st
         'container.removed',
         'info',
         'stream',
+        'chunk',
+        'credit',
         'reply',
         'ping',
         'pong',

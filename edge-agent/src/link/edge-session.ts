@@ -185,6 +185,9 @@ export class EdgeSession {
       case 'cancel':
         this.requests.cancel(frame.id);
         return;
+      case 'credit':
+        this.requests.credit(frame.id, frame.chunks);
+        return;
     }
   }
 

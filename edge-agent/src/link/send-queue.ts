@@ -46,6 +46,16 @@ export class EdgeSender {
     return true;
   }
 
+  /**
+   * A `chunk` frame of an image export, written as text: JSON.stringify would walk its megabyte of
+   * base64 looking for characters to escape, and base64 has none.
+   */
+  sendChunk(id: string, seq: number, data: string): boolean {
+    if (this.closed || this.options.socket.readyState !== OPEN) return false;
+    this.options.socket.send(`{"type":"chunk","id":${JSON.stringify(id)},"seq":${seq},"data":"${data}"}`);
+    return true;
+  }
+
   /** A delta: sent when there is room, else dropped (and a resync asked for, once). */
   sendDelta(frame: AgentFrame): boolean {
     if (this.closed) return false;

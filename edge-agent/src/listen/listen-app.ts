@@ -4,6 +4,7 @@ import { AGENT_SECRET_HEADER } from '../../../shared/agent-api/listen-schemas';
 import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
 import { registerContainerRoutes } from './container-routes';
 import { registerEventRoute } from './event-route';
+import { registerImageExportRoute } from './image-export-route';
 import type { ListenContext } from './listen-context';
 import { errorJson, listenErrorHandler } from './listen-errors';
 import { parseLogEntriesQuery } from './log-query';
@@ -67,6 +68,7 @@ export function createListenApp(context: ListenContext): ListenApp {
   registerContainerRoutes(app, context);
   registerWatcherRoutes(app, context);
   registerUpdateRoutes(app, context);
+  registerImageExportRoute(app, context);
   const events = registerEventRoute(app, context);
   app.get('/api/log/entries', (c) => {
     const query = parseLogEntriesQuery(c.req.query());

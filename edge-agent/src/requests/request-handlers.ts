@@ -11,6 +11,7 @@ import type { WatcherRuntime } from '../feed/watcher-runtime';
 import { shortText } from '../link/frame-checks';
 import type { Timers } from '../link/timers';
 import type { AgentUpdates } from '../updates/agent-updates';
+import { exportImage, pullImage } from './image-export';
 import { cutImageList } from './image-list';
 import { type EdgeErrorCode, EdgeRequestError } from './request-error';
 
@@ -25,6 +26,8 @@ export interface RequestContext {
   signal: AbortSignal;
   /** Sends log lines as one `stream` frame of this request, after waiting for room in the send queue. */
   stream(lines: DockerLogLine[]): Promise<void>;
+  /** Sends the next `chunk` frame of this export, after waiting for the hub's credit and room in the send queue. */
+  chunk(bytes: Uint8Array): Promise<void>;
   /** A fresh observation of the watcher sent as snapshot parts (echoing operationId); resolves when all are sent. */
   inventory(watcher: WatcherRuntime, operationId: string | undefined): Promise<{ syncId: string; containers: number }>;
 }
@@ -76,6 +79,10 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
       return void (await removeImage(watcher, request.imageId));
     case 'image.list':
       return listImages(watcher);
+    case 'image.export':
+      return void (await exportImage(watcher, request.imageId, context.signal, context.chunk));
+    case 'image.pull':
+      return pullImage(watcher, request.reference, request.auth);
     case 'container.update': {
       const { updates, signal } = context;
       if (!updates) throw new EdgeRequestError('unsupported', 'this agent does not run updates');

@@ -6,6 +6,7 @@ import type { WatcherRuntime } from '../feed/watcher-runtime';
 import type { EdgeSender } from '../link/send-queue';
 import type { Timers } from '../link/timers';
 import type { AgentUpdates } from '../updates/agent-updates';
+import { ExportCredit } from './export-credit';
 import { EdgeRequestError } from './request-error';
 import { replyError, runRequest, SESSION_ENDED } from './request-handlers';
 
@@ -17,9 +18,14 @@ export interface SessionRequestsOptions {
   logger: Logger;
   timers: Timers;
   maxRequests: number;
+  /** `image.export`s at once (each holds a Docker read and up to the hub's credit of chunks); `busy` beyond. */
+  maxExports?: number;
   /** Replies and streams go out only while this holds (the session is signed in and open). */
   isOpen(): boolean;
 }
+
+/** Exports at once per session (the hub reads two images at a time); a third is answered `busy`. */
+const DEFAULT_MAX_EXPORTS = 2;
 
 /**
  * The hub's requests within one session: each runs with its own abort signal (a `cancel` or the
@@ -27,6 +33,8 @@ export interface SessionRequestsOptions {
  */
 export class SessionRequests {
   private readonly running = new Map<string, AbortController>();
+  /** The credit of each running export, which `credit` frames add to. */
+  private readonly credits = new Map<string, ExportCredit>();
 
   constructor(private readonly options: SessionRequestsOptions) {}
 
@@ -35,7 +43,9 @@ export class SessionRequests {
       ? new EdgeRequestError('invalid', `request id ${id} is already running`)
       : this.running.size >= this.options.maxRequests
         ? new EdgeRequestError('busy', `${this.running.size} requests are running`)
-        : undefined;
+        : request.method === 'image.export' && this.credits.size >= (this.options.maxExports ?? DEFAULT_MAX_EXPORTS)
+          ? new EdgeRequestError('busy', `${this.credits.size} image exports are running`)
+          : undefined;
     if (refusal) {
       this.reply(id, undefined, refusal);
       return;
@@ -43,6 +53,9 @@ export class SessionRequests {
     const controller = new AbortController();
     this.running.set(id, controller);
     const { sender, logger, ring, timers, isOpen } = this.options;
+    const credit = request.method === 'image.export' ? new ExportCredit(request.credit) : undefined;
+    if (credit) this.credits.set(id, credit);
+    let seq = 0;
     runRequest(request, {
       watcher: (name) => this.options.watchers.find((w) => w.name === name),
       ring,
@@ -53,13 +66,29 @@ export class SessionRequests {
         await sender.whenWritable();
         if (!controller.signal.aborted) sender.send({ type: 'stream', id, lines });
       },
+      chunk: async (bytes) => {
+        if (!credit || !(await credit.take(controller.signal))) return;
+        await sender.whenWritable();
+        if (controller.signal.aborted) return;
+        const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+        sender.sendChunk(id, seq, data);
+        seq += 1;
+      },
       inventory: (watcher, operationId) => sendSnapshot(watcher, sender, isOpen, logger, operationId),
     })
       .then(
         (result) => this.reply(id, result),
         (error: unknown) => this.reply(id, undefined, error),
       )
-      .finally(() => this.running.delete(id));
+      .finally(() => {
+        this.running.delete(id);
+        this.credits.delete(id);
+      });
+  }
+
+  /** A `credit` frame: the export may send that many more chunks. Unknown ids (already answered) are ignored. */
+  credit(id: string, chunks: number): void {
+    this.credits.get(id)?.grant(chunks);
   }
 
   /** A `cancel`: the request stops and then replies. Unknown ids (already answered) are ignored. */

@@ -11,11 +11,13 @@ import {
   DockerNotFoundError,
   type DockerStats,
   type DockerSubscription,
+  type RegistryPullAuth,
 } from '../../../shared/docker/docker-host';
-import { StatsSchema } from '../../../shared/edge/docker-schemas';
+import { ImageDetailsSchema, StatsSchema } from '../../../shared/edge/docker-schemas';
 import { type EdgeRequest, type ImageListResult, ImageListResultSchema } from '../../../shared/edge/protocol';
 import { type UpdateOperation, UpdateOperationSchema } from '../../../shared/update-engine';
 import { AgentOperations } from './agent-operations';
+import { ChunkQueue } from './chunk-queue';
 import { EdgeRequestError, type EdgeRequestOptions } from './edge-requests';
 import { LineQueue } from './line-queue';
 
@@ -36,8 +38,10 @@ export interface EdgeDockerHostOptions {
   watcherName: string;
   /** Masked endpoint the agent reported (`unix:///var/run/docker.sock`). */
   endpoint: string;
-  /** Deadline of a command (start, stop, stats, …). */
+  /** Deadline of a command (start, stop, stats, …); an export's idle deadline. */
   requestTimeoutMs: number;
+  /** An export larger than this is stopped (EDGE_EXPORT_MAX_BYTES when absent). */
+  exportMaxBytes?: number;
   /** The hub's clock: the time its events carry. */
   now: () => number;
 }
@@ -46,6 +50,12 @@ type ContainerAction = 'container.start' | 'container.stop' | 'container.restart
 
 /** A followed log whose reader fell this far behind is cut off rather than buffered without end. */
 const MAX_BUFFERED_LOG_LINES = 50_000;
+/** Chunks of an export the hub lets the agent send ahead of its reader: at most 4 MiB buffered per export. */
+export const EXPORT_WINDOW_CHUNKS = 4;
+/** No image the hub reads is larger; a larger export is stopped rather than read on and on. */
+export const EDGE_EXPORT_MAX_BYTES = 8 * 1024 ** 3;
+/** A pull may take minutes (large layers, a slow registry); the scanner waits this long at most. */
+const PULL_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * One watcher of an edge agent seen as a Docker host (shared/docker/docker-host.ts), so the hub's
@@ -256,6 +266,61 @@ export class EdgeDockerHost implements DockerHost {
     return parsed.output;
   }
 
+  /**
+   * The image as the agent's Docker saves it (`image.export`): chunk frames under the hub's credit,
+   * granted as this iterable is read (ChunkQueue), so a slow reader slows the agent's Docker read
+   * down instead of filling memory. Leaving the loop early, or `signal`, cancels the agent's read.
+   * DockerNotFoundError when the image is gone; an agent that predates the request answers
+   * `unsupported` (EdgeRequestError).
+   */
+  async *exportImage(imageId: string, signal: AbortSignal): AsyncIterable<Uint8Array> {
+    const link = this.requireLink();
+    const queue = new ChunkQueue(EXPORT_WINDOW_CHUNKS);
+    const stop = new AbortController();
+    const abort = () => stop.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    link
+      .request(
+        { method: 'image.export', watcher: this.options.watcherName, imageId, credit: EXPORT_WINDOW_CHUNKS },
+        { timeoutMs: this.options.requestTimeoutMs, idle: true, signal: stop.signal, chunks: queue },
+      )
+      .then(
+        () => queue.end(),
+        (error: unknown) => queue.fail(this.translate(error, imageId, 'image')),
+      );
+    const maxBytes = this.options.exportMaxBytes ?? EDGE_EXPORT_MAX_BYTES;
+    let total = 0;
+    try {
+      for await (const chunk of queue) {
+        total += chunk.length;
+        if (total > maxBytes)
+          throw new Error(`agent ${this.options.agentName}: the export of ${imageId} exceeds ${maxBytes} bytes`);
+        yield chunk;
+      }
+    } finally {
+      signal.removeEventListener('abort', abort);
+      // The reader left early (done, failed, or gave up): the agent stops reading Docker.
+      stop.abort();
+    }
+  }
+
+  /**
+   * Pulls an image on the agent's host (`image.pull`) with the hub's credentials for it, as an
+   * update would; answers the pulled image. The scanner reads an update candidate this way.
+   */
+  async pullImage(reference: string, auth?: RegistryPullAuth): Promise<DockerImageDetails> {
+    const result = await this.call(
+      { method: 'image.pull', watcher: this.options.watcherName, reference, ...(auth && { auth }) },
+      { timeoutMs: PULL_TIMEOUT_MS },
+      reference,
+      'image',
+    );
+    const parsed = v.safeParse(ImageDetailsSchema, result);
+    if (!parsed.success) throw new Error(`agent ${this.options.agentName}: malformed pull reply`);
+    this.images.set(parsed.output.id, parsed.output);
+    return parsed.output;
+  }
+
   async stats(id: string): Promise<DockerStats> {
     const result = await this.call(
       { method: 'container.stats', watcher: this.options.watcherName, containerId: id },
@@ -314,18 +379,23 @@ export class EdgeDockerHost implements DockerHost {
     );
   }
 
-  private async call(request: EdgeRequest, options: EdgeRequestOptions, containerId: string): Promise<unknown> {
+  private async call(
+    request: EdgeRequest,
+    options: EdgeRequestOptions,
+    containerId: string,
+    what: 'container' | 'image' = 'container',
+  ): Promise<unknown> {
     const link = this.requireLink();
     try {
       return await link.request(request, options);
     } catch (error) {
-      throw this.translate(error, containerId);
+      throw this.translate(error, containerId, what);
     }
   }
 
-  private translate(error: unknown, containerId: string): Error {
+  private translate(error: unknown, id: string, what: 'container' | 'image' = 'container'): Error {
     if (error instanceof EdgeRequestError) {
-      if (error.code === 'not-found') return new DockerNotFoundError(`container ${containerId.slice(0, 80)}`);
+      if (error.code === 'not-found') return new DockerNotFoundError(`${what} ${id.slice(0, 80)}`);
       if (error.code === 'disconnected') return new AgentNotConnectedError(this.options.agentName);
     }
     return error instanceof Error ? error : new Error(String(error));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HubFrame } from '../../../shared/edge/protocol';
+import { ChunkQueue } from './chunk-queue';
 import { EdgeRequestError, PendingRequests } from './edge-requests';
 
 function pending() {
@@ -83,5 +84,70 @@ describe('PendingRequests', () => {
     }, 'agent test');
     await expect(requests.request({ method: 'log.entries' })).rejects.toMatchObject({ code: 'disconnected' });
     expect(requests.size).toBe(0);
+  });
+});
+
+describe('PendingRequests: image.export chunks', () => {
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+  const exportOf = (requests: PendingRequests, queue: ChunkQueue, credit = 2) =>
+    requests.request(
+      { method: 'image.export', watcher: 'local', imageId: 'sha256:1', credit },
+      { chunks: queue, timeoutMs: 1_000, idle: true },
+    );
+  const decoder = new TextDecoder();
+
+  it('hands chunks on in order and grants credit only as the reader takes them, never before a chunk arrived', async () => {
+    const { sent, requests } = pending();
+    const queue = new ChunkQueue(2);
+    const request = exportOf(requests, queue);
+    const id = lastRequestId(sent);
+    expect(sent.filter((f) => f.type === 'credit')).toEqual([]);
+    expect(requests.chunk({ type: 'chunk', id, seq: 0, data: base64('ab') })).toBeUndefined();
+    expect(requests.chunk({ type: 'chunk', id, seq: 1, data: base64('cd') })).toBeUndefined();
+    // The window is spent: a third chunk before a grant breaks the protocol.
+    const read: string[] = [];
+    const reader = queue[Symbol.asyncIterator]();
+    read.push(decoder.decode((await reader.next()).value));
+    expect(sent.filter((f) => f.type === 'credit')).toEqual([{ type: 'credit', id, chunks: 1 }]);
+    expect(requests.chunk({ type: 'chunk', id, seq: 2, data: base64('ef') })).toBeUndefined();
+    requests.settle({ type: 'reply', id, ok: true });
+    await expect(request).resolves.toBeUndefined();
+    queue.end();
+    for (let next = await reader.next(); !next.done; next = await reader.next()) read.push(decoder.decode(next.value));
+    expect(read.join('')).toBe('abcdef');
+  });
+
+  it('closes with 4004 for a chunk out of order, beyond the credit, too large or for a request that is no export', () => {
+    const { sent, requests } = pending();
+    const outOfOrder = new ChunkQueue(2);
+    void exportOf(requests, outOfOrder).catch(() => undefined);
+    const first = lastRequestId(sent);
+    expect(requests.chunk({ type: 'chunk', id: first, seq: 1, data: base64('x') })).toMatchObject({ code: 4004 });
+
+    void exportOf(requests, new ChunkQueue(1), 1).catch(() => undefined);
+    const second = lastRequestId(sent);
+    expect(requests.chunk({ type: 'chunk', id: second, seq: 0, data: base64('x') })).toBeUndefined();
+    expect(requests.chunk({ type: 'chunk', id: second, seq: 1, data: base64('y') })).toMatchObject({ code: 4004 });
+
+    void exportOf(requests, new ChunkQueue(2)).catch(() => undefined);
+    const third = lastRequestId(sent);
+    const oversized = Buffer.alloc(1024 * 1024 + 2).toString('base64');
+    expect(requests.chunk({ type: 'chunk', id: third, seq: 0, data: oversized })).toMatchObject({ code: 4004 });
+
+    void exportOf(requests, new ChunkQueue(2)).catch(() => undefined);
+    const fourth = lastRequestId(sent);
+    for (const data of ['ab c', 'a-_b', 'YQ==YQ==', '=YQ=', 'Y==='])
+      expect(requests.chunk({ type: 'chunk', id: fourth, seq: 0, data }), data).toMatchObject({ code: 4004 });
+
+    void requests.request({ method: 'log.entries' }).catch(() => undefined);
+    expect(requests.chunk({ type: 'chunk', id: lastRequestId(sent), seq: 0, data: base64('x') })).toMatchObject({
+      code: 4004,
+    });
+    requests.failAll('done');
+  });
+
+  it('drops a chunk nobody waits for (already on the way when the hub cancelled)', () => {
+    const { requests } = pending();
+    expect(requests.chunk({ type: 'chunk', id: 'gone', seq: 7, data: base64('x') })).toBeUndefined();
   });
 });

@@ -51,7 +51,7 @@ export interface SessionOwner {
 }
 
 /** The agent's answers to the hub's commands. */
-export type RelayedFrame = Extract<AgentFrame, { type: 'reply' | 'stream' }>;
+export type RelayedFrame = Extract<AgentFrame, { type: 'reply' | 'stream' | 'chunk' }>;
 
 export interface EdgeSessionOptions {
   ws: WSContext;
@@ -281,10 +281,19 @@ export class EdgeSession {
         return;
       case 'reply':
       case 'stream':
-        if (this.options.owner.relay) this.options.owner.relay(this, frame);
-        else if (frame.type === 'reply') this.requests.settle(frame);
-        else this.requests.stream(frame);
+      case 'chunk': {
+        if (this.options.owner.relay) {
+          this.options.owner.relay(this, frame);
+          return;
+        }
+        if (frame.type === 'reply') this.requests.settle(frame);
+        else if (frame.type === 'stream') this.requests.stream(frame);
+        else {
+          const verdict = this.requests.chunk(frame);
+          if (verdict) this.close(verdict.code, verdict.reason);
+        }
         return;
+      }
       default: {
         const verdict = this.options.owner.frame(this, frame);
         if (verdict) this.close(verdict.code, verdict.reason);

@@ -138,4 +138,9 @@ describe('ListenLink: updates and images', () => {
     );
     expect(seen).toEqual([]);
   });
+
+  it('refuses image.pull as unsupported without a call: a listen agent has no pull route', async () => {
+    expect((await failure({ method: 'image.pull', watcher: 'local', reference: 'app:2' })).code).toBe('unsupported');
+    expect(seen).toEqual([]);
+  });
 });

@@ -10,7 +10,12 @@ import type { EdgeRequest } from '../../../shared/edge/protocol';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import { LogEntrySchema } from '../../../shared/schemas/log-entry';
 import type { EdgeLink } from '../agents/edge-docker-host';
-import { EdgeRequestError, type EdgeRequestFailure, type EdgeRequestOptions } from '../agents/edge-requests';
+import {
+  type ChunkSink,
+  EdgeRequestError,
+  type EdgeRequestFailure,
+  type EdgeRequestOptions,
+} from '../agents/edge-requests';
 import { readLogLines } from './listen-log-lines';
 import type { ListenReplica } from './listen-replica';
 
@@ -106,6 +111,17 @@ export class ListenLink implements EdgeLink {
         );
       case 'container.update':
         return this.update(request, options);
+      case 'image.pull':
+        throw new EdgeRequestError(
+          'unsupported',
+          `agent ${this.options.agentName}: a listen-mode agent does not pull images (its interface has no pull route)`,
+        );
+      case 'image.export': {
+        const path = `/api/images/${encodeURIComponent(request.imageId)}/export?${watcher}`;
+        return this.call('GET', path, options, undefined, (response, rearm) =>
+          readExport(response, options.chunks, rearm),
+        );
+      }
       case 'image.list':
         return this.call('GET', `/api/images?${watcher}`, options, undefined, (response) => response.json());
       case 'image.remove': {
@@ -287,4 +303,26 @@ export function causeOf(error: unknown): string {
   // Web fetch says "fetch failed"; the cause names the problem (ECONNREFUSED, a TLS error).
   const cause = (error as Error & { cause?: unknown }).cause;
   return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
+}
+
+/**
+ * The raw tar of `GET /api/images/{id}/export`, handed on as the body delivers it; each piece waits
+ * for room at the reader (the HTTP connection's own flow control then slows the agent down), and
+ * restarts the idle deadline.
+ */
+async function readExport(response: Response, sink: ChunkSink | undefined, rearm: () => void): Promise<undefined> {
+  if (!response.body || !sink) return undefined;
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rearm();
+      await sink.push(value);
+      rearm();
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return undefined;
 }

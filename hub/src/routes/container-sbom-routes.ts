@@ -1,5 +1,7 @@
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
+import { AgentNotConnectedError } from '../agents/edge-docker-host';
+import { EdgeRequestError } from '../agents/edge-requests';
 import { HttpError } from '../http/http-error';
 import { qEnum } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
@@ -34,7 +36,7 @@ export function registerContainerSbomRoutes(api: RouteGroup, deps: ContainerSbom
         400: 'Unknown format',
         404: 'Unknown container, or its image is gone from Docker',
         500: 'The image could not be read (a corrupted layer, an unsupported layer compression)',
-        503: 'Its host cannot export images (an edge agent without SBOM support), or its watcher or agent is not available',
+        503: 'Its host cannot export images (an agent that predates image.export), or its watcher or agent is not available or busy',
       },
     },
     async (c, { query }) => {
@@ -48,7 +50,11 @@ export function registerContainerSbomRoutes(api: RouteGroup, deps: ContainerSbom
           imageRef: `${container.image.name}:${container.image.tag.value}`,
         });
       } catch (error) {
-        if (error instanceof SbomUnavailableError) {
+        // An agent that predates image.export answers `unsupported`: its host cannot export, as above.
+        if (
+          error instanceof SbomUnavailableError ||
+          (error instanceof EdgeRequestError && error.code === 'unsupported')
+        ) {
           throw new HttpError(503, `No SBOM for ${container.name}: ${error.message}`, {
             reason: 'sbom-unsupported',
             ...(container.agent !== undefined ? { agent: container.agent } : {}),
@@ -56,6 +62,11 @@ export function registerContainerSbomRoutes(api: RouteGroup, deps: ContainerSbom
         }
         if (error instanceof DockerNotFoundError) {
           throw new HttpError(404, `The image of ${container.name} no longer exists in Docker`);
+        }
+        if (error instanceof AgentNotConnectedError || (error instanceof EdgeRequestError && error.code === 'busy')) {
+          throw new HttpError(503, `No SBOM for ${container.name} now: ${error.message}`, {
+            ...(container.agent !== undefined ? { agent: container.agent } : {}),
+          });
         }
         logger.warn('sbom failed', {
           container: container.name,

@@ -1,4 +1,4 @@
-import { canUpdateContainers, type RegistryPullAuth } from '../../../shared/docker/docker-host';
+import { canPullImages, type RegistryPullAuth } from '../../../shared/docker/docker-host';
 import type { Container } from '../../../shared/schemas/container';
 import { type ContainerHosts, watcherOf } from '../routes/container-target';
 import { currentReference } from '../updates/update-target';
@@ -16,8 +16,9 @@ export interface ContainerSbomSourceDeps {
 /**
  * What the scanner reads (docs/security-scanning.md): the running image from the container's own
  * Docker host, and the update candidate pulled on that host first, as the update itself would pull
- * it (the generator reads images through the host, never from the registry directly). A host that
- * cannot pull (an edge agent, for now) has no candidate to read: SbomUnavailableError.
+ * it (the generator reads images through the host, never from the registry directly). An edge
+ * agent's host pulls and exports through the edge protocol (`image.pull`, `image.export`); a host
+ * that cannot pull has no candidate to read: SbomUnavailableError.
  */
 export function containerSbomSource(deps: ContainerSbomSourceDeps): SbomSource {
   return {
@@ -26,7 +27,7 @@ export function containerSbomSource(deps: ContainerSbomSourceDeps): SbomSource {
       if (target === 'current')
         return deps.sbom.sbomOf({ host, imageId: container.image.id, imageRef: currentReference(container) });
       const reference = scanTarget(container).image;
-      if (!canUpdateContainers(host))
+      if (!canPullImages(host))
         throw new SbomUnavailableError(`the host of ${container.name} cannot pull ${reference} to read it`);
       const image = await host.pullImage(reference, await deps.pullAuth(reference));
       return deps.sbom.sbomOf({ host, imageId: image.id, imageRef: reference });

@@ -1,6 +1,7 @@
 /**
  * GET /api/v1/containers/{id}/sbom where no Docker is reachable, and for an edge agent's container
- * (the agent is a scripted edge/1.0 peer: agents cannot export images yet, docs/security.md).
+ * whose agent predates `image.export` (a scripted edge/1.0 peer answering `unsupported`, as such an
+ * agent answers any unknown method; docs/security.md). Agents that export: test/integration/agent-security-scan.test.ts.
  * The documents themselves, on a real dockerd: test/integration/container-sbom.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ describe('container SBOM route for an edge agent’s container', () => {
     await client?.close();
   });
 
-  it('answers a clear 503 naming the agent: agents cannot export images', async () => {
+  it('answers a clear 503 naming the agent when the agent predates image.export', async () => {
     const container = await waitFor(
       async () => {
         const list = (await (await client.request('/api/v1/containers')).json()) as { data: Container[] };
@@ -76,12 +77,19 @@ describe('container SBOM route for an edge agent’s container', () => {
       5_000,
       'the agent’s container listed',
     );
-    const body = await expectJsonError(await client.request(`/api/v1/containers/${container.id}/sbom`), 503);
-    expect(body.error).toMatch(/cannot export images/);
+    const answered = client.request(`/api/v1/containers/${container.id}/sbom`);
+    const request = await (peer as EdgePeer).next('request');
+    expect(request.request).toMatchObject({ method: 'image.export', imageId: `sha256:${'1'.repeat(64)}` });
+    peer?.send({
+      type: 'reply',
+      id: request.id,
+      ok: false,
+      error: { code: 'unsupported', message: 'method image.export is not supported by this agent' },
+    });
+    const body = await expectJsonError(await answered, 503);
+    expect(body.error).toMatch(/image\.export is not supported/);
     expect(body.details).toEqual({ reason: 'sbom-unsupported', agent: 'far-agent' });
-    // No request went to the agent: the hub knows its host cannot answer one.
-    expect(peer?.received.some((frame) => frame.type === 'request' && frame.request.method.includes('export'))).toBe(
-      false,
-    );
+    // An older agent never gets a credit frame: the hub grants more only once a chunk arrived.
+    expect(peer?.received.some((frame) => frame.type === 'credit')).toBe(false);
   });
 });

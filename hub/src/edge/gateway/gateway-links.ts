@@ -237,7 +237,8 @@ export class GatewayLinks {
     if (frame.type === 'reply') link.requests.settle(frame);
     else if (frame.type === 'stream') link.requests.stream(frame);
     else {
-      const verdict = this.deps.inventory.inventoryFrame(link, frame);
+      const verdict =
+        frame.type === 'chunk' ? link.requests.chunk(frame) : this.deps.inventory.inventoryFrame(link, frame);
       if (verdict) {
         refuse(item.session, verdict.code, verdict.reason);
         this.detach(link, verdict.code, writes);

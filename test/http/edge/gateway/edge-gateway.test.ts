@@ -1,5 +1,6 @@
 import { createStorage } from 'unstorage';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ChunkQueue } from '../../../../hub/src/agents/chunk-queue';
 import { EDGE_CLOSE } from '../../../../shared/edge/protocol';
 import {
   closeGatewayBeds,
@@ -68,6 +69,48 @@ describe('edge gateways, in memory', () => {
     if (request.type !== 'request') throw new Error('unreachable');
     sendFrame(bed, socket, { type: 'reply', id: request.id, ok: true, result: { images: [] } });
     await expect(answer).resolves.toEqual({ images: [] });
+  });
+
+  it('relays an image export: chunks up to the hub, its credit down to the agent; a chunk out of order closes with 4004', async () => {
+    const bed = await gatewayBed(createStorage());
+    const { socket } = await syncedAgent(bed);
+    const queue = new ChunkQueue(2);
+    const exported = bed.hub.hub.parts.agents.request(
+      'nas',
+      { method: 'image.export', watcher: 'local', imageId: 'sha256:1', credit: 2 },
+      { chunks: queue },
+    );
+    const request = await waitFor(() => socket.frames.find((frame) => frame.type === 'request'));
+    if (request.type !== 'request') throw new Error('unreachable');
+    const data = (text: string) => Buffer.from(text).toString('base64');
+    sendFrame(bed, socket, { type: 'chunk', id: request.id, seq: 0, data: data('tar ') });
+    sendFrame(bed, socket, { type: 'chunk', id: request.id, seq: 1, data: data('bytes') });
+    const reader = queue[Symbol.asyncIterator]();
+    const first = await reader.next();
+    expect(Buffer.from(first.value as Uint8Array).toString()).toBe('tar ');
+    // The hub's grant for the chunk its reader took reaches the agent through the gateway.
+    await waitFor(() => socket.frames.find((frame) => frame.type === 'credit'));
+    expect(socket.frames.filter((frame) => frame.type === 'credit')).toEqual([
+      { type: 'credit', id: request.id, chunks: 1 },
+    ]);
+    sendFrame(bed, socket, { type: 'reply', id: request.id, ok: true });
+    await expect(exported).resolves.toBeUndefined();
+
+    const broken = bed.hub.hub.parts.agents
+      .request(
+        'nas',
+        { method: 'image.export', watcher: 'local', imageId: 'sha256:1', credit: 2 },
+        {
+          chunks: new ChunkQueue(2),
+        },
+      )
+      .catch((error: unknown) => error);
+    const second = await waitFor(() => socket.frames.filter((frame) => frame.type === 'request')[1]);
+    if (second.type !== 'request') throw new Error('unreachable');
+    sendFrame(bed, socket, { type: 'chunk', id: second.id, seq: 5, data: data('x') });
+    await waitFor(() => socket.closedWith);
+    expect(socket.closedWith).toBe(EDGE_CLOSE.invalidFrame);
+    await expect(broken).resolves.toMatchObject({ code: 'disconnected' });
   });
 
   it('answers an unknown key and a bad signature alike (4001), and a name bound to another key with 4003', async () => {
