@@ -1,8 +1,8 @@
 import { hashes, verify } from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { Cron } from 'croner';
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
 import { type Ed25519Verify, fromBase64Url, generateEdgeKeyPair, signInMessage } from '../../../shared/edge/sign-in';
+import { CronCache } from '../schedule/cron-cache';
 import type { EdgeKeyStore } from './edge-key-store';
 
 /**
@@ -18,13 +18,13 @@ import type { HelloFrame, SignInVerdict } from './edge-session';
 const refuse = (code: number, message: string): SignInVerdict => ({ ok: false, code, message });
 
 /** What the hub accepts of a hello's watchers: unique names and cron expressions it can schedule. */
-export function checkAnnouncedWatchers(hello: HelloFrame): string | undefined {
+export function checkAnnouncedWatchers(hello: HelloFrame, crons = new CronCache()): string | undefined {
   const names = new Set<string>();
   for (const watcher of hello.watchers) {
     if (names.has(watcher.name)) return `watcher ${watcher.name} is announced twice`;
     names.add(watcher.name);
     try {
-      new Cron(watcher.cron, { paused: true }).stop();
+      crons.of(watcher.cron);
     } catch {
       return `watcher ${watcher.name} has an invalid cron expression`;
     }
@@ -70,13 +70,14 @@ function verifyHello(
 export function createSignInCheck(keys: SignInKeys, verifyEd25519: Ed25519Verify = nobleEd25519Verify) {
   // A real key pair, so the stand-in verification of an unknown key does the full work.
   let decoy: Promise<Uint8Array> | undefined;
+  const crons = new CronCache();
   const decoyKey = () => {
     decoy ??= generateEdgeKeyPair().then((pair) => pair.publicKey);
     return decoy;
   };
 
   return async function checkSignIn(hello: HelloFrame, challenge: string, protocol: string): Promise<SignInVerdict> {
-    const problem = checkAnnouncedWatchers(hello);
+    const problem = checkAnnouncedWatchers(hello, crons);
     if (problem) return refuse(EDGE_CLOSE.invalidFrame, problem);
     const known = keys.publicKeyBytes(hello.keyId);
     const publicKey = known ?? (await decoyKey());

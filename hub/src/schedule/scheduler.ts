@@ -2,6 +2,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { RuntimeWakeUp } from '../hub-deps';
 import type { ScheduledRun, ScheduleStore } from '../store/schedule-store';
 import { createSerialQueue } from '../store/validated-storage';
+import { CronCache } from './cron-cache';
 import { type NextRun, nextRunOf, type Recurrence, recurrenceKey } from './recurrence';
 import { type HeapRun, RunHeap } from './run-heap';
 
@@ -83,6 +84,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const wake = deps.wakeUp(() => scheduler.runDue());
   /** Every next run set, earliest first; outdated ones are dropped when they come to the top. */
   const heap = new RunHeap();
+  const crons = new CronCache();
 
   /** A heap entry still names its job's next run, and the job is defined. */
   const isCurrent = (run: HeapRun) => entries.has(run.name) && runs.get(run.name)?.nextRunAt === run.at;
@@ -178,7 +180,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         name,
         run,
         key: recurrence && recurrenceKey(recurrence),
-        next: recurrence && nextRunOf(recurrence, deps.random),
+        next: recurrence && nextRunOf(recurrence, deps.random, crons),
         running: false,
       };
       entries.set(name, entry);
