@@ -106,6 +106,34 @@ export async function fleetKeys(count: number): Promise<(FleetAgent & { publicKe
   return agents;
 }
 
+/**
+ * The hub process a fleet signs in to: the fleet's keys registered from an authorized-keys file in
+ * `dir`, the store in `dir`, no local watcher.
+ */
+export async function startFleetHub(
+  dir: string,
+  fleet: readonly (FleetAgent & { publicKey: string })[],
+  store: string,
+  extraEnv: Record<string, string> = {},
+): Promise<HubProcess> {
+  const authorizedKeys = join(dir, 'authorized_keys');
+  await writeFile(authorizedKeys, fleet.map((agent) => `${agent.publicKey} ${agent.name}`).join('\n'));
+  return startHubProcess({
+    env: {
+      DD_STORE_DRIVER: store,
+      DD_STORE_PATH: join(dir, 'data'),
+      DD_LOCAL_WATCHER: 'false',
+      DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
+      // 1,000 agents from one address are 1,000 upgrades, all signing in at once: the per-address
+      // limits are raised out of reach (the total too, for a fleet larger than its 1,024).
+      DD_SERVER_RATELIMIT_WEBSOCKET: '1000000',
+      DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000000',
+      DD_EDGE_SIGNIN_MAX: '1000000',
+      ...extraEnv,
+    },
+  });
+}
+
 /** A fresh hub and a fresh fleet; heartbeats are measured on the fs run only (the store plays no part in them). */
 async function runFleet(
   ctx: BenchContext,
@@ -117,21 +145,7 @@ async function runFleet(
   let hub: HubProcess | undefined;
   let generator: Generator | undefined;
   try {
-    const authorizedKeys = join(dir, 'authorized_keys');
-    await writeFile(authorizedKeys, fleet.map((agent) => `${agent.publicKey} ${agent.name}`).join('\n'));
-    hub = await startHubProcess({
-      env: {
-        DD_STORE_DRIVER: store,
-        DD_STORE_PATH: join(dir, 'data'),
-        DD_LOCAL_WATCHER: 'false',
-        DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
-        // 1,000 agents from one address are 1,000 upgrades, all signing in at once: the per-address
-        // limits are raised out of reach (the total too, for a fleet larger than its 1,024).
-        DD_SERVER_RATELIMIT_WEBSOCKET: '1000000',
-        DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000000',
-        DD_EDGE_SIGNIN_MAX: '1000000',
-      },
-    });
+    hub = await startFleetHub(dir, fleet, store);
     ctx.log(
       `${store} store: hub ${hub.url} (pid ${hub.pid}), ${shape.agents} keys registered from DD_EDGE_AUTHORIZED_KEYS`,
     );

@@ -1,4 +1,4 @@
-import { createStorage, defineDriver } from 'unstorage';
+import { createStorage, defineDriver, type Storage } from 'unstorage';
 import memoryDriver from 'unstorage/drivers/memory';
 import { describe, expect, it } from 'vitest';
 import { composeHub } from '../../../hub/src/compose-hub';
@@ -6,6 +6,19 @@ import { loadHubConfig } from '../../../hub/src/config/hub-config';
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { expectJsonError } from '../../support/hub-harness';
+
+/** A hub in memory over the given storage, not started. */
+function hubOver(storage: Storage) {
+  const logRing = createLogRing();
+  return composeHub({
+    config: loadHubConfig({ DD_STORE_DRIVER: 'memory' }, () => ''),
+    storage,
+    logger: createLogger({ level: 'info', ring: logRing, sink: silentSink }),
+    logRing,
+    version: '0.0.0-test',
+    runtime: 'test',
+  });
+}
 
 describe('start-up readiness', () => {
   it('answers 503 until stored state is loaded, then 200', async () => {
@@ -23,16 +36,7 @@ describe('start-up readiness', () => {
       },
       getKeys: async () => [],
     }))(undefined);
-    const config = loadHubConfig({ DD_STORE_DRIVER: 'memory' }, () => '');
-    const logRing = createLogRing();
-    const hub = composeHub({
-      config,
-      storage: createStorage({ driver: slowDriver }),
-      logger: createLogger({ level: 'info', ring: logRing, sink: silentSink }),
-      logRing,
-      version: '0.0.0-test',
-      runtime: 'test',
-    });
+    const hub = hubOver(createStorage({ driver: slowDriver }));
     const started = hub.start();
     const loading = await expectJsonError(await hub.app.request('/health'), 503);
     expect(loading.details?.gates).toEqual({ store: 'pending' });
@@ -63,16 +67,7 @@ describe('start-up readiness', () => {
         return memory.getKeys(base, options);
       },
     }))(undefined);
-    const config = loadHubConfig({ DD_STORE_DRIVER: 'memory' }, () => '');
-    const logRing = createLogRing();
-    const hub = composeHub({
-      config,
-      storage: createStorage({ driver: slowReads }),
-      logger: createLogger({ level: 'info', ring: logRing, sink: silentSink }),
-      logRing,
-      version: '0.0.0-test',
-      runtime: 'test',
-    });
+    const hub = hubOver(createStorage({ driver: slowReads }));
     const started = hub.start();
     const createKey = () =>
       hub.app.request('/api/v1/api-keys', {

@@ -1,0 +1,66 @@
+/**
+ * The edge benchmark's fleet against one hub process, reporting every 5 s until synced or given up:
+ * containers listed, the list's latency (a rough event-loop probe), hub RSS, sessions the load
+ * generator saw end. For large fleets, where the benchmark's 250 ms `GET /api/v1/agents` poll would
+ * itself load the hub, and for profiling (`HUB_NODE_OPTIONS`, e.g. `--require` of a profiler).
+ *
+ *   BENCH_EDGE_AGENTS=10000 BENCH_EDGE_STORE=fs npx tsx bench/support/edge-fleet-progress.ts
+ *
+ * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_STORE (fs | memory), BENCH_EDGE_CONNECT_CONCURRENCY
+ * (all at once), BENCH_EDGE_LIMIT_SECONDS (300), HUB_NODE_OPTIONS.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fleetKeys, startFleetHub, startGenerator, waitForEvent } from '../edge-agents';
+
+const env = process.env;
+const agents = Number(env.BENCH_EDGE_AGENTS ?? 10_000);
+const store = env.BENCH_EDGE_STORE ?? 'fs';
+const started = Date.now();
+const log = (message: string) => console.log(`${((Date.now() - started) / 1000).toFixed(1)} s ${message}`);
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+const fleet = await fleetKeys(agents);
+const dir = await mkdtemp(join(tmpdir(), 'dockwatch-edge-progress-'));
+const hub = await startFleetHub(dir, fleet, store, env.HUB_NODE_OPTIONS ? { NODE_OPTIONS: env.HUB_NODE_OPTIONS } : {});
+log(`${store} hub ${hub.url} (pid ${hub.pid}), ${mib(hub.sample().rssBytes)}; ${agents} keys registered`);
+const planFile = join(dir, 'plan.json');
+await writeFile(
+  planFile,
+  JSON.stringify({
+    hubUrl: hub.url,
+    agents: fleet.map(({ name, keyId, secretKey }) => ({ name, keyId, secretKey })),
+    containersPerAgent: 20,
+    connectConcurrency: Number(env.BENCH_EDGE_CONNECT_CONCURRENCY ?? agents),
+  }),
+);
+const generator = startGenerator(process.cwd(), planFile);
+const generatorStarted = await waitForEvent(generator.events, 'started', 30_000);
+const deadline = Date.now() + Number(env.BENCH_EDGE_LIMIT_SECONDS ?? 300) * 1000;
+let peakRss = 0;
+try {
+  for (;;) {
+    const asked = Date.now();
+    const { total } = (await (await fetch(`${hub.url}/api/v1/containers?limit=1`)).json()) as { total: number };
+    const rss = hub.sample().rssBytes;
+    peakRss = Math.max(peakRss, rss);
+    const ended = generator.events.filter((event) => event.event === 'closed').length;
+    log(`${total} containers (list ${Date.now() - asked} ms), hub ${mib(rss)}, ${ended} sessions ended`);
+    if (total === agents * 20) {
+      log(
+        `synced ${((Date.now() - generatorStarted.t) / 1000).toFixed(1)} s after the generator started; peak ${mib(peakRss)}`,
+      );
+      break;
+    }
+    if (Date.now() > deadline) {
+      log(`gave up; peak ${mib(peakRss)}`);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+  }
+} finally {
+  generator.child.kill('SIGTERM');
+  await hub.stop();
+  await rm(dir, { recursive: true, force: true });
+}
