@@ -19,19 +19,31 @@ interface ConfirmDialogProps {
 export function ConfirmDialog({ title, children, action, busy = false, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
+  // Taken at the first render, before the dialog can hold focus: the button that asked for it.
+  const opener = useRef(document.activeElement);
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
+    if (!element.open) element.showModal();
+    cancel.current?.focus();
     // The browser gives focus back on close() only while the dialog is in the document; Preact may
     // remove it first, so focus returns by hand: to the button that opened it, or to the view when
     // that button is gone (a pruned list has no Prune button left).
-    const opener = document.activeElement;
-    if (!element.open) element.showModal();
-    cancel.current?.focus();
+    const restore = () => {
+      const back =
+        opener.current instanceof HTMLElement && opener.current.isConnected
+          ? opener.current
+          : document.getElementById('main');
+      back?.focus({ preventScroll: true });
+    };
     return () => {
       element.close();
-      const back = opener instanceof HTMLElement && opener.isConnected ? opener : document.getElementById('main');
-      back?.focus({ preventScroll: true });
+      restore();
+      // Focus still inside the dialog when its node leaves the document falls to the body: once more
+      // after that (seen under load in the images journey).
+      requestAnimationFrame(() => {
+        if (document.activeElement === null || document.activeElement === document.body) restore();
+      });
     };
   }, []);
   return (
