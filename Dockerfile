@@ -36,7 +36,10 @@ STOPSIGNAL SIGTERM
 FROM runtime AS agent
 LABEL org.opencontainers.image.title="dockwatch edge agent"
 COPY dist/agent.mjs dist/agent.mjs.map /app/
-# The key (keygen writes it here), its update journal and its link status file.
+# The key (keygen writes it here), its update journal and its link status file. In listen mode there
+# is no key: the journal of the updates it runs for the hub is named here, so a restarted agent
+# settles one it cut short (docs/listen-mode.md).
+ENV DD_AGENT_UPDATE_JOURNAL=/app/key/listen-updates.json
 VOLUME ["/app/key"]
 ENTRYPOINT ["node", "/app/agent.mjs"]
 CMD ["--help"]
