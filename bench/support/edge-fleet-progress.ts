@@ -60,6 +60,23 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 5_000));
   }
 } finally {
+  // Why sessions ended, by close code and reason, and when: the burst's losses are this benchmark's open question.
+  const ends = new Map<string, { count: number; first: number; last: number }>();
+  for (const event of generator.events) {
+    if (event.event !== 'closed') continue;
+    const fields = event as unknown as { code: number; reason: string; t: number };
+    const key = `${fields.code} ${fields.reason || '(no reason)'}`;
+    const seen = ends.get(key) ?? { count: 0, first: fields.t, last: fields.t };
+    ends.set(key, {
+      count: seen.count + 1,
+      first: Math.min(seen.first, fields.t),
+      last: Math.max(seen.last, fields.t),
+    });
+  }
+  for (const [key, { count, first, last }] of ends)
+    log(
+      `ended ${count}× ${key}, ${((first - generatorStarted.t) / 1000).toFixed(1)}–${((last - generatorStarted.t) / 1000).toFixed(1)} s`,
+    );
   generator.child.kill('SIGTERM');
   await hub.stop();
   await rm(dir, { recursive: true, force: true });

@@ -36,7 +36,7 @@ export interface AgentDirectoryDeps {
   logger: Logger;
   now: () => number;
   containers: ContainerStore;
-  audit: Pick<AuditStore, 'append'>;
+  audit: Pick<AuditStore, 'append' | 'appendMany'>;
   publish: Publish;
   /** agent-disconnect and agent-reconnect, for the notification rules. */
   agentEvents: Pick<AgentEvents, 'emit'>;

@@ -12,8 +12,8 @@ import { EdgeDockerHost, type EdgeLink } from './edge-docker-host';
 
 export interface AgentRuntimeDeps {
   newWatcher: WatcherFactory;
-  containers: Pick<ContainerStore, 'ofSource' | 'remove'>;
-  audit: Pick<AuditStore, 'append'>;
+  containers: Pick<ContainerStore, 'ofSource' | 'removeMany'>;
+  audit: Pick<AuditStore, 'appendMany'>;
   publish: Publish;
   logger: Logger;
   now: () => number;
@@ -208,16 +208,17 @@ export class AgentRuntime {
   private async dropRecords(watcherName: string): Promise<void> {
     const { containers, audit, publish } = this.deps;
     const records = containers.ofSource(this.name, watcherName);
-    for (const record of records) {
-      await containers.remove(record.id);
-      await audit.append({
-        action: 'container-removed',
+    if (records.length === 0) return;
+    await containers.removeMany(records.map((record) => record.id));
+    await audit.appendMany(
+      records.map((record) => ({
+        action: 'container-removed' as const,
         containerName: record.name,
         containerImage: imageOf(record),
         details: `agent ${this.name} no longer has watcher ${watcherName}`,
-      });
-      publish('dd:container-removed', toPublicContainer(record));
-    }
-    if (records.length > 0) this.deps.onRecordsChanged();
+      })),
+    );
+    for (const record of records) publish('dd:container-removed', toPublicContainer(record));
+    this.deps.onRecordsChanged();
   }
 }

@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage';
+import * as v from 'valibot';
 import type { Logger } from '../../../shared/logging/logger';
 import {
   type AuditAction,
@@ -7,10 +8,21 @@ import {
   type AuditRecord,
 } from '../../../shared/schemas/audit-entry';
 import { type StagedWrite, writeTogether } from './staged-writes';
-import { readValidated } from './validated-storage';
+import { readAllValidated } from './validated-storage';
 
+/** One entry a key: what append() writes, and every entry written before batches existed. */
 const PREFIX = 'audit';
+/**
+ * Entries appended together (an observation's `container-added` entries), up to BATCH_SIZE a key:
+ * a 10,000-agent fleet's first sync wrote, then pruned, 200,000 entry files on fs (issue 18).
+ */
+const BATCH_PREFIX = 'audit-batches';
+// Far under a Durable Object value's 2 MB, however long the entries' details.
+const BATCH_SIZE = 64;
 const DAY_MS = 86_400_000;
+
+// Each entry is checked on its own at load: one bad entry does not cost its batch.
+const AuditBatchSchema = v.object({ entries: v.array(v.unknown()) });
 
 export interface AuditQuery {
   offset: number;
@@ -44,9 +56,10 @@ export interface AuditRetention {
 }
 
 /**
- * The audit trail: one stored record per entry, mirrored in memory (oldest first) so queries
- * cost no I/O. Retention is bounded twice: entries older than `retentionDays` and entries
- * beyond the newest `maxEntries` are deleted.
+ * The audit trail, mirrored in memory (oldest first) so queries cost no I/O: an entry appended
+ * alone is a record of its own, entries appended together share records of up to BATCH_SIZE.
+ * Retention is bounded twice: entries older than `retentionDays` and entries beyond the newest
+ * `maxEntries` are dropped; a shared record is deleted once all its entries are.
  */
 export function createAuditStore(
   storage: Storage,
@@ -55,11 +68,39 @@ export function createAuditStore(
   logger: Logger,
 ): AuditStore {
   const entries: AuditEntry[] = [];
+  /** The batch record holding an entry, for entries stored in one; with how many of its entries are kept. */
+  const batchOf = new Map<string, string>();
+  const keptInBatch = new Map<string, number>();
   let sequence = 0;
 
   // Ids sort in time order: zero-padded milliseconds, then a per-process sequence.
   const nextId = (ms: number) =>
     `${ms.toString(36).padStart(9, '0')}-${(sequence++ % 1_679_616).toString(36).padStart(4, '0')}${crypto.randomUUID().slice(0, 4)}`;
+
+  const keepInBatch = (key: string, batch: readonly AuditEntry[]) => {
+    for (const entry of batch) batchOf.set(entry.id, key);
+    keptInBatch.set(key, batch.length);
+  };
+
+  /** The keys to delete once `dropped` are gone from memory. */
+  const keysFreedBy = (dropped: readonly AuditEntry[]): string[] => {
+    const keys: string[] = [];
+    for (const entry of dropped) {
+      const batch = batchOf.get(entry.id);
+      if (batch === undefined) {
+        keys.push(`${PREFIX}:${entry.id}`);
+        continue;
+      }
+      batchOf.delete(entry.id);
+      const left = (keptInBatch.get(batch) ?? 1) - 1;
+      if (left > 0) keptInBatch.set(batch, left);
+      else {
+        keptInBatch.delete(batch);
+        keys.push(batch);
+      }
+    }
+    return keys;
+  };
 
   const prune = async () => {
     const cutoff = now() - retention.retentionDays * DAY_MS;
@@ -68,28 +109,60 @@ export function createAuditStore(
     drop = Math.max(drop, entries.length - retention.maxEntries);
     if (drop <= 0) return;
     const removed = entries.splice(0, drop);
-    await Promise.all(removed.map((entry) => storage.removeItem(`${PREFIX}:${entry.id}`)));
+    await Promise.all(keysFreedBy(removed).map((key) => storage.removeItem(key)));
   };
 
   const stageMany = (records: readonly AuditRecord[]): StagedWrite & { entries: readonly AuditEntry[] } => {
     const ms = now();
     const timestamp = new Date(ms).toISOString();
     const batch = records.map((record): AuditEntry => ({ ...record, id: nextId(ms), timestamp }));
+    const chunks: AuditEntry[][] = [];
+    for (let i = 0; i < batch.length; i += BATCH_SIZE) chunks.push(batch.slice(i, i + BATCH_SIZE));
+    const items = chunks.map((chunk) =>
+      chunk.length === 1
+        ? { key: `${PREFIX}:${(chunk[0] as AuditEntry).id}`, value: chunk[0] }
+        : { key: `${BATCH_PREFIX}:${(chunk[0] as AuditEntry).id}`, value: { entries: chunk } },
+    );
     return {
       entries: batch,
-      items: batch.map((entry) => ({ key: `${PREFIX}:${entry.id}`, value: entry })),
+      items: () => items,
       apply: () => {
+        for (const [index, chunk] of chunks.entries())
+          if (chunk.length > 1) keepInBatch((items[index] as { key: string }).key, chunk);
         for (const entry of batch) entries.push(entry);
       },
     };
   };
 
+  const loadBatches = async (): Promise<AuditEntry[]> => {
+    const stored = await readAllValidated(storage, await storage.getKeys(BATCH_PREFIX), AuditBatchSchema, logger);
+    const loaded: AuditEntry[] = [];
+    for (const { key, value } of stored) {
+      const batch: AuditEntry[] = [];
+      for (const [index, raw] of value.entries.entries()) {
+        const result = v.safeParse(AuditEntrySchema, raw);
+        if (result.success) batch.push(result.output);
+        else
+          logger.error('stored audit entry failed validation; ignoring it', {
+            key,
+            index,
+            issue: result.issues[0]?.message,
+          });
+      }
+      if (batch.length > 0) keepInBatch(key, batch);
+      loaded.push(...batch);
+    }
+    return loaded;
+  };
+
   return {
     async load() {
-      const keys = await storage.getKeys(PREFIX);
-      const loaded = await Promise.all(keys.map((key) => readValidated(storage, key, AuditEntrySchema, logger)));
       entries.length = 0;
-      for (const entry of loaded) if (entry) entries.push(entry);
+      batchOf.clear();
+      keptInBatch.clear();
+      const singles = await readAllValidated(storage, await storage.getKeys(PREFIX), AuditEntrySchema, logger);
+      for (const { value } of singles) entries.push(value);
+      entries.push(...(await loadBatches()));
       entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       await prune();
     },

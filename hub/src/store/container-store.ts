@@ -6,6 +6,7 @@ import { type UpdatePolicy, UpdatePolicySchema } from '../../../shared/schemas/u
 import { UpdateClockSchema } from '../../../shared/update/update-clock';
 import type { ContainerQuery } from '../watchers/container-query';
 import { ContainerIndex } from './container-index';
+import { ContainerPackSchema, ContainerPacks, PACK_PREFIX, type PackPlan } from './container-packs';
 import { type StagedWrite, writeTogether } from './staged-writes';
 import { readAllValidated } from './validated-storage';
 
@@ -46,31 +47,143 @@ export interface ContainerStore {
   /** The same records staged, for a batch with another store's writes (writeTogether). */
   stageMany(containers: readonly Container[]): StagedWrite;
   remove(id: string): Promise<void>;
+  /** Several records deleted, each agent's packs rewritten once. */
+  removeMany(ids: readonly string[]): Promise<void>;
   identityState(identity: string): IdentityState;
   setIdentityState(identity: string, state: IdentityState): Promise<void>;
   policyOf(identity: string): UpdatePolicy;
 }
 
-/** Container records in memory (reads cost nothing), each written through to storage as it changes. */
+/**
+ * Container records in memory (reads cost nothing), each written through to storage as it changes:
+ * the hub's own hosts' records a key each, agents' records in packs (container-packs.ts).
+ */
 export function createContainerStore(storage: Storage, logger: Logger): ContainerStore {
   const containers = new Map<string, Container>();
   const identities = new Map<string, IdentityState>();
   const index = new ContainerIndex((id) => containers.get(id));
+  const packs = new ContainerPacks();
   const keep = (container: Container) => {
     index.replace(containers.get(container.id), container);
     containers.set(container.id, container);
   };
-  const stageMany = (batch: readonly Container[]): StagedWrite => ({
-    items: batch.map((container) => ({ key: containerKey(container.id), value: container })),
-    apply: () => {
-      for (const container of batch) keep(container);
+  const forget = (id: string) => {
+    const previous = containers.get(id);
+    if (previous) index.remove(previous);
+    containers.delete(id);
+  };
+  const packItem = (plan: PackPlan, staged: ReadonlyMap<string, Container>) => ({
+    key: plan.key,
+    value: {
+      agent: plan.agent,
+      containers: plan.ids.flatMap((id) => staged.get(id) ?? containers.get(id) ?? []),
     },
   });
+
+  const stageMany = (batch: readonly Container[]): StagedWrite => {
+    const staged = new Map(batch.map((container) => [container.id, container]));
+    // A record's agent can change only if two hosts report one container id; its old pack is rewritten too.
+    const agents = new Set<string>();
+    for (const container of staged.values()) {
+      if (container.agent !== undefined) agents.add(container.agent);
+      const holder = packs.agentHolding(container.id);
+      if (holder !== undefined) agents.add(holder);
+    }
+    const queued = agents.size > 0 ? packs.queue(agents) : undefined;
+    let plans: PackPlan[] = [];
+    return {
+      after: queued?.after,
+      items: () => {
+        const singles: Container[] = [];
+        const placed: { id: string; agent: string }[] = [];
+        const unpacked: string[] = [];
+        for (const container of staged.values()) {
+          if (container.agent !== undefined) placed.push({ id: container.id, agent: container.agent });
+          else {
+            singles.push(container);
+            if (packs.keyOf(container.id) !== undefined) unpacked.push(container.id);
+          }
+        }
+        plans = packs.plan(placed, unpacked);
+        return [
+          ...singles.map((container) => ({ key: containerKey(container.id), value: container })),
+          ...plans.map((plan) => packItem(plan, staged)),
+        ];
+      },
+      apply: () => {
+        packs.commit(plans);
+        for (const container of staged.values()) keep(container);
+      },
+      settled: queued?.settled,
+    };
+  };
+
+  const removeMany = async (ids: readonly string[]) => {
+    const packed = ids.filter((id) => packs.keyOf(id) !== undefined);
+    const single = ids.filter((id) => packs.keyOf(id) === undefined);
+    await Promise.all(single.map((id) => storage.removeItem(containerKey(id))));
+    for (const id of single) forget(id);
+    if (packed.length === 0) return;
+    const queued = packs.queue(packed.flatMap((id) => packs.agentHolding(id) ?? []));
+    try {
+      await queued.after;
+      const plans = packs.plan([], packed);
+      const kept = plans.filter((plan) => plan.ids.length > 0);
+      if (kept.length > 0)
+        await storage.setItems(kept.map((plan) => packItem(plan, new Map())) as { key: string; value: never }[]);
+      await Promise.all(plans.filter((plan) => plan.ids.length === 0).map((plan) => storage.removeItem(plan.key)));
+      packs.commit(plans);
+      for (const id of packed) forget(id);
+    } finally {
+      queued.settled();
+    }
+  };
+
+  /** Agents' records a version before packs stored a key each: moved into packs, then their keys deleted. */
+  const packLegacyRecords = async (legacy: readonly Container[], shadowedKeys: readonly string[]) => {
+    if (legacy.length > 0) await writeTogether(storage, stageMany(legacy));
+    const obsolete = [...legacy.map((container) => containerKey(container.id)), ...shadowedKeys];
+    for (let i = 0; i < obsolete.length; i += 256)
+      await Promise.all(obsolete.slice(i, i + 256).map((key) => storage.removeItem(key)));
+    if (obsolete.length > 0) logger.info("moved agents' container records into packs", { records: obsolete.length });
+  };
+
+  const loadPacks = async () => {
+    const stored = await readAllValidated(storage, await storage.getKeys(PACK_PREFIX), ContainerPackSchema, logger);
+    for (const { key, value } of stored) {
+      const ids: string[] = [];
+      for (const [position, raw] of value.containers.entries()) {
+        const result = v.safeParse(ContainerSchema, raw);
+        if (!result.success) {
+          logger.error('stored container record failed validation; ignoring it', {
+            key,
+            position,
+            issue: result.issues[0]?.message,
+          });
+          continue;
+        }
+        containers.set(result.output.id, result.output);
+        ids.push(result.output.id);
+      }
+      packs.adopt(key, value.agent, ids);
+    }
+  };
+
   return {
     async load() {
-      const stored = await readAllValidated(storage, await storage.getKeys('containers'), ContainerSchema, logger);
-      for (const { value: container } of stored) containers.set(container.id, container);
+      containers.clear();
+      packs.clear();
+      await loadPacks();
+      const singles = await readAllValidated(storage, await storage.getKeys('containers'), ContainerSchema, logger);
+      const legacy: Container[] = [];
+      const shadowedKeys: string[] = [];
+      for (const { key, value: container } of singles) {
+        if (packs.keyOf(container.id) !== undefined) shadowedKeys.push(key);
+        else if (container.agent !== undefined) legacy.push(container);
+        else containers.set(container.id, container);
+      }
       index.reset([...containers.values()]);
+      await packLegacyRecords(legacy, shadowedKeys);
       const states = await readAllValidated(storage, await storage.getKeys('identities'), IdentityStateSchema, logger);
       for (const { key, value } of states) identities.set(decodeURIComponent(key.slice('identities:'.length)), value);
     },
@@ -91,19 +204,14 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     },
     query: (query) => index.query(query),
     async put(container) {
-      await storage.setItem(containerKey(container.id), container);
-      keep(container);
+      await writeTogether(storage, stageMany([container]));
     },
     stageMany,
     async putMany(batch) {
       await writeTogether(storage, stageMany(batch));
     },
-    async remove(id) {
-      await storage.removeItem(containerKey(id));
-      const previous = containers.get(id);
-      if (previous) index.remove(previous);
-      containers.delete(id);
-    },
+    remove: (id) => removeMany([id]),
+    removeMany,
     identityState: (identity) => identities.get(identity) ?? {},
     async setIdentityState(identity, state) {
       await storage.setItem(identityKey(identity), state);

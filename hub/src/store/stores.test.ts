@@ -80,6 +80,51 @@ describe('audit store', () => {
   });
 });
 
+describe('audit store: entries appended together', () => {
+  it('shares records of up to 64 entries, deletes one only once all its entries are dropped, and loads them back', async () => {
+    const storage = createStorage();
+    let now = Date.UTC(2026, 0, 1);
+    const audit = createAuditStore(storage, { retentionDays: 90, maxEntries: 150 }, () => now, logger().logger);
+    await audit.load();
+    const batch = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ action: 'container-added' as const, details: `n${from + i}` }));
+    await audit.appendMany(batch(0, 100)); // records of 64 and 36
+    now += 1000;
+    expect(await storage.getKeys('audit-batches')).toHaveLength(2);
+    await audit.appendMany(batch(100, 70)); // 170 entries: the 20 oldest dropped, their record kept
+    expect(audit.query({ offset: 0, limit: 500 }).total).toBe(150);
+    expect(await storage.getKeys('audit-batches')).toHaveLength(4);
+    now += 1000;
+    await audit.appendMany(batch(170, 44)); // 64 more dropped: the first record goes
+    expect(await storage.getKeys('audit-batches')).toHaveLength(4);
+    expect(await storage.getKeys('audit')).toHaveLength(0);
+
+    const again = createAuditStore(storage, { retentionDays: 90, maxEntries: 150 }, () => now, logger().logger);
+    await again.load();
+    const details = again.query({ offset: 0, limit: 500 }).data.map((entry) => entry.details);
+    expect(details).toEqual(Array.from({ length: 150 }, (_, i) => `n${213 - i}`));
+  });
+
+  it('skips a corrupt entry of a shared record with an error log and keeps the others', async () => {
+    const storage = createStorage();
+    const now = Date.UTC(2026, 0, 1);
+    const audit = createAuditStore(storage, { retentionDays: 90, maxEntries: 1000 }, () => now, logger().logger);
+    await audit.appendMany([{ action: 'container-added' }, { action: 'container-removed' }]);
+    const [key] = await storage.getKeys('audit-batches');
+    const stored = (await storage.getItem(key as string)) as { entries: unknown[] };
+    stored.entries.push({ id: 'zzzz', action: 'not-an-action' });
+    await storage.setItem(key as string, stored as never);
+
+    const { ring, logger: log } = logger();
+    const again = createAuditStore(storage, { retentionDays: 90, maxEntries: 1000 }, () => now, log);
+    await again.load();
+    expect(again.recent(10).map((entry) => entry.action)).toEqual(['container-removed', 'container-added']);
+    expect(ring.query({ level: 'error' }).map((entry) => entry.msg)).toEqual([
+      'stored audit entry failed validation; ignoring it',
+    ]);
+  });
+});
+
 describe('settings and notification rule stores', () => {
   it('persist what is patched and load it back in a new instance', async () => {
     const storage = createStorage();

@@ -92,7 +92,7 @@ function agentWatcher(storage: Storage) {
 }
 
 describe('applying an edge agent snapshot', () => {
-  it('stores 300 new containers and their 300 audit entries as one storage batch', async () => {
+  it('stores 300 new containers and their 300 audit entries as one storage batch of packs', async () => {
     const { storage, writes } = countedStorage();
     const { host, watcher, store, audit, published } = agentWatcher(storage);
     host.applySnapshot(
@@ -101,8 +101,11 @@ describe('applying an edge agent snapshot', () => {
     );
     await watcher.refreshInventory(() => true);
 
-    expect(writes).toEqual({ setItem: [], setItems: [600] });
-    expect(await storage.getKeys('containers')).toHaveLength(300);
+    // 300 records in packs of 32 (10 keys), 300 entries in batches of 64 (5 keys): one batch of 15.
+    expect(writes).toEqual({ setItem: [], setItems: [15] });
+    expect(await storage.getKeys('container-packs')).toHaveLength(10);
+    expect(await storage.getKeys('audit-batches')).toHaveLength(5);
+    expect(await storage.getKeys('containers')).toEqual([]);
     expect(store.all()).toHaveLength(300);
     expect(audit.query({ offset: 0, limit: 1_000, actions: ['container-added'] }).total).toBe(300);
     // Announced only once stored and audited, one event per container.
@@ -110,6 +113,6 @@ describe('applying an edge agent snapshot', () => {
 
     // The same snapshot again changes nothing: nothing is written.
     await watcher.refreshInventory(() => true);
-    expect(writes).toEqual({ setItem: [], setItems: [600] });
+    expect(writes).toEqual({ setItem: [], setItems: [15] });
   });
 });

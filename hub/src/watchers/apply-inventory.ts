@@ -117,12 +117,18 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
     await audit(entries);
   }
   for (const { previous, record } of changed) announce(publish, previous, record);
-  for (const id of observed.removedIds) {
-    const previous = store.get(id);
-    if (!previous) continue;
-    await store.remove(id);
-    await audit([{ action: 'container-removed', containerName: previous.name, containerImage: imageOf(previous) }]);
-    publish('dd:container-removed', toPublicContainer(previous));
+  const removed = observed.removedIds.flatMap((id) => store.get(id) ?? []);
+  if (removed.length > 0) {
+    // One write for them all: an agent's records share packs (container-packs.ts).
+    await store.removeMany(removed.map((previous) => previous.id));
+    await audit(
+      removed.map((previous) => ({
+        action: 'container-removed' as const,
+        containerName: previous.name,
+        containerImage: imageOf(previous),
+      })),
+    );
+    for (const previous of removed) publish('dd:container-removed', toPublicContainer(previous));
   }
   if (targets.notify && changes.length > 0) await targets.notify(changes).catch(() => undefined);
   if (targets.autoUpdate && changes.length > 0) await targets.autoUpdate(changes).catch(() => undefined);
