@@ -14,6 +14,32 @@ const keyOf = (fill: number, label = 'k') => {
 };
 
 describe('edge key store', () => {
+  it('registers an authorized-keys file in one batch, skipping keys it has, and reads them back', async () => {
+    const storage = createStorage();
+    const batches: number[] = [];
+    const setItems = storage.setItems.bind(storage);
+    storage.setItems = async (items, options) => {
+      batches.push(items.length);
+      return setItems(items, options);
+    };
+    const store = createEdgeKeyStore(storage, () => Date.UTC(2026, 0, 1), logger);
+    await store.load();
+    await store.register(keyOf(1, 'known'));
+    const file = [keyOf(1, 'renamed'), keyOf(2, 'a'), keyOf(3, 'b'), keyOf(2, 'twice')];
+    expect(await store.registerMany(file)).toBe(2);
+    expect(await store.registerMany(file)).toBe(0);
+    expect(batches).toEqual([2]);
+
+    const reloaded = createEdgeKeyStore(storage, () => Date.UTC(2026, 0, 1), logger);
+    await reloaded.load();
+    expect(
+      reloaded
+        .list()
+        .map((key) => key.label)
+        .sort(),
+    ).toEqual(['a', 'b', 'known']);
+  });
+
   it('registers once, revokes once, and reads everything back after a restart', async () => {
     const storage = createStorage();
     let now = Date.UTC(2026, 0, 1);

@@ -7,7 +7,7 @@ import {
   type EdgeKey,
   EdgeKeySchema,
 } from '../../../shared/schemas/edge-key';
-import { createSerialQueue, readValidated } from '../store/validated-storage';
+import { createSerialQueue, readAllValidated } from '../store/validated-storage';
 import type { AuthorizedKey } from './authorized-keys';
 
 const KEY_PREFIX = 'edge-keys';
@@ -22,6 +22,11 @@ export interface EdgeKeyStore {
   list(): EdgeKey[];
   /** Stores a new key; 'exists' when that key is registered already (revoked or not). */
   register(key: AuthorizedKey): Promise<EdgeKey | 'exists'>;
+  /**
+   * The keys not registered yet, stored in one batch (DD_EDGE_AUTHORIZED_KEYS at start: 10,000 keys
+   * one write after another held a start for a minute on fs); resolves with how many were new.
+   */
+  registerMany(keys: readonly AuthorizedKey[]): Promise<number>;
   /** Sets revokedAt once, in memory at once (before the write resolves); undefined for an unknown key. */
   revoke(keyId: string): Promise<EdgeKey | undefined>;
   /** The raw 32 bytes of a registered key (decoded once). */
@@ -55,14 +60,11 @@ export function createEdgeKeyStore(storage: Storage, now: () => number, logger: 
       keys.clear();
       bytes.clear();
       bindings.clear();
-      for (const storageKey of await storage.getKeys(KEY_PREFIX)) {
-        const key = await readValidated(storage, storageKey, EdgeKeySchema, logger);
-        if (key && storageKey === keyOf(key.keyId)) remember(key);
-      }
-      for (const storageKey of await storage.getKeys(NAME_PREFIX)) {
-        const binding = await readValidated(storage, storageKey, AgentNameBindingSchema, logger);
-        if (binding && storageKey === nameOf(binding.agentName)) bindings.set(binding.agentName, binding);
-      }
+      const stored = await readAllValidated(storage, await storage.getKeys(KEY_PREFIX), EdgeKeySchema, logger);
+      for (const { key: storageKey, value: key } of stored) if (storageKey === keyOf(key.keyId)) remember(key);
+      const names = await readAllValidated(storage, await storage.getKeys(NAME_PREFIX), AgentNameBindingSchema, logger);
+      for (const { key: storageKey, value: binding } of names)
+        if (storageKey === nameOf(binding.agentName)) bindings.set(binding.agentName, binding);
     },
     get: (keyId) => keys.get(keyId),
     list: () => [...keys.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)),
@@ -72,6 +74,17 @@ export function createEdgeKeyStore(storage: Storage, now: () => number, logger: 
       remember(key);
       await serial(() => storage.setItem(keyOf(keyId), key));
       return key;
+    },
+    async registerMany(authorized) {
+      const added = new Map<string, EdgeKey>();
+      for (const { publicKey, keyId, label } of authorized)
+        if (!keys.has(keyId) && !added.has(keyId))
+          added.set(keyId, { keyId, publicKey, label, createdAt: iso(), revokedAt: null });
+      if (added.size === 0) return 0;
+      for (const key of added.values()) remember(key);
+      const items = [...added.values()].map((key) => ({ key: keyOf(key.keyId), value: key }));
+      await serial(() => storage.setItems(items as { key: string; value: never }[]));
+      return added.size;
     },
     async revoke(keyId) {
       const key = keys.get(keyId);

@@ -123,8 +123,7 @@ export class EdgeSessions implements SessionOwner {
   /** Stored keys and bindings; the authorized-keys file's keys registered if new. */
   async load(authorized: readonly AuthorizedKey[] = []): Promise<void> {
     await this.keys.load();
-    let added = 0;
-    for (const key of authorized) if ((await this.keys.register(key)) !== 'exists') added += 1;
+    const added = await this.keys.registerMany(authorized);
     if (authorized.length > 0)
       this.logger.debug(`DD_EDGE_AUTHORIZED_KEYS: ${added} new of ${authorized.length} keys registered`);
     const tickMs = Math.max(
