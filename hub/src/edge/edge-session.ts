@@ -65,6 +65,11 @@ export interface EdgeSessionOptions {
   logger: Logger;
   now: () => number;
   /**
+   * Milliseconds the hub's loop has stalled so far (HubStalls), not held against the agent's
+   * silence or sign-in deadline. Absent where nothing measures it (hibernating sockets): 0.
+   */
+  stalledMs?: (() => number) | undefined;
+  /**
    * Raises the socket's own frame cap to EDGE_MAX_FRAME_BYTES at the welcome, where the runtime's
    * parser holds one (Node: the ws server starts every socket at EDGE_SIGN_IN_MAX_FRAME_BYTES, so a
    * large frame from a stranger is refused before it is buffered). Absent where frames arrive
@@ -114,6 +119,8 @@ export class EdgeSession {
   agentName: string | undefined;
   keyId: string | undefined;
   private lastReceivedAt: number;
+  /** HubStalls' count at the last frame (or the open): stalls after it are the hub's, not the agent's. */
+  private stalledAtLastFrame: number;
   private lastSavedAt = Number.NEGATIVE_INFINITY;
   private lastPingAt: number;
   private state: State = 'connecting';
@@ -124,6 +131,7 @@ export class EdgeSession {
     this.challenge = resume?.challenge ?? newChallenge();
     this.openedAt = resume?.openedAt ?? options.now();
     this.lastReceivedAt = resume?.lastFrameAt ?? this.openedAt;
+    this.stalledAtLastFrame = this.stalled();
     this.lastPingAt = options.now();
     this.requests = new PendingRequests((frame) => this.send(frame), 'edge agent');
     if (resume) {
@@ -184,6 +192,7 @@ export class EdgeSession {
   message(data: unknown): void {
     if (this.state === 'closed') return;
     this.lastReceivedAt = this.options.now();
+    this.stalledAtLastFrame = this.stalled();
     // The latest frame at most once a beat: the silence limit is two beats, so a stale record
     // read after a wake costs at most one beat of it.
     if (this.lastReceivedAt - this.lastSavedAt >= this.options.timings.heartbeatMs) this.saveRecord();
@@ -228,16 +237,18 @@ export class EdgeSession {
   /** Called by the hub's heartbeat ticker: sign-in deadline, pings, and silence. */
   tick(now: number): void {
     const { timings } = this.options;
+    // Neither deadline counts the time the hub itself stalled since the agent last spoke.
+    const excused = this.stalled() - this.stalledAtLastFrame;
     // The deadline is the agent's to meet: once its hello is in, the time the hub takes to verify
     // it is not held against the agent. Counted, a hub busy with a fleet's syncs closed agents that
     // had answered in time, and their retries added to the load (bench edge-agents, 1,000 at once).
     if (this.state === 'challenged') {
-      if (now - this.openedAt > timings.signInDeadlineMs)
+      if (now - this.openedAt - excused > timings.signInDeadlineMs)
         this.close(EDGE_CLOSE.signInTimeout, 'sign-in deadline passed');
       return;
     }
     if (this.state !== 'open') return;
-    if (now - this.lastFrameAt > timings.silenceLimitMs) {
+    if (now - this.lastFrameAt - excused > timings.silenceLimitMs) {
       this.close(EDGE_CLOSE.heartbeatMissed, 'heartbeat missed');
       return;
     }
@@ -245,6 +256,10 @@ export class EdgeSession {
       this.lastPingAt = now;
       this.send({ type: 'ping' });
     }
+  }
+
+  private stalled(): number {
+    return this.options.stalledMs?.() ?? 0;
   }
 
   send(frame: HubFrame): void {

@@ -26,6 +26,7 @@ import {
 import { EdgeSocketSessions } from './edge-socket-sessions';
 import type { CloseVerdict } from './frame-reader';
 import { GatewayLinks } from './gateway/gateway-links';
+import { HubStalls } from './hub-stalls';
 import type { InventorySource } from './inventory-source';
 import { createSignInCheck } from './sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from './sign-in-slots';
@@ -97,6 +98,8 @@ export class EdgeSessions implements SessionOwner {
   private readonly checkSignIn;
   private readonly logger;
   private ticker: ReturnType<typeof setInterval> | undefined;
+  /** The hub loop's stalls so far, where the ticker measures them (HubStalls). */
+  private stalledMs: (() => number) | undefined;
   private stopping = false;
   /** Keys and agents loaded: before that every sign-in would fail, so upgrades are refused (503). */
   ready = false;
@@ -130,7 +133,14 @@ export class EdgeSessions implements SessionOwner {
       10,
       Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)),
     );
-    if (!this.deps.socketsHibernate) this.ticker = setInterval(() => this.sweep(), tickMs);
+    if (!this.deps.socketsHibernate) {
+      const stalls = new HubStalls(tickMs);
+      this.stalledMs = () => stalls.stalledMs;
+      this.ticker = setInterval(() => {
+        stalls.tick(performance.now());
+        this.sweep();
+      }, tickMs);
+    }
     await this.gateways?.load();
     this.ready = true;
   }
@@ -380,6 +390,7 @@ export class EdgeSessions implements SessionOwner {
       owner: this,
       logger: this.logger,
       now: this.deps.now,
+      stalledMs: this.stalledMs,
       ...options,
     });
     this.sessions.add(session);

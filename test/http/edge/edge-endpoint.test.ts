@@ -251,6 +251,30 @@ describe('edge sessions', () => {
     peer.close();
   });
 
+  it('does not hold a stall of the hub loop against an agent that keeps pinging', async () => {
+    const identity = await registered();
+    const peer = await signedInPeer(url, identity, 'stalled');
+    const pinger = setInterval(() => peer.send({ type: 'ping' }), 50);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The loop held four silence limits after its poll, as a fleet's sign-in burst holds it: the
+      // next turn runs the hub's ticker before it reads the frames that came meanwhile.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const until = performance.now() + TIMINGS.silenceLimitMs * 4;
+          while (performance.now() < until);
+          resolve();
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, TIMINGS.silenceLimitMs));
+      expect(peer.ws.readyState).toBe(WebSocket.OPEN);
+    } finally {
+      clearInterval(pinger);
+    }
+    // Its own silence still counts.
+    await expectClose(peer, EDGE_CLOSE.heartbeatMissed);
+  });
+
   it('supersedes the older session of the same agent with 4000, without a disconnect', async () => {
     const identity = await registered();
     const first = await signedInPeer(url, identity, 'twice');
