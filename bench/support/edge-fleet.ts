@@ -1,6 +1,7 @@
+import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import type { DockerContainerDetails, DockerImageDetails } from '../../shared/docker/docker-host';
 import { EDGE_PROTOCOL, type EdgeWatcher } from '../../shared/edge/protocol';
-import { signChallenge } from '../../shared/edge/sign-in';
+import { signInMessage, toBase64Url } from '../../shared/edge/sign-in';
 
 /**
  * The synthetic fleet of the edge benchmark, shared by the benchmark (which registers the keys)
@@ -73,13 +74,33 @@ export function fleetInventory(
   return { containers, images: [...images.values()] };
 }
 
+// An Ed25519 seed as PKCS #8 DER: this fixed prefix, then the 32 bytes.
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const signingKeys = new Map<string, KeyObject>();
+
+/**
+ * The agent's signature of a challenge, through node:crypto: the same bytes @noble/ed25519 gives
+ * (Ed25519 is deterministic), in 0.05 ms instead of 3. Ten thousand agents share the generator's
+ * process and the hub's two cores; real agents each sign on a host of their own, so the
+ * generator's signing time would be counted against the hub.
+ */
+function signedChallenge(agent: FleetAgent, challenge: string): string {
+  let key = signingKeys.get(agent.keyId);
+  if (!key) {
+    const seed = Buffer.from(agent.secretKey, 'hex');
+    key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+    signingKeys.set(agent.keyId, key);
+  }
+  const message = signInMessage(challenge, EDGE_PROTOCOL, agent.keyId, agent.name);
+  return toBase64Url(new Uint8Array(sign(null, message, key)));
+}
+
 /**
  * The `hello` a simulated agent answers the hub's challenge with, signed with its key, as the real
  * agent sends it: its name, its one watcher, a small host description under `hostname`.
  */
 export async function fleetHello(agent: FleetAgent, challenge: string, hostname: string): Promise<string> {
-  const secretKey = Uint8Array.from(Buffer.from(agent.secretKey, 'hex'));
-  const signature = await signChallenge(secretKey, challenge, EDGE_PROTOCOL, agent.keyId, agent.name);
+  const signature = signedChallenge(agent, challenge);
   return JSON.stringify({
     type: 'hello',
     protocol: EDGE_PROTOCOL,

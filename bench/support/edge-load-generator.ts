@@ -2,15 +2,17 @@
  * The load generator of the edge benchmark, run as its own process (`node --import tsx
  * bench/support/edge-load-generator.ts PLAN.json`): it plays every agent of the plan over a real
  * WebSocket, speaking edge/1.0 as edge-agent/ does: sign in with shared/edge/sign-in.ts, send the
- * watcher's full snapshot, ping every heartbeat, answer the hub's pings. It has no Docker and no
- * reconnect: a session that ends before the generator is told to stop is reported.
+ * watcher's full snapshot, ping every heartbeat, answer the hub's pings, and dial again after a
+ * session ends with the real agent's backoff (1 s doubling to 60 s, jittered). It has no Docker.
  *
  * Reports on stdout, one JSON line per event (`t` is Date.now(), the same clock as the runner's):
- * `started`, `welcomed` (every 100th and the last), `all-welcomed`, `all-sent`, `closed`
- * (unexpected), `stopped`. SIGTERM closes every session with 1000 and exits.
+ * `started`, `welcomed` (every 100th agent and the last), `all-welcomed`, `all-sent` (every agent
+ * welcomed, every agent's snapshot sent, at least once), `closed` (a session ended before the stop;
+ * the agent dials again), `stopped`. SIGTERM closes every session with 1000 and exits.
  */
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
+import { createBackoff, DEFAULT_BACKOFF } from '../../edge-agent/src/link/backoff';
 import {
   EDGE_AGENT_NAME_HEADER,
   EDGE_PROTOCOL,
@@ -23,15 +25,27 @@ import { FLEET_WATCHER, type FleetAgent, type FleetPlan, fleetHello, fleetInvent
 const plan = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as FleetPlan;
 const url = `${plan.hubUrl.replace(/^http/, 'ws')}/api/v1/edge/ws`;
 const sockets = new Set<WebSocket>();
-let welcomed = 0;
-let sent = 0;
+const welcomedAgents = new Set<number>();
+const sentAgents = new Set<number>();
 let stopping = false;
 
 const report = (event: string, fields: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ event, t: Date.now(), ...fields })}\n`);
 
-/** One agent's session, from upgrade to welcome; resolves once welcomed (or failed), the socket then lives on. */
+/** An agent: its first session, then a new one after each end, as edge-agent's link dials again. */
 function runAgent(agent: FleetAgent, index: number): Promise<void> {
+  const backoff = createBackoff(DEFAULT_BACKOFF);
+  const redial = (sessionMs: number) => {
+    if (stopping) return;
+    backoff.sessionEnded(sessionMs);
+    setTimeout(() => void dial(agent, index, redial), backoff.next());
+  };
+  return dial(agent, index, redial);
+}
+
+/** One session, from upgrade to close; resolves once welcomed (or ended), the socket then lives on. */
+function dial(agent: FleetAgent, index: number, ended: (sessionMs: number) => void): Promise<void> {
+  const openedAt = Date.now();
   return new Promise((resolve) => {
     // Named as the real agent names itself, so a hub on Workers shards it to its gateway.
     const ws = new WebSocket(url, [edgeSubprotocol(EDGE_PROTOCOL)], {
@@ -54,9 +68,11 @@ function runAgent(agent: FleetAgent, index: number): Promise<void> {
           void fleetHello(agent, frame.challenge, 'bench-host').then((hello) => ws.send(hello));
           return;
         case 'welcome': {
-          welcomed += 1;
-          if (welcomed % 100 === 0 || welcomed === plan.agents.length) report('welcomed', { count: welcomed });
-          if (welcomed === plan.agents.length) report('all-welcomed');
+          const first = !welcomedAgents.has(index);
+          welcomedAgents.add(index);
+          const count = welcomedAgents.size;
+          if (first && (count % 100 === 0 || count === plan.agents.length)) report('welcomed', { count });
+          if (first && count === plan.agents.length) report('all-welcomed');
           settle();
           const { containers, images } = fleetInventory(index, plan.containersPerAgent);
           ws.send(
@@ -70,8 +86,9 @@ function runAgent(agent: FleetAgent, index: number): Promise<void> {
               images,
             }),
             () => {
-              sent += 1;
-              if (sent === plan.agents.length) report('all-sent');
+              const first = !sentAgents.has(index);
+              sentAgents.add(index);
+              if (first && sentAgents.size === plan.agents.length) report('all-sent');
             },
           );
           beat = setInterval(() => ws.send('{"type":"ping"}'), frame.heartbeatMs);
@@ -86,15 +103,24 @@ function runAgent(agent: FleetAgent, index: number): Promise<void> {
         default:
       }
     });
-    ws.on('close', (code, reason) => {
+    let over = false;
+    const end = () => {
       clearInterval(beat);
       sockets.delete(ws);
-      if (!stopping) report('closed', { agent: agent.name, code, reason: String(reason) });
       settle();
+      if (!over) {
+        over = true;
+        ended(Date.now() - openedAt);
+      }
+    };
+    ws.on('close', (code, reason) => {
+      if (!stopping && !over) report('closed', { agent: agent.name, code, reason: String(reason) });
+      end();
     });
-    ws.on('unexpected-response', (_request, response) => {
+    ws.on('unexpected-response', (request, response) => {
       report('closed', { agent: agent.name, code: 0, reason: `upgrade answered ${response.statusCode}` });
-      settle();
+      request.destroy();
+      end();
     });
     ws.on('error', () => undefined);
   });
