@@ -255,8 +255,11 @@ export class DockerConflictError extends Error {
  * implements both interfaces; `canUpdateContainers` tells them apart (edge hosts cannot yet).
  */
 export interface ContainerUpdateHost {
-  /** Pulls `reference` and answers the pulled image; a failed pull (unknown tag, refused credentials) throws. */
-  pullImage(reference: string, auth?: RegistryPullAuth): Promise<DockerImageDetails>;
+  /**
+   * Pulls `reference` and answers the pulled image; a failed pull (unknown tag, refused credentials)
+   * throws. `signal` ends the Engine's pull (a caller's deadline or cancel): the pull then throws.
+   */
+  pullImage(reference: string, auth?: RegistryPullAuth, signal?: AbortSignal): Promise<DockerImageDetails>;
   /** Gives the image another name (`docker tag`); `reference` is `name:tag`. */
   tagImage(imageId: string, reference: string): Promise<void>;
   /** The container's configuration, as it must be created again; undefined when it is gone. */
