@@ -257,7 +257,8 @@ export class DockerConflictError extends Error {
 export interface ContainerUpdateHost {
   /**
    * Pulls `reference` and answers the pulled image; a failed pull (unknown tag, refused credentials)
-   * throws. `signal` ends the Engine's pull (a caller's deadline or cancel): the pull then throws.
+   * throws. `signal` (a caller's deadline or cancel) ends the wait: the call then throws, and the
+   * Engine, whose client left, may still finish the pull on its own.
    */
   pullImage(reference: string, auth?: RegistryPullAuth, signal?: AbortSignal): Promise<DockerImageDetails>;
   /** Gives the image another name (`docker tag`); `reference` is `name:tag`. */

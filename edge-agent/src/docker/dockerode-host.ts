@@ -316,7 +316,8 @@ class DockerodeHost implements UpdatableDockerHost {
     const authconfig = auth && { username: auth.username, password: auth.password, serveraddress: auth.serverAddress };
     const stopped = () => new Error(`docker(${this.endpoint}): pull ${target}: stopped before it finished`);
     if (signal?.aborted) throw stopped();
-    // The Engine stops a pull whose client went away: the signal closes the request.
+    // The signal closes the request: the wait ends here (dockerd carries on with a pull whose client
+    // left, up to its own registry timeouts: agent-security-scan.test.ts saw it wait 40 s for a manifest).
     const stream = (await this.call(`pull ${target}`, () =>
       this.docker.pull(target, { ...(authconfig && { authconfig }), ...(signal && { abortSignal: signal }) }),
     )) as IncomingMessage;

@@ -6,17 +6,24 @@ import { EdgeRequestError } from '../requests/request-error';
 import { type ListenContext, namedOrFirstWatcher } from './listen-context';
 import { jsonBody, ListenHttpError, parseOr400 } from './listen-errors';
 
-/** `host[:port]` or `[ipv6][:port]`: what the Engine would take as a registry before the first `/`. */
+/**
+ * `host[:port]`: what the Engine takes as a registry before the first `/` (the agent's Docker host
+ * code refuses a bracketed IPv6 address: it is refused here, before the pull).
+ */
 const REGISTRY_HOST =
-  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
+  /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[0-9]{1,5})?$/;
+/** The Engine's digest grammar (the shared parser takes any 32 word characters after the colon). */
+const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/;
+/** The Engine's limit on a repository name, its registry included. */
+const MAX_NAME_LENGTH = 255;
 
 /**
  * `POST /api/images/pull?watcher=` (docs/listen-mode.md "This agent's additions"): the edge
  * protocol's `image.pull` over HTTP, served by the same code (requests/image-export.ts). The hub
  * pulls a container's update candidate this way to scan it (docs/security-scanning.md), with its
  * credentials for the registry in the body. A reference that is not one answers 400 before Docker
- * is asked; a pull that fails or outlasts its bound answers 500 `details.code: failed` with the
- * Engine's reason; the Engine's pull is stopped at the bound and when the hub goes away.
+ * is asked; a pull that fails or outlasts its bound (9 minutes, or the body's `timeoutMs`) answers
+ * 500 `details.code: failed` with the Engine's reason. The wait also ends when the hub goes away.
  */
 export function registerImagePullRoute(app: Hono, context: ListenContext): void {
   app.post('/api/images/pull', async (c) => {
@@ -44,8 +51,10 @@ export function registerImagePullRoute(app: Hono, context: ListenContext): void 
 function referenceProblem(reference: string): string | undefined {
   if (reference !== reference.trim() || /[\s\p{Cc}]/u.test(reference)) return 'it holds whitespace';
   try {
-    const { registry } = parseImageReference(reference);
+    const { registry, repository, digest } = parseImageReference(reference);
+    if (digest !== undefined && !DIGEST.test(digest)) return 'malformed digest';
     if (!REGISTRY_HOST.test(registry)) return `malformed registry host ${JSON.stringify(registry.slice(0, 80))}`;
+    if (`${registry}/${repository}`.length > MAX_NAME_LENGTH) return `the name is over ${MAX_NAME_LENGTH} characters`;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }

@@ -40,7 +40,7 @@ export async function exportImage(
 /**
  * `image.pull` (and a listen-mode agent's `POST /api/images/pull`): the scanner's candidate, pulled
  * where the update would pull it; answers the image. `signal` (the hub's cancel, the route's
- * deadline) stops the Engine's pull.
+ * deadline) ends the wait for the Engine's pull.
  */
 export async function pullImage(
   watcher: Pick<WatcherRuntime, 'name' | 'host'>,
