@@ -159,5 +159,13 @@ describe('ListenLink: updates and images', () => {
     });
     answer = { status: 400, body: { error: 'Invalid reference', details: { parameter: 'reference' } } };
     expect((await failure({ method: 'image.pull', watcher: 'local', reference: 'A B' })).code).toBe('invalid');
+    // An agent that predates the route: `unsupported` naming it, not an unknown image.
+    answer = { status: 404, body: { error: 'No route POST /api/images/pull' } };
+    expect(await failure({ method: 'image.pull', watcher: 'local', reference: 'app:2' })).toMatchObject({
+      code: 'unsupported',
+      message: expect.stringContaining('agent peer predates POST /api/images/pull'),
+    });
+    answer = { status: 404, body: { error: 'Unknown watcher docker.local' } };
+    expect((await failure({ method: 'image.pull', watcher: 'local', reference: 'app:2' })).code).toBe('not-found');
   });
 });

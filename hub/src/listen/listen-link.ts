@@ -114,7 +114,17 @@ export class ListenLink implements EdgeLink {
       case 'image.pull': {
         // The answer is the pulled image; EdgeDockerHost.pullImage checks it.
         const body = { reference: request.reference, ...(request.auth && { auth: request.auth }) };
-        return this.call('POST', `/api/images/pull?${watcher}`, options, body, (response) => response.json());
+        try {
+          return await this.call('POST', `/api/images/pull?${watcher}`, options, body, (response) => response.json());
+        } catch (error) {
+          // An agent that predates the route answers its 404 for an unknown route: not the image's.
+          if (error instanceof EdgeRequestError && error.code === 'not-found' && error.message.includes('No route'))
+            throw new EdgeRequestError(
+              'unsupported',
+              `agent ${this.options.agentName} predates POST /api/images/pull: update it to pull (and scan) update candidates`,
+            );
+          throw error;
+        }
       }
       case 'image.export': {
         const path = `/api/images/${encodeURIComponent(request.imageId)}/export?${watcher}`;
