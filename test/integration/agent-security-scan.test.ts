@@ -24,6 +24,7 @@ import { type AgentProcess, signedIn, spawnAgent } from '../support/edge-agent-p
 import { edgeUpdateApi, until } from '../support/edge-update-bed';
 import { createServerHub, expectJsonError, type HubClient } from '../support/hub-harness';
 import { type ListenAgentProcess, startListenAgentProcess } from '../support/listen-agent-process';
+import { startRegistry } from '../support/registry/start-registry';
 import { OSV_FIXTURE, type ScanBed, startScanBed } from '../support/scan-bed';
 
 const EDGE = 'edge-scan';
@@ -199,6 +200,49 @@ describe("SBOMs and scans of agents' containers on a real dockerd", () => {
       introduced: scan?.security.delta?.introduced,
     });
     expect(changes(listenScan)).toEqual(changes(edgeScan));
+  });
+
+  it('pulls through the listen route with the credentials in the body, for that pull only', async () => {
+    const registry = await startRegistry({ variant: 'basic', users: { alice: 'wonder-land' } });
+    const cli = async (args: string[]) => {
+      const result = await bed.dockerd.cli(args);
+      expect(result.code, `docker ${args.join(' ')}: ${result.stderr}`).toBe(0);
+    };
+    try {
+      const privateRef = `${registry.host}/scan/private:1`;
+      await cli(['login', '-u', 'alice', '-p', 'wonder-land', registry.host]);
+      await cli(['tag', bed.ref('1.0.0'), privateRef]);
+      await cli(['push', privateRef]);
+      // From here on the Engine has no credentials of its own for that registry.
+      await cli(['logout', registry.host]);
+      await cli(['rmi', privateRef]);
+      const pull = (auth?: { username: string; password: string; serverAddress: string }) =>
+        fetch(`${listenAgent?.url}/api/images/pull?watcher=local`, {
+          method: 'POST',
+          headers: { 'X-Dd-Agent-Secret': SECRET, 'content-type': 'application/json' },
+          body: JSON.stringify({ reference: privateRef, ...(auth && { auth }) }),
+        });
+      const anonymous = await expectJsonError(await pull(), 500);
+      expect(anonymous.details).toEqual({ code: 'failed' });
+      expect(anonymous.error).toMatch(/no basic auth credentials|unauthorized/i);
+      const wrong = await expectJsonError(
+        await pull({ username: 'alice', password: 'not-it', serverAddress: registry.host }),
+        500,
+      );
+      expect(wrong.error).toMatch(/unauthorized|authentication required/i);
+      const pulled = await pull({ username: 'alice', password: 'wonder-land', serverAddress: registry.host });
+      expect(pulled.status, await pulled.clone().text()).toBe(200);
+      const image = (await pulled.json()) as { id: string; repoTags: string[] };
+      expect(image.repoTags).toContain(privateRef);
+      expect(image.id).toBe((await bed.dockerd.docker.getImage(bed.ref('1.0.0')).inspect()).Id);
+      // The credentials were lent for that pull: the Engine keeps none (a plain pull is still refused).
+      expect((await bed.dockerd.cli(['pull', privateRef.replace(':1', ':2')])).stderr).toMatch(
+        /no basic auth credentials|unauthorized/i,
+      );
+    } finally {
+      await bed.dockerd.cli(['rmi', `${registry.host}/scan/private:1`]);
+      await registry.stop();
+    }
   });
 
   it('answers bad pulls on the listen route with JSON errors: secret, body, reference, watcher, tag, registry, deadline', async () => {
