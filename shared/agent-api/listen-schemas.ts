@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
 import { ContainerDetailsSchema, ImageDetailsSchema } from '../edge/docker-schemas';
-import { UpdateOptionsSchema } from '../edge/protocol';
+import { PullAuthSchema, UpdateOptionsSchema } from '../edge/protocol';
 import type { Container } from '../schemas/container';
 import { LOG_LEVELS } from '../schemas/log-entry';
 import { UpdateOperationSchema } from '../update-engine/operation';
@@ -157,3 +157,18 @@ export type AgentUpdateRequest = v.InferOutput<typeof AgentUpdateRequestSchema>;
  * reports at each sign-in).
  */
 export const AgentOperationsSchema = v.array(UpdateOperationSchema);
+
+/** The longest pull a listen-mode agent runs (under the hub's own 10-minute wait, so its answer arrives first). */
+export const AGENT_PULL_MAX_TIMEOUT_MS = 9 * 60_000;
+
+/**
+ * POST /api/images/pull (this agent's addition): the edge protocol's `image.pull` as a body. `auth`
+ * is the hub's credentials for the reference's registry (used for this pull only); `timeoutMs`
+ * shortens the agent's bound. The answer is the pulled image (ImageDetailsSchema).
+ */
+export const AgentImagePullRequestSchema = v.object({
+  reference: v.pipe(v.string(), v.minLength(1), v.maxLength(512)),
+  auth: v.optional(PullAuthSchema),
+  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(AGENT_PULL_MAX_TIMEOUT_MS))),
+});
+export type AgentImagePullRequest = v.InferOutput<typeof AgentImagePullRequestSchema>;

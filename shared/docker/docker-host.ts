@@ -255,8 +255,12 @@ export class DockerConflictError extends Error {
  * implements both interfaces; `canUpdateContainers` tells them apart (edge hosts cannot yet).
  */
 export interface ContainerUpdateHost {
-  /** Pulls `reference` and answers the pulled image; a failed pull (unknown tag, refused credentials) throws. */
-  pullImage(reference: string, auth?: RegistryPullAuth): Promise<DockerImageDetails>;
+  /**
+   * Pulls `reference` and answers the pulled image; a failed pull (unknown tag, refused credentials)
+   * throws. `signal` (a caller's deadline or cancel) ends the wait: the call then throws, and the
+   * Engine, whose client left, may still finish the pull on its own.
+   */
+  pullImage(reference: string, auth?: RegistryPullAuth, signal?: AbortSignal): Promise<DockerImageDetails>;
   /** Gives the image another name (`docker tag`); `reference` is `name:tag`. */
   tagImage(imageId: string, reference: string): Promise<void>;
   /** The container's configuration, as it must be created again; undefined when it is gone. */

@@ -132,7 +132,7 @@ export type EdgeWatcher = v.InferOutput<typeof EdgeWatcherSchema>;
 const ErrorCode = v.picklist(['not-found', 'unsupported', 'invalid', 'busy', 'failed', 'conflict']);
 
 /** Registry credentials the hub lends the agent for one pull (never written down, never logged). */
-const PullAuthSchema = v.object({
+export const PullAuthSchema = v.object({
   username: ShortText,
   password: v.pipe(v.string(), v.maxLength(8192)),
   serverAddress: ShortText,

@@ -5,10 +5,14 @@
  * listen-mode agent as a real process (`npm run agent -- --listen`) on that dockerd, and a hub in
  * process on a real socket for each, with no Docker host of its own. The hub reads the edge agent's image
  * through `image.export` (chunk frames under its credit), the listen agent's through
- * `GET /api/images/{id}/export`, and pulls the update candidate on the edge agent's host with
- * `image.pull`. A second hub with a local watcher on the same dockerd gives the reference SBOM.
+ * `GET /api/images/{id}/export`, and pulls the update candidate on the agent's host with
+ * `image.pull` (the listen agent's `POST /api/images/pull`). A second hub with a local watcher on
+ * the same dockerd gives the reference SBOM.
  */
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +24,7 @@ import { type AgentProcess, signedIn, spawnAgent } from '../support/edge-agent-p
 import { edgeUpdateApi, until } from '../support/edge-update-bed';
 import { createServerHub, expectJsonError, type HubClient } from '../support/hub-harness';
 import { type ListenAgentProcess, startListenAgentProcess } from '../support/listen-agent-process';
+import { startRegistry } from '../support/registry/start-registry';
 import { OSV_FIXTURE, type ScanBed, startScanBed } from '../support/scan-bed';
 
 const EDGE = 'edge-scan';
@@ -29,7 +34,12 @@ const SECRET = 'listen-secret-for-the-scan-test';
 type Json = Record<string, unknown>;
 type Finding = { id: string; package: { name: string }; installedVersion: string };
 type Scanned = Container & {
-  security: { status: string; target: string; image: string; delta?: { fixed: { id: string }[] } };
+  security: {
+    status: string;
+    target: string;
+    image: string;
+    delta?: { fixed: { id: string }[]; introduced: { id: string }[] };
+  };
 };
 
 /** An SPDX document's packages as `name@version`, sorted: the components, whatever ids the hub gave them. */
@@ -49,8 +59,7 @@ describe("SBOMs and scans of agents' containers on a real dockerd", () => {
   let edgeAgent: AgentProcess | undefined;
   let listenAgent: ListenAgentProcess | undefined;
 
-  const json = async <T>(path: string, init?: RequestInit): Promise<T> =>
-    (await hub.request(path, init)).json() as Promise<T>;
+  const json = async <T>(path: string, client = hub): Promise<T> => (await client.request(path)).json() as Promise<T>;
   const listed = (agent: string, client = hub) =>
     until(
       async () =>
@@ -137,31 +146,169 @@ describe("SBOMs and scans of agents' containers on a real dockerd", () => {
     expect(components((await response.json()) as Json)).toEqual(components(local));
   });
 
-  it("scans the edge agent's update candidate, pulled on the agent's host, with the fixture's findings and delta", async () => {
+  /**
+   * Scans the agent's container through `client`, with the candidate absent from the host before:
+   * answers the scan's security field and findings; the candidate is on the host after.
+   */
+  const scanCandidate = async (client: HubClient, agent: string) => {
     await until(
       async () =>
-        (await json<{ database: { state: string } }>('/api/v1/containers/security/vulnerabilities')).database.state ===
-        'ready'
+        (await json<{ database: { state: string } }>('/api/v1/containers/security/vulnerabilities', client)).database
+          .state === 'ready'
           ? true
           : undefined,
       'the OSV database imported',
     );
-    const pending = await edgeUpdateApi(hub.request, EDGE).pending('scanned');
+    const pending = await edgeUpdateApi(client.request, agent).pending('scanned');
     expect(pending.result?.tag).toBe('1.1.0');
-    const before = await bed.dockerd.docker.listImages();
-    expect(before.flatMap((image) => image.RepoTags ?? [])).not.toContain(bed.ref('1.1.0'));
+    const tags = async () => (await bed.dockerd.docker.listImages()).flatMap((image) => image.RepoTags ?? []);
+    expect(await tags()).not.toContain(bed.ref('1.1.0'));
 
-    const response = await hub.request(`/api/v1/containers/${pending.id}/scan`, { method: 'POST' });
+    const response = await client.request(`/api/v1/containers/${pending.id}/scan`, { method: 'POST' });
     expect(response.status, await response.clone().text()).toBe(200);
     const scanned = (await response.json()) as Scanned;
-    expect(scanned.security).toMatchObject({ status: 'scanned', target: 'candidate', image: bed.ref('1.1.0') });
-    expect(scanned.security.delta?.fixed.map((finding) => finding.id)).toEqual(['DSA-TEST-0001']);
-    const findings = await json<{ vulnerabilities: Finding[] }>(`/api/v1/containers/${pending.id}/vulnerabilities`);
-    expect(findings.vulnerabilities.map((f) => [f.id, f.package.name, f.installedVersion])).toEqual([
-      ['DSA-TEST-0003', 'libepoch', '1:1.0-1'],
-    ]);
+    const { vulnerabilities } = await json<{ vulnerabilities: Finding[] }>(
+      `/api/v1/containers/${pending.id}/vulnerabilities`,
+      client,
+    );
     // The agent pulled the candidate on its own host to read it.
-    const after = await bed.dockerd.docker.listImages();
-    expect(after.flatMap((image) => image.RepoTags ?? [])).toContain(bed.ref('1.1.0'));
+    expect(await tags()).toContain(bed.ref('1.1.0'));
+    return {
+      security: scanned.security,
+      findings: vulnerabilities.map((f) => [f.id, f.package.name, f.installedVersion]),
+    };
+  };
+  let edgeScan: Awaited<ReturnType<typeof scanCandidate>> | undefined;
+
+  it("scans the edge agent's update candidate, pulled on the agent's host, with the fixture's findings and delta", async () => {
+    edgeScan = await scanCandidate(hub, EDGE);
+    expect(edgeScan.security).toMatchObject({ status: 'scanned', target: 'candidate', image: bed.ref('1.1.0') });
+    expect(edgeScan.security.delta?.fixed.map((finding) => finding.id)).toEqual(['DSA-TEST-0001']);
+    expect(edgeScan.findings).toEqual([['DSA-TEST-0003', 'libepoch', '1:1.0-1']]);
+  });
+
+  it("scans the listen agent's update candidate, pulled through its pull route: the edge agent's findings and delta", async () => {
+    // The edge agent's scan left the candidate on the shared host: gone again, the listen agent must pull it.
+    const removed = await bed.dockerd.cli(['rmi', bed.ref('1.1.0')]);
+    expect(removed.code, removed.stderr).toBe(0);
+    const listenScan = await scanCandidate(listenHub, LISTEN);
+    expect(listenScan.security).toMatchObject({ status: 'scanned', target: 'candidate', image: bed.ref('1.1.0') });
+    expect(listenScan.security.delta?.fixed.map((finding) => finding.id)).toEqual(['DSA-TEST-0001']);
+    expect(listenScan.findings).toEqual([['DSA-TEST-0003', 'libepoch', '1:1.0-1']]);
+    const changes = (scan: typeof edgeScan) => ({
+      fixed: scan?.security.delta?.fixed,
+      introduced: scan?.security.delta?.introduced,
+    });
+    expect(changes(listenScan)).toEqual(changes(edgeScan));
+  });
+
+  it('pulls through the listen route with the credentials in the body, for that pull only', async () => {
+    const registry = await startRegistry({ variant: 'basic', users: { alice: 'wonder-land' } });
+    const cli = async (args: string[]) => {
+      const result = await bed.dockerd.cli(args);
+      expect(result.code, `docker ${args.join(' ')}: ${result.stderr}`).toBe(0);
+    };
+    try {
+      const privateRef = `${registry.host}/scan/private:1`;
+      await cli(['login', '-u', 'alice', '-p', 'wonder-land', registry.host]);
+      await cli(['tag', bed.ref('1.0.0'), privateRef]);
+      await cli(['push', privateRef]);
+      // From here on the Engine has no credentials of its own for that registry.
+      await cli(['logout', registry.host]);
+      await cli(['rmi', privateRef]);
+      const pull = (auth?: { username: string; password: string; serverAddress: string }) =>
+        fetch(`${listenAgent?.url}/api/images/pull?watcher=local`, {
+          method: 'POST',
+          headers: { 'X-Dd-Agent-Secret': SECRET, 'content-type': 'application/json' },
+          body: JSON.stringify({ reference: privateRef, ...(auth && { auth }) }),
+        });
+      const anonymous = await expectJsonError(await pull(), 500);
+      expect(anonymous.details).toEqual({ code: 'failed' });
+      expect(anonymous.error).toMatch(/no basic auth credentials|unauthorized/i);
+      const wrong = await expectJsonError(
+        await pull({ username: 'alice', password: 'not-it', serverAddress: registry.host }),
+        500,
+      );
+      expect(wrong.error).toMatch(/unauthorized|authentication required/i);
+      const pulled = await pull({ username: 'alice', password: 'wonder-land', serverAddress: registry.host });
+      expect(pulled.status, await pulled.clone().text()).toBe(200);
+      const image = (await pulled.json()) as { id: string; repoTags: string[] };
+      expect(image.repoTags).toContain(privateRef);
+      expect(image.id).toBe((await bed.dockerd.docker.getImage(bed.ref('1.0.0')).inspect()).Id);
+      // The credentials were lent for that pull: the Engine keeps none (a plain pull is still refused).
+      expect((await bed.dockerd.cli(['pull', privateRef.replace(':1', ':2')])).stderr).toMatch(
+        /no basic auth credentials|unauthorized/i,
+      );
+    } finally {
+      await bed.dockerd.cli(['rmi', `${registry.host}/scan/private:1`]);
+      await registry.stop();
+    }
+  });
+
+  it('answers bad pulls on the listen route with JSON errors: secret, body, reference, watcher, tag, registry, deadline', async () => {
+    const pull = (body: unknown, { query = '?watcher=local', secret = SECRET } = {}) =>
+      fetch(`${listenAgent?.url}/api/images/pull${query}`, {
+        method: 'POST',
+        headers: { 'X-Dd-Agent-Secret': secret, 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    await expectJsonError(await pull({ reference: bed.ref('1.1.0') }, { secret: 'wrong' }), 401);
+    expect((await expectJsonError(await pull('{not json'), 400)).details).toEqual({ parameter: 'body' });
+    for (const reference of [
+      'UPPER/app:1',
+      'app::1',
+      ' app:1',
+      'app:1\n',
+      'bad_host!/app:1',
+      'bad_host.example/app:1',
+      `app@sha256:${'z'.repeat(3)}`,
+    ])
+      expect((await expectJsonError(await pull({ reference }), 400)).details, reference).toEqual({
+        parameter: 'reference',
+      });
+    await expectJsonError(await pull({ reference: bed.ref('1.1.0') }, { query: '?watcher=nope' }), 404);
+
+    // A tag the registry does not have, a registry nothing listens on: the Engine's reason, code `failed`.
+    const unknownTag = await expectJsonError(await pull({ reference: bed.ref('9.9.9') }), 500);
+    expect(unknownTag.details).toEqual({ code: 'failed' });
+    expect(unknownTag.error).toMatch(/the pull of .*9\.9\.9 failed: .*(not found|manifest unknown)/i);
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const noRegistry = await expectJsonError(await pull({ reference: `127.0.0.1:${closedPort}/scan/app:1` }), 500);
+    expect(noRegistry.details).toEqual({ code: 'failed' });
+    expect(noRegistry.error).toContain(`127.0.0.1:${closedPort}`);
+
+    // A registry that answers its ping and never the manifest: the agent answers at its bound, and
+    // answers the next request at once. (The Engine goes on waiting for that manifest on its own:
+    // dockerd does not cancel a pull whose client left, measured here at 40 s.)
+    const asked: string[] = [];
+    const stalled = createHttpServer((request, response) => {
+      asked.push(`${request.method} ${request.url}`);
+      if (request.url === '/v2/')
+        response
+          .writeHead(200, { 'content-type': 'application/json', 'docker-distribution-api-version': 'registry/2.0' })
+          .end('{}');
+    });
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (stalled.address() as { port: number }).port;
+      const started = Date.now();
+      const late = await expectJsonError(
+        await pull({ reference: `127.0.0.1:${port}/scan/app:1`, timeoutMs: 2_000 }),
+        500,
+      );
+      const elapsed = Date.now() - started;
+      expect(late.details).toEqual({ code: 'failed' });
+      expect(late.error).toContain('did not finish within 2000 ms');
+      expect(elapsed).toBeGreaterThanOrEqual(2_000);
+      expect(elapsed).toBeLessThan(6_000);
+      expect(asked).toContain('HEAD /v2/scan/app/manifests/1');
+      await expectJsonError(await pull({ reference: bed.ref('9.9.9') }), 500);
+    } finally {
+      stalled.closeAllConnections();
+      await new Promise((resolve) => stalled.close(resolve));
+    }
   });
 });

@@ -309,19 +309,25 @@ class DockerodeHost implements UpdatableDockerHost {
     return toStats(stats);
   }
 
-  async pullImage(reference: string, auth?: RegistryPullAuth): Promise<DockerImageDetails> {
+  async pullImage(reference: string, auth?: RegistryPullAuth, signal?: AbortSignal): Promise<DockerImageDetails> {
     const target = pullReference(reference);
     if (!IMAGE_REF.test(target))
       throw new Error(`docker(${this.endpoint}): pull: not an image reference: ${reference.slice(0, 200)}`);
     const authconfig = auth && { username: auth.username, password: auth.password, serveraddress: auth.serverAddress };
+    const stopped = () => new Error(`docker(${this.endpoint}): pull ${target}: stopped before it finished`);
+    if (signal?.aborted) throw stopped();
+    // The signal closes the request: the wait ends here (dockerd carries on with a pull whose client
+    // left, up to its own registry timeouts: agent-security-scan.test.ts saw it wait 40 s for a manifest).
     const stream = (await this.call(`pull ${target}`, () =>
-      this.docker.pull(target, authconfig ? { authconfig } : {}),
+      this.docker.pull(target, { ...(authconfig && { authconfig }), ...(signal && { abortSignal: signal }) }),
     )) as IncomingMessage;
     // The Engine answers 200 at once and reports a failed pull as the last progress message.
     await new Promise<void>((resolve, reject) => {
       this.docker.modem.followProgress(
         stream,
         (error: Error | null, messages: Array<{ error?: string; errorDetail?: { message?: string } }>) => {
+          // A closed stream also ends "without error": an aborted pull is not a finished one.
+          if (signal?.aborted) return reject(stopped());
           const failed = error?.message ?? messages.find((message) => message.error)?.error;
           if (failed) reject(this.fail(`pull ${target}`, new Error(failed)));
           else resolve();

@@ -5,6 +5,7 @@ import { timingSafeEqualText } from '../../../shared/crypto/timing-safe-equal';
 import { registerContainerRoutes } from './container-routes';
 import { registerEventRoute } from './event-route';
 import { registerImageExportRoute } from './image-export-route';
+import { registerImagePullRoute } from './image-pull-route';
 import type { ListenContext } from './listen-context';
 import { errorJson, listenErrorHandler } from './listen-errors';
 import { parseLogEntriesQuery } from './log-query';
@@ -69,6 +70,7 @@ export function createListenApp(context: ListenContext): ListenApp {
   registerWatcherRoutes(app, context);
   registerUpdateRoutes(app, context);
   registerImageExportRoute(app, context);
+  registerImagePullRoute(app, context);
   const events = registerEventRoute(app, context);
   app.get('/api/log/entries', (c) => {
     const query = parseLogEntriesQuery(c.req.query());

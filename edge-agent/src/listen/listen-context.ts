@@ -34,6 +34,13 @@ export function watcherOf(context: ListenContext, type: string, name: string): L
   return watcher;
 }
 
+/** The watcher `?watcher=` names (the hub always names it), else the agent's first; 404 when none. */
+export function namedOrFirstWatcher(context: ListenContext, name: string | undefined): ListenWatcher {
+  const watcher = name === undefined ? context.watchers[0] : watcherOf(context, 'docker', name);
+  if (!watcher) throw new ListenHttpError(404, 'This agent has no watcher');
+  return watcher;
+}
+
 /**
  * The watcher that reaches a container: the one named by `?watcher=` (the hub names it), else the
  * one whose inventory holds it, else the first whose Docker knows it (a stopped container leaves

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import * as v from 'valibot';
 import { AgentUpdateRequestSchema } from '../../../shared/agent-api/listen-schemas';
 import { listImages, removeImage } from '../requests/request-handlers';
-import { type ListenContext, watcherOf } from './listen-context';
+import { type ListenContext, namedOrFirstWatcher } from './listen-context';
 import { jsonBody, ListenHttpError, parseOr400 } from './listen-errors';
 
 /** An image id or reference as the edge protocol's `image.remove` takes it. */
@@ -17,12 +17,7 @@ const ImageIdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
  */
 export function registerUpdateRoutes(app: Hono, context: ListenContext): void {
   const { updates } = context;
-  /** `?watcher=` names it (the hub always does); without it, the agent's first watcher. */
-  const watcherNamed = (name: string | undefined) => {
-    const watcher = name === undefined ? context.watchers[0] : watcherOf(context, 'docker', name);
-    if (!watcher) throw new ListenHttpError(404, 'This agent has no watcher');
-    return watcher;
-  };
+  const watcherNamed = (name: string | undefined) => namedOrFirstWatcher(context, name);
 
   app.get('/api/images', async (c) => c.json(await listImages(watcherNamed(c.req.query('watcher')))));
 

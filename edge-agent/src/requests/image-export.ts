@@ -37,13 +37,18 @@ export async function exportImage(
   if (filled > 0 && !signal.aborted) await send(pending.subarray(0, filled));
 }
 
-/** `image.pull`: the scanner's candidate, pulled where the update would pull it; answers the image. */
+/**
+ * `image.pull` (and a listen-mode agent's `POST /api/images/pull`): the scanner's candidate, pulled
+ * where the update would pull it; answers the image. `signal` (the hub's cancel, the route's
+ * deadline) ends the wait for the Engine's pull.
+ */
 export async function pullImage(
-  watcher: WatcherRuntime,
+  watcher: Pick<WatcherRuntime, 'name' | 'host'>,
   reference: string,
   auth: RegistryPullAuth | undefined,
+  signal?: AbortSignal,
 ): Promise<DockerImageDetails> {
   const { host } = watcher;
   if (!canPullImages(host)) throw new EdgeRequestError('unsupported', `watcher ${watcher.name} cannot pull images`);
-  return host.pullImage(reference, auth);
+  return host.pullImage(reference, auth, signal);
 }

@@ -82,7 +82,7 @@ export async function runRequest(request: EdgeRequest, context: RequestContext):
     case 'image.export':
       return void (await exportImage(watcher, request.imageId, context.signal, context.chunk));
     case 'image.pull':
-      return pullImage(watcher, request.reference, request.auth);
+      return pullImage(watcher, request.reference, request.auth, context.signal);
     case 'container.update': {
       const { updates, signal } = context;
       if (!updates) throw new EdgeRequestError('unsupported', 'this agent does not run updates');

@@ -20,7 +20,8 @@ const OPERATION = {
 /**
  * The link's updates, image list and image removal as calls of a listen-mode agent's routes, and
  * how the agent's answers become the request errors the hub's routes answer for. Regression
- * (issue 15 item 8): these requests were refused without a call, as the interface had no such route.
+ * (issue 15 item 8, and issue 14 for image.pull): these requests were refused without a call, as
+ * the interface had no such route.
  */
 describe('ListenLink: updates and images', () => {
   let server: Server;
@@ -139,8 +140,32 @@ describe('ListenLink: updates and images', () => {
     expect(seen).toEqual([]);
   });
 
-  it('refuses image.pull as unsupported without a call: a listen agent has no pull route', async () => {
-    expect((await failure({ method: 'image.pull', watcher: 'local', reference: 'app:2' })).code).toBe('unsupported');
-    expect(seen).toEqual([]);
+  it('posts image.pull as {reference, auth} to POST /api/images/pull and answers the pulled image', async () => {
+    const image = { id: 'sha256:ab', repoTags: ['app:2'] };
+    answer = { status: 200, body: image };
+    const auth = { username: 'u', password: 'p', serverAddress: 'registry.example' };
+    expect(await link.request({ method: 'image.pull', watcher: 'local', reference: 'app:2', auth })).toEqual(image);
+    expect(seen).toEqual([
+      { method: 'POST', url: '/api/images/pull?watcher=local', body: JSON.stringify({ reference: 'app:2', auth }) },
+    ]);
+    // A failed pull keeps the agent's reason; its 400 for a malformed reference is `invalid`.
+    answer = {
+      status: 500,
+      body: { error: 'the pull of app:3 failed: manifest unknown', details: { code: 'failed' } },
+    };
+    expect(await failure({ method: 'image.pull', watcher: 'local', reference: 'app:3' })).toMatchObject({
+      code: 'failed',
+      message: 'agent peer: the pull of app:3 failed: manifest unknown',
+    });
+    answer = { status: 400, body: { error: 'Invalid reference', details: { parameter: 'reference' } } };
+    expect((await failure({ method: 'image.pull', watcher: 'local', reference: 'A B' })).code).toBe('invalid');
+    // An agent that predates the route: `unsupported` naming it, not an unknown image.
+    answer = { status: 404, body: { error: 'No route POST /api/images/pull' } };
+    expect(await failure({ method: 'image.pull', watcher: 'local', reference: 'app:2' })).toMatchObject({
+      code: 'unsupported',
+      message: expect.stringContaining('agent peer predates POST /api/images/pull'),
+    });
+    answer = { status: 404, body: { error: 'Unknown watcher docker.local' } };
+    expect((await failure({ method: 'image.pull', watcher: 'local', reference: 'app:2' })).code).toBe('not-found');
   });
 });

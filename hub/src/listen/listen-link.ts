@@ -37,8 +37,8 @@ const AGENT_CODES: ReadonlySet<string> = new Set(['not-found', 'unsupported', 'i
 
 /**
  * The hub's requests to a listen-mode agent as calls of its HTTP interface (http-interface §4.5 and
- * this agent's additions: start, stop, restart, stats, followed logs, updates, image list and
- * removal). It is the EdgeLink of the agent's EdgeDockerHosts while the event stream is up, so
+ * this agent's additions: start, stop, restart, stats, followed logs, updates, image list,
+ * removal, export and pull). It is the EdgeLink of the agent's EdgeDockerHosts while the event stream is up, so
  * the hub's routes and watchers reach a listen-mode agent exactly as they reach an edge agent.
  * Closing it fails what is in flight with `disconnected` (503 at the API).
  */
@@ -111,11 +111,21 @@ export class ListenLink implements EdgeLink {
         );
       case 'container.update':
         return this.update(request, options);
-      case 'image.pull':
-        throw new EdgeRequestError(
-          'unsupported',
-          `agent ${this.options.agentName}: a listen-mode agent does not pull images (its interface has no pull route)`,
-        );
+      case 'image.pull': {
+        // The answer is the pulled image; EdgeDockerHost.pullImage checks it.
+        const body = { reference: request.reference, ...(request.auth && { auth: request.auth }) };
+        try {
+          return await this.call('POST', `/api/images/pull?${watcher}`, options, body, (response) => response.json());
+        } catch (error) {
+          // An agent that predates the route answers its 404 for an unknown route: not the image's.
+          if (error instanceof EdgeRequestError && error.code === 'not-found' && error.message.includes('No route'))
+            throw new EdgeRequestError(
+              'unsupported',
+              `agent ${this.options.agentName} predates POST /api/images/pull: update it to pull (and scan) update candidates`,
+            );
+          throw error;
+        }
+      }
       case 'image.export': {
         const path = `/api/images/${encodeURIComponent(request.imageId)}/export?${watcher}`;
         return this.call('GET', path, options, undefined, (response, rearm) =>

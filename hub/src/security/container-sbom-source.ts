@@ -17,8 +17,9 @@ export interface ContainerSbomSourceDeps {
  * What the scanner reads (docs/security-scanning.md): the running image from the container's own
  * Docker host, and the update candidate pulled on that host first, as the update itself would pull
  * it (the generator reads images through the host, never from the registry directly). An edge
- * agent's host pulls and exports through the edge protocol (`image.pull`, `image.export`); a host
- * that cannot pull has no candidate to read: SbomUnavailableError.
+ * agent's host pulls and exports through the edge protocol (`image.pull`, `image.export`), a
+ * listen-mode agent's through its routes (`POST /api/images/pull`, `GET /api/images/{id}/export`);
+ * a host that cannot pull has no candidate to read: SbomUnavailableError.
  */
 export function containerSbomSource(deps: ContainerSbomSourceDeps): SbomSource {
   return {
