@@ -67,8 +67,8 @@ try {
   const ends = new Map<string, { count: number; first: number; last: number }>();
   for (const event of generator.events) {
     if (event.event !== 'closed') continue;
-    const fields = event as unknown as { code: number; reason: string; t: number };
-    const key = `${fields.code} ${fields.reason || '(no reason)'}`;
+    const fields = event as unknown as { code: number; reason: string; t: number; welcomed?: boolean };
+    const key = `${fields.code} ${fields.reason || '(no reason)'} ${fields.welcomed ? 'after' : 'before'} the welcome`;
     const seen = ends.get(key) ?? { count: 0, first: fields.t, last: fields.t };
     ends.set(key, {
       count: seen.count + 1,

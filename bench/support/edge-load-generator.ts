@@ -55,6 +55,7 @@ function dial(agent: FleetAgent, index: number, ended: (sessionMs: number) => vo
     sockets.add(ws);
     let beat: ReturnType<typeof setInterval> | undefined;
     let settled = false;
+    let settledByWelcome = false;
     const settle = () => {
       if (!settled) {
         settled = true;
@@ -73,6 +74,7 @@ function dial(agent: FleetAgent, index: number, ended: (sessionMs: number) => vo
           const count = welcomedAgents.size;
           if (first && (count % 100 === 0 || count === plan.agents.length)) report('welcomed', { count });
           if (first && count === plan.agents.length) report('all-welcomed');
+          settledByWelcome = true;
           settle();
           const { containers, images } = fleetInventory(index, plan.containersPerAgent);
           ws.send(
@@ -113,8 +115,11 @@ function dial(agent: FleetAgent, index: number, ended: (sessionMs: number) => vo
         ended(Date.now() - openedAt);
       }
     };
+    // A session cut without a close frame (1006) says why only in the error before it.
+    let failure = '';
     ws.on('close', (code, reason) => {
-      if (!stopping && !over) report('closed', { agent: agent.name, code, reason: String(reason) });
+      if (!stopping && !over)
+        report('closed', { agent: agent.name, code, reason: String(reason) || failure, welcomed: settledByWelcome });
       end();
     });
     ws.on('unexpected-response', (request, response) => {
@@ -122,7 +127,9 @@ function dial(agent: FleetAgent, index: number, ended: (sessionMs: number) => vo
       request.destroy();
       end();
     });
-    ws.on('error', () => undefined);
+    ws.on('error', (error: NodeJS.ErrnoException) => {
+      failure = error.code ?? error.message;
+    });
   });
 }
 
