@@ -11,6 +11,7 @@ import { updateLevel } from '../notifications/update-threshold';
 import type { ContainerStore } from '../store/container-store';
 import type { ObservedInventory } from './inventory-sync';
 import { toPublicContainer } from './public-container';
+import { sameJson } from './same-json';
 
 export interface ApplyTargets {
   store: ContainerStore;
@@ -31,10 +32,14 @@ export interface ApplyTargets {
   autoUpdate?: ((changes: readonly AppliedChange[]) => Promise<void>) | undefined;
 }
 
-/** Everything but the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
-function comparable(container: Container): string {
-  const { checkedAt: _checkedAt, error, ...rest } = container;
-  return JSON.stringify({ ...rest, error: error && { ...error, at: undefined } });
+const BOOKKEEPING = new Set(['checkedAt', 'error']);
+
+/** Equal but for the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
+function sameButBookkeeping(previous: Container, next: Container): boolean {
+  return (
+    sameJson(previous, next, BOOKKEEPING) &&
+    sameJson(previous.error && { ...previous.error, at: undefined }, next.error && { ...next.error, at: undefined })
+  );
 }
 
 function isNewUpdate(previous: Container | undefined, next: Container): boolean {
@@ -102,7 +107,7 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
   for (const record of observed.records) {
     const previous = store.get(record.id);
     changes.push({ previous, next: record });
-    if (previous && comparable(previous) === comparable(record)) {
+    if (previous && sameButBookkeeping(previous, record)) {
       if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) writes.push(record);
       continue;
     }
