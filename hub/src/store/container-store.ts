@@ -25,6 +25,24 @@ export const IdentityStateSchema = v.object({
 export type IdentityState = v.InferOutput<typeof IdentityStateSchema>;
 
 const containerKey = (id: string) => `containers:${id}`;
+
+/**
+ * A full watch cycle's check time for one source (an agent, or none, and a watcher), stored once
+ * instead of rewriting every record whose only change is its checkedAt: at load, every record of
+ * the source with an older checkedAt takes `at`, except the ones listed (not checked by that cycle).
+ */
+const CheckedStampSchema = v.object({
+  agent: v.optional(v.string()),
+  watcher: v.string(),
+  at: v.string(),
+  except: v.array(v.string()),
+});
+export interface CheckedSource {
+  agent?: string | undefined;
+  watcher: string;
+}
+const checkedKey = (source: CheckedSource) =>
+  `container-checks:${source.agent === undefined ? 'hub' : `agent-${encodeURIComponent(source.agent)}`}:${encodeURIComponent(source.watcher)}`;
 // Identities hold '::' and names: encoded so they stay one key segment on every driver.
 const identityKey = (identity: string) => `identities:${encodeURIComponent(identity)}`;
 
@@ -45,6 +63,11 @@ export interface ContainerStore {
   putMany(containers: readonly Container[]): Promise<void>;
   /** The same records staged, for a batch with another store's writes (writeTogether). */
   stageMany(containers: readonly Container[]): StagedWrite;
+  /**
+   * Records a full watch cycle of `source` checked at `at` and found otherwise unchanged: kept in
+   * memory, and stored as one stamp for the source rather than one write per record (issue 18).
+   */
+  putChecked(source: CheckedSource, at: string, records: readonly Container[]): Promise<void>;
   remove(id: string): Promise<void>;
   identityState(identity: string): IdentityState;
   setIdentityState(identity: string, state: IdentityState): Promise<void>;
@@ -66,29 +89,45 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
       for (const container of batch) keep(container);
     },
   });
+  const ofSource = (agent: string | undefined, watcher?: string): Container[] => {
+    // An agent's own set is small; the hub's own are found by watcher name (agents' watchers may share it).
+    const facet = agent !== undefined ? `agent:${agent}` : watcher !== undefined ? `watcher:${watcher}` : undefined;
+    const candidates =
+      facet === undefined
+        ? containers.values()
+        : [...(index.idsWith(facet) ?? [])].flatMap((id) => containers.get(id) ?? []);
+    const matching: Container[] = [];
+    for (const container of candidates)
+      if (container.agent === agent && (watcher === undefined || container.watcher === watcher))
+        matching.push(container);
+    return matching;
+  };
   return {
     async load() {
       const stored = await readAllValidated(storage, await storage.getKeys('containers'), ContainerSchema, logger);
       for (const { value: container } of stored) containers.set(container.id, container);
+      const stamps = await readAllValidated(
+        storage,
+        await storage.getKeys('container-checks'),
+        CheckedStampSchema,
+        logger,
+      );
+      for (const { value: stamp } of stamps) {
+        const except = new Set(stamp.except);
+        for (const container of containers.values()) {
+          if (container.agent !== stamp.agent || container.watcher !== stamp.watcher || except.has(container.id))
+            continue;
+          if (container.checkedAt !== undefined && container.checkedAt < stamp.at)
+            containers.set(container.id, { ...container, checkedAt: stamp.at });
+        }
+      }
       index.reset([...containers.values()]);
       const states = await readAllValidated(storage, await storage.getKeys('identities'), IdentityStateSchema, logger);
       for (const { key, value } of states) identities.set(decodeURIComponent(key.slice('identities:'.length)), value);
     },
     all: () => [...containers.values()],
     get: (id) => containers.get(id),
-    ofSource(agent, watcher) {
-      // An agent's own set is small; the hub's own are found by watcher name (agents' watchers may share it).
-      const facet = agent !== undefined ? `agent:${agent}` : watcher !== undefined ? `watcher:${watcher}` : undefined;
-      const candidates =
-        facet === undefined
-          ? containers.values()
-          : [...(index.idsWith(facet) ?? [])].flatMap((id) => containers.get(id) ?? []);
-      const matching: Container[] = [];
-      for (const container of candidates)
-        if (container.agent === agent && (watcher === undefined || container.watcher === watcher))
-          matching.push(container);
-      return matching;
-    },
+    ofSource,
     query: (query) => index.query(query),
     async put(container) {
       await storage.setItem(containerKey(container.id), container);
@@ -97,6 +136,21 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     stageMany,
     async putMany(batch) {
       await writeTogether(storage, stageMany(batch));
+    },
+    async putChecked(source, at, batch) {
+      const touched = new Map(batch.map((container) => [container.id, container]));
+      // The source's records this cycle did not check at `at` keep their own checkedAt at load.
+      const except = ofSource(source.agent, source.watcher)
+        .map((container) => touched.get(container.id) ?? container)
+        .filter((container) => container.checkedAt !== undefined && container.checkedAt !== at)
+        .map((container) => container.id);
+      const stamp = { ...(source.agent !== undefined && { agent: source.agent }), watcher: source.watcher, at, except };
+      await writeTogether(storage, {
+        items: [{ key: checkedKey(source), value: stamp }],
+        apply: () => {
+          for (const container of batch) keep(container);
+        },
+      });
     },
     async remove(id) {
       await storage.removeItem(containerKey(id));

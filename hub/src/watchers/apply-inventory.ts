@@ -8,7 +8,7 @@ import {
   maturityClearedBetween,
 } from '../notifications/inventory-events';
 import { updateLevel } from '../notifications/update-threshold';
-import type { ContainerStore } from '../store/container-store';
+import type { CheckedSource, ContainerStore } from '../store/container-store';
 import type { ObservedInventory } from './inventory-sync';
 import { toPublicContainer } from './public-container';
 import { sameJson } from './same-json';
@@ -98,17 +98,26 @@ function announce(publish: Publish, previous: Container | undefined, record: Con
  * 18): an edge agent's snapshot of N new containers is one storage transaction, not 2N writes each
  * with its fsync.
  */
-export async function applyInventory(observed: ObservedInventory, targets: ApplyTargets): Promise<void> {
+export async function applyInventory(
+  observed: ObservedInventory,
+  targets: ApplyTargets,
+  options: { fullCycleOf?: CheckedSource } = {},
+): Promise<void> {
   const { store, publish, audit } = targets;
   const changes: AppliedChange[] = [];
   const writes: Container[] = [];
+  const checked: Container[] = [];
   const entries: AuditRecord[] = [];
   const changed: { previous: Container | undefined; record: Container }[] = [];
   for (const record of observed.records) {
     const previous = store.get(record.id);
     changes.push({ previous, next: record });
     if (previous && sameButBookkeeping(previous, record)) {
-      if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) writes.push(record);
+      if (previous.error?.at !== record.error?.at) writes.push(record);
+      else if (previous.checkedAt === record.checkedAt) continue;
+      // Only its check time moved: a full cycle stores that once for its source (putChecked).
+      else if (options.fullCycleOf && record.checkedAt === (checked[0] ?? record).checkedAt) checked.push(record);
+      else writes.push(record);
       continue;
     }
     writes.push(record);
@@ -121,6 +130,8 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
     await store.putMany(writes);
     await audit(entries);
   }
+  if (options.fullCycleOf && checked.length > 0)
+    await store.putChecked(options.fullCycleOf, checked[0]?.checkedAt as string, checked);
   for (const { previous, record } of changed) announce(publish, previous, record);
   for (const id of observed.removedIds) {
     const previous = store.get(id);

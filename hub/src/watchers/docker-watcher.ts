@@ -216,7 +216,7 @@ export class DockerWatcher {
     let observed: ObservedInventory;
     try {
       observed = await this.observe({ check: true });
-      await applyInventory(observed, this.deps);
+      await applyInventory(observed, this.deps, { fullCycleOf: { agent: this.deps.agent, watcher: this.name } });
     } catch (error) {
       report('failed');
       throw error;
