@@ -65,7 +65,13 @@ function facetsOfQuery(query: ContainerQuery): string[][] {
 
 function samePlaces(previous: Container, next: Container): boolean {
   if (previous.id !== next.id) return false;
-  for (const key of Object.values(SORT_KEYS)) if (key(previous) !== key(next)) return false;
+  // The fields the sort keys read, compared before the keys (which parse dates) are computed.
+  const sameSortFields =
+    previous.displayName === next.displayName &&
+    previous.status === next.status &&
+    previous.createdAt === next.createdAt &&
+    previous.image.created === next.image.created;
+  if (!sameSortFields) for (const key of Object.values(SORT_KEYS)) if (key(previous) !== key(next)) return false;
   const before = facetsOf(previous);
   const after = facetsOf(next);
   return before.length === after.length && before.every((facet, i) => facet === after[i]);
