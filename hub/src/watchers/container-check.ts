@@ -3,8 +3,8 @@ import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
 import { type CompiledTagPolicy, compileTagPolicy, NO_TAG_POLICY, TagPolicyError } from '../../../shared/tags';
 import { containerIdentity } from '../../../shared/update/update-clock';
-import { checkImage, type ImageCheckInput, prefetchImage } from '../checks/check-image';
-import { evaluateUpdate } from '../checks/evaluate-update';
+import { checkImage, type ImageCheckInput, type ImageCheckResult, prefetchImage } from '../checks/check-image';
+import { evaluateUpdate, type UpdateEvaluation, type UpdateEvaluationInput } from '../checks/evaluate-update';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import type { ContainerStore } from '../store/container-store';
 import { sameJson } from './same-json';
@@ -60,6 +60,29 @@ export function effectivePolicy(labelPolicy: UpdatePolicy, apiPolicy: UpdatePoli
   return { ...labelPolicy, ...apiPolicy };
 }
 
+/** Evaluations by check answer (one per reference and cycle), then by the rest of their input. */
+const evaluations = new WeakMap<ImageCheckResult, Map<string, UpdateEvaluation>>();
+
+/**
+ * evaluateUpdate is a pure function of its input: the containers of one reference whose clocks,
+ * gates and policies are alike (usually all of them) share one evaluation per cycle.
+ */
+function evaluateOnce(input: UpdateEvaluationInput): UpdateEvaluation {
+  const { check, ...rest } = input;
+  let byInput = evaluations.get(check);
+  if (!byInput) {
+    byInput = new Map();
+    evaluations.set(check, byInput);
+  }
+  const key = JSON.stringify(rest);
+  let evaluation = byInput.get(key);
+  if (!evaluation) {
+    evaluation = evaluateUpdate(input);
+    byInput.set(key, evaluation);
+  }
+  return evaluation;
+}
+
 export interface ContainerCheckContext {
   lookups: FleetLookups;
   store: ContainerStore;
@@ -111,7 +134,7 @@ export async function checkContainer(
   const check = await context.lookups.imageCheck(tagPolicy, JSON.stringify(question), () =>
     checkImage(input, context.lookups),
   );
-  const evaluation = evaluateUpdate({
+  const evaluation = evaluateOnce({
     check,
     localTag: container.image.tag.value,
     localDigest: container.image.digest.repo,
