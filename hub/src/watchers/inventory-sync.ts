@@ -11,7 +11,8 @@ import { createConcurrencyLimiter } from '../../../shared/registry/request-limit
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
 import { type ContainerCheckContext, checkContainer, type TagPolicyCache } from './container-check';
-import type { InspectCache } from './inspect-cache';
+import type { BuildInputs, InspectCache } from './inspect-cache';
+import { sameJson } from './same-json';
 
 export interface SyncError {
   phase: 'list' | 'inspect' | 'check';
@@ -94,11 +95,12 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
       }
       const { record, labelPolicy } = observed;
       const check = options.check;
-      records.push(
+      const next =
         check && record.watched
           ? await checkWithPolicy(record, labelPolicy, { ...check, policies: options.policies }, errors)
-          : record,
-      );
+          : record;
+      records.push(next);
+      options.inspected?.rememberBuild(id, { ...observed.inputs, record: next });
     }),
   );
   // Only observations count: a failed registry check says nothing about which containers exist.
@@ -132,7 +134,7 @@ async function observeOne(
   options: ObserveOptions,
   images: Map<string, Promise<DockerImageDetails | undefined>>,
   errors: SyncError[],
-): Promise<{ record: Container; labelPolicy: UpdatePolicy } | 'gone' | undefined> {
+): Promise<{ record: Container; labelPolicy: UpdatePolicy; inputs: BuildInputs } | 'gone' | undefined> {
   try {
     const details = await inspect(id, summary, options);
     if (!details) return 'gone'; // removed between list and inspect
@@ -145,6 +147,13 @@ async function observeOne(
     }
     const previous = options.previous.get(id);
     const imageDetails = await image;
+    // Nothing it was built from changed (the same inspect answer, image and overrides), and the
+    // stored record is the one built then: it is what building again would give (issue 18).
+    const last = options.inspected?.lastBuild(id, details, previous);
+    if (last && previous && sameJson(last.image, imageDetails)) {
+      const overrides = options.labelOverrides?.(previous);
+      if (sameJson(last.overrides, overrides)) return { record: previous, labelPolicy: last.labelPolicy, inputs: last };
+    }
     const build = (labels: ContainerLabels, labelSources?: MergedLabels['sources']) => {
       const tagPolicy = options.policies.get({
         includeTags: labels.includeTags,
@@ -173,7 +182,8 @@ async function observeOne(
       labels = readContainerLabels(merged.labels);
       record = build(labels, merged.sources);
     }
-    return { record, labelPolicy: labels.labelPolicy };
+    const inputs = { details, image: imageDetails, overrides, labelPolicy: labels.labelPolicy };
+    return { record, labelPolicy: labels.labelPolicy, inputs };
   } catch (error) {
     errors.push({ phase: 'inspect', id, message: message(error) });
     return undefined;
