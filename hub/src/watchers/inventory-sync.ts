@@ -61,6 +61,16 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  */
 export async function observeInventory(options: ObserveOptions): Promise<ObservedInventory> {
   const errors: SyncError[] = [];
+  const images = new Map<string, Promise<DockerImageDetails | undefined>>();
+  // A full observation needs the images of the containers it knew (each inspected once): asked
+  // now, while Docker lists, rather than one round trip after the listing (issue 18).
+  if (!options.onlyIds)
+    for (const { image } of options.previous.values()) {
+      if (images.has(image.id)) continue;
+      const details = options.host.inspectImage(image.id);
+      details.catch(() => undefined); // an image no container runs any more is never awaited
+      images.set(image.id, details);
+    }
   let ids: string[];
   let summaries: Map<string, DockerContainerSummary>;
   try {
@@ -79,7 +89,6 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
     };
   }
   const limiter = createConcurrencyLimiter(INSPECT_CONCURRENCY);
-  const images = new Map<string, Promise<DockerImageDetails | undefined>>();
   const seen = new Set<string>();
   const records: Container[] = [];
   // Docker is asked under the inspect cap; registry checks run outside it (the registry client has
