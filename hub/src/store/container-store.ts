@@ -148,7 +148,10 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
       await writeTogether(storage, {
         items: [{ key: checkedKey(source), value: stamp }],
         apply: () => {
-          for (const container of batch) keep(container);
+          // Only checkedAt differs from the stored record, which no index reads: their places stay.
+          for (const container of batch)
+            if (containers.has(container.id)) containers.set(container.id, container);
+            else keep(container);
         },
       });
     },
