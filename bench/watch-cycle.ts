@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container } from '../shared/schemas/container';
@@ -6,6 +7,7 @@ import { startDockerd } from '../test/support/docker/start-dockerd';
 import { type LatencyProxy, startLatencyProxy } from '../test/support/latency-proxy';
 import { startRegistry } from '../test/support/registry/start-registry';
 import { type Benchmark, formatCount, markdownTable, positiveIntegerEnv } from './support/benchmark';
+import { type ProfileSummary, startProfiledHub, summarizeProfile, topSelf } from './support/cpu-profile';
 import { createContainers, publishBuild, removeContainers } from './support/docker-fleet';
 import { type EngineProxy, startEngineProxy } from './support/engine-proxy';
 import { type HubProcess, startHubProcess } from './support/hub-process';
@@ -14,6 +16,7 @@ import type { ProcessSample } from './support/proc-stats';
 const LATENCY_MS = 20;
 const REPOSITORIES = 5;
 const PARALLELISM = 8;
+const PROFILE_ROWS = 8;
 /** Repositories whose `latest` is pushed again once the containers run: those containers see a digest update. */
 const REBUILT = new Set([0, 2, 4]);
 
@@ -37,7 +40,7 @@ interface Rig {
 const cpuMs = (before: ProcessSample, after: ProcessSample) =>
   after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
 
-async function api<T>(hub: HubProcess, path: string, init?: RequestInit): Promise<T> {
+async function api<T>(hub: { url: string }, path: string, init?: RequestInit): Promise<T> {
   const response = await fetch(`${hub.url}${path}`, init);
   if (!response.ok)
     throw new Error(
@@ -46,14 +49,14 @@ async function api<T>(hub: HubProcess, path: string, init?: RequestInit): Promis
   return (await response.json()) as T;
 }
 
-async function lastRunAt(hub: HubProcess): Promise<number | undefined> {
+async function lastRunAt(hub: { url: string }): Promise<number | undefined> {
   const watchers = await api<{ data: { metadata: { lastRunAt?: string } }[] }>(hub, '/api/v1/watchers');
   const at = watchers.data[0]?.metadata.lastRunAt;
   return at === undefined ? undefined : Date.parse(at);
 }
 
 /** Polls until the watcher records a cycle that ended after `after`. */
-async function cycleEnd(hub: HubProcess, after: number, timeoutMs: number): Promise<number> {
+async function cycleEnd(hub: { url: string }, after: number, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const at = await lastRunAt(hub);
@@ -142,6 +145,68 @@ async function registryFloor(references: readonly string[]): Promise<number> {
   return rounds.sort((a, b) => a - b)[2] as number;
 }
 
+/**
+ * Where a warm cycle's CPU goes: a second hub process on the same daemon, registry and proxies,
+ * under V8's sampling profiler (bench/support/cpu-profile.ts), runs its first cycle and then
+ * `repeats` warm ones through the watch route; the profile is read over the warm cycles only (the
+ * window from the first of them to the hub's exit right after the last).
+ */
+async function profileWarmCycles(
+  root: string,
+  engineSocket: string,
+  expected: number,
+  repeats: number,
+): Promise<ProfileSummary> {
+  const scratch = await mkdtemp(join(tmpdir(), 'dockwatch-bench-profile-'));
+  const hub = await startProfiledHub(
+    root,
+    {
+      DD_STORE_DRIVER: 'memory',
+      DD_LOG_FORMAT: 'json',
+      DD_WATCHER_LOCAL_SOCKET: engineSocket,
+      DD_WATCHER_LOCAL_JITTER: '0',
+    },
+    scratch,
+  );
+  let stopped = false;
+  try {
+    await cycleEnd(hub, 0, 600_000);
+    const started = performance.now();
+    for (let run = 0; run < repeats; run++) {
+      const body = await api<{ total: number }>(hub, '/api/v1/containers/watch', { method: 'POST' });
+      if (body.total !== expected) throw new Error(`watch-cycle: the profiled hub listed ${body.total} containers`);
+    }
+    stopped = true;
+    const profile = await hub.stop();
+    return await summarizeProfile(profile, root, performance.now() - started);
+  } finally {
+    if (!stopped) await hub.stop().catch(() => undefined);
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What the one Engine call a warm cycle cannot skip costs by itself: `GET /containers/json` through
+ * the same counting pass-through, its body read whole (median of 5, ms).
+ */
+async function engineListMs(engineSocket: string): Promise<number> {
+  const rounds: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      request({ socketPath: engineSocket, path: '/v1.41/containers/json' }, (response) => {
+        response.on('data', () => undefined);
+        response.on('end', resolve);
+        response.on('error', reject);
+      })
+        .on('error', reject)
+        .end();
+    });
+    rounds.push(performance.now() - started);
+  }
+  return rounds.sort((a, b) => a - b)[2] as number;
+}
+
 function median(cycles: readonly Cycle[]): Cycle {
   const key = (cycle: Cycle) => cycle.cycleMs ?? cycle.requestMs ?? 0;
   return [...cycles].sort((a, b) => key(a) - key(b))[Math.floor(cycles.length / 2)] as Cycle;
@@ -216,9 +281,13 @@ export const watchCycle: Benchmark = {
       for (let run = 0; run < repeats; run++) refreshRuns.push(await inventoryRefresh(rig, count));
       const warm = median(warmRuns);
       const floorMs = await registryFloor(images);
-      ctx.log(
-        `warm cycle: ${warm.cycleMs} ms (registry floor ${floorMs.toFixed(0)} ms); force-removing ${count} containers`,
-      );
+      const listMs = await engineListMs(engine.socketPath);
+      ctx.log(`warm cycle: ${warm.cycleMs} ms (registry floor ${floorMs.toFixed(0)} ms); profiling warm cycles`);
+      await hub.stop();
+      const profile = await profileWarmCycles(ctx.root, engine.socketPath, count, repeats);
+      for (const row of topSelf(profile, PROFILE_ROWS))
+        ctx.log(`profile: ${(row.self * 100).toFixed(1)} % self, ${(row.total * 100).toFixed(1)} % total ${row.frame}`);
+      ctx.log(`force-removing ${count} containers`);
 
       const removeStarted = performance.now();
       await removeContainers(dockerd, fleet.ids, PARALLELISM);
@@ -232,10 +301,11 @@ export const watchCycle: Benchmark = {
         repeats,
         creationError: fleet.error?.message,
         floorMs,
+        listMs,
       };
       return {
         title: 'Watch cycle on a real Docker Engine',
-        markdown: report(setup, [first, warm, median(refreshRuns)]),
+        markdown: report(setup, [first, warm, median(refreshRuns)], profile),
       };
     } finally {
       for (const cleanup of cleanups.reverse())
@@ -253,9 +323,10 @@ interface Setup {
   repeats: number;
   creationError: string | undefined;
   floorMs: number;
+  listMs: number;
 }
 
-function report(setup: Setup, cycles: readonly Cycle[]): string {
+function report(setup: Setup, cycles: readonly Cycle[], profile: ProfileSummary): string {
   const [first, warm, refresh] = cycles as [Cycle, Cycle, Cycle];
   const engineKinds = ['list containers', 'inspect container', 'inspect image'];
   const otherEngine = [...new Set(cycles.flatMap((c) => [...c.engine.keys()]))]
@@ -297,9 +368,22 @@ function report(setup: Setup, cycles: readonly Cycle[]): string {
     '',
     `- **First cycle: ${ms(first.cycleMs)}** for ${formatCount(setup.count)} containers (${((first.cycleMs ?? 0) / setup.count).toFixed(1)} ms per container), the one the watcher runs 2 s after start, timed from its first Engine call to the end it records (\`metadata.lastRunAt\`). **Warm cycle: ${ms(warm.cycleMs)}** (median of ${setup.repeats}, run by \`POST /api/v1/containers/watch\`; the HTTP request adds the ${formatCount(setup.count)}-record response). Inventory refresh (\`POST /api/v1/watchers/docker/local/inventory\`, Engine only): ${ms(refresh.requestMs)} (median of ${setup.repeats}).`,
     `- Registry lookups are deduplicated across the fleet: the warm cycle asks **${sum(warm.registry)} requests for ${formatCount(setup.count)} containers** (${(sum(warm.registry) / references).toFixed(2)} per distinct reference: one tag list per repository, one HEAD per \`latest\`); the first cycle ${sum(first.registry)}, also learning each candidate's manifest and config once. Checked one container at a time, the warm cycle alone would be at least ${formatCount(setup.count)} requests.`,
-    `- Engine calls: ${formatCount(sum(warm.engine))} per warm cycle: one list, **${formatCount(warmInspects)} container inspects for ${formatCount(setup.count)} unchanged containers** (the first cycle: ${formatCount(first.engine.get('inspect container') ?? 0)}), one inspect per distinct image (${warm.engine.get('inspect image') ?? 0}). The watcher keeps what the Engine said of each container while its event stream is open, and an event about a container drops its entry (hub/src/watchers/inspect-cache.ts); the Engine client remembers the reference of a container it lists by image id (a tag pushed again), since a container's \`Config.Image\` never changes. The inventory refresh makes the same Engine calls without any registry check and takes ${((refresh.requestMs ?? 0) / (warm.cycleMs ?? 1)).toFixed(2)}× the warm cycle.`,
-    `- **Registry floor: ${setup.floorMs.toFixed(0)} ms** (one manifest HEAD per distinct reference, ${references} references, at most 16 in flight, through the same ${LATENCY_MS} ms proxy, median of 5 rounds, same run): the warm cycle takes **${((warm.cycleMs ?? 0) / setup.floorMs).toFixed(1)}× the floor** (issue 18's target: 1.5×).`,
+    `- Engine calls: ${formatCount(sum(warm.engine))} per warm cycle: one list, **${formatCount(warmInspects)} container inspects for ${formatCount(setup.count)} unchanged containers** (the first cycle: ${formatCount(first.engine.get('inspect container') ?? 0)}), one inspect per distinct image (${warm.engine.get('inspect image') ?? 0}). The watcher keeps what the Engine said of each container while its event stream is open, and an event about a container drops its entry (hub/src/watchers/inspect-cache.ts), with the record built from it: an unchanged container's record is reused, not built again. The Engine client remembers the reference of a container it lists by image id (a tag pushed again), since a container's \`Config.Image\` never changes. The inventory refresh makes the same Engine calls without any registry check and takes ${((refresh.requestMs ?? 0) / (warm.cycleMs ?? 1)).toFixed(2)}× the warm cycle.`,
+    `- The rest of a warm cycle: the registry requests start with the Engine listing (prefetched from the last records), one image check and one update evaluation per reference, not per container; the records whose only change is their \`checkedAt\` are stored as one stamp per watcher (\`putChecked\`), not rewritten one by one; identity state is written only when a clock or gate moves.`,
+    `- **Registry floor: ${setup.floorMs.toFixed(0)} ms** (one manifest HEAD per distinct reference, ${references} references, at most 16 in flight, through the same ${LATENCY_MS} ms proxy, median of 5 rounds, same run): the warm cycle takes **${((warm.cycleMs ?? 0) / setup.floorMs).toFixed(1)}× the floor** (issue 18's target: 1.5×). The Engine listing it cannot skip takes **${setup.listMs.toFixed(0)} ms** by itself (\`GET /containers/json\` of ${formatCount(setup.count)} containers through the same pass-through, body read, median of 5): the cycle ends no sooner than that, ${((warm.cycleMs ?? 0) / Math.max(setup.floorMs, setup.listMs)).toFixed(1)}× the slower of the two.`,
     `- "hub CPU" is the hub process's CPU time (user + system, /proc) during the cycle; the first cycle's figure also covers the 2 s before it. Hub, daemon, registry, proxies and this runner share the machine's cores.`,
+    `- CPU profile of the hub during ${setup.repeats} warm cycles run through the watch route (a second hub process on the same daemon and registry, V8's sampling profiler; ${profile.busyMs.toFixed(0)} ms busy; shares of the busy samples; "total" includes what the function called; frames by function and file, as line numbers under tsx are those of the transformed code):`,
+    '',
+    markdownTable(
+      ['function', 'self', 'total'],
+      topSelf(profile, PROFILE_ROWS).map((row) => [
+        `\`${row.frame}\``,
+        `${(row.self * 100).toFixed(1)} %`,
+        `${(row.total * 100).toFixed(1)} %`,
+      ]),
+      ['left', 'right', 'right'],
+    ),
+    '',
     `- Setup, not measured above: creating and starting the ${formatCount(setup.count)} containers took ${(setup.createMs / 1000).toFixed(1)} s (${PARALLELISM} at a time), force-removing them ${(setup.removeMs / 1000).toFixed(1)} s.`,
   ].join('\n');
 }

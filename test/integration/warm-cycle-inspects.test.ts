@@ -114,6 +114,28 @@ describe('warm watch cycles on a real dockerd', () => {
     expect(record(renamed)?.name).toBe('warm-renamed');
   });
 
+  it('sees a container re-created under its name with another label, and inspects none of the others', async () => {
+    const old = ids[3] as string;
+    rig.inspected.length = 0;
+    await dockerd.docker.getContainer(old).remove({ force: true });
+    const recreated = await runContainer(dockerd.docker, {
+      name: 'warm-3',
+      image: 'local/warm:1.0.0',
+      labels: { 'dd.display.name': 'warm three, relabelled' },
+    });
+    ids[3] = recreated;
+    await watcher().watch();
+    expect(record(recreated)?.displayName).toBe('warm three, relabelled');
+    expect(record(old)).toBeUndefined();
+    // Only the re-created container (and the removed one, through its events) was asked about.
+    expect(rig.inspected.filter((id) => id !== recreated && id !== old)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    rig.inspected.length = 0;
+    await watcher().watch();
+    expect(rig.inspected).toEqual([]);
+    expect(record(recreated)?.displayName).toBe('warm three, relabelled');
+  });
+
   it('inspects everything again after the event stream was cut, since events may have been lost', async () => {
     rig.cutEvents();
     rig.inspected.length = 0;

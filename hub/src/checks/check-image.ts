@@ -65,6 +65,22 @@ export async function checkImage(input: ImageCheckInput, lookups: FleetLookups):
   return result;
 }
 
+/**
+ * Starts the requests a check of this image begins with (the tag list, the tag's digest), without
+ * waiting: a watch cycle calls it for the references its last records name as it starts, so the
+ * registry answers while Docker is still listing (issue 18). The check itself shares these
+ * requests through the lookups, and meets their failures there.
+ */
+export function prefetchImage(
+  input: Pick<ImageCheckInput, 'registry' | 'repository' | 'tag' | 'watchDigest' | 'tagPolicy'>,
+  lookups: FleetLookups,
+): void {
+  const tagWatched = isVersionTag(input.tag, input.tagPolicy);
+  const ignore = () => undefined;
+  if (tagWatched) lookups.tags(input.registry, input.repository).catch(ignore);
+  if (input.watchDigest ?? !tagWatched) lookups.tagDigest(input.registry, input.repository, input.tag).catch(ignore);
+}
+
 async function checkTags(input: ImageCheckInput, lookups: FleetLookups, result: ImageCheckResult): Promise<void> {
   let tags: string[];
   try {

@@ -21,6 +21,7 @@ export class FleetLookups {
   private cycle = new Map<string, Promise<unknown>>();
   private cycleStartedAt = Number.NEGATIVE_INFINITY;
   private tagCandidates = new WeakMap<CompiledTagPolicy, Map<string, TagCandidate | undefined>>();
+  private imageChecks = new WeakMap<CompiledTagPolicy, Map<string, Promise<unknown>>>();
 
   /**
    * @param internetless the setting `internetlessMode`: while on, no provider's web API (Docker Hub's,
@@ -45,6 +46,21 @@ export class FleetLookups {
     this.cycleStartedAt = now;
     this.cycle = new Map();
     this.tagCandidates = new WeakMap();
+    this.imageChecks = new WeakMap();
+  }
+
+  /**
+   * One image check per cycle for every container asking the same question (the same reference,
+   * platform, local digests, compiled policy object and skips): a thousand containers of ten
+   * references are ten checks, not a thousand (issue 18). `key` names everything but the policy.
+   */
+  imageCheck<T>(policy: CompiledTagPolicy, key: string, check: () => Promise<T>): Promise<T> {
+    let byKey = this.imageChecks.get(policy);
+    if (!byKey) {
+      byKey = new Map();
+      this.imageChecks.set(policy, byKey);
+    }
+    return memoizePromise(byKey as Map<string, Promise<T>>, key, check);
   }
 
   /**

@@ -63,6 +63,20 @@ function facetsOfQuery(query: ContainerQuery): string[][] {
   return filters;
 }
 
+function samePlaces(previous: Container, next: Container): boolean {
+  if (previous.id !== next.id) return false;
+  // The fields the sort keys read, compared before the keys (which parse dates) are computed.
+  const sameSortFields =
+    previous.displayName === next.displayName &&
+    previous.status === next.status &&
+    previous.createdAt === next.createdAt &&
+    previous.image.created === next.image.created;
+  if (!sameSortFields) for (const key of Object.values(SORT_KEYS)) if (key(previous) !== key(next)) return false;
+  const before = facetsOf(previous);
+  const after = facetsOf(next);
+  return before.length === after.length && before.every((facet, i) => facet === after[i]);
+}
+
 const sizeOf = (sets: readonly Set<string>[]) => sets.reduce((sum, ids) => sum + ids.size, 0);
 
 /**
@@ -89,6 +103,9 @@ export class ContainerIndex {
 
   /** A record was written: `previous` is the one it replaces, if any. */
   replace(previous: Container | undefined, next: Container): void {
+    // A record written again with the same sort keys and filter values (a warm cycle's new
+    // checkedAt) keeps its places: moving 1,000 unchanged records was a tenth of a warm cycle.
+    if (previous && samePlaces(previous, next)) return;
     if (previous) this.remove(previous);
     for (const [name, list] of this.sorted) list.insert({ key: SORT_KEYS[name](next), id: next.id });
     this.addFacets(next);

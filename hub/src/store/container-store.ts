@@ -26,6 +26,24 @@ export const IdentityStateSchema = v.object({
 export type IdentityState = v.InferOutput<typeof IdentityStateSchema>;
 
 const containerKey = (id: string) => `containers:${id}`;
+
+/**
+ * A full watch cycle's check time for one source (an agent, or none, and a watcher), stored once
+ * instead of rewriting every record whose only change is its checkedAt: at load, every record of
+ * the source with an older checkedAt takes `at`, except the ones listed (not checked by that cycle).
+ */
+const CheckedStampSchema = v.object({
+  agent: v.optional(v.string()),
+  watcher: v.string(),
+  at: v.string(),
+  except: v.array(v.string()),
+});
+export interface CheckedSource {
+  agent?: string | undefined;
+  watcher: string;
+}
+const checkedKey = (source: CheckedSource) =>
+  `container-checks:${source.agent === undefined ? 'hub' : `agent-${encodeURIComponent(source.agent)}`}:${encodeURIComponent(source.watcher)}`;
 // Identities hold '::' and names: encoded so they stay one key segment on every driver.
 const identityKey = (identity: string) => `identities:${encodeURIComponent(identity)}`;
 
@@ -46,6 +64,11 @@ export interface ContainerStore {
   putMany(containers: readonly Container[]): Promise<void>;
   /** The same records staged, for a batch with another store's writes (writeTogether). */
   stageMany(containers: readonly Container[]): StagedWrite;
+  /**
+   * Records a full watch cycle of `source` checked at `at` and found otherwise unchanged: kept in
+   * memory, and stored as one stamp for the source rather than one write per record (issue 18).
+   */
+  putChecked(source: CheckedSource, at: string, records: readonly Container[]): Promise<void>;
   remove(id: string): Promise<void>;
   /** Several records deleted, each agent's packs rewritten once. */
   removeMany(ids: readonly string[]): Promise<void>;
@@ -169,6 +192,54 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     }
   };
 
+  const ofSource = (agent: string | undefined, watcher?: string): Container[] => {
+    // An agent's own set is small; the hub's own are found by watcher name (agents' watchers may share it).
+    const facet = agent !== undefined ? `agent:${agent}` : watcher !== undefined ? `watcher:${watcher}` : undefined;
+    const candidates =
+      facet === undefined
+        ? containers.values()
+        : [...(index.idsWith(facet) ?? [])].flatMap((id) => containers.get(id) ?? []);
+    const matching: Container[] = [];
+    for (const container of candidates)
+      if (container.agent === agent && (watcher === undefined || container.watcher === watcher))
+        matching.push(container);
+    return matching;
+  };
+
+  /**
+   * Each source's stamp (putChecked) given to its records with an older checkedAt, records to be
+   * packed (`legacy`) included: they join `containers` here. Grouped by source first: one pass
+   * over the records, not one per stamp (an agent's watcher has a stamp, and a fleet 10,000 agents).
+   */
+  const applyCheckedStamps = async (legacy: readonly Container[]): Promise<Container[]> => {
+    for (const container of legacy) containers.set(container.id, container);
+    const sourceOf = (agent: string | undefined, watcher: string) => `${agent ?? ''}\u0000${watcher}`;
+    const bySource = new Map<string, Container[]>();
+    for (const container of containers.values()) {
+      const source = sourceOf(container.agent, container.watcher);
+      const group = bySource.get(source);
+      if (group) group.push(container);
+      else bySource.set(source, [container]);
+    }
+    const stamps = await readAllValidated(
+      storage,
+      await storage.getKeys('container-checks'),
+      CheckedStampSchema,
+      logger,
+    );
+    for (const { value: stamp } of stamps) {
+      const except = new Set(stamp.except);
+      for (const container of bySource.get(sourceOf(stamp.agent, stamp.watcher)) ?? []) {
+        if (except.has(container.id)) continue;
+        if (container.checkedAt !== undefined && container.checkedAt < stamp.at)
+          containers.set(container.id, { ...container, checkedAt: stamp.at });
+      }
+    }
+    const stamped = legacy.map((container) => containers.get(container.id) ?? container);
+    for (const container of legacy) containers.delete(container.id);
+    return stamped;
+  };
+
   return {
     async load() {
       containers.clear();
@@ -182,26 +253,15 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
         else if (container.agent !== undefined) legacy.push(container);
         else containers.set(container.id, container);
       }
+      const stampedLegacy = await applyCheckedStamps(legacy);
       index.reset([...containers.values()]);
-      await packLegacyRecords(legacy, shadowedKeys);
+      await packLegacyRecords(stampedLegacy, shadowedKeys);
       const states = await readAllValidated(storage, await storage.getKeys('identities'), IdentityStateSchema, logger);
       for (const { key, value } of states) identities.set(decodeURIComponent(key.slice('identities:'.length)), value);
     },
     all: () => [...containers.values()],
     get: (id) => containers.get(id),
-    ofSource(agent, watcher) {
-      // An agent's own set is small; the hub's own are found by watcher name (agents' watchers may share it).
-      const facet = agent !== undefined ? `agent:${agent}` : watcher !== undefined ? `watcher:${watcher}` : undefined;
-      const candidates =
-        facet === undefined
-          ? containers.values()
-          : [...(index.idsWith(facet) ?? [])].flatMap((id) => containers.get(id) ?? []);
-      const matching: Container[] = [];
-      for (const container of candidates)
-        if (container.agent === agent && (watcher === undefined || container.watcher === watcher))
-          matching.push(container);
-      return matching;
-    },
+    ofSource,
     query: (query) => index.query(query),
     async put(container) {
       await writeTogether(storage, stageMany([container]));
@@ -209,6 +269,24 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     stageMany,
     async putMany(batch) {
       await writeTogether(storage, stageMany(batch));
+    },
+    async putChecked(source, at, batch) {
+      const touched = new Map(batch.map((container) => [container.id, container]));
+      // The source's records this cycle did not check at `at` keep their own checkedAt at load.
+      const except = ofSource(source.agent, source.watcher)
+        .map((container) => touched.get(container.id) ?? container)
+        .filter((container) => container.checkedAt !== undefined && container.checkedAt !== at)
+        .map((container) => container.id);
+      const stamp = { ...(source.agent !== undefined && { agent: source.agent }), watcher: source.watcher, at, except };
+      await writeTogether(storage, {
+        items: () => [{ key: checkedKey(source), value: stamp }],
+        apply: () => {
+          // Only checkedAt differs from the stored record, which no index reads: their places stay.
+          for (const container of batch)
+            if (containers.has(container.id)) containers.set(container.id, container);
+            else keep(container);
+        },
+      });
     },
     remove: (id) => removeMany([id]),
     removeMany,

@@ -8,9 +8,10 @@ import {
   maturityClearedBetween,
 } from '../notifications/inventory-events';
 import { updateLevel } from '../notifications/update-threshold';
-import type { ContainerStore } from '../store/container-store';
+import type { CheckedSource, ContainerStore } from '../store/container-store';
 import type { ObservedInventory } from './inventory-sync';
 import { toPublicContainer } from './public-container';
+import { sameJson } from './same-json';
 
 export interface ApplyTargets {
   store: ContainerStore;
@@ -31,10 +32,14 @@ export interface ApplyTargets {
   autoUpdate?: ((changes: readonly AppliedChange[]) => Promise<void>) | undefined;
 }
 
-/** Everything but the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
-function comparable(container: Container): string {
-  const { checkedAt: _checkedAt, error, ...rest } = container;
-  return JSON.stringify({ ...rest, error: error && { ...error, at: undefined } });
+const BOOKKEEPING = new Set(['checkedAt', 'error']);
+
+/** Equal but for the bookkeeping of the last check (its time, a repeated error's time): a change here is worth an event. */
+function sameButBookkeeping(previous: Container, next: Container): boolean {
+  return (
+    sameJson(previous, next, BOOKKEEPING) &&
+    sameJson(previous.error && { ...previous.error, at: undefined }, next.error && { ...next.error, at: undefined })
+  );
 }
 
 function isNewUpdate(previous: Container | undefined, next: Container): boolean {
@@ -93,17 +98,26 @@ function announce(publish: Publish, previous: Container | undefined, record: Con
  * 18): an edge agent's snapshot of N new containers is one storage transaction, not 2N writes each
  * with its fsync.
  */
-export async function applyInventory(observed: ObservedInventory, targets: ApplyTargets): Promise<void> {
+export async function applyInventory(
+  observed: ObservedInventory,
+  targets: ApplyTargets,
+  options: { fullCycleOf?: CheckedSource } = {},
+): Promise<void> {
   const { store, publish, audit } = targets;
   const changes: AppliedChange[] = [];
   const writes: Container[] = [];
+  const checked: Container[] = [];
   const entries: AuditRecord[] = [];
   const changed: { previous: Container | undefined; record: Container }[] = [];
   for (const record of observed.records) {
     const previous = store.get(record.id);
     changes.push({ previous, next: record });
-    if (previous && comparable(previous) === comparable(record)) {
-      if (previous.checkedAt !== record.checkedAt || previous.error?.at !== record.error?.at) writes.push(record);
+    if (previous && sameButBookkeeping(previous, record)) {
+      if (previous.error?.at !== record.error?.at) writes.push(record);
+      else if (previous.checkedAt === record.checkedAt) continue;
+      // Only its check time moved: a full cycle stores that once for its source (putChecked).
+      else if (options.fullCycleOf && record.checkedAt === (checked[0] ?? record).checkedAt) checked.push(record);
+      else writes.push(record);
       continue;
     }
     writes.push(record);
@@ -116,6 +130,8 @@ export async function applyInventory(observed: ObservedInventory, targets: Apply
     await store.putMany(writes);
     await audit(entries);
   }
+  if (options.fullCycleOf && checked.length > 0)
+    await store.putChecked(options.fullCycleOf, checked[0]?.checkedAt as string, checked);
   for (const { previous, record } of changed) announce(publish, previous, record);
   const removed = observed.removedIds.flatMap((id) => store.get(id) ?? []);
   if (removed.length > 0) {

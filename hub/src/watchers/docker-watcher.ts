@@ -6,7 +6,7 @@ import type { FleetLookups } from '../checks/fleet-lookups';
 import type { ScheduledJob, Scheduler } from '../schedule/scheduler';
 import type { ContainerStore } from '../store/container-store';
 import { type ApplyTargets, applyInventory } from './apply-inventory';
-import type { TagPolicyCache } from './container-check';
+import { prefetchContainer, type TagPolicyCache } from './container-check';
 import { InspectCache } from './inspect-cache';
 import { type ObservedInventory, type ObserveOptions, observeInventory } from './inventory-sync';
 
@@ -212,10 +212,11 @@ export class DockerWatcher {
     const report = (result: 'success' | 'partial' | 'failed') =>
       this.deps.onCycle?.({ durationMs: this.deps.now() - startedAt, result });
     this.deps.lookups?.beginCycle(joinCycle ? { sharedWithinMs: (this.deps.config.jitterSeconds + 60) * 1000 } : {});
+    this.prefetchLookups();
     let observed: ObservedInventory;
     try {
       observed = await this.observe({ check: true });
-      await applyInventory(observed, this.deps);
+      await applyInventory(observed, this.deps, { fullCycleOf: { agent: this.deps.agent, watcher: this.name } });
     } catch (error) {
       report('failed');
       throw error;
@@ -227,6 +228,35 @@ export class DockerWatcher {
     if (observed.errors.length > 0)
       this.deps.logger.warn('watch cycle had errors', { watcher: this.id, errors: observed.errors.slice(0, 5) });
     return { ...observed, records: this.containers(), coalesced: false };
+  }
+
+  /**
+   * The registry requests this cycle will need, started now from the last records (one per
+   * distinct reference and policy): they run while Docker lists and builds, so the cycle waits
+   * for the slower of the two rather than their sum (issue 18). A container whose image changed
+   * meanwhile is checked from its new record; the prefetched answer is then simply unused.
+   */
+  private prefetchLookups(): void {
+    const { lookups, policies } = this.deps;
+    if (!lookups) return;
+    const seen = new Set<string>();
+    for (const record of this.containers()) {
+      if (!record.watched) continue;
+      const { image } = record;
+      const key = JSON.stringify([
+        image.registry.lookupImage,
+        image.registry.url,
+        image.name,
+        image.tag.value,
+        image.digest.watch,
+        record.includeTags,
+        record.excludeTags,
+        record.transformTags,
+      ]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      prefetchContainer(record, { lookups, policies });
+    }
   }
 
   private observe(options: { check: boolean; onlyIds?: ReadonlySet<string> }): Promise<ObservedInventory> {

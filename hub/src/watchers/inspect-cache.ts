@@ -1,4 +1,18 @@
-import type { DockerContainerDetails, DockerContainerSummary } from '../../../shared/docker/docker-host';
+import type {
+  DockerContainerDetails,
+  DockerContainerSummary,
+  DockerImageDetails,
+} from '../../../shared/docker/docker-host';
+import type { Container } from '../../../shared/schemas/container';
+import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
+
+/** What one record was built from, and the record the observation handed on. */
+export interface BuildInputs {
+  details: DockerContainerDetails;
+  image: DockerImageDetails | undefined;
+  overrides: unknown;
+  labelPolicy: UpdatePolicy;
+}
 
 /**
  * What the Engine said of each container, kept only while the watcher's event stream is open: every
@@ -9,6 +23,8 @@ import type { DockerContainerDetails, DockerContainerSummary } from '../../../sh
  */
 export class InspectCache {
   private readonly entries = new Map<string, DockerContainerDetails>();
+  /** The record last built from each entry: while nothing it was built from changed, it is reused as is. */
+  private readonly builds = new Map<string, BuildInputs & { record: Container }>();
   /** Events seen per id while an inspect was in flight: an answer older than an event is not kept. */
   private readonly eventCounts = new Map<string, number>();
   private live = false;
@@ -17,6 +33,7 @@ export class InspectCache {
   /** The event stream was (re)opened: entries inspected from now on stay current. */
   open(): void {
     this.entries.clear();
+    this.builds.clear();
     this.eventCounts.clear();
     this.live = true;
     this.epoch += 1;
@@ -25,6 +42,7 @@ export class InspectCache {
   /** The stream closed: events may be lost until it reopens, so nothing cached can be trusted. */
   close(): void {
     this.entries.clear();
+    this.builds.clear();
     this.eventCounts.clear();
     this.live = false;
     this.epoch += 1;
@@ -33,6 +51,7 @@ export class InspectCache {
   /** An event about the container: its next observation asks the Engine. */
   changed(id: string): void {
     this.entries.delete(id);
+    this.builds.delete(id);
     this.eventCounts.set(id, (this.eventCounts.get(id) ?? 0) + 1);
   }
 
@@ -56,6 +75,18 @@ export class InspectCache {
 
   forget(id: string): void {
     this.entries.delete(id);
+    this.builds.delete(id);
+  }
+
+  /** The record built from these very details, if it is still the stored one (`stored`). */
+  lastBuild(id: string, details: DockerContainerDetails, stored: Container | undefined) {
+    const build = this.builds.get(id);
+    return build && build.details === details && build.record === stored ? build : undefined;
+  }
+
+  /** Only for details this cache holds (inspected while the stream was open, with no event since). */
+  rememberBuild(id: string, build: BuildInputs & { record: Container }): void {
+    if (this.entries.get(id) === build.details) this.builds.set(id, build);
   }
 }
 

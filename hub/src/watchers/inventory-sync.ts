@@ -11,7 +11,8 @@ import { createConcurrencyLimiter } from '../../../shared/registry/request-limit
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
 import { type ContainerCheckContext, checkContainer, type TagPolicyCache } from './container-check';
-import type { InspectCache } from './inspect-cache';
+import type { BuildInputs, InspectCache } from './inspect-cache';
+import { sameJson } from './same-json';
 
 export interface SyncError {
   phase: 'list' | 'inspect' | 'check';
@@ -60,6 +61,16 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  */
 export async function observeInventory(options: ObserveOptions): Promise<ObservedInventory> {
   const errors: SyncError[] = [];
+  const images = new Map<string, Promise<DockerImageDetails | undefined>>();
+  // A full observation needs the images of the containers it knew (each inspected once): asked
+  // now, while Docker lists, rather than one round trip after the listing (issue 18).
+  if (!options.onlyIds)
+    for (const { image } of options.previous.values()) {
+      if (images.has(image.id)) continue;
+      const details = options.host.inspectImage(image.id);
+      details.catch(() => undefined); // an image no container runs any more is never awaited
+      images.set(image.id, details);
+    }
   let ids: string[];
   let summaries: Map<string, DockerContainerSummary>;
   try {
@@ -78,7 +89,6 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
     };
   }
   const limiter = createConcurrencyLimiter(INSPECT_CONCURRENCY);
-  const images = new Map<string, Promise<DockerImageDetails | undefined>>();
   const seen = new Set<string>();
   const records: Container[] = [];
   // Docker is asked under the inspect cap; registry checks run outside it (the registry client has
@@ -94,11 +104,12 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
       }
       const { record, labelPolicy } = observed;
       const check = options.check;
-      records.push(
+      const next =
         check && record.watched
           ? await checkWithPolicy(record, labelPolicy, { ...check, policies: options.policies }, errors)
-          : record,
-      );
+          : record;
+      records.push(next);
+      options.inspected?.rememberBuild(id, { ...observed.inputs, record: next });
     }),
   );
   // Only observations count: a failed registry check says nothing about which containers exist.
@@ -132,7 +143,7 @@ async function observeOne(
   options: ObserveOptions,
   images: Map<string, Promise<DockerImageDetails | undefined>>,
   errors: SyncError[],
-): Promise<{ record: Container; labelPolicy: UpdatePolicy } | 'gone' | undefined> {
+): Promise<{ record: Container; labelPolicy: UpdatePolicy; inputs: BuildInputs } | 'gone' | undefined> {
   try {
     const details = await inspect(id, summary, options);
     if (!details) return 'gone'; // removed between list and inspect
@@ -145,6 +156,13 @@ async function observeOne(
     }
     const previous = options.previous.get(id);
     const imageDetails = await image;
+    // Nothing it was built from changed (the same inspect answer, image and overrides), and the
+    // stored record is the one built then: it is what building again would give (issue 18).
+    const last = options.inspected?.lastBuild(id, details, previous);
+    if (last && previous && sameJson(last.image, imageDetails)) {
+      const overrides = options.labelOverrides?.(previous);
+      if (sameJson(last.overrides, overrides)) return { record: previous, labelPolicy: last.labelPolicy, inputs: last };
+    }
     const build = (labels: ContainerLabels, labelSources?: MergedLabels['sources']) => {
       const tagPolicy = options.policies.get({
         includeTags: labels.includeTags,
@@ -173,7 +191,8 @@ async function observeOne(
       labels = readContainerLabels(merged.labels);
       record = build(labels, merged.sources);
     }
-    return { record, labelPolicy: labels.labelPolicy };
+    const inputs = { details, image: imageDetails, overrides, labelPolicy: labels.labelPolicy };
+    return { record, labelPolicy: labels.labelPolicy, inputs };
   } catch (error) {
     errors.push({ phase: 'inspect', id, message: message(error) });
     return undefined;
