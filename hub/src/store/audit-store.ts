@@ -68,6 +68,12 @@ export function createAuditStore(
   logger: Logger,
 ): AuditStore {
   const entries: AuditEntry[] = [];
+  /**
+   * Entries before `head` are dropped: retention moves it rather than shifting the array on every
+   * append (a 10,000-agent sync appended and dropped 10,000 times over a full trail), and the
+   * dropped part is cut off once it is the larger half.
+   */
+  let head = 0;
   /** The batch record holding an entry, for entries stored in one; with how many of its entries are kept. */
   const batchOf = new Map<string, string>();
   const keptInBatch = new Map<string, number>();
@@ -104,11 +110,16 @@ export function createAuditStore(
 
   const prune = async () => {
     const cutoff = now() - retention.retentionDays * DAY_MS;
-    let drop = 0;
+    let drop = head;
     while (drop < entries.length && Date.parse((entries[drop] as AuditEntry).timestamp) < cutoff) drop++;
     drop = Math.max(drop, entries.length - retention.maxEntries);
-    if (drop <= 0) return;
-    const removed = entries.splice(0, drop);
+    if (drop <= head) return;
+    const removed = entries.slice(head, drop);
+    head = drop;
+    if (head > 1024 && head * 2 > entries.length) {
+      entries.splice(0, head);
+      head = 0;
+    }
     await Promise.all(keysFreedBy(removed).map((key) => storage.removeItem(key)));
   };
 
@@ -158,6 +169,7 @@ export function createAuditStore(
   return {
     async load() {
       entries.length = 0;
+      head = 0;
       batchOf.clear();
       keptInBatch.clear();
       const singles = await readAllValidated(storage, await storage.getKeys(PREFIX), AuditEntrySchema, logger);
@@ -186,7 +198,7 @@ export function createAuditStore(
     query(query) {
       const actions = query.actions?.length ? new Set<string>(query.actions) : undefined;
       const matching: AuditEntry[] = [];
-      for (let i = entries.length - 1; i >= 0; i--) {
+      for (let i = entries.length - 1; i >= head; i--) {
         const entry = entries[i] as AuditEntry;
         if (actions && !actions.has(entry.action)) continue;
         if (query.container !== undefined && entry.containerName !== query.container) continue;
@@ -198,7 +210,7 @@ export function createAuditStore(
       return { data: matching.slice(query.offset, query.offset + query.limit), total: matching.length };
     },
     recent(count) {
-      return entries.slice(-count).reverse();
+      return entries.slice(Math.max(head, entries.length - count)).reverse();
     },
   };
 }

@@ -105,6 +105,22 @@ describe('audit store: entries appended together', () => {
     expect(details).toEqual(Array.from({ length: 150 }, (_, i) => `n${213 - i}`));
   });
 
+  it('keeps queries right after retention has dropped thousands of entries (the trail compacted)', async () => {
+    const storage = createStorage();
+    const now = Date.UTC(2026, 0, 1);
+    const audit = createAuditStore(storage, { retentionDays: 90, maxEntries: 100 }, () => now, logger().logger);
+    for (let round = 0; round < 40; round++)
+      await audit.appendMany(
+        Array.from({ length: 100 }, (_, i) => ({ action: 'container-added' as const, details: `r${round}-${i}` })),
+      );
+    const page = audit.query({ offset: 0, limit: 500 });
+    expect(page.total).toBe(100);
+    expect(page.data.map((entry) => entry.details)).toEqual(Array.from({ length: 100 }, (_, i) => `r39-${99 - i}`));
+    expect(audit.recent(3).map((entry) => entry.details)).toEqual(['r39-99', 'r39-98', 'r39-97']);
+    // Round 39's two records; every older record deleted with its last entry.
+    expect(await storage.getKeys('audit-batches')).toHaveLength(2);
+  });
+
   it('skips a corrupt entry of a shared record with an error log and keeps the others', async () => {
     const storage = createStorage();
     const now = Date.UTC(2026, 0, 1);

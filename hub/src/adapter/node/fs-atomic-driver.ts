@@ -43,6 +43,7 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
   const base = resolve(options.base);
   const inside = base.endsWith(sep) ? base : base + sep;
   const inFlight = new Set<Promise<void>>();
+  const knownDirs = new Set<string>();
   const openFile = options.open ?? open;
   const syncDir = coalescedDirectorySyncs((dir) => syncDirectory(dir, openFile));
   const batchSlots = createConcurrencyLimiter(BATCH_CONCURRENCY);
@@ -58,6 +59,16 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
       throw new Error(`${DRIVER_NAME}: cannot write ${what}`, { cause: error });
     } finally {
       inFlight.delete(write);
+    }
+  };
+  // A directory removed behind the driver's back (its cache says it exists): forgotten, and the write made again once.
+  const againIfDirectoryGone = async (write: () => Promise<void>) => {
+    try {
+      await write();
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      knownDirs.clear();
+      await write();
     }
   };
   const dirOf = (key: string | undefined) => join(base, ...keySegments(key).map(encodeSegment));
@@ -85,18 +96,22 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     async setItem(key, value) {
       const file = fileOf(key);
       const write = async () => {
-        const dirs = await ensureDirectory(dirname(file));
+        const dirs = await ensureDirectory(dirname(file), knownDirs);
         await replaceFile(file, value, openFile);
         await syncAll(dirs, syncDir);
       };
-      await track(write(), `key ${JSON.stringify(key)}`);
+      await track(againIfDirectoryGone(write), `key ${JSON.stringify(key)}`);
     },
     // Group commit: every record its own temp file, fsync and rename (so each stays atomic), and
     // each directory synced once for the whole batch.
     async setItems(items) {
       // The last value of a key wins, as it would written one after another.
       const files = new Map(items.map(({ key, value }) => [fileOf(key), { key, value }]));
-      await track(writeBatch(files, { openFile, syncDir, slots: batchSlots, syncStore }), `${files.size} keys`);
+      const context = { openFile, syncDir, slots: batchSlots, syncStore, knownDirs };
+      await track(
+        againIfDirectoryGone(() => writeBatch(files, context)),
+        `${files.size} keys`,
+      );
     },
     async removeItem(key) {
       await unlink(fileOf(key)).catch(ifMissing(undefined));
@@ -107,6 +122,7 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     },
     async clear(keyBase) {
       const dir = dirOf(keyBase);
+      knownDirs.clear();
       await clearDirectory(dir, dir !== base);
     },
     // A shutdown that waits here leaves no temp files behind.
@@ -136,10 +152,14 @@ export async function sweepTempFiles(base: string): Promise<number> {
 
 /**
  * Makes `dir` if need be. Returns the directories to sync for a rename in it to last: `dir`, and
- * the parents of any directory just made.
+ * the parents of any directory just made. `known` holds the directories this driver has seen exist:
+ * a fleet's sync asks for the same few thousands of times (a mkdir each was a second of a 60 s
+ * profile); a clear, which may remove them, forgets them all.
  */
-async function ensureDirectory(dir: string): Promise<string[]> {
+async function ensureDirectory(dir: string, known: Set<string>): Promise<string[]> {
+  if (known.has(dir)) return [dir];
   const created = await mkdir(dir, { recursive: true });
+  known.add(dir);
   const dirs: string[] = [];
   const stop = created === undefined ? dir : dirname(created);
   for (let current = dir; ; current = dirname(current)) {
@@ -211,6 +231,8 @@ interface BatchContext {
   syncDir: (dir: string) => Promise<void>;
   /** Shared by every batch of the store: bounds the files in flight. */
   slots: RequestLimiter;
+  /** Directories seen to exist (ensureDirectory). */
+  knownDirs: Set<string>;
   /** One filesystem sync shared with concurrent batches, where the runtime has it. */
   syncStore: (() => Promise<void>) | undefined;
 }
@@ -222,7 +244,7 @@ interface BatchContext {
 async function writeBatch(files: Map<string, { key: string; value: string }>, context: BatchContext): Promise<void> {
   const dirs = new Set<string>();
   for (const dir of new Set([...files.keys()].map(dirname)))
-    for (const synced of await ensureDirectory(dir)) dirs.add(synced);
+    for (const synced of await ensureDirectory(dir, context.knownDirs)) dirs.add(synced);
   const failures: Error[] = [];
   const failed = (key: string) => (error: unknown) => {
     failures.push(new Error(`key ${JSON.stringify(key)}`, { cause: error }));
@@ -358,6 +380,16 @@ function invalidSegment(segment: string, reason: string, cause?: unknown): Error
   return new Error(
     `${DRIVER_NAME}: invalid key segment ${JSON.stringify(segment)}: ${reason}`,
     cause === undefined ? undefined : { cause },
+  );
+}
+
+/** ENOENT, or a batch's failures that all are (writeBatch throws an AggregateError of them). */
+function isMissing(error: unknown): boolean {
+  const enoent = (value: unknown) => value instanceof Error && 'code' in value && value.code === 'ENOENT';
+  const failures: unknown[] = error instanceof AggregateError ? error.errors : [error];
+  return (
+    failures.length > 0 &&
+    failures.every((failure) => enoent(failure) || (failure instanceof Error && enoent(failure.cause)))
   );
 }
 
