@@ -6,12 +6,14 @@
  *
  *   BENCH_EDGE_AGENTS=10000 BENCH_EDGE_STORE=fs npx tsx bench/support/edge-fleet-progress.ts
  *
- * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_STORE (fs | memory), BENCH_EDGE_CONNECT_CONCURRENCY
+ * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_STORE (fs | memory | redis: a throwaway redis-server
+ * on a unix socket, test/support/redis-server.ts), BENCH_EDGE_CONNECT_CONCURRENCY
  * (all at once), BENCH_EDGE_LIMIT_SECONDS (300), HUB_NODE_OPTIONS.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startRedisServer } from '../../test/support/redis-server';
 import { fleetKeys, startFleetHub, startGenerator, waitForEvent } from '../edge-agents';
 
 const env = process.env;
@@ -23,7 +25,11 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 const fleet = await fleetKeys(agents);
 const dir = await mkdtemp(join(tmpdir(), 'dockwatch-edge-progress-'));
-const hub = await startFleetHub(dir, fleet, store, env.HUB_NODE_OPTIONS ? { NODE_OPTIONS: env.HUB_NODE_OPTIONS } : {});
+const redis = store === 'redis' ? await startRedisServer() : undefined;
+const hub = await startFleetHub(dir, fleet, store, {
+  ...(env.HUB_NODE_OPTIONS && { NODE_OPTIONS: env.HUB_NODE_OPTIONS }),
+  ...(redis && { DD_STORE_URL: redis.url }),
+});
 log(`${store} hub ${hub.url} (pid ${hub.pid}), ${mib(hub.sample().rssBytes)}; ${agents} keys registered`);
 const planFile = join(dir, 'plan.json');
 await writeFile(
@@ -82,5 +88,6 @@ try {
     );
   generator.child.kill('SIGTERM');
   await hub.stop();
+  await redis?.stop();
   await rm(dir, { recursive: true, force: true });
 }

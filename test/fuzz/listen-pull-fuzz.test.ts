@@ -12,10 +12,9 @@
  * FUZZ_SEED=<seed> npx vitest run test/fuzz/listen-pull-fuzz.test.ts.
  */
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListenAgent } from '../../edge-agent/src/cli/run-listen';
-import type { ListenAgent } from '../../edge-agent/src/listen/listen-agent';
+import { describe, expect, it } from 'vitest';
 import { AgentImagePullRequestSchema } from '../../shared/agent-api/listen-schemas';
+import { useDockerlessListenAgent } from '../support/dockerless-listen-agent';
 import { withTimeout } from '../support/with-timeout';
 import {
   encodeComponent,
@@ -97,11 +96,11 @@ const FIELDS: Readonly<Record<string, FieldSpec>> = {
 };
 
 describe(`listen-mode agent pull route fuzz (${SEED_TAG})`, () => {
-  let agent: ListenAgent;
+  const listen = useDockerlessListenAgent(SECRET);
 
   const call = (path: string, init: RequestInit = {}) =>
     withTimeout(
-      fetch(`${agent.url}${path}`, { ...init, headers: { 'X-Dd-Agent-Secret': SECRET, ...init.headers } }),
+      fetch(`${listen.agent().url}${path}`, { ...init, headers: { 'X-Dd-Agent-Secret': SECRET, ...init.headers } }),
       `${init.method ?? 'GET'} ${preview(path)}`,
       REQUEST_TIMEOUT_MS,
     );
@@ -120,16 +119,6 @@ describe(`listen-mode agent pull route fuzz (${SEED_TAG})`, () => {
     if (response.status === 400) expect(['body', 'reference'], label).toContain(body.details?.parameter);
     return { status: response.status, parameter: body.details?.parameter };
   };
-
-  beforeAll(async () => {
-    agent = await startListenAgent(
-      { command: 'listen', port: 0 },
-      { env: { DD_WATCHER_LOCAL_SOCKET: '/nonexistent/docker.sock', DD_AGENT_SECRET: SECRET }, sink: () => {} },
-    );
-  });
-  afterAll(async () => {
-    await agent?.stop();
-  });
 
   it('answers every generated body with 400 for a bad shape, else a pull Docker was asked for', async () => {
     const rng = rngFor(SEED, 'listen-pull-bodies');
@@ -184,7 +173,7 @@ describe(`listen-mode agent pull route fuzz (${SEED_TAG})`, () => {
       );
       expect(status, label).toBe(404);
     }
-    const refused = await fetch(`${agent.url}/api/images/pull`, {
+    const refused = await fetch(`${listen.agent().url}/api/images/pull`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'X-Dd-Agent-Secret': `${SECRET}x` },
       body: JSON.stringify({ reference: 'app:1', auth: { username: 'u', password: hostileJsonValue(rng) } }),

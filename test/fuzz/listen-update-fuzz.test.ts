@@ -9,10 +9,9 @@
  * the path's). Deterministic: FUZZ_SEED=<seed> npx vitest run test/fuzz/listen-update-fuzz.test.ts.
  */
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListenAgent } from '../../edge-agent/src/cli/run-listen';
-import type { ListenAgent } from '../../edge-agent/src/listen/listen-agent';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AgentUpdateRequestSchema } from '../../shared/agent-api/listen-schemas';
+import { useDockerlessListenAgent } from '../support/dockerless-listen-agent';
 import { withTimeout } from '../support/with-timeout';
 import {
   encodeComponent,
@@ -70,11 +69,11 @@ function mutated(rng: Rng): Record<string, unknown> {
 }
 
 describe(`listen-mode agent update routes fuzz (${SEED_TAG})`, () => {
-  let agent: ListenAgent;
+  const listen = useDockerlessListenAgent(SECRET);
 
   const call = (path: string, init: RequestInit = {}) =>
     withTimeout(
-      fetch(`${agent.url}${path}`, { ...init, headers: { 'X-Dd-Agent-Secret': SECRET, ...init.headers } }),
+      fetch(`${listen.agent().url}${path}`, { ...init, headers: { 'X-Dd-Agent-Secret': SECRET, ...init.headers } }),
       `${init.method ?? 'GET'} ${preview(path)}`,
       REQUEST_TIMEOUT_MS,
     );
@@ -86,16 +85,9 @@ describe(`listen-mode agent update routes fuzz (${SEED_TAG})`, () => {
     return body;
   };
 
-  beforeAll(async () => {
-    agent = await startListenAgent(
-      { command: 'listen', port: 0 },
-      { env: { DD_WATCHER_LOCAL_SOCKET: '/nonexistent/docker.sock', DD_AGENT_SECRET: SECRET }, sink: () => {} },
-    );
-  });
   afterAll(async () => {
     // Nothing hostile was journalled, whatever the batches sent.
     expect(await (await call('/api/operations')).json()).toEqual([]);
-    await agent?.stop();
   });
 
   it('refuses every generated update body with 400, naming the body or the container', async () => {

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListenAgent } from '../cli/run-listen';
-import type { ListenAgent } from './listen-agent';
+import { describe, expect, it } from 'vitest';
+import { useDockerlessListenAgent } from '../../../test/support/dockerless-listen-agent';
 
 const SECRET = 'update-routes-secret-0123456789';
 const OPERATION = {
@@ -24,10 +23,10 @@ const BODY = { operation: OPERATION, options: { healthTimeoutMs: 1_000 } };
  * Docker call (its watcher's socket does not exist, so a call that reached Docker would answer 500).
  */
 describe('listen-mode agent: update and image routes, refusals', () => {
-  let agent: ListenAgent;
+  const listen = useDockerlessListenAgent(SECRET);
 
   const call = (path: string, init: RequestInit = {}, secret: string | null = SECRET) =>
-    fetch(`${agent.url}${path}`, {
+    fetch(`${listen.agent().url}${path}`, {
       ...init,
       headers: { ...(secret !== null && { 'X-Dd-Agent-Secret': secret }), ...init.headers },
     });
@@ -37,16 +36,6 @@ describe('listen-mode agent: update and image routes, refusals', () => {
       headers: { 'content-type': 'application/json' },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-
-  beforeAll(async () => {
-    agent = await startListenAgent(
-      { command: 'listen', port: 0 },
-      { env: { DD_WATCHER_LOCAL_SOCKET: '/nonexistent/docker.sock', DD_AGENT_SECRET: SECRET }, sink: () => {} },
-    );
-  });
-  afterAll(async () => {
-    await agent?.stop();
-  });
 
   it.each([
     ['GET', '/api/images?watcher=local'],
