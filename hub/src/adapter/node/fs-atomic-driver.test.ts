@@ -62,6 +62,13 @@ describe('fs-atomic driver: group commit through a filesystem sync', () => {
     expect((await readdir(join(base, 'containers'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('writes a lone record through the filesystem sync too, without an fsync of its own', async () => {
+    await storage.setItem('edge-names:nas', { keyId: 'k' });
+    // edge-names/ is new: it and the base directory holding it are synced.
+    expect({ ...counting.syncs, filesystemSyncs }).toEqual({ files: 0, directories: 2, filesystemSyncs: 1 });
+    expect(await storage.getItem('edge-names:nas')).toEqual({ keyId: 'k' });
+  });
+
   it('shares one filesystem sync between the batches written meanwhile', async () => {
     await Promise.all(
       Array.from({ length: 40 }, (_, batch) =>

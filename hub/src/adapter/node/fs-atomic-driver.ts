@@ -21,8 +21,8 @@ export interface FsAtomicDriverOptions {
   open?: typeof open;
   /**
    * Makes everything written to the store's filesystem so far durable at once (syncfs; Node:
-   * filesystem-sync.ts). Given, a batch's record files are not fsynced one by one: they wait for
-   * one such sync, shared with the batches written meanwhile, before their renames. The disk here
+   * filesystem-sync.ts). Given, record files (a batch's, or a lone one's) are not fsynced one by
+   * one: they wait for one such sync, shared with the writes made meanwhile, before their renames. The disk here
    * takes about a millisecond per fsync, one after another, so a 10,000-agent sync (400,000 files)
    * spent minutes in them. Absent, or when it fails: one fsync per record file.
    */
@@ -51,6 +51,7 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
   const syncFilesystem = options.syncFilesystem;
   const sharedSync = syncFilesystem && coalescedDirectorySyncs(() => syncFilesystem());
   const syncStore = sharedSync && (() => sharedSync(base));
+  const batchContext: BatchContext = { openFile, syncDir, slots: batchSlots, syncStore, knownDirs };
   const track = async (write: Promise<void>, what: string) => {
     inFlight.add(write);
     try {
@@ -95,6 +96,16 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     },
     async setItem(key, value) {
       const file = fileOf(key);
+      // With a filesystem sync, a lone record shares it like a batch does (an agent's name binding
+      // at its first sign-in: ten thousand of them, each its own fsync, one after another).
+      if (syncStore) {
+        const files = new Map([[file, { key, value }]]);
+        await track(
+          againIfDirectoryGone(() => writeBatch(files, batchContext)),
+          `key ${JSON.stringify(key)}`,
+        );
+        return;
+      }
       const write = async () => {
         const dirs = await ensureDirectory(dirname(file), knownDirs);
         await replaceFile(file, value, openFile);
@@ -107,9 +118,8 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     async setItems(items) {
       // The last value of a key wins, as it would written one after another.
       const files = new Map(items.map(({ key, value }) => [fileOf(key), { key, value }]));
-      const context = { openFile, syncDir, slots: batchSlots, syncStore, knownDirs };
       await track(
-        againIfDirectoryGone(() => writeBatch(files, context)),
+        againIfDirectoryGone(() => writeBatch(files, batchContext)),
         `${files.size} keys`,
       );
     },
