@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { errorBody, statusText } from '../../http/http-error';
 import { clip } from '../../http/route-group';
+import { withListenBacklog } from './listen-backlog';
 
 type FetchCallback = Parameters<typeof getRequestListener>[0];
 
@@ -34,7 +35,7 @@ export function jsonErrorServerFactory(
   });
   // node-server calls it as createServer(options, itsListener); ours replaces its listener.
   return ((options: ServerOptions) =>
-    createServer(options, wrap(listener as RequestListener))) as unknown as typeof createServer;
+    withListenBacklog(createServer(options, wrap(listener as RequestListener)))) as unknown as typeof createServer;
 }
 
 /**
