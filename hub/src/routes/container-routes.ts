@@ -51,6 +51,21 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     ...toPublicContainer(container),
     security: containerSecurity(scanOf(container.id), includeVulnerabilities),
   });
+  /**
+   * A record's served JSON (without findings), kept while the record and its scan are the same
+   * objects: both are replaced, never changed, when they change. A page of 200 is then 200 strings
+   * joined; redacting and serializing each again held the list's p99 at 13 ms with 200 records
+   * stored and 20 ms with 200,000 (docs/benchmarks.md "Container list").
+   */
+  const servedJson = new WeakMap<Container, { scan: unknown; json: string }>();
+  const jsonOf = (container: Container): string => {
+    const scan = scanOf(container.id);
+    const cached = servedJson.get(container);
+    if (cached && cached.scan === scan) return cached.json;
+    const json = JSON.stringify(shown(container));
+    servedJson.set(container, { scan, json });
+    return json;
+  };
 
   api.add(
     {
@@ -81,14 +96,19 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     },
     (c, { query }) => {
       const { data, total } = containers.query(query);
-      return c.json(
-        envelope(
-          data.map((container) => shown(container, query.includeVulnerabilities)),
-          total,
-          query.limit,
-          query.offset,
-        ),
-      );
+      if (query.includeVulnerabilities)
+        return c.json(
+          envelope(
+            data.map((container) => shown(container, true)),
+            total,
+            query.limit,
+            query.offset,
+          ),
+        );
+      // envelope()'s fields, with the records' kept JSON spliced in as `data`.
+      const meta = { total, limit: query.limit, offset: query.offset, hasMore: query.offset + data.length < total };
+      const body = `{"data":[${data.map(jsonOf).join(',')}],${JSON.stringify(meta).slice(1)}`;
+      return c.body(body, 200, { 'Content-Type': 'application/json' });
     },
   );
 

@@ -62,6 +62,22 @@ describeHubMatrix('container routes', (client: () => HubClient) => {
     expect(page).toMatchObject({ total: 5, limit: 0, offset: 0, hasMore: false });
   });
 
+  it('serves a record as it is once it changes (the list keeps each record as served until then)', async () => {
+    const listed = async () => (await get<Page>(`/api/v1/containers?containerIds=${id(2)}`)).data[0];
+    const before = await listed();
+    expect(before).toEqual(await get<Container>(`/api/v1/containers/${id(2)}`));
+    const secret = { key: 'DB_PASSWORD', value: 'hunter2' };
+    await client().hub.parts.containers.put({ ...(RECORDS[1] as Container), env: [secret] });
+    try {
+      const after = await listed();
+      expect(after?.env).toEqual([{ key: 'DB_PASSWORD', value: expect.not.stringContaining('hunter2') }]);
+      expect(after).toEqual(await get<Container>(`/api/v1/containers/${id(2)}`));
+    } finally {
+      await client().hub.parts.containers.put(RECORDS[1] as Container);
+    }
+    expect(await listed()).toEqual(before);
+  });
+
   it('filters by status, kind, watcher, agent, maturity and ids', async () => {
     expect(await names('?status=update-available')).toEqual(['alpha', 'Bravo', 'echo']);
     expect(await names('?status=up-to-date')).toEqual(['charlie', 'delta']);
