@@ -26,10 +26,6 @@ const Envelope = v.object({
   hasMore: v.boolean(),
 });
 
-function envelope(data: ReturnType<typeof toPublicContainer>[], total: number, limit: number, offset: number) {
-  return { data, total, limit, offset, hasMore: offset + data.length < total };
-}
-
 /** The container routes: the records and their policies, the watchers that check them, and what changes are told to. */
 export interface ContainerRoutesDeps extends ContainerHosts, TriggersOfContainerDeps {
   containers: Pick<ContainerStore, 'all' | 'get' | 'query' | 'put' | 'identityState' | 'setIdentityState'>;
@@ -52,20 +48,27 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     security: containerSecurity(scanOf(container.id), includeVulnerabilities),
   });
   /**
-   * A record's served JSON (without findings), kept while the record and its scan are the same
-   * objects: both are replaced, never changed, when they change. A page of 200 is then 200 strings
-   * joined; redacting and serializing each again held the list's p99 at 13 ms with 200 records
-   * stored and 20 ms with 200,000 (docs/benchmarks.md "Container list").
+   * A record's served JSON, each variant (with or without findings) kept while the record and its
+   * scan are the same objects: both are replaced, never changed, when they change. A page of 200 is
+   * then 200 strings joined; redacting and serializing each again held the list's p99 at 13 ms with
+   * 200 records stored and 20 ms with 200,000 (docs/benchmarks.md "Container list").
    */
-  const servedJson = new WeakMap<Container, { scan: unknown; json: string }>();
-  const jsonOf = (container: Container): string => {
+  const servedJson = new WeakMap<Container, { scan: unknown; plain?: string; withFindings?: string }>();
+  const jsonOf = (container: Container, includeVulnerabilities: boolean): string => {
     const scan = scanOf(container.id);
-    const cached = servedJson.get(container);
-    if (cached && cached.scan === scan) return cached.json;
-    const json = JSON.stringify(shown(container));
-    servedJson.set(container, { scan, json });
-    return json;
+    const previous = servedJson.get(container);
+    const kept = previous !== undefined && previous.scan === scan ? previous : { scan };
+    if (kept !== previous) servedJson.set(container, kept);
+    const variant = includeVulnerabilities ? 'withFindings' : 'plain';
+    kept[variant] ??= JSON.stringify(shown(container, includeVulnerabilities));
+    return kept[variant];
   };
+  /** A page as the Envelope schema says, with the records' kept JSON spliced in as `data`. */
+  const envelopeBody = (data: Container[], total: number, limit: number, offset: number, withFindings = false) => {
+    const meta = JSON.stringify({ total, limit, offset, hasMore: offset + data.length < total });
+    return `{"data":[${data.map((container) => jsonOf(container, withFindings)).join(',')}],${meta.slice(1)}`;
+  };
+  const json = { 'Content-Type': 'application/json' };
 
   api.add(
     {
@@ -96,19 +99,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     },
     (c, { query }) => {
       const { data, total } = containers.query(query);
-      if (query.includeVulnerabilities)
-        return c.json(
-          envelope(
-            data.map((container) => shown(container, true)),
-            total,
-            query.limit,
-            query.offset,
-          ),
-        );
-      // envelope()'s fields, with the records' kept JSON spliced in as `data`.
-      const meta = { total, limit: query.limit, offset: query.offset, hasMore: query.offset + data.length < total };
-      const body = `{"data":[${data.map(jsonOf).join(',')}],${JSON.stringify(meta).slice(1)}`;
-      return c.body(body, 200, { 'Content-Type': 'application/json' });
+      return c.body(envelopeBody(data, total, query.limit, query.offset, query.includeVulnerabilities), 200, json);
     },
   );
 
@@ -165,8 +156,8 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       // One fresh lookup cycle for the whole fleet, which every watcher joins: hosts sharing an image share its lookups.
       deps.registries?.lookups.beginCycle();
       await Promise.all(deps.fleet.all().map((watcher) => watcher.watch({ joinCycle: true })));
-      const all = containers.all().map((container) => shown(container));
-      return c.json(envelope(all, all.length, 0, 0));
+      const all = containers.all();
+      return c.body(envelopeBody(all, all.length, 0, 0), 200, json);
     },
   );
 

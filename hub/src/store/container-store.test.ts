@@ -185,6 +185,18 @@ describe('container store: a full cycle check time stored once (putChecked)', ()
     expect(restarted.get(record.id)?.checkedAt).toBe(T2);
   });
 
+  it('does not bring back a record removed while its cycle ran', async () => {
+    const storage = createStorage();
+    const store = createContainerStore(storage, quietLogger());
+    await store.load();
+    const record = containerRecord({ checkedAt: T1 });
+    await store.putMany([record]);
+    await store.remove(record.id);
+    await store.putChecked({ watcher: 'local' }, T2, [{ ...record, checkedAt: T2 }]);
+    expect(store.get(record.id)).toBeUndefined();
+    expect(store.all()).toEqual([]);
+  });
+
   it('gives an agent watcher stamp to the records of its packs at a restart', async () => {
     const storage = createStorage();
     const store = createContainerStore(storage, quietLogger());

@@ -281,10 +281,9 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
       await writeTogether(storage, {
         items: () => [{ key: checkedKey(source), value: stamp }],
         apply: () => {
-          // Only checkedAt differs from the stored record, which no index reads: their places stay.
-          for (const container of batch)
-            if (containers.has(container.id)) containers.set(container.id, container);
-            else keep(container);
+          // Only checkedAt differs from the stored record, which no index reads: their places stay. A
+          // record removed meanwhile stays removed: the stamp could not bring it back at load.
+          for (const container of batch) if (containers.has(container.id)) containers.set(container.id, container);
         },
       });
     },

@@ -94,24 +94,14 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     async getItem(key) {
       return readFile(fileOf(key), 'utf8').catch(ifMissing(null));
     },
+    // A lone record is a batch of one: with a filesystem sync it shares it (an agent's name binding at
+    // its first sign-in: ten thousand of them, each its own fsync, one after another).
     async setItem(key, value) {
-      const file = fileOf(key);
-      // With a filesystem sync, a lone record shares it like a batch does (an agent's name binding
-      // at its first sign-in: ten thousand of them, each its own fsync, one after another).
-      if (syncStore) {
-        const files = new Map([[file, { key, value }]]);
-        await track(
-          againIfDirectoryGone(() => writeBatch(files, batchContext)),
-          `key ${JSON.stringify(key)}`,
-        );
-        return;
-      }
-      const write = async () => {
-        const dirs = await ensureDirectory(dirname(file), knownDirs);
-        await replaceFile(file, value, openFile);
-        await syncAll(dirs, syncDir);
-      };
-      await track(againIfDirectoryGone(write), `key ${JSON.stringify(key)}`);
+      const files = new Map([[fileOf(key), { key, value }]]);
+      await track(
+        againIfDirectoryGone(() => writeBatch(files, batchContext)),
+        `key ${JSON.stringify(key)}`,
+      );
     },
     // Group commit: every record its own temp file, fsync and rename (so each stays atomic), and
     // each directory synced once for the whole batch.
