@@ -6,13 +6,17 @@
  *
  *   BENCH_EDGE_AGENTS=10000 BENCH_EDGE_STORE=fs npx tsx bench/support/edge-fleet-progress.ts
  *
+ * Each line also gives the hub's event-loop delay over its last 5 s window (p99 and max, from
+ * loop-delay-probe.cjs loaded into the hub), and the end the worst window of the burst.
+ *
  * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_STORE (fs | memory | redis: a throwaway redis-server
  * on a unix socket, test/support/redis-server.ts), BENCH_EDGE_CONNECT_CONCURRENCY
  * (all at once), BENCH_EDGE_LIMIT_SECONDS (300), HUB_NODE_OPTIONS.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../../test/support/redis-server';
 import { fleetKeys, startFleetHub, startGenerator, waitForEvent } from '../edge-agents';
 
@@ -26,10 +30,31 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const fleet = await fleetKeys(agents);
 const dir = await mkdtemp(join(tmpdir(), 'dockwatch-edge-progress-'));
 const redis = store === 'redis' ? await startRedisServer() : undefined;
+const loopDelayFile = join(dir, 'loop-delay.jsonl');
+const probe = join(dirname(fileURLToPath(import.meta.url)), 'loop-delay-probe.cjs');
 const hub = await startFleetHub(dir, fleet, store, {
-  ...(env.HUB_NODE_OPTIONS && { NODE_OPTIONS: env.HUB_NODE_OPTIONS }),
+  NODE_OPTIONS: [`--require ${probe}`, env.HUB_NODE_OPTIONS].filter(Boolean).join(' '),
+  LOOP_DELAY_FILE: loopDelayFile,
   ...(redis && { DD_STORE_URL: redis.url }),
 });
+
+interface LoopWindow {
+  t: number;
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+/** The probe's windows so far (the file may not exist yet, or end in a line being written). */
+async function loopWindows(): Promise<LoopWindow[]> {
+  const text = await readFile(loopDelayFile, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line.endsWith('}'))
+    .map((line) => JSON.parse(line) as LoopWindow);
+}
+const loopLine = (window: LoopWindow | undefined) =>
+  window ? `loop p99 ${window.p99} ms, max ${window.max} ms` : 'loop: no window yet';
 log(`${store} hub ${hub.url} (pid ${hub.pid}), ${mib(hub.sample().rssBytes)}; ${agents} keys registered`);
 const planFile = join(dir, 'plan.json');
 await writeFile(
@@ -55,10 +80,20 @@ try {
     const rss = hub.sample().rssBytes;
     peakRss = Math.max(peakRss, rss);
     const ended = generator.events.filter((event) => event.event === 'closed').length;
-    log(`${total} containers (list ${Date.now() - asked} ms), hub ${mib(rss)}, ${ended} sessions ended`);
+    const windows = await loopWindows();
+    log(
+      `${total} containers (list ${Date.now() - asked} ms), hub ${mib(rss)}, ${ended} sessions ended, ${loopLine(windows.at(-1))}`,
+    );
     if (total === agents * 20) {
       log(
         `synced ${((Date.now() - generatorStarted.t) / 1000).toFixed(1)} s after the generator started; peak ${mib(peakRss)}`,
+      );
+      // Windows that ended after the generator started, up to the sync: the burst.
+      const burst = windows.filter((window) => window.t > generatorStarted.t);
+      const worst = burst.reduce<LoopWindow | undefined>((a, b) => (a && a.p99 >= b.p99 ? a : b), undefined);
+      const p99s = burst.map((window) => window.p99).sort((a, b) => a - b);
+      log(
+        `event loop in the burst: ${burst.length} windows, p99 median ${p99s[p99s.length >> 1] ?? '–'} ms, worst window ${loopLine(worst)}`,
       );
       break;
     }
