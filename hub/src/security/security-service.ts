@@ -8,7 +8,7 @@ import type { AuditStore } from '../store/audit-store';
 import { currentReference, type UpdateTarget, updateTargetOf } from '../updates/update-target';
 import { type ContainerScan, scanDelta } from './container-scan';
 import { importOsvExport } from './osv/osv-import';
-import { type OsvMeta, OsvStore } from './osv/osv-store';
+import { OSV_INDEX_FORMAT, type OsvMeta, OsvStore } from './osv/osv-store';
 import { countSeverities, scanSbom } from './osv/scan-sbom';
 import type { ImageSbom } from './sbom-model';
 import { ScanStore } from './scan-store';
@@ -153,7 +153,10 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     }
   }
 
-  /** Imports the configured source when the stored database is from another source or older than the refresh period. */
+  /**
+   * Imports the configured source when the stored database is from another source, older than the
+   * refresh period, or indexed in an older format (which would miss what a newer lookup asks for).
+   */
   async function refreshDatabase(force = false): Promise<void> {
     const { url, file, refreshHours } = deps.config.osv;
     const location = url ?? file;
@@ -164,7 +167,8 @@ export function createSecurityService(deps: SecurityServiceDeps) {
       const sameSource = meta?.source === sourceOf(wanted, location);
       const age = meta ? deps.now() - Date.parse(meta.importedAt) : Number.POSITIVE_INFINITY;
       const stale = wanted === 'url' && refreshHours > 0 && age >= refreshHours * 3_600_000;
-      if (force || !sameSource || stale || wanted === 'file') await importFrom(wanted, location);
+      const oldFormat = meta !== undefined && (meta.format ?? 1) !== OSV_INDEX_FORMAT;
+      if (force || !sameSource || stale || oldFormat || wanted === 'file') await importFrom(wanted, location);
     })().finally(() => {
       importing = undefined;
     });

@@ -13,7 +13,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { strToU8, zipSync } from 'fflate';
+import { createStorage } from 'unstorage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OSV_INDEX_FORMAT } from '../../../hub/src/security/osv/osv-store';
 import type { ImageSbom, SbomPackage } from '../../../hub/src/security/sbom-model';
 import type { SbomSource } from '../../../hub/src/security/security-service';
 import type { Container } from '../../../shared/schemas/container';
@@ -441,6 +443,73 @@ describe('the OSV database from a URL (a real HTTP server serving an all.zip)', 
       counts: { imported: 12 },
       lastRefresh: { state: 'failed', reason: 'the server answered 503' },
     });
+  });
+});
+
+describe('a stored database of an older index format (RHEL streams not yet grouped)', () => {
+  let server: Server;
+  let url: string;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    const entries = JSON.parse(await readFile(FIXTURE, 'utf8')) as unknown[];
+    const zip = zipSync(
+      Object.fromEntries(entries.map((entry, index) => [`${index}.json`, strToU8(JSON.stringify(entry))])),
+    );
+    server = createServer((request, response) => {
+      requests.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/zip' }).end(zip);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** A database from the configured URL, imported a minute ago: fresh, same source. */
+  async function hubWithStored(format: number | undefined) {
+    const storage = createStorage();
+    await storage.setItem('security:osv:meta', {
+      generation: 'earlier',
+      ...(format !== undefined && { format }),
+      importedAt: new Date(Date.now() - 60_000).toISOString(),
+      source: `url:${url}/Debian/all.zip`,
+      bucketCount: 1,
+      counts: { imported: 1, withdrawn: 0, skipped: 0, indexed: 1, problems: [] },
+    });
+    await storage.setItem('security:osv:earlier:0', {});
+    const client = await createMemoryHub(
+      { DD_SECURITY_SCANNER: 'osv', DD_SECURITY_OSV_URL: `${url}/Debian/all.zip` },
+      { storage, security: { sbom: sbomSource([]) } },
+    );
+    // Joins the import started at start, if any; starts none of its own for a fresh database.
+    await client.hub.parts.security.refreshDatabase();
+    return client;
+  }
+
+  it('is imported again at start though fresh and from the same source', async () => {
+    requests.length = 0;
+    const client = await hubWithStored(undefined);
+    try {
+      expect(requests).toEqual(['/Debian/all.zip']);
+      const body = await json<{ database: Record<string, unknown> }>(
+        await client.request('/api/v1/containers/security/vulnerabilities'),
+      );
+      expect(body.database).toMatchObject({ state: 'ready', counts: { imported: 12 } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('one of the current format is kept', async () => {
+    requests.length = 0;
+    const client = await hubWithStored(OSV_INDEX_FORMAT);
+    try {
+      expect(requests).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 });
 

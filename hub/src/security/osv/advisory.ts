@@ -10,6 +10,7 @@ import { parseSemver } from './versions/semver-order';
  */
 export interface IndexedAdvisory {
   id: string;
+  /** `aliases` and `upstream`: Red Hat's advisories (RHSA) name their CVEs in `upstream` only. */
   aliases: string[];
   summary: string;
   url: string;
@@ -19,6 +20,8 @@ export interface IndexedAdvisory {
   /** `SEMVER` and `ECOSYSTEM` ranges; `GIT` ranges name commits, which an SBOM does not hold, and are dropped. */
   ranges: { type: 'SEMVER' | 'ECOSYSTEM'; events: OsvEvent[] }[];
   versions: string[];
+  /** The ecosystem the advisory was published under, when the index keys it under a broader one (ecosystems.ts). */
+  ecosystem?: string;
 }
 
 const LABELS: Record<string, Severity> = {
@@ -87,7 +90,7 @@ export function toIndexedAdvisory(record: OsvRecord, affected: OsvAffected): Ind
   const ecosystem = affected.package?.ecosystem ?? '';
   return {
     id: record.id,
-    aliases: record.aliases ?? [],
+    aliases: [...new Set([...(record.aliases ?? []), ...(record.upstream ?? [])])],
     summary: record.summary ?? record.details?.slice(0, 300) ?? '',
     url: urlOf(record),
     severity,

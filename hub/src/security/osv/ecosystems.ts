@@ -1,9 +1,10 @@
 import type { ImageDistro, SbomPackage } from '../sbom-model';
 
 /**
- * Where an SBOM package is looked up in OSV data: the ecosystem names OSV publishes under and the
- * package's name and version as that ecosystem's advisories spell them. Debian and Alpine
- * advisories are per source package (dpkg `Source:`, apk origin), so the source name is used.
+ * Where an SBOM package is looked up in OSV data: the ecosystem names the index keys it under
+ * (`indexEcosystemOf`) and the package's name and version as that ecosystem's advisories spell
+ * them. Debian and Alpine advisories are per source package (dpkg `Source:`, apk origin), so the
+ * source name is used; Red Hat's list every binary rpm the fix ships, so the binary name is.
  */
 export interface OsvQuery {
   ecosystems: string[];
@@ -14,6 +15,23 @@ export interface OsvQuery {
 /** PyPI names compare normalised (PEP 503): the index keys them the same way. */
 export function normalisePackageName(ecosystem: string, name: string): string {
   return ecosystem === 'PyPI' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name;
+}
+
+/**
+ * Red Hat publishes one ecosystem per product stream, a CPE without its `cpe:/o:redhat` prefix
+ * (`Red Hat:enterprise_linux:9::baseos`, `…::appstream`, `…::crb`, `Red Hat:rhel_eus:9.2::baseos`).
+ * An image's rpm database does not say which repository a package came from, so the index keys
+ * every stream of RHEL <major> under `Red Hat:enterprise_linux:<major>`: a RHEL package is one
+ * lookup however many streams the database holds, and an advisory listing a package in two streams
+ * with the same fix is one entry of that key (osv-index.ts; scan-sbom.ts would report it once anyway). The extended-support streams (`rhel_eus`,
+ * `rhel_aus`, `rhel_e4s`…) ship other builds of a minor release and keep their own keys, never
+ * looked up: an image does not say it follows one.
+ */
+const RED_HAT_STREAM = /^(Red Hat:enterprise_linux:\d+)(?::|$)/;
+
+/** The ecosystem the index keys an advisory's package under: the published one, but for RHEL streams. */
+export function indexEcosystemOf(ecosystem: string): string {
+  return ecosystem.match(RED_HAT_STREAM)?.[1] ?? ecosystem;
 }
 
 function major(versionId: string | undefined): string | undefined {
@@ -32,12 +50,13 @@ function osEcosystems(type: 'deb' | 'apk' | 'rpm', distro: ImageDistro | undefin
     const minor = version?.match(/^\d+\.\d+/)?.[0];
     return id === 'alpine' && minor ? [`Alpine:v${minor}`] : [];
   }
-  // RPM distributions whose OSV ecosystem is named by the major release alone. Red Hat's own
-  // ecosystem names a product stream (`Red Hat:enterprise_linux:9::appstream`), which the SBOM
-  // does not say: RHEL images are not matched.
+  // RPM distributions whose OSV ecosystem is named by the major release alone; RHEL (and UBI,
+  // whose ID is rhel too) by all the streams of its major release, which the index groups.
+  // CentOS has no OSV ecosystem: its images are not matched.
   if (id === 'opensuse-tumbleweed') return ['openSUSE:Tumbleweed'];
   const rpmMajor = major(version);
   if (!rpmMajor) return [];
+  if (id === 'rhel') return [`Red Hat:enterprise_linux:${rpmMajor}`];
   if (id === 'almalinux') return [`AlmaLinux:${rpmMajor}`];
   if (id === 'rocky') return [`Rocky Linux:${rpmMajor}`];
   if (id === 'opensuse-leap') return [`openSUSE:Leap ${version}`];
@@ -50,7 +69,7 @@ function osEcosystems(type: 'deb' | 'apk' | 'rpm', distro: ImageDistro | undefin
   return [];
 }
 
-/** Undefined when OSV has no ecosystem for the package (an unknown distro, RHEL). */
+/** Undefined when OSV has no ecosystem for the package (an unknown distro, CentOS). */
 export function osvQueryOf(pkg: SbomPackage, distro: ImageDistro | undefined): OsvQuery | undefined {
   switch (pkg.type) {
     case 'deb':
@@ -60,7 +79,8 @@ export function osvQueryOf(pkg: SbomPackage, distro: ImageDistro | undefined): O
       if (ecosystems.length === 0) return undefined;
       // Debian advisories give the source package's version; a binNMU (`+b1`) shares the source's.
       const version = pkg.type === 'deb' ? (pkg.source?.version ?? pkg.version) : pkg.version;
-      return { ecosystems, name: pkg.source?.name ?? pkg.name, version };
+      const binaryNamed = pkg.type === 'rpm' && distro?.id === 'rhel';
+      return { ecosystems, name: binaryNamed ? pkg.name : (pkg.source?.name ?? pkg.name), version };
     }
     case 'npm':
       return {

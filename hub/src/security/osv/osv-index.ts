@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { type IndexedAdvisory, rangeProblem, toIndexedAdvisory } from './advisory';
-import { normalisePackageName } from './ecosystems';
+import { indexEcosystemOf, normalisePackageName } from './ecosystems';
 import { OsvRecordSchema } from './osv-record';
 
 /** The key of one (ecosystem, package) in the index. */
@@ -16,7 +16,7 @@ export interface OsvImportCounts {
   withdrawn: number;
   /** Entries that failed validation or held a bad range: skipped, never half-read. */
   skipped: number;
-  /** Index entries: one per (advisory, ecosystem, package). */
+  /** Index entries: one per (advisory, ecosystem, package), the streams of a RHEL release counting as one ecosystem when their entries are the same. */
   indexed: number;
   /** Up to 20 of the skip reasons, for the import status and the audit entry. */
   problems: string[];
@@ -62,10 +62,23 @@ export class OsvIndexBuilder {
         return;
       }
     }
+    // RHSA lists a package once per stream (appstream, baseos), mostly with the same fix, and the
+    // streams of a release share a key (ecosystems.ts): what one record puts under it is stored once.
+    const grouped = new Map<string, Set<string>>();
     for (const affected of affectedList) {
-      const key = indexKey(affected.package?.ecosystem ?? '', affected.package?.name ?? '');
+      const published = affected.package?.ecosystem ?? '';
+      const keyed = indexEcosystemOf(published);
+      const key = indexKey(keyed, affected.package?.name ?? '');
+      let advisory = toIndexedAdvisory(record, affected);
+      if (keyed !== published) {
+        const signature = JSON.stringify([advisory.ranges, advisory.versions, advisory.severity, advisory.score]);
+        const signatures = grouped.get(key) ?? new Set<string>();
+        if (signatures.has(signature)) continue;
+        grouped.set(key, signatures.add(signature));
+        advisory = { ...advisory, ecosystem: published };
+      }
       const list = this.index.get(key) ?? [];
-      list.push(toIndexedAdvisory(record, affected));
+      list.push(advisory);
       this.index.set(key, list);
       this.counts.indexed++;
     }

@@ -41,6 +41,8 @@ export const OsvRecordSchema = v.object({
   modified: v.optional(Text(64)),
   withdrawn: v.optional(Text(64)),
   aliases: v.optional(v.pipe(v.array(Text(128)), v.maxLength(256))),
+  /** Schema 1.7: the ids this one is derived from; a kernel RHSA fixes several hundred CVEs. */
+  upstream: v.optional(v.pipe(v.array(Text(128)), v.maxLength(4096))),
   summary: v.optional(Text(4096)),
   details: v.optional(v.string()),
   severity: v.optional(v.pipe(v.array(v.object({ type: Text(32), score: Text(256) })), v.maxLength(16))),

@@ -20,8 +20,16 @@ const bucketKey = (generation: string, bucket: number) => `security:osv:${genera
 /** Serialised bytes a bucket aims at. */
 const BUCKET_TARGET_BYTES = 64 * 1024;
 
+/**
+ * How the index is keyed. 2: the streams of a RHEL release share one key (ecosystems.ts). A
+ * database stored in another format is imported again at start (security-service.ts).
+ */
+export const OSV_INDEX_FORMAT = 2;
+
 const OsvMetaSchema = v.object({
   generation: v.string(),
+  /** Absent in databases stored before the format was recorded: format 1. */
+  format: v.optional(v.number()),
   importedAt: v.string(),
   source: v.string(),
   bucketCount: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -54,6 +62,7 @@ const BucketSchema = v.record(
       score: v.optional(v.number()),
       ranges: v.array(v.object({ type: v.picklist(['SEMVER', 'ECOSYSTEM']), events: v.array(EventSchema) })),
       versions: v.array(v.string()),
+      ecosystem: v.optional(v.string()),
     }),
   ),
 );
@@ -103,7 +112,14 @@ export class OsvStore {
       if (bucket) bucket[key] = list;
     }
     for (let i = 0; i < bucketCount; i++) await this.storage.setItem(bucketKey(generation, i), buckets[i] ?? {});
-    const meta: OsvMeta = { generation, importedAt: new Date(now).toISOString(), source, bucketCount, counts };
+    const meta: OsvMeta = {
+      generation,
+      format: OSV_INDEX_FORMAT,
+      importedAt: new Date(now).toISOString(),
+      source,
+      bucketCount,
+      counts,
+    };
     await this.storage.setItem(META_KEY, meta);
     this.meta = meta;
     this.loaded = true;

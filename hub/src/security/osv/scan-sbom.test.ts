@@ -17,6 +17,7 @@ import { scanSbom } from './scan-sbom';
 
 const FIXTURE = new URL('../../../../test/support/fixtures/osv/advisories.json', import.meta.url);
 const RPM_FIXTURE = new URL('../../../../test/support/fixtures/osv/rpm-advisories.json', import.meta.url);
+const REDHAT_FIXTURE = new URL('../../../../test/support/fixtures/osv/redhat-advisories.json', import.meta.url);
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 
 function logger() {
@@ -190,7 +191,7 @@ describe('OSV matching of rpm packages', () => {
     ]);
   });
 
-  it('looks openSUSE Leap and SLES images up in their product ecosystems; RHEL and unknown distros in none', async () => {
+  it('looks openSUSE Leap and SLES images up in their product ecosystems; CentOS and unknown distros in none', async () => {
     const { store } = await fixtureStore(readFileSync(RPM_FIXTURE));
     const ids = async (distro: ImageSbom['distro']) =>
       (await scanSbom(rpmImage(distro, [tinyepoch, caret]), store)).map((f) => [f.id, f.package.ecosystem]);
@@ -201,7 +202,102 @@ describe('OSV matching of rpm packages', () => {
       ['SUSE-TEST-0001', 'SUSE:Linux Enterprise Server 15 SP5'],
     ]);
     expect(await ids({ id: 'sles', versionId: '15' })).toEqual([]);
-    expect(await ids({ id: 'rhel', versionId: '9.3' })).toEqual([]);
+    expect(await ids({ id: 'centos', versionId: '9' })).toEqual([]);
     expect(await ids(undefined)).toEqual([]);
+  });
+});
+
+/**
+ * RHEL and UBI images (os-release ID=rhel) against test/support/fixtures/osv/redhat-advisories.json,
+ * entries shaped as Red Hat's CSAF-to-OSV converter writes them (ossf/osv-schema tools/redhat): RHSA
+ * ids, CVEs in `upstream`, one affected entry per (stream, binary rpm), fixes as `epoch:version-release`
+ * with an explicit `0:`, a CVSS v3 vector of the advisory's worst CVE.
+ */
+describe('OSV matching of RHEL images against the Red Hat streams', () => {
+  const rhel = (versionId: string, packages: SbomPackage[]): ImageSbom => ({
+    imageId: `sha256:rhel-${versionId}`,
+    imageRef: `registry.access.redhat.com/ubi${versionId.split('.')[0]}`,
+    distro: { id: 'rhel', versionId },
+    generatedAt: '2026-06-01T00:00:00Z',
+    packages,
+  });
+  // As the rpm cataloguer names them: the epoch in the version when the header has one, the source rpm.
+  const rpm = (name: string, version: string, source: string, distro: string) => {
+    const [epoch, versionRelease] = version.includes(':') ? version.split(':') : [undefined, version];
+    return pkg('rpm', name, version, {
+      namespace: 'redhat',
+      purl: `pkg:rpm/redhat/${name}@${versionRelease}?arch=x86_64&distro=${distro}${epoch ? `&epoch=${epoch}` : ''}`,
+      source: { name: source, version: versionRelease ?? version },
+    });
+  };
+  const ubi9 = rhel('9.4', [
+    // Fixed in 1:3.0.7-27.el9: the release before it, same epoch, is affected.
+    rpm('openssl-libs', '1:3.0.7-24.el9', 'openssl', 'rhel-9.4'),
+    // No epoch in the rpm database, `0:` in the fix: both epoch 0. Listed in appstream and baseos.
+    rpm('sudo', '1.9.5p2-9.el9', 'sudo', 'rhel-9.4'),
+    // Fixed in a build below the installed one, and in exactly the installed one.
+    rpm('libxml2', '2.9.13-6.el9_4', 'libxml2', 'rhel-9.4'),
+    rpm('curl', '7.76.1-29.el9_4', 'curl', 'rhel-9.4'),
+    rpm('libcurl', '7.76.1-29.el9_4', 'curl', 'rhel-9.4'),
+    // Fixed above the installed build only for RHEL 8, and for 9.2 extended update support.
+    rpm('bash', '5.1.8-9.el9', 'bash', 'rhel-9.4'),
+    rpm('glibc', '2.34-100.el9', 'glibc', 'rhel-9.4'),
+  ]);
+
+  it('imports the Red Hat entries: a fix listed for two streams of a release is stored once', async () => {
+    const { store, meta } = await fixtureStore(readFileSync(REDHAT_FIXTURE));
+    expect(meta.counts).toMatchObject({ imported: 8, withdrawn: 0, skipped: 0, indexed: 17 });
+    const sudo = await store.lookup('Red Hat:enterprise_linux:9', 'sudo');
+    expect(sudo.map((advisory) => [advisory.id, advisory.ecosystem])).toEqual([
+      ['RHSA-2099:0102', 'Red Hat:enterprise_linux:9::appstream'],
+    ]);
+    // The extended-support stream keeps its own key.
+    expect(await store.lookup('Red Hat:enterprise_linux:9', 'glibc')).toEqual([]);
+    expect((await store.lookup('Red Hat:rhel_eus:9.2::baseos', 'glibc')).map((advisory) => advisory.id)).toEqual([
+      'RHSA-2099:0106',
+    ]);
+  });
+
+  it('finds exactly the expected vulnerabilities of a UBI 9 image, by binary rpm name, each once', async () => {
+    const { store } = await fixtureStore(readFileSync(REDHAT_FIXTURE));
+    const findings = await scanSbom(ubi9, store);
+    expect(summaryOf(findings)).toEqual([
+      ['RHSA-2099:0102', 'sudo', '1.9.5p2-9.el9', 'critical', 9.8, ['0:1.9.5p2-10.el9_3']],
+      ['RHSA-2099:0101', 'openssl-libs', '1:3.0.7-24.el9', 'high', 7.5, ['1:3.0.7-27.el9']],
+    ]);
+    expect(findings.map((finding) => finding.package)).toEqual([
+      {
+        type: 'rpm',
+        name: 'sudo',
+        purl: 'pkg:rpm/redhat/sudo@1.9.5p2-9.el9?arch=x86_64&distro=rhel-9.4',
+        ecosystem: 'Red Hat:enterprise_linux:9::appstream',
+      },
+      {
+        type: 'rpm',
+        name: 'openssl-libs',
+        purl: 'pkg:rpm/redhat/openssl-libs@3.0.7-24.el9?arch=x86_64&distro=rhel-9.4&epoch=1',
+        ecosystem: 'Red Hat:enterprise_linux:9::baseos',
+      },
+    ]);
+    expect(findings[1]).toMatchObject({
+      aliases: ['CVE-2099-1001', 'CVE-2099-1002'],
+      summary: 'Red Hat Security Advisory: openssl security update',
+      url: 'https://access.redhat.com/errata/RHSA-2099:0101',
+    });
+  });
+
+  it('applies the RHEL 8 entries to a RHEL 8 image, and no Red Hat entry to CentOS', async () => {
+    const { store } = await fixtureStore(readFileSync(REDHAT_FIXTURE));
+    const packages = [
+      rpm('openssl-libs', '1:1.1.1k-9.el8_7', 'openssl', 'rhel-8.9'),
+      rpm('bash', '4.4.20-4.el8_6', 'bash', 'rhel-8.9'),
+      rpm('sudo', '1.9.5p2-1.el8_9', 'sudo', 'rhel-8.9'),
+    ];
+    expect(summaryOf(await scanSbom(rhel('8.9', packages), store))).toEqual([
+      ['RHSA-2099:0101', 'openssl-libs', '1:1.1.1k-9.el8_7', 'high', 7.5, ['1:1.1.1k-12.el8_9']],
+      ['RHSA-2099:0105', 'bash', '4.4.20-4.el8_6', 'high', 7.5, ['0:9.9-1.el8_10']],
+    ]);
+    const centos = { ...rhel('8.9', packages), distro: { id: 'centos', versionId: '8' } };
+    expect(await scanSbom(centos, store)).toEqual([]);
   });
 });

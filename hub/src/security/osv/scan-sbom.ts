@@ -44,14 +44,14 @@ export async function scanSbom(sbom: ImageSbom, database: AdvisoryLookup): Promi
     if (!query) continue;
     for (const ecosystem of query.ecosystems) {
       for (const advisory of await database.lookup(ecosystem, query.name)) {
-        const verdict = matchAdvisory(ecosystem, query.version, advisory);
+        const verdict = matchAdvisory(advisory.ecosystem ?? ecosystem, query.version, advisory);
         const key = `${advisory.id}\u0000${pkg.purl}`;
         if (!verdict.affected || seen.has(key)) continue;
         seen.add(key);
         findings.push({
           id: advisory.id,
           aliases: advisory.aliases,
-          package: { type: pkg.type, name: query.name, purl: pkg.purl, ecosystem },
+          package: { type: pkg.type, name: query.name, purl: pkg.purl, ecosystem: advisory.ecosystem ?? ecosystem },
           installedVersion: query.version,
           fixedVersions: verdict.fixed,
           severity: advisory.severity,

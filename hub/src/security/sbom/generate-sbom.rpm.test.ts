@@ -123,6 +123,47 @@ describe('generateSbom on rpm images', () => {
     expect(sbom.warnings).toEqual(['/var/lib/rpm/rpmdb.sqlite: not read: sqlite: page 2 reached twice (a cycle)']);
   });
 
+  it('a UBI 9 image (ID=rhel), scanned against Red Hat streams: binary rpm names, a missing epoch as 0:', async () => {
+    const sbom = await sbomOf([
+      layerTar({
+        'etc/os-release': { content: 'NAME="Red Hat Enterprise Linux"\nID="rhel"\nVERSION_ID="9.4"\n' },
+        'var/lib/rpm/rpmdb.sqlite': { content: rpmFixture().sqlite },
+      }),
+    ]);
+    const store = new OsvStore(
+      createStorage(),
+      createLogger({ level: 'error', ring: createLogRing(10), sink: silentSink }),
+    );
+    const fixture = new URL('../../../../test/support/fixtures/osv/redhat-advisories.json', import.meta.url);
+    await importOsvExport(
+      store,
+      readFileSync(fixture),
+      'file:redhat-advisories.json',
+      Date.parse('2026-06-01T00:00:00Z'),
+    );
+    const findings = await scanSbom(sbom, store);
+    // RHSA-2099:0108 lists tinyepoch-libs, not its source rpm tinyepoch; RHSA-2099:0109 lists caret
+    // in two streams, fixed in 0:2.0^git2, which the epoch-less 2.0^git1 is before.
+    expect(
+      findings.map((f) => [f.id, f.package.purl, f.installedVersion, f.package.ecosystem, f.fixedVersions]),
+    ).toEqual([
+      [
+        'RHSA-2099:0108',
+        'pkg:rpm/redhat/tinyepoch-libs@1.0~rc1-3.fc39?arch=noarch&distro=rhel-9.4&epoch=2',
+        '2:1.0~rc1-3.fc39',
+        'Red Hat:enterprise_linux:9::appstream',
+        ['2:1.0-1.el9'],
+      ],
+      [
+        'RHSA-2099:0109',
+        'pkg:rpm/redhat/caret@2.0%5Egit1-1?arch=noarch&distro=rhel-9.4',
+        '2.0^git1-1',
+        'Red Hat:enterprise_linux:9::appstream',
+        ['0:2.0^git2-1.el9'],
+      ],
+    ]);
+  });
+
   it('the SBOM of the Rocky image, scanned: the epoch-2 prerelease is found by the advisory fixed in 2:1.0', async () => {
     const sbom = await sbomOf([
       layerTar({
