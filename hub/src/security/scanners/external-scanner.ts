@@ -4,8 +4,8 @@ import type { ExternalScannerName, ScannerProcess, VulnerabilityScanner } from '
 
 /** A scan reading a large image's SBOM may take minutes (Trivy's own default deadline is 5). */
 export const DEFAULT_SCAN_TIMEOUT_MS = 600_000;
-/** Trivy's report of an image with thousands of findings runs to tens of MiB; beyond this it is refused. */
-export const DEFAULT_MAX_REPORT_BYTES = 256 * 1024 * 1024;
+/** Trivy's report of an image with thousands of findings runs to a few MiB; beyond this it is refused (it is held in memory to be parsed). */
+export const DEFAULT_MAX_REPORT_BYTES = 64 * 1024 * 1024;
 const VERSION_TIMEOUT_MS = 30_000;
 const MAX_VERSION_BYTES = 64 * 1024;
 /** `<tool> version` is asked again after this long: the tool may have updated its database meanwhile. */
