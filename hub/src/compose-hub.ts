@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { ConfigError } from '../../shared/config/config-error';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import { containerIdentity } from '../../shared/update/update-clock';
 import type { ShutdownLimits, UpdateOperation } from '../../shared/update-engine';
@@ -52,6 +53,9 @@ import { createScheduler } from './schedule/scheduler';
 import { timerWakeUp } from './schedule/timer-wake-up';
 import { containerSbomSource } from './security/container-sbom-source';
 import { createSbomService, type SbomService } from './security/sbom-service';
+import { EXTERNAL_DIALECTS } from './security/scanners/external-dialects';
+import { createExternalScanner, type ExternalScanner } from './security/scanners/external-scanner';
+import type { ScannerProcess } from './security/scanners/vulnerability-scanner';
 import { createSecurityService, type SbomSource, type SecurityService } from './security/security-service';
 import { templateSecurity } from './security/template-security';
 import { createApiKeyStore } from './store/api-key-store';
@@ -111,18 +115,46 @@ export interface HubOptions {
   /**
    * Vulnerability scanning (docs/security-scanning.md): the SBOM source the scanner reads images
    * with (absent: the scan routes answer 400 "scanner not configured"), how the runtime reads
-   * DD_SECURITY_OSV_FILE (absent on Workers) and the fetch that downloads DD_SECURITY_OSV_URL.
+   * DD_SECURITY_OSV_FILE (absent on Workers), the fetch that downloads DD_SECURITY_OSV_URL and the
+   * runner of a Trivy or Grype binary.
    */
   security?:
     | {
         sbom?: SbomSource | undefined;
         readFile?: ((path: string) => Promise<Uint8Array>) | undefined;
         fetch?: ((url: string) => Promise<Response>) | undefined;
+        /** Runs DD_SECURITY_SCANNER=trivy|grype (Node only: a runtime without it refuses them at start). */
+        scannerProcess?: ScannerProcess | undefined;
       }
     | undefined;
 }
 
 export type HubInput = HubDeps & HubOptions;
+
+/**
+ * DD_SECURITY_SCANNER=trivy|grype: the tool runs as a process, which only the Node entry hands in;
+ * elsewhere (Workers: no processes, no PATH) start-up is refused naming the variable.
+ */
+function externalScannerOf(
+  name: HubConfig['security']['scanner'],
+  input: HubInput,
+  internetless: () => boolean,
+): ExternalScanner | undefined {
+  if (name !== 'trivy' && name !== 'grype') return undefined;
+  const process = input.security?.scannerProcess;
+  if (!process)
+    throw new ConfigError(
+      'DD_SECURITY_SCANNER',
+      `${name} runs as a process on the hub's host, which the ${input.runtime} runtime cannot start; use osv (docs/security-scanning.md)`,
+    );
+  return createExternalScanner({
+    dialect: EXTERNAL_DIALECTS[name],
+    process,
+    internetless,
+    now: input.now ?? Date.now,
+    toolVersion: input.version,
+  });
+}
 
 /** The hub's long-lived parts, for its runtime entry, tests and benchmarks: no module receives this. */
 export interface HubParts {
@@ -359,6 +391,7 @@ export function composeHub(input: HubInput): Hub {
   );
 
   // Vulnerability scanning: its database, the scans, and the gate the updates pass.
+  const external = externalScannerOf(config.security.scanner, input, () => settings.get().internetlessMode);
   const security = createSecurityService({
     config: config.security,
     storage,
@@ -380,6 +413,7 @@ export function composeHub(input: HubInput): Hub {
     // A download that stalls must not hold the refresh for ever (the next one would never start).
     fetch: input.security?.fetch ?? ((url) => fetch(url, { signal: AbortSignal.timeout(600_000) })),
     readFile: input.security?.readFile,
+    external,
   });
 
   // Updates, then the policies that queue them. The action triggers are one array a reload replaces in place.

@@ -45,6 +45,17 @@ describe('runtimeRefusals', () => {
     },
   );
 
+  it.each([
+    ['DD_SECURITY_SCANNER', 'trivy'],
+    ['DD_SECURITY_SCANNER', 'grype'],
+    ['DD_SECURITY_SCANNER_PATH', '/usr/local/bin/trivy'],
+  ])('refuses %s=%s on Workers, which run no processes, and leaves osv alone', (variable, value) => {
+    expect(() => runtimeRefusals({ [variable]: value }, 'workers')).toThrow(
+      new RegExp(`^${variable}: not available on the workers runtime: trivy and grype run as processes`),
+    );
+    expect(runtimeRefusals({ DD_SECURITY_SCANNER: 'osv' }, 'workers')).toEqual([]);
+  });
+
   it('withoutRefused removes exactly the refused variables', () => {
     const env = { ...nodeOnly, DD_LOG_LEVEL: 'debug' };
     expect(withoutRefused(env, runtimeRefusals(env, 'workers'))).toEqual({ DD_LOG_LEVEL: 'debug' });

@@ -42,6 +42,14 @@ const WORKERS_RULES: readonly Rule[] = [
     fatal: true,
   },
   {
+    // A scanner asked for and silently absent would leave every image unscanned: refused, not dropped.
+    applies: (name, value) =>
+      (name === 'DD_SECURITY_SCANNER' && /^(trivy|grype)$/i.test(value.trim())) || name === 'DD_SECURITY_SCANNER_PATH',
+    reason:
+      'trivy and grype run as processes, which Workers cannot start; use DD_SECURITY_SCANNER=osv with DD_SECURITY_OSV_URL (docs/security-scanning.md)',
+    fatal: true,
+  },
+  {
     applies: (name) => name.startsWith('DD_NOTIFICATION_SMTP_'),
     reason:
       'smtp needs raw TCP sockets, which Workers do not offer; use an HTTP provider (an email API through http, or ntfy, gotify…)',

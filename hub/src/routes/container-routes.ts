@@ -168,7 +168,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       access: 'read',
       tag: 'security',
       summary:
-        'Vulnerabilities by running image: total and scanned container counts, the latest scan, each image with its container ids, findings and the summary of its update candidate; the OSV database state',
+        'Vulnerabilities by running image: total and scanned container counts, the latest scan, each image with its container ids, findings and the summary of its update candidate; the state of the OSV database or of the Trivy or Grype tool',
     },
     async (c) => c.json(vulnerabilityAggregate(containers.all(), scanOf, await deps.security.databaseStatus())),
   );

@@ -24,7 +24,7 @@ export interface SecurityRoutesDeps {
 function notConfigured(): HttpError {
   return new HttpError(
     400,
-    'No vulnerability scanner is configured: set DD_SECURITY_SCANNER=osv and an OSV database (docs/security-scanning.md)',
+    'No vulnerability scanner is configured: set DD_SECURITY_SCANNER (osv with an OSV database, trivy or grype; docs/security-scanning.md)',
     { reason: 'scanner-not-configured' },
   );
 }

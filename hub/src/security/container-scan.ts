@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SCANNER_NAMES } from './scanners/vulnerability-scanner';
 import { SEVERITIES } from './severity';
 
 /** One finding as stored and served (osv/scan-sbom.ts builds it). */
@@ -51,7 +52,7 @@ export type ScanDelta = v.InferOutput<typeof ScanDeltaSchema>;
 export const ContainerScanSchema = v.object({
   containerId: v.string(),
   status: v.picklist(['scanned', 'failed']),
-  scanner: v.literal('osv'),
+  scanner: v.picklist(SCANNER_NAMES),
   scannedAt: v.string(),
   /** `candidate`: the image the pending update would run; `current`: the running one. */
   target: v.picklist(['candidate', 'current']),

@@ -21,6 +21,7 @@ describe('DD_SECURITY_* configuration', () => {
   it('is off by default, and reads the scanner, the database source, the refresh and the gate', () => {
     expect(load({}).security).toEqual({
       scanner: undefined,
+      scannerPath: undefined,
       osv: { url: undefined, file: undefined, refreshHours: 24 },
       blockSeverity: undefined,
     });
@@ -33,9 +34,17 @@ describe('DD_SECURITY_* configuration', () => {
       }).security,
     ).toEqual({
       scanner: 'osv',
+      scannerPath: undefined,
       osv: { url: 'https://osv.example/Debian/all.zip?token=s3cret', file: undefined, refreshHours: 6 },
       blockSeverity: 'high',
     });
+  });
+
+  it('reads trivy and grype, with the binary’s path when given (the Node entry checks it is there)', () => {
+    expect(load({ DD_SECURITY_SCANNER: 'trivy' }).security).toMatchObject({ scanner: 'trivy', scannerPath: undefined });
+    expect(
+      load({ DD_SECURITY_SCANNER: 'Grype', DD_SECURITY_SCANNER_PATH: '/opt/grype/bin/grype' }).security,
+    ).toMatchObject({ scanner: 'grype', scannerPath: '/opt/grype/bin/grype' });
   });
 
   it('never shows the URL (it may hold a token)', () => {
@@ -46,9 +55,27 @@ describe('DD_SECURITY_* configuration', () => {
   });
 
   it.each([
-    [{ DD_SECURITY_SCANNER: 'trivy' }, /^DD_SECURITY_SCANNER: trivy is not supported/],
-    [{ DD_SECURITY_SCANNER: 'grype' }, /^DD_SECURITY_SCANNER: grype is not supported/],
-    [{ DD_SECURITY_SCANNER: 'clair' }, /^DD_SECURITY_SCANNER: must be osv/],
+    [{ DD_SECURITY_SCANNER: 'clair' }, /^DD_SECURITY_SCANNER: must be one of osv, trivy, grype/],
+    [
+      { DD_SECURITY_SCANNER: 'trivy', DD_SECURITY_OSV_FILE: '/data/osv.zip' },
+      /^DD_SECURITY_OSV_FILE: is not used by trivy, which keeps its own database/,
+    ],
+    [
+      { DD_SECURITY_SCANNER: 'grype', DD_SECURITY_OSV_URL: 'https://osv.example/all.zip?token=s3cret' },
+      /^DD_SECURITY_OSV_URL: is not used by grype, which keeps its own database/,
+    ],
+    [
+      { DD_SECURITY_SCANNER: 'grype', DD_SECURITY_OSV_REFRESH_HOURS: '6' },
+      /^DD_SECURITY_OSV_REFRESH_HOURS: is not used by grype/,
+    ],
+    [
+      { DD_SECURITY_SCANNER_PATH: '/usr/bin/trivy' },
+      /^DD_SECURITY_SCANNER_PATH: needs DD_SECURITY_SCANNER=trivy or grype/,
+    ],
+    [
+      { DD_SECURITY_SCANNER: 'osv', DD_SECURITY_SCANNER_PATH: '/usr/bin/trivy' },
+      /^DD_SECURITY_SCANNER_PATH: needs DD_SECURITY_SCANNER=trivy or grype/,
+    ],
     [
       { DD_SECURITY_SCANNER: 'osv', DD_SECURITY_OSV_URL: 'ftp://osv.example/all.zip' },
       /^DD_SECURITY_OSV_URL: must be an http/,

@@ -9,9 +9,12 @@ import { currentReference, type UpdateTarget, updateTargetOf } from '../updates/
 import { type ContainerScan, scanDelta } from './container-scan';
 import { importOsvExport } from './osv/osv-import';
 import { OSV_INDEX_FORMAT, type OsvMeta, OsvStore } from './osv/osv-store';
-import { countSeverities, scanSbom } from './osv/scan-sbom';
+import { countSeverities } from './osv/scan-sbom';
 import type { ImageSbom } from './sbom-model';
 import { ScanStore } from './scan-store';
+import type { ExternalScanner, ExternalScannerStatus } from './scanners/external-scanner';
+import { createOsvScanner } from './scanners/osv-scanner';
+import type { ScanDatabase, VulnerabilityScanner } from './scanners/vulnerability-scanner';
 import type { SecurityConfig } from './security-config';
 import { blockSeverityOf, scanOfCandidate, securityRefusal } from './security-gate';
 
@@ -33,7 +36,9 @@ export type DatabaseStatus =
       /** Why the last refresh did not replace this database (internetlessMode, a failed download). */
       lastRefresh?: { state: 'internetless' | 'failed'; reason?: string };
     }
-  | { state: 'empty' | 'importing' | 'internetless' | 'failed'; reason?: string };
+  | { state: 'empty' | 'importing' | 'internetless' | 'failed'; reason?: string }
+  /** DD_SECURITY_SCANNER=trivy|grype: the tool keeps its own database; its version and state. */
+  | ExternalScannerStatus;
 
 export interface SecurityServiceDeps {
   config: SecurityConfig;
@@ -50,6 +55,8 @@ export interface SecurityServiceDeps {
   fetch: (url: string) => Promise<Response>;
   /** Reads DD_SECURITY_OSV_FILE; absent where the runtime reads no files (Workers). */
   readFile: ((path: string) => Promise<Uint8Array>) | undefined;
+  /** DD_SECURITY_SCANNER=trivy|grype: the tool, built by the composition (a process runs it). */
+  external?: ExternalScanner | undefined;
 }
 
 export type SecurityService = ReturnType<typeof createSecurityService>;
@@ -105,9 +112,11 @@ export function createSecurityService(deps: SecurityServiceDeps) {
   const scans = new ScanStore(deps.storage, logger);
   let importing: Promise<void> | undefined;
   let lastImportProblem: DatabaseStatus | undefined;
+  const scanner: VulnerabilityScanner | undefined =
+    deps.config.scanner === 'osv' ? createOsvScanner(database) : deps.external;
 
   /** Scanning needs a scanner chosen and an SBOM source to read images with. */
-  const configured = () => deps.config.scanner === 'osv' && deps.sbom !== undefined;
+  const configured = () => scanner !== undefined && deps.sbom !== undefined;
 
   async function importFrom(kind: 'url' | 'file', location: string): Promise<void> {
     const source = sourceOf(kind, location);
@@ -176,6 +185,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
   }
 
   async function databaseStatus(): Promise<DatabaseStatus> {
+    if (deps.external) return deps.external.status();
     if (importing) return { state: 'importing' };
     const meta = await database.status();
     if (lastImportProblem && !meta) return lastImportProblem;
@@ -224,19 +234,20 @@ export function createSecurityService(deps: SecurityServiceDeps) {
    */
   async function runningBaseline(
     container: Container,
-    meta: OsvMeta,
+    meta: ScanDatabase,
     within?: Cycle,
   ): Promise<ContainerScan | undefined> {
+    if (!scanner) return undefined;
     const image = currentReference(container);
     const kept = scans.runningScan(container.id);
     if (kept && kept.image === image && kept.database?.importedAt === meta.importedAt) return kept;
     try {
       const sbom = await sbomOf(container, 'current', image, within);
-      const vulnerabilities = await scanSbom(sbom, database);
+      const vulnerabilities = await scanner.scan(sbom);
       const running: ContainerScan = {
         containerId: container.id,
         status: 'scanned',
-        scanner: 'osv',
+        scanner: scanner.name,
         scannedAt: new Date(deps.now()).toISOString(),
         target: 'current',
         image,
@@ -264,15 +275,15 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     deps.publish('dd:scan-started', { containerId: container.id, ...(cycleId && { cycleId }) });
     const base = {
       containerId: container.id,
-      scanner: 'osv' as const,
+      scanner: scanner?.name ?? 'osv',
       scannedAt: new Date(deps.now()).toISOString(),
       target,
       image,
     };
     let result: ContainerScan;
     try {
-      if (!deps.sbom) throw new Error('no SBOM source');
-      const meta = await database.status();
+      if (!deps.sbom || !scanner) throw new Error('no scanner or no SBOM source');
+      const meta = await scanner.database();
       if (!meta) {
         await deps.audit.append({
           action: 'security-scan-skipped',
@@ -283,7 +294,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
         throw new Error('no OSV database imported: set DD_SECURITY_OSV_URL or DD_SECURITY_OSV_FILE');
       }
       const sbom = await sbomOf(container, target, image, within);
-      const vulnerabilities = await scanSbom(sbom, database);
+      const vulnerabilities = await scanner.scan(sbom);
       const scanned = {
         status: 'scanned' as const,
         imageId: sbom.imageId,

@@ -31,6 +31,7 @@ import { nodeNotificationProviders } from './notifications/node-notification-pro
 import { createPinoSink } from './pino-sink';
 import { processMetricsOnDemand } from './process-metrics';
 import { createRegistryFetchFactory } from './registry-fetch';
+import { nodeScannerProcessFor } from './scanner-process';
 import { SELF_UPDATE_HELPER_ARGUMENT } from './self-update-helper';
 import { startupLine } from './startup-line';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
@@ -137,6 +138,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   };
   const config = blamed(() => loadHubConfig(configuration.env, readTextFile));
   const authorizedKeys = readAuthorizedKeys(config);
+  // DD_SECURITY_SCANNER=trivy|grype: the binary must be there now, not at the first scan.
+  const scannerProcess = blamed(() => nodeScannerProcessFor(config.security, configuration.env));
   const logRing = createLogRing(1000, config.log.bufferEnabled);
   const logger = createLogger({
     level: config.log.level,
@@ -199,8 +202,12 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       configuration: configuration.source,
       ...options.deps,
       edge: { ...options.deps?.edge, authorizedKeys },
-      // DD_SECURITY_OSV_FILE: the OSV export is read from this host's files.
-      security: { readFile: async (path) => new Uint8Array(await readFile(path)), ...options.deps?.security },
+      // DD_SECURITY_OSV_FILE: the OSV export is read from this host's files; trivy and grype run as its processes.
+      security: {
+        readFile: async (path) => new Uint8Array(await readFile(path)),
+        ...(scannerProcess && { scannerProcess }),
+        ...options.deps?.security,
+      },
     }),
   );
 
