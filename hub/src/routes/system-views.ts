@@ -82,8 +82,9 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
  * GET /api/v1/server/security/runtime: the protections in force as the hub runs now, and a
- * warning for each setting that weakens them. No scanner is built (http-interface §4.8 note), so
- * the scanner part says so instead of pretending to check one.
+ * warning for each setting that weakens them. The scanner part says which vulnerability scanner
+ * is configured and the security gate's threshold; its database's state is the vulnerability
+ * aggregate's (`GET /api/v1/containers/security/vulnerabilities`).
  */
 export function describeSecurityRuntime(input: SecurityRuntimeInput) {
   const { config } = input;
@@ -124,7 +125,12 @@ export function describeSecurityRuntime(input: SecurityRuntimeInput) {
     },
     features: { containerActions: server.featureContainerActions, delete: server.featureDelete },
     hooks: { enabled: config.hooks.enabled, available: input.hooksAvailable },
-    scanner: { enabled: false, status: 'not-built' as const },
+    scanner: {
+      enabled: config.security.scanner !== undefined,
+      status: config.security.scanner === undefined ? ('not-configured' as const) : ('configured' as const),
+      ...(config.security.scanner !== undefined && { name: config.security.scanner }),
+      blockSeverity: config.security.blockSeverity ?? null,
+    },
     warnings,
   };
 }

@@ -163,7 +163,7 @@ describeHubMatrix(
         metrics: { authRequired: true, token: true },
         webhooks: { enabled: true, scheme: 'shared-token', registrySignature: true },
         features: { containerActions: true, delete: false },
-        scanner: { enabled: false, status: 'not-built' },
+        scanner: { enabled: false, status: 'not-configured', blockSeverity: null },
         warnings: [],
       });
       expect(Date.parse(body.checkedAt)).not.toBeNaN();
@@ -263,9 +263,12 @@ describe('security runtime warnings', () => {
       DD_SERVER_COOKIE_SAMESITE: 'none',
       DD_SERVER_WEBHOOK_ENABLED: 'true',
       DD_HOOKS_ENABLED: 'true',
+      DD_SECURITY_SCANNER: 'osv',
+      DD_SECURITY_BLOCK_SEVERITY: 'high',
     });
     const body = await (await hub.request('/api/v1/server/security/runtime')).json();
     expect(body.authentication.anonymous).toBe(true);
+    expect(body.scanner).toEqual({ enabled: true, status: 'configured', name: 'osv', blockSeverity: 'high' });
     expect(body.warnings).toHaveLength(6);
     for (const hint of [
       'anonymous mode while listening on 0.0.0.0',
