@@ -518,6 +518,7 @@ export function composeHub(input: HubInput): Hub {
         socketsHibernate: input.edgeSockets !== undefined,
         gatewayPort: input.edgeGateways,
         verifyEd25519: input.verifyEd25519,
+        nextTurn: input.nextTurn,
       })
     : undefined;
   // Listen-mode agents (DD_AGENT_<NAME>_*) are not the experimental edge: the directory serves them either way.

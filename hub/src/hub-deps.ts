@@ -106,6 +106,11 @@ export interface HubDeps {
    */
   verifyEd25519?: Ed25519Verify | undefined;
   /**
+   * Runs work on the loop's next turn, after pending I/O (Node: setImmediate): edge frames are then
+   * handled in slices, so a fleet dialling at once does not hold the loop (hub/src/edge/frame-pacer.ts).
+   */
+  nextTurn?: ((work: () => void) => void) | undefined;
+  /**
    * The fetch that reaches OpenID Connect providers (discovery, token, JWKS, userinfo); the global
    * fetch when absent, which on Node trusts NODE_EXTRA_CA_CERTS besides the system CAs.
    */

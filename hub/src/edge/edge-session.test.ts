@@ -165,3 +165,97 @@ describe('EdgeSession records (hibernatable sockets, docs/workers.md "Edge socke
     expect(events).toEqual(['send error', `close ${EDGE_CLOSE.heartbeatMissed}`]);
   });
 });
+
+describe('EdgeSession with a pacer', () => {
+  /** A session whose paced frames wait in `waiting` until `drain()`, recording the frames its owner gets. */
+  function pacedSession(now = () => 0) {
+    const waiting: (() => void)[] = [];
+    const handled: string[] = [];
+    const events: string[] = [];
+    const ws = new WSContext({
+      send: (data) => events.push(`send ${(JSON.parse(String(data)) as { type: string }).type}`),
+      close: (code) => events.push(`close ${code}`),
+      readyState: 1,
+    });
+    const edge = new EdgeSession({
+      ws,
+      protocol: EDGE_PROTOCOL,
+      address: undefined,
+      hubVersion: 't',
+      timings: TIMINGS,
+      owner: {
+        signIn: async () => ({ ok: true }),
+        welcomed: () => undefined,
+        frame: (_session, frame) => {
+          handled.push(frame.type === 'container.removed' ? `removed ${frame.containerId}` : frame.type);
+          return undefined;
+        },
+        closed: () => undefined,
+      },
+      logger,
+      now,
+      pace: (work) => void waiting.push(work),
+    });
+    edge.open();
+    const drain = () => {
+      for (const work of waiting.splice(0)) work();
+    };
+    return { edge, events, handled, waiting, drain };
+  }
+  const removed = (id: string, padding = 0) =>
+    JSON.stringify({ type: 'container.removed', watcher: 'local', containerId: id, pad: ' '.repeat(padding) });
+
+  it('queues the hello, and a hello in the queue meets the sign-in deadline', async () => {
+    let now = 0;
+    const at = pacedSession(() => now);
+    at.edge.message(JSON.stringify(hello));
+    expect(at.waiting).toHaveLength(1);
+    now = TIMINGS.signInDeadlineMs * 5;
+    at.edge.tick(now);
+    expect(at.events).toEqual(['send challenge']);
+    at.drain();
+    await settle();
+    expect(at.edge.isOpen).toBe(true);
+    expect(at.events).toEqual(['send challenge', 'send welcome']);
+  });
+
+  it('answers a small frame at once when nothing of the session waits, and keeps order behind a queued one', async () => {
+    const at = pacedSession();
+    at.edge.message(JSON.stringify(hello));
+    at.drain();
+    await settle();
+    at.edge.message(JSON.stringify({ type: 'ping' }));
+    expect(at.events.at(-1)).toBe('send pong');
+    // A large frame waits; a small one after it waits behind it, and both arrive in order.
+    at.edge.message(removed('a', 1_000));
+    at.edge.message(removed('b'));
+    at.edge.message(JSON.stringify({ type: 'ping' }));
+    expect(at.handled).toEqual([]);
+    expect(at.waiting).toHaveLength(3);
+    at.drain();
+    expect(at.handled).toEqual(['removed a', 'removed b']);
+    expect(at.events.at(-1)).toBe('send pong');
+    // Nothing queued any more: small frames are handled at once again.
+    at.edge.message(removed('c'));
+    expect(at.handled).toEqual(['removed a', 'removed b', 'removed c']);
+  });
+
+  it('drops the frames still queued when the session closes', async () => {
+    const at = pacedSession();
+    at.edge.message(JSON.stringify(hello));
+    at.drain();
+    await settle();
+    at.edge.message(removed('a', 1_000));
+    at.edge.socketClosed(1006);
+    at.drain();
+    expect(at.handled).toEqual([]);
+  });
+
+  it('still closes a silent connection at the sign-in deadline', () => {
+    let now = 0;
+    const at = pacedSession(() => now);
+    now = TIMINGS.signInDeadlineMs + 1;
+    at.edge.tick(now);
+    expect(at.events).toEqual(['send challenge', 'send error', `close ${EDGE_CLOSE.signInTimeout}`]);
+  });
+});

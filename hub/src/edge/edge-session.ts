@@ -85,6 +85,11 @@ export interface EdgeSessionOptions {
   /** A session rebuilt from its saved record: no new challenge, the state it was in. */
   resume?: EdgeSessionRecord | undefined;
   /**
+   * Where frames wait for a slice of the hub's loop (FramePacer, Node); absent, each frame is
+   * handled as it arrives. A session's frames keep their order either way.
+   */
+  pace?: ((work: () => void) => void) | undefined;
+  /**
    * When the runtime last answered the agent's ping itself: a sign of life the hub never saw.
    * With it the hub sends no pings of its own either: the agent's pings and the runtime's pongs
    * keep both sides' silence limits satisfied without waking the hub.
@@ -102,6 +107,17 @@ const PEER_FAULTS: ReadonlySet<number> = new Set([
   EDGE_CLOSE.heartbeatMissed,
   EDGE_CLOSE.unsupportedVersion,
 ]);
+
+/** Frames larger than this wait for the pacer even when nothing of their session is queued (a hello is about 400 bytes). */
+const PACED_ABOVE_BYTES = 256;
+
+/** The frame's size in UTF-16 units or bytes, whichever the runtime handed over; 0 for an unknown kind. */
+function frameLength(data: unknown): number {
+  if (typeof data === 'string') return data.length;
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
+  if (Array.isArray(data)) return data.reduce((sum: number, part: unknown) => sum + frameLength(part), 0);
+  return 0;
+}
 
 /** Close reasons are at most 123 bytes of UTF-8; ours are ASCII and short, and never echo the peer's input. */
 function safeReason(reason: string): string {
@@ -125,6 +141,8 @@ export class EdgeSession {
   private lastPingAt: number;
   private state: State = 'connecting';
   private readonly requests: PendingRequests;
+  /** Frames received and waiting for the pacer. */
+  private queued = 0;
 
   constructor(private readonly options: EdgeSessionOptions) {
     const { resume } = options;
@@ -196,6 +214,21 @@ export class EdgeSession {
     // The latest frame at most once a beat: the silence limit is two beats, so a stale record
     // read after a wake costs at most one beat of it.
     if (this.lastReceivedAt - this.lastSavedAt >= this.options.timings.heartbeatMs) this.saveRecord();
+    const { pace } = this.options;
+    // A small frame behind nothing of its own (a ping, a reply) is answered at once: only the
+    // work a burst piles up waits, and an agent's ping is not kept behind other agents' snapshots.
+    if (!pace || (this.queued === 0 && frameLength(data) <= PACED_ABOVE_BYTES)) {
+      this.handleSafely(data);
+      return;
+    }
+    this.queued++;
+    pace(() => {
+      this.queued--;
+      if (this.state !== 'closed') this.handleSafely(data);
+    });
+  }
+
+  private handleSafely(data: unknown): void {
     try {
       this.handle(data);
     } catch (error) {
@@ -243,7 +276,8 @@ export class EdgeSession {
     // it is not held against the agent. Counted, a hub busy with a fleet's syncs closed agents that
     // had answered in time, and their retries added to the load (bench edge-agents, 1,000 at once).
     if (this.state === 'challenged') {
-      if (now - this.openedAt - excused > timings.signInDeadlineMs)
+      // A hello waiting for the pacer is in: the agent met the deadline.
+      if (this.queued === 0 && now - this.openedAt - excused > timings.signInDeadlineMs)
         this.close(EDGE_CLOSE.signInTimeout, 'sign-in deadline passed');
       return;
     }

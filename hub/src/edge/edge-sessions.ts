@@ -26,6 +26,7 @@ import {
 import { EdgeSocketSessions } from './edge-socket-sessions';
 import type { CloseVerdict } from './frame-reader';
 import { GatewayLinks } from './gateway/gateway-links';
+import { FramePacer } from './frame-pacer';
 import { HubStalls } from './hub-stalls';
 import type { InventorySource } from './inventory-source';
 import { createSignInCheck } from './sign-in-check';
@@ -75,7 +76,15 @@ export interface EdgeSessionsDeps {
   gatewayPort?: EdgeGatewayPort | undefined;
   /** The runtime's native Ed25519 verification (Node); @noble/ed25519 where absent. */
   verifyEd25519?: Ed25519Verify | undefined;
+  /**
+   * Runs work on the loop's next turn, after pending I/O (Node: setImmediate). Given, the
+   * sessions' frames are handled in slices through a FramePacer; absent, each as it arrives.
+   */
+  nextTurn?: ((work: () => void) => void) | undefined;
 }
+
+/** One slice of frame work at most this long before the loop turns (FramePacer). */
+const FRAME_SLICE_MS = 10;
 
 /**
  * The hub's side of edge/1.0: the key registry and every WebSocket session from upgrade to close.
@@ -100,6 +109,8 @@ export class EdgeSessions implements SessionOwner {
   private ticker: ReturnType<typeof setInterval> | undefined;
   /** The hub loop's stalls so far, where the ticker measures them (HubStalls). */
   private stalledMs: (() => number) | undefined;
+  /** Where the sessions' frames wait for a slice of the loop; undefined where frames are handled as they come. */
+  private readonly pacer: FramePacer | undefined;
   private stopping = false;
   /** Keys and agents loaded: before that every sign-in would fail, so upgrades are refused (503). */
   ready = false;
@@ -110,6 +121,11 @@ export class EdgeSessions implements SessionOwner {
     this.keys = createEdgeKeyStore(deps.storage, deps.now, deps.logger.child('store.edge'));
     this.checkSignIn = createSignInCheck(this.keys, deps.verifyEd25519);
     this.signingIn = new SignInSlots(deps.signInLimits);
+    const { nextTurn } = deps;
+    this.pacer =
+      nextTurn && !deps.socketsHibernate
+        ? new FramePacer({ budgetMs: FRAME_SLICE_MS, now: () => performance.now(), nextTurn })
+        : undefined;
     this.gateways =
       deps.gatewayPort &&
       new GatewayLinks({
@@ -391,6 +407,7 @@ export class EdgeSessions implements SessionOwner {
       logger: this.logger,
       now: this.deps.now,
       stalledMs: this.stalledMs,
+      ...(this.pacer && { pace: (work: () => void) => this.pacer?.run(work) }),
       ...options,
     });
     this.sessions.add(session);

@@ -178,6 +178,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       setWebSocketFrameLimit: setWsFrameLimit,
       // Edge sign-ins verified by OpenSSL: noble in JS held the event loop through a large fleet's sign-in.
       verifyEd25519: createNodeEd25519Verify(),
+      nextTurn: (work) => setImmediate(work),
       registries,
       registryFetch: createRegistryFetchFactory(),
       dockerHostFor: (endpoint) => createDockerHost(endpoint),
