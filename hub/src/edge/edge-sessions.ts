@@ -24,9 +24,9 @@ import {
   type SignInVerdict,
 } from './edge-session';
 import { EdgeSocketSessions } from './edge-socket-sessions';
+import { FramePacer } from './frame-pacer';
 import type { CloseVerdict } from './frame-reader';
 import { GatewayLinks } from './gateway/gateway-links';
-import { FramePacer } from './frame-pacer';
 import { HubStalls } from './hub-stalls';
 import type { InventorySource } from './inventory-source';
 import { createSignInCheck } from './sign-in-check';

@@ -1,9 +1,9 @@
 import { WSContext } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
-import { EDGE_PROTOCOL } from '../../../shared/edge/protocol';
-import { edgeKeyId, generateEdgeKeyPair, signChallenge, toBase64 } from '../../../shared/edge/sign-in';
 import { createNodeEd25519Verify } from '../../../hub/src/adapter/node/ed25519-verify';
 import type { EdgeSessions } from '../../../hub/src/edge/edge-sessions';
+import { EDGE_PROTOCOL } from '../../../shared/edge/protocol';
+import { edgeKeyId, generateEdgeKeyPair, signChallenge, toBase64 } from '../../../shared/edge/sign-in';
 import { sampleAgentInfo, sampleWatcher } from '../../support/edge-peer';
 import { createMemoryHub } from '../../support/hub-harness';
 
@@ -27,7 +27,11 @@ async function burst(paced: boolean): Promise<{ welcomes: number; beforeTimer: n
     const pairs = await Promise.all(Array.from({ length: AGENTS }, () => generateEdgeKeyPair()));
     const agents = pairs.map((pair, i) => ({ ...pair, keyId: edgeKeyId(pair.publicKey), name: `agent-${i}` }));
     await edge.keys.registerMany(
-      agents.map((agent) => ({ publicKey: toBase64(agent.publicKey), keyId: edgeKeyId(agent.publicKey), label: agent.name })),
+      agents.map((agent) => ({
+        publicKey: toBase64(agent.publicKey),
+        keyId: edgeKeyId(agent.publicKey),
+        label: agent.name,
+      })),
     );
     let timerRan = false;
     const welcomedAt: boolean[] = [];
@@ -53,7 +57,13 @@ async function burst(paced: boolean): Promise<{ welcomes: number; beforeTimer: n
           protocol: EDGE_PROTOCOL,
           keyId: agent.keyId,
           agentName: agent.name,
-          signature: await signChallenge(agent.secretKey, sockets[i]?.challenge() ?? '', EDGE_PROTOCOL, agent.keyId, agent.name),
+          signature: await signChallenge(
+            agent.secretKey,
+            sockets[i]?.challenge() ?? '',
+            EDGE_PROTOCOL,
+            agent.keyId,
+            agent.name,
+          ),
           agent: sampleAgentInfo(),
           watchers: [sampleWatcher()],
         }),
