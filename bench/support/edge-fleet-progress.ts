@@ -95,6 +95,10 @@ try {
       log(
         `event loop in the burst: ${burst.length} windows, p99 median ${p99s[p99s.length >> 1] ?? '–'} ms, worst window ${loopLine(worst)}`,
       );
+      log(`  each window's p99 / max: ${burst.map((window) => `${window.p99}/${window.max}`).join(', ')} ms`);
+      // "RSS after the sync" (issue 18): the heap's garbage from the burst given 10 s to be collected.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      log(`hub RSS 10 s after the sync: ${mib(hub.sample().rssBytes)}`);
       break;
     }
     if (Date.now() > deadline) {

@@ -270,6 +270,7 @@ export function composeHub(input: HubInput): Hub {
     now,
     random: Math.random,
     wakeUp: input.wakeUp ?? timerWakeUp,
+    nextTurn: input.nextTurn,
   });
 
   // The UI event stream: capabilities publish, every open stream receives.

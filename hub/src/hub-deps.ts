@@ -107,7 +107,8 @@ export interface HubDeps {
   verifyEd25519?: Ed25519Verify | undefined;
   /**
    * Runs work on the loop's next turn, after pending I/O (Node: setImmediate): edge frames are then
-   * handled in slices, so a fleet dialling at once does not hold the loop (hub/src/edge/frame-pacer.ts).
+   * handled in slices (hub/src/edge/frame-pacer.ts) and due jobs started one a turn
+   * (hub/src/schedule/scheduler.ts), so a fleet dialling at once does not hold the loop.
    */
   nextTurn?: ((work: () => void) => void) | undefined;
   /**

@@ -12,6 +12,7 @@ import { newChallenge } from '../../../shared/edge/sign-in';
 import type { Logger } from '../../../shared/logging/logger';
 import { type EdgeRequestOptions, PendingRequests } from '../agents/edge-requests';
 import type { EdgeSessionRecord } from './edge-session-record';
+import type { FrameLane } from './frame-pacer';
 import { type CloseVerdict, readAgentFrame } from './frame-reader';
 
 export type HelloFrame = Extract<AgentFrame, { type: 'hello' }>;
@@ -88,7 +89,7 @@ export interface EdgeSessionOptions {
    * Where frames wait for a slice of the hub's loop (FramePacer, Node); absent, each frame is
    * handled as it arrives. A session's frames keep their order either way.
    */
-  pace?: ((work: () => void) => void) | undefined;
+  pace?: ((work: () => void, lane: FrameLane) => void) | undefined;
   /**
    * When the runtime last answered the agent's ping itself: a sign of life the hub never saw.
    * With it the hub sends no pings of its own either: the agent's pings and the runtime's pongs
@@ -222,10 +223,13 @@ export class EdgeSession {
       return;
     }
     this.queued++;
-    pace(() => {
-      this.queued--;
-      if (this.state !== 'closed') this.handleSafely(data);
-    });
+    pace(
+      () => {
+        this.queued--;
+        if (this.state !== 'closed') this.handleSafely(data);
+      },
+      this.state === 'open' ? 'signed-in' : 'sign-in',
+    );
   }
 
   private handleSafely(data: unknown): void {

@@ -24,7 +24,7 @@ import {
   type SignInVerdict,
 } from './edge-session';
 import { EdgeSocketSessions } from './edge-socket-sessions';
-import { FramePacer } from './frame-pacer';
+import { type FrameLane, FramePacer } from './frame-pacer';
 import type { CloseVerdict } from './frame-reader';
 import { GatewayLinks } from './gateway/gateway-links';
 import { HubStalls } from './hub-stalls';
@@ -407,7 +407,7 @@ export class EdgeSessions implements SessionOwner {
       logger: this.logger,
       now: this.deps.now,
       stalledMs: this.stalledMs,
-      ...(this.pacer && { pace: (work: () => void) => this.pacer?.run(work) }),
+      ...(this.pacer && { pace: (work: () => void, lane: FrameLane) => this.pacer?.run(work, lane) }),
       ...options,
     });
     this.sessions.add(session);

@@ -103,4 +103,19 @@ describe('FramePacer', () => {
     // 1 ms a task, 10 ms a slice.
     expect(turns).toBe(500);
   });
+
+  it('runs the signed-in lane before sign-ins, each lane in its own order', () => {
+    const loop = pacedLoop();
+    const ran: string[] = [];
+    loop.pacer.run(() => ran.push('hello 1'), 'sign-in');
+    loop.pacer.run(() => ran.push('snapshot 1'), 'signed-in');
+    loop.pacer.run(() => ran.push('hello 2'), 'sign-in');
+    loop.pacer.run(() => {
+      ran.push('snapshot 2');
+      // A frame of a signed-in agent arriving mid-slice still goes before the hellos.
+      loop.pacer.run(() => ran.push('snapshot 3'), 'signed-in');
+    }, 'signed-in');
+    loop.turn();
+    expect(ran).toEqual(['snapshot 1', 'snapshot 2', 'snapshot 3', 'hello 1', 'hello 2']);
+  });
 });

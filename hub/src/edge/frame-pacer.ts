@@ -17,51 +17,80 @@ export interface FramePacerOptions {
   nextTurn: (work: () => void) => void;
 }
 
+/**
+ * Which queue a frame waits in. Frames of signed-in agents go before sign-ins: a hub that finishes
+ * the syncs it has admitted before admitting more holds fewer snapshots in memory at once, and a
+ * hello waiting here is already excused from its deadline (EdgeSession.tick).
+ */
+export type FrameLane = 'signed-in' | 'sign-in';
+
 export class FramePacer {
-  private queue: (() => void)[] = [];
-  private head = 0;
+  private readonly lanes: Record<FrameLane, WorkQueue> = { 'signed-in': new WorkQueue(), 'sign-in': new WorkQueue() };
   private scheduled = false;
 
   constructor(private readonly options: FramePacerOptions) {}
 
   /** Work waiting for a slice. */
   get pending(): number {
-    return this.queue.length - this.head;
+    return this.lanes['signed-in'].size + this.lanes['sign-in'].size;
   }
 
-  /** Queues `work` behind everything queued before it. */
-  run(work: () => void): void {
-    this.queue.push(work);
+  /** Queues `work` behind everything queued before it in its lane. */
+  run(work: () => void, lane: FrameLane = 'signed-in'): void {
+    this.lanes[lane].push(work);
     if (this.scheduled) return;
     this.scheduled = true;
     this.options.nextTurn(() => this.slice());
   }
 
+  private next(): (() => void) | undefined {
+    return this.lanes['signed-in'].shift() ?? this.lanes['sign-in'].shift();
+  }
+
   private slice(): void {
     const { budgetMs, now, nextTurn } = this.options;
     const started = now();
-    // At least one task a slice, however long it takes: the queue always moves.
-    do {
-      const work = this.queue[this.head] as () => void;
-      this.queue[this.head++] = noop;
+    // At least one task a slice, however long it takes: the queues always move.
+    for (let work = this.next(); work; work = now() - started < budgetMs ? this.next() : undefined) {
       try {
         work();
       } catch {
         // The sessions catch their own faults; whatever escapes must not stop everyone's frames.
       }
-    } while (this.head < this.queue.length && now() - started < budgetMs);
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
+    }
+    if (this.pending === 0) {
       this.scheduled = false;
       return;
     }
-    // Drop what ran once it is half the array, so a long burst does not keep growing it.
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
+    nextTurn(() => this.slice());
+  }
+}
+
+/** A FIFO whose shift is O(1): what ran is dropped once it is half the array. */
+class WorkQueue {
+  private items: (() => void)[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  push(work: () => void): void {
+    this.items.push(work);
+  }
+
+  shift(): (() => void) | undefined {
+    if (this.head === this.items.length) return undefined;
+    const work = this.items[this.head] as () => void;
+    this.items[this.head++] = noop;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
       this.head = 0;
     }
-    nextTurn(() => this.slice());
+    return work;
   }
 }
 

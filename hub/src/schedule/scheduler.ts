@@ -44,6 +44,12 @@ export interface SchedulerDeps {
   now: () => number;
   random: () => number;
   wakeUp: (fire: () => Promise<void>) => RuntimeWakeUp;
+  /**
+   * Runs work on the loop's next turn, after pending I/O (Node: setImmediate). Given, due jobs are
+   * started one a turn: ten thousand agents' first cycles fall due together after a fleet's sync,
+   * and started in one go they held the loop for their whole synchronous part (issue 18).
+   */
+  nextTurn?: ((work: () => void) => void) | undefined;
 }
 
 interface Entry {
@@ -81,6 +87,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let started = false;
   let armedAt: number | undefined;
   let arming: Promise<void> = Promise.resolve();
+  /** The loop starting due jobs, while it runs (runDue), and whether a wake-up came meanwhile. */
+  let starting: Promise<void> | undefined;
+  let startAgain = false;
   const wake = deps.wakeUp(() => scheduler.runDue());
   /** Every next run set, earliest first; outdated ones are dropped when they come to the top. */
   const heap = new RunHeap();
@@ -221,10 +230,46 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       // The wake-up that called this is spent: whatever is earliest now must be armed again.
       armedAt = undefined;
       if (!started) return;
-      const at = now();
+      // Paced starts take turns: a wake-up meanwhile (a job that ended re-arms it) leaves the jobs
+      // it finds due to the loop already starting them, which looks again once it is through.
+      if (starting) {
+        startAgain = true;
+        await starting;
+        return;
+      }
       const due: Promise<void>[] = [];
-      const aside: HeapRun[] = [];
-      for (let top = heap.peek(); top !== undefined && top.at <= at; top = heap.peek()) {
+      starting = (async () => {
+        do {
+          startAgain = false;
+          await startDue(due);
+        } while (startAgain && started);
+      })();
+      try {
+        await starting;
+      } finally {
+        starting = undefined;
+      }
+      arm();
+      await Promise.all(due);
+      await writes;
+    },
+  };
+
+  /** Starts every job due now, adding each run to `due`; one a turn where the runtime gives turns. */
+  async function startDue(due: Promise<void>[]): Promise<void> {
+    const at = now();
+    const aside: HeapRun[] = [];
+    const { nextTurn } = deps;
+    let yieldFirst = false;
+    try {
+      for (;;) {
+        if (nextTurn && yieldFirst) {
+          yieldFirst = false;
+          await new Promise<void>((resolve) => nextTurn(resolve));
+          if (!started) return;
+        }
+        const top = heap.peek();
+        if (top === undefined || top.at > at) return;
         heap.pop();
         const entry = entries.get(top.name);
         if (!entry || !isCurrent(top)) continue;
@@ -236,12 +281,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         const run = runOne(entry);
         running.add(run);
         due.push(run.finally(() => running.delete(run)));
+        yieldFirst = true;
       }
+    } finally {
       for (const run of aside) heap.push(run);
-      arm();
-      await Promise.all(due);
-      await writes;
-    },
-  };
+    }
+  }
   return scheduler;
 }
