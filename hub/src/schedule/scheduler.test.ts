@@ -288,3 +288,45 @@ describe('the scheduler', () => {
     expect([...ran].sort()).toEqual(dueFirst);
   });
 });
+
+describe('the scheduler with loop turns (Node)', () => {
+  it('starts due jobs one a turn, and a wake-up meanwhile leaves them to the loop already starting them', async () => {
+    const runtime = fakeRuntime();
+    const logger = createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink });
+    const turns: (() => void)[] = [];
+    const scheduler = createScheduler({
+      store: createScheduleStore(createStorage(), logger),
+      logger,
+      now: () => runtime.clock.now,
+      random: () => 0,
+      wakeUp: runtime.wakeUp,
+      nextTurn: (work) => void turns.push(work),
+    });
+    await scheduler.load();
+    scheduler.start();
+    const started: string[] = [];
+    for (const name of ['a', 'b', 'c']) scheduler.job(name, async () => void started.push(name)).runAt(T0);
+    await settle();
+    const first = runtime.wake.fire?.();
+    await settle();
+    expect(started).toEqual(['a']);
+    // A second wake-up while the first is starting jobs: it starts none of its own.
+    const second = runtime.wake.fire?.();
+    await settle();
+    expect(started).toEqual(['a']);
+    expect(turns).toHaveLength(1);
+    turns.shift()?.();
+    await settle();
+    expect(started).toEqual(['a', 'b']);
+    turns.shift()?.();
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c']);
+    // The loop looks once more for what the second wake-up found: nothing left, nothing run twice.
+    while (turns.length > 0) {
+      turns.shift()?.();
+      await settle();
+    }
+    await Promise.all([first, second]);
+    expect(started).toEqual(['a', 'b', 'c']);
+  });
+});
