@@ -520,6 +520,7 @@ export function composeHub(input: HubInput): Hub {
         gatewayPort: input.edgeGateways,
         verifyEd25519: input.verifyEd25519,
         nextTurn: input.nextTurn,
+        pauseReading: input.pauseWebSocketReading,
       })
     : undefined;
   // Listen-mode agents (DD_AGENT_<NAME>_*) are not the experimental edge: the directory serves them either way.

@@ -111,6 +111,8 @@ export interface HubDeps {
    * (hub/src/schedule/scheduler.ts), so a fleet dialling at once does not hold the loop.
    */
   nextTurn?: ((work: () => void) => void) | undefined;
+  /** Stops and restarts reading one WebSocket (Node: ws's pause/resume), for edge sessions behind on their frames. */
+  pauseWebSocketReading?: ((ws: WSContext, paused: boolean) => void) | undefined;
   /**
    * The fetch that reaches OpenID Connect providers (discovery, token, JWKS, userinfo); the global
    * fetch when absent, which on Node trusts NODE_EXTRA_CA_CERTS besides the system CAs.

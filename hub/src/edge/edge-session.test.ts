@@ -251,6 +251,47 @@ describe('EdgeSession with a pacer', () => {
     expect(at.handled).toEqual([]);
   });
 
+  it('pauses reading the socket while over two full frames wait, resumes once they are handled, and counts them as signs of life', async () => {
+    let now = 0;
+    const paused: boolean[] = [];
+    const waiting: (() => void)[] = [];
+    const edge = new EdgeSession({
+      ws: new WSContext({ send: () => undefined, close: () => undefined, readyState: 1 }),
+      protocol: EDGE_PROTOCOL,
+      address: undefined,
+      hubVersion: 't',
+      timings: TIMINGS,
+      owner: {
+        signIn: async () => ({ ok: true }),
+        welcomed: () => undefined,
+        frame: () => undefined,
+        closed: () => undefined,
+      },
+      logger,
+      now: () => now,
+      pace: (work) => void waiting.push(work),
+      pauseReading: (_ws, state) => void paused.push(state),
+    });
+    edge.open();
+    edge.message(JSON.stringify(hello));
+    for (const work of waiting.splice(0)) work();
+    await settle();
+    expect(edge.isOpen).toBe(true);
+    // Three frames of 3 MiB: the third passes 8 MiB waiting.
+    const big = removed('a', 3 * 1024 * 1024);
+    edge.message(big);
+    edge.message(big);
+    expect(paused).toEqual([]);
+    edge.message(big);
+    expect(paused).toEqual([true]);
+    // Long past the silence limit, the frames still waiting keep the session open.
+    now = TIMINGS.silenceLimitMs * 3;
+    edge.tick(now);
+    expect(edge.isOpen).toBe(true);
+    for (const work of waiting.splice(0)) work();
+    expect(paused).toEqual([true, false]);
+  });
+
   it('still closes a silent connection at the sign-in deadline', () => {
     let now = 0;
     const at = pacedSession(() => now);

@@ -91,6 +91,12 @@ export interface EdgeSessionOptions {
    */
   pace?: ((work: () => void, lane: FrameLane) => void) | undefined;
   /**
+   * Stops and restarts reading the socket (Node: ws's pause and resume): while a session has more
+   * than PAUSE_READING_ABOVE_BYTES waiting for the pacer, what else its agent sends stays in the
+   * kernel's socket buffers, not in the hub's memory. Absent: the session's queue is not bounded.
+   */
+  pauseReading?: ((ws: WSContext, paused: boolean) => void) | undefined;
+  /**
    * When the runtime last answered the agent's ping itself: a sign of life the hub never saw.
    * With it the hub sends no pings of its own either: the agent's pings and the runtime's pongs
    * keep both sides' silence limits satisfied without waking the hub.
@@ -111,6 +117,8 @@ const PEER_FAULTS: ReadonlySet<number> = new Set([
 
 /** Frames larger than this wait for the pacer even when nothing of their session is queued (a hello is about 400 bytes). */
 const PACED_ABOVE_BYTES = 256;
+/** Two full frames: a large host's snapshot parts (200 containers each) queue without pausing. */
+const PAUSE_READING_ABOVE_BYTES = 2 * EDGE_MAX_FRAME_BYTES;
 
 /** The frame's size in UTF-16 units or bytes, whichever the runtime handed over; 0 for an unknown kind. */
 function frameLength(data: unknown): number {
@@ -142,8 +150,10 @@ export class EdgeSession {
   private lastPingAt: number;
   private state: State = 'connecting';
   private readonly requests: PendingRequests;
-  /** Frames received and waiting for the pacer. */
+  /** Frames received and waiting for the pacer, and their size. */
   private queued = 0;
+  private queuedBytes = 0;
+  private readingPaused = false;
 
   constructor(private readonly options: EdgeSessionOptions) {
     const { resume } = options;
@@ -218,18 +228,36 @@ export class EdgeSession {
     const { pace } = this.options;
     // A small frame behind nothing of its own (a ping, a reply) is answered at once: only the
     // work a burst piles up waits, and an agent's ping is not kept behind other agents' snapshots.
-    if (!pace || (this.queued === 0 && frameLength(data) <= PACED_ABOVE_BYTES)) {
+    const length = frameLength(data);
+    if (!pace || (this.queued === 0 && length <= PACED_ABOVE_BYTES)) {
       this.handleSafely(data);
       return;
     }
     this.queued++;
+    this.queuedBytes += length;
+    if (this.queuedBytes > PAUSE_READING_ABOVE_BYTES) this.setReadingPaused(true);
     pace(
       () => {
         this.queued--;
-        if (this.state !== 'closed') this.handleSafely(data);
+        this.queuedBytes -= length;
+        if (this.state === 'closed') return;
+        this.handleSafely(data);
+        if (this.queued === 0) this.setReadingPaused(false);
       },
       this.state === 'open' ? 'signed-in' : 'sign-in',
     );
+  }
+
+  private setReadingPaused(paused: boolean): void {
+    const { pauseReading } = this.options;
+    if (!pauseReading || this.readingPaused === paused || this.state === 'closed') return;
+    this.readingPaused = paused;
+    try {
+      pauseReading(this.options.ws, paused);
+    } catch (error) {
+      this.options.logger.error('edge socket could not be paused or resumed', { error: String(error) });
+      this.close(EDGE_CLOSE.internalError, 'hub internal error');
+    }
   }
 
   private handleSafely(data: unknown): void {
@@ -286,7 +314,8 @@ export class EdgeSession {
       return;
     }
     if (this.state !== 'open') return;
-    if (now - this.lastFrameAt - excused > timings.silenceLimitMs) {
+    // Frames waiting for the pacer (their socket perhaps paused) are the agent's sign of life.
+    if (this.queued === 0 && now - this.lastFrameAt - excused > timings.silenceLimitMs) {
       this.close(EDGE_CLOSE.heartbeatMissed, 'heartbeat missed');
       return;
     }

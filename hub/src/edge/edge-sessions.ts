@@ -81,6 +81,8 @@ export interface EdgeSessionsDeps {
    * sessions' frames are handled in slices through a FramePacer; absent, each as it arrives.
    */
   nextTurn?: ((work: () => void) => void) | undefined;
+  /** Stops and restarts reading a session's socket while its frames wait for the pacer (Node). */
+  pauseReading?: ((ws: WSContext, paused: boolean) => void) | undefined;
 }
 
 /** One slice of frame work at most this long before the loop turns (FramePacer). */
@@ -407,7 +409,10 @@ export class EdgeSessions implements SessionOwner {
       logger: this.logger,
       now: this.deps.now,
       stalledMs: this.stalledMs,
-      ...(this.pacer && { pace: (work: () => void, lane: FrameLane) => this.pacer?.run(work, lane) }),
+      ...(this.pacer && {
+        pace: (work: () => void, lane: FrameLane) => this.pacer?.run(work, lane),
+        pauseReading: this.deps.pauseReading,
+      }),
       ...options,
     });
     this.sessions.add(session);

@@ -36,6 +36,7 @@ import { SELF_UPDATE_HELPER_ARGUMENT } from './self-update-helper';
 import { startupLine } from './startup-line';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
+import { pauseWsReading } from './ws-read-pause';
 
 export interface NodeHub {
   hub: Hub;
@@ -179,6 +180,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       // Edge sign-ins verified by OpenSSL: noble in JS held the event loop through a large fleet's sign-in.
       verifyEd25519: createNodeEd25519Verify(),
       nextTurn: (work) => setImmediate(work),
+      pauseWebSocketReading: pauseWsReading,
       registries,
       registryFetch: createRegistryFetchFactory(),
       dockerHostFor: (endpoint) => createDockerHost(endpoint),
