@@ -289,7 +289,13 @@ export async function collectOperationStates(
     const record = ((await list.json()) as { data: Container[] }).data.find((c) => c.name === target.containerName);
     if (!record) continue;
     const operations = await fetch(`${hubUrl}/api/v1/containers/${record.id}/update-operations?limit=100`);
-    if (!operations.ok) continue;
+    if (!operations.ok) {
+      // Not knowing the container's operations is not a pass.
+      states.set(`${target.containerName}'s operations`, {
+        missing: `GET /api/v1/containers/{id}/update-operations answered ${operations.status}`,
+      });
+      continue;
+    }
     for (const operation of ((await operations.json()) as { data: { id: string; status: string; phase: string }[] })
       .data)
       states.set(operation.id, operation);
