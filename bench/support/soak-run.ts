@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { AppKind } from '../../test/support/docker/update-images';
 import { type AgentProcess, agentKeygen, spawnAgent } from '../../test/support/edge-agent-process';
 import { type FaultMode, type FaultProxy, startFaultProxy } from '../../test/support/fault-proxy';
 import { type HubProcess, REPO_ROOT, startHubProcess } from '../../test/support/hub-process';
@@ -15,6 +16,16 @@ import { fleetKeys } from '../edge-agents';
 import { fleetInventory } from './edge-fleet';
 import { sampleProcess } from './proc-stats';
 import type { SoakFleetPlan } from './soak-agents';
+import {
+  allSettled,
+  collectOperationStates,
+  judgeUpdateOperations,
+  type OperationState,
+  runUpdateLoop,
+  type UpdateLog,
+  type UpdateMoment,
+  type UpdateTarget,
+} from './soak-updates';
 
 /** What a soak runs: bench/soak.ts (30 minutes, 1,000 agents) and the 2-minute test share this. */
 export interface SoakOptions {
@@ -32,6 +43,12 @@ export interface SoakOptions {
    * over the last 20 of 30 minutes) unless a shorter run says otherwise.
    */
   growthLimit?: number;
+  /**
+   * Besides the updates timed against the hub's SIGKILLs, the dockerd restart and the full disk,
+   * one more every this long from the first third to the quiet end (meeting the registry's faults).
+   * Absent: those timed against faults only.
+   */
+  updateEveryMs?: number;
   log(message: string): void;
 }
 
@@ -72,6 +89,10 @@ const HUB_WARM_UP_MS = 30_000;
 const CLOCK_SKEW_MS = 7 * 60_000;
 /** A fault explains a 5xx answered while it lasts, and this long after (requests in flight, retries). */
 const FAULT_GRACE_MS = 5_000;
+/** After a hub restart, how long a real agent may take to sign in again (the fleet redials at the same time). */
+const AGENT_BACK_MS = 30_000;
+/** The proxy changes mode this many times over the run. */
+const PROXY_STEPS = 16;
 const PROXY_CYCLE: readonly FaultMode[] = ['pass', 'storm', 'pass', 'timeout', 'pass', 'slow', 'pass', 'throttle'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -110,8 +131,8 @@ class Ledger {
       window.to = this.now();
     };
   }
-  explainedBy(kind: string, t: number) {
-    return this.windows.some((w) => w.kind === kind && t >= w.from && t <= w.to + FAULT_GRACE_MS);
+  explainedBy(kind: string, t: number, graceMs = FAULT_GRACE_MS) {
+    return this.windows.some((w) => w.kind === kind && t >= w.from && t <= w.to + graceMs);
   }
 }
 
@@ -353,12 +374,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const authorizedKeys = join(dir, 'authorized_keys');
     const lines = fleet.map((agent) => `${agent.publicKey} ${agent.name}`);
 
-    // Real agents: each on a real dockerd, one container from the registry behind the fault proxy.
+    // Real agents: each on a real dockerd, one container from the registry behind the fault proxy
+    // and one straight from the registry (its updates meet the hub's and dockerd's faults, not the proxy's).
     const real: {
       dockerd: import('../../test/support/docker/start-dockerd').TestDockerd;
       agent?: AgentProcess;
       name: string;
       keyFile: string;
+      proxied: UpdateTarget;
+      direct: UpdateTarget;
     }[] = [];
     let proxy: FaultProxy | undefined;
     if (options.realAgents > 0) {
@@ -378,16 +402,43 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         lines.push(`${publicKey} ${name}`);
         const reference = await publishApp(dockerd, proxy, { repository: `soak/app${i}`, tag: '1.0.0', kind: 'sleep' });
         if (i === 0) await publishApp(dockerd, proxy, { repository: 'soak/app0', tag: '1.1.0', kind: 'sleep' });
-        await pullApp(dockerd, reference);
-        const created = await dockerd.docker.createContainer({
-          name: `app-${i}`,
-          Image: reference,
-          Labels: { 'dd.watch': 'true' },
-          StopTimeout: 1,
-          HostConfig: { Init: true, NetworkMode: 'none', RestartPolicy: { Name: 'always' } },
+        // A health probe of 4 s: an update of it is in its health gate that long, when the fault comes.
+        const direct = await publishApp(dockerd, registry, {
+          repository: `soak/direct${i}`,
+          tag: '1.0.0',
+          kind: 'slow-healthy',
         });
-        await created.start();
-        real.push({ dockerd, name, keyFile });
+        for (const [container, image] of [
+          [`app-${i}`, reference],
+          [`direct-${i}`, direct],
+        ] as const) {
+          await pullApp(dockerd, image);
+          const created = await dockerd.docker.createContainer({
+            name: container,
+            Image: image,
+            // Updated when the soak asks, timed against a fault: never by the hub itself when the
+            // workload's settings PATCHes turn updateMode to auto.
+            Labels: { 'dd.watch': 'true', 'dd.action.auto': 'false' },
+            StopTimeout: 1,
+            HostConfig: { Init: true, NetworkMode: 'none', RestartPolicy: { Name: 'always' } },
+          });
+          await created.start();
+        }
+        // Newer tags are pushed to the registry's own port: the proxy's faults are for the hub's checks and the agent's pulls.
+        const target = (container: string, repository: string, kind: AppKind): UpdateTarget => ({
+          agent: name,
+          containerName: container,
+          publish: async (tag) => {
+            await publishApp(dockerd, registry, { repository, tag, kind });
+          },
+        });
+        real.push({
+          dockerd,
+          name,
+          keyFile,
+          proxied: target(`app-${i}`, `soak/app${i}`, 'sleep'),
+          direct: target(`direct-${i}`, `soak/direct${i}`, 'slow-healthy'),
+        });
       }
       log(`${options.realAgents} dockerd(s), registry ${registry.url} behind fault proxy ${proxy.host}`);
     }
@@ -412,6 +463,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         STEPPED_CLOCK_FILE: clockFile,
         NOTIFY_TEST_ATTEMPTS: '3',
         NOTIFY_TEST_DELAY_MS: '1000',
+        // The Docker action trigger the soak's container updates go through.
+        DD_ACTION_DOCKER_SOAK_HEALTHTIMEOUT: '10',
       },
       hubUrl,
     );
@@ -477,7 +530,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         }
         const listed = await call(ledger, `${hubUrl}/api/v1/containers?limit=1`, 'GET /containers');
         const total = (listed?.body as { total?: number } | undefined)?.total;
-        if (listed?.status === 200 && total !== undefined && total > expectedFleet.size + options.realAgents + 5)
+        if (listed?.status === 200 && total !== undefined && total > expectedFleet.size + 2 * options.realAgents + 5)
           ledger.violate(
             'no container record lost or duplicated',
             `${total} records listed, more than the agents reported`,
@@ -489,7 +542,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // The registry's faults, round and round, until the quiet end.
     const proxyCycle = (async () => {
       if (!proxy) return;
-      const step = options.durationMs / 16;
+      const step = options.durationMs / PROXY_STEPS;
       for (let i = 0; ledger.now() < at(SCHEDULE.quiet); i++) {
         const mode = PROXY_CYCLE[i % PROXY_CYCLE.length] as FaultMode;
         proxy.setMode(mode);
@@ -502,6 +555,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     })();
 
     const workload = runWorkload(ledger, hubUrl, ended, work);
+
+    // Container updates, each requested just before a fault (and periodically in a long run).
+    const updates: UpdateLog = { acknowledged: [], refusals: new Map(), skipped: [] };
+    const loop = {
+      call: (path: string, route: string, init?: RequestInit) => call(ledger, `${hubUrl}${path}`, route, init),
+      now: ledger.now,
+      ended,
+      log,
+    };
+    const faultMoments = updateMoments(at);
+    const proxyMoments = registryUpdateMoments(at, options.updateEveryMs);
+    const updating = Promise.all(
+      real.flatMap((agent) => [
+        runUpdateLoop(loop, agent.direct, faultMoments, updates),
+        runUpdateLoop(loop, agent.proxied, proxyMoments, updates),
+      ]),
+    );
 
     const waitUntil = async (fraction: number) => {
       const wait = at(fraction) - ledger.now();
@@ -548,12 +618,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       faultsDone = true;
     });
 
-    await Promise.all([faults, proxyCycle, workload, sampler]);
+    await Promise.all([faults, proxyCycle, workload, sampler, updating]);
     const runEnded = ledger.now();
     log(`run over after ${(runEnded / 1000).toFixed(0)} s; settling`);
 
-    // Settle: the fleet resynced, the outbox drained.
-    const expectedTotal = expectedFleet.size + real.length;
+    // Settle: the fleet resynced, the outbox drained, every acknowledged update settled.
+    const realContainers = 2 * real.length;
+    const expectedTotal = expectedFleet.size + realContainers;
     const settleDeadline = Date.now() + options.settleTimeoutMs;
     let ids: string[] = [];
     for (;;) {
@@ -565,7 +636,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         .then((r) => r.json() as Promise<{ data?: unknown[] }>)
         .catch(() => ({ data: [1] }));
       const drained = (outbox.data?.length ?? 1) === 0 && (pending.data?.length ?? 1) === 0;
-      if ((new Set(ids).size >= expectedTotal && drained) || Date.now() > settleDeadline) break;
+      const updatesSettled = await allSettled(hubUrl, updates.acknowledged);
+      if ((new Set(ids).size >= expectedTotal && drained && updatesSettled) || Date.now() > settleDeadline) break;
       await sleep(2_000);
     }
     const settleMs = ledger.now() - runEnded;
@@ -597,15 +669,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       'no container record lost or duplicated',
       duplicated === 0 &&
         lost === 0 &&
-        realListed === real.length &&
+        realListed === realContainers &&
         violations('no container record lost or duplicated').length === 0,
-      `${ids.length} records listed after ${(settleMs / 1000).toFixed(0)} s of settling; of the ${expectedFleet.size} the simulated agents reported ${lost} missing, ${duplicated} listed twice; ${realListed} of the real agents' ${real.length} containers` +
+      `${ids.length} records listed after ${(settleMs / 1000).toFixed(0)} s of settling; of the ${expectedFleet.size} the simulated agents reported ${lost} missing, ${duplicated} listed twice; ${realListed} of the real agents' ${realContainers} containers` +
         (violations('no container record lost or duplicated').length
           ? `; ${violations('no container record lost or duplicated').join('; ')}`
           : ''),
     );
 
-    check('every update operation ends in a terminal state', undefined, 'the soak runs no updates');
+    const operationStates = await collectOperationStates(
+      hubUrl,
+      real.flatMap((agent) => [agent.direct, agent.proxied]),
+      updates.acknowledged,
+    );
+    const verdict = judgeUpdateOperations(updates.acknowledged, operationStates, updates.skipped);
+    const refusals = [...updates.refusals].map(([status, n]) => `${n}× ${status}`).join(', ');
+    check(
+      'every update operation ends in a terminal state',
+      verdict.passed,
+      `${verdict.reason}; each requested just before (s from the start → what it became): ${updates.acknowledged.map((u) => `${u.meets} (${(u.t / 1000).toFixed(0)} s → ${stateText(operationStates.get(u.operationId))})`).join(', ') || 'none'}; refusals on the way (retried): ${refusals || 'none'}`,
+    );
 
     // Notifications: the receiver's record against the acknowledged runs and the outbox.
     const delivered = new Map<string, number>();
@@ -713,7 +796,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ((a.status === 503 || a.status === 507) && ledger.explainedBy('disk-full', a.t)) ||
       (a.status === 502 && a.route === 'POST /triggers/http/soak') ||
       ledger.explainedBy('hub-restart', a.t) ||
-      (a.route === 'POST /containers/watch' &&
+      // An update asked for while the real agent has not yet signed in to the restarted hub again.
+      (a.status === 503 &&
+        a.route === 'POST /containers/{id}/update' &&
+        a.body.includes('agent-not-connected') &&
+        (ledger.explainedBy('hub-restart', a.t, AGENT_BACK_MS) || ledger.explainedBy('dockerd', a.t, AGENT_BACK_MS))) ||
+      ((a.route === 'POST /containers/watch' || a.route === 'POST /containers/{id}/watch') &&
         (ledger.explainedBy('registry', a.t) || ledger.explainedBy('dockerd', a.t)));
     const unexplained = fives.filter((a) => !explained(a));
     const notJson = fives.filter((a) => !a.jsonError);
@@ -734,6 +822,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         realAgents: options.realAgents,
         diskMiB: options.diskMiB,
         settleTimeoutMs: options.settleTimeoutMs,
+        ...(options.updateEveryMs !== undefined && { updateEveryMs: options.updateEveryMs }),
       },
       wallMs: ledger.now(),
       checks,
@@ -753,6 +842,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         agentCloses: Number(generator.last['closes'] ?? 0),
         agentsConnectedAtEnd: Number(generator.last['connected'] ?? 0),
         recordsOnDisk: files.length,
+        updatesAcknowledged: updates.acknowledged.length,
+        updateOperations:
+          Object.entries(verdict.counts)
+            .map(([status, n]) => `${n} ${status}`)
+            .join(', ') || 'none',
         proxyRequests: proxy
           ? [...proxy.counts]
               .filter(([k]) => k.startsWith('mode'))
@@ -770,6 +864,36 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+const stateText = (state: OperationState | undefined) =>
+  state === undefined ? 'not asked' : 'missing' in state ? state.missing : state.status;
+
+/**
+ * When the soak asks to update the real agents' direct containers (ms since the run started): each
+ * just before a fault, so that it is in its health gate (4 s) when the fault comes.
+ */
+function updateMoments(at: (fraction: number) => number): UpdateMoment[] {
+  return [
+    { at: at(SCHEDULE.firstKill) - 1_500, meets: 'hub SIGKILL #1' },
+    { at: at(SCHEDULE.secondKill) - 1_500, meets: 'hub SIGKILL #2' },
+    { at: at(SCHEDULE.dockerdRestart) - 1_000, meets: 'dockerd restart' },
+    { at: at(SCHEDULE.diskFull) - 1_000, meets: 'disk full' },
+  ];
+}
+
+/**
+ * And the containers behind the fault proxy: once in its first 5xx storm (the update pending since
+ * the set-up is listed before it), and with `everyMs`, that often from a third of the run to the
+ * quiet end, through whatever the proxy does then (hangs, slow bodies, 429).
+ */
+function registryUpdateMoments(at: (fraction: number) => number, everyMs: number | undefined): UpdateMoment[] {
+  const storm = (PROXY_CYCLE.indexOf('storm') + 0.3) / PROXY_STEPS;
+  const moments: UpdateMoment[] = [{ at: at(storm), meets: 'registry proxy storm' }];
+  if (everyMs !== undefined)
+    for (let t = at(SCHEDULE.warmUpEnds); t < at(SCHEDULE.quiet); t += everyMs)
+      if (Math.abs(at(storm) - t) > 60_000) moments.push({ at: t, meets: 'registry proxy cycle' });
+  return moments.sort((a, b) => a.at - b.at);
 }
 
 /** For the report: an RSS or fd figure per minute of the run. */
