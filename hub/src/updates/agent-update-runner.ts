@@ -4,7 +4,6 @@ import { errorText, isTerminal, type UpdateOperation } from '../../../shared/upd
 import { EdgeDockerHost } from '../agents/edge-docker-host';
 import { EdgeRequestError } from '../agents/edge-requests';
 import { HttpError } from '../http/http-error';
-import { saveUntilStored } from './save-until-stored';
 import { isoNow, type UpdateContext } from './update-context';
 import { auditHook } from './update-hooks';
 
@@ -70,14 +69,14 @@ async function auditNewHooks(context: UpdateContext, previous: UpdateOperation, 
 
 /**
  * Saves each reported change once, in order, stamped with the hub's clock (the agent's may differ;
- * its own stamps only order its reports); never goes back from a settled state. A write the store
- * refuses (a full disk) is tried again until `stop` aborts.
+ * its own stamps only order its reports); never goes back from a settled state. `save` (the update
+ * service's journal) writes a report the store refuses (a full disk) again until it is stored: the
+ * agent reports an operation's end only once.
  */
 function createMirror(
   context: UpdateContext,
   recorded: UpdateOperation,
   save: (operation: UpdateOperation) => Promise<void>,
-  stop: AbortSignal,
 ) {
   let latest = recorded;
   let reportedAt = '';
@@ -88,7 +87,7 @@ function createMirror(
       const same = reported.status === latest.status && reported.phase === latest.phase && sameHooks(reported, latest);
       if (reported.updatedAt === reportedAt && same) return;
       const next = { ...trusted(recorded, reported), updatedAt: isoNow(context) };
-      await saveUntilStored(save, next, { signal: stop, warn: (message) => context.logger.warn(message) });
+      await save(next);
       const previous = latest;
       latest = next;
       reportedAt = reported.updatedAt;
@@ -136,10 +135,10 @@ export async function runOnAgent(
     lastError: `${why}; nothing was changed`,
   });
   if (!host?.connected) return failed(`the edge agent ${operation.agent} is not connected`);
+  const mirror = createMirror(context, operation, options.save);
+  const watching = host.operations.watch(operation.id, (reported) => void mirror.push(reported).catch(() => undefined));
   const request = new AbortController();
   const stopWaiting = new AbortController();
-  const mirror = createMirror(context, operation, options.save, stopWaiting.signal);
-  const watching = host.operations.watch(operation.id, (reported) => void mirror.push(reported).catch(() => undefined));
   const onAbort = () => (options.cancelledByUser() ? request.abort(options.signal.reason) : stopWaiting.abort());
   options.signal.addEventListener('abort', onAbort, { once: true });
   const sentOn = host.linkGeneration;
@@ -181,7 +180,7 @@ export async function awaitAgentOperation(
 ): Promise<UpdateOperation | undefined> {
   const host = agentHostOf(context, operation);
   if (!host) return undefined;
-  const mirror = createMirror(context, operation, save, signal);
+  const mirror = createMirror(context, operation, save);
   const watching = host.operations.watch(operation.id, (reported) => void mirror.push(reported).catch(() => undefined));
   try {
     const settled = await host.operations.settled(operation.id, signal);

@@ -24,6 +24,7 @@ import { composeFilesFor } from './compose-files';
 import { createUpdateOperationStore, newestFirst } from './operation-store';
 import { pullAuthFor } from './pull-auth';
 import { autoRollbackWindowMs } from './rollback-labels';
+import { saveUntilStored } from './save-until-stored';
 import { afterSettled } from './settle-effects';
 import {
   assertLocal,
@@ -141,9 +142,14 @@ export function createUpdateService(
   /** Ends the hub's waits on agents' operations (they go on on the agent and are taken up at the next start). */
   const stopWaiting = new AbortController();
 
+  // A phase the store cannot take (a full disk) is written again until it can: dropped, the
+  // operation would stay in progress, its container claimed, until a restart (as agents' reports).
   const journal = {
     save: async (operation: UpdateOperation) => {
-      await store.save(operation);
+      await saveUntilStored((next) => store.save(next), operation, {
+        signal: stopWaiting.signal,
+        warn: (message) => logger.warn(message),
+      });
       publishChanged(context, operation);
     },
   };
