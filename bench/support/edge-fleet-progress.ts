@@ -39,6 +39,8 @@ const hub = await startFleetHub(dir, fleet, store, {
 });
 
 interface LoopWindow {
+  /** The line of the whole burst's histogram, not a window's. */
+  span?: boolean;
   t: number;
   count: number;
   p50: number;
@@ -68,6 +70,8 @@ await writeFile(
 );
 const generator = startGenerator(process.cwd(), planFile);
 const generatorStarted = await waitForEvent(generator.events, 'started', 30_000);
+// The probe's one histogram over the burst: from here to the sync.
+await writeFile(`${loopDelayFile}.start`, '');
 const deadline = Date.now() + Number(env.BENCH_EDGE_LIMIT_SECONDS ?? 300) * 1000;
 let peakRss = 0;
 try {
@@ -88,8 +92,22 @@ try {
       log(
         `synced ${((Date.now() - generatorStarted.t) / 1000).toFixed(1)} s after the generator started; peak ${mib(peakRss)}`,
       );
+      await writeFile(`${loopDelayFile}.stop`, '');
+      const span = await (async () => {
+        for (let tries = 0; tries < 50; tries++) {
+          const found = (await loopWindows()).find((line) => line.span);
+          if (found) return found;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return undefined;
+      })();
+      log(
+        span
+          ? `event loop over the whole burst (generator start to sync): p50 ${span.p50} ms, p99 ${span.p99} ms, max ${span.max} ms, ${span.count} samples`
+          : 'event loop over the whole burst: the probe did not answer',
+      );
       // Windows that ended after the generator started, up to the sync: the burst.
-      const burst = windows.filter((window) => window.t > generatorStarted.t);
+      const burst = windows.filter((window) => !window.span && window.t > generatorStarted.t);
       const worst = burst.reduce<LoopWindow | undefined>((a, b) => (a && a.p99 >= b.p99 ? a : b), undefined);
       const p99s = burst.map((window) => window.p99).sort((a, b) => a - b);
       log(

@@ -2,7 +2,8 @@
  * The load generator of the edge benchmark, run as its own process (`node --import tsx
  * bench/support/edge-load-generator.ts PLAN.json`): it plays every agent of the plan over a real
  * WebSocket, speaking edge/1.0 as edge-agent/ does: sign in with shared/edge/sign-in.ts, send the
- * watcher's full snapshot, ping every heartbeat, answer the hub's pings, and dial again after a
+ * watcher's full snapshot, ping every heartbeat, answer the hub's pings, give up a session not
+ * welcomed within the agent's sign-in timeout (15 s from the dial, 4005), and dial again after a
  * session ends with the real agent's backoff (1 s doubling to 60 s, jittered). It has no Docker.
  *
  * Reports on stdout, one JSON line per event (`t` is Date.now(), the same clock as the runner's):
@@ -13,8 +14,10 @@
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { createBackoff, DEFAULT_BACKOFF } from '../../edge-agent/src/link/backoff';
+import { DEFAULT_SESSION_TUNING } from '../../edge-agent/src/link/session-options';
 import {
   EDGE_AGENT_NAME_HEADER,
+  EDGE_CLOSE,
   EDGE_PROTOCOL,
   type EdgeRequest,
   edgeSubprotocol,
@@ -48,14 +51,20 @@ function dial(agent: FleetAgent, index: number, ended: (sessionMs: number) => vo
   const openedAt = Date.now();
   return new Promise((resolve) => {
     // Named as the real agent names itself, so a hub on Workers shards it to its gateway.
+    const { signInTimeoutMs } = DEFAULT_SESSION_TUNING;
     const ws = new WebSocket(url, [edgeSubprotocol(EDGE_PROTOCOL)], {
       perMessageDeflate: false,
       headers: { [EDGE_AGENT_NAME_HEADER]: agent.name },
+      handshakeTimeout: signInTimeoutMs,
     });
     sockets.add(ws);
     let beat: ReturnType<typeof setInterval> | undefined;
     let settled = false;
     let settledByWelcome = false;
+    // As the agent does: no welcome this long after the dial, the session is given up (and dialled again).
+    const signInTimer = setTimeout(() => {
+      if (!settledByWelcome) ws.close(EDGE_CLOSE.signInTimeout, 'no welcome from the hub in time');
+    }, signInTimeoutMs);
     const settle = () => {
       if (!settled) {
         settled = true;
@@ -108,6 +117,7 @@ function dial(agent: FleetAgent, index: number, ended: (sessionMs: number) => vo
     let over = false;
     const end = () => {
       clearInterval(beat);
+      clearTimeout(signInTimer);
       sockets.delete(ws);
       settle();
       if (!over) {
