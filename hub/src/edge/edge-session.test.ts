@@ -168,7 +168,7 @@ describe('EdgeSession records (hibernatable sockets, docs/workers.md "Edge socke
 
 describe('EdgeSession with a pacer', () => {
   /** A session whose paced frames wait in `waiting` until `drain()`, recording the frames its owner gets. */
-  function pacedSession(now = () => 0) {
+  function pacedSession(now = () => 0, more: Partial<EdgeSessionOptions> = {}) {
     const waiting: (() => void)[] = [];
     const handled: string[] = [];
     const events: string[] = [];
@@ -195,6 +195,7 @@ describe('EdgeSession with a pacer', () => {
       logger,
       now,
       pace: (work) => void waiting.push(work),
+      ...more,
     });
     edge.open();
     const drain = () => {
@@ -254,42 +255,25 @@ describe('EdgeSession with a pacer', () => {
   it('pauses reading the socket while over two full frames wait, resumes once they are handled, and counts them as signs of life', async () => {
     let now = 0;
     const paused: boolean[] = [];
-    const waiting: (() => void)[] = [];
-    const edge = new EdgeSession({
-      ws: new WSContext({ send: () => undefined, close: () => undefined, readyState: 1 }),
-      protocol: EDGE_PROTOCOL,
-      address: undefined,
-      hubVersion: 't',
-      timings: TIMINGS,
-      owner: {
-        signIn: async () => ({ ok: true }),
-        welcomed: () => undefined,
-        frame: () => undefined,
-        closed: () => undefined,
-      },
-      logger,
-      now: () => now,
-      pace: (work) => void waiting.push(work),
-      pauseReading: (_ws, state) => void paused.push(state),
-    });
-    edge.open();
-    edge.message(JSON.stringify(hello));
-    for (const work of waiting.splice(0)) work();
+    const at = pacedSession(() => now, { pauseReading: (_ws, state) => void paused.push(state) });
+    at.edge.message(JSON.stringify(hello));
+    at.drain();
     await settle();
-    expect(edge.isOpen).toBe(true);
+    expect(at.edge.isOpen).toBe(true);
     // Three frames of 3 MiB: the third passes 8 MiB waiting.
     const big = removed('a', 3 * 1024 * 1024);
-    edge.message(big);
-    edge.message(big);
+    at.edge.message(big);
+    at.edge.message(big);
     expect(paused).toEqual([]);
-    edge.message(big);
+    at.edge.message(big);
     expect(paused).toEqual([true]);
     // Long past the silence limit, the frames still waiting keep the session open.
     now = TIMINGS.silenceLimitMs * 3;
-    edge.tick(now);
-    expect(edge.isOpen).toBe(true);
-    for (const work of waiting.splice(0)) work();
+    at.edge.tick(now);
+    expect(at.edge.isOpen).toBe(true);
+    at.drain();
     expect(paused).toEqual([true, false]);
+    expect(at.handled).toEqual(['removed a', 'removed a', 'removed a']);
   });
 
   it('still closes a silent connection at the sign-in deadline', () => {
