@@ -9,7 +9,7 @@ import type { RouteGroup } from '../http/route-group';
 import type { SecurityService } from '../security/security-service';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
-import { changeUpdatePolicy } from '../updates/update-policy-change';
+import { changeUpdatePolicy, skipListsShrank } from '../updates/update-policy-change';
 import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
@@ -257,6 +257,13 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     async (c, { body }) => {
       const container = find(c.req.param('id') ?? '');
       const updated = await changeUpdatePolicy(deps, container, body);
+      // A skip taken back: the container is checked again, so an update a cycle hid while it was
+      // skipped shows again (announced as dd:container-updated). Its watcher records its own errors.
+      if (skipListsShrank(container.updatePolicy, updated.updatePolicy))
+        void deps.fleet
+          .ownerOf(container)
+          ?.watchContainer(container.id)
+          .catch(() => undefined);
       await deps.audit.append({
         action: body.action === 'clear' ? 'update-policy-override-cleared' : 'update-policy-override-set',
         containerName: container.name,

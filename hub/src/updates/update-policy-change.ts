@@ -1,7 +1,7 @@
 import { readContainerLabels } from '../../../shared/containers/container-labels';
 import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
-import type { UpdatePolicyAction } from '../../../shared/schemas/update-policy';
+import type { UpdatePolicy, UpdatePolicyAction } from '../../../shared/schemas/update-policy';
 import { applyPolicyAction } from '../../../shared/update/apply-policy-action';
 import { updateBlockers } from '../../../shared/update/snooze-skip';
 import { containerIdentity } from '../../../shared/update/update-clock';
@@ -45,4 +45,15 @@ export async function changeUpdatePolicy(
   await containers.put(updated);
   deps.publish('dd:container-updated', toPublicContainer(updated));
   return updated;
+}
+
+/**
+ * Whether a policy change took a tag or digest off the skip lists. A check passes the skipped tags
+ * to the registry lookup, so a cycle run while a tag was skipped found no update; taking the skip
+ * back cannot show that update again without a new check (the record here only recomputes blockers).
+ */
+export function skipListsShrank(before: UpdatePolicy | undefined, after: UpdatePolicy): boolean {
+  const dropped = (was: readonly string[] | undefined, now: readonly string[] | undefined) =>
+    (was ?? []).some((value) => !(now ?? []).includes(value));
+  return dropped(before?.skipTags, after.skipTags) || dropped(before?.skipDigests, after.skipDigests);
 }
