@@ -256,14 +256,18 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     },
     async (c, { body }) => {
       const container = find(c.req.param('id') ?? '');
-      const updated = await changeUpdatePolicy(deps, container, body);
-      // A skip taken back: the container is checked again, so an update a cycle hid while it was
-      // skipped shows again (announced as dd:container-updated). Its watcher records its own errors.
-      if (skipListsShrank(container.updatePolicy, updated.updatePolicy))
-        void deps.fleet
+      let updated = await changeUpdatePolicy(deps, container, body);
+      // A skip taken back: the container is checked again before the answer, so an update a cycle
+      // hid while it was skipped shows again. Awaited, not left running: a check still in flight
+      // when the next policy change lands would store the record with the policy it read first.
+      // A check that fails leaves its error on the record (the watcher's own way).
+      if (skipListsShrank(container.updatePolicy, updated.updatePolicy)) {
+        const checked = await deps.fleet
           .ownerOf(container)
           ?.watchContainer(container.id)
           .catch(() => undefined);
+        if (checked?.container) updated = checked.container;
+      }
       await deps.audit.append({
         action: body.action === 'clear' ? 'update-policy-override-cleared' : 'update-policy-override-set',
         containerName: container.name,

@@ -157,13 +157,16 @@ export async function checkContainer(
       },
     };
   }
+  // The check's clock and gate over the state as it is now: a policy changed while the registry was
+  // asked (PATCH update-policy) is kept, not put back to the one read at the start.
+  const current = context.store.identityState(identity);
   const nextState = {
-    ...state,
+    ...current,
     ...(evaluation.clock ? { clock: evaluation.clock } : { clock: undefined }),
     ...(evaluation.gate ? { gate: evaluation.gate } : { gate: undefined }),
   };
   // Written only when the clock or gate moved: an unchanged fleet writes no identity state.
-  if (!sameJson(nextState, state)) await context.store.setIdentityState(identity, nextState);
+  if (!sameJson(nextState, current)) await context.store.setIdentityState(identity, nextState);
   const { error: _cleared, result: _old, updateMaturityLevel: _level, blockers: _blockers, ...rest } = container;
   return {
     ...rest,
