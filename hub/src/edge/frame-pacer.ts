@@ -1,6 +1,6 @@
 /**
  * Runs the edge sessions' frame work in slices of at most `budgetMs`, one slice per turn of the
- * event loop, in arrival order.
+ * event loop, in arrival order within each lane (FrameLane: signed-in agents' frames first).
  *
  * Why: a socket's data callback runs in the loop's poll phase, which handles every socket that is
  * ready before timers get their turn. When thousands of agents dial at once, hundreds of them are
