@@ -1,8 +1,10 @@
 /**
  * A warm watch cycle inspects only the containers that changed (issue 18): the watcher keeps what
  * the Engine said of each container while its event stream is open, and an event about a container
- * (stop, start, rename...) drops that entry. Real dockerd, real event stream; the Engine client is
- * the real one, wrapped only to count inspects.
+ * (stop, start, rename...) drops that entry. A cycle whose every record the stream kept so does not
+ * wait for Docker's listing: it lists after it ends, and a container the listing shows otherwise (an
+ * event lost) is refreshed as if its event had come. Real dockerd, real event stream; the Engine
+ * client is the real one, wrapped only to count inspects and listings (and, in one test, to lose events).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hub } from '../../hub/src/compose-hub';
@@ -12,9 +14,14 @@ import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd'
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { createMemoryHub } from '../support/hub-harness';
 
-/** The real client, counting container inspects; everything else (events included) passes through. */
-function countingInspects(real: DockerHost) {
+/**
+ * The real client, counting container inspects and noting listings; everything else (events
+ * included) passes through, unless `dropEvents` is set: then events are lost on the way, as a
+ * bug anywhere between the Engine and the watcher would lose them.
+ */
+function countingInspects(real: DockerHost, onList: () => void) {
   const inspected: string[] = [];
+  const control = { dropEvents: false };
   let closeEvents: (() => void) | undefined;
   const host = delegatingHost(real, {
     eventsCoverChanges: real.eventsCoverChanges === true,
@@ -22,8 +29,17 @@ function countingInspects(real: DockerHost) {
       inspected.push(id);
       return real.inspectContainer(id);
     },
+    listContainers: (all) => {
+      onList();
+      return real.listContainers(all);
+    },
     subscribeEvents: (handlers) => {
-      const subscription = real.subscribeEvents(handlers);
+      const subscription = real.subscribeEvents({
+        onEvent: (event) => {
+          if (!control.dropEvents) handlers.onEvent(event);
+        },
+        onClose: handlers.onClose,
+      });
       // Ends the stream as a dying Engine connection would: the watcher is told, and reconnects.
       closeEvents = () => {
         subscription.close();
@@ -32,7 +48,7 @@ function countingInspects(real: DockerHost) {
       return subscription;
     },
   });
-  return { host, inspected, cutEvents: () => closeEvents?.() };
+  return { host, inspected, control, cutEvents: () => closeEvents?.() };
 }
 
 async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
@@ -50,13 +66,15 @@ describe('warm watch cycles on a real dockerd', () => {
   let hub: Hub;
   let rig: ReturnType<typeof countingInspects>;
   const ids: string[] = [];
+  const listings: (number | undefined)[] = [];
 
   beforeAll(async () => {
     dockerd = await startDockerd();
     await importBusyboxImage(dockerd.docker, { repository: 'local/warm', tag: '1.0.0', cmd: ['sleep', '3600'] });
     for (let i = 0; i < 5; i++)
       ids.push(await runContainer(dockerd.docker, { name: `warm-${i}`, image: 'local/warm:1.0.0' }));
-    rig = countingInspects(dockerd.dockerHost);
+    // Each listing notes whether the watcher's last cycle had already ended when it was asked for.
+    rig = countingInspects(dockerd.dockerHost, () => listings.push(hub?.parts.fleet.all()[0]?.lastRunAt));
     const client = await createMemoryHub(
       { DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath, DD_WATCHER_LOCAL_JITTER: '0', DD_WATCHER_LOCAL_WATCHALL: 'true' },
       { dockerHostFor: () => rig.host },
@@ -88,6 +106,16 @@ describe('warm watch cycles on a real dockerd', () => {
     expect(result.records.map((c) => c.name).sort()).toEqual(['warm-0', 'warm-1', 'warm-2', 'warm-3', 'warm-4']);
   });
 
+  it('lists the containers only once the cycle has ended, when the event stream kept every record', async () => {
+    const before = watcher().lastRunAt;
+    listings.length = 0;
+    await watcher().watch();
+    const ended = watcher().lastRunAt;
+    expect(ended).not.toBe(before);
+    // One listing, asked for after the cycle recorded its end: the cycle did not wait for it.
+    expect(listings).toEqual([ended]);
+  });
+
   it('inspects only the container an event was about, and records its new state', async () => {
     const stopped = ids[1] as string;
     await dockerd.docker.getContainer(stopped).stop({ t: 0 });
@@ -105,13 +133,20 @@ describe('warm watch cycles on a real dockerd', () => {
     expect(new Set(rig.inspected)).toEqual(new Set([stopped]));
   });
 
-  it('inspects a container whose listing disagrees with what it knows, even before the event is applied', async () => {
+  it('finds a change whose event was lost in the listing that follows the cycle', async () => {
     const renamed = ids[2] as string;
-    rig.inspected.length = 0;
-    await dockerd.docker.getContainer(renamed).rename({ name: 'warm-renamed' });
-    await watcher().watch();
-    expect(rig.inspected).toContain(renamed);
-    expect(record(renamed)?.name).toBe('warm-renamed');
+    rig.control.dropEvents = true;
+    try {
+      await dockerd.docker.getContainer(renamed).rename({ name: 'warm-renamed' });
+      rig.inspected.length = 0;
+      await watcher().watch();
+      // The listing after the cycle disagrees with what the watcher kept: the container is
+      // inspected and its record refreshed as if the event had come.
+      await waitFor(() => (record(renamed)?.name === 'warm-renamed' ? true : undefined), 10_000);
+      expect(rig.inspected).toEqual([renamed]);
+    } finally {
+      rig.control.dropEvents = false;
+    }
   });
 
   it('sees a container re-created under its name with another label, and inspects none of the others', async () => {
@@ -124,6 +159,8 @@ describe('warm watch cycles on a real dockerd', () => {
       labels: { 'dd.display.name': 'warm three, relabelled' },
     });
     ids[3] = recreated;
+    // The events (destroy, create, start) are applied by themselves; a cycle then finds it all in place.
+    await waitFor(() => (record(recreated) && !record(old) ? true : undefined), 10_000);
     await watcher().watch();
     expect(record(recreated)?.displayName).toBe('warm three, relabelled');
     expect(record(old)).toBeUndefined();

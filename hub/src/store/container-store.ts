@@ -77,6 +77,9 @@ export interface ContainerStore {
   policyOf(identity: string): UpdatePolicy;
 }
 
+/** The state of an identity with none stored: one object, so callers can tell an unchanged state by identity. */
+const NO_STATE: IdentityState = Object.freeze({});
+
 /**
  * Container records in memory (reads cost nothing), each written through to storage as it changes:
  * the hub's own hosts' records a key each, agents' records in packs (container-packs.ts).
@@ -289,7 +292,7 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     },
     remove: (id) => removeMany([id]),
     removeMany,
-    identityState: (identity) => identities.get(identity) ?? {},
+    identityState: (identity) => identities.get(identity) ?? NO_STATE,
     async setIdentityState(identity, state) {
       await storage.setItem(identityKey(identity), state);
       identities.set(identity, state);

@@ -15,14 +15,15 @@ export interface SettingsStore {
 }
 
 export function createSettingsStore(storage: Storage, logger: Logger): SettingsStore {
-  let current: Settings = { ...DEFAULT_SETTINGS };
+  // Frozen, and handed out as is: it is read per container in every watch cycle (issue 18).
+  let current: Settings = Object.freeze({ ...DEFAULT_SETTINGS });
   const serial = createSerialQueue();
   return {
     async load() {
       const stored = await readValidated(storage, SETTINGS_KEY, StoredSettingsSchema, logger);
-      current = { ...DEFAULT_SETTINGS, ...stored, approvalRequired: stored?.approvalRequired ?? false };
+      current = Object.freeze({ ...DEFAULT_SETTINGS, ...stored, approvalRequired: stored?.approvalRequired ?? false });
     },
-    get: () => ({ ...current }),
+    get: () => current,
     patch: (patch) =>
       serial(async () => {
         const next: Settings = { ...current };
@@ -30,8 +31,8 @@ export function createSettingsStore(storage: Storage, logger: Logger): SettingsS
         if (patch.updateMode !== undefined) next.updateMode = patch.updateMode;
         if (patch.approvalRequired !== undefined) next.approvalRequired = patch.approvalRequired;
         await storage.setItem(SETTINGS_KEY, next);
-        current = next;
-        return { ...next };
+        current = Object.freeze(next);
+        return current;
       }),
   };
 }

@@ -32,7 +32,7 @@ const decide = (input: Partial<AutoUpdateInput>) =>
     mode: 'manual',
     container: container(),
     triggers: [trigger('update', false)],
-    failedBefore: false,
+    failedBefore: () => false,
     ...input,
   });
 
@@ -87,7 +87,7 @@ describe('the auto-update policy: precedence of updateMode, dd.action.auto and t
       reason: 'snoozed',
       liftableAt: '2099-01-01T00:00:00.000Z',
     });
-    expect(decide({ mode: 'auto', failedBefore: true })).toEqual({
+    expect(decide({ mode: 'auto', failedBefore: () => true })).toEqual({
       kind: 'blocked',
       reason: 'previous-auto-update-failed',
     });

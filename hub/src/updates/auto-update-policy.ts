@@ -29,8 +29,12 @@ export interface AutoUpdateInput {
   mode: Settings['updateMode'];
   container: Container;
   triggers: readonly DockerActionTrigger[];
-  /** An earlier automatic update towards this very target ended rolled-back or failed. */
-  failedBefore: boolean;
+  /**
+   * Whether an earlier automatic update towards this very target ended rolled-back or failed:
+   * asked only when the rest of the decision would update (it reads the container's history, and
+   * every watch cycle decides for every container with an update).
+   */
+  failedBefore: () => boolean;
 }
 
 /** `dd.action.auto`: true / false, anything else (or absent) leaves the decision to the mode and the trigger. */
@@ -71,7 +75,7 @@ export function autoUpdateDecision(input: AutoUpdateInput): AutoUpdateDecision {
       ...(held.liftableAt !== undefined && { liftableAt: held.liftableAt }),
     };
   }
-  if (input.failedBefore) return { kind: 'blocked', reason: 'previous-auto-update-failed' };
+  if (input.failedBefore()) return { kind: 'blocked', reason: 'previous-auto-update-failed' };
   return { kind: 'update', trigger };
 }
 

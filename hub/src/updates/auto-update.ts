@@ -111,7 +111,7 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
       mode: policy.mode ?? deps.settings.get().updateMode,
       container,
       triggers: deps.updates.triggers,
-      failedBefore: failedBefore(container, target),
+      failedBefore: () => failedBefore(container, target),
     });
     if (decision.kind === 'off') return;
     if (decision.kind === 'blocked') {

@@ -6,7 +6,7 @@ import { containerIdentity } from '../../../shared/update/update-clock';
 import { checkImage, type ImageCheckInput, type ImageCheckResult, prefetchImage } from '../checks/check-image';
 import { evaluateUpdate, type UpdateEvaluation, type UpdateEvaluationInput } from '../checks/evaluate-update';
 import type { FleetLookups } from '../checks/fleet-lookups';
-import type { ContainerStore } from '../store/container-store';
+import type { ContainerStore, IdentityState } from '../store/container-store';
 import { sameJson } from './same-json';
 
 /** Compiled tag policies by their text: containers with the same labels share one, and so share per-cycle work. */
@@ -60,27 +60,110 @@ export function effectivePolicy(labelPolicy: UpdatePolicy, apiPolicy: UpdatePoli
   return { ...labelPolicy, ...apiPolicy };
 }
 
-/** Evaluations by check answer (one per reference and cycle), then by the rest of their input. */
-const evaluations = new WeakMap<ImageCheckResult, Map<string, UpdateEvaluation>>();
+type CheckedEvaluation = Extract<UpdateEvaluation, { status: 'checked' }>;
+
+/** Evaluations by check answer (one per reference and cycle), then by the time and the rest of their input. */
+const evaluations = new WeakMap<ImageCheckResult, Map<number, Map<string, UpdateEvaluation>>>();
 
 /**
  * evaluateUpdate is a pure function of its input: the containers of one reference whose clocks,
- * gates and policies are alike (usually all of them) share one evaluation per cycle.
+ * gates and policies are alike (usually all of them) share one evaluation per cycle. `key` names
+ * everything in the input but the check and the time.
  */
-function evaluateOnce(input: UpdateEvaluationInput): UpdateEvaluation {
-  const { check, ...rest } = input;
-  let byInput = evaluations.get(check);
+function evaluateOnce(input: UpdateEvaluationInput, key: string): UpdateEvaluation {
+  let byTime = evaluations.get(input.check);
+  if (!byTime) {
+    byTime = new Map();
+    evaluations.set(input.check, byTime);
+  }
+  let byInput = byTime.get(input.now);
   if (!byInput) {
     byInput = new Map();
-    evaluations.set(check, byInput);
+    byTime.set(input.now, byInput);
   }
-  const key = JSON.stringify(rest);
   let evaluation = byInput.get(key);
   if (!evaluation) {
     evaluation = evaluateUpdate(input);
     byInput.set(key, evaluation);
   }
   return evaluation;
+}
+
+/** What a check derives from a record's image, name and labels alone: the same for every cycle it is checked in. */
+interface PreparedCheck {
+  tagPolicy: CompiledTagPolicy;
+  identity: string;
+  /** The image check's question but its policy and skips, and the same as JSON. */
+  question: Omit<ImageCheckInput, 'tagPolicy' | 'skipTags'>;
+  questionKey: string;
+  /** The evaluation's inputs that come from the record, as JSON. */
+  recordInputs: string;
+  /** The policies and state last checked with, and what they gave: unchanged, they give it again. */
+  inputs?: CheckInputs;
+}
+
+interface CheckInputs {
+  labelPolicy: UpdatePolicy;
+  state: IdentityState;
+  thresholdDays: number;
+  policy: UpdatePolicy;
+  skipTags: readonly string[];
+  checkKey: string;
+  evaluationKey: string;
+}
+
+/** The label policy with the identity's state (API policy, clock, gate), and the keys they give. */
+function inputsOf(ready: PreparedCheck, labelPolicy: UpdatePolicy, state: IdentityState, thresholdDays: number) {
+  const last = ready.inputs;
+  if (last && last.labelPolicy === labelPolicy && last.state === state && last.thresholdDays === thresholdDays)
+    return last;
+  const policy = effectivePolicy(labelPolicy, state.policy ?? {});
+  const skipTags = policy.skipTags ?? [];
+  ready.inputs = {
+    labelPolicy,
+    state,
+    thresholdDays,
+    policy,
+    skipTags,
+    checkKey: `${ready.questionKey}${JSON.stringify(skipTags)}`,
+    evaluationKey: `${ready.recordInputs}${JSON.stringify([policy, state.clock, state.gate, thresholdDays])}`,
+  };
+  return ready.inputs;
+}
+
+/**
+ * Kept with each record a check returns (and the record it was given): a warm cycle hands the
+ * stored record back, and a thousand containers' references are not parsed nor their questions
+ * written out again (issue 18).
+ */
+const prepared = new WeakMap<Container, PreparedCheck | { kind: string; message: string }>();
+
+function prepare(container: Container, policies: TagPolicyCache): PreparedCheck | { kind: string; message: string } {
+  const ref = lookupReference(container);
+  if (!ref || container.image.tag.value === '')
+    return { kind: 'unsupported-reference', message: 'the image has no repository and tag to look up' };
+  const tagPolicy = policies.get(container);
+  if (tagPolicy instanceof TagPolicyError) return { kind: 'label', message: tagPolicy.message };
+  const question: PreparedCheck['question'] = {
+    registry: ref.registry,
+    repository: ref.repository,
+    tag: ref.tag ?? container.image.tag.value,
+    platform: {
+      os: container.image.os,
+      architecture: container.image.architecture,
+      ...(container.image.variant && { variant: container.image.variant }),
+    },
+    localDigests: container.image.digest.repo ? [container.image.digest.repo] : [],
+    localImageId: container.image.id,
+    watchDigest: container.image.digest.watch,
+  };
+  return {
+    tagPolicy,
+    identity: containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name }),
+    question,
+    questionKey: JSON.stringify(question),
+    recordInputs: JSON.stringify([container.image.tag.value, container.image.digest.repo, container.linkTemplate]),
+  };
 }
 
 export interface ContainerCheckContext {
@@ -105,46 +188,34 @@ export async function checkContainer(
     ...container,
     error: { phase: 'check', kind, message, at },
   });
-  const ref = lookupReference(container);
-  if (!ref || container.image.tag.value === '')
-    return fail('unsupported-reference', 'the image has no repository and tag to look up');
-  const tagPolicy = context.policies.get(container);
-  if (tagPolicy instanceof TagPolicyError) return fail('label', tagPolicy.message);
+  let ready = prepared.get(container);
+  if (!ready) {
+    ready = prepare(container, context.policies);
+    prepared.set(container, ready);
+  }
+  if ('kind' in ready) return fail(ready.kind, ready.message);
+  const { tagPolicy, identity } = ready;
 
-  const identity = containerIdentity({ agent: container.agent, watcher: container.watcher, name: container.name });
   const state = context.store.identityState(identity);
-  const policy = effectivePolicy(labelPolicy, state.policy ?? {});
-  const input: ImageCheckInput = {
-    registry: ref.registry,
-    repository: ref.repository,
-    tag: ref.tag ?? container.image.tag.value,
-    platform: {
-      os: container.image.os,
-      architecture: container.image.architecture,
-      ...(container.image.variant && { variant: container.image.variant }),
-    },
-    localDigests: container.image.digest.repo ? [container.image.digest.repo] : [],
-    localImageId: container.image.id,
-    watchDigest: container.image.digest.watch,
-    tagPolicy,
-    skipTags: policy.skipTags ?? [],
-  };
+  const { policy, skipTags, checkKey, evaluationKey } = inputsOf(ready, labelPolicy, state, context.thresholdDays);
   // Every container of one image and reference asks the same question: answered once per cycle.
-  const { tagPolicy: _policy, ...question } = input;
-  const check = await context.lookups.imageCheck(tagPolicy, JSON.stringify(question), () =>
-    checkImage(input, context.lookups),
+  const check = await context.lookups.imageCheck(tagPolicy, checkKey, () =>
+    checkImage({ ...ready.question, tagPolicy, skipTags: [...skipTags] }, context.lookups),
   );
-  const evaluation = evaluateOnce({
-    check,
-    localTag: container.image.tag.value,
-    localDigest: container.image.digest.repo,
-    policy,
-    previousClock: state.clock,
-    previousGate: state.gate,
-    linkTemplate: container.linkTemplate,
-    thresholdDays: context.thresholdDays,
-    now: context.now,
-  });
+  const evaluation = evaluateOnce(
+    {
+      check,
+      localTag: container.image.tag.value,
+      localDigest: container.image.digest.repo,
+      policy,
+      previousClock: state.clock,
+      previousGate: state.gate,
+      linkTemplate: container.linkTemplate,
+      thresholdDays: context.thresholdDays,
+      now: context.now,
+    },
+    evaluationKey,
+  );
   if (evaluation.status === 'failed') {
     const first = evaluation.errors[0];
     return {
@@ -167,6 +238,32 @@ export async function checkContainer(
   };
   // Written only when the clock or gate moved: an unchanged fleet writes no identity state.
   if (!sameJson(nextState, current)) await context.store.setIdentityState(identity, nextState);
+  const checked = sameOutcome(container, policy, evaluation)
+    ? { ...container, checkedAt: at }
+    : withOutcome(container, policy, evaluation, at);
+  // Only update fields changed: what the record's image, name and labels gave still holds.
+  prepared.set(checked, ready);
+  return checked;
+}
+
+/**
+ * Whether the record already says what this evaluation says: then only its check time moves, and
+ * it keeps its own objects (a warm cycle's thousand unchanged records are copied once, and found
+ * unchanged at a glance when stored).
+ */
+function sameOutcome(container: Container, policy: UpdatePolicy, evaluation: CheckedEvaluation): boolean {
+  return (
+    container.error === undefined &&
+    container.updateAvailable === evaluation.updateAvailable &&
+    container.updateMaturityLevel === (evaluation.updateMaturityLevel || undefined) &&
+    sameJson(container.updateKind, evaluation.updateKind) &&
+    sameJson(container.result, evaluation.result || undefined) &&
+    sameJson(container.blockers, evaluation.blockers.length > 0 ? evaluation.blockers : undefined) &&
+    sameJson(container.updatePolicy, policy)
+  );
+}
+
+function withOutcome(container: Container, policy: UpdatePolicy, evaluation: CheckedEvaluation, at: string): Container {
   const { error: _cleared, result: _old, updateMaturityLevel: _level, blockers: _blockers, ...rest } = container;
   return {
     ...rest,

@@ -225,9 +225,41 @@ export class DockerWatcher {
     if (observed.errors.some((error) => error.phase === 'list')) report('failed');
     else report(observed.errors.length > 0 ? 'partial' : 'success');
     this.lastRunAt = this.deps.now();
+    if (observed.unlisted) this.reconcile();
     if (observed.errors.length > 0)
       this.deps.logger.warn('watch cycle had errors', { watcher: this.id, errors: observed.errors.slice(0, 5) });
-    return { ...observed, records: this.containers(), coalesced: false };
+    const { unlisted: _reconciledAfter, ...result } = observed;
+    return { ...result, records: this.containers(), coalesced: false };
+  }
+
+  /**
+   * A cycle made from the event-kept inventory is checked against Docker's listing right after:
+   * a container the listing shows otherwise than the cache (or not at all, or one the cache never
+   * saw) is handled as if an event had named it. With the stream open there are none; this is
+   * what keeps a lost event from lasting past the cycle.
+   */
+  private reconcile(): void {
+    this.deps.host.listContainers(this.deps.config.watchAll).then(
+      (summaries) => {
+        const inspected = this.inspected;
+        if (this.stopped || !inspected?.isLive) return;
+        const listed = new Set<string>();
+        const stale: string[] = [];
+        for (const summary of summaries) {
+          listed.add(summary.id);
+          if (!inspected.lookup(summary)) stale.push(summary.id);
+        }
+        for (const record of this.containers()) if (!listed.has(record.id)) stale.push(record.id);
+        if (stale.length === 0) return;
+        this.deps.logger.info('the listing differed from the event-kept inventory', {
+          watcher: this.id,
+          containers: stale.length,
+        });
+        for (const id of stale) this.eventAbout(id);
+      },
+      (error: unknown) =>
+        this.deps.logger.warn('docker listing failed after a watch cycle', { watcher: this.id, error: String(error) }),
+    );
   }
 
   /**
@@ -242,17 +274,7 @@ export class DockerWatcher {
     const seen = new Set<string>();
     for (const record of this.containers()) {
       if (!record.watched) continue;
-      const { image } = record;
-      const key = JSON.stringify([
-        image.registry.lookupImage,
-        image.registry.url,
-        image.name,
-        image.tag.value,
-        image.digest.watch,
-        record.includeTags,
-        record.excludeTags,
-        record.transformTags,
-      ]);
+      const key = `${referenceKey(record.image)}${record.includeTags}\u0000${record.excludeTags}\u0000${record.transformTags}`;
       if (seen.has(key)) continue;
       seen.add(key);
       prefetchContainer(record, { lookups, policies });
@@ -288,10 +310,7 @@ export class DockerWatcher {
     this.events = this.deps.host.subscribeEvents({
       onEvent: (event) => {
         this.reconnectMs = RECONNECT_MIN_MS;
-        this.inspected?.changed(event.id);
-        this.pendingIds.add(event.id);
-        if (this.deps.store.get(event.id)) this.pendingKnownIds.add(event.id);
-        this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
+        this.eventAbout(event.id);
       },
       onClose: (error) => {
         this.inspected?.close();
@@ -314,6 +333,14 @@ export class DockerWatcher {
     });
   }
 
+  /** The container changed: its cached details go, and one debounced refresh observes it. */
+  private eventAbout(id: string): void {
+    this.inspected?.changed(id);
+    this.pendingIds.add(id);
+    if (this.deps.store.get(id)) this.pendingKnownIds.add(id);
+    this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
+  }
+
   private flushEvents(): void {
     this.debounce = undefined;
     const ids = this.pendingIds;
@@ -328,6 +355,24 @@ export class DockerWatcher {
         this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }),
       );
   }
+}
+
+/** What a record's image asks the registry, as a key: kept with the image object, which records share from cycle to cycle. */
+const referenceKeys = new WeakMap<Container['image'], string>();
+
+function referenceKey(image: Container['image']): string {
+  let key = referenceKeys.get(image);
+  if (key === undefined) {
+    key = JSON.stringify([
+      image.registry.lookupImage,
+      image.registry.url,
+      image.name,
+      image.tag.value,
+      image.digest.watch,
+    ]);
+    referenceKeys.set(image, key);
+  }
+  return key;
 }
 
 /**

@@ -30,6 +30,11 @@ export class InspectCache {
   private live = false;
   private epoch = 0;
 
+  /** Whether the event stream is open: what the cache holds is current. */
+  get isLive(): boolean {
+    return this.live;
+  }
+
   /** The event stream was (re)opened: entries inspected from now on stay current. */
   open(): void {
     this.entries.clear();
@@ -76,6 +81,22 @@ export class InspectCache {
   forget(id: string): void {
     this.entries.delete(id);
     this.builds.delete(id);
+  }
+
+  /**
+   * Every record's details, when the cache holds them all with the very record built from them
+   * (no event about any since, nor a write by anyone else): the inventory as the event stream
+   * kept it. Undefined when one is missing, or the stream is not open.
+   */
+  knownInventory(records: ReadonlyMap<string, Container>): Map<string, DockerContainerDetails> | undefined {
+    if (!this.live || records.size === 0) return undefined;
+    const known = new Map<string, DockerContainerDetails>();
+    for (const [id, record] of records) {
+      const details = this.entries.get(id);
+      if (!details || this.builds.get(id)?.record !== record) return undefined;
+      known.set(id, details);
+    }
+    return known;
   }
 
   /** The record built from these very details, if it is still the stored one (`stored`). */

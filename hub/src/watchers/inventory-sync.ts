@@ -28,6 +28,11 @@ export interface ObservedInventory {
   errors: SyncError[];
   /** True when every observation succeeded: only then may records be removed. */
   authoritative: boolean;
+  /**
+   * Made from the inventory the event stream kept, without Docker's listing: the caller lists
+   * afterwards and reconciles (DockerWatcher).
+   */
+  unlisted?: true | undefined;
 }
 
 export interface ObserveOptions {
@@ -71,6 +76,11 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
       details.catch(() => undefined); // an image no container runs any more is never awaited
       images.set(image.id, details);
     }
+  // A full observation whose every record the event stream kept current is made from them, and
+  // Docker's listing is left for afterwards (issue 18: listing a thousand containers takes the
+  // Engine longer than the registry takes to answer, and parsing it costs the cycle's own CPU).
+  const known = options.onlyIds ? undefined : options.inspected?.knownInventory(options.previous);
+  if (known) return { ...(await observeListed([...known.keys()], known, options, images, errors)), unlisted: true };
   let ids: string[];
   let summaries: Map<string, DockerContainerSummary>;
   try {
@@ -88,6 +98,17 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
       authoritative: false,
     };
   }
+  return observeListed(ids, summaries, options, images, errors);
+}
+
+/** Inspects (or takes from the cache), builds and checks the listed containers. */
+async function observeListed(
+  ids: readonly string[],
+  summaries: ReadonlyMap<string, DockerContainerSummary>,
+  options: ObserveOptions,
+  images: Map<string, Promise<DockerImageDetails | undefined>>,
+  errors: SyncError[],
+): Promise<ObservedInventory> {
   const limiter = createConcurrencyLimiter(INSPECT_CONCURRENCY);
   const seen = new Set<string>();
   const records: Container[] = [];
