@@ -34,7 +34,15 @@ export interface UpdatePlan {
   healthTimeoutMs: number;
   /** The configuration to create with (a rollback uses its backup's); the old container's when absent. */
   spec?: ContainerSpec | undefined;
+  /** How long the pull may take before the update fails in prepare; PULL_LIMIT_MS when absent. */
+  pullLimitMs?: number | undefined;
 }
+
+/**
+ * The longest a pull may run: an hour, room for gigabytes over a slow line, but a pull trickling
+ * through a stalled proxy does not hold the operation (and the container's update slot) for ever.
+ */
+export const PULL_LIMIT_MS = 3_600_000;
 
 interface Prepared {
   tempName: string;
@@ -50,8 +58,16 @@ function boundary(signal: AbortSignal): void {
   if (signal.aborted) throw new UpdateCancelledError(cancelReason(signal));
 }
 
-/** The target image on the host: re-tagged from a kept local image, pulled by digest and tagged, or pulled. */
-async function obtainImage(operation: UpdateOperation, plan: UpdatePlan, host: UpdatableDockerHost): Promise<string> {
+/**
+ * The target image on the host: re-tagged from a kept local image, pulled by digest and tagged, or
+ * pulled. A pull stops when the operation is cancelled, or at the plan's limit.
+ */
+async function obtainImage(
+  operation: UpdateOperation,
+  plan: UpdatePlan,
+  host: UpdatableDockerHost,
+  signal: AbortSignal,
+): Promise<string> {
   if (operation.targetImageId) {
     const kept = await host.inspectImage(operation.targetImageId);
     if (kept) {
@@ -59,15 +75,29 @@ async function obtainImage(operation: UpdateOperation, plan: UpdatePlan, host: U
       return kept.id;
     }
   }
-  if (operation.targetDigest) {
-    const pinned = await host.pullImage(
-      `${splitReference(operation.targetImage).repository}@${operation.targetDigest}`,
-      plan.auth,
-    );
-    await host.tagImage(pinned.id, operation.targetImage);
-    return pinned.id;
+  const limitMs = plan.pullLimitMs ?? PULL_LIMIT_MS;
+  const stop = new AbortController();
+  const cancelled = () => stop.abort(signal.reason);
+  signal.addEventListener('abort', cancelled, { once: true });
+  const timer = setTimeout(() => stop.abort('pull limit'), limitMs);
+  try {
+    if (operation.targetDigest) {
+      const reference = `${splitReference(operation.targetImage).repository}@${operation.targetDigest}`;
+      const pinned = await host.pullImage(reference, plan.auth, stop.signal);
+      await host.tagImage(pinned.id, operation.targetImage);
+      return pinned.id;
+    }
+    return (await host.pullImage(operation.targetImage, plan.auth, stop.signal)).id;
+  } catch (error) {
+    if (stop.signal.aborted && !signal.aborted)
+      throw new UpdateStepError(
+        `the pull of ${operation.targetImage} did not finish in ${Math.round(limitMs / 1000)} s`,
+      );
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', cancelled);
   }
-  return (await host.pullImage(operation.targetImage, plan.auth)).id;
 }
 
 async function prepare(
@@ -89,7 +119,7 @@ async function prepare(
     );
   }
   boundary(signal);
-  const imageId = await obtainImage(operation, plan, host);
+  const imageId = await obtainImage(operation, plan, host, signal);
   if (imageId === old.imageId) throw new UpdateStepError(`the container already runs ${operation.targetImage}`);
   boundary(signal);
   return {

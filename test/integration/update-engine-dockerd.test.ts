@@ -20,6 +20,7 @@ import {
 } from '../../shared/update-engine';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { type AppKind, publishApp, pullApp } from '../support/docker/update-images';
+import { type LatencyProxy, startLatencyProxy } from '../support/latency-proxy';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
 const TIMING = { pollMs: 100, startSettleMs: 600 };
@@ -277,6 +278,55 @@ describe('the update engine on a real Docker Engine', () => {
     expect(after.Id).toBe(oldId);
     expect(after.State.StartedAt).toBe(before.State.StartedAt);
     expect((await namesOf()).filter((name) => name.startsWith('stable'))).toEqual(['stable']);
+  });
+
+  describe('a pull that does not come', () => {
+    let stalled: LatencyProxy;
+    /** The target through a proxy that holds every request a minute: the registry as a stalled line shows it. */
+    const throughStall = async (tag: string) => {
+      const reference = await image(tag, 'http');
+      return `${stalled.host}${reference.slice(reference.indexOf('/'))}`;
+    };
+    beforeAll(async () => {
+      stalled = await startLatencyProxy(registry.url, 60_000);
+    });
+    afterAll(async () => {
+      await stalled?.close();
+    });
+
+    it('ends failed in prepare at the plan limit, nothing touched', async () => {
+      const oldId = await runApp('stalled-pull', 'http');
+      const { journal } = memoryJournal();
+      const started = Date.now();
+      const settled = await runUpdateOperation(
+        await operationFor('stalled-pull', await throughStall('2.0.0')),
+        { ...PLAN, pullLimitMs: 1_500 },
+        deps(journal),
+        new AbortController().signal,
+      );
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(settled).toMatchObject({ status: 'failed', phase: 'prepare' });
+      expect(settled.lastError).toMatch(/did not finish in 2 s/);
+      expect((await docker.getContainer('stalled-pull').inspect()).Id).toBe(oldId);
+    });
+
+    it('ends failed in prepare as soon as it is cancelled, not when the pull would have ended', async () => {
+      const oldId = await runApp('cancelled-pull', 'http');
+      const { journal } = memoryJournal();
+      const controller = new AbortController();
+      const started = Date.now();
+      setTimeout(() => controller.abort('cancelled by tester'), 1_000);
+      const settled = await runUpdateOperation(
+        await operationFor('cancelled-pull', await throughStall('2.0.0')),
+        PLAN,
+        deps(journal),
+        controller.signal,
+      );
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(settled).toMatchObject({ status: 'failed', phase: 'prepare' });
+      expect(settled.lastError).toMatch(/cancelled by tester/);
+      expect((await docker.getContainer('cancelled-pull').inspect()).Id).toBe(oldId);
+    });
   });
 
   it('rolls back at the next phase boundary when cancelled while in progress', async () => {

@@ -15,12 +15,12 @@ import { checkContainer, TagPolicyCache } from './container-check';
  * keeps between cycles (issue 18), and that nothing kept outlives a change of its inputs. The
  * registry checks themselves are tested against a real registry (test/registries, the watch suites).
  */
-function answering(answer: (key: string) => ImageCheckResult) {
+function answering(answer: (key: string) => ImageCheckResult | Promise<ImageCheckResult>) {
   const asked: string[] = [];
   const lookups = {
     imageCheck: async <T>(_policy: unknown, key: string, _check: () => Promise<T>) => {
       asked.push(key);
-      return answer(key) as T;
+      return (await answer(key)) as T;
     },
   } as unknown as FleetLookups;
   return { lookups, asked };
@@ -34,7 +34,7 @@ const minor = (tag: string): ImageCheckResult => ({
   errors: [],
 });
 
-async function rig(answer: (key: string) => ImageCheckResult) {
+async function rig(answer: (key: string) => ImageCheckResult | Promise<ImageCheckResult>) {
   const store = createContainerStore(
     createStorage(),
     createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
@@ -78,6 +78,25 @@ describe('a container check between cycles', () => {
     expect(asked.at(-1)?.endsWith('["1.1.0"]')).toBe(true);
     expect(second.updateAvailable).toBe(false);
     expect(second.updatePolicy).toEqual({ skipTags: ['1.1.0'] });
+  });
+
+  it('checks with a policy changed while the registry was asked, and stores that policy', async () => {
+    const record = containerRecord();
+    let skipMeanwhile: (() => Promise<void>) | undefined;
+    const { store, asked, check } = await rig(async (key) => {
+      // The first question is answered only after an API call skipped its candidate meanwhile.
+      const skip = skipMeanwhile;
+      skipMeanwhile = undefined;
+      await skip?.();
+      return key.endsWith('["1.1.0"]') ? { ...minor('1.1.0'), candidate: undefined } : minor('1.1.0');
+    });
+    skipMeanwhile = () => store.setIdentityState(containerIdentity(record), { policy: { skipTags: ['1.1.0'] } });
+    const checked = await check(record);
+    // Asked again with the skip: the record carries the new policy and no skipped update.
+    expect(asked).toHaveLength(2);
+    expect(asked[1]?.endsWith('["1.1.0"]')).toBe(true);
+    expect(checked.updatePolicy).toEqual({ skipTags: ['1.1.0'] });
+    expect(checked.updateAvailable).toBe(false);
   });
 
   it('gives the new update when the registry says something else', async () => {

@@ -60,6 +60,9 @@ export function effectivePolicy(labelPolicy: UpdatePolicy, apiPolicy: UpdatePoli
   return { ...labelPolicy, ...apiPolicy };
 }
 
+/** How many times one check follows a policy that keeps changing under it before it stores what it has. */
+const MAX_POLICY_CHANGES = 3;
+
 type CheckedEvaluation = Extract<UpdateEvaluation, { status: 'checked' }>;
 
 /** Evaluations by check answer (one per reference and cycle), then by the time and the rest of their input. */
@@ -196,12 +199,23 @@ export async function checkContainer(
   if ('kind' in ready) return fail(ready.kind, ready.message);
   const { tagPolicy, identity } = ready;
 
-  const state = context.store.identityState(identity);
-  const { policy, skipTags, checkKey, evaluationKey } = inputsOf(ready, labelPolicy, state, context.thresholdDays);
-  // Every container of one image and reference asks the same question: answered once per cycle.
-  const check = await context.lookups.imageCheck(tagPolicy, checkKey, () =>
-    checkImage({ ...ready.question, tagPolicy, skipTags: [...skipTags] }, context.lookups),
-  );
+  let state = context.store.identityState(identity);
+  let inputs = inputsOf(ready, labelPolicy, state, context.thresholdDays);
+  let check: ImageCheckResult;
+  for (let asked = 1; ; asked++) {
+    const { skipTags } = inputs;
+    // Every container of one image and reference asks the same question: answered once per cycle.
+    check = await context.lookups.imageCheck(tagPolicy, inputs.checkKey, () =>
+      checkImage({ ...ready.question, tagPolicy, skipTags: [...skipTags] }, context.lookups),
+    );
+    // A policy changed while the registry was asked (PATCH update-policy) is checked with, not
+    // stored over with the one read before (a new skip asks the registry again, once more at most).
+    const latest = context.store.identityState(identity);
+    if (latest === state || asked === MAX_POLICY_CHANGES) break;
+    state = latest;
+    inputs = inputsOf(ready, labelPolicy, state, context.thresholdDays);
+  }
+  const { policy, evaluationKey } = inputs;
   const evaluation = evaluateOnce(
     {
       check,
