@@ -295,11 +295,11 @@ describe('the update engine on a real Docker Engine', () => {
     });
 
     it('ends failed in prepare at the plan limit, nothing touched', async () => {
-      const oldId = await runApp('stalled-pull', 'http');
+      const oldId = await runApp('pull-stall', 'http');
       const { journal } = memoryJournal();
       const started = Date.now();
       const settled = await runUpdateOperation(
-        await operationFor('stalled-pull', await throughStall('2.0.0')),
+        await operationFor('pull-stall', await throughStall('2.0.0')),
         { ...PLAN, pullLimitMs: 1_500 },
         deps(journal),
         new AbortController().signal,
@@ -307,17 +307,17 @@ describe('the update engine on a real Docker Engine', () => {
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(settled).toMatchObject({ status: 'failed', phase: 'prepare' });
       expect(settled.lastError).toMatch(/did not finish in 2 s/);
-      expect((await docker.getContainer('stalled-pull').inspect()).Id).toBe(oldId);
+      expect((await docker.getContainer('pull-stall').inspect()).Id).toBe(oldId);
     });
 
     it('ends failed in prepare as soon as it is cancelled, not when the pull would have ended', async () => {
-      const oldId = await runApp('cancelled-pull', 'http');
+      const oldId = await runApp('pull-cancel', 'http');
       const { journal } = memoryJournal();
       const controller = new AbortController();
       const started = Date.now();
       setTimeout(() => controller.abort('cancelled by tester'), 1_000);
       const settled = await runUpdateOperation(
-        await operationFor('cancelled-pull', await throughStall('2.0.0')),
+        await operationFor('pull-cancel', await throughStall('2.0.0')),
         PLAN,
         deps(journal),
         controller.signal,
@@ -325,7 +325,7 @@ describe('the update engine on a real Docker Engine', () => {
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(settled).toMatchObject({ status: 'failed', phase: 'prepare' });
       expect(settled.lastError).toMatch(/cancelled by tester/);
-      expect((await docker.getContainer('cancelled-pull').inspect()).Id).toBe(oldId);
+      expect((await docker.getContainer('pull-cancel').inspect()).Id).toBe(oldId);
     });
   });
 

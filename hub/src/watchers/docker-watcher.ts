@@ -215,7 +215,7 @@ export class DockerWatcher {
     this.prefetchLookups();
     let observed: ObservedInventory;
     try {
-      observed = await this.observe({ check: true });
+      observed = await this.observe({ check: true, listAfter: true });
       await applyInventory(observed, this.deps, { fullCycleOf: { agent: this.deps.agent, watcher: this.name } });
     } catch (error) {
       report('failed');
@@ -225,7 +225,7 @@ export class DockerWatcher {
     if (observed.errors.some((error) => error.phase === 'list')) report('failed');
     else report(observed.errors.length > 0 ? 'partial' : 'success');
     this.lastRunAt = this.deps.now();
-    if (observed.unlisted) this.reconcile();
+    if (observed.unlisted) await this.reconcile();
     if (observed.errors.length > 0)
       this.deps.logger.warn('watch cycle had errors', { watcher: this.id, errors: observed.errors.slice(0, 5) });
     const { unlisted: _reconciledAfter, ...result } = observed;
@@ -233,33 +233,40 @@ export class DockerWatcher {
   }
 
   /**
-   * A cycle made from the event-kept inventory is checked against Docker's listing right after:
-   * a container the listing shows otherwise than the cache (or not at all, or one the cache never
-   * saw) is handled as if an event had named it. With the stream open there are none; this is
-   * what keeps a lost event from lasting past the cycle.
+   * A cycle made from the event-kept inventory is checked against Docker's listing right after,
+   * before the cycle's callers are answered: a container the listing shows otherwise than the
+   * cache (or not at all, or one the cache never saw: started a moment ago, its event not yet
+   * applied) is observed and checked now. With the stream open and its events applied there are
+   * none; this is what keeps a lost or late event from lasting past the cycle. Never throws.
    */
-  private reconcile(): void {
-    this.deps.host.listContainers(this.deps.config.watchAll).then(
-      (summaries) => {
-        const inspected = this.inspected;
-        if (this.stopped || !inspected?.isLive) return;
-        const listed = new Set<string>();
-        const stale: string[] = [];
-        for (const summary of summaries) {
-          listed.add(summary.id);
-          if (!inspected.lookup(summary)) stale.push(summary.id);
-        }
-        for (const record of this.containers()) if (!listed.has(record.id)) stale.push(record.id);
-        if (stale.length === 0) return;
-        this.deps.logger.info('the listing differed from the event-kept inventory', {
-          watcher: this.id,
-          containers: stale.length,
-        });
-        for (const id of stale) this.eventAbout(id);
-      },
-      (error: unknown) =>
-        this.deps.logger.warn('docker listing failed after a watch cycle', { watcher: this.id, error: String(error) }),
-    );
+  private async reconcile(): Promise<void> {
+    let summaries: Awaited<ReturnType<DockerHost['listContainers']>>;
+    try {
+      summaries = await this.deps.host.listContainers(this.deps.config.watchAll);
+    } catch (error) {
+      this.deps.logger.warn('docker listing failed after a watch cycle', { watcher: this.id, error: String(error) });
+      return;
+    }
+    const inspected = this.inspected;
+    if (this.stopped || !inspected?.isLive) return;
+    const listed = new Set<string>();
+    const stale = new Set<string>();
+    for (const summary of summaries) {
+      listed.add(summary.id);
+      if (!inspected.lookup(summary)) stale.add(summary.id);
+    }
+    for (const record of this.containers()) if (!listed.has(record.id)) stale.add(record.id);
+    if (stale.size === 0) return;
+    this.deps.logger.debug('the listing differed from the event-kept inventory', {
+      watcher: this.id,
+      containers: stale.size,
+    });
+    for (const id of stale) inspected.changed(id);
+    try {
+      await applyInventory(await this.observe({ check: true, onlyIds: stale }), this.deps);
+    } catch (error) {
+      this.deps.logger.warn('reconciling a watch cycle failed', { watcher: this.id, error: String(error) });
+    }
   }
 
   /**
@@ -281,7 +288,11 @@ export class DockerWatcher {
     }
   }
 
-  private observe(options: { check: boolean; onlyIds?: ReadonlySet<string> }): Promise<ObservedInventory> {
+  private observe(options: {
+    check: boolean;
+    onlyIds?: ReadonlySet<string>;
+    listAfter?: boolean;
+  }): Promise<ObservedInventory> {
     const { deps } = this;
     const now = deps.now();
     return observeInventory({
@@ -300,6 +311,7 @@ export class DockerWatcher {
       labelOverrides: deps.labelOverrides,
       now,
       inspected: this.inspected,
+      listAfter: options.listAfter,
     });
   }
 

@@ -54,6 +54,11 @@ export interface ObserveOptions {
   now: number;
   /** Details of containers that have not changed since they were inspected (the event stream says). */
   inspected?: InspectCache | undefined;
+  /**
+   * A watch cycle that reconciles with Docker's listing after it (DockerWatcher.reconcile): when
+   * the event stream kept every record current, they are observed without the listing.
+   */
+  listAfter?: boolean | undefined;
 }
 
 const INSPECT_CONCURRENCY = 8;
@@ -79,7 +84,7 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
   // A full observation whose every record the event stream kept current is made from them, and
   // Docker's listing is left for afterwards (issue 18: listing a thousand containers takes the
   // Engine longer than the registry takes to answer, and parsing it costs the cycle's own CPU).
-  const known = options.onlyIds ? undefined : options.inspected?.knownInventory(options.previous);
+  const known = options.listAfter && !options.onlyIds ? options.inspected?.knownInventory(options.previous) : undefined;
   if (known) return { ...(await observeListed([...known.keys()], known, options, images, errors)), unlisted: true };
   let ids: string[];
   let summaries: Map<string, DockerContainerSummary>;
