@@ -149,6 +149,14 @@ describe('warm watch cycles on a real dockerd', () => {
     }
   });
 
+  it('brings back with the next cycle a record deleted through the API, the container still being there', async () => {
+    const kept = ids[4] as string;
+    await hub.parts.containers.remove(kept);
+    expect(record(kept)).toBeUndefined();
+    await watcher().watch();
+    expect(record(kept)?.name).toBe('warm-4');
+  });
+
   it('sees a container re-created under its name with another label, and inspects none of the others', async () => {
     const old = ids[3] as string;
     rig.inspected.length = 0;

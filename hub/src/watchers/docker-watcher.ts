@@ -253,7 +253,8 @@ export class DockerWatcher {
     const stale = new Set<string>();
     for (const summary of summaries) {
       listed.add(summary.id);
-      if (!inspected.lookup(summary)) stale.add(summary.id);
+      // A record deleted through the API (http-interface §4.5) comes back with the next cycle, as a listed one would.
+      if (!inspected.lookup(summary) || !this.deps.store.get(summary.id)) stale.add(summary.id);
     }
     for (const record of this.containers()) if (!listed.has(record.id)) stale.add(record.id);
     if (stale.size === 0) return;
