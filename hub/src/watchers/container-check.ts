@@ -209,7 +209,8 @@ export async function checkContainer(
       checkImage({ ...ready.question, tagPolicy, skipTags: [...skipTags] }, context.lookups),
     );
     // A policy changed while the registry was asked (PATCH update-policy) is checked with, not
-    // stored over with the one read before (a new skip asks the registry again, once more at most).
+    // stored over with the one read before (a new skip asks the registry again, at most
+    // MAX_POLICY_CHANGES times in all).
     const latest = context.store.identityState(identity);
     if (latest === state || asked === MAX_POLICY_CHANGES) break;
     state = latest;
@@ -261,7 +262,8 @@ export async function checkContainer(
 }
 
 /**
- * Whether the record already says what this evaluation says: then only its check time moves, and
+ * Whether the record already says what this evaluation says (every field withOutcome sets, so the
+ * two change together): then only its check time moves, and
  * it keeps its own objects (a warm cycle's thousand unchanged records are copied once, and found
  * unchanged at a glance when stored).
  */

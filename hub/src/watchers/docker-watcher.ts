@@ -323,7 +323,10 @@ export class DockerWatcher {
     this.events = this.deps.host.subscribeEvents({
       onEvent: (event) => {
         this.reconnectMs = RECONNECT_MIN_MS;
-        this.eventAbout(event.id);
+        this.inspected?.changed(event.id);
+        this.pendingIds.add(event.id);
+        if (this.deps.store.get(event.id)) this.pendingKnownIds.add(event.id);
+        this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
       },
       onClose: (error) => {
         this.inspected?.close();
@@ -344,14 +347,6 @@ export class DockerWatcher {
         this.reconnectMs = Math.min(RECONNECT_MAX_MS, this.reconnectMs * 2);
       },
     });
-  }
-
-  /** The container changed: its cached details go, and one debounced refresh observes it. */
-  private eventAbout(id: string): void {
-    this.inspected?.changed(id);
-    this.pendingIds.add(id);
-    if (this.deps.store.get(id)) this.pendingKnownIds.add(id);
-    this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
   }
 
   private flushEvents(): void {
