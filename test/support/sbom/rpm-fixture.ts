@@ -112,15 +112,11 @@ const SPECS: Record<string, string> = {
 
 const QUERY_FORMAT = '%{NAME}\\t%{EPOCH}\\t%{VERSION}\\t%{RELEASE}\\t%{ARCH}\\t%{SOURCERPM}\\t%{LICENSE}\\n';
 
-function query(root: string, backend: string[]): RpmQueryRow[] {
-  const out = execFileSync(
-    'rpm',
-    [...backend, '--root', root, '--dbpath', '/var/lib/rpm', '-qa', '--qf', QUERY_FORMAT],
-    {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
+function query(root: string, backend: string[], rpm = 'rpm'): RpmQueryRow[] {
+  const out = execFileSync(rpm, [...backend, '--root', root, '--dbpath', '/var/lib/rpm', '-qa', '--qf', QUERY_FORMAT], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return out
     .split('\n')
     .filter((line) => line !== '')
@@ -245,7 +241,8 @@ export function rpmFixture(): RpmFixture {
   }
 }
 
-function buildDatabases(dir: string): RpmFixture {
+/** The fixture's packages, built by rpmbuild into `dir`: the .rpm files' paths. */
+function buildPackages(dir: string): string[] {
   const top = join(dir, 'top');
   for (const [name, text] of Object.entries(SPECS)) writeFileSync(join(dir, name), text);
   execFileSync(
@@ -254,7 +251,59 @@ function buildDatabases(dir: string): RpmFixture {
     { stdio: 'pipe' },
   );
   const rpmsDir = join(top, 'RPMS', 'noarch');
-  const rpms = readdirSync(rpmsDir).map((name) => join(rpmsDir, name));
+  return readdirSync(rpmsDir)
+    .sort()
+    .map((name) => join(rpmsDir, name));
+}
+
+/** Where the NDB database written by rpm itself is kept (test/support/fixtures/rpm/README.md says how it was made). */
+export const NDB_FIXTURE_DIR = fileURLToPath(new URL('../fixtures/rpm/ndb/', import.meta.url));
+
+/**
+ * Writes `Packages.db` and `expected.json` (its `rpm -qa`, signing key left out) into `outDir`,
+ * made by `rpm`, an rpm built with `--enable-ndb` (Debian's has no NDB backend). Installed in two
+ * transactions, then one package erased and one re-installed, so the file holds what rpm's own
+ * writes leave: free slots, a hole where a blob was, blobs in rpm's order rather than one pass.
+ */
+export function writeNdbFixture(rpm: string, outDir: string): void {
+  const dir = mkdtempSync(join(tmpdir(), 'sbom-ndb-'));
+  try {
+    const rpms = buildPackages(dir);
+    const root = join(dir, 'root');
+    const ndb = ['--define', '_db_backend ndb'];
+    const db = [...ndb, '--root', root, '--dbpath', '/var/lib/rpm'];
+    const install = (files: string[]) =>
+      execFileSync(rpm, [...db, '-i', '--justdb', '--nodeps', '--noscripts', '--notriggers', ...files], {
+        stdio: 'pipe',
+      });
+    execFileSync(rpm, [...db, '--initdb'], { stdio: 'pipe' });
+    const caret = rpms.filter((file) => file.includes('/caret-'));
+    install(rpms.filter((file) => !caret.includes(file)).slice(0, 20));
+    install(caret);
+    install(rpms.filter((file) => !caret.includes(file)).slice(20));
+    execFileSync(rpm, [...db, '--import', SIGNING_KEY], { stdio: 'pipe' });
+    execFileSync(rpm, [...db, '-e', '--justdb', '--nodeps', '--noscripts', 'caret'], { stdio: 'pipe' });
+    execFileSync(rpm, [...db, '-e', '--justdb', '--nodeps', '--noscripts', 'filler-3'], { stdio: 'pipe' });
+    install(caret);
+    const expected = query(root, ndb, rpm).filter((row) => row.name !== 'gpg-pubkey');
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'Packages.db'), readFileSync(join(root, 'var', 'lib', 'rpm', 'Packages.db')));
+    writeFileSync(join(outDir, 'expected.json'), `${JSON.stringify(expected, null, 2)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The committed NDB database rpm wrote, and what `rpm -qa` listed of it. */
+export function ndbFixture(): { packagesDb: Uint8Array; expected: RpmQueryRow[] } {
+  return {
+    packagesDb: new Uint8Array(readFileSync(join(NDB_FIXTURE_DIR, 'Packages.db'))),
+    expected: JSON.parse(readFileSync(join(NDB_FIXTURE_DIR, 'expected.json'), 'utf8')) as RpmQueryRow[],
+  };
+}
+
+function buildDatabases(dir: string): RpmFixture {
+  const rpms = buildPackages(dir);
   const root = join(dir, 'sqlite-root');
   const db = ['--root', root, '--dbpath', '/var/lib/rpm'];
   execFileSync('rpm', [...db, '--initdb'], { stdio: 'pipe' });

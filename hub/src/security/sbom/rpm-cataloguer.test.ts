@@ -1,11 +1,14 @@
 /**
  * The rpm cataloguer on real databases (test/support/sbom/rpm-fixture.ts: built by Debian's rpm
  * and rpmbuild, the BDB one by Berkeley DB's db5.3_load), checked against what `rpm -qa` says of
- * the same files (the NDB one, which no tool here writes, laid out after rpm's source); then the
+ * the same files (the NDB one, which Debian's rpm cannot write, laid out after rpm's source, and a
+ * committed one written by an rpm built with NDB, test/support/fixtures/rpm/README.md); then the
  * same files broken in the ways an untrusted image can break them.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  ndbFixture,
+  RPM_FIXTURE_PACKAGES,
   type RpmFixture,
   type RpmQueryRow,
   removeRpmFixture,
@@ -106,6 +109,26 @@ describe('rpm databases written by rpm', () => {
     expect(result.packages.find((pkg) => pkg.name === 'tinyepoch')?.purl).toBe(
       'pkg:rpm/opensuse/tinyepoch@1.0~rc1-3.fc39?arch=noarch&distro=opensuse-leap-15.5&epoch=2',
     );
+  });
+
+  it('NDB written by rpm itself (rpm 4.18 built with NDB): what its rpm -qa listed, after erasures and a re-install', async () => {
+    const { packagesDb, expected } = ndbFixture();
+    // The erased filler-3 left a free slot and caret's re-install a blob in an earlier hole.
+    expect(expected.map((row) => row.name)).not.toContain('filler-3');
+    expect(expected).toHaveLength(RPM_FIXTURE_PACKAGES - 1);
+    const indexes = [...readNdb(packagesDb, 1 << 24)].map((blob) => blob.pkgidx);
+    expect(indexes).not.toEqual([...indexes].sort((a, b) => a - b));
+    const result = await catalogue('/usr/lib/sysimage/rpm/Packages.db', packagesDb, {
+      distro: { id: 'sles', versionId: '15.6' },
+    });
+    expect(result.warnings).toEqual([]);
+    expect(asQueryRows(result.packages)).toEqual(expected);
+    // A changed byte in any blob is that blob's checksum error, in rpm's file as in the laid-out one.
+    const changed = packagesDb.slice();
+    changed[changed.length - 200] = (changed[changed.length - 200] ?? 0) ^ 0x01;
+    expect(readRpmDatabase(changed, 'ndb')).toEqual({
+      error: expect.stringMatching(/^ndb: package \d+: checksum mismatch$/),
+    });
   });
 
   it('selects the databases of both rpm locations, and nothing else there', async () => {
