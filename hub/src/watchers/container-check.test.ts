@@ -8,7 +8,7 @@ import { containerRecord } from '../../../test/support/container-fixture';
 import type { ImageCheckResult } from '../checks/check-image';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import { createContainerStore } from '../store/container-store';
-import { checkContainer, TagPolicyCache } from './container-check';
+import { checkContainer, recheckMoved, TagPolicyCache } from './container-check';
 
 /**
  * The registry's side is a fixed answer per question here: what is under test is what a check
@@ -49,7 +49,8 @@ async function rig(answer: (key: string) => ImageCheckResult | Promise<ImageChec
     now += 60_000;
     return checkContainer(record, labelPolicy, { lookups, store, policies, thresholdDays: 0, now });
   };
-  return { store, asked, check };
+  const recheck = (records: Container[]) => recheckMoved(records, { lookups, store, policies, thresholdDays: 0, now });
+  return { store, asked, check, recheck };
 }
 
 describe('a container check between cycles', () => {
@@ -97,6 +98,23 @@ describe('a container check between cycles', () => {
     expect(asked[1]?.endsWith('["1.1.0"]')).toBe(true);
     expect(checked.updatePolicy).toEqual({ skipTags: ['1.1.0'] });
     expect(checked.updateAvailable).toBe(false);
+  });
+
+  it('finds a checked record out of date once its policy changed after the check, not after its own clock write', async () => {
+    const { store, asked, check, recheck } = await rig((key) =>
+      key.endsWith('["1.1.0"]') ? { ...minor('1.1.0'), candidate: undefined } : minor('1.1.0'),
+    );
+    const checked = await check(containerRecord());
+    const identity = containerIdentity(checked);
+    // The check started the update's clock: that write is its own, not a change to follow.
+    expect(store.identityState(identity).clock).toMatchObject({ remoteValue: '1.1.0' });
+    expect((await recheck([checked])).size).toBe(0);
+    await store.setIdentityState(identity, { ...store.identityState(identity), policy: { skipTags: ['1.1.0'] } });
+    const rechecked = (await recheck([checked])).get(checked);
+    expect(asked.at(-1)?.endsWith('["1.1.0"]')).toBe(true);
+    expect(rechecked).toMatchObject({ updateAvailable: false, updatePolicy: { skipTags: ['1.1.0'] } });
+    // Once checked with it, the record agrees with the state: nothing more to do.
+    expect((await recheck([rechecked as Container])).size).toBe(0);
   });
 
   it('gives the new update when the registry says something else', async () => {

@@ -258,7 +258,38 @@ export async function checkContainer(
     : withOutcome(container, policy, evaluation, at);
   // Only update fields changed: what the record's image, name and labels gave still holds.
   prepared.set(checked, ready);
+  settled.set(checked, { identity, state: context.store.identityState(identity), labelPolicy });
   return checked;
+}
+
+/**
+ * The identity state each checked record agrees with (the one its check ended on, its own clock and
+ * gate written), and the label policy it was checked with: a record held while the rest of its
+ * cycle is checked and stored can be found out of date when an API call changed that state meanwhile.
+ */
+const settled = new WeakMap<Container, { identity: string; state: IdentityState; labelPolicy: UpdatePolicy }>();
+
+/**
+ * The records among `records` whose identity state (API policy, clock, gate) changed after their
+ * check ended, checked again now, by the record they replace. A cycle holds its first records
+ * while it waits for the registry's last answers and while it stores them all; a PATCH of the
+ * update policy landing then would otherwise be stored over, and acted on (notified, auto-updated),
+ * until the next cycle (issue 18). The registry answers of the cycle are asked again only where
+ * the new policy changes the question (a new skip).
+ */
+export async function recheckMoved(
+  records: readonly Container[],
+  context: ContainerCheckContext,
+): Promise<Map<Container, Container>> {
+  const rechecked = new Map<Container, Container>();
+  await Promise.all(
+    records.map(async (record) => {
+      const last = settled.get(record);
+      if (!last || context.store.identityState(last.identity) === last.state) return;
+      rechecked.set(record, await checkContainer(record, last.labelPolicy, context));
+    }),
+  );
+  return rechecked;
 }
 
 /**

@@ -8,13 +8,15 @@ import type {
 } from '../../../shared/docker/docker-host';
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
+import { containerIdentity } from '../../../shared/update/update-clock';
+import type { ImageCheckResult } from '../checks/check-image';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import { createScheduler } from '../schedule/scheduler';
 import { timerWakeUp } from '../schedule/timer-wake-up';
 import { createContainerStore } from '../store/container-store';
 import { createScheduleStore } from '../store/schedule-store';
 import { TagPolicyCache } from './container-check';
-import { DockerWatcher } from './docker-watcher';
+import { DockerWatcher, type DockerWatcherDeps } from './docker-watcher';
 
 const ID = 'c'.repeat(64);
 
@@ -61,6 +63,7 @@ function watcherOn(
   host: DockerHost,
   watchAll: boolean,
   timing: { startDelayMs?: number; eventDebounceMs?: number } = {},
+  overrides: Partial<Pick<DockerWatcherDeps, 'lookups' | 'write'>> = {},
 ) {
   const logRing = createLogRing();
   const logger = createLogger({ level: 'fatal', ring: logRing, sink: silentSink });
@@ -101,6 +104,7 @@ function watcherOn(
     audit: async () => undefined,
     schedule,
     ...timing,
+    ...overrides,
   });
   return { watcher, store, published };
 }
@@ -167,5 +171,46 @@ describe('DockerWatcher events', () => {
     } finally {
       await watcher.stop();
     }
+  });
+});
+
+describe('DockerWatcher cycles', () => {
+  it('checks again a record whose update policy changed while the cycle stored it', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    // 1.1.0 is the candidate, unless skipped.
+    const answer = (key: string): ImageCheckResult => ({
+      tagWatched: true,
+      digestWatched: false,
+      ...(!key.endsWith('["1.1.0"]') && { candidate: { tag: '1.1.0', semverDiff: 'minor' as const } }),
+      digestChanged: false,
+      errors: [],
+    });
+    const lookups = {
+      beginCycle: () => undefined,
+      imageCheck: async <T>(_policy: unknown, key: string) => answer(key) as T,
+    } as unknown as FleetLookups;
+    let changeDuringWrite: (() => Promise<void>) | undefined;
+    const rig = watcherOn(
+      fakeHost(state),
+      false,
+      {},
+      {
+        lookups,
+        // The cycle's storage write, with a PATCH of the policy landing while it is in flight.
+        write: async (records) => {
+          const change = changeDuringWrite;
+          changeDuringWrite = undefined;
+          await change?.();
+          await rig.store.putMany(records);
+        },
+      },
+    );
+    const { watcher, store } = rig;
+    const identity = containerIdentity({ watcher: 'local', name: 'web' });
+    changeDuringWrite = () =>
+      store.setIdentityState(identity, { ...store.identityState(identity), policy: { skipTags: ['1.1.0'] } });
+    await watcher.watch();
+    expect(changeDuringWrite).toBeUndefined();
+    expect(store.get(ID)).toMatchObject({ updateAvailable: false, updatePolicy: { skipTags: ['1.1.0'] } });
   });
 });

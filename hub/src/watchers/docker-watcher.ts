@@ -6,7 +6,7 @@ import type { FleetLookups } from '../checks/fleet-lookups';
 import type { ScheduledJob, Scheduler } from '../schedule/scheduler';
 import type { ContainerStore } from '../store/container-store';
 import { type ApplyTargets, applyInventory } from './apply-inventory';
-import { prefetchContainer, type TagPolicyCache } from './container-check';
+import { type ContainerCheckContext, prefetchContainer, recheckMoved, type TagPolicyCache } from './container-check';
 import { InspectCache } from './inspect-cache';
 import { type ObservedInventory, type ObserveOptions, observeInventory } from './inventory-sync';
 
@@ -217,6 +217,7 @@ export class DockerWatcher {
     try {
       observed = await this.observe({ check: true, listAfter: true });
       await applyInventory(observed, this.deps, { fullCycleOf: { agent: this.deps.agent, watcher: this.name } });
+      await this.recheckMovedPolicies(observed.records);
     } catch (error) {
       report('failed');
       throw error;
@@ -271,6 +272,27 @@ export class DockerWatcher {
   }
 
   /**
+   * Records whose policy an API call changed while the cycle stored them are checked again and
+   * stored: the cycle's write does not outlast the change (observeInventory does the same for
+   * changes before the write).
+   */
+  private async recheckMovedPolicies(records: readonly Container[]): Promise<void> {
+    const context = this.checkContext(this.deps.now());
+    if (!context) return;
+    const rechecked = await recheckMoved(records, { ...context, policies: this.deps.policies });
+    if (rechecked.size === 0) return;
+    await applyInventory(
+      { records: [...rechecked.values()], removedIds: [], errors: [], authoritative: false },
+      this.deps,
+    );
+  }
+
+  private checkContext(now: number): Omit<ContainerCheckContext, 'policies'> | undefined {
+    const { lookups, store, thresholdDays } = this.deps;
+    return lookups ? { lookups, store, thresholdDays, now } : undefined;
+  }
+
+  /**
    * The registry requests this cycle will need, started now from the last records (one per
    * distinct reference and policy): they run while Docker lists and builds, so the cycle waits
    * for the slower of the two rather than their sum (issue 18). A container whose image changed
@@ -304,10 +326,7 @@ export class DockerWatcher {
       watchByDefault: deps.config.watchByDefault,
       previous: new Map(this.containers().map((c) => [c.id, c])),
       policies: deps.policies,
-      check:
-        options.check && deps.lookups
-          ? { lookups: deps.lookups, store: deps.store, thresholdDays: deps.thresholdDays, now }
-          : undefined,
+      check: options.check ? this.checkContext(now) : undefined,
       onlyIds: options.onlyIds,
       labelOverrides: deps.labelOverrides,
       now,

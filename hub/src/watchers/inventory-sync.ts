@@ -10,7 +10,7 @@ import type {
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
-import { type ContainerCheckContext, checkContainer, type TagPolicyCache } from './container-check';
+import { type ContainerCheckContext, checkContainer, recheckMoved, type TagPolicyCache } from './container-check';
 import type { BuildInputs, InspectCache } from './inspect-cache';
 import { sameJson } from './same-json';
 
@@ -117,6 +117,7 @@ async function observeListed(
   const limiter = createConcurrencyLimiter(INSPECT_CONCURRENCY);
   const seen = new Set<string>();
   const records: Container[] = [];
+  const built = new Map<Container, { id: string; inputs: BuildInputs }>();
   // Docker is asked under the inspect cap; registry checks run outside it (the registry client has
   // its own limits), so a slow registry never holds back inspecting the other containers.
   await Promise.all(
@@ -135,9 +136,26 @@ async function observeListed(
           ? await checkWithPolicy(record, labelPolicy, { ...check, policies: options.policies }, errors)
           : record;
       records.push(next);
-      options.inspected?.rememberBuild(id, { ...observed.inputs, record: next });
+      built.set(next, { id, inputs: observed.inputs });
     }),
   );
+  // A record checked early waited for the others: one whose policy an API call changed meanwhile
+  // is checked again with it before anything is stored or acted on.
+  if (options.check) {
+    const rechecked = await recheckMoved(records, { ...options.check, policies: options.policies });
+    for (const [index, record] of records.entries()) {
+      const replaced = rechecked.get(record);
+      if (!replaced) continue;
+      records[index] = replaced;
+      const build = built.get(record);
+      if (build) built.set(replaced, build);
+    }
+  }
+  if (options.inspected)
+    for (const record of records) {
+      const build = built.get(record);
+      if (build) options.inspected.rememberBuild(build.id, { ...build.inputs, record });
+    }
   // Only observations count: a failed registry check says nothing about which containers exist.
   const authoritative = errors.every((error) => error.phase === 'check');
   const candidates = options.onlyIds ? [...options.onlyIds] : [...options.previous.keys()];

@@ -1,0 +1,119 @@
+import { createStorage } from 'unstorage';
+import { describe, expect, it } from 'vitest';
+import type { DockerContainerDetails, DockerHost } from '../../../shared/docker/docker-host';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
+import { containerIdentity } from '../../../shared/update/update-clock';
+import type { ImageCheckResult } from '../checks/check-image';
+import type { FleetLookups } from '../checks/fleet-lookups';
+import { createContainerStore } from '../store/container-store';
+import { TagPolicyCache } from './container-check';
+import { observeInventory } from './inventory-sync';
+
+/**
+ * A cycle's records are stored together once the last registry answer came: a record checked
+ * early waits for the others. These tests change a container's update policy in that wait (as
+ * PATCH …/update-policy does) and look at what the cycle would store. The registry is a fixed
+ * answer per question (the registry checks are tested against a real one elsewhere).
+ */
+
+const container = (name: string): DockerContainerDetails => ({
+  id: name.repeat(64).slice(0, 64),
+  name,
+  image: `example.com/${name}:1.0.0`,
+  imageId: `sha256:${name}`,
+  state: 'running',
+  labels: {},
+  createdAt: 0,
+  env: [],
+  restartCount: 0,
+});
+
+function hostOf(containers: DockerContainerDetails[]): DockerHost {
+  const unused = () => {
+    throw new Error('not expected in this test');
+  };
+  return {
+    endpoint: 'unix:///fake.sock',
+    ping: async () => undefined,
+    listContainers: async () => containers,
+    inspectContainer: async (id) => containers.find((found) => found.id === id),
+    inspectImage: async (id) => ({ id, repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' }),
+    subscribeEvents: unused,
+    logs: unused,
+    start: unused,
+    stop: unused,
+    restart: unused,
+    remove: unused,
+    stats: unused,
+    close: async () => undefined,
+  };
+}
+
+const minor = (tag: string | undefined): ImageCheckResult => ({
+  tagWatched: true,
+  digestWatched: false,
+  ...(tag && { candidate: { tag, semverDiff: 'minor' as const } }),
+  digestChanged: false,
+  errors: [],
+});
+
+describe('a watch cycle and an update policy changed during it', () => {
+  it('stores the record of a container checked early with the policy set while the cycle waited', async () => {
+    const store = createContainerStore(
+      createStorage(),
+      createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
+    );
+    await store.load();
+    const web = container('w');
+    const db = container('d');
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const asked: string[] = [];
+    const lookups = {
+      imageCheck: async <T>(_policy: unknown, key: string) => {
+        asked.push(key);
+        // db's registry is slow; web's answers at once, and with 1.1.0 skipped has no update.
+        if (key.includes('"repository":"d"')) await slow;
+        return minor(key.endsWith('["1.1.0"]') ? undefined : '1.1.0') as T;
+      },
+    } as unknown as FleetLookups;
+    const observing = observeInventory({
+      host: hostOf([web, db]),
+      watcher: 'local',
+      watchAll: false,
+      watchByDefault: true,
+      previous: new Map(),
+      policies: new TagPolicyCache(),
+      check: { lookups, store, thresholdDays: 0, now: Date.parse('2026-11-27T10:00:00Z') },
+      now: Date.parse('2026-11-27T10:00:00Z'),
+    });
+    await waitUntil(() => asked.length === 2);
+    // web's check is over; the cycle waits for db's. The user skips web's candidate now.
+    const identity = containerIdentity({ watcher: 'local', name: 'w' });
+    await store.setIdentityState(identity, { ...store.identityState(identity), policy: { skipTags: ['1.1.0'] } });
+    release();
+    const observed = await observing;
+    const stored = observed.records.find((record) => record.name === 'w');
+    expect(stored?.updatePolicy).toEqual({ skipTags: ['1.1.0'] });
+    expect(stored?.updateAvailable).toBe(false);
+    // The clock the check wrote is kept under the new policy, not lost with it.
+    expect(store.identityState(identity).policy).toEqual({ skipTags: ['1.1.0'] });
+    // db, whose policy did not change, was checked once; web asked again with its skip.
+    expect(asked.filter((key) => key.includes('"repository":"d"'))).toHaveLength(1);
+    expect(
+      asked
+        .filter((key) => key.includes('"repository":"w"'))
+        .at(-1)
+        ?.endsWith('["1.1.0"]'),
+    ).toBe(true);
+    expect(observed.records.find((record) => record.name === 'd')?.updateAvailable).toBe(true);
+  });
+});
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1000 && !condition(); turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+  if (!condition()) throw new Error('condition never held');
+}
