@@ -282,13 +282,14 @@ export async function recheckMoved(
   context: ContainerCheckContext,
 ): Promise<Map<Container, Container>> {
   const rechecked = new Map<Container, Container>();
-  await Promise.all(
-    records.map(async (record) => {
-      const last = settled.get(record);
-      if (!last || context.store.identityState(last.identity) === last.state) return;
-      rechecked.set(record, await checkContainer(record, last.labelPolicy, context));
-    }),
-  );
+  const moved: Promise<void>[] = [];
+  // A plain loop: a warm cycle passes a thousand records here and usually none has moved.
+  for (const record of records) {
+    const last = settled.get(record);
+    if (!last || context.store.identityState(last.identity) === last.state) continue;
+    moved.push(checkContainer(record, last.labelPolicy, context).then((next) => void rechecked.set(record, next)));
+  }
+  await Promise.all(moved);
   return rechecked;
 }
 
