@@ -34,6 +34,7 @@ import { createRegistryFetchFactory } from './registry-fetch';
 import { nodeScannerProcessFor } from './scanner-process';
 import { SELF_UPDATE_HELPER_ARGUMENT } from './self-update-helper';
 import { startupLine } from './startup-line';
+import { createUpgradePacer, pacedUpgrades, UPGRADE_SLICE_MS } from './upgrade-pacer';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
 import { pauseWsReading } from './ws-read-pause';
@@ -166,6 +167,12 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
     (request, env) => hub.app.fetch(request, env),
     upgradeWebSocket as UpgradeWebSocket<unknown>,
   );
+  // A burst of WebSocket upgrades (a fleet dialling at once) reaches the hub a slice a loop turn.
+  const upgradePacer = createUpgradePacer({
+    budgetMs: UPGRADE_SLICE_MS,
+    now: () => performance.now(),
+    nextTurn: (work) => setImmediate(work),
+  });
   const hub = blamed(() =>
     composeHub({
       config,
@@ -227,7 +234,7 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve(
       {
-        fetch: upgrades.fetch,
+        fetch: pacedUpgrades(upgradePacer, upgrades.fetch),
         port: config.server.port,
         hostname: config.server.host,
         websocket: { server: websocketServer },
