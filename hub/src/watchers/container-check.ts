@@ -134,6 +134,13 @@ function inputsOf(ready: PreparedCheck, labelPolicy: UpdatePolicy, state: Identi
   return ready.inputs;
 }
 
+/** One ISO string per check time: every container of a cycle is checked at the same `now`. */
+let lastIso: { now: number; iso: string } = { now: Number.NaN, iso: '' };
+function isoTime(now: number): string {
+  if (lastIso.now !== now) lastIso = { now, iso: new Date(now).toISOString() };
+  return lastIso.iso;
+}
+
 /**
  * Kept with each record a check returns (and the record it was given): a warm cycle hands the
  * stored record back, and a thousand containers' references are not parsed nor their questions
@@ -186,17 +193,13 @@ export async function checkContainer(
   labelPolicy: UpdatePolicy,
   context: ContainerCheckContext,
 ): Promise<Container> {
-  const at = new Date(context.now).toISOString();
-  const fail = (kind: string, message: string): Container => ({
-    ...container,
-    error: { phase: 'check', kind, message, at },
-  });
+  const at = isoTime(context.now);
   let ready = prepared.get(container);
   if (!ready) {
     ready = prepare(container, context.policies);
     prepared.set(container, ready);
   }
-  if ('kind' in ready) return fail(ready.kind, ready.message);
+  if ('kind' in ready) return { ...container, error: { phase: 'check', kind: ready.kind, message: ready.message, at } };
   const { tagPolicy, identity } = ready;
 
   let state = context.store.identityState(identity);
@@ -244,15 +247,16 @@ export async function checkContainer(
     };
   }
   // The check's clock and gate over the state as it is now: a policy changed while the registry was
-  // asked (PATCH update-policy) is kept, not put back to the one read at the start.
+  // asked (PATCH update-policy) is kept, not put back to the one read at the start. Written only
+  // when the clock or gate moved: an unchanged fleet writes no identity state.
   const current = context.store.identityState(identity);
-  const nextState = {
-    ...current,
-    ...(evaluation.clock ? { clock: evaluation.clock } : { clock: undefined }),
-    ...(evaluation.gate ? { gate: evaluation.gate } : { gate: undefined }),
-  };
-  // Written only when the clock or gate moved: an unchanged fleet writes no identity state.
-  if (!sameJson(nextState, current)) await context.store.setIdentityState(identity, nextState);
+  if (!sameJson(current.clock, evaluation.clock) || !sameJson(current.gate, evaluation.gate)) {
+    await context.store.setIdentityState(identity, {
+      ...current,
+      ...(evaluation.clock ? { clock: evaluation.clock } : { clock: undefined }),
+      ...(evaluation.gate ? { gate: evaluation.gate } : { gate: undefined }),
+    });
+  }
   const checked = sameOutcome(container, policy, evaluation)
     ? { ...container, checkedAt: at }
     : withOutcome(container, policy, evaluation, at);

@@ -64,7 +64,8 @@ export class InspectCache {
   lookup(summary: DockerContainerSummary | undefined): DockerContainerDetails | undefined {
     if (!summary || !this.live) return undefined;
     const cached = this.entries.get(summary.id);
-    return cached && sameSummary(cached, summary) ? cached : undefined;
+    // A cycle made from the kept inventory looks up the kept details themselves.
+    return cached && (cached === summary || sameSummary(cached, summary)) ? cached : undefined;
   }
 
   /** Call before inspecting; hand the token to `keep` with the answer. */
