@@ -138,32 +138,40 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
   }
 
   /** Open approvals of the identity for any other candidate: a newer one (or none) replaced them. */
+  /** The identity's open approvals of another candidate than `current`. */
+  const outdated = (identity: string, current: string | undefined) =>
+    store
+      .ofIdentity(identity)
+      .filter((approval) => OPEN_APPROVAL_STATES.includes(approval.state) && candidateOf(approval) !== current);
+
   async function supersede(identity: string, current: string | undefined, by?: string): Promise<void> {
-    for (const approval of store.ofIdentity(identity)) {
-      if (!OPEN_APPROVAL_STATES.includes(approval.state)) continue;
-      if (candidateOf(approval) === current) continue;
+    for (const approval of outdated(identity, current)) {
       await change(approval, { state: 'superseded', ...(by !== undefined && { supersededBy: by }) });
     }
   }
 
-  /** Keeps the approvals of one container in step with what its last check found. */
-  async function observe(container: Container): Promise<void> {
+  /**
+   * Keeps the approvals of one container in step with what its last check found; undefined when
+   * that changes nothing, which is what a watch cycle finds for almost every container: a
+   * thousand of them are passed over without a promise each (issue 18).
+   */
+  function observe(container: Container): Promise<unknown> | undefined {
     // The renamed old container of an update in progress is never updated itself.
-    if (TEMPORARY_NAME.test(container.name)) return;
+    if (TEMPORARY_NAME.test(container.name)) return undefined;
     const identity = containerIdentity(container);
     const target = updateTargetOf(container);
     if (!target || !approvalRequired(deps.settings.get(), container, deps.groupPolicy)) {
       // Nothing pending any more (updated, or the candidate withdrawn): open approvals are moot.
-      if (!target) await supersede(identity, undefined);
-      return;
+      return !target && outdated(identity, undefined).length > 0 ? supersede(identity, undefined) : undefined;
     }
-    const existing = findCandidate(identity, candidateOf(target));
-    if (!existing || existing.state === 'superseded') {
-      await open(container, target, 'update-available');
-      return;
-    }
-    await supersede(identity, candidateOf(target));
-    if (lapsed(existing)) await change(existing, { state: 'pending' });
+    const candidate = candidateOf(target);
+    const existing = findCandidate(identity, candidate);
+    if (!existing || existing.state === 'superseded') return open(container, target, 'update-available');
+    if (outdated(identity, candidate).length === 0 && !lapsed(existing)) return undefined;
+    return (async () => {
+      await supersede(identity, candidate);
+      if (lapsed(existing)) await change(existing, { state: 'pending' });
+    })();
   }
 
   function decidable(approval: Approval | undefined, id: string, decision: keyof typeof DECIDABLE): Approval {
@@ -272,7 +280,8 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       serial(async () => {
         for (const { next } of changes) {
           try {
-            await observe(deps.containers.get(next.id) ?? next);
+            const pending = observe(deps.containers.get(next.id) ?? next);
+            if (pending) await pending;
           } catch (error) {
             logger.warn('approvals could not follow a container', { container: next.name, error: String(error) });
           }

@@ -20,6 +20,12 @@ export interface NotificationEvent {
   event: NotificationRuleId;
   containers: readonly Container[];
   extras?: NotificationExtras;
+  /**
+   * How a container the event tells a trigger about is shown (its public form, with its approval…),
+   * applied only to those that pass the trigger's routing, threshold and ONCE: a watch cycle hands
+   * every container with an update, and nearly all of them were told before (issue 18).
+   */
+  present?: ((container: Container) => Container) | undefined;
 }
 
 /** Events about one version of an update: ONCE applies to them. */
@@ -185,9 +191,19 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (!rule.enabled) return [];
       const named = new Set(rule.triggers);
       const deliveries: NewDelivery[] = [];
+      const presented = new Map<Container, Container>();
+      const present = (container: Container) => {
+        if (!event.present) return container;
+        let shown = presented.get(container);
+        if (!shown) {
+          shown = event.present(container);
+          presented.set(container, shown);
+        }
+        return shown;
+      };
       for (const trigger of deps.triggers) {
         if (named.size > 0 && !named.has(trigger.id)) continue;
-        const containers = containersFor(trigger, event);
+        const containers = containersFor(trigger, event).map(present);
         if (event.containers.length > 0 && containers.length === 0) continue;
         if (trigger.settings.mode === 'digest' && containers.length > 0) await collect(trigger, event, containers);
         else deliveries.push(...messages(rule, trigger, event, containers));

@@ -258,7 +258,6 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
 
     async inventoryApplied(changes) {
       const events = inventoryEvents(changes);
-      const shown = (list: Container[]) => list.map(toPublicContainer);
       // Templates read `container.approval` ({id, state}) when the update waits for an approval,
       // `container.security` once the container was scanned, `container.releaseNotes` when cached.
       const withApproval = (container: Container): Container => {
@@ -279,13 +278,18 @@ export function createNotificationService(deps: NotificationServiceDeps): Notifi
       const available = clearedAsAvailable
         ? [...events.updateAvailable, ...events.maturityCleared]
         : events.updateAvailable;
+      // Shown (secrets redacted) only once a trigger is to be told about them (the dispatcher).
       if (available.length > 0)
-        await emit({ event: 'update-available', containers: shown(available).map(withApproval) });
+        await emit({
+          event: 'update-available',
+          containers: available,
+          present: (container) => withApproval(toPublicContainer(container)),
+        });
       if (!clearedAsAvailable && events.maturityCleared.length > 0) {
-        await emit({ event: 'maturity-cleared', containers: shown(events.maturityCleared) });
+        await emit({ event: 'maturity-cleared', containers: events.maturityCleared, present: toPublicContainer });
       }
       if (events.unhealthy.length > 0)
-        await emit({ event: 'container-unhealthy', containers: shown(events.unhealthy) });
+        await emit({ event: 'container-unhealthy', containers: events.unhealthy, present: toPublicContainer });
     },
     async updateApplied(input) {
       const { container } = input;

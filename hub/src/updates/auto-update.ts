@@ -103,9 +103,13 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
     logger.info('an automatic update is blocked', { container: container.name, reason });
   }
 
-  async function consider(container: Container): Promise<void> {
+  /**
+   * What the policy does for this container now; undefined when nothing (no update, or the mode is
+   * off), which is what a watch cycle finds for most containers: passed over without a promise each.
+   */
+  function consider(container: Container): Promise<void> | undefined {
     const target = targetKey(container);
-    if (target === undefined) return;
+    if (target === undefined) return undefined;
     const policy = deps.policyOf?.(container) ?? {};
     const decision = autoUpdateDecision({
       mode: policy.mode ?? deps.settings.get().updateMode,
@@ -113,7 +117,16 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
       triggers: deps.updates.triggers,
       failedBefore: () => failedBefore(container, target),
     });
-    if (decision.kind === 'off') return;
+    if (decision.kind === 'off') return undefined;
+    return act(container, target, policy, decision);
+  }
+
+  async function act(
+    container: Container,
+    target: string,
+    policy: AutoUpdatePolicy,
+    decision: Exclude<ReturnType<typeof autoUpdateDecision>, { kind: 'off' }>,
+  ): Promise<void> {
     if (decision.kind === 'blocked') {
       await block(container, target, decision.reason, decision.liftableAt);
       return;
@@ -154,7 +167,8 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
           // Only what this observation checked against its registry: a detection, not a mere refresh.
           if (next.checkedAt === undefined || next.checkedAt === previous?.checkedAt) continue;
           try {
-            await consider(deps.containers.get(next.id) ?? next);
+            const pending = consider(deps.containers.get(next.id) ?? next);
+            if (pending) await pending;
           } catch (error) {
             logger.warn('the auto-update policy failed for a container', {
               container: next.name,

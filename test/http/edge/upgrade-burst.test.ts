@@ -25,7 +25,7 @@ describe('a burst of edge upgrades on the Node hub', () => {
   it('upgrades every dial and sends each its challenge', async () => {
     const peers: EdgePeer[] = [];
     try {
-      const dialled = await Promise.all(Array.from({ length: DIALS }, () => connectEdgePeer(client.url)));
+      const dialled = await Promise.all(Array.from({ length: DIALS }, () => connectEdgePeer(client.url as string)));
       peers.push(...dialled);
       const challenges = await Promise.all(dialled.map((peer) => peer.next('challenge', 20_000)));
       expect(challenges).toHaveLength(DIALS);

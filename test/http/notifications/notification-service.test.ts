@@ -76,6 +76,29 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     expect(bodies()[1]?.containers[0]?.updateKind.remoteValue).toBe('3.0.0');
   });
 
+  it('renders templates from the public container: a sensitive env value reaches no message, batch or digest', async () => {
+    for (const mode of ['simple', 'batch', 'digest']) {
+      const hub = await hubWith({
+        DD_NOTIFICATION_HTTP_OPS_URL: receiver.url,
+        DD_NOTIFICATION_HTTP_OPS_MODE: mode,
+        ...(mode === 'digest' && { DD_NOTIFICATION_HTTP_OPS_CRON: '0 9 * * *' }),
+      });
+      const template = 'token=${container.env[0].value} key=${container.env[0].key}';
+      const patched = await hub.request(
+        '/api/v1/notifications/update-available',
+        jsonInit('PATCH', { templates: { 'http.ops': { simpleBody: template } } }),
+      );
+      expect(patched.status).toBe(200);
+      await cycle(hub, [record(`web-${mode}`, { from: '1.0.0', to: '2.0.0', diff: 'major' })]);
+      if (mode === 'digest') await hub.hub.parts.notifications.flushDigest('http.ops');
+      await receiver.waitFor(1);
+      const text = receiver.received.map((request) => request.text).join('\n');
+      expect(text, mode).toContain('key=API_TOKEN');
+      expect(text, mode).not.toContain('very-secret-env');
+      receiver.received.length = 0;
+    }
+  });
+
   it('ONCE=false sends at every cycle that finds the update', async () => {
     const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url, DD_NOTIFICATION_HTTP_OPS_ONCE: 'false' });
     for (let i = 0; i < 3; i++) await cycle(hub, [record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' })]);
