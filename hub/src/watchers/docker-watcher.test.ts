@@ -9,6 +9,7 @@ import type {
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { containerIdentity } from '../../../shared/update/update-clock';
+import { fakeDockerHost } from '../../../test/support/fake-docker-host';
 import type { ImageCheckResult } from '../checks/check-image';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import { createScheduler } from '../schedule/scheduler';
@@ -36,27 +37,14 @@ function fakeHost(state: { current: ContainerState | 'gone' }): DockerHost {
           env: ['MODE=prod'],
           restartCount: 0,
         };
-  const unused = () => {
-    throw new Error('not expected in this test');
-  };
-  return {
-    endpoint: 'unix:///fake.sock',
-    ping: async () => undefined,
+  return fakeDockerHost({
     listContainers: async (all) => {
       const found = details();
       return found && (all || found.state === 'running') ? [found] : [];
     },
     inspectContainer: async () => details(),
     inspectImage: async () => ({ id: 'sha256:1', repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' }),
-    subscribeEvents: unused,
-    logs: unused,
-    start: unused,
-    stop: unused,
-    restart: unused,
-    remove: unused,
-    stats: unused,
-    close: async () => undefined,
-  };
+  });
 }
 
 function watcherOn(

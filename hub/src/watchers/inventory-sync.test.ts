@@ -4,6 +4,7 @@ import type { DockerContainerDetails, DockerHost } from '../../../shared/docker/
 import { createLogRing } from '../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { containerIdentity } from '../../../shared/update/update-clock';
+import { fakeDockerHost } from '../../../test/support/fake-docker-host';
 import type { ImageCheckResult } from '../checks/check-image';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import { createContainerStore } from '../store/container-store';
@@ -30,24 +31,11 @@ const container = (name: string): DockerContainerDetails => ({
 });
 
 function hostOf(containers: DockerContainerDetails[]): DockerHost {
-  const unused = () => {
-    throw new Error('not expected in this test');
-  };
-  return {
-    endpoint: 'unix:///fake.sock',
-    ping: async () => undefined,
+  return fakeDockerHost({
     listContainers: async () => containers,
     inspectContainer: async (id) => containers.find((found) => found.id === id),
     inspectImage: async (id) => ({ id, repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' }),
-    subscribeEvents: unused,
-    logs: unused,
-    start: unused,
-    stop: unused,
-    restart: unused,
-    remove: unused,
-    stats: unused,
-    close: async () => undefined,
-  };
+  });
 }
 
 const minor = (tag: string | undefined): ImageCheckResult => ({
