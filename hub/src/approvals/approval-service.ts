@@ -137,13 +137,13 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     return save(approval, 'dd:approval-requested');
   }
 
-  /** Open approvals of the identity for any other candidate: a newer one (or none) replaced them. */
   /** The identity's open approvals of another candidate than `current`. */
   const outdated = (identity: string, current: string | undefined) =>
     store
       .ofIdentity(identity)
       .filter((approval) => OPEN_APPROVAL_STATES.includes(approval.state) && candidateOf(approval) !== current);
 
+  /** Open approvals of the identity for any other candidate: a newer one (or none) replaced them. */
   async function supersede(identity: string, current: string | undefined, by?: string): Promise<void> {
     for (const approval of outdated(identity, current)) {
       await change(approval, { state: 'superseded', ...(by !== undefined && { supersededBy: by }) });

@@ -291,7 +291,13 @@ export async function recheckMoved(
   for (const record of records) {
     const last = settled.get(record);
     if (!last || context.store.identityState(last.identity) === last.state) continue;
-    moved.push(checkContainer(record, last.labelPolicy, context).then((next) => void rechecked.set(record, next)));
+    // A check that throws (a bug, not a registry answer) leaves the record as it was checked.
+    moved.push(
+      checkContainer(record, last.labelPolicy, context).then(
+        (next) => void rechecked.set(record, next),
+        () => undefined,
+      ),
+    );
   }
   await Promise.all(moved);
   return rechecked;
