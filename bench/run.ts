@@ -105,12 +105,13 @@ async function main(): Promise<number> {
   return failed === 0 ? 0 : 1;
 }
 
+// Exits once the report is written rather than when the loop drains: a request to a daemon that
+// stopped answering (dockerd 20.10 once hung on force-removals in the watch-cycle teardown) would
+// keep the process, and the daemon the test bed's exit hook kills, alive indefinitely.
 main().then(
-  (code) => {
-    process.exitCode = code;
-  },
+  (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`${(error as Error).message}\n`);
-    process.exitCode = 1;
+    process.exit(1);
   },
 );
