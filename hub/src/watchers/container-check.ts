@@ -141,12 +141,23 @@ function isoTime(now: number): string {
   return lastIso.iso;
 }
 
-/**
- * Kept with each record a check returns (and the record it was given): a warm cycle hands the
- * stored record back, and a thousand containers' references are not parsed nor their questions
- * written out again (issue 18).
- */
-const prepared = new WeakMap<Container, PreparedCheck | { kind: string; message: string }>();
+/** What a check knows of a record: one entry per record, one WeakMap for both parts. */
+interface KnownRecord {
+  /**
+   * Kept with each record a check returns (and the record it was given): a warm cycle hands the
+   * stored record back, and a thousand containers' references are not parsed nor their questions
+   * written out again (issue 18).
+   */
+  ready: PreparedCheck | { kind: string; message: string };
+  /**
+   * On a record a check returned: the identity state it agrees with (the one its check ended on,
+   * its own clock and gate written) and the label policy it was checked with. A record held while
+   * the rest of its cycle is checked and stored is out of date once an API call changed that state.
+   */
+  settled?: { identity: string; state: IdentityState; labelPolicy: UpdatePolicy };
+}
+
+const known = new WeakMap<Container, KnownRecord>();
 
 function prepare(container: Container, policies: TagPolicyCache): PreparedCheck | { kind: string; message: string } {
   const ref = lookupReference(container);
@@ -194,10 +205,10 @@ export async function checkContainer(
   context: ContainerCheckContext,
 ): Promise<Container> {
   const at = isoTime(context.now);
-  let ready = prepared.get(container);
+  let ready = known.get(container)?.ready;
   if (!ready) {
     ready = prepare(container, context.policies);
-    prepared.set(container, ready);
+    known.set(container, { ready });
   }
   if ('kind' in ready) return { ...container, error: { phase: 'check', kind: ready.kind, message: ready.message, at } };
   const { tagPolicy, identity } = ready;
@@ -261,17 +272,9 @@ export async function checkContainer(
     ? { ...container, checkedAt: at }
     : withOutcome(container, policy, evaluation, at);
   // Only update fields changed: what the record's image, name and labels gave still holds.
-  prepared.set(checked, ready);
-  settled.set(checked, { identity, state: context.store.identityState(identity), labelPolicy });
+  known.set(checked, { ready, settled: { identity, state: context.store.identityState(identity), labelPolicy } });
   return checked;
 }
-
-/**
- * The identity state each checked record agrees with (the one its check ended on, its own clock and
- * gate written), and the label policy it was checked with: a record held while the rest of its
- * cycle is checked and stored can be found out of date when an API call changed that state meanwhile.
- */
-const settled = new WeakMap<Container, { identity: string; state: IdentityState; labelPolicy: UpdatePolicy }>();
 
 /**
  * The records among `records` whose identity state (API policy, clock, gate) changed after their
@@ -289,7 +292,7 @@ export async function recheckMoved(
   const moved: Promise<void>[] = [];
   // A plain loop: a warm cycle passes a thousand records here and usually none has moved.
   for (const record of records) {
-    const last = settled.get(record);
+    const last = known.get(record)?.settled;
     if (!last || context.store.identityState(last.identity) === last.state) continue;
     // A check that throws (a bug, not a registry answer) leaves the record as it was checked.
     moved.push(

@@ -1,20 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 
-/**
- * Admits WebSocket upgrades into the hub at most `budgetMs` of work per turn of the event loop;
- * the rest wait, in arrival order, for the next turns.
- *
- * Why (issue 18): when ten thousand agents dial at once, their upgrade requests are ready together
- * and Node reads them all in one poll phase. Each went on through the hub's middleware, the route,
- * the handshake (SHA-1, the 101) and the session's start (its challenge) at once, which held the
- * loop for about two seconds: no timer, heartbeat or frame ran meanwhile. Admitted here, that work
- * runs a slice a turn and the loop keeps turning; only the HTTP parsing of the burst stays in it.
- *
- * A slice is measured in wall time from the first admission of a turn, including what the admitted
- * upgrades did since (their promise continuations run before the next admission). A turn's end is
- * marked by `nextTurn` (setImmediate: after the poll phase). An upgrade that arrives when nothing
- * waits and the turn's budget is not spent goes through at once: a lone dial is not delayed.
- */
 /** One turn's upgrades at most this long: as long as the edge sessions' frame slices (edge-sessions.ts). */
 export const UPGRADE_SLICE_MS = 10;
 
@@ -32,6 +17,21 @@ export interface UpgradePacer {
   readonly waiting: number;
 }
 
+/**
+ * Admits WebSocket upgrades into the hub at most `budgetMs` of work per turn of the event loop;
+ * the rest wait, in arrival order, for the next turns.
+ *
+ * Why (issue 18): when ten thousand agents dial at once, their upgrade requests are ready together
+ * and Node reads them all in one poll phase. Each went on through the hub's middleware, the route,
+ * the handshake (SHA-1, the 101) and the session's start (its challenge) at once, which held the
+ * loop for about two seconds: no timer, heartbeat or frame ran meanwhile. Admitted here, that work
+ * runs a slice a turn and the loop keeps turning; only the HTTP parsing of the burst stays in it.
+ *
+ * A slice is measured in wall time from the first admission of a turn, including what the admitted
+ * upgrades did since (their promise continuations run before the next admission). A turn's end is
+ * marked by `nextTurn` (setImmediate: after the poll phase). An upgrade that arrives when nothing
+ * waits and the turn's budget is not spent goes through at once: a lone dial is not delayed.
+ */
 export function createUpgradePacer(options: UpgradePacerOptions): UpgradePacer {
   const { budgetMs, now, nextTurn } = options;
   const queue: (() => void)[] = [];
