@@ -363,8 +363,14 @@ describe('settings and preferences', () => {
     };
     expect(settings.updateMode).toBe('notify');
 
+    // The choice is stored on the hub as well; the reload waits for that request, which a reload
+    // in flight would abort (a loaded CI machine once saw net::ERR_ABORTED here).
+    const stored = page.waitForResponse(
+      (response) => response.url().endsWith('/api/v1/preferences') && response.request().method() === 'PATCH',
+    );
     await page.getByRole('radio', { name: 'Dark' }).check();
     await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
+    expect((await stored).ok()).toBe(true);
     await page.reload();
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
