@@ -67,6 +67,44 @@ describe('SbomService', () => {
     expect(exports).toHaveLength(4);
   });
 
+  it('never reads more than concurrentReads at once: a newcomer cannot take a freed slot before its waiter resumes', async () => {
+    const service = createSbomService({ storage: createStorage(), logger, now: () => 0, concurrentReads: 2 });
+    const reads: Promise<unknown>[] = [];
+    const arrive = () => {
+      const n = reads.length;
+      reads.push(service.sbomOf({ host, imageId: `sha256:${n.toString(16).padStart(64, '0')}`, imageRef: 'x' }));
+    };
+    let inFlight = 0;
+    let most = 0;
+    let ended = 0;
+    const host = {
+      endpoint: 'test://host',
+      async *exportImage() {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          yield* inChunks(archive.bytes, [4096]);
+        } finally {
+          inFlight--;
+          // A newcomer arrives in the same turn as this read's release, 0 to 39 microtasks after
+          // its end: some land between the release and the resumption of the read waiting its turn.
+          const delay = ended++ % 40;
+          if (reads.length < 80) {
+            let chain = Promise.resolve();
+            for (let tick = 0; tick < delay; tick++) chain = chain.then(() => undefined);
+            void chain.then(arrive);
+          }
+        }
+      },
+    } as unknown as DockerHost;
+    for (let n = 0; n < 4; n++) arrive();
+    while (reads.length < 80) await Promise.all(reads);
+    await Promise.all(reads);
+    expect(service.reads).toBe(80);
+    expect(most).toBe(2);
+  });
+
   it('keeps no failed scan: the next request reads again; a host without exports is refused without a read', async () => {
     const storage = createStorage();
     const cut = exportingHost({ cut: true });

@@ -7,6 +7,7 @@
 import type { Storage } from 'unstorage';
 import type { DockerHost } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
+import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import { generateSbom } from './sbom/generate-sbom';
 import type { ImageSbom } from './sbom-model';
 
@@ -53,18 +54,8 @@ export function createSbomService(options: SbomServiceOptions): SbomService {
   const inFlight = new Map<string, Promise<ImageSbom>>();
   const maxKept = options.maxKept ?? DEFAULT_MAX_KEPT;
   let reads = 0;
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  const slot = async () => {
-    if (running >= (options.concurrentReads ?? DEFAULT_CONCURRENT_READS)) {
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-    running++;
-    return () => {
-      running--;
-      waiting.shift()?.();
-    };
-  };
+  // The shared limiter hands a finishing read's slot straight to the next in line.
+  const readSlots = createConcurrencyLimiter(options.concurrentReads ?? DEFAULT_CONCURRENT_READS);
   // Index writes one after the other: two images finishing together must not lose an entry.
   let indexWrite: Promise<unknown> = Promise.resolve();
 
@@ -89,27 +80,27 @@ export function createSbomService(options: SbomServiceOptions): SbomService {
     if (kept && typeof kept === 'object' && Array.isArray(kept.packages)) return kept;
     const exportImage = request.host.exportImage?.bind(request.host);
     if (!exportImage) throw new SbomUnavailableError(`the Docker host ${request.host.endpoint} cannot export images`);
-    const release = await slot();
-    reads++;
-    const controller = new AbortController();
-    const started = options.now();
-    try {
-      const sbom = await generateSbom(exportImage(request.imageId, controller.signal), request, {
-        now: () => new Date(options.now()),
-      });
-      options.logger.info('sbom generated', {
-        image: request.imageRef,
-        imageId: request.imageId,
-        packages: sbom.packages.length,
-        ms: options.now() - started,
-      });
-      await remember(request.imageId, sbom);
-      return sbom;
-    } finally {
-      // A failed read stops the Engine's stream rather than leave it running.
-      controller.abort();
-      release();
-    }
+    return readSlots.run(async () => {
+      reads++;
+      const controller = new AbortController();
+      const started = options.now();
+      try {
+        const sbom = await generateSbom(exportImage(request.imageId, controller.signal), request, {
+          now: () => new Date(options.now()),
+        });
+        options.logger.info('sbom generated', {
+          image: request.imageRef,
+          imageId: request.imageId,
+          packages: sbom.packages.length,
+          ms: options.now() - started,
+        });
+        await remember(request.imageId, sbom);
+        return sbom;
+      } finally {
+        // A failed read stops the Engine's stream rather than leave it running.
+        controller.abort();
+      }
+    });
   };
 
   return {
