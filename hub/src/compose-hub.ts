@@ -7,6 +7,7 @@ import { AgentDirectory } from './agents/agent-directory';
 import { type AgentEvents, createAgentEvents } from './agents/agent-events';
 import { createAgentRegistry } from './agents/agent-registry';
 import { createInventoryExpectations, type InventoryExpectations } from './agents/inventory-expectations';
+import { createPartyOf } from './approvals/approval-actors';
 import { type ApprovalService, createApprovalService } from './approvals/approval-service';
 import { createApiKeyAuthenticator } from './auth/api-key-auth';
 import { createBasicCredentialAuthenticator } from './auth/basic-credential-auth';
@@ -91,6 +92,8 @@ export interface HubOptions {
   registries?: LoadedRegistryProviders | undefined;
   /** The runtime's fetch for a registry connection (Node binds a CA file); the global fetch otherwise. */
   registryFetch?: ((connection: ProviderConnection) => FetchLike) | undefined;
+  /** How the sign-in slow-down waits (a timer); tests pass one that moves their clock (docs/security.md). */
+  signInWait?: ((ms: number) => Promise<void>) | undefined;
   /** Deadline of an inventory refresh (30 s). */
   inventoryDeadlineMs?: number | undefined;
   /** UI event stream tuning (heartbeat, caps, replay ring). */
@@ -262,7 +265,7 @@ export function composeHub(input: HubInput): Hub {
   });
   const sbom = createSbomService({ storage, logger: logger.child('sbom'), now });
   // One brute-force budget for every way a password is tried: the sign-in route and HTTP Basic.
-  const signInLimits = createSignInLimits({ now });
+  const signInLimits = createSignInLimits({ now, wait: input.signInWait });
   // The durable schedules: the runtime's one wake-up (a timer, or the Durable Object alarm).
   const scheduler = createScheduler({
     store: createScheduleStore(storage, storeLogger.child('schedule')),
@@ -336,6 +339,7 @@ export function composeHub(input: HubInput): Hub {
     settings,
     publish,
     requestUpdate: runApproved.call,
+    separateDuties: config.approvals.separate ? { partyOf: createPartyOf(apiKeys) } : undefined,
   });
 
   // Release notes, before the notifications: templates show the cached notes of an update's target.
@@ -446,7 +450,8 @@ export function composeHub(input: HubInput): Hub {
     await updates.requestUpdate(containerId, { source: 'mqtt' });
   });
   const rollouts = createRolloutService({
-    ...{ storage, logger, now, audit, publish, containers, settings, updates },
+    ...{ storage, logger, now, audit, publish, events, containers, settings, updates },
+    schedule: scheduler,
     policies: groupPolicies,
   });
   const autoUpdates = createAutoUpdater({
@@ -643,8 +648,8 @@ export function composeHub(input: HubInput): Hub {
       events.closeAll();
       // Running updates settle (or roll back once signalled) while the watchers' hosts are still open.
       await dependencyGroups.stop();
-      // A rollout's runner stops here: the rollout stays running in storage, read back as interrupted.
-      rollouts.stop();
+      // No rollout requests an update past here: the next start carries each on from storage.
+      await rollouts.stop();
       selfUpdates?.stop();
       await updates.drain(limits);
     })();
@@ -726,6 +731,8 @@ export function composeHub(input: HubInput): Hub {
       scheduler.start();
       // Unfinished updates are settled on the watchers' hosts (in the background: Docker may be slow to answer).
       await updates.start();
+      // Rollouts go on after the updates they follow are recovered (docs/group-policies.md "Staged rollouts").
+      rollouts.follow();
       await selfUpdates?.load();
     },
     drain,

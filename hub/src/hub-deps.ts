@@ -36,8 +36,11 @@ export interface EdgeGatewayPort {
   close(gateway: string, session: string, code: number, reason: string): Promise<void>;
   /** A key was revoked: every gateway closes its sessions (4002) and forgets the key. */
   revoked(keyId: string): Promise<void>;
-  /** A key was registered: every gateway forgets that it did not know it (an agent may be retrying now). */
-  registered(keyId: string): Promise<void>;
+  /**
+   * A key was registered: the gateways named (`'all'`: every one) forget that they did not know it
+   * (an agent may be retrying now); an empty list tells none.
+   */
+  registered(keyId: string, gateways: readonly string[] | 'all'): Promise<void>;
 }
 
 /** The runtime's upgrade to a hibernatable socket: it accepts the socket, then hands it to `open`, and returns the 101. */

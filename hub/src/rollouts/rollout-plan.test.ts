@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Container } from '../../../shared/schemas/container';
-import type { HttpError } from '../http/http-error';
-import { planRollout, repositoryOfInput } from './rollout-plan';
+import { type PlanResult, planRollout, type RolloutPlan, repositoryOfInput } from './rollout-plan';
 
 function container(name: string, agent: string | undefined, toVersion: string | undefined, group?: string): Container {
   return {
@@ -29,20 +28,17 @@ function container(name: string, agent: string | undefined, toVersion: string | 
   } as unknown as Container;
 }
 
-const reasonOf = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return (error as HttpError).details?.['reason'];
-  }
-  return undefined;
+const reasonOf = (result: PlanResult) => (result.ok ? undefined : result.refusal.reason);
+const planOf = (result: PlanResult): RolloutPlan => {
+  if (!result.ok) throw new Error(`refused: ${result.refusal.message}`);
+  return result.plan;
 };
 
 describe('planRollout', () => {
   const fleet = ['e', 'a', 'c', 'b', 'd'].map((agent) => container('web', agent, '2.0.0'));
 
   it('puts the canary host first, then the other hosts by name in waves of waveSize', () => {
-    const plan = planRollout(fleet, { image: 'registry.test:5000/team/web' }, { canaryHost: 'c', waveSize: 2 });
+    const plan = planOf(planRollout(fleet, { image: 'registry.test:5000/team/web' }, { canaryHost: 'c', waveSize: 2 }));
     expect(plan.toVersion).toBe('2.0.0');
     expect(plan.hosts.map((host) => [host.host, host.wave])).toEqual([
       ['c', 0],
@@ -55,7 +51,9 @@ describe('planRollout', () => {
   });
 
   it('takes the first host by name as canary when none is named or the named one does not run the image', () => {
-    const plan = planRollout(fleet, { image: 'registry.test:5000/team/web:1.0.0' }, { canaryHost: 'zz', waveSize: 3 });
+    const plan = planOf(
+      planRollout(fleet, { image: 'registry.test:5000/team/web:1.0.0' }, { canaryHost: 'zz', waveSize: 3 }),
+    );
     expect(plan.hosts.map((host) => [host.host, host.wave])).toEqual([
       ['a', 0],
       ['b', 1],
@@ -72,20 +70,21 @@ describe('planRollout', () => {
       container('web', 'c', '2.0.0'),
       container('web', 'd', undefined, 'shop'),
     ];
-    expect(reasonOf(() => planRollout(mixed, { image: 'registry.test:5000/team/web' }, { waveSize: 1 }))).toBe(
-      'candidates-differ',
-    );
-    const plan = planRollout(
-      mixed,
-      { image: 'registry.test:5000/team/web', group: 'shop', toVersion: '2.0.0' },
-      {
-        waveSize: 1,
-      },
+    const differ = planRollout(mixed, { image: 'registry.test:5000/team/web' }, { waveSize: 1 });
+    expect(differ).toMatchObject({
+      ok: false,
+      refusal: { reason: 'candidates-differ', candidates: ['2.0.0', '2.1.0'] },
+    });
+    const plan = planOf(
+      planRollout(mixed, { image: 'registry.test:5000/team/web', group: 'shop', toVersion: '2.0.0' }, { waveSize: 1 }),
     );
     expect(plan.hosts.map((host) => host.host)).toEqual(['a']);
-    expect(reasonOf(() => planRollout(mixed, { image: 'registry.test:5000/team/api' }, { waveSize: 1 }))).toBe(
+    expect(reasonOf(planRollout(mixed, { image: 'registry.test:5000/team/api' }, { waveSize: 1 }))).toBe(
       'no-candidates',
     );
+    expect(
+      reasonOf(planRollout(mixed, { image: 'registry.test:5000/team/web', toVersion: '9' }, { waveSize: 1 })),
+    ).toBe('no-candidates');
   });
 
   it('reads the repository out of a reference with a tag, a digest or a registry port', () => {

@@ -2,9 +2,9 @@ import { formatImageReference } from '../../../shared/registry/image-reference';
 import type { Container } from '../../../shared/schemas/container';
 import type { RolloutHost } from '../../../shared/schemas/rollout';
 import { TEMPORARY_NAME } from '../../../shared/update-engine';
-import { HttpError } from '../http/http-error';
 import { hostOf } from '../policies/effective-group-policy';
 import { currentVersion, updateTargetOf } from '../updates/update-target';
+import { type Refused, refused } from './rollout-refusal';
 
 /** The repository a container runs, without tag or digest, as a rollout names its image. */
 export function repositoryOf(container: Pick<Container, 'image'>): string {
@@ -36,18 +36,20 @@ export interface RolloutPlan {
   waves: number;
 }
 
+export type PlanResult = { ok: true; plan: RolloutPlan } | Refused;
+
 /**
  * Which containers a rollout updates and in what order (docs/group-policies.md "Staged rollouts"):
  * every container of that repository with that candidate pending (in the group, when one is named),
  * grouped by host; the canary host first (wave 0), then the other hosts by name in waves of
- * `waveSize`. Refused (409) when nothing matches or the containers wait for different candidates
- * and none was named.
+ * `waveSize`. Refused (`no-candidates`) when nothing matches, or (`candidates-differ`) when the
+ * containers wait for different candidates and none was named.
  */
 export function planRollout(
   containers: readonly Container[],
   selection: RolloutSelection,
   shape: RolloutShape,
-): RolloutPlan {
+): PlanResult {
   const image = repositoryOfInput(selection.image);
   const matching = containers.filter(
     (container) =>
@@ -60,11 +62,13 @@ export function planRollout(
   const toVersion = selection.toVersion ?? (candidates.length === 1 ? candidates[0] : undefined);
   if (toVersion === undefined) {
     if (candidates.length === 0)
-      throw new HttpError(409, `No container of ${image.slice(0, 200)} has an update pending`, {
+      return refused({
         reason: 'no-candidates',
+        message: `No container of ${image.slice(0, 200)} has an update pending`,
       });
-    throw new HttpError(409, 'The containers of this image wait for different candidates: name one in toVersion', {
+    return refused({
       reason: 'candidates-differ',
+      message: 'The containers of this image wait for different candidates: name one in toVersion',
       candidates: candidates.slice(0, 50),
     });
   }
@@ -75,8 +79,9 @@ export function planRollout(
     byHost.set(host, [...(byHost.get(host) ?? []), container]);
   }
   if (byHost.size === 0)
-    throw new HttpError(409, `No container of ${image.slice(0, 200)} waits for ${toVersion.slice(0, 100)}`, {
+    return refused({
       reason: 'no-candidates',
+      message: `No container of ${image.slice(0, 200)} waits for ${toVersion.slice(0, 100)}`,
     });
   const names = [...byHost.keys()].sort();
   const canary = shape.canaryHost !== undefined && byHost.has(shape.canaryHost) ? shape.canaryHost : names[0];
@@ -95,5 +100,5 @@ export function planRollout(
         })),
     }),
   );
-  return { toVersion, hosts, waves: (hosts.at(-1)?.wave ?? 0) + 1 };
+  return { ok: true, plan: { toVersion, hosts, waves: (hosts.at(-1)?.wave ?? 0) + 1 } };
 }

@@ -4,12 +4,25 @@ import { HttpError } from '../http/http-error';
 import { pageOf } from '../http/paged-list';
 import { qEnum, qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
+import type { RolloutRefusal, RolloutResult } from '../rollouts/rollout-refusal';
 import type { RolloutService } from '../rollouts/rollout-service';
 import { principalName } from './principal-name';
 
 export interface RolloutRoutesDeps {
   rollouts: Pick<RolloutService, 'list' | 'get' | 'start' | 'pause' | 'resume' | 'abort'>;
 }
+
+/** A refusal's HTTP answer: 404 for an unknown rollout, else 409 naming the reason and what goes with it. */
+function refusalError(refusal: RolloutRefusal): HttpError {
+  const { reason, message, ...details } = refusal;
+  if (reason === 'unknown-rollout') return new HttpError(404, message);
+  return new HttpError(409, message, { reason, ...details });
+}
+
+const answered = (result: RolloutResult) => {
+  if (!result.ok) throw refusalError(result.refusal);
+  return result.rollout;
+};
 
 /** Staged rollouts across hosts (docs/group-policies.md "Staged rollouts"): start, list, read, pause, resume, abort. */
 export function registerRolloutRoutes(api: RouteGroup, deps: RolloutRoutesDeps): void {
@@ -65,7 +78,7 @@ export function registerRolloutRoutes(api: RouteGroup, deps: RolloutRoutesDeps):
         409: 'Nothing to roll out (no-candidates), several candidates and none named (candidates-differ), or one under way (rollout-active)',
       },
     },
-    async (c, { body }) => c.json(await rollouts.start(body, principalName(c)), 201),
+    async (c, { body }) => c.json(answered(await rollouts.start(body, principalName(c))), 201),
   );
 
   api.add(
@@ -92,7 +105,7 @@ export function registerRolloutRoutes(api: RouteGroup, deps: RolloutRoutesDeps):
         response: RolloutSchema,
         statuses: { 404: 'Unknown rollout', 409: 'Not in a state that allows it (rollout-state)' },
       },
-      async (c) => c.json(await rollouts[action](c.req.param('id') ?? '', principalName(c))),
+      async (c) => c.json(answered(await rollouts[action](c.req.param('id') ?? '', principalName(c)))),
     );
   transition('pause', 'Pause a running rollout: the wave under way ends, the next one waits for resume');
   transition('resume', 'Resume a paused or interrupted rollout at its next wave');

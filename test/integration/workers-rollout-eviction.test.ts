@@ -1,0 +1,211 @@
+/**
+ * Issue 32 item 1 ("a staged rollout does not survive a restart"), on Workers: the hub under real
+ * workerd (Miniflare, the hibernation test's counting object), two real agent processes (`npm run
+ * agent`) on two real dockerds, one plain registry. A rollout pauses between its canary and its
+ * next wave; nothing asks the hub anything during the pause, so workerd evicts the idle object
+ * (its agents' sockets hibernate). The Durable Object's alarm must re-create it when the pause ends
+ * and start the next wave there; the rollout completes with each container updated once.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
+import type { Container } from '../../shared/schemas/container';
+import type { Rollout } from '../../shared/schemas/rollout';
+import type { UpdateOperation } from '../../shared/update-engine';
+import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
+import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
+import { type AgentProcess, agentKeygen, signedIn, spawnAgent } from '../support/edge-agent-process';
+import { until } from '../support/edge-update-bed';
+import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
+
+const HOSTS = ['evicted-a', 'evicted-b'] as const;
+type Host = (typeof HOSTS)[number];
+/** Long enough for workerd's idle eviction (10 s, sometimes more) to happen inside it. */
+const PAUSE_SECONDS = 40;
+
+interface Counts {
+  instance: string;
+  alarms: { instance: string; at: number }[];
+}
+
+describe('a staged rollout across an eviction of the hub object', () => {
+  let dir: string;
+  let registry: TestRegistry;
+  const dockerds = {} as Record<Host, TestDockerd>;
+  const agents: AgentProcess[] = [];
+  let hub: WorkersHub;
+
+  const request = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
+  async function json<T>(path: string, init?: RequestInit, status = 200): Promise<T> {
+    const response = await request(path, init);
+    const text = await response.text();
+    expect(response.status, `${path}: ${text}`).toBe(status);
+    return JSON.parse(text) as T;
+  }
+  const rollout = (id: string) => json<Rollout>(`/api/v1/rollouts/${id}`);
+  const counts = () => json<Counts>('/__test/counts');
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dd-workers-rollout-'));
+    const scriptPath = join(dir, 'bundle', 'index.js');
+    [registry, dockerds['evicted-a'], dockerds['evicted-b']] = await Promise.all([
+      startRegistry({ variant: 'plain' }),
+      startDockerd(),
+      startDockerd(),
+      build({
+        ...WORKERD_BUILD_OPTIONS,
+        entryPoints: [join(ROOT, 'test', 'support', 'workers-hibernation-entry.ts')],
+        outfile: scriptPath,
+      }),
+    ]);
+    hub = await startWorkersHub({
+      scriptPath,
+      className: 'CountingHubDurableObject',
+      persistDir: join(dir, 'do'),
+      listen: true,
+      vars: {
+        DD_LOG_LEVEL: 'warn',
+        DD_SERVER_HOST: '0.0.0.0',
+        DD_SERVER_RATELIMIT_MAX: '1000000000',
+        DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '20',
+      },
+    });
+    for (const host of HOSTS) {
+      const keyFile = join(dir, `${host}.key`);
+      const { publicKey } = await agentKeygen(keyFile, host);
+      await json(
+        '/api/v1/edge/keys',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ publicKey, label: host }),
+        },
+        201,
+      );
+      const agent = spawnAgent({
+        hubUrl: hub.url,
+        keyFile,
+        name: host,
+        env: {
+          DD_WATCHER_LOCAL_SOCKET: dockerds[host].socketPath,
+          DD_EDGE_RECONNECT_MIN_MS: '100',
+          DD_EDGE_RECONNECT_MAX_MS: '400',
+        },
+      });
+      agents.push(agent);
+      await agent.waitForLog(signedIn, 60_000);
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(agents.map((agent) => agent.kill('SIGKILL')));
+    await hub?.dispose();
+    await Promise.all(Object.values(dockerds).map((dockerd) => dockerd.stop()));
+    await registry?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('starts the next wave from the alarm of a re-created object when the pause ends, and completes', async () => {
+    onTestFailed(() => console.log(`workerd:\n${hub.output().split('\n').slice(-80).join('\n')}`));
+    const from = await publishApp(dockerds['evicted-a'], registry, {
+      repository: 'evicted/web',
+      tag: '1.0.0',
+      kind: 'http',
+    });
+    await publishApp(dockerds['evicted-a'], registry, { repository: 'evicted/web', tag: '2.0.0', kind: 'healthy' });
+    const oldIds = {} as Record<Host, string>;
+    for (const host of HOSTS) {
+      await pullApp(dockerds[host], from);
+      oldIds[host] = await startWatchedApp(dockerds[host], 'web', from);
+    }
+    await until(
+      async () => {
+        await request('/api/v1/containers/watch', { method: 'POST' });
+        const { data } = await json<{ data: Container[] }>('/api/v1/containers');
+        const pending = data.filter((c) => c.name === 'web' && c.updateAvailable);
+        return HOSTS.every((host) => pending.some((c) => c.agent === host)) ? true : undefined;
+      },
+      'web pending on both agents',
+      90_000,
+      500,
+    );
+
+    const started = await json<Rollout>(
+      '/api/v1/rollouts',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          image: `${registry.host}/evicted/web`,
+          canaryHost: 'evicted-a',
+          pauseSeconds: PAUSE_SECONDS,
+        }),
+      },
+      201,
+    );
+    expect(started.hosts.map((host) => [host.host, host.wave])).toEqual([
+      ['evicted-a', 0],
+      ['evicted-b', 1],
+    ]);
+    const pausing = await until(
+      async () => {
+        const current = await rollout(started.id);
+        return current.hosts[0]?.state === 'succeeded' && current.nextWaveAt !== undefined ? current : undefined;
+      },
+      'the canary updated',
+      120_000,
+      250,
+    );
+    const nextWaveAt = Date.parse(pausing.nextWaveAt as string);
+    const { instance: pausedIn } = await counts();
+    expect(nextWaveAt - Date.now()).toBeGreaterThan(25_000);
+
+    // Nothing asks the hub anything until the pause is over and the wave had a moment to start.
+    await new Promise((resolve) => setTimeout(resolve, nextWaveAt - Date.now() + 5_000));
+    const askedAt = Date.now();
+    const { alarms } = await counts();
+    const atPauseEnd = alarms.find((alarm) => alarm.at >= nextWaveAt - 100);
+    // The alarm woke another object than the one that saw the canary end: the first was evicted.
+    expect(atPauseEnd, JSON.stringify({ nextWaveAt, pausedIn, alarms })).toBeDefined();
+    expect(atPauseEnd?.instance).not.toBe(pausedIn);
+    const resumed = await rollout(started.id);
+    const second = resumed.hosts[1] as Rollout['hosts'][0];
+    expect(second.state).not.toBe('pending');
+    expect(Date.parse(second.startedAt as string)).toBeGreaterThanOrEqual(nextWaveAt);
+    expect(Date.parse(second.startedAt as string)).toBeLessThan(askedAt);
+
+    const done = await until(
+      async () => {
+        const current = await rollout(started.id);
+        return ['completed', 'halted', 'aborted', 'interrupted'].includes(current.state) ? current : undefined;
+      },
+      'the rollout finished',
+      120_000,
+      250,
+    );
+    expect(done.state).toBe('completed');
+    expect(done.hosts.map((host) => host.state)).toEqual(['succeeded', 'succeeded']);
+    for (const [index, host] of HOSTS.entries()) {
+      const now = await dockerds[host].docker.getContainer('web').inspect();
+      expect(now.Id).not.toBe(oldIds[host]);
+      expect(now.Config.Image).toBe(`${registry.host}/evicted/web:2.0.0`);
+      const operationId = done.hosts[index]?.containers[0]?.operationId;
+      const operation = await json<UpdateOperation>(`/api/v1/update-operations/${operationId}`);
+      expect(operation).toMatchObject({ status: 'succeeded', batchId: started.id, agent: host });
+      const record = await until(
+        async () => {
+          const { data } = await json<{ data: Container[] }>(`/api/v1/containers?agent=${host}`);
+          return data.find((c) => c.name === 'web' && c.id === now.Id);
+        },
+        `${host}'s new container listed`,
+        30_000,
+        250,
+      );
+      expect((await json<{ total: number }>(`/api/v1/containers/${record.id}/update-operations`)).total).toBe(1);
+    }
+  }, 400_000);
+});
