@@ -1,7 +1,8 @@
 // Bundles the hub's Workers entry into one ES module for workerd (wrangler.toml `main`, and the
 // Miniflare integration test). Plain Node ESM; `node scripts/build-workers.mjs` builds dist/workers.
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { buildUi } from './build-ui.mjs';
 
@@ -52,6 +53,8 @@ export async function buildWorkersBundle({ outfile = DEFAULT_OUTFILE } = {}) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const outfile = await buildWorkersBundle();
+  // `--outfile FILE`: the release dry run (scripts/release-dry-run.sh) builds beside the work tree's dist/.
+  const { values } = parseArgs({ options: { outfile: { type: 'string' } } });
+  const outfile = await buildWorkersBundle(values.outfile ? { outfile: resolve(values.outfile) } : {});
   console.log(`built ${outfile}`);
 }

@@ -4,8 +4,9 @@
 // dist/THIRD-PARTY-NOTICES.md for the packages those files contain. `node dist/hub.mjs` then runs
 // with no node_modules, no dev dependency and no transpiler.
 import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { buildUi, ROOT } from './build-ui.mjs';
 import { licenceProblem, packagesOfMetafiles, renderNotices } from './third-party-notices.mjs';
@@ -109,11 +110,13 @@ export async function buildAll({ outdir = DIST } = {}) {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = Date.now();
-  const { packages, servers } = await buildAll();
+  // `--outdir DIR`: the release dry run (scripts/release-dry-run.sh) builds beside the work tree's dist/.
+  const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
+  const { packages, servers } = await buildAll(values.outdir ? { outdir: resolve(values.outdir) } : {});
   const sizes = Object.entries(servers.outputs)
     .filter(([path]) => /(hub|agent)\.mjs$/.test(path))
     .map(([path, output]) => `${path.split('/').pop()} ${(output.bytes / 1024 / 1024).toFixed(1)} MiB`);
   console.log(
-    `built dist/ in ${Date.now() - started} ms: ${sizes.join(', ')}, ui/ui-bundle.json, THIRD-PARTY-NOTICES.md (${packages.length} packages)`,
+    `built ${values.outdir ?? 'dist'}/ in ${Date.now() - started} ms: ${sizes.join(', ')}, ui/ui-bundle.json, THIRD-PARTY-NOTICES.md (${packages.length} packages)`,
   );
 }

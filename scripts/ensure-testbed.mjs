@@ -37,6 +37,8 @@ const REQUIRED = [
   // Berkeley DB's db5.3_load writes the BDB one (Debian's rpm reads BDB but cannot write it).
   { binary: '/usr/bin/rpmbuild', pkg: 'rpm' },
   { binary: '/usr/bin/db5.3_load', pkg: 'db5.3-util' },
+  // `npm run lint` checks the workflows' run: scripts and the shell scripts with it (scripts/lint-workflows.mjs).
+  { binary: '/usr/bin/shellcheck', pkg: 'shellcheck' },
 ];
 
 const TESTBED = join(dirname(dirname(fileURLToPath(import.meta.url))), '.testbed');

@@ -11,8 +11,8 @@ import { SCOPES } from '../shared/scopes';
  * docs/scopes.md, generated from the hub's route table: the same table that guards the
  * routes and feeds the OpenAPI document, so the doc cannot drift (a test compares them).
  */
-export function renderScopeTable(): string {
-  const config = loadHubConfig({ DD_STORE_DRIVER: 'memory' }, () => '');
+function routesWith(env: Record<string, string>) {
+  const config = loadHubConfig({ DD_STORE_DRIVER: 'memory', ...env }, () => '');
   const logRing = createLogRing();
   const hub = composeHub({
     config,
@@ -22,13 +22,30 @@ export function renderScopeTable(): string {
     version: '0',
     runtime: 'test',
   });
-  const rows = hub.parts.routes.routes
-    .map((route) => ({
-      method: route.spec.method.toUpperCase(),
-      path: route.fullPath,
-      access: route.spec.access,
-      summary: route.spec.summary,
-    }))
+  return hub.parts.routes.routes;
+}
+
+export function renderScopeTable(): string {
+  // Separation of duties moves some routes to other scopes (docs/approvals.md): both are shown.
+  const separate = new Map(
+    routesWith({ DD_APPROVALS_SEPARATE: 'true' }).map((route) => [
+      `${route.spec.method} ${route.fullPath}`,
+      route.spec.access,
+    ]),
+  );
+  const rows = routesWith({})
+    .map((route) => {
+      const other = separate.get(`${route.spec.method} ${route.fullPath}`);
+      return {
+        method: route.spec.method.toUpperCase(),
+        path: route.fullPath,
+        access:
+          other === undefined || other === route.spec.access
+            ? `\`${route.spec.access}\``
+            : `\`${route.spec.access}\`; \`${other}\` with \`DD_APPROVALS_SEPARATE=true\``,
+        summary: route.spec.summary,
+      };
+    })
     .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
   const lines = [
     '# Route scopes',
@@ -37,12 +54,14 @@ export function renderScopeTable(): string {
     '',
     'Every route needs exactly one API-key scope, or is `session` only (no key can reach it), or `public`.',
     '`admin` opens every scope except `api-keys:manage`, which must be held outright.',
+    'With `DD_APPROVALS_SEPARATE=true`, deciding an approval needs `approvals:decide` (not implied by',
+    '`containers:update`) and overriding `dd.update.approval` needs `admin` ([approvals.md](approvals.md)).',
     '',
     `Scopes: ${SCOPES.map((scope) => `\`${scope}\``).join(', ')}.`,
     '',
     '| Method | Path | Scope | What it does |',
     '|---|---|---|---|',
-    ...rows.map((row) => `| ${row.method} | \`${row.path}\` | \`${row.access}\` | ${row.summary} |`),
+    ...rows.map((row) => `| ${row.method} | \`${row.path}\` | ${row.access} | ${row.summary} |`),
     '',
   ];
   return lines.join('\n');

@@ -6,6 +6,8 @@ export const SCOPES = [
   'read',
   'containers:watch',
   'containers:update',
+  /** Decides update approvals with DD_APPROVALS_SEPARATE (docs/approvals.md); not implied by containers:update. */
+  'approvals:decide',
   'containers:control',
   'containers:delete',
   'containers:scan',

@@ -29,7 +29,7 @@ import { jsonErrorHandler, notFoundOrMethodNotAllowed } from './http/error-handl
 import { errorBody } from './http/http-error';
 import { httpMetrics } from './http/http-metrics';
 import type { HubEnv } from './http/hub-env';
-import { compatMethods, compatRouteOf, legacyApiGuard } from './http/legacy-api';
+import { compatMethods, compatRouteOf, compatTwinPath, legacyApiGuard } from './http/legacy-api';
 import { createPrincipalRelay } from './http/principal-relay';
 import { createRouteGroup } from './http/route-group';
 import type { RouteTable } from './http/route-table';
@@ -199,7 +199,14 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
 
   app.use(requestId());
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
-  app.use(httpMetrics(parts.metrics));
+  app.use(
+    httpMetrics(parts.metrics, {
+      routeOf: (path, method) => {
+        const twin = compatTwinPath(path, config.compat.wudCard);
+        return routes.routeOf(twin ?? path, method)?.fullPath;
+      },
+    }),
+  );
   // Before authentication: a preflight carries no credential (docs/cors.md).
   app.use(
     cors({
@@ -226,6 +233,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     const forwarded = principals.take(c.req.raw);
     if (forwarded) {
       c.set('principal', forwarded);
+      c.set('compatTwin', true);
       return next();
     }
     c.set('principal', config.anonymous ? ANONYMOUS : UNAUTHENTICATED);
@@ -312,8 +320,9 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     fleet,
     agents,
     hooksAvailable: input.hookRunner !== undefined,
+    configuration: parts.configuration,
   });
-  registerSettingsRoutes(api, { settings: parts.settings });
+  registerSettingsRoutes(api, { settings: parts.settings, audit, logger });
   registerConfigRoutes(api, { configuration: parts.configuration, runtime: input.runtime });
   registerLogRoutes(api, { webSockets: parts.webSockets, logRing: input.logRing, logger });
   registerUiEventRoutes(api, {
@@ -333,7 +342,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerRemovedStatsAlias(api);
   // Before the container routes: `/containers/backups` must not be taken for a container id.
   registerUpdateRoutes(api, { updates, containers });
-  registerApprovalRoutes(api, { approvals: parts.approvals });
+  registerApprovalRoutes(api, { approvals: parts.approvals, separateDuties: config.approvals.separate });
   registerGroupPolicyRoutes(api, {
     ...{ containers, settings: parts.settings, audit, publish: parts.publish, now },
     policies: parts.groupPolicies,
@@ -359,6 +368,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerLabelOverrideRoutes(api, {
     ...hosts,
     containers,
+    approvalLabelNeedsAdmin: config.approvals.separate,
     labelOverrides: parts.labelOverrides,
     audit,
     publish: parts.publish,
@@ -398,7 +408,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     registerEdgeKeyRoutes(api, { edge: parts.edge, audit, logger });
   }
   registerRegistryRoutes(api, { registries });
-  registerIconRoutes(api, { icons: parts.icons });
+  registerIconRoutes(api, { icons: parts.icons, audit, logger });
   registerReleaseNotesRoutes(api, { containers, releaseNotes });
   const webhookGuard = { config, now, clientAddress };
   registerActionWebhookRoutes(api, {

@@ -35,9 +35,18 @@ export function envChoice<const T extends readonly [string, ...string[]]>(choice
 
 export const envText: EnvReader<string> = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 
+/**
+ * What a refused value's error may quote of it: the text, or undefined for nothing. The hub passes
+ * its table of secret variables, default-deny (hub/src/config/secret-variables.ts).
+ */
+export type QuoteValue = (name: string, value: string) => string | undefined;
+
 /** Reads and checks variables from a resolved environment; every error names its variable. */
 export class EnvReaderContext {
-  constructor(private readonly values: ReadonlyMap<string, string>) {}
+  constructor(
+    private readonly values: ReadonlyMap<string, string>,
+    private readonly quote: QuoteValue = (_name, value) => value,
+  ) {}
 
   has(name: string): boolean {
     return this.values.has(name);
@@ -48,8 +57,11 @@ export class EnvReaderContext {
     if (raw === undefined) return undefined;
     const result = v.safeParse(reader, raw);
     if (!result.success) {
-      const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
-      throw new ConfigError(name, `${result.issues[0]?.message ?? 'invalid value'} (got "${shown}")`);
+      const message = result.issues[0]?.message ?? 'invalid value';
+      const quoted = this.quote(name, raw);
+      if (quoted === undefined) throw new ConfigError(name, message);
+      const shown = quoted.length > 60 ? `${quoted.slice(0, 60)}…` : quoted;
+      throw new ConfigError(name, `${message} (got "${shown}")`);
     }
     return result.output;
   }

@@ -33,12 +33,21 @@ export function composeFilesAreLocal(config: Pick<WatcherConfig, 'composeFiles' 
 export const DEFAULT_CRON = '0 * * * *';
 const DEFAULT_SOCKET = '/var/run/docker.sock';
 const PREFIX = 'DD_WATCHER_';
-const KEYS = ['socket', 'host', 'port', 'cron', 'jitter', 'watchbydefault', 'watchall', 'composefiles'] as const;
+export const WATCHER_KEYS = [
+  'socket',
+  'host',
+  'port',
+  'cron',
+  'jitter',
+  'watchbydefault',
+  'watchall',
+  'composefiles',
+] as const;
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 
-type Raw = Partial<Record<(typeof KEYS)[number], { variable: string; value: string }>>;
+type Raw = Partial<Record<(typeof WATCHER_KEYS)[number], { variable: string; value: string }>>;
 
-function read<T>(raw: Raw, key: (typeof KEYS)[number], schema: v.GenericSchema<string, T>, fallback: T): T {
+function read<T>(raw: Raw, key: (typeof WATCHER_KEYS)[number], schema: v.GenericSchema<string, T>, fallback: T): T {
   const entry = raw[key];
   if (!entry) return fallback;
   const result = v.safeParse(schema, entry.value);
@@ -96,14 +105,14 @@ export function loadWatcherConfigs(vars: ReadonlyMap<string, string>): WatcherCo
     const parts = variable.slice(PREFIX.length).toLowerCase().split('_');
     const key = parts.pop() as string;
     const name = parts.join('-');
-    if (!NAME.test(name) || !(KEYS as readonly string[]).includes(key)) {
+    if (!NAME.test(name) || !(WATCHER_KEYS as readonly string[]).includes(key)) {
       throw new ConfigError(
         variable,
-        `expected DD_WATCHER_<NAME>_<KEY> with KEY one of ${KEYS.join(', ').toUpperCase()}`,
+        `expected DD_WATCHER_<NAME>_<KEY> with KEY one of ${WATCHER_KEYS.join(', ').toUpperCase()}`,
       );
     }
     const raw = groups.get(name) ?? {};
-    raw[key as (typeof KEYS)[number]] = { variable, value };
+    raw[key as (typeof WATCHER_KEYS)[number]] = { variable, value };
     groups.set(name, raw);
   }
   const localEnabled = v.parse(envBoolean, vars.get('DD_LOCAL_WATCHER') ?? 'true');

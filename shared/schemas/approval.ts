@@ -14,7 +14,7 @@ export const OPEN_APPROVAL_STATES: readonly ApprovalState[] = ['pending', 'defer
 /** What made the approval: a detected update, or a refused update request (its source). */
 export const APPROVAL_ORIGINS = ['update-available', 'api', 'webhook', 'mqtt', 'auto'] as const;
 
-/** Who decided: a signed-in user, an API key, or anyone (anonymous mode). */
+/** Who decided (or requested): a signed-in user, an API key, or anyone (anonymous mode). */
 export const DeciderSchema = v.object({
   kind: v.picklist(['user', 'api-key', 'anonymous']),
   /** The username, or the key's id; absent for anonymous. */
@@ -41,6 +41,11 @@ export const ApprovalSchema = v.object({
   origin: v.picklist(APPROVAL_ORIGINS),
   createdAt: v.string(),
   updatedAt: v.string(),
+  /**
+   * Who asked for this update through the API while it waited for this approval (docs/approvals.md
+   * "Separation of duties"): none of them may approve it while DD_APPROVALS_SEPARATE is on.
+   */
+  requestedBy: v.optional(v.array(DeciderSchema)),
   decidedBy: v.optional(DeciderSchema),
   decidedAt: v.optional(v.string()),
   /** Deferred: the candidate is snoozed until then (ISO 8601). */

@@ -63,6 +63,10 @@ export const AUDIT_ACTIONS = [
   'rollout',
   // Beyond http-interface §4.10's list (docs/updates.md "Self-update"): the hub updated its own container, or rolled it back.
   'self-update',
+  // Beyond http-interface §4.10's list (docs/http-interface.md §4.10): PATCH (or PUT) /api/v1/settings changed a setting.
+  'settings-changed',
+  // Beyond http-interface §4.10's list (docs/icons.md): DELETE /api/v1/icons/cache emptied the icon cache.
+  'icon-cache-cleared',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

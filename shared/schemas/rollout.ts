@@ -3,7 +3,8 @@ import * as v from 'valibot';
 /**
  * A staged rollout (docs/group-policies.md "Staged rollouts"): one image and candidate on many
  * hosts, updated on a canary host first, then in waves, each wave waiting for its updates to end
- * healthy. `interrupted`: the hub stopped while it ran (resume continues it).
+ * healthy. A rollout stays `running` across a restart of the hub (its waves are a scheduler job);
+ * `interrupted` is what hubs before issue 32 left of one they were running (resume continues it).
  */
 export const ROLLOUT_STATES = ['running', 'paused', 'completed', 'halted', 'aborted', 'interrupted'] as const;
 export type RolloutState = (typeof ROLLOUT_STATES)[number];

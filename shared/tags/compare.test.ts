@@ -74,6 +74,17 @@ describe('isPrereleaseAllowed', () => {
     expect(isPrereleaseAllowed(v('2.54.0-rc.0'), v('3.0.0-beta.1'))).toBe(false);
   });
 
+  // Regression (issue 33, item 18): `1.0.0-test1` was never offered `1.0.0-test2`.
+  it('lets a prerelease move to any prerelease of its own version that semver and the ladder both call newer', () => {
+    expect(isPrereleaseAllowed(v('1.0.0-test1'), v('1.0.0-test2'))).toBe(true);
+    expect(isPrereleaseAllowed(v('1.0.0-test.2'), v('1.0.0-test.10'))).toBe(true);
+    expect(isPrereleaseAllowed(v('1.0.0-dev'), v('1.0.0-rc.1'))).toBe(true);
+    expect(isPrereleaseAllowed(v('1.0.0-rc.2'), v('1.0.0-rc.1'))).toBe(false);
+    // Semver's ASCII order puts these above the current one; the ladder does not.
+    expect(isPrereleaseAllowed(v('1.0.0-rc.1'), v('1.0.0-snapshot'))).toBe(false);
+    expect(isPrereleaseAllowed(v('1.0.0-dev'), v('1.0.0-alpha.1'))).toBe(false);
+  });
+
   it('keeps a channel on its channel', () => {
     expect(isPrereleaseAllowed(v('1.23-nightly'), v('1.24-nightly'))).toBe(true);
     expect(isPrereleaseAllowed(v('1.23-nightly'), v('1.24-dev'))).toBe(false);

@@ -86,10 +86,30 @@ export function diffVersions(from: ParsedVersion, to: ParsedVersion): SemverDiff
   return compareBuilds(from.builds, to.builds) !== 0 ? 'patch' : undefined;
 }
 
-/** A stable tag never moves to a prerelease; a prerelease climbs its ladder or keeps its channel, or goes stable. */
+/**
+ * Semver's precedence of two prereleases of one version: identifiers in order, the label by ASCII
+ * (`dev` < `rc`), then the number (absent first: `rc` < `rc.1`). It agrees with comparePrereleases on
+ * the ladder (alpha < beta < rc is also their ASCII order), not on channels (semver puts `snapshot` above `rc`).
+ */
+export function compareSemverPrereleases(a: Prerelease, b: Prerelease): number {
+  if (a.label !== b.label) return a.label < b.label ? -1 : 1;
+  return compareOptional(a.num, b.num);
+}
+
+/**
+ * A stable tag never moves to a prerelease. A prerelease may go stable; at its own version it may
+ * move to any prerelease that is newer by semver's rules and by the ladder (`1.0.0-test1` →
+ * `1.0.0-test2`, `1.0.0-dev` → `1.0.0-rc.1`); at a later version it climbs its ladder or keeps its channel.
+ */
 export function isPrereleaseAllowed(current: ParsedVersion, candidate: ParsedVersion): boolean {
   if (candidate.pre === undefined) return true;
   if (current.pre === undefined) return false;
+  if (compareNumbers(current.parts, candidate.parts) === 0) {
+    // Both orders must agree: `1.0.0-rc.1` is never "updated" to `1.0.0-snapshot` (semver's ASCII says newer).
+    return (
+      compareSemverPrereleases(candidate.pre, current.pre) > 0 && comparePrereleases(candidate.pre, current.pre) > 0
+    );
+  }
   // Up the ladder only: a beta may go to rc, an rc never back to a beta of a later version.
   if (current.pre.rank > 0) return candidate.pre.rank >= current.pre.rank;
   return candidate.pre.label === current.pre.label;

@@ -48,6 +48,7 @@ describe('parseVersionTag', () => {
     ['8.4.0RC1-fpm-alpine', 'rc1'],
     ['3.13-rc-slim', 'rc'],
     ['1.23-nightly', 'nightly'],
+    ['1.0.0-test1', 'test1'],
   ])('reads the prerelease of %s', (tag, pre) => {
     expect(shape(tag)?.pre).toBe(pre);
   });

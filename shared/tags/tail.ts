@@ -5,7 +5,7 @@
 
 /** alpha < beta < rc form one ladder; other labels are channels that only follow themselves. */
 const LADDER: Readonly<Record<string, number>> = { a: 1, alpha: 1, b: 2, beta: 2, rc: 3 };
-const LABELS = 'alpha|beta|rc|a|b|dev|pre|preview|nightly|canary|snapshot|next|unstable|insiders?|ea';
+const LABELS = 'alpha|beta|rc|a|b|dev|pre|preview|nightly|canary|snapshot|next|unstable|insiders?|ea|test';
 const PRERELEASE = new RegExp(`^(${LABELS})(?:\\.?(\\d{1,9}))?$`, 'i');
 
 /** `-ls123` (linuxserver build), `-r2` (package or image revision): rebuild counters of one upstream version. */

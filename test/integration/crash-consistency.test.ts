@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduledRunSchema } from '../../hub/src/store/schedule-store';
+import { AuditEntrySchema } from '../../shared/schemas/audit-entry';
 import { NOTIFICATION_RULE_IDS, NotificationRuleSchema } from '../../shared/schemas/notification-rule';
 import { SettingsSchema } from '../../shared/schemas/settings';
 import { startHubProcess } from '../support/hub-process';
@@ -73,11 +74,14 @@ describe('crash consistency of the fs store (kill -9 during a burst of writes)',
         if (key.split('/').some((part) => part.startsWith('.'))) continue; // temp files of interrupted writes
         const parsed = JSON.parse(await readFile(file, 'utf8'));
         // Besides the records written by the burst, the schedules the hub stores at start (hourly jobs).
+        // and the audit entries of settings changes.
         const schema = key.startsWith('settings')
           ? SettingsSchema
           : key.startsWith('schedule')
             ? ScheduledRunSchema
-            : NotificationRuleSchema;
+            : key.startsWith('audit')
+              ? AuditEntrySchema
+              : NotificationRuleSchema;
         expect(v.safeParse(schema, parsed).success, `${key} holds ${JSON.stringify(parsed)}`).toBe(true);
       }
     }

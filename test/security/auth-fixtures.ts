@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { argon2id } from '@noble/hashes/argon2.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { nodeClientAddress } from '../../hub/src/adapter/node/node-connection';
+import type { HubInput } from '../../hub/src/compose-hub';
 import type { Environment } from '../../shared/config/env-source';
 import { createMemoryHub, createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
 
@@ -74,19 +75,26 @@ export interface AddressedHub {
  * Linux), so nothing has to be trusted. In memory there is no socket: the hub resolves the
  * address the way Node does behind one trusted proxy (DD_SERVER_TRUSTPROXY=1, X-Forwarded-For).
  */
-export async function startAddressedHub(mode: Mode, env: Environment = {}): Promise<AddressedHub> {
+export async function startAddressedHub(
+  mode: Mode,
+  env: Environment = {},
+  deps: Pick<HubInput, 'now' | 'signInWait'> = {},
+): Promise<AddressedHub> {
   const agents = new Map<string, Agent>();
   let client: HubClient;
   let from: AddressedHub['from'];
   if (mode === 'memory') {
-    client = await createMemoryHub({ ...env, DD_SERVER_TRUSTPROXY: '1' }, { clientAddress: nodeClientAddress(1) });
+    client = await createMemoryHub(
+      { ...env, DD_SERVER_TRUSTPROXY: '1' },
+      { clientAddress: nodeClientAddress(1), ...deps },
+    );
     from = (address, path, init = {}) => {
       const headers = new Headers(init.headers);
       headers.set('x-forwarded-for', address);
       return client.request(path, { ...init, headers });
     };
   } else {
-    client = await createServerHub(env);
+    client = await createServerHub(env, deps);
     from = async (address, path, init = {}) => {
       let agent = agents.get(address);
       if (!agent) {

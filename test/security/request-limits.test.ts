@@ -221,6 +221,19 @@ describe('server-wide limit over time and under many addresses [memory]', () => 
     expect((await client.request('/api/settings')).status).toBe(410);
   });
 
+  // Regression (issue 33, item 16): a compat request passed the limit twice, exempt as itself and
+  // counted as its /api/v1 twin, so one answered before reaching the twin was never counted.
+  it('counts a compat request once as itself, also one refused before its /api/v1 twin', async () => {
+    client = await createMemoryHub({ DD_SERVER_RATELIMIT_MAX: '4', DD_COMPAT_WUDCARD: 'true' });
+    const noContainer = () => client?.request('/api/triggers/docker/local', jsonInit('POST', {})) as Promise<Response>;
+    await expectJsonError(await noContainer(), 400);
+    await expectJsonError(await noContainer(), 400);
+    expect((await client.request('/api/containers')).status).toBe(200);
+    expect((await client.request('/api/v1/containers')).status).toBe(200);
+    await expectLimited(await client.request('/api/v1/containers'), 4);
+    await expectLimited(await noContainer(), 4);
+  });
+
   it(`keeps at most ${MAX_TRACKED_CLIENTS} clients: a flood of addresses costs bounded memory and no false 429`, async () => {
     client = await createMemoryHub(
       { DD_SERVER_RATELIMIT_MAX: '1', DD_SERVER_TRUSTPROXY: '1' },

@@ -43,6 +43,7 @@ export function fakeSocket(): FakeSocket {
   return socket;
 }
 
+const GATEWAY_NAME = 'edge-gateway-0';
 const roundTrip = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const silentLogger = () => createLogger({ level: 'error', ring: createLogRing(1, false), sink: () => undefined });
 
@@ -74,7 +75,8 @@ export async function gatewayBed(storage: Storage): Promise<GatewayBed> {
     send: async (_name, session, frames) => (live() && gateway?.send(session, roundTrip(frames))) ?? false,
     close: async (_name, session, code, reason) => void (live() && gateway?.close(session, code, reason)),
     revoked: async (keyId) => void (live() && gateway?.revoked(keyId)),
-    registered: async (keyId) => void (live() && gateway?.registered(keyId)),
+    registered: async (keyId, gateways) =>
+      void (live() && (gateways === 'all' || gateways.includes(GATEWAY_NAME)) && gateway?.registered(keyId)),
   });
   let generation = 0;
   const hubs: HubClient[] = [];
@@ -93,7 +95,7 @@ export async function gatewayBed(storage: Storage): Promise<GatewayBed> {
     return response.json();
   };
   const toHub: GatewayHub = {
-    key: async (keyId) => (await post(GATEWAY_PATHS.key, { keyId })) as never,
+    key: async (keyId, name) => (await post(GATEWAY_PATHS.key, { keyId, gateway: name })) as never,
     claim: async (keyId, agentName) => (await post(GATEWAY_PATHS.claim, { keyId, agentName })) as never,
     batch: async (batch) => {
       if (failing > 0) {
@@ -104,7 +106,7 @@ export async function gatewayBed(storage: Storage): Promise<GatewayBed> {
     },
   };
   gateway = new EdgeGateway({
-    name: () => 'edge-gateway-0',
+    name: () => GATEWAY_NAME,
     hub: toHub,
     logger: silentLogger(),
     now: Date.now,

@@ -10,6 +10,8 @@ export interface IconAnswer {
   chunked?: boolean;
   /** Never answered (a hung upstream). */
   stall?: boolean;
+  /** More headers (a redirect's Location). */
+  headers?: Record<string, string>;
 }
 
 export interface IconServer {
@@ -32,7 +34,10 @@ export const TINY_PNG = Uint8Array.from(
 
 function send(res: ServerResponse, answer: IconAnswer): void {
   const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : Buffer.from(answer.body);
-  const headers: Record<string, string> = { 'content-type': answer.contentType ?? 'application/octet-stream' };
+  const headers: Record<string, string> = {
+    'content-type': answer.contentType ?? 'application/octet-stream',
+    ...answer.headers,
+  };
   if (!answer.chunked) headers['content-length'] = String(body.length);
   res.writeHead(answer.status ?? 200, headers);
   if (!answer.chunked) {

@@ -20,9 +20,9 @@ export interface ReleaseApiRequest {
 }
 
 export interface ReleaseApiServer {
-  /** `http://127.0.0.1:PORT`: GitHub's REST API at its root (`/repos/…`), GitLab's under `/api/v4`. */
+  /** `http://127.0.0.1:PORT`: GitHub's REST API at its root (`/repos/…`) and under `/api/v3` (Enterprise), GitLab's under `/api/v4`. */
   url: string;
-  /** `127.0.0.1:PORT`, for DD_RELEASE_NOTES_GITLAB_HOSTS: a self-hosted GitLab at this address. */
+  /** `127.0.0.1:PORT`, for DD_RELEASE_NOTES_*_HOSTS: a GitHub Enterprise or self-hosted GitLab at this address. */
   host: string;
   requests: ReleaseApiRequest[];
   /** A GitHub repository (`owner/repo`) with these releases, newest first as GitHub lists them. */
@@ -233,7 +233,8 @@ export async function startReleaseApiServer(): Promise<ReleaseApiServer> {
       res.end(typeof raw.body === 'string' ? raw.body : Buffer.from(raw.body));
       return;
     }
-    const github = /^\/repos\/([^/]+)\/([^/]+)\/releases$/.exec(url.pathname);
+    // GitHub Enterprise serves the same API under /api/v3.
+    const github = /^(?:\/api\/v3)?\/repos\/([^/]+)\/([^/]+)\/releases$/.exec(url.pathname);
     if (github) return serveGithub(req, res, url, `${github[1]}/${github[2]}`);
     // GitLab takes the project as one URL-encoded path segment (`group%2Fsub%2Fproject`).
     const gitlab = /^\/api\/v4\/projects\/([^/]+)\/releases$/.exec(url.pathname);

@@ -76,6 +76,31 @@ describe('the web UI routes', () => {
     expect((await hub.request(assetPath('.css'))).headers.get('content-type')).toBe('text/css; charset=utf-8');
   });
 
+  // Regression (issue 33, item 15): `curl http://hub:3000/` got {"error":"No route for GET /"}.
+  it('answers GET and HEAD / with the page whatever the Accept header; other methods keep the JSON answer', async () => {
+    const page = await (await hub.request('/', { headers: HTML })).text();
+    for (const headers of [{}, { accept: '*/*' }, { accept: 'application/json' }]) {
+      const label = JSON.stringify(headers);
+      const response = await hub.request('/', { headers });
+      expect(response.status, label).toBe(200);
+      expect(response.headers.get('content-type'), label).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy'), label).toContain("script-src 'self'");
+      expect(await response.text(), label).toBe(page);
+
+      const head = await hub.request('/', { method: 'HEAD', headers });
+      expect(head.status, label).toBe(200);
+      expect(head.headers.get('content-type'), label).toBe('text/html; charset=utf-8');
+      expect(head.headers.get('content-length'), label).toBe(String(new TextEncoder().encode(page).byteLength));
+      expect(head.headers.get('etag'), label).toBe(response.headers.get('etag'));
+      expect(await head.text(), label).toBe('');
+    }
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const response = await hub.request('/', { method, headers: { accept: '*/*' } });
+      expect(response.status, method).toBe(404);
+      expect(response.headers.get('content-type'), method).toMatch(/^application\/json/);
+    }
+  });
+
   it('answers client-side routes with the page, but only GETs that ask for HTML', async () => {
     for (const path of ['/containers', '/containers/abc123', '/some/deep/route?x=1']) {
       const response = await hub.request(path, { headers: HTML });
@@ -143,7 +168,10 @@ describe('a hub whose UI is not built', () => {
       expect(text).toContain('The web UI is not built');
       expect(text).toContain('Run &#60;npm run build:ui&#62;.');
       expect((await bare.request('/api/v1/nope', { headers: HTML })).status).toBe(404);
-      expect((await bare.request('/')).status).toBe(404);
+      // `/` is the page for every client, so it says why it is missing to them too.
+      expect((await bare.request('/')).status).toBe(503);
+      expect((await bare.request('/', { headers: { accept: 'application/json' } })).status).toBe(503);
+      expect((await bare.request('/containers')).status).toBe(404);
     } finally {
       await bare.close();
     }

@@ -91,6 +91,13 @@ interface CallOptions {
   headers?: Record<string, string>;
   /** The sign-in form handles its own 401 (wrong credentials), so it is not a session that ended. */
   expectUnauthorized?: boolean;
+  /** Cancels the call: it then rejects with the signal's reason (see isAborted), never with an ApiError. */
+  signal?: AbortSignal | undefined;
+}
+
+/** True for the rejection of a call its signal cancelled: nobody waits for it, so nothing is shown. */
+export function isAborted(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
 }
 
 export async function call<T>(path: string, options: CallOptions = {}): Promise<T> {
@@ -103,8 +110,10 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
       headers,
       credentials: 'same-origin',
       ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+      ...(options.signal && { signal: options.signal }),
     });
-  } catch {
+  } catch (error) {
+    if (isAborted(error)) throw error;
     throw new ApiError(0, plainWords(0, undefined, null), undefined);
   }
   const text = await response.text();
@@ -132,7 +141,7 @@ export const api = {
   recentStatus: () => call<RecentStatus>('/containers/recent-status'),
   agents: () => call<{ data: Agent[]; total: number }>('/agents'),
   containers: (query: URLSearchParams) => call<Page<Container>>(`/containers?${query}`),
-  container: (id: string) => call<Container>(`/containers/${encodeURIComponent(id)}`),
+  container: (id: string, signal?: AbortSignal) => call<Container>(`/containers/${encodeURIComponent(id)}`, { signal }),
   watch: (id: string) => call<Container>(`/containers/${encodeURIComponent(id)}/watch`, { method: 'POST' }),
   preview: (id: string) => call<UpdatePreview>(`/containers/${encodeURIComponent(id)}/preview`, { method: 'POST' }),
   update: (id: string) =>

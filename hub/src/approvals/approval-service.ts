@@ -38,6 +38,11 @@ export interface ApprovalServiceDeps {
   groupPolicy?: GroupApprovalPolicy | undefined;
   /** Runs an approved update through the normal update path (bound once the update service exists). */
   requestUpdate: (containerId: string) => Promise<UpdateOperation>;
+  /**
+   * DD_APPROVALS_SEPARATE (docs/approvals.md "Separation of duties"): who requested an update cannot
+   * approve it; `partyOf` tells the person behind a user or a key. Undefined: off.
+   */
+  separateDuties?: { partyOf: (actor: Decider) => string } | undefined;
 }
 
 export interface ApprovalFilter {
@@ -66,6 +71,7 @@ export interface ApprovalService extends ApprovalGate {
   list(filter: ApprovalFilter): Approval[];
   get(id: string): Approval | undefined;
   summary(): Record<ApprovalState, number> & { total: number };
+  /** Throws 403 `separation-of-duties` when `by` requested this update and DD_APPROVALS_SEPARATE is on. */
   approve(id: string, by: Decider): Promise<{ approval: Approval; operation: UpdateOperation }>;
   reject(id: string, by: Decider, comment?: string): Promise<Approval>;
   defer(id: string, by: Decider, deferBy: DeferBy, comment?: string): Promise<Approval>;
@@ -74,6 +80,9 @@ export interface ApprovalService extends ApprovalGate {
 const candidateOf = (target: Pick<UpdateTarget, 'targetImage' | 'toVersion'>) =>
   `${target.targetImage}@${target.toVersion}`;
 const HOUR_MS = 3_600_000;
+/** Requesters kept per approval: enough for any team, bounded against a script that retries with many keys. */
+const MAX_REQUESTERS = 50;
+const sameActor = (a: Decider, b: Decider) => a.kind === b.kind && a.name === b.name;
 
 /** The states an approval may be decided from, per decision. */
 const DECIDABLE: Readonly<Record<'approve' | 'reject' | 'defer', readonly ApprovalState[]>> = {
@@ -115,7 +124,12 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
   }
 
   /** Opens a pending approval of the container's candidate; the identity's older open ones are superseded. */
-  async function open(container: Container, target: UpdateTarget, origin: Approval['origin']): Promise<Approval> {
+  async function open(
+    container: Container,
+    target: UpdateTarget,
+    origin: Approval['origin'],
+    requestedBy?: Decider,
+  ): Promise<Approval> {
     const kind = container.updateKind.kind === 'digest' ? 'digest' : 'tag';
     const now = isoNow();
     const approval: Approval = {
@@ -129,6 +143,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       updateKind: kind,
       state: 'pending',
       origin,
+      ...(requestedBy && { requestedBy: [requestedBy] }),
       createdAt: now,
       updatedAt: now,
     };
@@ -212,6 +227,25 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     );
   }
 
+  /** Remembers who asked for the update while it waits: they may not approve it (separation of duties). */
+  async function noteRequester(approval: Approval, requestedBy: Decider | undefined): Promise<Approval> {
+    const known = approval.requestedBy ?? [];
+    if (!requestedBy || known.length >= MAX_REQUESTERS || known.some((actor) => sameActor(actor, requestedBy)))
+      return approval;
+    return change(approval, { requestedBy: [...known, requestedBy] });
+  }
+
+  /** 403 when the decider (or the user behind the key) is one of those who requested the update. */
+  function assertNotRequester(approval: Approval, by: Decider): void {
+    const separate = deps.separateDuties;
+    if (!separate) return;
+    const party = separate.partyOf(by);
+    if (!(approval.requestedBy ?? []).some((actor) => separate.partyOf(actor) === party)) return;
+    throw new HttpError(403, 'Who requested this update cannot approve it (DD_APPROVALS_SEPARATE)', {
+      reason: 'separation-of-duties',
+    });
+  }
+
   /** An approved candidate (or one approved and run before: a retry after a rollback) passes. */
   const passes = (approval: Approval | undefined) => approval?.state === 'approved' || approval?.state === 'executed';
 
@@ -251,14 +285,17 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     load: () => store.load(),
     required: (container) => approvalRequired(deps.settings.get(), container, deps.groupPolicy),
 
-    admit: (container, target, source) =>
+    admit: (container, target, source, requestedBy) =>
       serial(async () => {
         if (!approvalRequired(deps.settings.get(), container, deps.groupPolicy)) return;
         let approval = findCandidate(containerIdentity(container), candidateOf(target));
         if (passes(approval)) return;
         const origin = source === 'rollback' || source === 'auto-rollback' ? 'api' : source;
-        if (!approval || approval.state === 'superseded') approval = await open(container, target, origin);
-        else if (lapsed(approval)) approval = await change(approval, { state: 'pending' });
+        if (!approval || approval.state === 'superseded') approval = await open(container, target, origin, requestedBy);
+        else {
+          if (lapsed(approval)) approval = await change(approval, { state: 'pending' });
+          if (approval.state !== 'rejected') approval = await noteRequester(approval, requestedBy);
+        }
         throw refusal(container, target, approval);
       }),
 
@@ -313,6 +350,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
     async approve(id, by) {
       const approval = await serial(async () => {
         const current = decidable(store.get(id), id, 'approve');
+        assertNotRequester(current, by);
         const container = currentContainer(current);
         // A deferral snoozed the container: approving ends it, or the snooze would hold its next candidate.
         if (current.state === 'deferred') await changeUpdatePolicy(deps, container, { action: 'unsnooze' });

@@ -5,7 +5,12 @@ import { createLogger } from '../../../shared/logging/logger';
 import type { HubEnv } from '../http/hub-env';
 import { BASIC_VERIFIED_TTL_MS, createBasicCredentialAuthenticator } from './basic-credential-auth';
 import type { LoginAttempt, LoginVerifier } from './login-service';
-import { createSignInLimits, LOGIN_FAILURE_LIMIT } from './sign-in-limits';
+import {
+  createSignInLimits,
+  LOGIN_FAILURE_LIMIT,
+  USERNAME_FREE_FAILURES,
+  USERNAME_MAX_DELAY_MS,
+} from './sign-in-limits';
 
 const PASSWORD = 'correct horse battery staple';
 const basic = (user: string, password: string) => ({
@@ -37,10 +42,17 @@ function bed() {
   const counting = countingVerifier();
   const logged: string[] = [];
   const audited: string[] = [];
+  const waits: number[] = [];
   const now = () => clock;
   const auth = createBasicCredentialAuthenticator({
     verifier: counting.verifier,
-    signInLimits: createSignInLimits({ now }),
+    signInLimits: createSignInLimits({
+      now,
+      wait: async (ms) => {
+        waits.push(ms);
+        clock += ms;
+      },
+    }),
     now,
     logger: createLogger({
       level: 'trace',
@@ -69,6 +81,7 @@ function bed() {
     holdUntil: counting.holdUntil,
     logged,
     audited,
+    waits,
     advance(ms: number) {
       clock += ms;
     },
@@ -125,6 +138,31 @@ describe('HTTP Basic on the compatibility routes', () => {
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(b.calls).toHaveLength(1 + LOGIN_FAILURE_LIMIT);
     expect((await b.request(basic('bob', 'x'), '10.0.0.2')).status).toBe(401);
+  });
+
+  // Issue 33 item 5: failures of alice from anywhere answered her own polling card 429 for 15 minutes.
+  it("keeps the owner's client working while others guess its username; a guessing address gets no shortcut", async () => {
+    const b = bed();
+    const owner = '10.9.9.9';
+    expect((await b.request(basic('alice', PASSWORD), owner)).status).toBe(200);
+    for (let i = 0; i < USERNAME_FREE_FAILURES + 5; i++)
+      expect((await b.request(basic('alice', `guess-${i}`), `10.0.1.${i}`)).status).toBe(401);
+    // Remembered: answered at once, no wait (the guessers from fresh addresses were the ones waiting).
+    const waited = b.waits.length;
+    expect(waited).toBeGreaterThan(0);
+    expect((await b.request(basic('alice', PASSWORD), owner)).status).toBe(200);
+    expect(b.waits).toHaveLength(waited);
+    // Forgotten: verified again after the server's wait, never refused.
+    b.advance(BASIC_VERIFIED_TTL_MS);
+    expect((await b.request(basic('alice', 'one-more-guess'), '10.0.2.1')).status).toBe(401);
+    expect((await b.request(basic('alice', PASSWORD), owner)).status).toBe(200);
+    expect(b.waits).toHaveLength(waited + 1);
+    expect(b.waits.at(-1)).toBeLessThanOrEqual(USERNAME_MAX_DELAY_MS);
+    // A guessing address meets the wait even with the remembered password: 429 tells it nothing.
+    expect((await b.request(basic('alice', 'yet-another-guess'), '10.0.2.2')).status).toBe(401);
+    const guesser = await b.request(basic('alice', PASSWORD), '10.0.1.0');
+    expect(guesser.status).toBe(429);
+    expect(Number(guesser.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('refuses malformed credentials without a verification, and passes requests without Basic', async () => {

@@ -39,6 +39,11 @@ export interface BasicCredentialAuthDeps {
   clientAddress: (c: Context) => string | undefined;
 }
 
+function tooMany(c: Context<HubEnv>, retryAfterSeconds: number): Response {
+  c.header('Retry-After', String(retryAfterSeconds));
+  return c.json(errorBody(429, 'Too many failed sign-in attempts', { retryAfterSeconds }), 429);
+}
+
 function decodeBasic(header: string | undefined): { username: string; password: string } | undefined {
   const encoded = header === undefined ? undefined : BASIC.exec(header.trim())?.[1]?.trim();
   if (encoded === undefined) return undefined;
@@ -62,7 +67,8 @@ const toHex = (bytes: ArrayBuffer): string =>
  * send a username and password with every request. A verified pair is remembered for a few minutes
  * as an HMAC under a key of this process's own, so a polling client costs one HMAC and a
  * constant-time compare per request instead of an argon2id verification (about 50 ms of CPU); the
- * password itself is never kept. Failures count against the sign-in limits. A user with a second
+ * password itself is never kept. Failures count against the sign-in limits, and a remembered pair is
+ * not slowed down by other clients' failures with that username. A user with a second
  * factor cannot sign in this way: the verifier refuses a password alone.
  *
  * No `WWW-Authenticate: Basic` challenge is sent: a browser would prompt for a password and then
@@ -83,9 +89,15 @@ export function createBasicCredentialAuthenticator(deps: BasicCredentialAuthDeps
     return toHex(await crypto.subtle.sign('HMAC', await hmacKey, message));
   };
 
-  async function verify(username: string, password: string, digest: string): Promise<boolean> {
+  /** Whether this exact pair was verified a short while ago (then no argon2id verification). */
+  function remembered(username: string, digest: string): boolean {
     const cached = verified.get(username);
-    if (cached && now() - cached.at < BASIC_VERIFIED_TTL_MS && timingSafeEqualFixed(cached.digest, digest)) return true;
+    return (
+      cached !== undefined && now() - cached.at < BASIC_VERIFIED_TTL_MS && timingSafeEqualFixed(cached.digest, digest)
+    );
+  }
+
+  async function verify(username: string, password: string, digest: string): Promise<boolean> {
     let turn = pending.get(digest);
     if (!turn) {
       turn = verifier
@@ -118,17 +130,20 @@ export function createBasicCredentialAuthenticator(deps: BasicCredentialAuthDeps
       if (!credential) return undefined;
       const { username, password } = credential;
       const address = clientAddress(c) ?? 'unknown';
-      const blocked = signInLimits.blocked(address, username);
-      if (blocked) {
-        c.header('Retry-After', String(blocked.retryAfterSeconds));
-        return c.json(
-          errorBody(429, 'Too many failed sign-in attempts', { retryAfterSeconds: blocked.retryAfterSeconds }),
-          429,
-        );
-      }
+      // Checked before the cache too: otherwise a blocked address could still tell a right guess from a wrong one.
+      const blocked = signInLimits.addressBlocked(address);
+      if (blocked) return tooMany(c, blocked.retryAfterSeconds);
       if (username === '' || password === '') return fail(c, address, username);
-      const ok = await verify(username, password, await digestOf(username, password));
-      if (!ok) return fail(c, address, username);
+      const digest = await digestOf(username, password);
+      const known = remembered(username, digest);
+      // A client that signed in keeps working, unslowed, whatever others try with its username. An
+      // address that has failed meets the username's wait all the same: a 429 for each wrong guess
+      // and a 200 for the remembered one would tell them apart without a try being counted.
+      if (!known || signInLimits.hasFailed(address)) {
+        const refused = await signInLimits.admit(address, username);
+        if (refused) return tooMany(c, refused.retryAfterSeconds);
+        if (!known && !(await verify(username, password, digest))) return fail(c, address, username);
+      }
       return { kind: 'session', username, assurance: 'password' };
     },
   };

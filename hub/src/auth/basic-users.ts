@@ -19,7 +19,7 @@ export interface AuthProviders {
   oidc: OidcProviderConfig[];
 }
 
-const BASIC_KEYS = new Set(['user', 'hash', 'totp', 'recovery']);
+export const BASIC_KEYS = new Set(['user', 'hash', 'totp', 'recovery']);
 
 /** Reads and validates DD_AUTH_*; every ConfigError names its variable, never a secret's value. */
 export function loadAuthProviders(vars: ReadonlyMap<string, string>): AuthProviders {

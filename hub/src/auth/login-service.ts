@@ -25,6 +25,22 @@ async function digest(text: string): Promise<string> {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
+/** Work of one verification: memory (KiB) times passes; lanes run one after another here. */
+const costOf = (hash: Argon2idHash) => hash.m * hash.t;
+
+/**
+ * What an unknown username is verified against: the costliest user's parameters (issue 33), so an
+ * unknown name never answers faster than a known one's wrong password and timing cannot tell which
+ * names exist. (It may answer slower than a cheaper user's: that tells nothing either.)
+ */
+function decoyHash(users: readonly BasicUser[]): Argon2idHash | undefined {
+  let costliest: Argon2idHash | undefined;
+  for (const { hash } of users) {
+    if (!costliest || costOf(hash) > costOf(costliest)) costliest = hash;
+  }
+  return costliest && { ...costliest, hash: new Uint8Array(costliest.hash.length) };
+}
+
 /**
  * Checks basic users' credentials. A TOTP code is accepted once (its step and earlier ones are
  * refused afterwards, restarts included: the step is kept in storage until its window passes); a
@@ -33,9 +49,7 @@ async function digest(text: string): Promise<string> {
 export function createLoginVerifier(users: readonly BasicUser[], storage: Storage, now: () => number): LoginVerifier {
   const totpReplay = createTotpReplayGuard(storage, now);
   const recoveryTurns = new Map<string, Promise<boolean>>();
-  // An unknown username still costs one verification with the same parameters, so timing tells nothing.
-  const first = users[0];
-  const decoy: Argon2idHash | undefined = first && { ...first.hash, hash: new Uint8Array(first.hash.hash.length) };
+  const decoy = decoyHash(users);
 
   async function consumeRecovery(user: BasicUser, code: string): Promise<boolean> {
     let matched: string | undefined;

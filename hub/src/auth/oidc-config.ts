@@ -12,8 +12,8 @@ export interface OidcProviderConfig {
   redirect: string;
 }
 
-const KEYS = ['discovery', 'clientid', 'clientsecret', 'redirect'] as const;
-type Key = (typeof KEYS)[number];
+export const OIDC_KEYS = ['discovery', 'clientid', 'clientsecret', 'redirect'] as const;
+type Key = (typeof OIDC_KEYS)[number];
 
 function parseUrl(text: string): URL | undefined {
   try {
@@ -26,7 +26,7 @@ function parseUrl(text: string): URL | undefined {
 /** Reads one OIDC provider's variables; every ConfigError names its variable and never quotes the secret. */
 export function parseOidcProvider(provider: ProviderVariables, prefix: string): OidcProviderConfig {
   for (const [key, { variable }] of provider.values) {
-    if (!(KEYS as readonly string[]).includes(key)) {
+    if (!(OIDC_KEYS as readonly string[]).includes(key)) {
       throw new ConfigError(variable, 'unknown key; expected _DISCOVERY, _CLIENTID, _CLIENTSECRET or _REDIRECT');
     }
   }

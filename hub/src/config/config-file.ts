@@ -1,8 +1,8 @@
 import { type Document, isMap, isScalar, type Node, type Pair, parseDocument, Scalar, YAMLMap } from 'yaml';
 import { ConfigError } from '../../../shared/config/config-error';
 import type { Environment } from '../../../shared/config/env-source';
-import { isSensitiveKey, REDACTED } from '../../../shared/redact';
-import { secretKind } from './secret-variables';
+import { restoreMasked } from './masked-values';
+import { showVariable } from './secret-variables';
 
 /**
  * The configuration file of DD_CONFIG_FILE (docs/configuration-file.md): a YAML mapping whose keys
@@ -113,48 +113,38 @@ export function checkConfigFileText(text: string): { variables: Map<string, stri
   return { variables: new Map(leaves.map((leaf) => [leaf.variable, leaf.value])), problems };
 }
 
-/** Whether the API masks this variable's value (decisions §7): the secret rules, or a key that names a secret. */
-export function isSecretVariable(name: string): boolean {
-  return secretKind(name) !== undefined || isSensitiveKey(name.split('_').at(-1) ?? name);
-}
-
-export function maskedValue(name: string, value: string): string {
-  return isSecretVariable(name) ? REDACTED : value;
-}
-
-/** The file's text with every secret value replaced by the mask; comments and layout kept. */
+/** The file's text with every value masked as GET /api/v1/config shows it; comments and layout kept. */
 export function maskConfigFileText(text: string): string {
   const { doc, leaves, problems } = parse(text);
   if (problems.length > 0) return '';
-  for (const leaf of leaves) if (isSecretVariable(leaf.variable)) leaf.node.value = REDACTED;
+  for (const leaf of leaves) {
+    const shown = showVariable(leaf.variable, leaf.value);
+    if (shown !== leaf.value) leaf.node.value = shown;
+  }
   return doc.toString();
 }
 
 /**
- * A text sent back after a read: every secret still masked takes the value the file holds now.
- * A mask with no value to keep is a problem (the client cannot know the secret).
+ * A text sent back after a read: every value still masked takes the value the file holds now
+ * (masked-values.ts). A mask with no value to keep, or a secret kept while its destination
+ * changed, is a problem: the client must send the secret itself.
  */
 export function unmaskConfigFileText(text: string, current: ReadonlyMap<string, string>): string {
   const { doc, leaves, problems } = parse(text);
   if (problems.length > 0) throw new ConfigFileError(problems);
+  const restored = restoreMasked(new Map(leaves.map((leaf) => [leaf.variable, leaf.value])), current);
+  if (restored.problems.length > 0) throw new ConfigFileError(restored.problems);
   for (const leaf of leaves) {
-    if (leaf.value !== REDACTED || !isSecretVariable(leaf.variable)) continue;
-    const kept = current.get(leaf.variable);
-    if (kept === undefined)
-      problems.push({
-        variable: leaf.variable,
-        message: `is masked (${REDACTED}) but the file holds no value to keep`,
-      });
-    else leaf.node.value = kept;
+    const value = restored.values.get(leaf.variable);
+    if (value !== undefined && value !== leaf.value) leaf.node.value = value;
   }
-  if (problems.length > 0) throw new ConfigFileError(problems);
   return doc.toString();
 }
 
 /**
  * The file with every variable under `prefix` removed (nested keys included, emptied mappings
  * dropped) and `values` added as flat keys: an editor's change of one watcher, trigger or action.
- * A value sent as the mask keeps the secret the file holds for that variable.
+ * A value sent as the read masked it keeps what the file holds, as unmaskConfigFileText says.
  */
 export function editConfigFileText(
   text: string,
@@ -176,19 +166,10 @@ export function editConfigFileText(
       return !variable.startsWith(prefix);
     }) as never;
   };
+  const restored = restoreMasked(values ?? new Map(), current);
+  if (restored.problems.length > 0) throw new ConfigFileError(restored.problems);
   prune(doc.contents as YAMLMap, []);
-  for (const [variable, value] of values ?? []) {
-    let kept = value;
-    if (value === REDACTED && isSecretVariable(variable)) {
-      const old = current.get(variable);
-      if (old === undefined)
-        throw new ConfigFileError([
-          { variable, message: `is masked (${REDACTED}) but the file holds no value to keep` },
-        ]);
-      kept = old;
-    }
-    (doc.contents as YAMLMap).set(variable, new Scalar(kept) as Node);
-  }
+  for (const [variable, value] of restored.values) (doc.contents as YAMLMap).set(variable, new Scalar(value) as Node);
   return doc.toString();
 }
 

@@ -10,13 +10,13 @@ import {
   configSources,
   editConfigFileText,
   maskConfigFileText,
-  maskedValue,
   mergeConfigFile,
   readConfigFileVariables,
   unmaskConfigFileText,
 } from './config-file';
 import type { ConfigFilePort } from './config-file-port';
 import { type HubConfig, KNOWN_VARIABLES, loadHubConfig, maskHubConfig } from './hub-config';
+import { showVariable } from './secret-variables';
 
 /**
  * Where the configuration comes from, as the runtime entry read it at start: its environment
@@ -106,6 +106,8 @@ export class ConfigUnavailableError extends Error {
 
 export interface ConfigService {
   read(): Promise<ConfigView>;
+  /** The DD_* variables the hub runs with, secrets resolved: never to be shown (the debug dump scrubs them). */
+  variables(): ReadonlyMap<string, string>;
   validate(text: string): Promise<ValidationResult>;
   reload(by: string): Promise<ReloadResult>;
   /** Writes the text (masked secrets kept), then reloads. */
@@ -219,6 +221,7 @@ export function createConfigService(deps: ConfigServiceDeps): ConfigService {
   }
 
   return {
+    variables: () => running,
     async read() {
       const sources = configSources(source.env, fileVariables);
       const resolved = resolve(fileVariables);
@@ -226,7 +229,7 @@ export function createConfigService(deps: ConfigServiceDeps): ConfigService {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, from]) => {
           const value = resolved.get(name);
-          return { name, ...(value !== undefined && { value: maskedValue(name, value) }), source: from };
+          return { name, ...(value !== undefined && { value: showVariable(name, value) }), source: from };
         });
       for (const name of [...KNOWN_VARIABLES].sort()) {
         if (!sources.has(name)) variables.push({ name, source: 'default' });

@@ -145,6 +145,14 @@ describe('loadHubConfig', () => {
     expect(errorOf({ DD_EDGE_SIGNIN_MAX_PER_ADDRESS: 'many' }).variable).toBe('DD_EDGE_SIGNIN_MAX_PER_ADDRESS');
   });
 
+  it('reads DD_APPROVALS_SEPARATE (off by default) and refuses a value that is not a boolean', () => {
+    expect(load({}).approvals).toEqual({ separate: false });
+    const on = load({ DD_APPROVALS_SEPARATE: 'true' });
+    expect(on.approvals).toEqual({ separate: true });
+    expect(on.unknownVariables).toEqual([]);
+    expect(errorOf({ DD_APPROVALS_SEPARATE: 'maybe' }).variable).toBe('DD_APPROVALS_SEPARATE');
+  });
+
   it('reports unknown DD_ variables but not provider families or other prefixes', () => {
     const config = load({
       DD_SERVR_PORT: '1',

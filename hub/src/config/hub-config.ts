@@ -19,6 +19,7 @@ import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { envCorsOrigins } from './cors-origins';
 import { groupProviderVariables, type ProviderVariables } from './provider-variables';
+import { quotableValue, showVariable } from './secret-variables';
 
 export const STORE_DRIVERS = ['fs', 'memory', 'redis'] as const;
 export type StoreDriver = (typeof STORE_DRIVERS)[number];
@@ -45,6 +46,8 @@ export interface HubConfig {
   audit: { retentionDays: number; maxEntries: number };
   ui: { maturityThresholdDays: number };
   compat: { wudCard: boolean };
+  /** DD_APPROVALS_SEPARATE: separation of duties for update approvals (docs/approvals.md "Separation of duties"). */
+  approvals: { separate: boolean };
   /** DD_EXPERIMENTAL_EDGE, and DD_EDGE_AUTHORIZED_KEYS: the path of a file of keys to register at start (the Node entry reads it). */
   edge: {
     enabled: boolean;
@@ -130,6 +133,7 @@ export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([
   'DD_AUDIT_MAX_ENTRIES',
   'DD_UI_MATURITY_THRESHOLD_DAYS',
   'DD_COMPAT_WUDCARD',
+  'DD_APPROVALS_SEPARATE',
   'DD_EXPERIMENTAL_EDGE',
   'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
   'DD_EDGE_SIGNIN_MAX',
@@ -165,7 +169,7 @@ function iconBase(vars: EnvReaderContext, provider: IconProvider): string {
  */
 export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): HubConfig {
   const resolved = resolveFileVariables(env, readTextFile);
-  const vars = new EnvReaderContext(resolved);
+  const vars = new EnvReaderContext(resolved, quotableValue);
   rejectRemovedVariables(vars);
 
   const anonymous = ![...vars.names()].some((name) => name.startsWith('DD_AUTH_'));
@@ -208,6 +212,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     },
     ui: { maturityThresholdDays: vars.get('DD_UI_MATURITY_THRESHOLD_DAYS', envInteger(1, 3650), 7) },
     compat: { wudCard: vars.get('DD_COMPAT_WUDCARD', envBoolean, false) },
+    approvals: { separate: vars.get('DD_APPROVALS_SEPARATE', envBoolean, false) },
     edge: {
       enabled: vars.get('DD_EXPERIMENTAL_EDGE', envBoolean, true),
       authorizedKeysFile: vars.optional('DD_EDGE_AUTHORIZED_KEYS', envText),
@@ -260,21 +265,49 @@ function rejectRemovedVariables(vars: EnvReaderContext): void {
   }
 }
 
-/** The configuration as the API may show it: secrets replaced, never echoed. */
+/**
+ * The configuration as the API may show it (GET /api/v1/server, the debug dump): each value that
+ * comes from a variable shown as the secret table says (secret-variables.ts), never echoed.
+ */
 export function maskHubConfig(config: HubConfig): Record<string, unknown> {
   const { unknownVariables: _unknown, auth, ...shown } = config;
+  const show = (variable: string, value: string | undefined) => value && showVariable(variable, value);
   return {
     ...shown,
     auth: {
       basic: auth.basic.map((user) => ({ id: user.id, username: user.username })),
-      oidc: auth.oidc.map(({ clientSecret: _secret, ...provider }) => ({ ...provider, clientSecret: '***' })),
+      oidc: auth.oidc.map(({ clientSecret: _secret, ...provider }) => {
+        const prefix = `DD_AUTH_OIDC_${provider.id.toUpperCase().replace(/-/g, '_')}_`;
+        return {
+          ...provider,
+          discovery: show(`${prefix}DISCOVERY`, provider.discovery),
+          redirect: show(`${prefix}REDIRECT`, provider.redirect),
+          clientSecret: show(`${prefix}CLIENTSECRET`, 'set'),
+        };
+      }),
     },
-    server: { ...config.server, metricsToken: config.server.metricsToken === undefined ? undefined : '***' },
-    store: { ...config.store, url: config.store.url === undefined ? undefined : '***' },
-    agents: config.agents.map((agent) => ({ ...agent, secret: '***' })),
+    server: { ...config.server, metricsToken: show('DD_SERVER_METRICS_TOKEN', config.server.metricsToken) },
+    store: { ...config.store, url: show('DD_STORE_URL', config.store.url) },
+    agents: config.agents.map((agent) => {
+      const prefix = `DD_AGENT_${agent.name.toUpperCase().replace(/-/g, '_')}_`;
+      return { ...agent, secret: show(`${prefix}SECRET`, agent.secret) };
+    }),
+    icons: {
+      ...config.icons,
+      bases: Object.fromEntries(
+        ICON_PROVIDERS.map((provider) => [provider, show(ICON_BASE_VARIABLES[provider], config.icons.bases[provider])]),
+      ),
+    },
     webhooks: maskWebhookConfig(config.webhooks),
-    releaseNotes: maskReleaseNotesConfig(config.releaseNotes),
-    security: { ...config.security, osv: { ...config.security.osv, url: config.security.osv.url && '***' } },
+    releaseNotes: {
+      ...maskReleaseNotesConfig(config.releaseNotes),
+      githubApiUrl: show('DD_RELEASE_NOTES_GITHUB_API_URL', config.releaseNotes.githubApiUrl),
+      gitlabApiUrl: show('DD_RELEASE_NOTES_GITLAB_API_URL', config.releaseNotes.gitlabApiUrl),
+    },
+    security: {
+      ...config.security,
+      osv: { ...config.security.osv, url: show('DD_SECURITY_OSV_URL', config.security.osv.url) },
+    },
     // Raw values hold secrets; GET /api/v1/triggers shows each trigger masked.
     notifications: {
       timeoutMs: config.notifications.timeoutMs,

@@ -10,6 +10,7 @@ import { EDGE_SOCKET_PATH } from '../edge/gateway/gateway-endpoint';
 import { GATEWAY_NAME_HEADER, GATEWAY_PATH_PREFIX } from '../edge/gateway/gateway-messages';
 import { MAX_BODY_BYTES } from '../http/body-size';
 import { errorBody } from '../http/http-error';
+import { isRuntimeLimit, runtimeLimitResponse } from '../http/runtime-limit';
 
 interface WorkerEnv extends Record<string, unknown> {
   HUB: DurableObjectNamespaceLike;
@@ -29,6 +30,17 @@ function toGateway(request: Request, gateways: DurableObjectNamespaceLike, shard
   return gateways.get(gateways.idFromName(name)).fetch(new Request(request, { headers }));
 }
 
+/**
+ * The object threw rather than answered: the platform refused it (overloaded, reset, a limit of
+ * the runtime) or it broke. Either way a JSON body, and a refusal is a 503 worth retrying, never
+ * a 500 (issue 33 item 14).
+ */
+function objectFailed(error: unknown): Response {
+  if (isRuntimeLimit(error)) return runtimeLimitResponse();
+  console.error(`hub: the object failed: ${error instanceof Error ? error.message : String(error)}`);
+  return Response.json(errorBody(500), { status: 500 });
+}
+
 export default {
   async fetch(request: Request, env: WorkerEnv): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -37,7 +49,7 @@ export default {
     if (pathname === EDGE_SOCKET_PATH) {
       try {
         const shards = gatewayShards(env);
-        if (shards > 0) return toGateway(request, gatewayNamespace(env), shards);
+        if (shards > 0) return toGateway(request, gatewayNamespace(env), shards).catch(objectFailed);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         return Response.json(errorBody(500, `configuration error: ${error.message}`), { status: 500 });
@@ -46,7 +58,7 @@ export default {
     // Never the client's body stream itself: the hub may answer before reading it (see withBufferedBody).
     const forwarded = await withBufferedBody(request, MAX_BODY_BYTES);
     if (forwarded instanceof Response) return forwarded;
-    return env.HUB.get(env.HUB.idFromName(HUB_OBJECT_NAME)).fetch(forwarded);
+    return env.HUB.get(env.HUB.idFromName(HUB_OBJECT_NAME)).fetch(forwarded).catch(objectFailed);
   },
 };
 

@@ -6,6 +6,7 @@ import { errorBody, HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
 import { clip } from './route-group';
 import type { RouteTable } from './route-table';
+import { isRuntimeLimit, RUNTIME_LIMIT_RETRY_SECONDS, runtimeLimitBody } from './runtime-limit';
 import { isStorageFull } from './storage-full';
 
 /** How long a client waits before trying a write again once the store said it was full. */
@@ -50,6 +51,16 @@ export function jsonErrorHandler(logger: Logger): ErrorHandler<HubEnv> {
         }),
         507 as ContentfulStatusCode,
       );
+    }
+    if (isRuntimeLimit(error)) {
+      // The runtime, not the hub, refused (workerd's timers, an overloaded object): worth a retry.
+      logger.warn('runtime limit: request refused', {
+        requestId: c.get('requestId'),
+        route: c.get('route'),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      c.header('Retry-After', String(RUNTIME_LIMIT_RETRY_SECONDS));
+      return c.json(runtimeLimitBody(), 503);
     }
     logger.error('unhandled error in request', {
       requestId: c.get('requestId'),

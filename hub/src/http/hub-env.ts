@@ -12,5 +12,10 @@ export interface HubEnv {
      * served by its /api/v1 route): that inner request is the one counted in the HTTP metrics.
      */
     servedByDispatch: boolean;
+    /**
+     * Set on that inner request: the /api/v1 twin of a compat request, already authenticated and
+     * counted by the server-wide limit as the compat request itself.
+     */
+    compatTwin: boolean;
   };
 }

@@ -77,6 +77,12 @@ export function compatMethods(path: string, compatWudCard: boolean): string[] {
   return COMPAT_ROUTES.filter((route) => route.pattern.test(path)).map((route) => route.method);
 }
 
+/** The /api/v1 path a compat path is served by (whatever its method), or undefined when it is none. */
+export function compatTwinPath(path: string, compatWudCard: boolean): string | undefined {
+  if (compatMethods(path, compatWudCard).length === 0) return undefined;
+  return `${CANONICAL_BASE}${path.slice('/api'.length)}`;
+}
+
 function isEnvelope(body: unknown): body is { data: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
 }

@@ -92,6 +92,21 @@ export class RouteTable {
     return route;
   }
 
+  /**
+   * The route a concrete path names: the one registered for `method` (upper or lower case, HEAD as
+   * GET) when there is one, else the first registered for the path with any method.
+   */
+  routeOf(path: string, method?: string): RegisteredRoute | undefined {
+    const wanted = method?.toLowerCase() === 'head' ? 'get' : method?.toLowerCase();
+    let any: RegisteredRoute | undefined;
+    for (const route of this.routes) {
+      if (!route.matcher.test(path)) continue;
+      if (route.spec.method === wanted) return route;
+      any ??= route;
+    }
+    return any;
+  }
+
   /** Methods registered for a concrete request path (upper case; HEAD implied by GET). */
   allowedMethods(path: string): string[] {
     const methods = new Set<string>();

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { HubConfig } from '../config/hub-config';
 import { HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
+import { compatRouteOf } from './legacy-api';
 import { createRateLimiter, type RateLimitDecision } from './rate-limit';
 import type { RegisteredRoute, RouteTable } from './route-table';
 
@@ -18,15 +19,15 @@ export const MAX_TRACKED_CLIENTS = 10_000;
  * and tells nothing but "ok" and the uptime.
  */
 export const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/health']);
-// Answered by the legacy guard: a fixed 410, or a compat route passed on to its /api/v1 twin,
-// which comes back through this middleware and is counted there (once, not twice).
+// Answered by the legacy guard: a fixed 410 (not counted), or a compat route, counted here as itself
+// and passed on to its /api/v1 twin, which comes back through this middleware and is not counted again.
 const UNVERSIONED_API = /^\/api(?:$|\/(?!v1(?:$|\/)))/;
 // A runtime that cannot name the caller puts every such caller in one bucket (as the other limits do).
 const UNKNOWN_CLIENT = 'unknown';
 
 /** The server-wide request limit: its configured ceiling, the clock, and the routes it exempts. */
 export interface ServerRateLimitDeps {
-  config: Pick<HubConfig, 'server'>;
+  config: Pick<HubConfig, 'server' | 'compat'>;
   now: () => number;
   /** Every registered route; those with a limit of their own are not counted here. */
   routes: Pick<RouteTable, 'routes'>;
@@ -87,11 +88,13 @@ export function serverRateLimit(deps: ServerRateLimitDeps): MiddlewareHandler<Hu
     const path = c.req.path;
     if (UNLIMITED_PATHS.has(path)) return true;
     if (UNVERSIONED_API.test(path)) {
-      // The permanent alias /api/auth/status is a route of its own, so it is counted.
+      // The permanent alias /api/auth/status is a route of its own, so it is counted; so is a compat
+      // request, even one answered before it reaches its twin (a legacy trigger run without a container).
       unversionedRoutes ??= new Set(
         deps.routes.routes.map((route) => route.fullPath).filter((full) => UNVERSIONED_API.test(full)),
       );
-      return !unversionedRoutes.has(path);
+      if (unversionedRoutes.has(path)) return false;
+      return compatRouteOf(deps.config.compat.wudCard, c.req.method, path) === undefined;
     }
     ownLimits ??= deps.routes.routes.filter(hasOwnLimit);
     const method = c.req.method === 'HEAD' ? 'get' : c.req.method.toLowerCase();
@@ -103,7 +106,7 @@ export function serverRateLimit(deps: ServerRateLimitDeps): MiddlewareHandler<Hu
   };
 
   return async function limitRequests(c, next) {
-    if (c.get('principal').kind === 'api-key' || isExempt(c)) return next();
+    if (c.get('principal').kind === 'api-key' || c.get('compatTwin') || isExempt(c)) return next();
     const decision = limiter.take(limitIdentity(c, deps));
     if (!decision.allowed)
       throw tooManyRequests(`At most ${limit} requests per 15 minutes from one client`, decision, limit);

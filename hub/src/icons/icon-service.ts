@@ -40,6 +40,39 @@ export interface IconService {
 
 class UpstreamRefused extends Error {}
 
+/** Redirects followed within the set's own host; a 4th is refused. */
+export const MAX_ICON_REDIRECTS = 3;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The set's answer, redirects followed by hand: only to the host (and port) of the configured base,
+ * and over https unless the base itself is http. A CDN may move a file within itself; it may not
+ * send the hub to another host (an address inside the hub's network) or downgrade to plain http.
+ */
+async function fetchWithinBase(fetcher: typeof fetch, url: string, base: string, init: RequestInit): Promise<Response> {
+  const allowed = new URL(base);
+  let current = new URL(url);
+  for (let hops = 0; ; hops++) {
+    const response = await fetcher(current.href, { ...init, redirect: 'manual' });
+    if (!REDIRECT_STATUSES.has(response.status)) return response;
+    await response.body?.cancel();
+    if (hops === MAX_ICON_REDIRECTS) throw new UpstreamRefused(`more than ${MAX_ICON_REDIRECTS} redirects`);
+    const location = response.headers.get('location');
+    if (location === null || !URL.canParse(location, current)) {
+      throw new UpstreamRefused(`answered ${response.status} without a usable Location`);
+    }
+    const next = new URL(location, current);
+    if (next.host !== allowed.host || (next.protocol !== 'https:' && next.protocol !== 'http:')) {
+      throw new UpstreamRefused(`redirect to another host refused (only ${allowed.host} is followed)`);
+    }
+    if (next.protocol === 'http:' && allowed.protocol !== 'http:') {
+      throw new UpstreamRefused('redirect from https to http refused');
+    }
+    current = next;
+  }
+}
+
 /** Reads at most `limit` bytes; more is refused without reading the rest. */
 async function readCapped(response: Response, limit: number): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -106,9 +139,11 @@ export function createIconService(deps: IconServiceDeps): IconService {
     const request = iconRequest(provider, slug);
     let failure: IconFailure = { kind: 'not-found' };
     for (const format of request.formats) {
-      const url = iconUrl(deps.bases[provider], provider, request.name, format);
+      const base = deps.bases[provider];
+      const url = iconUrl(base, provider, request.name, format);
       try {
-        const response = await deps.fetch(url, {
+        // One deadline for the whole chain of redirects.
+        const response = await fetchWithinBase(deps.fetch, url, base, {
           signal: AbortSignal.timeout(deps.timeoutMs),
           headers: { accept: CONTENT_TYPE_OF[format] },
         });

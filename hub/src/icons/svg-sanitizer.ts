@@ -210,25 +210,67 @@ const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, '&quot;
 
 /**
  * A CSS text (a style attribute or a `<style>` element) that could fetch or run something:
- * url() to anything but a #fragment, @import, expressions, scripts, or escapes that could hide them.
+ * url() but as a reference to a #fragment, image-set(), @import, expressions, scripts, or escapes
+ * that could hide them.
  */
 export function isUnsafeCss(css: string): boolean {
   const lower = css.toLowerCase();
   if (lower.includes('\\') || lower.includes('<')) return true;
-  if (/@import|expression\s*\(|javascript:|vbscript:|behavior\s*:|-moz-binding/.test(lower)) return true;
-  return !onlyFragmentUrls(lower);
+  if (/expression\s*\(|javascript:|vbscript:|behavior\s*:|-moz-binding/.test(lower)) return true;
+  return cssForms(css).some((text) => FETCHING_CSS.test(text.replace(REFERENCE_DECLARATION, '$1')));
 }
 
-/** Every url( in the text points at a #fragment of this document. */
-function onlyFragmentUrls(text: string): boolean {
-  for (const match of text.matchAll(/url\s*\(\s*['"]?/gi)) {
-    if (text[(match.index ?? 0) + match[0].length] !== '#') return false;
-  }
-  return true;
+/**
+ * What names something to fetch in CSS: url(), image-set() and its -webkit- twin (which take bare
+ * strings, no url() at all), the other image functions, @import.
+ */
+const FETCHING_CSS = /url\s*\(|image-set|@import|(?:^|[^\w-])(?:image|cross-fade|src)\s*\(/;
+
+/**
+ * The properties whose url(#id) names an element of the document. Anywhere else (cursor,
+ * background, content, list-style, border-image…) a browser fetches the page itself for a
+ * `url(#id)`, so there it is refused like any other url().
+ */
+const REFERENCE_PROPERTIES = [
+  'fill',
+  'stroke',
+  'clip-path',
+  'filter',
+  'mask',
+  'marker-start',
+  'marker-mid',
+  'marker-end',
+];
+const FRAGMENT_URL = `url\\(\\s*(['"]?)#[\\w.:-]+\\2\\s*\\)`;
+/** `fill: url(#g)` and its kin in a style sheet, removed before FETCHING_CSS looks. */
+const REFERENCE_DECLARATION = new RegExp(
+  `((?:^|[;{\\s])(?:${REFERENCE_PROPERTIES.join('|')}|marker)\\s*:\\s*)${FRAGMENT_URL}`,
+  'g',
+);
+/** `url(#g)` in a presentation attribute of REFERENCE_PROPERTIES. */
+const REFERENCE_VALUE = new RegExp(`()${FRAGMENT_URL}`, 'g');
+
+/**
+ * The text as written and again with comments removed and CSS escapes decoded (CSS Syntax §4.3.7),
+ * lower-cased: `\75rl(` is the url( a browser reads.
+ */
+function cssForms(css: string): string[] {
+  const unescaped = css
+    .replace(/\/\*[\s\S]*?(?:\*\/|$)/g, '')
+    .replace(/\\(?:([0-9a-fA-F]{1,6})(?:\r\n|[ \t\n\r\f])?|\r\n|[\n\r\f]|([\s\S]))/g, (_all, hex, char) => {
+      if (hex === undefined) return char ?? '';
+      const code = Number.parseInt(hex, 16);
+      return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)
+        ? '\ufffd'
+        : String.fromCodePoint(code);
+    });
+  return [css.toLowerCase(), unescaped.toLowerCase()];
 }
 
 /** An attribute's value as it may be written back, or undefined to drop the attribute. */
 function safeAttributeValue(name: string, value: string): string | undefined {
+  // A browser reads presentation attributes as CSS: an escape could spell url( or image-set(.
+  if (value.includes('\\')) return undefined;
   const compact = value.replace(/[\s\u0000-\u001f]+/g, '').toLowerCase();
   if (compact.includes('javascript:') || compact.includes('data:') || compact.includes('vbscript:')) return undefined;
   if (name === 'href' || name === 'xlink:href')
@@ -237,7 +279,11 @@ function safeAttributeValue(name: string, value: string): string | undefined {
   if (name === 'xmlns') return SVG_NAMESPACE;
   if (name === 'xmlns:xlink') return XLINK_NAMESPACE;
   // Paint and reference attributes may point at a fragment of this document, nowhere else.
-  return onlyFragmentUrls(value) ? value : undefined;
+  const references = REFERENCE_PROPERTIES.includes(name);
+  const fetches = cssForms(value).some((text) =>
+    FETCHING_CSS.test(references ? text.replace(REFERENCE_VALUE, '') : text),
+  );
+  return fetches ? undefined : value;
 }
 
 interface Tag {

@@ -17,8 +17,8 @@ export interface ListenAgentConfig {
 }
 
 const PREFIX = 'DD_AGENT_';
-const KEYS = ['host', 'port', 'secret', 'protocol', 'cafile'] as const;
-type Key = (typeof KEYS)[number];
+export const LISTEN_AGENT_KEYS = ['host', 'port', 'secret', 'protocol', 'cafile'] as const;
+type Key = (typeof LISTEN_AGENT_KEYS)[number];
 /** The agent's own variables (http-interface §5.7, listen mode): a hub sharing its environment skips them. */
 const AGENT_SIDE = new Set(['DD_AGENT_SECRET', 'DD_AGENT_SECRET_FILE', 'DD_AGENT_LISTEN_HOST']);
 export const DEFAULT_AGENT_PORT = 3000;
@@ -41,10 +41,10 @@ export function loadListenAgentConfigs(vars: ReadonlyMap<string, string>): Liste
     const parts = variable.slice(PREFIX.length).toLowerCase().split('_');
     const key = parts.pop() as string;
     const name = parts.join('-');
-    if (!(KEYS as readonly string[]).includes(key) || name === '') {
+    if (!(LISTEN_AGENT_KEYS as readonly string[]).includes(key) || name === '') {
       throw new ConfigError(
         variable,
-        `expected DD_AGENT_<NAME>_<KEY> with KEY one of ${KEYS.join(', ').toUpperCase()}`,
+        `expected DD_AGENT_<NAME>_<KEY> with KEY one of ${LISTEN_AGENT_KEYS.join(', ').toUpperCase()}`,
       );
     }
     if (!AGENT_NAME.test(name))

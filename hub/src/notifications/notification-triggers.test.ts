@@ -124,17 +124,29 @@ describe('DD_NOTIFICATION_* configuration', () => {
     ).not.toContain('got');
   });
 
-  it('masks secrets, URL passwords and sensitive query values in the described configuration', () => {
+  it('masks secrets in the described configuration; an http URL shows its scheme and host only (issue 33 item 2)', () => {
     const [trigger] = load({
-      DD_NOTIFICATION_HTTP_X_URL: 'https://user:pw-in-url@hooks.example.com/x?apikey=k-123456&room=a',
+      DD_NOTIFICATION_HTTP_X_URL:
+        'https://user:pw-in-url@hooks.example.com/api/webhook/hook-id-77?sig=sig-value-1234&code=code-5678',
       DD_NOTIFICATION_HTTP_X_BEARER: 'bearer-secret-123',
       DD_NOTIFICATION_HTTP_X_HEADERS: '{"X-Api-Key":"hdr-secret-456"}',
     });
-    const shown = JSON.stringify(describeTrigger(trigger as NonNullable<typeof trigger>));
-    for (const secret of ['pw-in-url', 'k-123456', 'bearer-secret-123', 'hdr-secret-456'])
+    const described = describeTrigger(trigger as NonNullable<typeof trigger>);
+    const shown = JSON.stringify(described);
+    for (const secret of [
+      'pw-in-url',
+      'hook-id-77',
+      'sig-value-1234',
+      'code-5678',
+      'bearer-secret-123',
+      'hdr-secret-456',
+    ])
       expect(shown).not.toContain(secret);
-    expect(shown).toContain('room=a');
-    expect(trigger?.secrets).toEqual(expect.arrayContaining(['bearer-secret-123', 'hdr-secret-456', 'pw-in-url']));
+    expect(described.configuration['url']).toBe('https://***@hooks.example.com/***');
+    // A delivery error quoting the URL, its path or a query value is redacted.
+    expect(trigger?.secrets).toEqual(
+      expect.arrayContaining(['bearer-secret-123', 'hdr-secret-456', 'pw-in-url', 'hook-id-77', 'code-5678']),
+    );
   });
 });
 

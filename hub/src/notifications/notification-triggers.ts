@@ -2,8 +2,9 @@ import { Cron } from 'croner';
 import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import { type EnvReader, envBoolean, envChoice, envInteger } from '../../../shared/config/env-readers';
-import { isSensitiveKey, REDACTED } from '../../../shared/redact';
+import { REDACTED } from '../../../shared/redact';
 import type { ProviderVariables } from '../config/provider-variables';
+import { isPlainVariable, quotableValue, showVariable } from '../config/secret-variables';
 import type {
   AnyNotificationProviderDefinition,
   DefaultTemplates,
@@ -28,7 +29,16 @@ export type NotificationMode = (typeof NOTIFICATION_MODES)[number];
 export const DEFAULT_DIGEST_CRON = '0 8 * * *';
 
 /** The keys the core reads for every type; the rest belong to the provider. */
-const COMMON_KEYS = ['threshold', 'mode', 'once', 'order', 'simpletitle', 'simplebody', 'batchtitle', 'cron'] as const;
+export const NOTIFICATION_COMMON_KEYS = [
+  'threshold',
+  'mode',
+  'once',
+  'order',
+  'simpletitle',
+  'simplebody',
+  'batchtitle',
+  'cron',
+] as const;
 
 export interface NotificationTriggerSettings {
   threshold: UpdateThreshold;
@@ -64,8 +74,13 @@ const orderReader = envInteger(-1_000_000, 1_000_000);
 function read<T>(variable: string, raw: string, reader: EnvReader<T>): T {
   const result = v.safeParse(reader, raw);
   if (result.success) return result.output;
-  const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
-  throw new ConfigError(variable, `${result.issues[0]?.message ?? 'invalid value'} (got "${shown}")`);
+  throw new ConfigError(variable, `${result.issues[0]?.message ?? 'invalid value'}${quoted(variable, raw)}`);
+}
+
+/** ` (got "…")` for a value the secret table says may be quoted (URLs in it masked), else nothing. */
+function quoted(variable: string, raw: string | undefined): string {
+  const shown = raw === undefined ? undefined : quotableValue(variable, raw);
+  return shown === undefined ? '' : ` (got "${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}")`;
 }
 
 function readSettings(group: ProviderVariables): NotificationTriggerSettings {
@@ -112,7 +127,8 @@ function parseProviderKeys(
   prefix: string,
 ): unknown {
   const keys: Record<string, string> = {};
-  for (const [key, { value }] of group.values) if (!(COMMON_KEYS as readonly string[]).includes(key)) keys[key] = value;
+  for (const [key, { value }] of group.values)
+    if (!(NOTIFICATION_COMMON_KEYS as readonly string[]).includes(key)) keys[key] = value;
   const result = v.safeParse(definition.keys, keys);
   if (result.success) return result.output;
   const issue = result.issues[0];
@@ -122,26 +138,8 @@ function parseProviderKeys(
       ? (group.values.get(key)?.variable ??
         `${prefix}${group.type.toUpperCase()}_${group.name.toUpperCase().replaceAll('-', '_')}_${key.toUpperCase()}`)
       : (group.values.values().next().value?.variable ?? `${prefix}${group.type.toUpperCase()}`);
-  const secret = typeof key === 'string' && (definition.secretKeys.includes(key) || isSensitiveKey(key));
   const given = typeof key === 'string' ? group.values.get(key)?.value : undefined;
-  // A URL that failed validation may still hold a password: quoted masked, like the trigger listing shows it.
-  const raw = given === undefined ? undefined : maskUrl(given).replace(/\/\/([^/:@]*):[^@/]*@/, `//$1:${REDACTED}@`);
-  const shown = raw === undefined || secret ? '' : ` (got "${raw.length > 60 ? `${raw.slice(0, 60)}…` : raw}")`;
-  throw new ConfigError(variable, `${issue?.message ?? 'invalid value'}${shown}`);
-}
-
-/** A URL's password and its query values with sensitive names are masked; the rest of it is useful to see. */
-function maskUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return value;
-  }
-  if (!/^https?:$|^mqtts?:$|^smtps?:$/.test(url.protocol)) return value;
-  if (url.password) url.password = REDACTED;
-  for (const name of [...url.searchParams.keys()]) if (isSensitiveKey(name)) url.searchParams.set(name, REDACTED);
-  return url.toString();
+  throw new ConfigError(variable, `${issue?.message ?? 'invalid value'}${quoted(variable, given)}`);
 }
 
 function describeConfiguration(
@@ -159,9 +157,12 @@ function describeConfiguration(
     ...(settings.templates.simpleBody !== undefined && { simplebody: settings.templates.simpleBody }),
     ...(settings.templates.batchTitle !== undefined && { batchtitle: settings.templates.batchTitle }),
   };
-  for (const [key, { value }] of group.values) {
-    if ((COMMON_KEYS as readonly string[]).includes(key)) continue;
-    configuration[key] = definition.secretKeys.includes(key) || isSensitiveKey(key) ? REDACTED : maskUrl(value);
+  for (const [key, { variable, value }] of group.values) {
+    if ((NOTIFICATION_COMMON_KEYS as readonly string[]).includes(key)) continue;
+    // The secret table decides (a webhook URL shows its scheme and host only); a provider's secret
+    // key the table took for plain would be a gap in the table: masked all the same.
+    const gap = definition.secretKeys.includes(key) && isPlainVariable(variable);
+    configuration[key] = gap ? REDACTED : showVariable(variable, value);
   }
   return configuration;
 }
@@ -196,7 +197,10 @@ export function loadNotificationTriggers(
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(firstVariable, `cannot set up the trigger: ${(error as Error).message}`);
     }
-    const secretValues = definition.secretKeys.map((key) => group.values.get(key)?.value);
+    // What the table does not know to be plain, and the provider's own secret keys, are redacted from delivery errors.
+    const secretValues = [...group.values]
+      .filter(([key, { variable }]) => definition.secretKeys.includes(key) || !isPlainVariable(variable))
+      .map(([, { value }]) => value);
     triggers.push({
       id: `${group.type}.${group.name}`,
       type: group.type,

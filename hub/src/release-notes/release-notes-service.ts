@@ -113,12 +113,20 @@ export function createReleaseNotesService(deps: ReleaseNotesServiceDeps): Releas
     }
   };
 
+  /**
+   * The token for a source's forge, from the configuration of that host only: github.com's (or a
+   * ghcr registry's) goes to github.com's API alone, an Enterprise or self-hosted instance gets its
+   * own DD_RELEASE_NOTES_*_HOST_TOKENS entry (or, for GitLab, the registry configured for it).
+   */
   const tokenFor = async (source: ReleaseSource): Promise<string | undefined> => {
+    const instances = source.forge === 'github' ? deps.config.githubHosts : deps.config.gitlabHosts;
+    const instance = instances.find((configured) => configured.host === source.instance);
     if (source.forge === 'github') {
-      if (deps.config.githubToken !== undefined) return deps.config.githubToken;
-      return source.host === 'github.com' ? registryToken('ghcr', 'ghcr.io') : undefined;
+      if (source.instance !== undefined) return instance?.token;
+      return deps.config.githubToken ?? registryToken('ghcr', 'ghcr.io');
     }
-    if (deps.config.gitlabToken !== undefined) return deps.config.gitlabToken;
+    if (source.instance !== undefined && instance?.token !== undefined) return instance.token;
+    if (source.instance === undefined && deps.config.gitlabToken !== undefined) return deps.config.gitlabToken;
     return (await registryToken('gitlab', `registry.${source.host}`)) ?? registryToken('gitlab', source.host);
   };
 

@@ -7,8 +7,11 @@ const config: ReleaseNotesConfig = {
   gitlabToken: undefined,
   githubApiUrl: 'https://api.github.com',
   gitlabApiUrl: 'https://gitlab.com/api/v4',
-  githubHosts: ['ghe.example.com'],
-  gitlabHosts: ['git.example.org:8443'],
+  githubHosts: [
+    { host: 'ghe.example.com', scheme: 'https', token: 'ghe-token' },
+    { host: 'ghe.lan', scheme: 'http', token: undefined },
+  ],
+  gitlabHosts: [{ host: 'git.example.org:8443', scheme: 'https', token: undefined }],
   timeoutMs: 10_000,
 };
 
@@ -40,11 +43,44 @@ describe('releaseSourceOf', () => {
     expect(source({ 'org.opencontainers.image.source': 'https://ghe.example.com/team/svc' })).toMatchObject({
       forge: 'github',
       apiBase: 'https://ghe.example.com/api/v3',
+      instance: 'ghe.example.com',
     });
-    expect(source({ 'org.opencontainers.image.source': 'http://git.example.org:8443/ops/tool' })).toMatchObject({
+    expect(source({ 'org.opencontainers.image.source': 'https://git.example.org:8443/ops/tool' })).toMatchObject({
       forge: 'gitlab',
-      apiBase: 'http://git.example.org:8443/api/v4',
-      url: 'http://git.example.org:8443/ops/tool',
+      apiBase: 'https://git.example.org:8443/api/v4',
+      url: 'https://git.example.org:8443/ops/tool',
+    });
+  });
+
+  it('takes the scheme from the configuration, never from the label (issue 33, item 9)', () => {
+    // An https host named with http:// in a label is still reached over https.
+    for (const value of [
+      'http://ghe.example.com/team/svc',
+      'git@ghe.example.com:team/svc.git',
+      'ghe.example.com/team/svc',
+    ]) {
+      expect(source({ 'dd.source.repo': value }), value).toMatchObject({
+        apiBase: 'https://ghe.example.com/api/v3',
+        url: 'https://ghe.example.com/team/svc',
+      });
+    }
+    expect(source({ 'dd.source.repo': 'http://git.example.org:8443/ops/tool' })).toMatchObject({
+      apiBase: 'https://git.example.org:8443/api/v4',
+    });
+    // The admin configured this one with http://: a label saying https changes nothing either.
+    expect(source({ 'dd.source.repo': 'https://ghe.lan/team/svc' })).toMatchObject({
+      apiBase: 'http://ghe.lan/api/v3',
+      url: 'http://ghe.lan/team/svc',
+      instance: 'ghe.lan',
+    });
+    expect(source({ 'dd.source.repo': 'http://github.com/acme/app' })).toMatchObject({
+      apiBase: 'https://api.github.com',
+      url: 'https://github.com/acme/app',
+    });
+    expect(source({ 'dd.source.repo': 'http://github.com/acme/app' })).not.toHaveProperty('instance');
+    // Another port is another host, which is not configured.
+    expect(source({ 'dd.source.repo': 'https://ghe.example.com:8443/team/svc' })).toMatchObject({
+      status: 'unsupported-source',
     });
   });
 

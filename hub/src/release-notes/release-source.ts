@@ -1,5 +1,5 @@
 import type { Container } from '../../../shared/schemas/container';
-import type { ReleaseNotesConfig } from './release-notes-config';
+import type { ForgeHost, ReleaseNotesConfig } from './release-notes-config';
 
 export type ReleaseForge = 'github' | 'gitlab';
 
@@ -14,6 +14,11 @@ export interface ReleaseSource {
   url: string;
   /** Where the API is reached: `https://api.github.com`, `https://gitlab.example.com/api/v4`. */
   apiBase: string;
+  /**
+   * The configured Enterprise or self-hosted instance (`host[:port]`) it is on, whose own token is
+   * the only one sent there; absent for github.com and gitlab.com.
+   */
+  instance?: string;
   /** Which label named it. */
   label: string;
 }
@@ -59,14 +64,37 @@ function repositoryPath(forge: ReleaseForge, url: URL): string | undefined {
   return path.length >= 2 && path.length <= 20 && valid(path) ? path.join('/') : undefined;
 }
 
-/** The forge and API base of a host: the two public ones, and those configured as Enterprise or self-hosted. */
-function forgeOf(url: URL, config: ReleaseNotesConfig): { forge: ReleaseForge; apiBase: string } | undefined {
+interface Forge {
+  forge: ReleaseForge;
+  apiBase: string;
+  /** Scheme and host of the repository pages. */
+  webBase: string;
+  instance?: string;
+}
+
+/**
+ * The forge of a label's host: the two public ones, and those configured as Enterprise or
+ * self-hosted. Only the host is read of the label: the scheme (and so the token's way there) is the
+ * configuration's, so `http://` in a label never downgrades a request (issue 33, item 9).
+ */
+function forgeOf(url: URL, config: ReleaseNotesConfig): Forge | undefined {
   const host = url.host.toLowerCase();
-  if (host === 'github.com' || host === 'www.github.com') return { forge: 'github', apiBase: config.githubApiUrl };
-  if (host === 'gitlab.com' || host === 'www.gitlab.com') return { forge: 'gitlab', apiBase: config.gitlabApiUrl };
-  if (config.githubHosts.includes(host)) return { forge: 'github', apiBase: `${url.protocol}//${host}/api/v3` };
-  if (config.gitlabHosts.includes(host)) return { forge: 'gitlab', apiBase: `${url.protocol}//${host}/api/v4` };
+  if (host === 'github.com' || host === 'www.github.com') {
+    return { forge: 'github', apiBase: config.githubApiUrl, webBase: 'https://github.com' };
+  }
+  if (host === 'gitlab.com' || host === 'www.gitlab.com') {
+    return { forge: 'gitlab', apiBase: config.gitlabApiUrl, webBase: 'https://gitlab.com' };
+  }
+  const github = config.githubHosts.find((configured) => configured.host === host);
+  if (github) return onInstance('github', github, '/api/v3');
+  const gitlab = config.gitlabHosts.find((configured) => configured.host === host);
+  if (gitlab) return onInstance('gitlab', gitlab, '/api/v4');
   return undefined;
+}
+
+function onInstance(forge: ReleaseForge, instance: ForgeHost, apiPath: string): Forge {
+  const webBase = `${instance.scheme}://${instance.host}`;
+  return { forge, apiBase: `${webBase}${apiPath}`, webBase, instance: instance.host };
 }
 
 /**
@@ -96,13 +124,13 @@ export function releaseSourceOf(
     if (!repository) {
       return { status: 'unsupported-source', message: `The ${label} label names no repository path` };
     }
-    const host = url.host.toLowerCase();
     return {
       forge: forge.forge,
-      host,
+      host: url.host.toLowerCase(),
       repository,
-      url: `${url.protocol}//${host}/${repository}`,
+      url: `${forge.webBase}/${repository}`,
       apiBase: forge.apiBase.replace(/\/+$/, ''),
+      ...(forge.instance && { instance: forge.instance }),
       label,
     };
   }

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { APPROVAL_STATES, ApprovalSchema, type Decider } from '../../../shared/schemas/approval';
 import { SNOOZE_MAX_DAYS } from '../../../shared/schemas/update-policy';
 import { parseTimestamp } from '../../../shared/update/timestamp';
+import { actorOf } from '../approvals/approval-actors';
 import type { ApprovalService } from '../approvals/approval-service';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
@@ -35,21 +36,20 @@ const SummarySchema = v.object({
 });
 
 /** Who decided, as the approval records it. */
-function deciderOf(c: Context<HubEnv>): Decider {
-  const principal = c.get('principal');
-  if (principal.kind === 'session') return { kind: 'user', name: principal.username };
-  if (principal.kind === 'api-key') return { kind: 'api-key', name: principal.keyId };
-  return { kind: 'anonymous' };
-}
+const deciderOf = (c: Context<HubEnv>): Decider => actorOf(c.get('principal'));
 
 /** The approval routes: the approval service, which runs approved updates through the update service. */
 export interface ApprovalRoutesDeps {
   approvals: Pick<ApprovalService, 'list' | 'summary' | 'get' | 'approve' | 'reject' | 'defer'>;
+  /** DD_APPROVALS_SEPARATE: deciding needs `approvals:decide` rather than `containers:update`. */
+  separateDuties: boolean;
 }
 
 /** Update approvals (docs/approvals.md): list, summary, detail, approve, reject, defer. */
 export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps): void {
   const { approvals } = deps;
+  // Separation of duties: those who may update are not thereby those who may decide.
+  const decide = deps.separateDuties ? 'approvals:decide' : 'containers:update';
   const find = (id: string) => {
     const approval = approvals.get(id);
     if (!approval) throw new HttpError(404, `Unknown approval ${id.slice(0, 80)}`);
@@ -113,7 +113,7 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
     {
       method: 'post',
       path: '/approvals/:id/approve',
-      access: 'containers:update',
+      access: decide,
       tag: 'approvals',
       summary: 'Approve the update and run it through the normal update path; answers the queued operation',
       response: v.object({ message: v.string(), approval: ApprovalSchema, operationId: v.string() }),
@@ -121,7 +121,7 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
       statuses: {
         ...decisionStatuses,
         400: 'The update is no longer available',
-        403: 'Container actions are disabled',
+        403: 'Container actions are disabled, or the caller requested this update (DD_APPROVALS_SEPARATE)',
         503: 'Its watcher is not available, or its edge agent is not connected (the approval stays approved)',
       },
     },
@@ -142,7 +142,7 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
     {
       method: 'post',
       path: '/approvals/:id/reject',
-      access: 'containers:update',
+      access: decide,
       tag: 'approvals',
       summary: "Reject the update: the candidate is added to the container's skips",
       body: RejectBodySchema,
@@ -156,7 +156,7 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
     {
       method: 'post',
       path: '/approvals/:id/defer',
-      access: 'containers:update',
+      access: decide,
       tag: 'approvals',
       summary: 'Defer the update: the container is snoozed until then, and the approval waits again afterwards',
       body: DeferBodySchema,

@@ -66,7 +66,11 @@ export function registerAuthSessionRoutes(api: RouteGroup, deps: AuthSessionRout
       summary: 'Sign in with a basic user; sets the HttpOnly session cookie',
       body: LoginBodySchema,
       response: UserSchema,
-      statuses: { 401: 'Any credential wrong (one uniform answer)', 403: 'Cross-origin', 429: 'Too many failures' },
+      statuses: {
+        401: 'Any credential wrong (one uniform answer)',
+        403: 'Cross-origin',
+        429: 'Too many failures from this address, or a retry too soon after failures of this username',
+      },
     },
     async (c, { body }) => {
       if (!passesSameOrigin(c, deps.config.server.trustProxy, deps.config.server.corsOrigins)) {
@@ -74,8 +78,10 @@ export function registerAuthSessionRoutes(api: RouteGroup, deps: AuthSessionRout
       }
       const address = deps.clientAddress(c) ?? 'unknown';
       const username = body.username.trim();
-      const blocked = signInLimits.blocked(address, username);
-      if (blocked) return tooMany(c, blocked.retryAfterSeconds);
+      // Past the address's limit, or too soon after this username's failures for an address that failed:
+      // 429. An address that has not failed waits out the username's slow-down here (seconds at most).
+      const refused = await signInLimits.admit(address, username);
+      if (refused) return tooMany(c, refused.retryAfterSeconds);
       const assurance = await verifier.verify({ ...body, username });
       if (!assurance) {
         signInLimits.recordFailure(address, username);

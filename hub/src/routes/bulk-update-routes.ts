@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { errorText } from '../../../shared/update-engine';
+import { actorOf } from '../approvals/approval-actors';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
 import type { ContainerStore } from '../store/container-store';
@@ -63,10 +64,15 @@ export function registerBulkUpdateRoutes(api: RouteGroup, deps: BulkUpdateRoutes
     },
     async (c, { body }) => {
       const batch = startUpdateBatch(deps);
+      const requestedBy = actorOf(c.get('principal'));
       const results: v.InferOutput<typeof ResultSchema>[] = [];
       for (const containerId of body.containerIds) {
         try {
-          const operation = await deps.updates.requestUpdate(containerId, { source: 'api', batchId: batch.batchId });
+          const operation = await deps.updates.requestUpdate(containerId, {
+            source: 'api',
+            batchId: batch.batchId,
+            requestedBy,
+          });
           batch.add(operation);
           results.push({
             containerId,

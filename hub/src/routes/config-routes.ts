@@ -29,7 +29,10 @@ const ConfigBodySchema = v.pipe(
 );
 
 const EditorBodySchema = v.strictObject({
-  /** KEY → value of `<PREFIX>_<NAME>_<KEY>`; a secret sent as `***` keeps the file's value. */
+  /**
+   * KEY → value of `<PREFIX>_<NAME>_<KEY>`; a value sent as a read showed it (`***`, `https://host/***`)
+   * keeps the file's value, unless it is a secret whose URL or host changes here (400: send it again).
+   */
   values: v.pipe(
     v.record(
       v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{1,64}$/, 'a key is letters and digits')),

@@ -43,4 +43,30 @@ describe('debug dump redaction', () => {
       msg: 'POST *** answered 500',
     });
   });
+
+  it('scrubs every value the secret table does not know to be plain, from the variables the hub runs with', () => {
+    const config = loadHubConfig({ DD_STORE_DRIVER: 'memory' }, noFiles);
+    const secrets = configuredSecrets(
+      config,
+      new Map([
+        ['DD_REGISTRY_HUB_PRIVATE_PASSWORD', 'registry-pw-77a1'],
+        ['DD_AUTH_BASIC_BOB_TOTP', 'KRSXG5CTMVRXEZLUKN2XAZLDOJSXIZLU'],
+        ['DD_SECURITY_OSV_URL', 'https://dl.example/t0ken-path/osv.zip?key=k-1234567'],
+        ['DD_REGISTRY_GITLAB_WORK_URL', 'https://gitlab.example/api?private_token=pt-998877'],
+        ['DD_SOMETHING_UNKNOWN', 'unclassified-value'],
+        ['DD_LOG_LEVEL', 'warning-level'],
+      ]),
+    );
+    for (const secret of [
+      'registry-pw-77a1',
+      'KRSXG5CTMVRXEZLUKN2XAZLDOJSXIZLU',
+      '/t0ken-path/osv.zip?key=k-1234567',
+      '?private_token=pt-998877',
+      'unclassified-value',
+    ])
+      expect(secrets).toContain(secret);
+    expect(secrets).not.toContain('warning-level');
+    // An endpoint is no secret itself: its host stays readable in the dump, its query does not.
+    expect(secrets.filter((secret) => secret.includes('gitlab.example'))).toEqual([]);
+  });
 });

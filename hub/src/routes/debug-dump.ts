@@ -1,6 +1,7 @@
 import { isSensitiveKey, REDACTED } from '../../../shared/redact';
 import type { HubConfig } from '../config/hub-config';
-import { secretKind } from '../config/secret-variables';
+import { classifyVariable, isPlainVariable } from '../config/secret-variables';
+import { releaseNotesTokens } from '../release-notes/release-notes-config';
 
 /**
  * The debug dump's last line of defence (docs/operations.md "Debug dump"): the dump is built from
@@ -23,8 +24,12 @@ const NOT_SECRET_KEYS = new Set([
 /** Secrets shorter than this are not searched for in free text: "1" or "on" would mask half the dump. */
 const MIN_SCRUBBED_LENGTH = 6;
 
-/** Every secret value the configuration holds, for the free-text scrub. */
-export function configuredSecrets(config: HubConfig): string[] {
+/**
+ * Every secret value the configuration holds, for the free-text scrub: what the parsed configuration
+ * keeps, and each variable the hub runs with that the secret table (secret-variables.ts) does not
+ * know to be plain (registry passwords included, which HubConfig does not hold).
+ */
+export function configuredSecrets(config: HubConfig, variables: ReadonlyMap<string, string> = new Map()): string[] {
   const found = new Set<string>();
   const add = (value: string | undefined) => {
     if (value === undefined) return;
@@ -38,21 +43,23 @@ export function configuredSecrets(config: HubConfig): string[] {
   if (config.webhooks.tokens.kind === 'per-endpoint')
     for (const token of Object.values(config.webhooks.tokens.tokens)) add(token);
   for (const agent of config.agents) add(agent.secret);
-  add(config.releaseNotes.githubToken);
-  add(config.releaseNotes.gitlabToken);
+  for (const token of releaseNotesTokens(config.releaseNotes)) add(token);
   for (const user of config.auth.basic) {
     for (const code of user.recoveryCodes) add(code);
   }
   for (const provider of config.auth.oidc) add(provider.clientSecret);
-  for (const trigger of config.notifications.triggers) {
-    for (const [key, { variable, value }] of trigger.values) {
-      if (secretKind(variable) === undefined && !isSensitiveKey(key)) continue;
-      add(value);
-      // A webhook-style URL carries its token in the path (Slack, Discord…), which the trigger views show.
-      const path = urlPath(value);
-      if (path !== undefined) add(path);
-    }
-  }
+  const addVariable = (variable: string, value: string) => {
+    if (isPlainVariable(variable)) return;
+    const kind = classifyVariable(variable)?.class;
+    if (kind === 'url') for (const part of urlCredentials(value)) add(part);
+    else add(value);
+    // A webhook-style URL carries its token in the path (Slack, Discord…), an endpoint perhaps in its query.
+    const rest = kind === 'url' ? urlQuery(value) : urlPath(value);
+    if (rest !== undefined) add(rest);
+  };
+  for (const trigger of config.notifications.triggers)
+    for (const { variable, value } of trigger.values.values()) addVariable(variable, value);
+  for (const [variable, value] of variables) addVariable(variable, value);
   // Longest first: a secret that contains another is replaced whole.
   return [...found].sort((a, b) => b.length - a.length);
 }
@@ -69,6 +76,12 @@ function urlPath(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The query of an absolute URL, as written. */
+function urlQuery(text: string): string | undefined {
+  const start = text.indexOf('?');
+  return URL.canParse(text) && start >= 0 ? text.slice(start) : undefined;
 }
 
 /** The user and password of a URL with credentials, decoded and as written. */

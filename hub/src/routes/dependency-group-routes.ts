@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { actorOf } from '../approvals/approval-actors';
 import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
@@ -55,7 +56,7 @@ export function registerDependencyGroupRoutes(api: RouteGroup, deps: DependencyG
           feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',
         });
       }
-      return c.json(await deps.dependencyGroups.start(c.req.param('rootId') ?? ''), 202);
+      return c.json(await deps.dependencyGroups.start(c.req.param('rootId') ?? '', actorOf(c.get('principal'))), 202);
     },
   );
 }

@@ -1,12 +1,17 @@
 import * as v from 'valibot';
+import type { Logger } from '../../../shared/logging/logger';
+import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
 import { ICON_PROVIDERS, IconSlugSchema, iconRequest, isIconProvider } from '../icons/icon-providers';
 import type { IconService } from '../icons/icon-service';
+import { describePrincipal } from './system-routes';
 
-/** The icon routes: the icon service (its cache, the upstream sets, internetlessMode). */
+/** The icon routes: the icon service (its cache, the upstream sets, internetlessMode); a clear is audited and logged. */
 export interface IconRoutesDeps {
   icons: IconService;
+  audit: { append(record: AuditRecord): Promise<unknown> };
+  logger: Logger;
 }
 
 /** A day: icons change seldom, and DELETE /icons/cache is there for when one did. */
@@ -73,9 +78,20 @@ export function registerIconRoutes(api: RouteGroup, deps: IconRoutesDeps): void 
       path: '/icons/cache',
       access: 'admin',
       tag: 'icons',
-      summary: 'Empty the icon cache: each icon is fetched again on its next request',
+      summary: 'Empty the icon cache: each icon is fetched again on its next request; audited (icon-cache-cleared)',
       response: v.object({ cleared: v.number() }),
     },
-    async (c) => c.json({ cleared: await deps.icons.clear() }),
+    async (c) => {
+      const cleared = await deps.icons.clear();
+      // Issue 33 item 10: who emptied the cache, in the audit and the log.
+      const by = describePrincipal(c.get('principal'));
+      deps.logger.info('icon cache cleared', { by, cleared });
+      await deps.audit.append({
+        action: 'icon-cache-cleared',
+        status: 'success',
+        details: `icon cache cleared by ${by}: ${cleared} ${cleared === 1 ? 'entry' : 'entries'}`,
+      });
+      return c.json({ cleared });
+    },
   );
 }

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import * as v from 'valibot';
 import { readContainerLabels } from '../../../shared/containers/container-labels';
 import { relabelRecord } from '../../../shared/containers/container-record';
@@ -16,9 +17,11 @@ import {
 import { updateBlockers } from '../../../shared/update/snooze-skip';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { pendingUpdateOf } from '../../../shared/update/update-kind';
+import { assertMayOverrideApprovalLabel } from '../approvals/approval-label-guard';
 import { generateKeyId } from '../auth/api-key-credential';
 import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
+import type { HubEnv } from '../http/hub-env';
 import type { RouteGroup } from '../http/route-group';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
@@ -30,6 +33,8 @@ import { type ContainerHosts, errorMessage, findContainer } from './container-ta
 
 export interface LabelOverrideRoutesDeps extends ContainerHosts {
   containers: Pick<ContainerStore, 'all' | 'get' | 'putMany' | 'identityState'>;
+  /** DD_APPROVALS_SEPARATE: overriding dd.update.approval needs admin (docs/approvals.md). */
+  approvalLabelNeedsAdmin?: boolean | undefined;
   labelOverrides: LabelOverrideStore;
   audit: Pick<AuditStore, 'append'>;
   publish: Publish;
@@ -71,6 +76,8 @@ const listed = (labels: LabelMap) =>
  */
 export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverrideRoutesDeps): void {
   const { containers, labelOverrides } = deps;
+  const assertMayChange = (c: Context<HubEnv>, before: LabelMap | undefined, after: LabelMap) =>
+    assertMayOverrideApprovalLabel(deps.approvalLabelNeedsAdmin === true, c.get('principal'), before, after);
 
   /** One record with its labels re-read under the overrides now in force (nothing stored yet). */
   function relabel(container: Container): Container {
@@ -168,13 +175,18 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
         "Set this container's label overrides: the whole map, replacing the one stored; kept across re-creation; answers the container with its effective labels",
       body: ContainerLabelOverridesBodySchema,
       response: ContainerSchema,
-      statuses: { 400: 'Unknown dd.* label or invalid value (the key is named)', 404: 'Unknown container' },
+      statuses: {
+        400: 'Unknown dd.* label or invalid value (the key is named)',
+        403: 'Changes dd.update.approval without admin while DD_APPROVALS_SEPARATE is on',
+        404: 'Unknown container',
+      },
     },
     async (c, { body }) => {
       const container = findContainer(containers, c.req.param('id') ?? '');
       assertValid(body.labels);
       const identity = identityOf(container);
       const had = labelOverrides.ofIdentity(identity);
+      assertMayChange(c, had, body.labels);
       await labelOverrides.setOfIdentity(identity, body.labels);
       const updated = await reapplyOne(container);
       if (had || Object.keys(body.labels).length > 0)
@@ -200,6 +212,7 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
       response: ContainerSchema,
       statuses: {
         400: 'Unknown dd.* label, invalid value (the key is named), or nothing to change',
+        403: 'Changes dd.update.approval without admin while DD_APPROVALS_SEPARATE is on',
         404: 'Unknown container',
       },
     },
@@ -210,6 +223,7 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
       const next: LabelMap = { ...had, ...body.set };
       for (const key of body.unset ?? []) delete next[key];
       assertValid(next);
+      assertMayChange(c, had, next);
       await labelOverrides.setOfIdentity(identity, next);
       const updated = await reapplyOne(container);
       const cleared = (body.unset ?? []).filter((key) => key in had);
@@ -239,12 +253,16 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
       tag: 'containers',
       summary: "Clear this container's label overrides: its labels (and the global overrides) apply again",
       response: ContainerSchema,
-      statuses: { 404: 'Unknown container' },
+      statuses: {
+        403: 'Changes dd.update.approval without admin while DD_APPROVALS_SEPARATE is on',
+        404: 'Unknown container',
+      },
     },
     async (c) => {
       const container = findContainer(containers, c.req.param('id') ?? '');
       const identity = identityOf(container);
       const had = labelOverrides.ofIdentity(identity);
+      assertMayChange(c, had, {});
       await labelOverrides.setOfIdentity(identity, {});
       const updated = await reapplyOne(container);
       if (had)
@@ -290,12 +308,16 @@ export function registerLabelOverrideRoutes(api: RouteGroup, deps: LabelOverride
       summary:
         "Clear the overrides kept under an identity (`agent::watcher::name`, URL-encoded), a gone container's too",
       response: IdentityOverridesSchema,
-      statuses: { 404: 'No overrides under this identity' },
+      statuses: {
+        403: 'Changes dd.update.approval without admin while DD_APPROVALS_SEPARATE is on',
+        404: 'No overrides under this identity',
+      },
     },
     async (c) => {
       const identity = c.req.param('identity') ?? '';
       const labels = labelOverrides.ofIdentity(identity);
       if (!labels) throw new HttpError(404, `No label overrides under ${identity.slice(0, 200)}`);
+      assertMayChange(c, labels, {});
       await labelOverrides.setOfIdentity(identity, {});
       await reapply((container) => identityOf(container) === identity);
       await deps.audit.append({

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { AgentDirectory } from '../agents/agent-directory';
 import type { Principal } from '../auth/principal';
+import type { ConfigService } from '../config/config-service';
 import type { RouteGroup } from '../http/route-group';
 import type { IconService } from '../icons/icon-service';
 import type { NotificationService } from '../notifications/notification-service';
@@ -35,6 +36,8 @@ export interface SystemRoutesDeps {
   agents: Pick<AgentDirectory, 'agents'>;
   /** Whether the runtime runs update hooks (Node); Workers has no shell. */
   hooksAvailable: boolean;
+  /** The variables the hub runs with: the dump scrubs every value the secret table does not know to be plain. */
+  configuration?: Pick<ConfigService, 'variables'> | undefined;
 }
 
 /** How many log and audit entries a dump carries: enough for the last minutes, small enough to post. */
@@ -182,7 +185,7 @@ export function registerSystemRoutes(api: RouteGroup, deps: SystemRoutesDeps): v
         log: deps.logRing.query({ tail: DUMP_LOG_ENTRIES }),
         audit: deps.audit.recent(DUMP_AUDIT_ENTRIES),
       };
-      const redacted = redactDeep(dump, configuredSecrets(deps.server.config));
+      const redacted = redactDeep(dump, configuredSecrets(deps.server.config, deps.configuration?.variables()));
       // A HEAD downloads nothing, so it leaves no trace in the audit.
       if (c.req.method !== 'HEAD')
         await deps.audit.append({

@@ -1,5 +1,6 @@
 import { REDACTED } from '../../../shared/redact';
 import type { HubConfig } from '../config/hub-config';
+import { showVariable } from '../config/secret-variables';
 import type { IconCacheStats } from '../icons/icon-cache';
 
 /**
@@ -22,17 +23,20 @@ export function describeAuthentications(config: HubConfig) {
         recoveryCodes: user.recoveryCodes.length,
       },
     })),
-    ...config.auth.oidc.map((provider) => ({
-      id: `oidc.${provider.id}`,
-      type: 'oidc' as const,
-      name: provider.id,
-      configuration: {
-        discovery: provider.discovery,
-        clientId: provider.clientId,
-        clientSecret: REDACTED,
-        redirect: provider.redirect,
-      },
-    })),
+    ...config.auth.oidc.map((provider) => {
+      const variable = (key: string) => `DD_AUTH_OIDC_${provider.id.toUpperCase().replace(/-/g, '_')}_${key}`;
+      return {
+        id: `oidc.${provider.id}`,
+        type: 'oidc' as const,
+        name: provider.id,
+        configuration: {
+          discovery: showVariable(variable('DISCOVERY'), provider.discovery),
+          clientId: provider.clientId,
+          clientSecret: REDACTED,
+          redirect: showVariable(variable('REDIRECT'), provider.redirect),
+        },
+      };
+    }),
   ];
   return { anonymous: config.anonymous, data, total: data.length };
 }

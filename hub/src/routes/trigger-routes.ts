@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
 import { LOCAL_AGENT } from '../../../shared/update/update-clock';
+import { actorOf } from '../approvals/approval-actors';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import type { RouteGroup } from '../http/route-group';
@@ -179,6 +180,7 @@ export function registerTriggerRoutes(api: RouteGroup, deps: TriggerRoutesDeps):
       const operation = await deps.updates.requestUpdate(c.req.param('id') ?? '', {
         triggerName: `docker.${c.req.param('name') ?? ''}`,
         source: 'api',
+        requestedBy: actorOf(c.get('principal')),
       });
       return c.json(
         {

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { UpdateOperationSchema } from '../../../shared/update-engine';
+import { actorOf } from '../approvals/approval-actors';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { pageOf } from '../http/paged-list';
@@ -65,7 +66,10 @@ export function registerUpdateRoutes(api: RouteGroup, deps: UpdateRoutesDeps): v
       },
     },
     async (c) => {
-      const operation = await updates.requestUpdate(c.req.param('id') ?? '', { source: 'api' });
+      const operation = await updates.requestUpdate(c.req.param('id') ?? '', {
+        source: 'api',
+        requestedBy: actorOf(c.get('principal')),
+      });
       return c.json(
         {
           message: `Update of ${operation.containerName} to ${operation.targetImage} queued`,

@@ -11,7 +11,11 @@ const StoredSettingsSchema = v.object({ ...SettingsSchema.entries, approvalRequi
 export interface SettingsStore {
   load(): Promise<void>;
   get(): Settings;
-  patch(patch: SettingsPatch): Promise<Settings>;
+  /**
+   * Applies a patch; resolves with the settings before it and after it, read in the same turn of
+   * the write queue, so what one caller changed is never confused with a concurrent write's change.
+   */
+  patch(patch: SettingsPatch): Promise<{ before: Settings; after: Settings }>;
 }
 
 export function createSettingsStore(storage: Storage, logger: Logger): SettingsStore {
@@ -26,13 +30,14 @@ export function createSettingsStore(storage: Storage, logger: Logger): SettingsS
     get: () => current,
     patch: (patch) =>
       serial(async () => {
+        const before = current;
         const next: Settings = { ...current };
         if (patch.internetlessMode !== undefined) next.internetlessMode = patch.internetlessMode;
         if (patch.updateMode !== undefined) next.updateMode = patch.updateMode;
         if (patch.approvalRequired !== undefined) next.approvalRequired = patch.approvalRequired;
         await storage.setItem(SETTINGS_KEY, next);
         current = Object.freeze(next);
-        return current;
+        return { before, after: current };
       }),
   };
 }

@@ -33,8 +33,14 @@ export function acceptsGzip(header: string | undefined): boolean {
   return false;
 }
 
-/** A navigation: a GET that asks for HTML by name (`*\/*` alone is an API client, not a browser). */
-function wantsHtml(c: Context): boolean {
+/**
+ * Whether this GET gets the page. `/` always does: uptime checkers and `curl` send `*\/*` or no
+ * Accept, and nothing else lives there. Other paths only for a navigation, a GET that asks for HTML
+ * by name (`*\/*` alone is an API client, not a browser), so their JSON 404 stays for API clients.
+ */
+function servesPage(c: Context): boolean {
+  if (c.req.path === '/') return true;
+  if (NOT_THE_PAGE.test(c.req.path)) return false;
   return (c.req.header('accept') ?? '').toLowerCase().includes('text/html');
 }
 
@@ -87,15 +93,15 @@ function unavailablePage(reason: string): string {
 }
 
 /**
- * The web UI at `/`: hashed assets under /assets/ (immutable), the page for every other GET that
- * asks for HTML outside /api, /health and /metrics (client-side routes), under a strict CSP.
- * Anything else falls through to the hub's JSON 404/405.
+ * The web UI at `/`: hashed assets under /assets/ (immutable), the page for every GET and HEAD of
+ * `/` and every other GET that asks for HTML outside /api, /health and /metrics (client-side
+ * routes), under a strict CSP. Anything else falls through to the hub's JSON 404/405.
  */
 export function registerUiRoutes(app: Hono<HubEnv>, deps: { ui: UiSource }): void {
   const { ui } = deps;
   if ('unavailable' in ui) {
     app.get('*', async function uiNotBuilt(c, next) {
-      if (NOT_THE_PAGE.test(c.req.path) || !wantsHtml(c)) return next();
+      if (!servesPage(c)) return next();
       c.header('cache-control', 'no-store');
       return c.html(unavailablePage(ui.unavailable), 503);
     });
@@ -111,7 +117,7 @@ export function registerUiRoutes(app: Hono<HubEnv>, deps: { ui: UiSource }): voi
     return asset ? respondWithAsset(c, asset, {}) : next();
   });
   app.get('*', async function uiPage(c, next) {
-    if (NOT_THE_PAGE.test(c.req.path) || c.req.path.startsWith('/assets/') || !wantsHtml(c)) return next();
+    if (c.req.path.startsWith('/assets/') || !servesPage(c)) return next();
     return respondWithAsset(c, page, pageHeaders);
   });
 }

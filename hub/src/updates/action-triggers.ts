@@ -1,6 +1,7 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { EnvReaderContext, envBoolean, envInteger, envText } from '../../../shared/config/env-readers';
 import { groupProviderVariables, type ProviderVariables } from '../config/provider-variables';
+import { quotableValue } from '../config/secret-variables';
 
 export const ACTION_PREFIX = 'DD_ACTION_';
 export const ACTION_TRIGGER_TYPES = ['docker'] as const;
@@ -28,23 +29,23 @@ export interface DockerActionTrigger {
   compose?: false;
 }
 
-const KEYS = ['backupcount', 'prune', 'healthtimeout', 'auto', 'watcher', 'compose'] as const;
+export const ACTION_KEYS = ['backupcount', 'prune', 'healthtimeout', 'auto', 'watcher', 'compose'] as const;
 export const DEFAULT_BACKUP_COUNT = 3;
 export const DEFAULT_HEALTH_TIMEOUT_S = 120;
 
 function parseTrigger(group: ProviderVariables): DockerActionTrigger {
   const raw = new Map<string, string>();
   for (const [key, { variable, value }] of group.values) {
-    if (!(KEYS as readonly string[]).includes(key)) {
+    if (!(ACTION_KEYS as readonly string[]).includes(key)) {
       throw new ConfigError(
         variable,
-        `unknown option of a docker action trigger; known: ${KEYS.map((k) => k.toUpperCase()).join(', ')}`,
+        `unknown option of a docker action trigger; known: ${ACTION_KEYS.map((k) => k.toUpperCase()).join(', ')}`,
       );
     }
     raw.set(variable, value);
   }
-  const vars = new EnvReaderContext(raw);
-  const name = (key: (typeof KEYS)[number]) =>
+  const vars = new EnvReaderContext(raw, quotableValue);
+  const name = (key: (typeof ACTION_KEYS)[number]) =>
     group.values.get(key)?.variable ?? `${ACTION_PREFIX}DOCKER_${group.name.toUpperCase()}_${key}`;
   const watchers = vars
     .optional(name('watcher'), envText)

@@ -1,3 +1,4 @@
+import type { Decider } from '../../../shared/schemas/approval';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdateSource } from '../../../shared/update-engine';
 import type { HttpError } from '../http/http-error';
@@ -8,8 +9,11 @@ import type { UpdateTarget } from './update-target';
  * capability does not depend on the approval service that runs through it.
  */
 export interface ApprovalGate {
-  /** Passes when no approval is needed or this candidate is approved; otherwise throws 409 (and opens one). */
-  admit(container: Container, target: UpdateTarget, source: UpdateSource): Promise<void>;
+  /**
+   * Passes when no approval is needed or this candidate is approved; otherwise throws 409 (and opens
+   * one), remembering `requestedBy` (the caller of an API request) as one who may not approve it.
+   */
+  admit(container: Container, target: UpdateTarget, source: UpdateSource, requestedBy?: Decider): Promise<void>;
   /** What admit would refuse now, reading only (the preview); undefined when it would pass. */
   assess(container: Container, target: UpdateTarget): HttpError | undefined;
   /** The approved candidate's update was queued. */

@@ -1,4 +1,5 @@
 import type { Logger } from '../../../shared/logging/logger';
+import type { Decider } from '../../../shared/schemas/approval';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { errorText, isTerminal } from '../../../shared/update-engine';
@@ -47,7 +48,7 @@ export interface DependencyGroupUpdates {
    * Plans the root's group, requests the first wave that has updates and answers; the next waves
    * follow in the background, each once every operation of the one before has succeeded.
    */
-  start(rootId: string): Promise<DependencyGroupAnswer>;
+  start(rootId: string, requestedBy?: Decider): Promise<DependencyGroupAnswer>;
   /** Stops following groups: operations already queued go on, later waves are not started. */
   stop(): Promise<void>;
   /** Resolves once no group is being followed (tests). */
@@ -120,12 +121,16 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
     return deps.containers.all().find((container) => containerIdentity(container) === member.identity);
   }
 
-  async function request(member: PlannedMember, batch: UpdateBatch): Promise<void> {
+  async function request(member: PlannedMember, batch: UpdateBatch, requestedBy: Decider | undefined): Promise<void> {
     const { view } = member;
     try {
       const container = current(member);
       if (!container) throw new HttpError(404, `${view.containerName} is no longer in the inventory`);
-      const operation = await deps.updates.requestUpdate(container.id, { source: 'api', batchId: batch.batchId });
+      const operation = await deps.updates.requestUpdate(container.id, {
+        source: 'api',
+        batchId: batch.batchId,
+        requestedBy,
+      });
       batch.add(operation);
       Object.assign(view, { result: 'queued', operationId: operation.id });
     } catch (error) {
@@ -182,6 +187,7 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
     members: PlannedMember[][],
     batch: UpdateBatch,
     firstRequested: () => void,
+    requestedBy: Decider | undefined,
   ): Promise<void> {
     let failed: string[] = [];
     try {
@@ -197,7 +203,7 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
           }
           continue;
         }
-        for (const member of pending) await request(member, batch);
+        for (const member of pending) await request(member, batch, requestedBy);
         if (pending.length > 0) firstRequested();
         const operationIds = pending.flatMap((member) => (member.view.operationId ? [member.view.operationId] : []));
         if (operationIds.length === 0) continue;
@@ -220,14 +226,14 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
   }
 
   return {
-    async start(rootId) {
+    async start(rootId, requestedBy) {
       const { root, members } = plan(rootId);
       const batch = startUpdateBatch(deps);
       let answer!: () => void;
       const requested = new Promise<void>((resolve) => {
         answer = resolve;
       });
-      const work = follow(root, members, batch, answer).catch((error: unknown) =>
+      const work = follow(root, members, batch, answer, requestedBy).catch((error: unknown) =>
         log.error('following a dependency group failed', { root: root.name, error: errorText(error) }),
       );
       running.add(work);

@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage';
 import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { Logger } from '../../../shared/logging/logger';
+import type { Decider } from '../../../shared/schemas/approval';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import {
@@ -54,6 +55,8 @@ export interface UpdateRequestOptions {
   triggerName?: string | undefined;
   source: UpdateSource;
   batchId?: string | undefined;
+  /** Who asked, for an API request: an approval remembers them (docs/approvals.md "Separation of duties"). */
+  requestedBy?: Decider | undefined;
 }
 
 export interface RollbackRequestOptions {
@@ -432,7 +435,7 @@ export function createUpdateService(
       await hub.security?.admit(container, target);
       // Every other refusal first would be nicer, but this one writes (a new approval): it must not
       // come between the busy check and the claim below. An approved candidate passes.
-      await hub.approvals?.admit(container, target, request.source);
+      await hub.approvals?.admit(container, target, request.source, request.requestedBy);
       // The hub's own container: swapped by a helper container instead of refused (docs/updates.md "Self-update").
       if (container.agent === undefined && hub.selfUpdates?.applies(container.id)) {
         const operation = newOperation(container, {

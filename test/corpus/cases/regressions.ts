@@ -43,6 +43,12 @@ const MSSQL = casesFor(
 );
 const DROPPED_V = casesFor('example/dropped-v', tags('v1.2.3 v1.2.4 1.3.0 1.3.1 latest'));
 const RELEASE = casesFor('example/release-prefix', tags('release-1.2.3 release-1.2.4 1.2.5 V1.2.3 V1.2.4 v1.3.0'));
+// Prereleases of one version, after What's Up Docker's own case (`1.0.0-test1` → `1.0.0-test2`).
+const NEXT_PRERELEASE = casesFor(
+  'example/prerelease-next',
+  tags('1.0.0-test1 1.0.0-test2 1.0.0-dev 1.0.0-rc.1 1.0.0-rc.2 1.0.0-snapshot 1.0.1-rc.1 1.1.0-rc.1'),
+);
+const released = (...extra: string[]) => tags(`1.0.0-test1 1.0.0-test2 1.0.0-rc.1 1.0.0-rc.2 ${extra.join(' ')}`);
 const numericTransform = { transformTags: '^(\\d+)\\.(\\d+)\\.(\\d+)-(\\d+)$ => $1.$2.$3' };
 
 export const REGRESSION_CASES: readonly TagCase[] = [
@@ -195,6 +201,71 @@ export const REGRESSION_CASES: readonly TagCase[] = [
   DROPPED_V('transform', 'policy', 'v1.2.4', to('1.3.1', 'minor'), 'a transform that strips the v joins both schemes', {
     policy: { transformTags: '^v(\\d.*)$ => $1' },
   }),
+  // Regression (issue 33, item 18): a running prerelease was never offered the next one of an unknown label.
+  NEXT_PRERELEASE(
+    'test-label',
+    'prerelease',
+    '1.0.0-test1',
+    to('1.0.0-test2', 'prerelease'),
+    'the next prerelease of the same version, as WUD offers it',
+    { remoteTags: tags('1.0.0-test1 1.0.0-test2') },
+  ),
+  NEXT_PRERELEASE(
+    'test-label-release',
+    'prerelease',
+    '1.0.0-test1',
+    to('1.0.0', 'prerelease'),
+    'its release is newer still',
+    {
+      remoteTags: released('1.0.0'),
+    },
+  ),
+  NEXT_PRERELEASE('rc-next', 'prerelease', '1.0.0-rc.1', to('1.0.0-rc.2', 'prerelease'), 'rc.2 follows rc.1', {
+    remoteTags: tags('1.0.0-rc.1 1.0.0-rc.2'),
+  }),
+  NEXT_PRERELEASE('rc-release', 'prerelease', '1.0.0-rc.1', to('1.0.0', 'prerelease'), '1.0.0 > 1.0.0-rc.2 in semver', {
+    remoteTags: released('1.0.0'),
+  }),
+  NEXT_PRERELEASE(
+    'dev-to-rc',
+    'prerelease',
+    '1.0.0-dev',
+    to('1.0.0-rc.2', 'prerelease'),
+    'at its own version a channel may go on to the rc (dev < rc)',
+  ),
+  NEXT_PRERELEASE(
+    'no-rc-to-snapshot',
+    'prerelease',
+    '1.0.0-rc.2',
+    null,
+    'semver puts snapshot above rc, the ladder below: not offered',
+    { remoteTags: tags('1.0.0-rc.2 1.0.0-snapshot') },
+  ),
+  NEXT_PRERELEASE(
+    'rc-track',
+    'prerelease',
+    '1.0.0-rc.1',
+    to('1.0.1-rc.1', 'patch'),
+    'a later rc is offered too: prerelease users follow the track',
+    { remoteTags: tags('1.0.0-rc.1 1.0.1-rc.1') },
+  ),
+  NEXT_PRERELEASE('rc-track-release', 'prerelease', '1.0.0-rc.1', to('1.0.1', 'patch'), 'and its release above it', {
+    remoteTags: tags('1.0.0-rc.1 1.0.1-rc.1 1.0.1'),
+  }),
+  NEXT_PRERELEASE('release-no-rc', 'prerelease', '1.0.0', null, 'a running release is never offered 1.1.0-rc.1', {
+    remoteTags: tags('1.0.0 1.0.0-rc.2 1.1.0-rc.1'),
+  }),
+  NEXT_PRERELEASE(
+    'release-rc-policy',
+    'policy',
+    '1.0.0',
+    to('1.1.0-rc.1', 'minor'),
+    'unless a transform reads the rc as its release',
+    {
+      remoteTags: tags('1.0.0 1.0.0-rc.2 1.1.0-rc.1'),
+      policy: { transformTags: '^(\\d+\\.\\d+\\.\\d+)-rc\\.\\d+$ => $1' },
+    },
+  ),
   RELEASE('release-prefix', 'semver', 'release-1.2.3', to('release-1.2.4', 'patch'), 'release- prefix is a family'),
   RELEASE('capital-v', 'semver', 'V1.2.3', to('V1.2.4', 'patch'), 'V is not v: another prefix, another family'),
 ];

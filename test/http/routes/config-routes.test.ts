@@ -22,7 +22,7 @@ describeRuntimeMatrix(
       expect(byName.get('DD_AUDIT_MAX_ENTRIES')).toEqual({ name: 'DD_AUDIT_MAX_ENTRIES', value: '500', source: 'env' });
       expect(byName.get('DD_NOTIFICATION_HTTP_OPS_URL')).toEqual({
         name: 'DD_NOTIFICATION_HTTP_OPS_URL',
-        value: '***',
+        value: 'http://127.0.0.1:9/***',
         source: 'env',
       });
       expect(byName.get('DD_UI_MATURITY_THRESHOLD_DAYS')).toEqual({

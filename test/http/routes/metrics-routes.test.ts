@@ -1,6 +1,8 @@
 import { expect, it } from 'vitest';
 import { describeRuntimeMatrix, expectJsonError } from '../../support/hub-harness';
 
+const DASHBOARD = 'http://dash.example:8080';
+
 describeRuntimeMatrix(
   'metrics with a token',
   (client) => {
@@ -92,4 +94,42 @@ describeRuntimeMatrix(
     });
   },
   { DD_SERVER_METRICS_AUTH: 'false', DD_COMPAT_WUDCARD: 'true' },
+);
+
+// Regression (issue 33, item 16): a CORS preflight reaches no route handler, so it was counted as route="unmatched".
+describeRuntimeMatrix(
+  'metrics of CORS preflights',
+  (client) => {
+    const preflight = (origin: string, method: string): RequestInit => ({
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method },
+    });
+
+    it('counts a preflight under the route it asks about, answered or refused, compat paths included', async () => {
+      const answered: [path: string, method: string, route: string][] = [
+        ['/api/v1/notifications/n1', 'PATCH', '/api/v1/notifications/:id'],
+        // The route of the asked method, not another one the path also matches (`/containers/:id`).
+        ['/api/v1/containers/watch', 'POST', '/api/v1/containers/watch'],
+        ['/api/containers', 'GET', '/api/v1/containers'],
+      ];
+      for (const [path, method] of answered) {
+        expect((await client().request(path, preflight(DASHBOARD, method))).status, path).toBe(204);
+      }
+      // Another origin gets no CORS answer: the preflight falls through to the path's 405.
+      expect((await client().request('/api/v1/settings', preflight('http://evil.example', 'PATCH'))).status).toBe(405);
+      const text = await (await client().request('/metrics')).text();
+      for (const [path, , route] of answered) {
+        const line = `dd_http_requests_total{method="OPTIONS",route="${route}",status="204"} 1`;
+        expect(text.split('\n'), path).toContain(line);
+      }
+      expect(text.split('\n')).toContain(
+        'dd_http_requests_total{method="OPTIONS",route="/api/v1/settings",status="405"} 1',
+      );
+      expect(text).toMatch(
+        /^dd_http_request_duration_seconds_count\{method="OPTIONS",route="\/api\/v1\/containers"\} 1$/m,
+      );
+      expect(text).not.toContain('route="unmatched"');
+    });
+  },
+  { DD_SERVER_METRICS_AUTH: 'false', DD_COMPAT_WUDCARD: 'true', DD_SERVER_CORS_ORIGINS: DASHBOARD },
 );

@@ -10,6 +10,7 @@ import { type FixtureRelease, type ReleaseApiServer, startReleaseApiServer } fro
 
 const GITHUB_TOKEN = 'ghp_fixturetoken0123456789';
 const GITLAB_TOKEN = 'glpat-fixturetoken0123456789';
+const SELF_HOSTED_TOKEN = 'glpat-selfhostedfixture0123456789';
 const id = (n: number) => n.toString(16).padStart(64, '0');
 const date = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().replace('.000', '');
 
@@ -60,7 +61,9 @@ beforeAll(async () => {
   forge = await startReleaseApiServer();
   env.DD_RELEASE_NOTES_GITHUB_API_URL = forge.url;
   env.DD_RELEASE_NOTES_GITLAB_API_URL = `${forge.url}/api/v4`;
-  env.DD_RELEASE_NOTES_GITLAB_HOSTS = forge.host;
+  // A self-hosted GitLab at the fixture's address, over http and with its own token, as the admin says.
+  env.DD_RELEASE_NOTES_GITLAB_HOSTS = `http://${forge.host}`;
+  env.DD_RELEASE_NOTES_GITLAB_HOST_TOKENS = `${forge.host}=${SELF_HOSTED_TOKEN}`;
   forge.github('acme/app', APP_RELEASES);
   forge.gitlab('group/sub/tool', TOOL_RELEASES);
   forge.github('acme/quiet', []);
@@ -199,7 +202,7 @@ describeHubMatrix(
         '/api/v4/projects/group%2Fsub%2Ftool/releases?per_page=100',
         '/api/v4/projects/group%2Fsub%2Ftool/releases?per_page=100&page=2',
       ]);
-      expect(requests.every((request) => request.credential === GITLAB_TOKEN)).toBe(true);
+      expect(requests.every((request) => request.credential === SELF_HOSTED_TOKEN)).toBe(true);
       const between = await get(`/api/v1/containers/${id(2)}/intermediate-release-notes?from=2.0.8&to=2.0.11`);
       expect(between.releases?.map((release) => release.tag)).toEqual(['tool@2.0.9', 'tool@2.0.10', 'tool@2.0.11']);
     });
@@ -319,6 +322,7 @@ describeHubMatrix(
       const server = await (await client().request('/api/v1/server')).text();
       expect(server).not.toContain(GITHUB_TOKEN);
       expect(server).not.toContain(GITLAB_TOKEN);
+      expect(server).not.toContain(SELF_HOSTED_TOKEN);
       expect(server).toContain('"githubToken":"***"');
       // The log ring holds the warnings of the failing and hostile forges above: none quotes a token.
       const logs = await (await client().request('/api/v1/log/entries?limit=1000')).text();

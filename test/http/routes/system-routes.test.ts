@@ -124,10 +124,11 @@ describeHubMatrix(
           type: 'oidc',
           name: 'corp',
           configuration: {
-            discovery: ENV.DD_AUTH_OIDC_CORP_DISCOVERY,
+            // URLs as the secret table shows them: scheme and host (docs/security.md "What is secret").
+            discovery: 'https://id.example.test/***',
             clientId: 'dockwatch',
             clientSecret: '***',
-            redirect: ENV.DD_AUTH_OIDC_CORP_REDIRECT,
+            redirect: 'https://hub.example.test/***',
           },
         },
       ]);

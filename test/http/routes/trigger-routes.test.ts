@@ -22,7 +22,8 @@ describeTriggerBed('trigger routes (http-interface §4.7, §4.8)', (bed, mode) =
         once: true,
         order: 5,
         simplebody: 'Trigger default body for ${container.name}',
-        url: `${bed.receiver().url}?token=***&room=ops`,
+        // Scheme and host only: the path and query of a webhook URL hold its token (issue 33 item 2).
+        url: `http://${new URL(bed.receiver().url).host}/***`,
         user: 'hub',
         password: '***',
       },
@@ -36,6 +37,24 @@ describeTriggerBed('trigger routes (http-interface §4.7, §4.8)', (bed, mode) =
       type: 'docker',
       name: 'local',
     });
+  });
+
+  // Issue 33 item 2: `GET /triggers` with a read key returned an http trigger's URL whole, `?sig=…&code=…` and all.
+  it('shows a read key the scheme and host of each http trigger URL, nothing of its path or query', async () => {
+    const created = await bed.json('/api/v1/api-keys', jsonInit('POST', { name: 'reader', scopes: ['read'] }));
+    expect(created.status).toBe(201);
+    const asReader = { headers: { authorization: `Bearer ${created.body.apiKey}` } };
+    const listed = await bed.json('/api/v1/triggers', asReader);
+    expect(listed.status).toBe(200);
+    const urls = listed.body.data
+      .filter((trigger: { type: string }) => trigger.type === 'http')
+      .map((trigger: { configuration: { url: string } }) => trigger.configuration.url);
+    const origin = `http://${new URL(bed.receiver().url).host}`;
+    expect(urls).toEqual([`${origin}/***`, `${origin}/***`]);
+    const one = await bed.json('/api/v1/triggers/http/first', asReader);
+    expect(one.body.configuration.url).toBe(`${origin}/***`);
+    for (const hidden of ['/hook', 'query-secret-1a2b3c', 'room=ops', '/first'])
+      expect(JSON.stringify([listed.body, one.body])).not.toContain(hidden);
   });
 
   it('runs a trigger with simulated data and reports the delivery', async () => {

@@ -8,6 +8,7 @@ const SCOPE_HINTS: Record<Scope, string> = {
   read: 'see containers, agents, triggers, settings, logs',
   'containers:watch': 'check for updates now, refresh inventory',
   'containers:update': 'update, roll back, set update policies',
+  'approvals:decide': 'approve, reject or defer updates (with DD_APPROVALS_SEPARATE)',
   'containers:control': 'start, stop, restart',
   'containers:delete': 'delete containers',
   'containers:scan': 'run security scans',

@@ -66,6 +66,8 @@ const ACTION_SET: Record<AuditAction, true> = {
   'compose-file-updated': true,
   rollout: true,
   'self-update': true,
+  'settings-changed': true,
+  'icon-cache-cleared': true,
 };
 const ACTIONS = Object.keys(ACTION_SET).sort();
 const PAGE_SIZE = 50;

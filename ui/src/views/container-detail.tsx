@@ -15,6 +15,7 @@ import { SecuritySection } from './container-detail/security-section';
 import { StatsSection } from './container-detail/stats-section';
 import { TriggersSection } from './container-detail/triggers-section';
 import { UpdateSection } from './container-detail/update-section';
+import { useSectionRead } from './container-detail/use-section-read';
 import { VersionsSection } from './container-detail/versions-section';
 
 /**
@@ -63,15 +64,13 @@ export function ContainerDetail({ id }: { id: string }) {
 
   // While it is being re-created, the last record stays on screen rather than "no longer exists".
   const container = found ?? lastSeen.current;
-  useEffect(() => {
-    if (container || !containersLoaded.value) return;
-    // Not in the store (yet): ask for it once; a 404 means it is gone.
-    api
-      .container(id)
-      .then(putContainer, (failure: ApiError) =>
-        failure.status === 404 ? setMissing(true) : setError(failure.message),
-      );
-  }, [id, containersLoaded.value]);
+  // Not in the store (yet): ask for it once; a 404 means it is gone. Following a successor cancels it.
+  useSectionRead(
+    container || !containersLoaded.value ? undefined : (signal) => api.container(id, signal),
+    putContainer,
+    (failure) => ((failure as ApiError).status === 404 ? setMissing(true) : setError(failure.message)),
+    [id, containersLoaded.value],
+  );
 
   if (!container) {
     return (

@@ -66,6 +66,7 @@ export interface StartNodeHubOptions {
     | 'ui'
     | 'notificationTiming'
     | 'security'
+    | 'signInWait'
   >;
 }
 

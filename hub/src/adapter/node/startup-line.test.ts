@@ -5,14 +5,18 @@ import { describeStorage, startupLine } from './startup-line';
 const NO_AUTH = { basic: [], oidc: [] };
 
 describe('the start-up line', () => {
-  it('names the storage without a credential of DD_STORE_URL', () => {
+  it('names the storage as the secret table shows DD_STORE_URL: no user, password or query', () => {
     expect(describeStorage({ driver: 'fs', path: './data', url: undefined })).toBe(`fs ${resolve('./data')}`);
     expect(describeStorage({ driver: 'memory', path: './data', url: undefined })).toBe('memory');
     expect(describeStorage({ driver: 'redis', path: '', url: 'redis://alice:s3cret@cache:6379/2' })).toBe(
-      'redis redis://cache:6379/2',
+      'redis redis://***@cache:6379/2',
     );
     const unix = describeStorage({ driver: 'redis', path: '', url: 'unix:///run/redis.sock?db=1&password=s3cret' });
-    expect(unix).toBe('redis unix:///run/redis.sock?db=1');
+    expect(unix).toBe('redis unix:///run/redis.sock?***');
+    // A path that may hold a token (a proxy's) is no database number: masked.
+    expect(describeStorage({ driver: 'redis', path: '', url: 'rediss://cache.example/tok-3f9a' })).toBe(
+      'redis rediss://cache.example/***',
+    );
     expect(describeStorage({ driver: 'redis', path: '', url: 'not a url s3cret' })).not.toContain('s3cret');
   });
 

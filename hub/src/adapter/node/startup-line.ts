@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
 import type { HubConfig } from '../../config/hub-config';
+import { showVariable } from '../../config/secret-variables';
 
 /** The fields of the one `hub listening` line the Node entry logs at start (docs/operations.md "Start-up line"). */
 export type StartupLine = {
   version: string;
   /** `node v20.20.2`. */
   runtime: string;
-  /** The driver and where it keeps data, never a credential: `fs /srv/data`, `redis redis://cache:6379/0`, `memory`. */
+  /** The driver and where it keeps data, never a credential: `fs /srv/data`, `redis redis://***@cache:6379/0`, `memory`. */
   storage: string;
   /** `http://127.0.0.1:3000`. */
   address: string;
@@ -42,24 +43,9 @@ export function describeStorage(store: HubConfig['store']): string {
     case 'memory':
       return 'memory';
     case 'redis':
-      return `redis ${withoutCredentials(store.url)}`;
+      // As the secret table shows DD_STORE_URL: no user, password, query; a database number or socket path kept.
+      return `redis ${store.url === undefined ? '(no DD_STORE_URL)' : showVariable('DD_STORE_URL', store.url)}`;
   }
-}
-
-/** DD_STORE_URL may carry a user and password, in its authority or (unix sockets) its query. */
-function withoutCredentials(url: string | undefined): string {
-  if (url === undefined) return '(no DD_STORE_URL)';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return '(unparsable DD_STORE_URL)';
-  }
-  parsed.username = '';
-  parsed.password = '';
-  parsed.searchParams.delete('password');
-  parsed.searchParams.delete('username');
-  return parsed.toString();
 }
 
 function authMode(config: Pick<HubConfig, 'anonymous' | 'auth'>): string {

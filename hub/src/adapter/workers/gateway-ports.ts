@@ -1,22 +1,32 @@
 import { ConfigError } from '../../../../shared/config/config-error';
+import type { Logger } from '../../../../shared/logging/logger';
 import type { GatewayHub } from '../../edge/gateway/edge-gateway';
 import type { ClaimAnswer, GatewayBatchAnswer, KeyLookupAnswer } from '../../edge/gateway/gateway-messages';
-import { GATEWAY_COMMAND_PATHS, GATEWAY_PATHS } from '../../edge/gateway/gateway-messages';
+import { GATEWAY_COMMAND_PATHS, GATEWAY_PATHS, MAX_KEY_NEWS } from '../../edge/gateway/gateway-messages';
+import { createKeyBroadcast } from '../../edge/gateway/key-broadcast';
 import type { EdgeGatewayPort } from '../../hub-deps';
 import { type DurableObjectNamespaceLike, HUB_OBJECT_NAME, postToObject } from './durable-object-namespace';
 import { gatewayName } from './gateway-shards';
 
-/** A key's news told to every gateway waits this long for each, then goes on (a revoked key's own sessions were closed first). */
-const BROADCAST_TIMEOUT_MS = 2_000;
+/**
+ * Key news waits this long for the gateways, per flush: a revoked key's own sessions were closed
+ * first, and a gateway's cache of keys expires by itself (5 s unknown, 60 s known).
+ */
+const KEY_NEWS_DEADLINE_MS = 2_000;
+/** Gateway requests in flight at once per flush. */
+const KEY_NEWS_CONCURRENCY = 16;
 
 /** The hub object's way to its gateways (HubDeps.edgeGateways). */
-export function gatewayPort(gateways: DurableObjectNamespaceLike, shards: number): EdgeGatewayPort {
-  const broadcast = async (path: string, body: unknown) => {
-    const told = Array.from({ length: shards }, (_, shard) =>
-      postToObject(gateways, gatewayName(shard), path, body, AbortSignal.timeout(BROADCAST_TIMEOUT_MS)),
-    );
-    await Promise.allSettled(told);
-  };
+export function gatewayPort(gateways: DurableObjectNamespaceLike, shards: number, logger: Logger): EdgeGatewayPort {
+  // One message per gateway per flush, whatever the number of keys (issue 33 item 14).
+  const news = createKeyBroadcast({
+    gateways: Array.from({ length: shards }, (_, shard) => gatewayName(shard)),
+    tell: (gateway, body, signal) => postToObject(gateways, gateway, GATEWAY_COMMAND_PATHS.keys, body, signal),
+    logger,
+    deadlineMs: KEY_NEWS_DEADLINE_MS,
+    concurrency: KEY_NEWS_CONCURRENCY,
+    maxKeys: MAX_KEY_NEWS,
+  });
   return {
     async send(gateway, session, frames) {
       const answer = (await postToObject(gateways, gateway, GATEWAY_COMMAND_PATHS.send, { session, frames })) as {
@@ -27,8 +37,8 @@ export function gatewayPort(gateways: DurableObjectNamespaceLike, shards: number
     async close(gateway, session, code, reason) {
       await postToObject(gateways, gateway, GATEWAY_COMMAND_PATHS.close, { session, code, reason });
     },
-    revoked: (keyId) => broadcast(GATEWAY_COMMAND_PATHS.revoked, { keyId }),
-    registered: (keyId) => broadcast(GATEWAY_COMMAND_PATHS.registered, { keyId }),
+    revoked: (keyId) => news.revoked(keyId),
+    registered: (keyId, audience) => news.registered(keyId, audience),
   };
 }
 
@@ -39,9 +49,10 @@ export function gatewayPort(gateways: DurableObjectNamespaceLike, shards: number
 export function gatewayPortOf(
   bindings: Readonly<Record<string, unknown>>,
   shards: number,
+  logger: Logger,
 ): EdgeGatewayPort | undefined {
   if (shards === 0) return undefined;
-  return gatewayPort(gatewayNamespace(bindings), shards);
+  return gatewayPort(gatewayNamespace(bindings), shards, logger);
 }
 
 /** The gateways' namespace binding, which DD_EDGE_GATEWAY_SHARDS > 0 needs. */
@@ -58,7 +69,8 @@ export function gatewayNamespace(bindings: Readonly<Record<string, unknown>>): D
 /** A gateway's way to the hub object. */
 export function hubPort(hub: DurableObjectNamespaceLike): GatewayHub {
   return {
-    key: async (keyId) => (await postToObject(hub, HUB_OBJECT_NAME, GATEWAY_PATHS.key, { keyId })) as KeyLookupAnswer,
+    key: async (keyId, gateway) =>
+      (await postToObject(hub, HUB_OBJECT_NAME, GATEWAY_PATHS.key, { keyId, gateway })) as KeyLookupAnswer,
     claim: async (keyId, agentName) =>
       (await postToObject(hub, HUB_OBJECT_NAME, GATEWAY_PATHS.claim, { keyId, agentName })) as ClaimAnswer,
     batch: async (batch) =>

@@ -72,7 +72,7 @@ export class HubDurableObject {
     const storage = createDurableObjectStorage(state.storage);
     let gateways: EdgeGatewayPort | undefined;
     try {
-      gateways = gatewayPortOf(env, config.edge.gatewayShards);
+      gateways = gatewayPortOf(env, config.edge.gatewayShards, logger);
     } catch (error) {
       this.refuse(error);
       return;

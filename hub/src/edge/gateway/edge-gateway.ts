@@ -18,11 +18,19 @@ import { EdgeSocketSessions, type SessionAdopter } from '../edge-socket-sessions
 import type { CloseVerdict } from '../frame-reader';
 import { createSignInCheck, type SignInKeys } from '../sign-in-check';
 import { type SignInLimits, type SignInSlot, SignInSlots, type SlotRefusal } from '../sign-in-slots';
-import type { ClaimAnswer, GatewayBatch, GatewayBatchAnswer, GatewayItem, KeyLookupAnswer } from './gateway-messages';
+import {
+  type ClaimAnswer,
+  type GatewayBatch,
+  type GatewayBatchAnswer,
+  type GatewayItem,
+  type KeyLookupAnswer,
+  UNKNOWN_KEY_TTL_MS,
+} from './gateway-messages';
 
 /** How a gateway reaches the hub object. */
 export interface GatewayHub {
-  key(keyId: string): Promise<KeyLookupAnswer>;
+  /** `gateway`: this gateway's name, so the hub tells it when an unknown key is registered. */
+  key(keyId: string, gateway: string): Promise<KeyLookupAnswer>;
   claim(keyId: string, agentName: string): Promise<ClaimAnswer>;
   batch(batch: GatewayBatch): Promise<GatewayBatchAnswer>;
 }
@@ -45,7 +53,6 @@ export interface EdgeGatewayDeps {
 
 /** A key the hub confirmed is kept this long; one it does not have, briefly (a key may be registered any moment). */
 const KNOWN_KEY_TTL_MS = 60_000;
-const UNKNOWN_KEY_TTL_MS = 5_000;
 /** The hub hears of every session's sign of life at most this often. */
 export const CENSUS_PERIOD_MS = 60_000;
 /** A batch stops growing past this many bytes of JSON (one snapshot part alone may be up to 4 MiB). */
@@ -261,7 +268,7 @@ export class EdgeGateway implements SessionOwner, SessionAdopter {
     const now = this.deps.now();
     const cached = this.keys.get(keyId);
     if (cached && cached.until > now) return cached;
-    const answer = await this.deps.hub.key(keyId);
+    const answer = await this.deps.hub.key(keyId, this.deps.name());
     const publicKey = answer.publicKey === null ? undefined : fromBase64Url(answer.publicKey);
     const key: CachedKey = {
       publicKey,

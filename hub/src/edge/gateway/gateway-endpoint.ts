@@ -3,11 +3,12 @@ import * as v from 'valibot';
 import type { HubConfig } from '../../config/hub-config';
 import { errorBody, HttpError } from '../../http/http-error';
 import { createRateLimiter } from '../../http/rate-limit';
+import { isRuntimeLimit, runtimeLimitResponse } from '../../http/runtime-limit';
 import { MAX_TRACKED_CLIENTS, REQUEST_LIMIT_WINDOW_MS } from '../../http/server-rate-limit';
 import type { HibernatableEdgeUpgrader } from '../../hub-deps';
 import { acceptEdgeUpgrade, signInCapReached } from '../edge-endpoint';
 import type { EdgeGateway } from './edge-gateway';
-import { CloseCommandSchema, GATEWAY_COMMAND_PATHS, KeyCommandSchema, SendCommandSchema } from './gateway-messages';
+import { CloseCommandSchema, GATEWAY_COMMAND_PATHS, KeyNewsSchema, SendCommandSchema } from './gateway-messages';
 
 /** The agents' WebSocket path, as the Worker forwards it to a gateway. */
 export const EDGE_SOCKET_PATH = '/api/v1/edge/ws';
@@ -67,12 +68,10 @@ export function createGatewayApp(deps: GatewayEndpointDeps): Hono {
     gateway.close(session, code, reason);
     return c.json({ ok: true });
   });
-  app.post(GATEWAY_COMMAND_PATHS.revoked, async (c) => {
-    gateway.revoked((await readCommand(c, KeyCommandSchema)).keyId);
-    return c.json({ ok: true });
-  });
-  app.post(GATEWAY_COMMAND_PATHS.registered, async (c) => {
-    gateway.registered((await readCommand(c, KeyCommandSchema)).keyId);
+  app.post(GATEWAY_COMMAND_PATHS.keys, async (c) => {
+    const news = await readCommand(c, KeyNewsSchema);
+    for (const keyId of news.revoked) gateway.revoked(keyId);
+    for (const keyId of news.registered) gateway.registered(keyId);
     return c.json({ ok: true });
   });
   app.get(GATEWAY_COMMAND_PATHS.sessions, (c) => c.json({ sessions: gateway.list() }));
@@ -80,6 +79,7 @@ export function createGatewayApp(deps: GatewayEndpointDeps): Hono {
   app.onError((error, c) => {
     if (error instanceof HttpError)
       return c.json(errorBody(error.status, error.message, error.details), error.status as 400, error.headers);
+    if (isRuntimeLimit(error)) return runtimeLimitResponse();
     return c.json(errorBody(500), 500);
   });
   return app;

@@ -10,7 +10,15 @@ import type { EdgeKeyStore } from '../edge-key-store';
 import type { InventoryFrame, RelayedFrame } from '../edge-session';
 import type { CloseVerdict } from '../frame-reader';
 import type { InventorySource } from '../inventory-source';
-import type { ClaimAnswer, GatewayBatch, GatewayBatchAnswer, GatewayItem, KeyLookupAnswer } from './gateway-messages';
+import {
+  type ClaimAnswer,
+  type GatewayBatch,
+  type GatewayBatchAnswer,
+  type GatewayItem,
+  type KeyLookupAnswer,
+  UNKNOWN_KEY_TTL_MS,
+} from './gateway-messages';
+import { UnknownKeyAskers } from './unknown-key-askers';
 
 /** What the hub keeps of a link whose socket is in a gateway, so a re-created hub object links it again. */
 const RouteSchema = v.object({
@@ -21,6 +29,10 @@ const RouteSchema = v.object({
 });
 type Route = v.InferOutput<typeof RouteSchema>;
 const ROUTE_PREFIX = 'edge-gateway-route:';
+/** A gateway's "unknown key" answer is followed a little longer than it keeps it: the answer travels. */
+const UNKNOWN_KEY_MARGIN_MS = 2_000;
+/** Unknown keys followed at once; a flood past it has registrations told to every gateway for a while. */
+const MAX_UNKNOWN_KEYS_FOLLOWED = 10_000;
 
 /** The part of EdgeSessions a gateway link needs: the inventory, as for a socket of the hub's own. */
 export interface GatewayInventory {
@@ -109,9 +121,15 @@ const sessionKey = (gateway: string, session: string) => `${gateway}\n${session}
 export class GatewayLinks {
   private readonly links = new Map<string, GatewayLink>();
   private readonly logger: Logger;
+  private readonly unknownAskers: UnknownKeyAskers;
 
   constructor(private readonly deps: GatewayLinksDeps) {
     this.logger = deps.logger.child('edge.gateway');
+    this.unknownAskers = new UnknownKeyAskers({
+      ttlMs: UNKNOWN_KEY_TTL_MS + UNKNOWN_KEY_MARGIN_MS,
+      maxKeys: MAX_UNKNOWN_KEYS_FOLLOWED,
+      now: deps.now,
+    });
   }
 
   /** Links stored by a previous hub object: linked again quietly, since their sockets are open in the gateways. */
@@ -135,8 +153,10 @@ export class GatewayLinks {
     return this.links.size;
   }
 
-  keyOf(keyId: string): KeyLookupAnswer {
+  /** A key's public half for a gateway's sign-in check; a gateway told "unknown" is told again once it is registered. */
+  keyOf(keyId: string, gateway?: string): KeyLookupAnswer {
     const bytes = this.deps.keys.publicKeyBytes(keyId);
+    if (!bytes) this.unknownAskers.note(keyId, gateway);
     return {
       publicKey: bytes ? toBase64Url(bytes) : null,
       revoked: this.deps.keys.get(keyId)?.revokedAt != null,
@@ -176,9 +196,9 @@ export class GatewayLinks {
     return { closes };
   }
 
-  /** A registered key: gateways that remembered it as unknown forget that. */
+  /** A registered key: the gateways that may remember it as unknown (asked lately) forget that. */
   async registered(keyId: string): Promise<void> {
-    await this.deps.port.registered(keyId);
+    await this.deps.port.registered(keyId, this.unknownAskers.registered(keyId));
   }
 
   /** A revoked key: its links close with 4002, and every gateway forgets the key. */

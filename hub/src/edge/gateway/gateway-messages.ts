@@ -25,10 +25,12 @@ export const GATEWAY_COMMAND_PATHS = {
   send: `${GATEWAY_PATH_PREFIX}send`,
   /** Closes one session. */
   close: `${GATEWAY_PATH_PREFIX}close`,
-  /** A key was revoked: its sessions close with 4002 and the gateway forgets the key. */
-  revoked: `${GATEWAY_PATH_PREFIX}revoked`,
-  /** A key was registered: the gateway forgets that it did not know it. */
-  registered: `${GATEWAY_PATH_PREFIX}registered`,
+  /**
+   * Keys registered (the gateway forgets that it did not know them) and revoked (their sessions
+   * close with 4002, the gateway forgets them): every key that changed since the hub's last
+   * message, in one (KeyNewsSchema).
+   */
+  keys: `${GATEWAY_PATH_PREFIX}keys`,
   /** The gateway's live sessions (tests, benchmarks). */
   sessions: `${GATEWAY_PATH_PREFIX}sessions`,
 } as const;
@@ -40,7 +42,17 @@ const Name = v.pipe(v.string(), v.minLength(1), v.maxLength(128));
 const SessionId = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 const KeyId = v.pipe(v.string(), v.minLength(1), v.maxLength(32));
 
-export const KeyLookupSchema = v.object({ keyId: KeyId });
+export const KeyLookupSchema = v.object({
+  keyId: KeyId,
+  /** The gateway asking: told when an unknown key is registered (absent from an older gateway: every one is). */
+  gateway: v.optional(Name),
+});
+/**
+ * How long a gateway keeps the hub's answer that a key is unknown (a key may be registered any
+ * moment); the hub follows who asked that long, to tell them when it is registered.
+ */
+export const UNKNOWN_KEY_TTL_MS = 5_000;
+
 export interface KeyLookupAnswer {
   /** base64url of the 32-byte public key, or null for a key the hub does not have. */
   publicKey: string | null;
@@ -93,5 +105,11 @@ export const CloseCommandSchema = v.object({
   code: v.number(),
   reason: v.pipe(v.string(), v.maxLength(123)),
 });
-/** The key of a revoked or registered command. */
-export const KeyCommandSchema = v.object({ keyId: KeyId });
+/** Key ids in one key-news message at most: more wait for the hub's next one. */
+export const MAX_KEY_NEWS = 1024;
+/** The keys command: what changed since the hub's last one, however many keys. */
+export const KeyNewsSchema = v.object({
+  registered: v.pipe(v.array(KeyId), v.maxLength(MAX_KEY_NEWS)),
+  revoked: v.pipe(v.array(KeyId), v.maxLength(MAX_KEY_NEWS)),
+});
+export type KeyNews = v.InferOutput<typeof KeyNewsSchema>;

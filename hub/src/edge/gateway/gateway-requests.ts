@@ -16,7 +16,7 @@ export async function answerGatewayRequest(links: GatewayLinks | undefined, requ
   switch (new URL(request.url).pathname) {
     case GATEWAY_PATHS.key: {
       const parsed = v.safeParse(KeyLookupSchema, body);
-      return parsed.success ? Response.json(links.keyOf(parsed.output.keyId)) : refuse(400);
+      return parsed.success ? Response.json(links.keyOf(parsed.output.keyId, parsed.output.gateway)) : refuse(400);
     }
     case GATEWAY_PATHS.claim: {
       const parsed = v.safeParse(ClaimSchema, body);

@@ -78,7 +78,7 @@ type HttpConfig = v.InferOutput<typeof Keys>;
 export const httpProvider: NotificationProviderDefinition<HttpConfig> = {
   type: 'http',
   keys: Keys,
-  secretKeys: ['password', 'bearer', 'headers'],
+  secretKeys: ['url', 'password', 'bearer', 'headers'],
   create(config, name) {
     const headers: Record<string, string> = { ...config.headers };
     if (config.bearer !== undefined) headers['authorization'] = `Bearer ${config.bearer}`;

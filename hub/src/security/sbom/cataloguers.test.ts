@@ -145,6 +145,20 @@ describe('purl and os-release', () => {
     );
   });
 
+  it('writes `+` in a version as `%2B`, the canonical form of the purl spec (issue 33, item 13)', () => {
+    // purl-spec tests/types/deb-test.json, "Build test for PURL type: deb" (required); `+` is not
+    // among the spec's permitted characters. packageurl-js and packageurl-go keep it; a parser reads both.
+    expect(
+      formatPurl({
+        type: 'deb',
+        namespace: 'debian',
+        name: 'attr',
+        version: '1:2.4.47-2+b1',
+        qualifiers: { arch: 'amd64' },
+      }),
+    ).toBe('pkg:deb/debian/attr@1:2.4.47-2%2Bb1?arch=amd64');
+  });
+
   it('reads quoted and unquoted os-release values', () => {
     expect(parseOsRelease('# comment\nID="rhel"\nVERSION_ID=\'9.3\'\nPRETTY_NAME="Red Hat \\"9\\""\n')).toEqual({
       id: 'rhel',

@@ -2,6 +2,9 @@
  * Package URLs (https://github.com/package-url/purl-spec): `pkg:type/namespace/name@version?qualifiers`.
  * Each namespace segment, the name and the version are percent-encoded (`@` → `%40`, `+` → `%2B`;
  * `:` stays, as the spec's examples write Debian epochs), qualifiers sorted by key, empty ones left out.
+ * `%2B` is the spec's canonical form (ECMA-427: `+` is not a permitted character; its test suite
+ * builds `pkg:deb/debian/attr@1:2.4.47-2%2Bb1`), though packageurl-js and packageurl-go keep `+`:
+ * purls from other tools are compared decoded (scanners/scanner-dialect.ts).
  */
 import type { ImageDistro, PackageType } from '../sbom-model';
 

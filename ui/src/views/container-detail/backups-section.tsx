@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorText } from '../../components/error-text';
@@ -6,6 +6,7 @@ import { shortDigest } from '../../format';
 import { relative, when } from '../../format-time';
 import { type Backup, detailApi } from './detail-api';
 import { seedOperation } from './seed-operation';
+import { useSectionRead } from './use-section-read';
 
 /**
  * The image backups an update kept (http-interface §2.7), newest first, and a rollback to one: asked
@@ -19,12 +20,12 @@ export function BackupsSection({ c, revision }: { c: Container; revision: string
   const [error, setError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
 
-  useEffect(() => {
-    detailApi.backups(c.id).then(
-      (page) => setBackups(page.data),
-      (failure: Error) => setError(failure.message),
-    );
-  }, [c.id, revision]);
+  useSectionRead(
+    (signal) => detailApi.backups(c.id, signal),
+    (page) => setBackups(page.data),
+    (failure) => setError(failure.message),
+    [c.id, revision],
+  );
 
   async function rollback(backup: Backup) {
     setBusy(true);

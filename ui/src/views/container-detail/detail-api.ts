@@ -52,9 +52,15 @@ export interface LabelOverrides {
   globalOverrides: string[];
 }
 
+/**
+ * The reads take the signal of the section that asked (useSectionRead): a section that goes away
+ * (its container removed or re-created under a new id, as a rollback does) cancels what it still
+ * waits for, so no answer about a container that is gone comes back as a 404.
+ */
 export const detailApi = {
-  releaseNotes: (id: string) => call<ReleaseNotes>(`${at(id)}/release-notes`),
-  vulnerabilities: (id: string) => call<ContainerScan | NotScanned>(`${at(id)}/vulnerabilities`),
+  releaseNotes: (id: string, signal?: AbortSignal) => call<ReleaseNotes>(`${at(id)}/release-notes`, { signal }),
+  vulnerabilities: (id: string, signal?: AbortSignal) =>
+    call<ContainerScan | NotScanned>(`${at(id)}/vulnerabilities`, { signal }),
   scan: (id: string) => call<Container>(`${at(id)}/scan`, { method: 'POST' }),
   labelOverrides: (id: string) => call<LabelOverrides>(`${at(id)}/label-overrides`),
   patchLabelOverrides: (id: string, body: { set?: Record<string, string>; unset?: string[] }) =>
@@ -65,22 +71,26 @@ export const detailApi = {
   revealEnv: (id: string) => call<{ env: EnvEntry[] }>(`${at(id)}/env/reveal`, { method: 'POST' }),
   setPolicy: (id: string, body: UpdatePolicyAction) =>
     call<Container>(`${at(id)}/update-policy`, { method: 'PATCH', body }),
-  triggers: (id: string) => call<{ data: ContainerTrigger[]; total: number }>(`${at(id)}/triggers`),
+  triggers: (id: string, signal?: AbortSignal) =>
+    call<{ data: ContainerTrigger[]; total: number }>(`${at(id)}/triggers`, { signal }),
   runTrigger: (id: string, trigger: ContainerTrigger) =>
     call<unknown>(`${at(id)}/triggers/${segment(trigger.type)}/${segment(trigger.name)}`, { method: 'POST' }),
-  backups: (id: string) => call<{ data: Backup[]; total: number }>(`${at(id)}/backups`),
+  backups: (id: string, signal?: AbortSignal) =>
+    call<{ data: Backup[]; total: number }>(`${at(id)}/backups`, { signal }),
   rollback: (id: string, backupId: string) =>
     call<{ message: string; operationId: string }>(`${at(id)}/rollback`, {
       method: 'POST',
       body: { backupId },
       headers: CONFIRM.rollback,
     }),
-  operations: (id: string) =>
-    call<{ data: OperationView[]; total: number; hasMore: boolean }>(`${at(id)}/update-operations?limit=20`),
+  operations: (id: string, signal?: AbortSignal) =>
+    call<{ data: OperationView[]; total: number; hasMore: boolean }>(`${at(id)}/update-operations?limit=20`, {
+      signal,
+    }),
   operation: (operationId: string) => call<OperationView>(`/update-operations/${segment(operationId)}`),
   cancel: (operationId: string) =>
     call<{ message: string }>(`/operations/${segment(operationId)}/cancel`, { method: 'POST' }),
-  groups: () => call<{ data: ContainerGroup[]; total: number }>('/containers/groups'),
+  groups: (signal?: AbortSignal) => call<{ data: ContainerGroup[]; total: number }>('/containers/groups', { signal }),
   updateGroup: (rootId: string) =>
     call<{ message: string; waves: number; members: GroupMember[] }>(`/dependency-groups/${segment(rootId)}/update`, {
       method: 'POST',

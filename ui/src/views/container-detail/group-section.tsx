@@ -1,9 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorText } from '../../components/error-text';
 import { type ContainerGroup, detailApi } from './detail-api';
 import { wavesFrom } from './group-waves';
+import { useSectionRead } from './use-section-read';
 
 /**
  * The container's group (GET /containers/groups: `dd.group`, else its compose project) with what it
@@ -17,13 +18,16 @@ export function GroupSection({ c }: { c: Container }) {
   const [error, setError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
 
-  useEffect(() => {
-    if (!c.group) return setGroup(null);
-    detailApi.groups().then(
-      (page) => setGroup(page.data.find((g) => g.containers.some((member) => member.id === c.id)) ?? null),
-      (failure: Error) => setError(failure.message),
-    );
-  }, [c.id, c.group]);
+  useSectionRead(
+    async (signal) => {
+      if (!c.group) return null;
+      const page = await detailApi.groups(signal);
+      return page.data.find((g) => g.containers.some((member) => member.id === c.id)) ?? null;
+    },
+    setGroup,
+    (failure) => setError(failure.message),
+    [c.id, c.group],
+  );
 
   if (group === null || (group === undefined && !error)) return null;
   const self = group?.containers.find((member) => member.id === c.id);

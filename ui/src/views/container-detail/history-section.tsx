@@ -1,20 +1,21 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { relative, when } from '../../format-time';
 import { detailApi, type OperationView } from './detail-api';
+import { useSectionRead } from './use-section-read';
 
 /** The container's update operations, newest first (http-interface §2.6, §4.8), reloaded as one settles. */
 export function HistorySection({ c, revision }: { c: Container; revision: string }) {
   const [history, setHistory] = useState<OperationView[] | undefined>();
   const [error, setError] = useState<string | undefined>();
 
-  useEffect(() => {
-    detailApi.operations(c.id).then(
-      (page) => setHistory(page.data),
-      (failure: Error) => setError(failure.message),
-    );
-  }, [c.id, revision]);
+  useSectionRead(
+    (signal) => detailApi.operations(c.id, signal),
+    (page) => setHistory(page.data),
+    (failure) => setError(failure.message),
+    [c.id, revision],
+  );
 
   return (
     <section class="card" aria-labelledby="history">

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { when } from '../../format-time';
 import { detailApi, type ReleaseNotes } from './detail-api';
+import { useSectionRead } from './use-section-read';
 
 /** Long notes are cut here; the whole text is one link away. */
 const SHOWN_CHARACTERS = 4_000;
@@ -16,10 +17,12 @@ export function ReleaseNotesSection({ c }: { c: Container }) {
   const [notes, setNotes] = useState<ReleaseNotes | undefined>();
   const [error, setError] = useState<string | undefined>();
   const target = c.result?.tag;
-  useEffect(() => {
-    if (!c.updateAvailable) return;
-    detailApi.releaseNotes(c.id).then(setNotes, (failure: Error) => setError(failure.message));
-  }, [c.id, target]);
+  useSectionRead(
+    c.updateAvailable ? (signal) => detailApi.releaseNotes(c.id, signal) : undefined,
+    setNotes,
+    (failure) => setError(failure.message),
+    [c.id, target],
+  );
   if (!c.updateAvailable) return null;
   const release = notes?.release;
   return (

@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { SEVERITIES } from '../../../../hub/src/security/severity';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { when } from '../../format-time';
 import { putContainer } from '../../state';
 import { type ContainerScan, detailApi, type NotScanned } from './detail-api';
+import { useSectionRead } from './use-section-read';
 
 const sbomHref = (id: string, format: 'spdx-json' | 'cyclonedx-json') =>
   `/api/v1/containers/${encodeURIComponent(id)}/sbom?format=${format}`;
@@ -36,15 +37,19 @@ export function SecuritySection({ c }: { c: Container }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
 
-  const load = () => detailApi.vulnerabilities(c.id).then(setScan, (failure: Error) => setError(failure.message));
-  useEffect(() => void load(), [c.id]);
+  useSectionRead(
+    (signal) => detailApi.vulnerabilities(c.id, signal),
+    setScan,
+    (failure) => setError(failure.message),
+    [c.id],
+  );
 
   async function scanNow() {
     setBusy(true);
     setError(undefined);
     try {
       putContainer(await detailApi.scan(c.id));
-      await load();
+      setScan(await detailApi.vulnerabilities(c.id));
     } catch (failure) {
       setError((failure as Error).message);
     } finally {

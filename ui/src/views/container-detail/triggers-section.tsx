@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { type ContainerTrigger, detailApi } from './detail-api';
+import { useSectionRead } from './use-section-read';
 
 /**
  * The triggers that apply to the container (http-interface §4.8): Docker action triggers (running one
@@ -13,12 +14,12 @@ export function TriggersSection({ c }: { c: Container }) {
   const [error, setError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
 
-  useEffect(() => {
-    detailApi.triggers(c.id).then(
-      (page) => setTriggers(page.data),
-      (failure: Error) => setError(failure.message),
-    );
-  }, [c.id]);
+  useSectionRead(
+    (signal) => detailApi.triggers(c.id, signal),
+    (page) => setTriggers(page.data),
+    (failure) => setError(failure.message),
+    [c.id],
+  );
 
   async function run(trigger: ContainerTrigger) {
     setBusy(trigger.id);
