@@ -58,6 +58,8 @@ ENV DD_STORE_PATH=/app/data \
     DD_SERVER_PORT=3000
 VOLUME ["/app/data"]
 EXPOSE 3000
+# `docker run --rm -v /var/run/docker.sock:/var/run/docker.sock dockwatch/hub check [--json] …` runs
+# the one-shot check instead of the server (docs/sources.md "One command"): hub.mjs hands `check` to it.
 ENTRYPOINT ["node", "/app/hub.mjs"]
 HEALTHCHECK --interval=30s --timeout=10s --start-period=20s --retries=3 \
   CMD ["node", "/app/hub.mjs", "--healthcheck"]

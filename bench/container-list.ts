@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { containerGroups } from '../hub/src/routes/container-groups';
 import { ContainerIndex } from '../hub/src/store/container-index';
-import { type ContainerQuery, queryContainers } from '../hub/src/watchers/container-query';
 import { toPublicContainer } from '../hub/src/watchers/public-container';
+import { type ContainerQuery, queryContainers } from '../shared/containers/container-query';
 import type { Container } from '../shared/schemas/container';
 import {
   type Align,

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentEventLatency } from './agent-event-latency';
 import { batchNotification } from './batch-notification';
+import { compression } from './compression';
 import { containerList } from './container-list';
 import { edgeAgents } from './edge-agents';
 import { footprint } from './footprint';
@@ -12,6 +13,7 @@ import { registryRequests } from './registry-requests';
 import { scan } from './scan';
 import { soak } from './soak';
 import { sseFanout } from './sse-fanout';
+import { start } from './start';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
@@ -27,6 +29,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   sseFanout,
   watchCycle,
   containerList,
+  compression,
   pushNotifyLatency,
   batchNotification,
   updateContainer,
@@ -34,6 +37,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   agentEventLatency,
   ui,
   footprint,
+  start,
   workersHeap,
   workersGateways,
   scan,

@@ -1,5 +1,5 @@
 // The production build (`npm run build`, docs/deploy.md): the hub's Node entry and the edge agent
-// bundled by esbuild into dist/hub.mjs and dist/agent.mjs (ESM, source maps, every npm dependency
+// bundled by esbuild into dist/hub.mjs, dist/agent.mjs and dist/cli.mjs (`dockwatch check`) (ESM, source maps, every npm dependency
 // inside), the web UI into dist/ui/ui-bundle.json (scripts/build-ui.mjs), and
 // dist/THIRD-PARTY-NOTICES.md for the packages those files contain. `node dist/hub.mjs` then runs
 // with no node_modules, no dev dependency and no transpiler.
@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { buildInputs, staleReason, writeBuildManifest } from './build-manifest.mjs';
 import { buildUi, ROOT } from './build-ui.mjs';
 import { licenceProblem, packagesOfMetafiles, renderNotices } from './third-party-notices.mjs';
 
@@ -62,7 +63,7 @@ module.exports = new Proxy({}, { get: (_, key) => (key === '__esModule' ? false 
 export async function buildServers({ outdir = DIST } = {}) {
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { hub: 'hub/src/entry/node.ts', agent: 'edge-agent/src/main.ts' },
+    entryPoints: { hub: 'hub/src/entry/node.ts', agent: 'edge-agent/src/main.ts', cli: 'hub/src/entry/cli.ts' },
     outdir,
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',
@@ -88,8 +89,9 @@ export async function buildServers({ outdir = DIST } = {}) {
 
 /** The whole build into `outdir` (tests build into a temp dir: other suites read the repository's dist/ui). */
 export async function buildAll({ outdir = DIST } = {}) {
+  const startedAt = Date.now();
   await Promise.all(
-    ['hub.mjs', 'hub.mjs.map', 'agent.mjs', 'agent.mjs.map', 'chunks'].map((name) =>
+    ['hub.mjs', 'hub.mjs.map', 'agent.mjs', 'agent.mjs.map', 'cli.mjs', 'cli.mjs.map', 'chunks'].map((name) =>
       rm(join(outdir, name), { recursive: true, force: true }),
     ),
   );
@@ -105,16 +107,23 @@ export async function buildAll({ outdir = DIST } = {}) {
   if (refused.length > 0)
     throw new Error(`build: cannot ship these packages (docs/deploy.md "Licences"):\n${refused.join('\n')}`);
   await writeFile(join(outdir, 'THIRD-PARTY-NOTICES.md'), renderNotices(packages));
+  // Last: a build cut short leaves the previous manifest, older than its inputs, so the next --if-stale rebuilds.
+  writeBuildManifest(outdir, { startedAt, inputs: buildInputs([servers, ui.metafile], ROOT) });
   return { packages, servers };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = Date.now();
   // `--outdir DIR`: the release dry run (scripts/release-dry-run.sh) builds beside the work tree's dist/.
-  const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
-  const { packages, servers } = await buildAll(values.outdir ? { outdir: resolve(values.outdir) } : {});
+  // `--if-stale`: `npm start` and `npm run agent` build only when a file the last build read has changed.
+  const { values } = parseArgs({ options: { outdir: { type: 'string' }, 'if-stale': { type: 'boolean' } } });
+  const outdir = values.outdir ? resolve(values.outdir) : DIST;
+  const reason = values['if-stale'] ? staleReason(outdir, ROOT) : 'asked to';
+  if (reason === undefined) process.exit(0);
+  if (values['if-stale']) console.log(`building ${values.outdir ?? 'dist'}/: ${reason}`);
+  const { packages, servers } = await buildAll({ outdir });
   const sizes = Object.entries(servers.outputs)
-    .filter(([path]) => /(hub|agent)\.mjs$/.test(path))
+    .filter(([path]) => /(hub|agent|cli)\.mjs$/.test(path))
     .map(([path, output]) => `${path.split('/').pop()} ${(output.bytes / 1024 / 1024).toFixed(1)} MiB`);
   console.log(
     `built ${values.outdir ?? 'dist'}/ in ${Date.now() - started} ms: ${sizes.join(', ')}, ui/ui-bundle.json, THIRD-PARTY-NOTICES.md (${packages.length} packages)`,

@@ -14,20 +14,21 @@ function sourceFiles(folder: string): string[] {
   for (const name of readdirSync(folder)) {
     const path = join(folder, name);
     if (statSync(path).isDirectory()) found.push(...sourceFiles(path));
-    else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) found.push(path);
+    else if (/\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts')) found.push(path);
   }
   return found;
 }
 
 function resolveSpecifier(from: string, specifier: string): string | undefined {
   const base = resolve(dirname(from), specifier);
-  for (const candidate of [base, `${base}.ts`, base.replace(/\.js$/, '.ts'), join(base, 'index.ts')]) {
+  const candidates = [base, `${base}.ts`, `${base}.tsx`, base.replace(/\.js$/, '.ts'), join(base, 'index.ts')];
+  for (const candidate of candidates) {
     if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
   }
   return undefined;
 }
 
-/** Every non-test TypeScript file under the folders, with the project files it imports (paths relative to root). */
+/** Every non-test TypeScript file (`.ts`, `.tsx`: the web UI's views) under the folders, with the project files it imports (paths relative to root). */
 export function readImportGraph(root: string, folders: readonly string[]): ImportGraph {
   const graph: ImportGraph = new Map();
   for (const folder of folders) {

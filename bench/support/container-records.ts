@@ -5,7 +5,7 @@ import { CONTAINER_STATES } from '../../shared/docker/docker-host';
 import { createLogRing } from '../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../shared/schemas/container';
-import { mapLimit } from './docker-fleet';
+import { mapLimit } from './map-limit';
 
 const BASE_MS = Date.UTC(2025, 0, 1);
 const HOSTS = ['local', 'edge-1', 'edge-2', 'edge-3'];

@@ -1,23 +1,9 @@
 import type { TestDockerd } from '../../test/support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../../test/support/docker/test-images';
+import { mapLimit } from './map-limit';
 
-/** Runs `task` over `items` with at most `limit` in flight; results in input order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
+// Kept here for its importers; it lives apart so that importing it starts no Docker test bed.
+export { mapLimit } from './map-limit';
 
 async function cli(dockerd: TestDockerd, args: string[]): Promise<void> {
   const result = await dockerd.cli(args);

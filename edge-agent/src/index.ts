@@ -13,11 +13,11 @@ export type { EdgeKey } from './keys/edge-key';
 export { KeyFileError, readKeyFile, writeNewKeyFile } from './keys/key-file';
 export { type Backoff, type BackoffOptions, createBackoff, DEFAULT_BACKOFF } from './link/backoff';
 export { closeMeaning } from './link/close-codes';
-export { EdgeSession } from './link/edge-session';
+export { HubLinkSession } from './link/edge-session';
 export { EDGE_PATH, edgeSocketUrl } from './link/hub-url';
 export {
   DEFAULT_SESSION_TUNING,
-  type EdgeSessionOptions,
+  type HubLinkSessionOptions,
   type SessionEnd,
   type SessionTuning,
 } from './link/session-options';

@@ -1,26 +1,10 @@
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
-import type { AgentDirectory } from './agents/agent-directory';
-import type { InventoryExpectations } from './agents/inventory-expectations';
-import type { ApprovalService } from './approvals/approval-service';
-import type { ApiKeyAuthenticator } from './auth/api-key-auth';
-import type { BasicCredentialAuthenticator } from './auth/basic-credential-auth';
-import type { LoginVerifier } from './auth/login-service';
-import type { OidcLogin } from './auth/oidc-login';
 import { ANONYMOUS, UNAUTHENTICATED } from './auth/principal';
 import { applySession } from './auth/session-auth';
-import type { SessionStore } from './auth/session-store';
-import type { SignInLimits } from './auth/sign-in-limits';
-import type { FleetLookups } from './checks/fleet-lookups';
-import type { ConfigService } from './config/config-service';
-import type { HubConfig } from './config/hub-config';
-import type { RuntimeRefusal } from './config/runtime-capabilities';
 import { registerEdgeEndpoint } from './edge/edge-endpoint';
-import type { EdgeSessions } from './edge/edge-sessions';
-import type { ConnectedClients } from './events/connected-clients';
-import type { EventBus, Publish } from './events/event-bus';
 import { registerUiEventRoutes } from './events/sse-route';
 import { MAX_BODY_BYTES } from './http/body-size';
 import { cors } from './http/cors';
@@ -31,20 +15,14 @@ import { httpMetrics } from './http/http-metrics';
 import type { HubEnv } from './http/hub-env';
 import { compatMethods, compatRouteOf, compatTwinPath, legacyApiGuard } from './http/legacy-api';
 import { createPrincipalRelay } from './http/principal-relay';
+import { compressResponses, webStreamCompression } from './http/response-compression';
 import { createRouteGroup } from './http/route-group';
 import type { RouteTable } from './http/route-table';
 import { serverRateLimit } from './http/server-rate-limit';
-import type { WebSocketGate } from './http/websocket-upgrade';
-import type { HubDeps } from './hub-deps';
-import type { IconService } from './icons/icon-service';
-import type { HubMetrics } from './metrics/hub-metrics';
-import type { NotificationService } from './notifications/notification-service';
-import type { GroupPolicyStore } from './policies/group-policy-store';
-import { type Readiness, STORE_GATE } from './readiness';
-import type { LoadedRegistryProviders } from './registries/load-registry-providers';
-import type { RegistryService } from './registries/registry-service';
-import { type ReleaseNotesService, releaseNotesOf } from './release-notes/release-notes-service';
-import type { RolloutService } from './rollouts/rollout-service';
+import { createWebSocketGate, type WebSocketGate } from './http/websocket-upgrade';
+import type { HubParts } from './hub-capabilities';
+import { STORE_GATE } from './readiness';
+import { releaseNotesOf } from './release-notes/release-notes-service';
 import { registerAgentRoutes } from './routes/agent-routes';
 import { registerApiDocsRoute } from './routes/api-docs-routes';
 import { registerApiKeyRoutes } from './routes/api-key-routes';
@@ -83,21 +61,7 @@ import { registerTriggerRoutes } from './routes/trigger-routes';
 import { registerUpdatePreviewRoutes } from './routes/update-preview-routes';
 import { registerUpdateRoutes } from './routes/update-routes';
 import { registerWatcherRoutes } from './routes/watcher-routes';
-import type { SbomService } from './security/sbom-service';
-import type { SecurityService } from './security/security-service';
-import type { ApiKeyStore } from './store/api-key-store';
-import type { AuditStore } from './store/audit-store';
-import type { ContainerStore } from './store/container-store';
-import type { LabelOverrideStore } from './store/label-override-store';
-import type { NotificationRuleStore } from './store/notification-rule-store';
-import type { PreferencesStore } from './store/preferences-store';
-import type { SettingsStore } from './store/settings-store';
-import type { UiSource } from './ui/ui-bundle';
 import { registerUiRoutes } from './ui/ui-routes';
-import type { DependencyGroupUpdates } from './updates/dependency-group-updates';
-import type { SelfUpdates } from './updates/self-update/self-update-service';
-import type { UpdateService } from './updates/update-service';
-import type { Fleet } from './watchers/fleet';
 import { registerActionWebhookRoutes } from './webhooks/action-webhook-routes';
 import { registerRegistryWebhookRoute } from './webhooks/registry-webhook-routes';
 
@@ -106,98 +70,43 @@ export const API_BASE = '/api/v1';
 export type HubApp = Hono<HubEnv>;
 export type HubRoutes = RouteTable;
 
+type RouteGroup = ReturnType<typeof createRouteGroup>;
+
 /**
- * The HTTP half of the composition root: what compose-hub.ts built, handed on here to mount the
- * middleware and every route group, each given exactly what its options type names.
+ * The HTTP half of the composition root: the middleware chain and every route group, mounted on
+ * the parts compose-hub.ts built, each route group given exactly what its options type names.
+ * Routes are mounted here rather than by each capability because their order is part of the
+ * interface: the first match answers (`/containers/backups` before `/containers/{id}`), and the
+ * OpenAPI document lists them as mounted.
  */
-export interface HttpParts {
-  input: Pick<
-    HubDeps,
-    | 'logRing'
-    | 'version'
-    | 'runtime'
-    | 'storageDriver'
-    | 'dropConnection'
-    | 'runtimeMetrics'
-    | 'edgeSockets'
-    | 'hookRunner'
-  > & {
-    uiEvents?: Parameters<typeof registerUiEventRoutes>[1]['uiEvents'];
-    inventoryDeadlineMs?: number | undefined;
-    ui?: UiSource | undefined;
-    refusedVariables?: readonly RuntimeRefusal[] | undefined;
-  };
-  config: HubConfig;
-  logger: HubDeps['logger'];
-  now: () => number;
-  clientAddress: (c: Context) => string | undefined;
-  bootId: string;
-  startedAt: number;
-  metrics: HubMetrics;
-  readiness: Readiness;
-  audit: AuditStore;
-  settings: SettingsStore;
-  apiKeys: ApiKeyStore;
-  notificationRules: NotificationRuleStore;
-  containers: ContainerStore;
-  labelOverrides: LabelOverrideStore;
-  preferences: PreferencesStore;
-  sessions: SessionStore;
-  icons: IconService;
-  sbom: SbomService;
-  loginVerifier: LoginVerifier;
-  signInLimits: SignInLimits;
-  events: EventBus;
-  publish: Publish;
-  connectedClients: ConnectedClients;
-  /** The hub's own container swapped by a helper; undefined where it runs in none (Workers). */
-  selfUpdates: SelfUpdates | undefined;
-  registries: { providers: LoadedRegistryProviders; service: RegistryService; lookups: FleetLookups } | undefined;
-  notifications: NotificationService;
-  /** Built with the notifications, whose templates read its cache. */
-  releaseNotes: ReleaseNotesService;
-  fleet: Fleet;
-  agents: AgentDirectory;
-  expectations: InventoryExpectations;
-  edge: EdgeSessions | undefined;
-  updates: UpdateService;
-  approvals: ApprovalService;
-  groupPolicies: GroupPolicyStore;
-  rollouts: RolloutService;
-  dependencyGroups: DependencyGroupUpdates;
-  configuration: ConfigService;
-  security: SecurityService;
-  /** Filled here with every route; the authenticator reads it at request time. */
-  routes: RouteTable;
-  apiKeyAuth: ApiKeyAuthenticator;
-  /** HTTP Basic, accepted on the compatibility routes only (DD_COMPAT_WUDCARD). */
-  basicAuth: BasicCredentialAuthenticator;
-  oidc: OidcLogin;
-  webSockets: WebSocketGate;
+export function composeHttp(parts: HubParts): { app: HubApp; routes: HubRoutes } {
+  const { input, config, now, clientAddress, routes } = parts;
+  const app = new Hono<HubEnv>();
+  const principals = createPrincipalRelay();
+  useMiddleware(app, parts, principals);
+  const root = createRouteGroup(routes, '');
+  const api = createRouteGroup(routes, API_BASE);
+  const webSockets = createWebSocketGate({ upgradeWebSocket: input.upgradeWebSocket, config, now, clientAddress });
+  registerServerRoutes(root, api, parts, webSockets);
+  registerUpdatePolicyRoutes(api, parts);
+  registerFleetRoutes(api, parts, webSockets);
+  registerIntegrationRoutes(api, parts);
+  app.route('/', root.app);
+  app.route(API_BASE, api.app);
+  // Last: the page answers only what no route did (a navigation to a client-side route).
+  if (input.ui) registerUiRoutes(app, { ui: input.ui });
+  app.notFound(notFoundOrMethodNotAllowed(routes));
+  app.onError(jsonErrorHandler(parts.logger.child('http')));
+  return { app, routes };
 }
 
-export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes } {
-  const {
-    input,
-    config,
-    logger,
-    now,
-    clientAddress,
-    audit,
-    containers,
-    fleet,
-    agents,
-    notifications,
-    updates,
-    registries,
-  } = parts;
+/** The middleware chain every request passes, outermost first. */
+function useMiddleware(app: HubApp, parts: HubParts, principals: ReturnType<typeof createPrincipalRelay>): void {
+  const { input, config, now, clientAddress, routes } = parts;
   const { apiKeyAuth, basicAuth, sessions } = parts;
-  const { routes } = parts;
-  const app = new Hono<HubEnv>();
-  const hosts = { fleet, agents };
-  const principals = createPrincipalRelay();
-
   app.use(requestId());
+  // Outermost but one: every JSON answer, errors from the middleware below included (issue 30 item 4).
+  app.use(compressResponses(input.responseCompression ?? webStreamCompression));
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
   app.use(
     httpMetrics(parts.metrics, {
@@ -281,9 +190,12 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   });
   app.use('/api', legacy);
   app.use('/api/*', legacy);
+}
 
-  const root = createRouteGroup(routes, '');
-  const api = createRouteGroup(routes, API_BASE);
+/** The hub itself: health, metrics, sign-in, preferences, the server's settings, logs, events, keys and notifications. */
+function registerServerRoutes(root: RouteGroup, api: RouteGroup, parts: HubParts, webSockets: WebSocketGate): void {
+  const { input, config, logger, now, clientAddress, audit, containers, fleet, agents } = parts;
+  const { notifications, updates, registries, sessions } = parts;
   registerHealthRoute(root, { readiness: parts.readiness, now, startedAt: parts.startedAt });
   registerMetricsRoute(root, { config, metrics: parts.metrics, runtimeMetrics: input.runtimeMetrics });
   registerAuthStatusRoutes(api, root, { config }, parts.oidc);
@@ -324,7 +236,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   });
   registerSettingsRoutes(api, { settings: parts.settings, audit, logger });
   registerConfigRoutes(api, { configuration: parts.configuration, runtime: input.runtime });
-  registerLogRoutes(api, { webSockets: parts.webSockets, logRing: input.logRing, logger });
+  registerLogRoutes(api, { webSockets: webSockets, logRing: input.logRing, logger });
   registerUiEventRoutes(api, {
     events: parts.events,
     connectedClients: parts.connectedClients,
@@ -340,6 +252,11 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerNotificationRoutes(api, { notifications, notificationRules: parts.notificationRules, now });
   registerTriggerRoutes(api, { notifications, updates, containers, now });
   registerRemovedStatsAlias(api);
+}
+
+/** Updates and the policies around them: approvals, group policies, rollouts, previews, bulk and group updates, scans. */
+function registerUpdatePolicyRoutes(api: RouteGroup, parts: HubParts): void {
+  const { config, now, clientAddress, audit, containers, fleet, updates } = parts;
   // Before the container routes: `/containers/backups` must not be taken for a container id.
   registerUpdateRoutes(api, { updates, containers });
   registerApprovalRoutes(api, { approvals: parts.approvals, separateDuties: config.approvals.separate });
@@ -354,6 +271,13 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerBulkUpdateRoutes(api, { updates, containers, events: parts.events, publish: parts.publish, now });
   registerDependencyGroupRoutes(api, { config, dependencyGroups: parts.dependencyGroups });
   registerSecurityRoutes(api, { containers, security: parts.security, now, clientAddress });
+}
+
+/** Containers, watchers and agents: what the fleet runs, and the actions on it. */
+function registerFleetRoutes(api: RouteGroup, parts: HubParts, webSockets: WebSocketGate): void {
+  const { input, config, logger, now, clientAddress, audit, containers, fleet, agents } = parts;
+  const { notifications, updates, registries } = parts;
+  const hosts = { fleet, agents };
   registerContainerRoutes(api, {
     ...hosts,
     containers,
@@ -385,7 +309,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     now,
     clientAddress,
   });
-  registerContainerLogRoutes(api, { ...hosts, containers, logger, webSockets: parts.webSockets });
+  registerContainerLogRoutes(api, { ...hosts, containers, logger, webSockets: webSockets });
   registerContainerStatsRoutes(api, { ...hosts, containers, logger, now, runtime: input.runtime });
   registerContainerSbomRoutes(api, { ...hosts, containers, logger, sbom: parts.sbom, version: input.version });
   registerWatcherRoutes(api, {
@@ -398,7 +322,7 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   registerAgentRoutes(api, { agents });
   if (parts.edge) {
     registerEdgeEndpoint(api, {
-      upgradeWebSocket: parts.webSockets.upgradeWebSocket,
+      upgradeWebSocket: webSockets.upgradeWebSocket,
       hibernatable: input.edgeSockets,
       clientAddress,
       config,
@@ -407,6 +331,13 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
     });
     registerEdgeKeyRoutes(api, { edge: parts.edge, audit, logger });
   }
+}
+
+/** What the hub reaches or is reached by: registries, icons, release notes, webhooks, and the API's own description. */
+function registerIntegrationRoutes(api: RouteGroup, parts: HubParts): void {
+  const { input, config, logger, now, clientAddress, audit, containers, fleet, agents, updates, registries } = parts;
+  const { releaseNotes, routes } = parts;
+  const hosts = { fleet, agents };
   registerRegistryRoutes(api, { registries });
   registerIconRoutes(api, { icons: parts.icons, audit, logger });
   registerReleaseNotesRoutes(api, { containers, releaseNotes });
@@ -431,13 +362,6 @@ export function composeHttp(parts: HttpParts): { app: HubApp; routes: HubRoutes 
   });
   registerOpenApiRoute(api, { routes, version: input.version });
   registerApiDocsRoute(api, { ui: input.ui });
-  app.route('/', root.app);
-  app.route(API_BASE, api.app);
-  // Last: the page answers only what no route did (a navigation to a client-side route).
-  if (input.ui) registerUiRoutes(app, { ui: input.ui });
-  app.notFound(notFoundOrMethodNotAllowed(routes));
-  app.onError(jsonErrorHandler(logger.child('http')));
-  return { app, routes };
 }
 
 /** GET /api/v1/containers/stats: the legacy aggregate path, gone for good (410 with its replacement). */

@@ -5,10 +5,12 @@ import type { ComposeFileEditor } from '../../shared/compose';
 import type { DockerHost } from '../../shared/docker/docker-host';
 import type { DockerEndpoint } from '../../shared/docker/watcher-config';
 import type { Ed25519Verify } from '../../shared/edge/sign-in';
+import type { ResponseCompression } from '../../shared/http/response-compression';
 import type { LogRing } from '../../shared/logging/log-ring';
 import type { Logger } from '../../shared/logging/logger';
 import type { ExpositionFormat } from '../../shared/metrics/exposition-format';
 import type { FetchLike } from '../../shared/registry/registry-transport';
+import type { SourceFilesFor } from '../../shared/sources/source-files';
 import type { HookRunner } from '../../shared/update/hooks';
 
 /**
@@ -125,6 +127,8 @@ export interface HubDeps {
   notificationFetch?: typeof fetch | undefined;
   /** A Docker Engine client for a watcher's endpoint (Node: the edge agent's Docker module); no watchers without it. */
   dockerHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
+  /** The files of a file source (docs/sources.md; Node: node-source-files.ts); no file sources without it. */
+  sourceFilesFor?: SourceFilesFor | undefined;
   /**
    * Runtime-specific metric families appended to /metrics in the negotiated format, without
    * OpenMetrics's `# EOF` (the route ends the exposition): process metrics on Node.
@@ -151,4 +155,9 @@ export interface HubDeps {
   selfUpdateHelper?: readonly string[] | undefined;
   /** Brings compose files to the new image after an update (Node); compose files are left alone where absent (Workers). */
   composeFiles?: ComposeFileEditor | undefined;
+  /**
+   * How JSON answers are compressed (Node: brotli and gzip from zlib); CompressionStream's gzip where
+   * absent. Workers passes `platformCompression`: the platform compresses on the way out.
+   */
+  responseCompression?: ResponseCompression | undefined;
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import type { ComposeImageChange } from './compose-editor';
 import type { ComposeTextRewrite } from './compose-rewrite';
 
@@ -23,7 +24,7 @@ export async function rewriteProject(
     try {
       text = await read(path);
     } catch (error) {
-      return { path, error: error instanceof Error ? error.message : String(error) };
+      return { path, error: errorMessage(error) };
     }
     const rewrite = rewriteServiceImage(text, change);
     if (rewrite.status !== 'absent') return { path, rewrite, text };

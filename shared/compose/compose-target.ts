@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import type { ComposeFileEditor, ComposeImageChange, ComposeRewriteOutcome } from './compose-editor';
 
 /** The labels docker compose sets on a service's containers, and this hub's own. */
@@ -64,7 +65,7 @@ export async function updateComposeFile(
     outcome = {
       path: target.files.at(-1) as string,
       status: 'skipped',
-      reason: error instanceof Error ? error.message : String(error),
+      reason: errorMessage(error),
     };
   }
   return outcome.reason && outcome.reason.length > MAX_REASON

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import { ConfigError } from './config-error';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -24,7 +25,7 @@ export function resolveFileVariables(env: Environment, readTextFile: ReadTextFil
     try {
       content = readTextFile(path);
     } catch (error) {
-      throw new ConfigError(fileVariable, `cannot read ${path}: ${(error as Error).message}`);
+      throw new ConfigError(fileVariable, `cannot read ${path}: ${errorMessage(error)}`);
     }
     resolved.set(name, content.replace(/\r?\n$/, ''));
   }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { errorMessage } from '../error-message';
 import { parseImageReference } from '../registry/image-reference';
 import type { UpdatePolicy } from '../schemas/update-policy';
 import { UpdatePolicySchema } from '../schemas/update-policy';
@@ -71,7 +72,7 @@ export function readContainerLabels(labels: Record<string, string>): ContainerLa
     try {
       parseImageReference(lookupImage);
     } catch (error) {
-      problems.push(`dd.registry.lookup.image: ${(error as Error).message}`);
+      problems.push(`dd.registry.lookup.image: ${errorMessage(error)}`);
     }
   }
   return {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import { compileTagPolicy } from '../tags/policy-compile';
 import { parseLabelDuration } from '../update/label-duration';
 import { readContainerLabels } from './container-labels';
@@ -30,7 +31,7 @@ export function labelMapProblems(labels: LabelMap): string[] {
     const field = (error as { field?: string }).field;
     const key =
       field === 'includeTags' ? 'dd.tag.include' : field === 'excludeTags' ? 'dd.tag.exclude' : 'dd.tag.transform';
-    problems.push(`${key}: ${(error as Error).message}`);
+    problems.push(`${key}: ${errorMessage(error)}`);
   }
   for (const key of STRICT_FLAGS) {
     const value = labels[key]?.trim().toLowerCase();

@@ -42,12 +42,27 @@ export const WATCHER_KEYS = [
   'watchbydefault',
   'watchall',
   'composefiles',
+  // The watcher's type (docker, file, dockerfile) and where a file source reads (docs/sources.md).
+  'type',
+  'file',
+  'directory',
 ] as const;
+/** What `DD_WATCHER_<NAME>_TYPE` may say: a Docker Engine, an image list, a directory of Dockerfiles and compose files. */
+export const WATCHER_TYPES = ['docker', 'file', 'dockerfile'] as const;
+export type WatcherType = (typeof WATCHER_TYPES)[number];
+/** The keys only Docker watchers take, refused on a file source (and the file keys on a Docker watcher). */
+const DOCKER_ONLY_KEYS = ['socket', 'host', 'port', 'watchall', 'composefiles'] as const;
+const FILE_ONLY_KEYS = ['file', 'directory'] as const;
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 
-type Raw = Partial<Record<(typeof WATCHER_KEYS)[number], { variable: string; value: string }>>;
+export type RawWatcherVariables = Partial<Record<(typeof WATCHER_KEYS)[number], { variable: string; value: string }>>;
 
-function read<T>(raw: Raw, key: (typeof WATCHER_KEYS)[number], schema: v.GenericSchema<string, T>, fallback: T): T {
+export function readWatcherKey<T>(
+  raw: RawWatcherVariables,
+  key: (typeof WATCHER_KEYS)[number],
+  schema: v.GenericSchema<string, T>,
+  fallback: T,
+): T {
   const entry = raw[key];
   if (!entry) return fallback;
   const result = v.safeParse(schema, entry.value);
@@ -64,24 +79,26 @@ function endpointFromDockerHost(dockerHost: string | undefined): DockerEndpoint 
   return { host: match[1] as string, port: Number(match[2] ?? 2375), protocol: 'http' };
 }
 
-function endpointOf(raw: Raw, fallback: DockerEndpoint): DockerEndpoint {
+function endpointOf(raw: RawWatcherVariables, fallback: DockerEndpoint): DockerEndpoint {
   if (raw.socket && raw.host) throw new ConfigError(raw.host.variable, 'give SOCKET or HOST, not both');
   if (raw.port && !raw.host) throw new ConfigError(raw.port.variable, 'PORT goes with HOST');
   if (raw.socket)
-    return { socketPath: read(raw, 'socket', v.pipe(v.string(), v.regex(/^\/\S+$/, 'must be an absolute path')), '') };
+    return {
+      socketPath: readWatcherKey(raw, 'socket', v.pipe(v.string(), v.regex(/^\/\S+$/, 'must be an absolute path')), ''),
+    };
   if (raw.host) {
-    const host = read(
+    const host = readWatcherKey(
       raw,
       'host',
       v.pipe(v.string(), v.regex(/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/, 'must be a host name or IP')),
       '',
     );
-    return { host, port: read(raw, 'port', envInteger(1, 65535), 2375), protocol: 'http' };
+    return { host, port: readWatcherKey(raw, 'port', envInteger(1, 65535), 2375), protocol: 'http' };
   }
   return fallback;
 }
 
-const CronSchema = v.pipe(
+export const CronSchema = v.pipe(
   v.string(),
   v.check((expression) => {
     try {
@@ -94,12 +111,61 @@ const CronSchema = v.pipe(
 );
 
 /**
- * The Docker watchers of `DD_WATCHER_<NAME>_<KEY>` (decisions §2). A watcher `local` exists by
+ * The Docker watchers of `DD_WATCHER_<NAME>_<KEY>` (decisions §2), those without a TYPE or with
+ * TYPE=docker. A watcher `local` exists by
  * default on DOCKER_HOST or /var/run/docker.sock unless DD_LOCAL_WATCHER=false; configuring
  * `DD_WATCHER_LOCAL_*` adjusts it. Throws ConfigError naming the variable.
  */
 export function loadWatcherConfigs(vars: ReadonlyMap<string, string>): WatcherConfig[] {
-  const groups = new Map<string, Raw>();
+  const configured = watcherVariableGroups(vars);
+  // File sources (TYPE file or dockerfile) are read by shared/sources/file-source-config.ts.
+  const groups = new Map([...configured].filter(([, raw]) => watcherTypeOf(raw) === 'docker'));
+  for (const raw of groups.values()) refuseKeys(raw, FILE_ONLY_KEYS, 'docker');
+  const localEnabled = v.parse(envBoolean, vars.get('DD_LOCAL_WATCHER') ?? 'true');
+  if (localEnabled && !configured.has('local')) groups.set('local', {});
+  if (!localEnabled) groups.delete('local');
+  const dockerHostFallback = endpointFromDockerHost(vars.get('DOCKER_HOST'));
+  return [...groups].map(([name, raw]) => ({
+    name,
+    endpoint: endpointOf(raw, dockerHostFallback),
+    cron: readWatcherKey(raw, 'cron', CronSchema, DEFAULT_CRON),
+    jitterSeconds: readWatcherKey(raw, 'jitter', envInteger(0, 3600), 60),
+    watchByDefault: readWatcherKey(raw, 'watchbydefault', envBoolean, true),
+    watchAll: readWatcherKey(raw, 'watchall', envBoolean, false),
+    ...(raw.composefiles && { composeFiles: readWatcherKey(raw, 'composefiles', envBoolean, false) }),
+  }));
+}
+
+/** `DD_WATCHER_<NAME>_TYPE`, docker when unset; an unknown type names the valid ones. */
+export function watcherTypeOf(raw: RawWatcherVariables): WatcherType {
+  const entry = raw.type;
+  if (!entry) return 'docker';
+  const type = entry.value.trim().toLowerCase();
+  if ((WATCHER_TYPES as readonly string[]).includes(type)) return type as WatcherType;
+  throw new ConfigError(
+    entry.variable,
+    `unknown watcher type ${JSON.stringify(entry.value)}; one of ${WATCHER_TYPES.join(', ')}`,
+  );
+}
+
+/** Refuses the keys a watcher of `type` does not take, naming the variable. */
+export function refuseKeys(
+  raw: RawWatcherVariables,
+  keys: readonly (typeof WATCHER_KEYS)[number][],
+  type: WatcherType,
+): void {
+  for (const key of keys) {
+    const entry = raw[key];
+    if (entry) throw new ConfigError(entry.variable, `a ${type} watcher does not take ${key.toUpperCase()}`);
+  }
+}
+
+/** The Docker-only keys, refused on file sources. */
+export { DOCKER_ONLY_KEYS };
+
+/** `DD_WATCHER_<NAME>_<KEY>` grouped by NAME (lower-case, `_` in it read as `-`); a bad name or key is refused. */
+export function watcherVariableGroups(vars: ReadonlyMap<string, string>): Map<string, RawWatcherVariables> {
+  const groups = new Map<string, RawWatcherVariables>();
   for (const [variable, value] of vars) {
     if (!variable.startsWith(PREFIX)) continue;
     const parts = variable.slice(PREFIX.length).toLowerCase().split('_');
@@ -115,19 +181,7 @@ export function loadWatcherConfigs(vars: ReadonlyMap<string, string>): WatcherCo
     raw[key as (typeof WATCHER_KEYS)[number]] = { variable, value };
     groups.set(name, raw);
   }
-  const localEnabled = v.parse(envBoolean, vars.get('DD_LOCAL_WATCHER') ?? 'true');
-  if (localEnabled && !groups.has('local')) groups.set('local', {});
-  if (!localEnabled) groups.delete('local');
-  const dockerHostFallback = endpointFromDockerHost(vars.get('DOCKER_HOST'));
-  return [...groups].map(([name, raw]) => ({
-    name,
-    endpoint: endpointOf(raw, dockerHostFallback),
-    cron: read(raw, 'cron', CronSchema, DEFAULT_CRON),
-    jitterSeconds: read(raw, 'jitter', envInteger(0, 3600), 60),
-    watchByDefault: read(raw, 'watchbydefault', envBoolean, true),
-    watchAll: read(raw, 'watchall', envBoolean, false),
-    ...(raw.composefiles && { composeFiles: read(raw, 'composefiles', envBoolean, false) }),
-  }));
+  return groups;
 }
 
 /** The endpoint as configuration output may show it. */

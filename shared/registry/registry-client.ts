@@ -13,7 +13,7 @@ import {
 import { isIndexMediaType, MANIFEST_ACCEPT } from './media-types';
 import type { RegistryAuth } from './registry-auth';
 import { RegistryError } from './registry-error';
-import { discard, hostOf, type RegistryTransport, readCapped } from './registry-transport';
+import { discard, type RegistryTransport, readCapped, urlHostOf } from './registry-transport';
 
 export interface ManifestHead {
   digest: string;
@@ -62,7 +62,7 @@ export function nextPageUrl(link: string | null, current: string): string | unde
     try {
       return new URL(match[1] ?? '', current).toString();
     } catch {
-      throw new RegistryError('protocol', `${hostOf(current)}: unreadable Link header`);
+      throw new RegistryError('protocol', `${urlHostOf(current)}: unreadable Link header`);
     }
   }
   return undefined;
@@ -76,7 +76,7 @@ export class RegistryClient {
   constructor(private readonly options: RegistryClientOptions) {}
 
   get host(): string {
-    return hostOf(this.options.baseUrl);
+    return urlHostOf(this.options.baseUrl);
   }
 
   /** The digest a tag points to (the index digest for multi-platform images). */

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message';
 import { RegistryError } from './registry-error';
 import { type RequestLimiter, realSleep, type Sleep } from './request-limiter';
 
@@ -86,7 +87,7 @@ export class RegistryTransport {
       if (attempt >= this.maxRetries || wait > this.maxRetryAfterMs) {
         await discard(response);
         const kind = response.status === 429 ? 'rate-limited' : 'server';
-        throw new RegistryError(kind, `${hostOf(url)} answered ${response.status}`, {
+        throw new RegistryError(kind, `${urlHostOf(url)} answered ${response.status}`, {
           status: response.status,
           ...(retryAfterMs !== undefined && { retryAfterMs }),
         });
@@ -119,14 +120,14 @@ export class RegistryTransport {
         try {
           target = new URL(location, target).toString();
         } catch {
-          throw new RegistryError('protocol', `${hostOf(url)}: redirect to an unreadable location`);
+          throw new RegistryError('protocol', `${urlHostOf(url)}: redirect to an unreadable location`);
         }
         if (new URL(target).origin !== origin) {
           const { authorization: _dropped, ...rest } = headers;
           headers = rest;
         }
       }
-      throw new RegistryError('protocol', `${hostOf(url)}: more than ${MAX_REDIRECTS} redirects`);
+      throw new RegistryError('protocol', `${urlHostOf(url)}: more than ${MAX_REDIRECTS} redirects`);
     } catch (error) {
       this.report(init.method, url, 'error', started);
       throw error;
@@ -142,7 +143,7 @@ export class RegistryTransport {
     try {
       return await this.fetch(url, { method, headers, redirect: 'manual', signal });
     } catch (error) {
-      throw asTransportError(error, hostOf(url), this.timeoutMs);
+      throw asTransportError(error, urlHostOf(url), this.timeoutMs);
     }
   }
 
@@ -166,7 +167,7 @@ export function asTransportError(error: unknown, host: string, timeoutMs?: numbe
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new RegistryError('timeout', `${host} did not answer within ${timeoutMs ?? 'the'} ms`, { cause: error });
   }
-  return new RegistryError('network', `${host}: ${(error as Error).message}`, { cause: error });
+  return new RegistryError('network', `${host}: ${errorMessage(error)}`, { cause: error });
 }
 
 /**
@@ -207,7 +208,8 @@ export async function readCapped(response: Response, cap: number, what: string, 
   return bytes;
 }
 
-export function hostOf(url: string): string {
+/** The host of a registry URL, for error messages (`registry` when it does not parse). */
+export function urlHostOf(url: string): string {
   try {
     return new URL(url).host;
   } catch {

@@ -74,6 +74,13 @@ export const UPDATE_OPERATION_PHASES = [
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 /** A single update has no batch; http-interface §6.1 shows the field on every payload, so it is present and null then. */
 const batchId = v.nullable(v.string());
+/**
+ * Where the container of an update runs: its agent (null on the hub's own Docker host) and watcher.
+ * A name alone is not a container (two agents may each run an `nginx`); a client keys operations
+ * by agent, watcher and name (shared/containers/container-identity.ts). Added beside the fields
+ * http-interface §6.1 lists, which keep their meaning.
+ */
+const updateHost = { agent: v.nullable(v.string()), watcher: v.string() };
 /** The container record is owned by shared/schemas/container.ts; the event only promises an object. */
 const containerObject = v.record(v.string(), v.unknown());
 
@@ -105,6 +112,7 @@ export const SelfUpdateEventSchema = v.object({
 export const UpdateOperationChangedEventSchema = v.object({
   operationId: v.string(),
   containerName: v.string(),
+  ...updateHost,
   triggerName: v.optional(v.string()),
   status: v.picklist(UPDATE_OPERATION_STATUSES),
   phase: v.picklist(UPDATE_OPERATION_PHASES),
@@ -113,6 +121,7 @@ export const UpdateOperationChangedEventSchema = v.object({
 });
 export const UpdateAppliedEventSchema = v.object({
   containerName: v.string(),
+  ...updateHost,
   containerId: v.string(),
   newContainerId: v.string(),
   operationId: v.string(),
@@ -120,6 +129,7 @@ export const UpdateAppliedEventSchema = v.object({
 });
 export const UpdateFailedEventSchema = v.object({
   containerName: v.string(),
+  ...updateHost,
   error: v.string(),
   operationId: v.string(),
   batchId,

@@ -1,21 +1,17 @@
 import * as v from 'valibot';
+import { MATURITY_MIN_AGE_DAYS_DEFAULT, MATURITY_MIN_AGE_DAYS_MAX, SNOOZE_MAX_DAYS } from '../update/policy-limits';
 import { parseTimestamp } from '../update/timestamp';
 
 export const MATURITY_MODES = ['all', 'mature'] as const;
 export type MaturityMode = (typeof MATURITY_MODES)[number];
 
-/** http-interface §2.5 and §8: the gate's minimum age is 1 to 365 days, 7 when not given. */
-export const MATURITY_MIN_AGE_DAYS_DEFAULT = 7;
-const MATURITY_MIN_AGE_DAYS_MAX = 365;
+export { MATURITY_MIN_AGE_DAYS_DEFAULT, SNOOZE_MAX_DAYS } from '../update/policy-limits';
 
 /**
  * Each skip list holds at most this many entries. A rolling tag gets a new digest every build, so a user who
  * skips each one would fill the list; skip-current then drops the oldest entry, long superseded by newer ones.
  */
 export const SKIP_LIST_MAX = 100;
-
-/** Longest snooze, whichever way it is given: ten years. Longer is "stop watching", not a snooze. */
-export const SNOOZE_MAX_DAYS = 3650;
 
 /** A tag is at most 128 characters and a digest `<algorithm>:<hex>` stays well under 256. */
 const SkipValueSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(256));

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { errorMessage } from '../error-message';
 import {
   type CompiledTagPolicy,
   MAX_USER_REGEX_LENGTH,
@@ -47,7 +48,7 @@ function compileRegex(field: TagPolicyField, pattern: string): RE2JS {
   try {
     return RE2JS.compile(pattern);
   } catch (cause) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = errorMessage(cause);
     throw new TagPolicyError(field, `is not a valid regular expression (RE2 syntax): ${reason}`, { cause });
   }
 }

@@ -23,4 +23,4 @@ export {
   UpdateScheduler,
   type UpdateSchedulerOptions,
 } from './update-scheduler';
-export { errorText, UpdateCancelledError, UpdateStepError } from './update-step-error';
+export { UpdateCancelledError, UpdateStepError } from './update-step-error';

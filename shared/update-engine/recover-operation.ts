@@ -1,9 +1,9 @@
 import type { UpdatableDockerHost } from '../docker/docker-host';
+import { errorMessage } from '../error-message';
 import type { UpdateOperation } from './operation';
 import { OperationRecorder, type RecorderDeps } from './operation-recorder';
 import { keepNewContainer, restoreOldContainer } from './restore';
 import { finishSuccess, rollBack, type UpdateEngineDeps } from './update-engine';
-import { errorText } from './update-step-error';
 
 /**
  * Settles an operation that a stop of its process left in progress (http-interface §3.2), from what Docker has
@@ -45,7 +45,7 @@ export async function recoverOperation(
     return run.save({
       status: 'failed',
       phase: 'rollback-failed',
-      lastError: `the hub stopped in prepare; restoring failed: ${errorText(error)}`,
+      lastError: `the hub stopped in prepare; restoring failed: ${errorMessage(error)}`,
     });
   }
 }

@@ -14,11 +14,12 @@
 import { type ComposeFileEditor, updateComposeFile } from '../compose';
 import type { ContainerSpec, RegistryPullAuth, UpdatableDockerHost } from '../docker/docker-host';
 import { splitReference } from '../docker/image-names';
+import { errorMessage } from '../error-message';
 import { checkStarted, DEFAULT_HEALTH_TIMING, type HealthTiming, waitHealthy } from './container-health';
 import { temporaryName, type UpdateOperation } from './operation';
 import { OperationRecorder, type RecorderDeps } from './operation-recorder';
 import { restoreOldContainer } from './restore';
-import { cancelReason, errorText, UpdateCancelledError, UpdateStepError } from './update-step-error';
+import { cancelReason, UpdateCancelledError, UpdateStepError } from './update-step-error';
 
 export interface UpdateEngineDeps extends RecorderDeps {
   host: UpdatableDockerHost;
@@ -142,7 +143,7 @@ export async function rollBack(
     await restoreOldContainer(run.op, host);
     return await run.save({ status: 'rolled-back', phase: 'rolled-back' });
   } catch (error) {
-    const lastError = `${reason}; restoring the old container failed: ${errorText(error)}`;
+    const lastError = `${reason}; restoring the old container failed: ${errorMessage(error)}`;
     return run.save({ status: 'failed', phase: 'rollback-failed', lastError }, ['rollbackReason']);
   }
 }
@@ -160,7 +161,7 @@ export async function finishSuccess(
   try {
     await host.forceRemoveContainer(run.op.containerId);
   } catch (error) {
-    cleanupError = `the old container could not be removed: ${errorText(error)}`;
+    cleanupError = `the old container could not be removed: ${errorMessage(error)}`;
   }
   const { spec, oldImage, targetImage, triggerName } = run.op;
   const composeFile =
@@ -194,7 +195,7 @@ export async function runUpdateOperation(
   try {
     prepared = await prepare(run.op, plan, deps, signal);
   } catch (error) {
-    const why = signal.aborted ? cancelReason(signal) : errorText(error);
+    const why = signal.aborted ? cancelReason(signal) : errorMessage(error);
     return run.save({ status: 'failed', phase: 'prepare', lastError: `${why}; nothing was changed` });
   }
   // Known before the first change, so a restart can always undo what follows.
@@ -223,7 +224,7 @@ export async function runUpdateOperation(
     }
     boundary(signal);
   } catch (error) {
-    return rollBack(run, host, signal.aborted ? cancelReason(signal) : errorText(error));
+    return rollBack(run, host, signal.aborted ? cancelReason(signal) : errorMessage(error));
   }
   return finishSuccess(run, host, deps.composeFiles);
 }

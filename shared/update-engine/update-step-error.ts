@@ -14,10 +14,6 @@ export class UpdateCancelledError extends Error {
   }
 }
 
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** The abort reason of a cancelled operation, as text. */
 export function cancelReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;

@@ -1,5 +1,5 @@
+import { errorMessage } from '../error-message';
 import type { UpdateOperation } from '../update-engine/operation';
-import { errorText } from '../update-engine/update-step-error';
 import { parseLabelDuration } from './label-duration';
 
 /**
@@ -100,7 +100,7 @@ export async function runHook(
     });
     return result.exitCode !== 0 || result.timedOut ? describeHookResult(result, options.timeoutMs) : undefined;
   } catch (error) {
-    return `could not start: ${errorText(error)}`;
+    return `could not start: ${errorMessage(error)}`;
   }
 }
 

@@ -1,23 +1,7 @@
 import * as v from 'valibot';
 
-/** The agent name of containers on the hub's own Docker host (decisions §1). */
-export const LOCAL_AGENT = '__local__';
-
-export type ContainerIdentityInput = { agent?: string | undefined; watcher: string; name: string };
-
-/**
- * The key that survives re-creation: an update gives the container a new id but keeps agent, watcher and
- * name, so policy and update clock are stored under this key, never under the id. Same form as
- * statusesByIdentity in recent-status (http-interface §4.8): `agent::watcher::name`, with `__local__` for a local
- * container so that a missing and an empty agent name read alike. Docker container names and watcher names
- * cannot hold `:`, so the separator is unambiguous.
- */
-export function containerIdentity(input: ContainerIdentityInput): string {
-  const agent = input.agent ? input.agent : LOCAL_AGENT;
-  // The Docker API lists names as `/name`; the same container must not get two keys.
-  const name = input.name.startsWith('/') ? input.name.slice(1) : input.name;
-  return `${agent}::${input.watcher}::${name}`;
-}
+// One definition, beside the container contracts; re-exported for the update clock's many readers.
+export { type ContainerIdentityInput, containerIdentity, LOCAL_AGENT } from '../containers/container-identity';
 
 /** Per-identity record of the pending update's timing; stored, so validated when read back. */
 export const UpdateClockSchema = v.object({

@@ -10,6 +10,7 @@ import type * as v from 'valibot';
 import { expect, it } from 'vitest';
 import { type Container, ContainerSchema } from '../../shared/schemas/container';
 import type { UpdatePolicy } from '../../shared/schemas/update-policy';
+import { DAY_MS } from '../../shared/update/timestamp';
 import { containerIdentity } from '../../shared/update/update-clock';
 import type { HubClient } from '../support/hub-harness';
 import {
@@ -53,7 +54,6 @@ import {
 
 const SEED = seedFromEnv(process.env['FUZZ_SEED']);
 const SEED_TAG = `seed ${seedHex(SEED)}`;
-const DAY_MS = 86_400_000;
 const RECORDS = seedContainers(rngFor(SEED, 'container-records'), 60);
 
 const identityOf = (c: Container) => containerIdentity({ agent: c.agent, watcher: c.watcher, name: c.name });

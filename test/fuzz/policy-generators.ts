@@ -2,6 +2,8 @@
  * PATCH /api/v1/containers/{id}/update-policy (http-interface §2.5, §4.8): bodies for every action, hostile
  * bodies, the oracle that says what the hub must answer, and a model of the policy it keeps.
  */
+
+import { DAY_MS } from '../../shared/update/timestamp';
 import {
   type BodyCase,
   type BodyVerdict,
@@ -32,7 +34,6 @@ const FIELDS: Record<string, readonly string[]> = {
   'set-maturity-policy': ['mode', 'minAgeDays'],
 };
 
-const DAY_MS = 86_400_000;
 /** Bounds http-interface §2.5 leaves open, as shared/schemas/update-policy sets them: ten years of snooze, 256-character skip values. */
 const SNOOZE_MAX_DAYS = 3650;
 const SKIP_VALUE_MAX = 256;

@@ -313,6 +313,9 @@ describe('container updates through the hub on a real Docker Engine and registry
     await stream.close();
     expect(failed).toEqual({
       containerName: 'checked',
+      // Which container of that name: a local one has its watcher and no agent (issue 32, bug 3).
+      agent: null,
+      watcher: 'local',
       error: 'the new container reported unhealthy',
       operationId,
       batchId: null,

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { renderSlowest, slowestFiles } from '../../scripts/slowest-tests.mjs';
+import { renderSlowest, slowestFiles, slowestFilesReporter } from '../../scripts/slowest-tests.mjs';
 import { REPO_ROOT } from '../support/hub-process';
 import { runCommand } from '../support/run-command';
 
@@ -62,4 +62,28 @@ it('renders a Markdown table, and the CLI prints it for a report file', async ()
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+it("ends a run of more than 20 files with the table, from vitest's own modules (npm test, test:fast)", () => {
+  const module = (name: string, ms: number, tests: number) => ({
+    moduleId: join(REPO_ROOT, name),
+    diagnostic: () => ({ duration: ms }),
+    children: { allTests: () => Array.from({ length: tests }) },
+    state: () => 'passed',
+  });
+  const printed: string[] = [];
+  const reporter = slowestFilesReporter({ count: 2, write: (text) => printed.push(text) });
+  reporter.onTestRunEnd([module('test/a.test.ts', 2000, 3), module('test/b.test.ts', 30_250, 1)]);
+  expect(printed).toEqual([]);
+  reporter.onTestRunEnd([
+    module('test/a.test.ts', 2000, 3),
+    module('test/b.test.ts', 30_250, 1),
+    module('hub/src/c.test.ts', 500, 7),
+  ]);
+  expect(printed).toEqual([
+    `\n${renderSlowest([
+      { file: 'test/b.test.ts', seconds: 30.25, tests: 1, status: 'passed' },
+      { file: 'test/a.test.ts', seconds: 2, tests: 3, status: 'passed' },
+    ])}\n`,
+  ]);
 });

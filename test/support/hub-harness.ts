@@ -168,7 +168,9 @@ export function describeHubMatrix(
   env: Environment = {},
   { modes = ['memory', 'server'] }: HubMatrixOptions = {},
 ): void {
-  for (const mode of modes) {
+  // `npm run test:fast` starts no workerd (vitest.fast.config.ts); `npm test` runs every mode asked for.
+  const fast = process.env['DOCKWATCH_TEST_FAST'] === '1';
+  for (const mode of fast ? modes.filter((m) => m !== 'workerd') : modes) {
     describe(`${name} [${mode}]`, () => {
       let client: HubClient | undefined;
       beforeAll(async () => {

@@ -211,7 +211,7 @@ describe('the containers list with 10,003 containers', { timeout: 90_000 }, () =
     const body = (await request).postDataJSON() as { containerIds: string[] };
     expect([...body.containerIds].sort()).toEqual([...expected].sort());
     // Nothing here has an update: the hub refuses each one, and the page says so per container.
-    await expect.poll(() => page.getByRole('heading', { name: 'Bulk update: 0 of 10 queued' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('heading', { name: 'Bulk update finished: 10 refused' }).count()).toBe(1);
     expect(await page.locator('.bulk-results li[data-result="refused"]').count()).toBe(10);
     expect(await page.locator('.bulk-results li', { hasText: 'app-00013' }).textContent()).toMatch(/refused \(\d{3}\)/);
     // The selection went with the request.

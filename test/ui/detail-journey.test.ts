@@ -175,10 +175,20 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
     // The first phase shows once the hub publishes it; then the phases until the last (pulls on a busy machine are slow).
     await waitOrExplain('section[data-operation]', 30_000);
     await waitOrExplain('section[data-operation="succeeded"]', 120_000);
+    // Plain steps, all done, and a sentence naming what happened (issue 28 item 4).
     const operation = page.locator('section[data-operation]');
-    const phases = await operation.locator('.phases li').allTextContents();
-    expect(phases).toEqual(expect.arrayContaining(['new-started', 'succeeded']));
-    expect(phases.indexOf('new-started')).toBeLessThan(phases.indexOf('succeeded'));
+    const steps = await operation.locator('.stepper li[data-state="done"]').allTextContents();
+    expect(steps.map((step) => step.replace(/ \(done\)$/, ''))).toEqual([
+      'Pulling the image',
+      'Creating the new container',
+      'Stopping the old container',
+      'Starting the new one',
+      'Health check',
+      'Done',
+    ]);
+    await expect
+      .poll(() => operation.getByRole('heading').textContent())
+      .toMatch(/^Updated app to 2\.0\.0 in \d+\.\d s$/);
     // The page follows the re-created container to its new id.
     await expect.poll(() => field('running-tag').textContent(), { timeout: 30_000 }).toBe('2.0.0');
     expect(new URL(page.url()).pathname).not.toBe(`/containers/${appId}`);
@@ -205,6 +215,13 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
     await hub.parts.updates.idle();
     expect(await runningImage('app')).toBe(`${registry.host}/detail/app:1.0.0`);
     await expect.poll(() => page.locator('table.history tbody tr').count(), { timeout: 15_000 }).toBe(2);
+    await expect
+      .poll(() => page.locator('section[data-operation]').getByRole('heading').textContent())
+      .toMatch(/^Rolled back app to 1\.0\.0 in \d+\.\d s$/);
+    // The backup of 2.0.0 kept by the rollback moves forward: it is not offered as a rollback.
+    await backups.locator('li[data-backup="2.0.0"]').waitFor({ timeout: 15_000 });
+    expect(await backups.getByRole('button', { name: 'Return to 2.0.0 (newer)…' }).count()).toBe(1);
+    expect(await backups.getByRole('button', { name: /Roll back to 2\.0\.0/ }).count()).toBe(0);
     expect(seen.problems).toEqual([]);
   }, 200_000);
 

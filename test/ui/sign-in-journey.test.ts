@@ -31,7 +31,8 @@ beforeAll(async () => {
   // Expected: "who am I" before signing in, the wrong password, and the calls cut by a session revoked elsewhere.
   seen = watchPage(page, [
     /^failed GET \/api\/v1\/(events\/ui|auth\/user): net::ERR_ABORTED$/,
-    /^401 GET \/api\/v1\/(auth\/user|containers\/recent-status|notifications\/bell)$/,
+    // The dashboard's reads: recent status, the bell, the check cycle, the triggers and approvals it acts with.
+    /^401 GET \/api\/v1\/(auth\/user|containers\/recent-status|notifications\/bell|watchers|triggers|approvals)$/,
     /^401 POST \/api\/v1\/auth\/login$/,
     /^console: Failed to load resource: .* 401/,
   ]);

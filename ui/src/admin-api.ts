@@ -2,15 +2,17 @@
 // settings), typed from the schemas that validate them: `import type` only, so nothing of valibot
 // or the hub is bundled.
 import type * as v from 'valibot';
-import type { OutboxEntryViewSchema } from '../../hub/src/routes/notification-outbox-routes';
-import type { NotificationPreviewSchema } from '../../hub/src/routes/notification-routes';
-import type { TriggerSchema } from '../../hub/src/routes/trigger-routes';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKeySchema, RevokedApiKeysSchema } from '../../shared/schemas/api-key';
 import type { Approval, ApprovalState } from '../../shared/schemas/approval';
 import type { AuditEntry } from '../../shared/schemas/audit-entry';
 import type { EdgeKeyResourceSchema, RegisteredEdgeKeySchema } from '../../shared/schemas/edge-key';
 import type { LogEntry, LogLevel } from '../../shared/schemas/log-entry';
 import type { NotificationRule, NotificationRulePatch } from '../../shared/schemas/notification-rule';
+import type {
+  NotificationPreviewSchema,
+  OutboxEntryViewSchema,
+  TriggerSchema,
+} from '../../shared/schemas/notification-views';
 import type { Settings, SettingsPatch } from '../../shared/schemas/settings';
 import { call } from './api';
 

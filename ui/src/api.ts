@@ -1,12 +1,14 @@
 // The hub's API, typed from the project's own schemas (types only: nothing of valibot is bundled).
 
 import type { InferOutput } from 'valibot';
-import type { BulkUpdateAnswerSchema } from '../../hub/src/routes/bulk-update-routes';
 import type { Agent } from '../../shared/schemas/agent';
+import type { AuthStatus } from '../../shared/schemas/auth-status';
 import type { Container } from '../../shared/schemas/container';
+import type { BulkUpdateAnswerSchema } from '../../shared/schemas/container-views';
 import type { ErrorBody } from '../../shared/schemas/error-body';
+import type { UpdatePreview } from '../../shared/schemas/update-views';
 
-export type { Agent, Container };
+export type { Agent, AuthStatus, Container, UpdatePreview };
 
 export interface Page<T> {
   data: T[];
@@ -17,10 +19,6 @@ export interface Page<T> {
 }
 /** POST /containers/update (http-interface §4.8): each container accepted with its operation, or refused. */
 export type BulkUpdateAnswer = InferOutput<typeof BulkUpdateAnswerSchema>;
-export interface AuthStatus {
-  providers: { type: string; name: string }[];
-  errors: string[];
-}
 export interface CurrentUser {
   username: string;
   assurance?: string;
@@ -34,14 +32,6 @@ export interface Summary {
 }
 export interface RecentStatus {
   statuses: Record<string, string>;
-}
-/** POST /containers/{id}/preview (its schema lives with the route): the fields the UI shows. */
-export interface UpdatePreview {
-  canUpdate: boolean;
-  blockers: { reason: string; message?: string }[];
-  current: { image: string; tag: string };
-  target?: { image: string; tag: string } | null;
-  phases?: string[];
 }
 
 /** A failed call, with a sentence a person can act on. */

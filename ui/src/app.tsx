@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import { SelfUpdateBanner } from './components/self-update-banner';
 import { disconnectLive } from './live';
@@ -58,8 +58,11 @@ async function signOut() {
 
 export function App() {
   const current = session.value;
+  // On a phone the navigation folds behind a Menu button (styles.css), closed again by each navigation.
+  const [menuOpen, setMenuOpen] = useState(false);
   // Each view is a new page for a screen reader: move focus to its heading region.
   useEffect(() => {
+    setMenuOpen(false);
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [path.value]);
   if (current.state === 'loading') return <p class="loading">Loading…</p>;
@@ -73,11 +76,21 @@ export function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
+      <header class={menuOpen ? 'top menu-open' : 'top'}>
         <a class="brand" href="/">
           dockwatch
         </a>
-        <nav aria-label="Main">
+        <button
+          type="button"
+          class="secondary menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+          onKeyDown={(event) => event.key === 'Escape' && setMenuOpen(false)}
+        >
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main">
           <a href="/" aria-current={here === '/' ? 'page' : undefined}>
             Dashboard
           </a>

@@ -23,4 +23,5 @@ export function candidateOf(c: Container): string {
   return c.result?.tag ?? '';
 }
 
-export const hostOf = (c: Container): string => c.agent ?? 'this hub';
+/** Where a container runs, as the views name it: its agent, or `this hub`. */
+export const hostLabelOf = (c: Container): string => c.agent ?? 'this hub';

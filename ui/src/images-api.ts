@@ -6,7 +6,7 @@ import type {
   ImageViewSchema,
   PrunePreviewSchema,
   PruneResultSchema,
-} from '../../hub/src/routes/image-routes';
+} from '../../shared/schemas/image-views';
 import { call } from './api';
 
 export type ImageView = v.InferOutput<typeof ImageViewSchema>;

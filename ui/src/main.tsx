@@ -1,10 +1,11 @@
 import { effect } from '@preact/signals';
 import { render } from 'preact';
+import { errorMessage } from '../../shared/error-message';
 import { ApiError, api, setUnauthorizedHandler } from './api';
 import { App } from './app';
 import { connectLive, disconnectLive } from './live';
 import { reloadState, session, signedOut } from './state';
-import { applyTheme, loadTheme } from './theme';
+import { applyTheme, keptTheme, syncTheme } from './theme';
 import './styles.css';
 
 setUnauthorizedHandler((message) => {
@@ -19,7 +20,7 @@ async function start(): Promise<void> {
   try {
     status = await api.authStatus();
   } catch (error) {
-    session.value = { state: 'signed-out', status: undefined, message: (error as Error).message };
+    session.value = { state: 'signed-out', status: undefined, message: errorMessage(error) };
     return;
   }
   if (status.providers.some((p) => p.type === 'anonymous')) {
@@ -45,13 +46,16 @@ effect(() => {
     live = true;
     void reloadState();
     connectLive();
-    if (session.value.state === 'signed-in' && !session.value.user.anonymous) void loadTheme();
+    if (session.value.state === 'signed-in' && !session.value.user.anonymous) void syncTheme();
   } else if (!signedIn && live) {
     live = false;
     disconnectLive();
-    applyTheme('system');
+    applyTheme(keptTheme());
   }
 });
+
+// The browser's theme from the first paint: the sign-in page too, before anyone is known.
+applyTheme(keptTheme());
 
 const root = document.getElementById('app');
 if (root) render(<App />, root);

@@ -1,4 +1,5 @@
 import { batch, computed, signal } from '@preact/signals';
+import { containerIdentity } from '../../shared/containers/container-identity';
 import type { UiEventData } from '../../shared/schemas/ui-events';
 import { adminApi } from './admin-api';
 import { type Agent, ApiError, type AuthStatus, api, type Container, type CurrentUser } from './api';
@@ -15,7 +16,10 @@ export const session = signal<Session>({ state: 'loading' });
 export const containers = signal<ReadonlyMap<string, Container>>(new Map());
 export const containersLoaded = signal(false);
 export const agents = signal<readonly Agent[]>([]);
-/** Update operations by container name, with the phases seen so far. */
+/**
+ * Update operations by container identity (agent, watcher, name: the key an update's re-created
+ * container keeps, and two agents' `nginx` do not share), with the phases seen so far.
+ */
 export const operations = signal<ReadonlyMap<string, Operation>>(new Map());
 /** The event stream: `connecting` at first, `open`, or `lost` while the hub cannot be reached. */
 export const stream = signal<'connecting' | 'open' | 'lost'>('connecting');
@@ -121,21 +125,33 @@ export function removeContainer(id: string): void {
   containers.value = next;
 }
 
+/** The key of a container's operation in `operations`: from a container record or an update event. */
+export function operationKey(of: Pick<Container, 'agent' | 'watcher' | 'name'> | EventHost): string {
+  return containerIdentity({
+    agent: of.agent,
+    watcher: of.watcher,
+    name: 'containerName' in of ? of.containerName : of.name,
+  });
+}
+type EventHost = Pick<UiEventData<'dd:update-operation-changed'>, 'agent' | 'watcher' | 'containerName'>;
+
 export function trackOperation(event: UiEventData<'dd:update-operation-changed'>): void {
-  const previous = operations.value.get(event.containerName);
+  const key = operationKey(event);
+  const previous = operations.value.get(key);
   const same = previous?.operationId === event.operationId;
   const phases = same ? [...previous.phases] : [];
   if (phases.at(-1) !== event.phase) phases.push(event.phase);
   const next = new Map(operations.value);
-  next.set(event.containerName, { ...event, phases, error: same ? previous.error : undefined });
+  next.set(key, { ...event, phases, error: same ? previous.error : undefined });
   operations.value = next;
 }
 
 export function failOperation(event: UiEventData<'dd:update-failed'>): void {
-  const previous = operations.value.get(event.containerName);
+  const key = operationKey(event);
+  const previous = operations.value.get(key);
   if (!previous || previous.operationId !== event.operationId) return;
   const next = new Map(operations.value);
-  next.set(event.containerName, { ...previous, error: event.rollbackReason ?? event.error });
+  next.set(key, { ...previous, error: event.rollbackReason ?? event.error });
   operations.value = next;
 }
 

@@ -2,6 +2,7 @@ import type { DockerHost } from '../../../shared/docker/docker-host';
 import type { DockerEndpoint, WatcherConfig } from '../../../shared/docker/watcher-config';
 import { EDGE_CLOSE } from '../../../shared/edge/protocol';
 import { toBase64 } from '../../../shared/edge/sign-in';
+import { errorMessage } from '../../../shared/error-message';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
@@ -13,7 +14,7 @@ import type { AgentHookSettings } from '../hooks/agent-update-hooks';
 import type { EdgeKey } from '../keys/edge-key';
 import { type BackoffOptions, createBackoff, DEFAULT_BACKOFF } from '../link/backoff';
 import { closeMeaning } from '../link/close-codes';
-import { EdgeSession } from '../link/edge-session';
+import { HubLinkSession } from '../link/edge-session';
 import { edgeSocketUrl } from '../link/hub-url';
 import { DEFAULT_SESSION_TUNING, type SessionEnd, type SessionTuning } from '../link/session-options';
 import { realTimers, sleep, type Timers } from '../link/timers';
@@ -95,7 +96,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
   const version = options.version ?? readAgentVersion();
   const tuning = { ...DEFAULT_SESSION_TUNING, ...options.tuning };
   const backoff = createBackoff({ ...DEFAULT_BACKOFF, ...options.reconnect });
-  let current: EdgeSession | undefined;
+  let current: HubLinkSession | undefined;
   let running: Promise<void> | undefined;
   let hubRestartUntil = 0;
   const stopping = new AbortController();
@@ -126,7 +127,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
 
   async function connectLoop(): Promise<void> {
     while (!stopping.signal.aborted) {
-      const session = new EdgeSession({
+      const session = new HubLinkSession({
         url,
         key: options.key,
         agentName: options.agentName,
@@ -203,7 +204,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
         watcher.feed.start();
         watcher.host.ping().catch((error: unknown) => {
           logger.warn(
-            `watcher ${watcher.name}: Docker at ${watcher.host.endpoint} does not answer yet: ${(error as Error).message}`,
+            `watcher ${watcher.name}: Docker at ${watcher.host.endpoint} does not answer yet: ${errorMessage(error)}`,
           );
         });
       }

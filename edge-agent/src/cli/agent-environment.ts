@@ -2,6 +2,7 @@ import { ConfigError } from '../../../shared/config/config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '../../../shared/config/env-readers';
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
+import { errorMessage } from '../../../shared/error-message';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { DEFAULT_BACKOFF } from '../link/backoff';
@@ -104,7 +105,7 @@ function readSecret(vars: EnvReaderContext, readTextFile: ReadTextFile): ListenE
   try {
     content = readTextFile(path);
   } catch (error) {
-    throw new ConfigError('DD_AGENT_SECRET_FILE', `cannot read ${path}: ${(error as Error).message}`);
+    throw new ConfigError('DD_AGENT_SECRET_FILE', `cannot read ${path}: ${errorMessage(error)}`);
   }
   const value = content.replace(/\r?\n$/, '');
   if (value === '') throw new ConfigError('DD_AGENT_SECRET_FILE', `${path} is empty`);

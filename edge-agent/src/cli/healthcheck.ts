@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { errorMessage } from '../../../shared/error-message';
 import { readKeyFile } from '../keys/key-file';
 import { loadAgentEnvironment } from './agent-environment';
 import { readLinkStatus } from './link-status-file';
@@ -32,6 +33,6 @@ export async function checkAgentHealth(
     if (status.state !== 'connected') return `disconnected from the hub since ${new Date(status.since).toISOString()}`;
     return undefined;
   } catch (error) {
-    return (error as Error).message;
+    return errorMessage(error);
   }
 }

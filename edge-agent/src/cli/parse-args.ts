@@ -1,4 +1,5 @@
 import { ConfigError } from '../../../shared/config/config-error';
+import { errorMessage } from '../../../shared/error-message';
 import { agentNameFromHostname, isValidAgentName } from '../agent/agent-name';
 import { edgeSocketUrl } from '../link/hub-url';
 
@@ -128,7 +129,7 @@ function socketUrlOf(hub: string): string {
   try {
     return edgeSocketUrl(hub);
   } catch (error) {
-    throw new ConfigError('--hub', (error as Error).message);
+    throw new ConfigError('--hub', errorMessage(error));
   }
 }
 

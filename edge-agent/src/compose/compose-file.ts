@@ -3,6 +3,7 @@ import { chown, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ComposeFileEditor, ComposeImageChange, ComposeRewriteOutcome } from '../../../shared/compose';
 import { rewriteProject } from '../../../shared/compose';
+import { errorMessage } from '../../../shared/error-message';
 import { pruneBackups, writeBackup } from './backup-files';
 
 export interface ComposeFileEditorOptions {
@@ -15,10 +16,6 @@ export interface ComposeFileEditorOptions {
 
 const DEFAULT_KEEP_BACKUPS = 5;
 const DEFAULT_MAX_BYTES = 1024 * 1024;
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** A regular file (not a symlink, which a rename would replace by a copy) within the size limit. */
 async function readComposeFile(path: string, maxBytes: number): Promise<string> {
@@ -94,7 +91,7 @@ export function createComposeFileEditor(options: ComposeFileEditorOptions = {}):
         await pruneBackups(path, keep).catch(() => undefined);
         return { path, backupPath, status: 'rewritten' };
       } catch (error) {
-        return { path: fallbackPath, status: 'skipped', reason: message(error) };
+        return { path: fallbackPath, status: 'skipped', reason: errorMessage(error) };
       }
     },
   };

@@ -22,6 +22,7 @@ import {
   type UpdatableDockerHost,
 } from '../../../shared/docker/docker-host';
 import { pullReference, splitReference } from '../../../shared/docker/image-names';
+import { errorMessage } from '../../../shared/error-message';
 import {
   endpointOf,
   type InspectedContainer,
@@ -475,7 +476,7 @@ class DockerodeHost implements UpdatableDockerHost {
 
   /** The message names the Engine and the operation; dockerode's own message says what went wrong. */
   private fail(operation: string, error: unknown): Error {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return new Error(`docker(${this.endpoint}): ${operation}: ${message.trim()}`, { cause: error });
   }
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { type Backoff, createBackoff } from '../link/backoff';
 import type { Timers } from '../link/timers';
@@ -69,7 +70,7 @@ export class SyncScheduler {
         retry?.backoff ?? createBackoff({ ...this.options.retry, resetAfterMs: Number.POSITIVE_INFINITY });
       const delayMs = backoff.next();
       this.options.logger.warn(
-        `watcher ${watcher.name}: full sync failed (${(error as Error).message}); retrying in ${delayMs} ms`,
+        `watcher ${watcher.name}: full sync failed (${errorMessage(error)}); retrying in ${delayMs} ms`,
       );
       const timer = this.options.timers.setTimeout(() => this.request([watcher.name]), delayMs);
       this.retries.set(watcher.name, { backoff, timer });

@@ -1,5 +1,6 @@
 import type { DockerContainerEvent, DockerHost, DockerSubscription } from '../../../shared/docker/docker-host';
 import type { AgentFrame } from '../../../shared/edge/protocol';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import { createBackoff } from '../link/backoff';
@@ -158,7 +159,7 @@ export class WatcherFeed {
       else this.options.onDelta(delta);
     } catch (error) {
       this.options.logger.warn(
-        `watcher ${this.options.watcher}: re-inspecting container ${id} failed: ${(error as Error).message}`,
+        `watcher ${this.options.watcher}: re-inspecting container ${id} failed: ${errorMessage(error)}`,
       );
     } finally {
       this.inFlight.delete(id);

@@ -2,6 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { edgeKeyId, generateEdgeKeyPair, publicKeyOf } from '../../../shared/edge/sign-in';
+import { errorMessage } from '../../../shared/error-message';
 import type { EdgeKey } from './edge-key';
 
 /**
@@ -36,7 +37,7 @@ export async function readKeyFile(path: string): Promise<ReadKey> {
       await file.close();
     }
   } catch (error) {
-    throw new KeyFileError(path, `cannot read the key file: ${(error as Error).message}`);
+    throw new KeyFileError(path, `cannot read the key file: ${errorMessage(error)}`);
   }
   let key: KeyObject;
   try {
@@ -44,7 +45,7 @@ export async function readKeyFile(path: string): Promise<ReadKey> {
   } catch (error) {
     throw new KeyFileError(
       path,
-      `not a PEM private key (${(error as Error).message}); create one with \`npm run agent -- keygen --key ${path}\``,
+      `not a PEM private key (${errorMessage(error)}); create one with \`npm run agent -- keygen --key ${path}\``,
     );
   }
   if (key.asymmetricKeyType !== 'ed25519')
@@ -83,7 +84,7 @@ export async function writeNewKeyFile(path: string, force = false): Promise<Edge
     if (target !== path) await rm(target, { force: true });
     if ((error as NodeJS.ErrnoException).code === 'EEXIST')
       throw new KeyFileError(path, 'already exists; use --force to replace it');
-    throw new KeyFileError(path, `cannot write the key file: ${(error as Error).message}`);
+    throw new KeyFileError(path, `cannot write the key file: ${errorMessage(error)}`);
   }
   return { secretKey, publicKey, keyId: edgeKeyId(publicKey) };
 }

@@ -10,6 +10,7 @@ import {
   HubFrameSchema,
 } from '../../../shared/edge/protocol';
 import { signChallenge } from '../../../shared/edge/sign-in';
+import { errorMessage } from '../../../shared/error-message';
 import type { UpdateOperation } from '../../../shared/update-engine';
 import { sendSnapshot } from '../feed/snapshot-sync';
 import { SyncScheduler } from '../feed/sync-scheduler';
@@ -20,7 +21,7 @@ import { SessionRequests } from '../requests/session-requests';
 import { shortText } from './frame-checks';
 import { type HttpAnswer, readHttpAnswer } from './http-answer';
 import { EdgeSender } from './send-queue';
-import type { EdgeSessionOptions, SessionEnd } from './session-options';
+import type { HubLinkSessionOptions, SessionEnd } from './session-options';
 
 type Phase = 'connecting' | 'challenge' | 'welcome' | 'ready' | 'closed';
 
@@ -29,7 +30,7 @@ type Phase = 'connecting' | 'challenge' | 'welcome' | 'ready' | 'closed';
  * of every watcher, then deltas, heartbeats both ways and the hub's requests, until either side
  * closes. `ended` always resolves (never rejects) with how it ended; the agent decides what next.
  */
-export class EdgeSession {
+export class HubLinkSession {
   readonly ended: Promise<SessionEnd>;
   private resolveEnd!: (end: SessionEnd) => void;
   private readonly socket: WebSocket;
@@ -45,7 +46,7 @@ export class EdgeSession {
   private http: HttpAnswer | undefined;
   private message: string | undefined;
 
-  constructor(private readonly options: EdgeSessionOptions) {
+  constructor(private readonly options: HubLinkSessionOptions) {
     this.ended = new Promise((resolve) => {
       this.resolveEnd = resolve;
     });
@@ -139,7 +140,7 @@ export class EdgeSession {
       if (isBinary) throw new Error('binary frame');
       raw = JSON.parse(data.toString('utf8'));
     } catch (error) {
-      this.protocolError(`not a JSON text frame (${(error as Error).message})`);
+      this.protocolError(`not a JSON text frame (${errorMessage(error)})`);
       return;
     }
     if (this.phase === 'ready') {

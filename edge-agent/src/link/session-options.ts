@@ -48,7 +48,7 @@ export const DEFAULT_SESSION_TUNING: SessionTuning = {
   closeGraceMs: 2_000,
 };
 
-export interface EdgeSessionOptions {
+export interface HubLinkSessionOptions {
   url: string;
   key: EdgeKey;
   agentName: string;

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { AGENT_PULL_MAX_TIMEOUT_MS, AgentImagePullRequestSchema } from '../../../shared/agent-api/listen-schemas';
+import { errorMessage } from '../../../shared/error-message';
 import { parseImageReference } from '../../../shared/registry/image-reference';
 import { pullImage } from '../requests/image-export';
 import { EdgeRequestError } from '../requests/request-error';
@@ -41,7 +42,7 @@ export function registerImagePullRoute(app: Hono, context: ListenContext): void 
       const shown = reference.slice(0, 200);
       if (deadline.aborted)
         throw new EdgeRequestError('failed', `the pull of ${shown} did not finish within ${timeoutMs} ms`);
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new EdgeRequestError('failed', `the pull of ${shown} failed: ${reason}`);
     }
   });
@@ -56,7 +57,7 @@ function referenceProblem(reference: string): string | undefined {
     if (!REGISTRY_HOST.test(registry)) return `malformed registry host ${JSON.stringify(registry.slice(0, 80))}`;
     if (`${registry}/${repository}`.length > MAX_NAME_LENGTH) return `the name is over ${MAX_NAME_LENGTH} characters`;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
   return undefined;
 }

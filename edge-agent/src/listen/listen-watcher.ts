@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import type { AgentActionResult, AgentContainer } from '../../../shared/agent-api/listen-schemas';
 import type { DockerContainerDetails, DockerHost, DockerImageDetails } from '../../../shared/docker/docker-host';
 import type { WatcherConfig } from '../../../shared/docker/watcher-config';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { observeWatcher } from '../feed/observe-watcher';
 import { WatcherFeed } from '../feed/watcher-feed';
@@ -35,8 +36,6 @@ export interface ListenWatcherOptions {
 }
 
 export type ContainerAction = 'start' | 'stop' | 'restart';
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * One Docker watcher of a listen-mode agent: its Engine, its event feed (the edge agent's: each
@@ -150,7 +149,7 @@ export class ListenWatcher {
         this.lastError = undefined;
         return { containers: state.ofWatcher(this.name), removedIds, errors: [], authoritative: true };
       } catch (error) {
-        const message = messageOf(error);
+        const message = errorMessage(error);
         if (message !== this.lastError)
           logger.warn(`watcher ${this.name}: observing ${host.endpoint} failed: ${message}`);
         this.lastError = message;

@@ -6,6 +6,7 @@ import {
   DockerNotFoundError,
 } from '../../../shared/docker/docker-host';
 import type { EdgeRequest, ImageListResult } from '../../../shared/edge/protocol';
+import { errorMessage } from '../../../shared/error-message';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { WatcherRuntime } from '../feed/watcher-runtime';
 import { shortText } from '../link/frame-checks';
@@ -184,5 +185,5 @@ async function streamLogs(
 export function replyError(error: unknown): { code: EdgeErrorCode; message: string } {
   if (error instanceof EdgeRequestError) return { code: error.code, message: shortText(error.message) };
   if (error instanceof DockerNotFoundError) return { code: 'not-found', message: shortText(error.message) };
-  return { code: 'failed', message: shortText(error instanceof Error ? error.message : String(error)) };
+  return { code: 'failed', message: shortText(errorMessage(error)) };
 }

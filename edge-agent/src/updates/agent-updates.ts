@@ -2,10 +2,10 @@ import type { ComposeFileEditor } from '../../../shared/compose';
 import { composeEditorForWatcher } from '../../../shared/compose';
 import { canUpdateContainers, type UpdatableDockerHost } from '../../../shared/docker/docker-host';
 import type { EdgeRequest } from '../../../shared/edge/protocol';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { preHookRefusal } from '../../../shared/update/hooks';
 import {
-  errorText,
   type HealthTiming,
   isTerminal,
   recoverOperation,
@@ -96,7 +96,7 @@ export class AgentUpdates {
         ...operation,
         status: 'failed',
         phase: 'prepare',
-        lastError: `cannot read the container's dd.hook.* labels: ${errorText(error)}; nothing was changed`,
+        lastError: `cannot read the container's dd.hook.* labels: ${errorMessage(error)}; nothing was changed`,
         updatedAt: now(),
       };
       await this.engineDeps(watcher, host).journal.save(failed);
@@ -159,7 +159,7 @@ export class AgentUpdates {
       try {
         await recoverOperation(operation, this.engineDeps(watcher, watcher.host));
       } catch (error) {
-        this.options.logger.error(`recovering update ${operation.id} failed: ${errorText(error)}`);
+        this.options.logger.error(`recovering update ${operation.id} failed: ${errorMessage(error)}`);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import * as v from 'valibot';
+import { errorMessage } from '../../../shared/error-message';
 import {
   isTerminal,
   type UpdateJournal,
@@ -36,13 +37,13 @@ export class UpdateJournalFile implements UpdateJournal {
       text = await readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return journal;
-      throw new Error(`update journal ${file}: ${(error as Error).message}`, { cause: error });
+      throw new Error(`update journal ${file}: ${errorMessage(error)}`, { cause: error });
     }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      throw new Error(`update journal ${file}: not JSON (${(error as Error).message})`, { cause: error });
+      throw new Error(`update journal ${file}: not JSON (${errorMessage(error)})`, { cause: error });
     }
     const parsed = v.safeParse(JournalFileSchema, raw);
     if (!parsed.success) throw new Error(`update journal ${file}: ${parsed.issues[0]?.message ?? 'invalid'}`);

@@ -3,6 +3,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { Agent } from '../../../shared/schemas/agent';
 import type { Container } from '../../../shared/schemas/container';
 import type { Publish } from '../events/event-bus';
+import { repeatWork } from '../schedule/periodic-work';
 import type { Scheduler } from '../schedule/scheduler';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
@@ -75,7 +76,7 @@ export class AgentDirectory {
   private readonly listenNames = new Set<string>();
   private readonly stats;
   private readonly logger;
-  private ticker: ReturnType<typeof setInterval> | undefined;
+  private stopFlushing: (() => void) | undefined;
   private stopping = false;
 
   constructor(private readonly deps: AgentDirectoryDeps) {
@@ -91,17 +92,19 @@ export class AgentDirectory {
   async load(): Promise<void> {
     await this.registry.load();
     for (const description of this.registry.all()) this.runtimeOf(description.name, description.watchers);
-    const { scheduledLastSeen } = this.deps;
-    // Once per flush period there: a connected agent's listed lastSeen is live (its link), so the
-    // stored one is only read after a restart, and each wake-up of the object is worth saving.
-    if (scheduledLastSeen)
-      scheduledLastSeen.job('agents.last-seen', async () => this.flushLastSeen(), { everyMs: LAST_SEEN_FLUSH_MS });
-    else this.ticker = setInterval(() => this.flushLastSeen(), LAST_SEEN_TICK_MS);
+    // Once per flush period on the scheduler: a connected agent's listed lastSeen is live (its link),
+    // so the stored one is only read after a restart, and each wake-up of the object is worth saving.
+    this.stopFlushing = repeatWork(() => this.flushLastSeen(), {
+      scheduler: this.deps.scheduledLastSeen,
+      job: 'agents.last-seen',
+      everyMs: LAST_SEEN_FLUSH_MS,
+      intervalMs: LAST_SEEN_TICK_MS,
+    });
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.ticker) clearInterval(this.ticker);
+    this.stopFlushing?.();
     this.stats.stop();
     for (const link of [...this.live.values()]) link.close(EDGE_CLOSE.goingAway, 'hub shutting down');
     await Promise.all([...this.runtimes.values()].map((runtime) => runtime.stop()));

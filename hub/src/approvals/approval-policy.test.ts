@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { containerRecord } from '../../../test/support/container-fixture';
-import { approvalLabel, approvalRequired } from './approval-policy';
+import { approvalLabel, approvalRequired, approvalRequirement } from './approval-policy';
 
 describe('approval policy', () => {
   it('reads dd.update.approval: required and none, in any case and spacing; anything else says nothing', () => {
@@ -18,9 +18,36 @@ describe('approval policy', () => {
     expect(approvalRequired({ approvalRequired: true }, plain)).toBe(true);
     expect(approvalRequired({ approvalRequired: false }, required)).toBe(true);
     expect(approvalRequired({ approvalRequired: true }, exempt)).toBe(false);
-    expect(approvalRequired({ approvalRequired: false }, plain, () => true)).toBe(true);
-    expect(approvalRequired({ approvalRequired: true }, plain, () => false)).toBe(false);
+    expect(approvalRequired({ approvalRequired: false }, plain, () => ({ value: true, source: 'group-policy' }))).toBe(
+      true,
+    );
+    expect(approvalRequired({ approvalRequired: true }, plain, () => ({ value: false, source: 'agent-policy' }))).toBe(
+      false,
+    );
     expect(approvalRequired({ approvalRequired: true }, plain, () => undefined)).toBe(true);
-    expect(approvalRequired({ approvalRequired: false }, exempt, () => true)).toBe(false);
+    expect(approvalRequired({ approvalRequired: false }, exempt, () => ({ value: true, source: 'group-policy' }))).toBe(
+      false,
+    );
+  });
+
+  it('says what decided: the label, its override, a group or agent policy, or the setting', () => {
+    const byGroup = () => ({ value: true, source: 'group-policy' as const });
+    expect(approvalRequirement({ approvalRequired: false }, containerRecord(), byGroup)).toEqual({
+      value: true,
+      source: 'group-policy',
+    });
+    expect(approvalRequirement({ approvalRequired: true }, containerRecord())).toEqual({
+      value: true,
+      source: 'setting',
+    });
+    const labelled = containerRecord({ labels: { 'dd.update.approval': 'none' } });
+    expect(approvalRequirement({ approvalRequired: true }, labelled, byGroup)).toEqual({
+      value: false,
+      source: 'label',
+    });
+    const overridden = containerRecord({
+      effectiveLabels: { 'dd.update.approval': { value: 'required', source: 'override' } },
+    });
+    expect(approvalRequirement({ approvalRequired: false }, overridden)).toEqual({ value: true, source: 'override' });
   });
 });

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../shared/error-message';
 import type { Platform } from '../../../shared/registry/manifest';
 import { RegistryError } from '../../../shared/registry/registry-error';
 import { type CompiledTagPolicy, isVersionTag, type TagCandidate } from '../../../shared/tags';
@@ -42,7 +43,7 @@ export interface ImageCheckResult {
 
 function describe(error: unknown, phase: ImageCheckError['phase']): ImageCheckError {
   if (error instanceof RegistryError) return { phase, kind: error.kind, message: error.message };
-  return { phase, kind: 'internal', message: error instanceof Error ? error.message : String(error) };
+  return { phase, kind: 'internal', message: errorMessage(error) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '..
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
+import { type FileSourceConfig, loadFileSourceConfigs } from '../../../shared/sources/file-source-config';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { type AuthProviders, loadAuthProviders } from '../auth/basic-users';
 import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../edge/sign-in-slots';
@@ -74,6 +75,8 @@ export interface HubConfig {
   hooks: HookConfig;
   /** Docker watchers (DD_WATCHER_*), the default `local` one included unless DD_LOCAL_WATCHER=false. */
   watchers: WatcherConfig[];
+  /** File sources (DD_WATCHER_<NAME>_TYPE=file|dockerfile): image lists, Dockerfiles and compose files (docs/sources.md). */
+  fileSources: FileSourceConfig[];
   /** Listen-mode agents the hub connects to (DD_AGENT_<NAME>_HOST, _PORT, _SECRET, _PROTOCOL, _CAFILE). */
   agents: ListenAgentConfig[];
   /** Action and registry webhooks (DD_SERVER_WEBHOOK_*, http-interface §4.11, §5.8, §5.9). */
@@ -246,6 +249,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     watchers: loadWatcherConfigs(
       new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
     ),
+    fileSources: loadFileSourceConfigs(resolved),
     agents: loadListenAgentConfigs(resolved),
     security: loadSecurityConfig(vars),
     anonymous,

@@ -79,7 +79,8 @@ async function replaceWatchers(parts: ReconfigurableParts, next: readonly Watche
   if (!parts.dockerHostFor) return;
   const wanted = new Map(next.map((config) => [config.name, config]));
   const before = new Map(parts.config.watchers.map((config) => [config.name, config]));
-  for (const watcher of parts.fleet.all().filter((each) => each.agent === undefined)) {
+  // File sources (docs/sources.md) are not Docker watchers: a reload leaves them running.
+  for (const watcher of parts.fleet.all().filter((each) => each.agent === undefined && each.type === 'docker')) {
     const config = wanted.get(watcher.name);
     if (config && sameConfig(config, before.get(watcher.name))) continue;
     await watcher.stop({ forgetSchedule: true });

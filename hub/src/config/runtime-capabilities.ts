@@ -60,7 +60,8 @@ const WORKERS_RULES: readonly Rule[] = [
   },
   {
     applies: (name) => name.startsWith('DD_WATCHER_'),
-    reason: 'Workers cannot reach a Docker Engine; connect each host with an edge agent (docs/edge-protocol.md)',
+    reason:
+      'Workers cannot reach a Docker Engine nor read files (file and dockerfile watchers, docs/sources.md); connect each host with an edge agent (docs/edge-protocol.md), or run the hub on Node',
   },
   {
     applies: (name, value) => name === 'DD_LOCAL_WATCHER' && TRUE.test(value),

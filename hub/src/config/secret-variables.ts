@@ -230,7 +230,10 @@ const FAMILIES: readonly Family[] = [
       socket: PATH,
       host: HOST,
       port: HOST,
-      ...settings('cron', 'jitter', 'watchbydefault', 'watchall', 'composefiles'),
+      // File sources (docs/sources.md): where the image list or the directory of Dockerfiles is.
+      file: PATH,
+      directory: PATH,
+      ...settings('cron', 'jitter', 'watchbydefault', 'watchall', 'composefiles', 'type'),
     },
   },
   {

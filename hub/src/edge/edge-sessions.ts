@@ -12,6 +12,8 @@ import type { EdgeKey } from '../../../shared/schemas/edge-key';
 import type { AgentDirectory } from '../agents/agent-directory';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
 import type { EdgeGatewayPort } from '../hub-deps';
+import { repeatWork } from '../schedule/periodic-work';
+import type { Scheduler } from '../schedule/scheduler';
 import type { AuthorizedKey } from './authorized-keys';
 import { createEdgeKeyStore, type EdgeKeyStore } from './edge-key-store';
 import {
@@ -65,10 +67,12 @@ export interface EdgeSessionsDeps {
   setFrameLimit: ((ws: WSContext, maxBytes: number) => void) | undefined;
   /**
    * The runtime hibernates sockets (Workers): no ticker of its own, which would keep the object
-   * awake; the hub's scheduled `edge.liveness` job calls sweep() instead, and the runtime answers
+   * awake; the scheduled `edge.liveness` job calls sweep() instead, and the runtime answers
    * the agents' pings (docs/workers.md "Edge sockets").
    */
   socketsHibernate?: boolean | undefined;
+  /** The hub's scheduler, which runs `edge.liveness` where sockets hibernate in the hub (not in gateways). */
+  scheduler?: Pick<Scheduler, 'job'> | undefined;
   /**
    * Where agents' sockets terminate in edge gateways (Workers with DD_EDGE_GATEWAY_SHARDS;
    * docs/workers.md "Edge gateways"): how the hub reaches them. Their links are `gateways`.
@@ -108,7 +112,7 @@ export class EdgeSessions implements SessionOwner {
   private readonly deadlines = new WeakMap<EdgeSession, ReturnType<typeof setTimeout>>();
   private readonly checkSignIn;
   private readonly logger;
-  private ticker: ReturnType<typeof setInterval> | undefined;
+  private stopTicking: (() => void) | undefined;
   /** The hub loop's stalls so far, where the ticker measures them (HubStalls). */
   private stalledMs: (() => number) | undefined;
   /** Where the sessions' frames wait for a slice of the loop; undefined where frames are handled as they come. */
@@ -147,26 +151,40 @@ export class EdgeSessions implements SessionOwner {
     const added = await this.keys.registerMany(authorized);
     if (authorized.length > 0)
       this.logger.debug(`DD_EDGE_AUTHORIZED_KEYS: ${added} new of ${authorized.length} keys registered`);
+    this.startLiveness();
+    await this.gateways?.load();
+    this.ready = true;
+  }
+
+  /**
+   * Sign-in deadlines, pings and silence checked on a ticker, which also measures the loop's stalls.
+   * Where sockets hibernate, silence is checked once per silence limit by the scheduler instead (a
+   * silent agent goes within two limits rather than decisions §6's one: fewer wakes) and sign-in
+   * deadlines have timers; where gateways hold the sockets they check them, and the hub is not woken.
+   */
+  private startLiveness(): void {
+    const hibernate = this.deps.socketsHibernate === true;
+    const scheduler = hibernate && !this.deps.gatewayPort ? this.deps.scheduler : undefined;
+    if (hibernate && !scheduler) return;
     const tickMs = Math.max(
       10,
       Math.min(1000, Math.floor(Math.min(this.timings.heartbeatMs, this.timings.signInDeadlineMs) / 4)),
     );
-    if (!this.deps.socketsHibernate) {
-      const stalls = new HubStalls(tickMs);
-      this.stalledMs = () => stalls.stalledMs;
-      this.ticker = setInterval(() => {
-        stalls.tick(performance.now());
+    const stalls = hibernate ? undefined : new HubStalls(tickMs);
+    if (stalls) this.stalledMs = () => stalls.stalledMs;
+    this.stopTicking = repeatWork(
+      () => {
+        stalls?.tick(performance.now());
         this.sweep();
-      }, tickMs);
-    }
-    await this.gateways?.load();
-    this.ready = true;
+      },
+      { scheduler, job: 'edge.liveness', everyMs: this.timings.silenceLimitMs, intervalMs: tickMs },
+    );
   }
 
   stop(): void {
     this.stopping = true;
     this.ready = false;
-    if (this.ticker) clearInterval(this.ticker);
+    this.stopTicking?.();
     for (const session of [...this.sessions]) session.close(EDGE_CLOSE.goingAway, 'hub shutting down');
   }
 

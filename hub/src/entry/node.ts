@@ -1,9 +1,16 @@
 import { ConfigError } from '../../../shared/config/config-error';
+import { errorMessage } from '../../../shared/error-message';
 import { runCommandLineMode } from '../adapter/node/command-line-modes';
 import type { startNodeHub } from '../adapter/node/start-node-hub';
 import { stopOnSignals } from '../adapter/node/stop-on-signals';
 
 async function main(): Promise<void> {
+  // `check` (docs/sources.md "One command"): the hub image's entrypoint runs the one-shot check, no server.
+  if (process.argv[2] === 'check') {
+    const { runCheckCommand } = await import('../adapter/node/check-command');
+    process.exitCode = await runCheckCommand(process.argv.slice(3), process.env);
+    return;
+  }
   // `--version` and `--healthcheck` (the container images' HEALTHCHECK) answer and exit; no hub starts.
   const exitCode = await runCommandLineMode(process.argv.slice(2), process.env);
   if (exitCode !== undefined) process.exit(exitCode);
@@ -22,7 +29,7 @@ async function main(): Promise<void> {
       console.error(`hub: configuration error: ${error.message}`);
       process.exit(78);
     }
-    console.error(`hub: failed to start: ${(error as Error).message}`);
+    console.error(`hub: failed to start: ${errorMessage(error)}`);
     process.exit(1);
   }
   stopOnSignals(running);

@@ -1,5 +1,6 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { EDGE_AGENT_NAME_HEADER } from '../../../shared/edge/protocol';
+import { errorMessage } from '../../../shared/error-message';
 import { withBufferedBody } from '../adapter/workers/buffer-request-body';
 import { type DurableObjectNamespaceLike, HUB_OBJECT_NAME } from '../adapter/workers/durable-object-namespace';
 import { EdgeGatewayObject } from '../adapter/workers/edge-gateway-object';
@@ -37,7 +38,7 @@ function toGateway(request: Request, gateways: DurableObjectNamespaceLike, shard
  */
 function objectFailed(error: unknown): Response {
   if (isRuntimeLimit(error)) return runtimeLimitResponse();
-  console.error(`hub: the object failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`hub: the object failed: ${errorMessage(error)}`);
   return Response.json(errorBody(500), { status: 500 });
 }
 

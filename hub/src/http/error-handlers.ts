@@ -1,6 +1,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { errorBody, HttpError } from './http-error';
 import type { HubEnv } from './hub-env';
@@ -57,7 +58,7 @@ export function jsonErrorHandler(logger: Logger): ErrorHandler<HubEnv> {
       logger.warn('runtime limit: request refused', {
         requestId: c.get('requestId'),
         route: c.get('route'),
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       c.header('Retry-After', String(RUNTIME_LIMIT_RETRY_SECONDS));
       return c.json(runtimeLimitBody(), 503);
@@ -66,7 +67,7 @@ export function jsonErrorHandler(logger: Logger): ErrorHandler<HubEnv> {
       requestId: c.get('requestId'),
       route: c.get('route'),
       method: c.req.method,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
       stack: error instanceof Error ? error.stack : undefined,
     });
     return c.json(errorBody(500), 500);

@@ -83,6 +83,17 @@ export function compatTwinPath(path: string, compatWudCard: boolean): string | u
   return `${CANONICAL_BASE}${path.slice('/api'.length)}`;
 }
 
+/**
+ * The dispatched request without the client's Accept-Encoding: its answer is reshaped here, so it
+ * must be plain JSON; the outer compression middleware encodes what this route finally answers.
+ */
+function identityEncoded(request: Request): Request {
+  if (!request.headers.has('accept-encoding')) return request;
+  const headers = new Headers(request.headers);
+  headers.delete('accept-encoding');
+  return new Request(request, { headers });
+}
+
 function isEnvelope(body: unknown): body is { data: unknown[] } {
   return typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data);
 }
@@ -92,10 +103,11 @@ async function serveCompat(c: Context<HubEnv>, route: CompatRoute, options: Lega
   url.pathname = `${CANONICAL_BASE}${url.pathname.slice('/api'.length)}`;
   const request = route.canonical ? await route.canonical(c, url) : new Request(url, c.req.raw);
   if (request instanceof Response) return request;
-  options.principals.forward(request, c.get('principal'));
+  const inner = route.reshape ? identityEncoded(request) : request;
+  options.principals.forward(inner, c.get('principal'));
   // The dispatched request goes through the whole chain, metrics included: count it there only.
   c.set('servedByDispatch', true);
-  const response = await options.dispatch(request, c.env);
+  const response = await options.dispatch(inner, c.env);
   if (!route.reshape || response.status !== 200) return response;
   const body: unknown = await response
     .clone()

@@ -1,5 +1,6 @@
 import { CONTAINER_STATES } from '../../../shared/docker/docker-host';
 import type { Container } from '../../../shared/schemas/container';
+import { OUTBOX_STATUSES } from '../../../shared/schemas/notification-views';
 import { LOCAL_AGENT } from '../../../shared/update/update-clock';
 import { updateLevel } from '../notifications/update-threshold';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './metrics-registry';
@@ -8,7 +9,6 @@ const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 const CYCLE_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** Every level updateLevel gives: the label values of dd_updates_available, always all present. */
 const UPDATE_LEVELS = ['major', 'minor', 'patch', 'digest', 'tag'] as const;
-const OUTBOX_STATUSES = ['pending', 'retrying', 'dead-letter'] as const;
 
 /** Where the scrape-time gauges read from; bound by the hub once its stores exist. */
 export interface MetricSources {

@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import { type EnvReader, envBoolean, envChoice, envInteger } from '../../../shared/config/env-readers';
+import { errorMessage } from '../../../shared/error-message';
 import { REDACTED } from '../../../shared/redact';
 import type { ProviderVariables } from '../config/provider-variables';
 import { isPlainVariable, quotableValue, showVariable } from '../config/secret-variables';
@@ -104,7 +105,7 @@ function readSettings(group: ProviderVariables): NotificationTriggerSettings {
     try {
       new Cron(cron.value, { paused: true }).stop();
     } catch (error) {
-      throw new ConfigError(cron.variable, `not a cron expression: ${(error as Error).message}`);
+      throw new ConfigError(cron.variable, `not a cron expression: ${errorMessage(error)}`);
     }
   }
   const threshold = value('threshold');
@@ -195,7 +196,7 @@ export function loadNotificationTriggers(
       transport = definition.create(config, group.name);
     } catch (error) {
       if (error instanceof ConfigError) throw error;
-      throw new ConfigError(firstVariable, `cannot set up the trigger: ${(error as Error).message}`);
+      throw new ConfigError(firstVariable, `cannot set up the trigger: ${errorMessage(error)}`);
     }
     // What the table does not know to be plain, and the provider's own secret keys, are redacted from delivery errors.
     const secretValues = [...group.values]

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
@@ -150,7 +151,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   ): Promise<OutboxEntry> {
     const now = deps.now();
     const attempts = entry.attempts + 1;
-    const raw = error instanceof Error ? error.message : String(error);
+    const raw = errorMessage(error);
     const lastError = redactDeliveryError(raw, trigger?.secrets ?? []);
     const retryable = !(error instanceof DeliveryError) || error.retryable;
     const dead = !trigger || !retryable || attempts >= timing.maxAttempts;

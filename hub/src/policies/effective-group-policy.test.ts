@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupPolicy } from '../../../shared/schemas/group-policy';
 import { containerRecord } from '../../../test/support/container-fixture';
-import { autoUpdatePolicyOf, groupApprovalPolicy, hostOf, insideWindows } from './effective-group-policy';
+import { approvalRequirement } from '../approvals/approval-policy';
+import {
+  autoUpdatePolicyOf,
+  effectiveGroupPolicy,
+  groupApprovalPolicy,
+  insideWindows,
+  rolloutHostOf,
+} from './effective-group-policy';
 
 const at = (iso: string) => Date.parse(iso);
 const policy = (scope: GroupPolicy['scope'], name: string, fields: Partial<GroupPolicy>): GroupPolicy => ({
@@ -47,8 +54,8 @@ describe('what group and agent policies ask of updates', () => {
   const settings = { get: () => ({ updateMode: 'manual' as const, approvalRequired: false }) };
 
   it('names hosts by agent, or __local__ and the watcher', () => {
-    expect(hostOf(web)).toBe('edge-1');
-    expect(hostOf(containerRecord({ watcher: 'nas' }))).toBe('__local__:nas');
+    expect(rolloutHostOf(web)).toBe('edge-1');
+    expect(rolloutHostOf(containerRecord({ watcher: 'nas' }))).toBe('__local__:nas');
   });
 
   it("takes the agent's mode and approval, the group's windows and maturity gate, until the candidate is old enough", () => {
@@ -62,7 +69,7 @@ describe('what group and agent policies ask of updates', () => {
     });
     expect(of('2026-11-28T01:30:00Z')).toEqual({ mode: 'auto', insideWindow: true });
     expect(of('2026-11-28T12:00:00Z')).toEqual({ mode: 'auto', insideWindow: false });
-    expect(groupApprovalPolicy(store)(web)).toBe(true);
+    expect(groupApprovalPolicy(store)(web)).toEqual({ value: true, source: 'agent-policy' });
     // The container's own maturity label wins: the label gate (its blockers) decides, not the policy.
     const labelled = containerRecord({ ...web, labels: { 'dd.updatePolicy.maturityMode': 'all' } });
     expect(
@@ -70,6 +77,23 @@ describe('what group and agent policies ask of updates', () => {
         labelled,
       ),
     ).toEqual({ mode: 'auto', insideWindow: true });
+  });
+
+  it('shows the approval requirement the approval gate applies: one precedence for both', () => {
+    const cases = [
+      web,
+      containerRecord({ name: 'db' }),
+      containerRecord({ ...web, labels: { 'dd.update.approval': 'none' } }),
+      containerRecord({ ...web, effectiveLabels: { 'dd.update.approval': { value: 'none', source: 'override' } } }),
+    ];
+    for (const container of cases)
+      expect(effectiveGroupPolicy(container, settings.get(), store).effective.approvalRequired).toEqual(
+        approvalRequirement(settings.get(), container, groupApprovalPolicy(store)),
+      );
+    expect(effectiveGroupPolicy(web, settings.get(), store).effective.approvalRequired).toEqual({
+      value: true,
+      source: 'agent-policy',
+    });
   });
 
   it('leaves everything to the settings where no policy applies', () => {

@@ -9,32 +9,25 @@ import type {
 import { WEEKDAYS } from '../../../shared/schemas/group-policy';
 import type { Settings } from '../../../shared/schemas/settings';
 import { MATURITY_MIN_AGE_DAYS_DEFAULT, type MaturityMode } from '../../../shared/schemas/update-policy';
+import { DAY_MS } from '../../../shared/update/timestamp';
 import { LOCAL_AGENT } from '../../../shared/update/update-clock';
-import { approvalLabel } from '../approvals/approval-policy';
+import { approvalRequirement, type GroupApprovalPolicy, labelSourceOf } from '../approvals/approval-policy';
 import type { GroupPolicyStore } from './group-policy-store';
 
 /** The host a container runs on, as rollouts and agent policies name it: the agent, or `__local__:<watcher>`. */
-export function hostOf(container: Pick<Container, 'agent' | 'watcher'>): string {
+export function rolloutHostOf(container: Pick<Container, 'agent' | 'watcher'>): string {
   return container.agent ?? `${LOCAL_AGENT}:${container.watcher}`;
 }
 
 /** The name of the agent policy that applies to a container: its agent, or `__local__` for the hub's own hosts. */
 const agentNameOf = (container: Pick<Container, 'agent'>) => container.agent ?? LOCAL_AGENT;
 
-type Entry<T> = { value: T; source: PolicySource };
-
-/** A dd.* label's own source: the container's label, or a label override of it (docs/label-overrides.md). */
-function labelSource(container: Container, key: string): PolicySource {
-  const source = container.effectiveLabels?.[key]?.source;
-  return source === 'override' || source === 'global-override' ? 'override' : 'label';
-}
-
 /** The group policy, then the agent policy, for one field: the first that sets it. */
 function fromPolicies<K extends keyof GroupPolicy>(
   group: GroupPolicy | undefined,
   agent: GroupPolicy | undefined,
   key: K,
-): Entry<NonNullable<GroupPolicy[K]>> | undefined {
+): { value: NonNullable<GroupPolicy[K]>; source: 'group-policy' | 'agent-policy' } | undefined {
   if (group?.[key] !== undefined) return { value: group[key] as NonNullable<GroupPolicy[K]>, source: 'group-policy' };
   if (agent?.[key] !== undefined) return { value: agent[key] as NonNullable<GroupPolicy[K]>, source: 'agent-policy' };
   return undefined;
@@ -52,11 +45,10 @@ export function effectiveGroupPolicy(
   const group = container.group === undefined ? undefined : store.get('group', container.group);
   const agent = store.get('agent', agentNameOf(container));
   const labels = actingLabels(container);
-  const approvalByLabel = approvalLabel(labels);
   const maturityByLabel = labels['dd.updatePolicy.maturityMode']?.trim();
   const maturityMode =
     maturityByLabel === 'all' || maturityByLabel === 'mature'
-      ? { value: maturityByLabel as MaturityMode, source: labelSource(container, 'dd.updatePolicy.maturityMode') }
+      ? { value: maturityByLabel as MaturityMode, source: labelSourceOf(container, 'dd.updatePolicy.maturityMode') }
       : fromPolicies(group, agent, 'maturityMode');
   const maturityMinAgeDays = fromPolicies(group, agent, 'maturityMinAgeDays');
   const windows = fromPolicies(group, agent, 'windows');
@@ -64,17 +56,11 @@ export function effectiveGroupPolicy(
   return {
     containerId: container.id,
     group: container.group ?? null,
-    host: hostOf(container),
+    host: rolloutHostOf(container),
     policies: [agent, group].filter((policy): policy is GroupPolicy => policy !== undefined),
     effective: {
       updateMode: fromPolicies(group, agent, 'updateMode') ?? { value: settings.updateMode, source: 'setting' },
-      approvalRequired:
-        approvalByLabel === undefined
-          ? (fromPolicies(group, agent, 'approvalRequired') ?? {
-              value: settings.approvalRequired,
-              source: 'setting',
-            })
-          : { value: approvalByLabel, source: labelSource(container, 'dd.update.approval') },
+      approvalRequired: approvalRequirement(settings, container, () => fromPolicies(group, agent, 'approvalRequired')),
       ...(maturityMode && { maturityMode }),
       ...(maturityMinAgeDays && { maturityMinAgeDays }),
       ...(windows && { windows }),
@@ -103,13 +89,11 @@ export function insideWindows(windows: readonly ScheduleWindow[] | undefined, at
   });
 }
 
-/** The approvals' seam (hub/src/approvals/approval-policy.ts): the group's, else the agent's say. */
-export function groupApprovalPolicy(
-  store: Pick<GroupPolicyStore, 'get'>,
-): (container: Container) => boolean | undefined {
+/** The approvals' say of the policies (hub/src/approvals/approval-policy.ts): the group's, else the agent's. */
+export function groupApprovalPolicy(store: Pick<GroupPolicyStore, 'get'>): GroupApprovalPolicy {
   return (container) => {
     const group = container.group === undefined ? undefined : store.get('group', container.group);
-    return fromPolicies(group, store.get('agent', agentNameOf(container)), 'approvalRequired')?.value;
+    return fromPolicies(group, store.get('agent', agentNameOf(container)), 'approvalRequired');
   };
 }
 
@@ -121,8 +105,6 @@ export interface AutoUpdatePolicy {
   /** The candidate is younger than the policy's maturity age (blocked `maturity-not-reached`). */
   immatureUntil?: string | undefined;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * What a container's group or agent policy asks of the auto-update policy: its mode, whether now is

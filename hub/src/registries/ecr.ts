@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
+import { errorMessage } from '../../../shared/error-message';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import { RegistryError } from '../../../shared/registry/registry-error';
 import type { ProviderVariables } from '../config/provider-variables';
@@ -189,7 +190,7 @@ async function fetchEcrToken(
   } catch (error) {
     const name = (error as { name?: string }).name;
     const kind = name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'network';
-    throw new RegistryError(kind, `${component}: GetAuthorizationToken failed: ${(error as Error).message}`, {
+    throw new RegistryError(kind, `${component}: GetAuthorizationToken failed: ${errorMessage(error)}`, {
       cause: error,
     });
   }

@@ -1,6 +1,6 @@
 import type { Container } from '../../../shared/schemas/container';
 import { FINISHED_ROLLOUT_STATES, type Rollout } from '../../../shared/schemas/rollout';
-import { hostOf } from '../policies/effective-group-policy';
+import { rolloutHostOf } from '../policies/effective-group-policy';
 import { currentVersion } from '../updates/update-target';
 
 /**
@@ -11,7 +11,7 @@ import { currentVersion } from '../updates/update-target';
  */
 export function withJoined(rollout: Rollout, container: Container): Rollout | undefined {
   if (FINISHED_ROLLOUT_STATES.includes(rollout.state)) return undefined;
-  const host = hostOf(container);
+  const host = rolloutHostOf(container);
   const entry = { containerId: container.id, containerName: container.name, fromVersion: currentVersion(container) };
   const known = rollout.hosts.find((one) => one.host === host);
   if (known) {

@@ -2,7 +2,7 @@ import { formatImageReference } from '../../../shared/registry/image-reference';
 import type { Container } from '../../../shared/schemas/container';
 import type { RolloutHost } from '../../../shared/schemas/rollout';
 import { TEMPORARY_NAME } from '../../../shared/update-engine';
-import { hostOf } from '../policies/effective-group-policy';
+import { rolloutHostOf } from '../policies/effective-group-policy';
 import { currentVersion, updateTargetOf } from '../updates/update-target';
 import { type Refused, refused } from './rollout-refusal';
 
@@ -75,7 +75,7 @@ export function planRollout(
   const byHost = new Map<string, Container[]>();
   for (const container of matching) {
     if (updateTargetOf(container)?.toVersion !== toVersion) continue;
-    const host = hostOf(container);
+    const host = rolloutHostOf(container);
     byHost.set(host, [...(byHost.get(host) ?? []), container]);
   }
   if (byHost.size === 0)

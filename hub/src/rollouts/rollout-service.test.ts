@@ -132,6 +132,8 @@ function hubOver(
     if (status === 'succeeded')
       bus.publish('dd:update-applied', {
         containerName: 'web',
+        agent,
+        watcher: operation.watcher,
         containerId: operation.containerId,
         newContainerId: operation.containerId,
         operationId: operation.id,
@@ -140,6 +142,8 @@ function hubOver(
     else
       bus.publish('dd:update-failed', {
         containerName: 'web',
+        agent,
+        watcher: operation.watcher,
         error: rollbackReason ?? 'failed',
         operationId: operation.id,
         batchId: operation.batchId ?? null,

@@ -1,5 +1,6 @@
+import { errorMessage } from '../../../shared/error-message';
 import type { Rollout, RolloutHost } from '../../../shared/schemas/rollout';
-import { errorText, type UpdateOperation } from '../../../shared/update-engine';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { ContainerStore } from '../store/container-store';
 import type { UpdateService } from '../updates/update-service';
@@ -46,7 +47,7 @@ export function createWaveRequests(deps: WaveRequestsDeps): WaveRequest {
       if (deps.stopping()) return undefined;
       // The update service refuses with the HttpError its routes answer (approval required, busy,
       // agent not connected, …): the reason it names is what the rollout records.
-      const reason = error instanceof HttpError ? (error.details?.['reason'] ?? error.message) : errorText(error);
+      const reason = error instanceof HttpError ? (error.details?.['reason'] ?? error.message) : errorMessage(error);
       return { ...entry, status: 'failed', error: String(reason).slice(0, 300) };
     }
   };

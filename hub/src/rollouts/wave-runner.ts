@@ -1,5 +1,5 @@
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
-import { errorText } from '../../../shared/update-engine';
 import type { EventBus, Subscription } from '../events/event-bus';
 import type { ScheduledJob, Scheduler } from '../schedule/scheduler';
 import { createRolloutAdvance } from './rollout-advance';
@@ -71,7 +71,7 @@ export function createWaveRunner(deps: WaveRunnerDeps): WaveRunner {
         try {
           at = await advance(rollout.id);
         } catch (error) {
-          logger.error('a rollout could not go on', { rollout: rollout.id, error: errorText(error) });
+          logger.error('a rollout could not go on', { rollout: rollout.id, error: errorMessage(error) });
           at = now() + recheckMs;
         }
         if (at !== undefined && (next === undefined || at < next)) next = at;

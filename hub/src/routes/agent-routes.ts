@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { LogEntriesResultSchema } from '../../../shared/edge/protocol';
+import { errorMessage } from '../../../shared/error-message';
 import { AgentSchema } from '../../../shared/schemas/agent';
 import { LOG_LEVELS, LogEntrySchema } from '../../../shared/schemas/log-entry';
 import type { AgentDirectory } from '../agents/agent-directory';
@@ -24,7 +25,7 @@ export function agentFailure(name: string, error: unknown): HttpError {
   }
   if (error instanceof EdgeRequestError && error.code === 'timeout')
     return new HttpError(504, `The agent ${name} did not answer in time`);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new HttpError(502, `The agent ${name} could not answer`, { reason: message.slice(0, 300) });
 }
 

@@ -4,6 +4,7 @@ import { APPROVAL_STATES, ApprovalSchema, type Decider } from '../../../shared/s
 import { SNOOZE_MAX_DAYS } from '../../../shared/schemas/update-policy';
 import { parseTimestamp } from '../../../shared/update/timestamp';
 import { actorOf } from '../approvals/approval-actors';
+import type { Decision, DecisionRefusal } from '../approvals/approval-decisions';
 import type { ApprovalService } from '../approvals/approval-service';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
@@ -34,6 +35,30 @@ const SummarySchema = v.object({
   total: v.number(),
   ...Object.fromEntries(APPROVAL_STATES.map((state) => [state, v.number()])),
 });
+
+/** The HTTP answer of each refused decision (docs/approvals.md "Deciding"). */
+function refusalError(refusal: DecisionRefusal): HttpError {
+  const { reason, message } = refusal;
+  switch (reason) {
+    case 'unknown-approval':
+      return new HttpError(404, message);
+    case 'approval-decided':
+      return new HttpError(409, message, { reason, state: refusal.state });
+    case 'candidate-changed':
+      return new HttpError(409, message, { reason });
+    case 'separation-of-duties':
+      return new HttpError(403, message, { reason });
+    case 'defer-not-in-future':
+    case 'defer-too-far':
+      return new HttpError(400, message, { reason });
+  }
+}
+
+/** What a decision taken answers; a refused one is thrown as its HTTP error. */
+function taken<T>(decision: Decision<T>): T {
+  if (!decision.ok) throw refusalError(decision.refusal);
+  return decision;
+}
 
 /** Who decided, as the approval records it. */
 const deciderOf = (c: Context<HubEnv>): Decider => actorOf(c.get('principal'));
@@ -126,7 +151,7 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
       },
     },
     async (c) => {
-      const { approval, operation } = await approvals.approve(c.req.param('id') ?? '', deciderOf(c));
+      const { approval, operation } = taken(await approvals.approve(c.req.param('id') ?? '', deciderOf(c)));
       return c.json(
         {
           message: `Update of ${approval.containerName} to ${approval.targetImage} approved and queued`,
@@ -149,7 +174,8 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
       response: ApprovalSchema,
       statuses: { ...decisionStatuses, 400: 'Invalid body' },
     },
-    async (c, { body }) => c.json(await approvals.reject(c.req.param('id') ?? '', deciderOf(c), body.comment)),
+    async (c, { body }) =>
+      c.json(taken(await approvals.reject(c.req.param('id') ?? '', deciderOf(c), body.comment)).approval),
   );
 
   api.add(
@@ -165,7 +191,9 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
     },
     async (c, { body }) => {
       const deferBy = body.hours !== undefined ? { hours: body.hours } : { until: body.until ?? '' };
-      return c.json(await approvals.defer(c.req.param('id') ?? '', deciderOf(c), deferBy, body.comment));
+      return c.json(
+        taken(await approvals.defer(c.req.param('id') ?? '', deciderOf(c), deferBy, body.comment)).approval,
+      );
     },
   );
 }

@@ -1,11 +1,9 @@
 import * as v from 'valibot';
+import { AuthProviderSchema, AuthStatusSchema } from '../../../shared/schemas/auth-status';
 import type { OidcLogin } from '../auth/oidc-login';
 import type { HubConfig } from '../config/hub-config';
 import { AUTH_STRATEGIES_DEPRECATION } from '../http/deprecation';
 import type { RouteGroup } from '../http/route-group';
-
-const ProviderSchema = v.object({ type: v.string(), name: v.string() });
-const AuthStatusSchema = v.object({ providers: v.array(ProviderSchema), errors: v.array(v.string()) });
 
 /** The authentication status routes: which login methods the configuration offers. */
 export interface AuthStatusRoutesDeps {
@@ -51,7 +49,7 @@ export function registerAuthStatusRoutes(
       summary: 'Deprecated: use /api/v1/auth/status',
       deprecated: true,
       deprecation: AUTH_STRATEGIES_DEPRECATION,
-      response: v.object({ strategies: v.array(ProviderSchema), warnings: v.array(v.string()) }),
+      response: v.object({ strategies: v.array(AuthProviderSchema), warnings: v.array(v.string()) }),
     },
     (c) => {
       const { providers, errors } = authStatus(deps, oidc);

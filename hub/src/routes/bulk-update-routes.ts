@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { errorText } from '../../../shared/update-engine';
+import { errorMessage } from '../../../shared/error-message';
+import { BulkUpdateAnswerSchema, type BulkUpdateResult } from '../../../shared/schemas/container-views';
 import { actorOf } from '../approvals/approval-actors';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
@@ -16,26 +17,6 @@ const BulkBodySchema = v.object({
     v.maxLength(MAX_CONTAINERS, `At most ${MAX_CONTAINERS} containers per request`),
     v.check((ids) => new Set(ids).size === ids.length, 'Container ids must not repeat'),
   ),
-});
-
-const ResultSchema = v.object({
-  containerId: v.string(),
-  containerName: v.optional(v.string()),
-  result: v.picklist(['accepted', 'refused']),
-  operationId: v.optional(v.string()),
-  status: v.number(),
-  error: v.optional(v.string()),
-  details: v.optional(v.record(v.string(), v.unknown())),
-});
-
-/** The answer, exported for the UI's client (a type import: nothing of valibot is bundled). */
-export const BulkUpdateAnswerSchema = v.object({
-  message: v.string(),
-  batchId: v.nullable(v.string()),
-  total: v.number(),
-  accepted: v.number(),
-  refused: v.number(),
-  results: v.array(ResultSchema),
 });
 
 /** The bulk update route: the updates it queues under one batch, and the names of refused containers. */
@@ -65,7 +46,7 @@ export function registerBulkUpdateRoutes(api: RouteGroup, deps: BulkUpdateRoutes
     async (c, { body }) => {
       const batch = startUpdateBatch(deps);
       const requestedBy = actorOf(c.get('principal'));
-      const results: v.InferOutput<typeof ResultSchema>[] = [];
+      const results: BulkUpdateResult[] = [];
       for (const containerId of body.containerIds) {
         try {
           const operation = await deps.updates.requestUpdate(containerId, {
@@ -88,7 +69,7 @@ export function registerBulkUpdateRoutes(api: RouteGroup, deps: BulkUpdateRoutes
             ...(name !== undefined && { containerName: name }),
             result: 'refused',
             status: error instanceof HttpError ? error.status : 500,
-            error: error instanceof HttpError ? error.message : errorText(error),
+            error: error instanceof HttpError ? error.message : errorMessage(error),
             ...(error instanceof HttpError && error.details !== undefined && { details: error.details }),
           });
         }

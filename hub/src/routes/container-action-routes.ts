@@ -1,11 +1,12 @@
 import type { Context } from 'hono';
-import * as v from 'valibot';
 import { imageOf } from '../../../shared/containers/container-record';
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { isSensitiveKey } from '../../../shared/redact';
 import type { AuditAction } from '../../../shared/schemas/audit-entry';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
+import { EnvRevealSchema } from '../../../shared/schemas/container-views';
 import type { HubConfig } from '../config/hub-config';
 import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
@@ -15,7 +16,7 @@ import type { RouteGroup } from '../http/route-group';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { toPublicContainer } from '../watchers/public-container';
-import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
+import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 
 const ACTIONS = ['start', 'stop', 'restart'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -28,10 +29,6 @@ const AUDIT_ACTION_OF = {
 
 /** http-interface §8: env reveal, 10 per minute. */
 export const ENV_REVEAL_LIMIT = { limit: 10, windowMs: 60_000 } as const;
-
-export const EnvRevealSchema = v.object({
-  env: v.array(v.object({ key: v.string(), value: v.string(), sensitive: v.boolean() })),
-});
 
 /** Container actions: the records, the hosts that act on them, the feature switches, and the audit trail. */
 export interface ContainerActionRoutesDeps extends ContainerHosts {

@@ -1,31 +1,10 @@
 import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
+import type { ContainerGroup } from '../../../shared/schemas/container-views';
 import { containersByHost, dependenciesOf, HostIndex } from '../updates/dependency-graph';
 
 /** A user's own grouping (it may span hosts); without it, the compose project groups per host. */
 const GROUP_LABEL = 'dd.group';
-
-export interface GroupMemberSummary {
-  id: string;
-  name: string;
-  updateAvailable: boolean;
-  /** Names of the containers it depends on (dd.depends_on, compose depends_on), on its host. */
-  dependsOn: string[];
-  /** Names of the containers that depend on it: a dependency group can be updated from it. */
-  dependents: string[];
-}
-
-export interface ContainerGroup {
-  name: string;
-  /** `label`: from dd.group (may span hosts); `compose`: a compose project on one host. */
-  kind: 'label' | 'compose';
-  /** The host of a compose project; a label group names none. */
-  watcher: string | null;
-  agent: string | null;
-  total: number;
-  updatesAvailable: number;
-  containers: GroupMemberSummary[];
-}
 
 /** The record's `group` (container-labels.ts: `dd.group`, else the compose project), keyed per host for a compose project. */
 function keyOf(

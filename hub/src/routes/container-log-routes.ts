@@ -1,5 +1,6 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { type DockerLogLine, type DockerLogOptions, DockerNotFoundError } from '../../../shared/docker/docker-host';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { type ContainerLogFrame, LOG_STREAM_CLOSE } from '../../../shared/schemas/container-log-stream';
 import { HttpError } from '../http/http-error';
@@ -9,7 +10,7 @@ import type { WebSocketGate } from '../http/websocket-upgrade';
 import type { ContainerStore } from '../store/container-store';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import { acceptsGzip, logFileName, logText, qSince } from './container-log-query';
-import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
+import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 
 const MAX_TAIL = 100_000;
 const streamParams = {

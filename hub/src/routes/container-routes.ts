@@ -1,4 +1,9 @@
 import * as v from 'valibot';
+import {
+  CONTAINER_KIND_FILTERS,
+  CONTAINER_SORTS,
+  CONTAINER_STATUS_FILTERS,
+} from '../../../shared/containers/container-query';
 import { type Container, ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
 import { UpdatePolicyActionSchema } from '../../../shared/schemas/update-policy';
 import type { FleetLookups } from '../checks/fleet-lookups';
@@ -10,7 +15,6 @@ import type { SecurityService } from '../security/security-service';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { changeUpdatePolicy, skipListsShrank } from '../updates/update-policy-change';
-import { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS } from '../watchers/container-query';
 import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
 import { type ContainerHosts, findContainer, watcherOf } from './container-target';

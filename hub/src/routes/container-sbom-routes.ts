@@ -1,4 +1,5 @@
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import { AgentNotConnectedError } from '../agents/edge-docker-host';
 import { EdgeRequestError } from '../agents/edge-requests';
@@ -9,7 +10,7 @@ import { CYCLONEDX_MEDIA_TYPE, toCycloneDx } from '../security/sbom/cyclonedx-do
 import { SPDX_MEDIA_TYPE, toSpdx } from '../security/sbom/spdx-document';
 import { type SbomService, SbomUnavailableError } from '../security/sbom-service';
 import type { ContainerStore } from '../store/container-store';
-import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
+import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 
 export const SBOM_FORMATS = ['spdx-json', 'cyclonedx-json'] as const;
 

@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { DockerNotFoundError } from '../../../shared/docker/docker-host';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
+import { ContainerStatsSchema } from '../../../shared/schemas/container-views';
 import { streamHeaders } from '../events/sse-route';
 import { HttpError } from '../http/http-error';
 import { qInt } from '../http/query-params';
@@ -9,19 +11,8 @@ import type { HubDeps } from '../hub-deps';
 import { openSampleStream, type SampleFrame } from '../stats/sample-stream';
 import { createStatsSampler, type StatsTarget } from '../stats/stats-sampler';
 import type { ContainerStore } from '../store/container-store';
-import { type ContainerHosts, errorMessage, findContainer, watcherOf } from './container-target';
+import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 
-const SampleSchema = v.object({
-  cpuPercent: v.number(),
-  memoryBytes: v.number(),
-  memoryLimitBytes: v.number(),
-  at: v.string(),
-});
-export const ContainerStatsSchema = v.object({
-  containerId: v.string(),
-  current: SampleSchema,
-  history: v.array(SampleSchema),
-});
 const SummarySchema = v.object({
   containers: v.number(),
   sampled: v.number(),

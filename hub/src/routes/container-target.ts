@@ -44,7 +44,3 @@ export function watcherOf(hosts: ContainerHosts, container: Container): DockerWa
     throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
   return watcher;
 }
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,21 +1,10 @@
 import * as v from 'valibot';
+import { DependencyGroupMemberSchema } from '../../../shared/schemas/container-views';
 import { actorOf } from '../approvals/approval-actors';
 import type { HubConfig } from '../config/hub-config';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
 import type { DependencyGroupUpdates } from '../updates/dependency-group-updates';
-
-export const DependencyGroupMemberSchema = v.object({
-  containerId: v.string(),
-  containerName: v.string(),
-  wave: v.number(),
-  dependsOn: v.array(v.string()),
-  result: v.picklist(['pending', 'queued', 'unchanged', 'refused', 'skipped']),
-  operationId: v.optional(v.string()),
-  status: v.optional(v.number()),
-  error: v.optional(v.string()),
-  details: v.optional(v.record(v.string(), v.unknown())),
-});
 
 /** The dependency-group update route: the container actions switch and the group updates it starts. */
 export interface DependencyGroupRoutesDeps {

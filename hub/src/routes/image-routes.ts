@@ -1,45 +1,13 @@
 import * as v from 'valibot';
+import { ImageListSchema, PrunePreviewSchema, PruneResultSchema } from '../../../shared/schemas/image-views';
 import type { RouteGroup } from '../http/route-group';
 import { type ImageInventoryDeps, listImages, pruneImages } from '../updates/image-inventory';
 
-export const ImageViewSchema = v.object({
-  id: v.string(),
-  watcher: v.string(),
-  /** The edge agent whose host holds it; absent for the hub's own hosts. */
-  agent: v.optional(v.string()),
-  repoTags: v.array(v.string()),
-  repoDigests: v.array(v.string()),
-  createdAt: v.string(),
-  sizeBytes: v.number(),
-  containers: v.array(v.string()),
-  keptBy: v.array(v.picklist(['container', 'backup', 'update-operation'])),
-  prunable: v.boolean(),
-});
-export const HostFailureSchema = v.object({ watcher: v.string(), agent: v.optional(v.string()), error: v.string() });
 const ImageIdSchema = v.pipe(v.string(), v.regex(/^sha256:[a-f0-9]{64}$/, 'Expected an image id sha256:<64 hex>'));
 const PruneBodySchema = v.optional(
   v.object({ imageIds: v.optional(v.pipe(v.array(ImageIdSchema), v.minLength(1), v.maxLength(1000))) }),
   {},
 );
-
-// Exported for the web UI's types (`import type` only).
-export const ImageListSchema = v.object({
-  data: v.array(ImageViewSchema),
-  total: v.number(),
-  errors: v.array(HostFailureSchema),
-});
-export const PrunePreviewSchema = v.object({
-  data: v.array(ImageViewSchema),
-  total: v.number(),
-  reclaimableBytes: v.number(),
-  errors: v.array(HostFailureSchema),
-});
-export const PruneResultSchema = v.object({
-  removed: v.array(ImageViewSchema),
-  skipped: v.array(v.object({ id: v.string(), watcher: v.string(), agent: v.optional(v.string()), error: v.string() })),
-  reclaimedBytes: v.number(),
-  errors: v.array(HostFailureSchema),
-});
 
 /** The image routes read and prune through the image inventory, and need only what it needs. */
 export type ImageRoutesDeps = ImageInventoryDeps;

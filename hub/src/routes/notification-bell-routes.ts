@@ -1,20 +1,9 @@
 import * as v from 'valibot';
+import { BellEntrySchema } from '../../../shared/schemas/notification-views';
 import { qBool, qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import { listBell, markBellRead } from '../notifications/bell';
 import type { NotificationService } from '../notifications/notification-service';
-
-export const BellEntrySchema = v.object({
-  id: v.string(),
-  event: v.string(),
-  timestamp: v.string(),
-  containerName: v.optional(v.string()),
-  containerImage: v.optional(v.string()),
-  fromVersion: v.optional(v.string()),
-  toVersion: v.optional(v.string()),
-  details: v.optional(v.string()),
-  read: v.boolean(),
-});
 
 const MarkReadBodySchema = v.optional(
   v.strictObject({

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { OutboxEntryViewSchema } from '../../../shared/schemas/notification-views';
 import { HttpError } from '../http/http-error';
 import { qEnum } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
@@ -8,26 +9,6 @@ import { OUTBOX_STATUSES, type OutboxEntry } from '../store/notification-outbox-
 
 /** Containers listed per entry; `containerCount` tells the rest. */
 const MAX_LISTED = 50;
-
-export const OutboxEntryViewSchema = v.object({
-  id: v.string(),
-  triggerId: v.string(),
-  event: v.string(),
-  kind: v.string(),
-  status: v.picklist(OUTBOX_STATUSES),
-  attempts: v.number(),
-  maxAttempts: v.number(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-  nextAttemptAt: v.optional(v.string()),
-  lastError: v.optional(v.string()),
-  manual: v.optional(v.boolean()),
-  payload: v.object({
-    title: v.string(),
-    containerCount: v.number(),
-    containers: v.array(v.record(v.string(), v.unknown())),
-  }),
-});
 
 /**
  * The safe projection of an entry (http-interface §2.9): the title and which containers, never the message

@@ -5,6 +5,7 @@ import {
   RuleTemplatesSchema,
   TriggerIdSchema,
 } from '../../../shared/schemas/notification-rule';
+import { NotificationPreviewSchema } from '../../../shared/schemas/notification-views';
 import { HttpError } from '../http/http-error';
 import type { RouteGroup } from '../http/route-group';
 import { templateScope, templatesFor } from '../notifications/notification-dispatcher';
@@ -19,12 +20,6 @@ const PreviewBodySchema = v.strictObject({
   triggerId: TriggerIdSchema,
   templates: v.optional(RuleTemplatesSchema, {}),
 });
-export const NotificationPreviewSchema = v.object({
-  simpleTitle: v.string(),
-  simpleBody: v.string(),
-  batchTitle: v.string(),
-});
-
 /** Every template of a PATCH body that does not compile, as `trigger.field: problem`. */
 function templateProblems(templates: Record<string, Record<string, string | undefined>>): string[] {
   const problems: string[] = [];

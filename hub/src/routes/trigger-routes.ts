@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { actingLabels } from '../../../shared/containers/label-overrides';
 import type { Container } from '../../../shared/schemas/container';
+import { TriggerSchema } from '../../../shared/schemas/notification-views';
 import { LOCAL_AGENT } from '../../../shared/update/update-clock';
 import { actorOf } from '../approvals/approval-actors';
 import { HttpError } from '../http/http-error';
@@ -17,12 +18,6 @@ import { describeActionTrigger, triggerCoversWatcher } from '../updates/action-t
 import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
-export const TriggerSchema = v.object({
-  id: v.string(),
-  type: v.string(),
-  name: v.string(),
-  configuration: v.record(v.string(), v.unknown()),
-});
 const RunResultSchema = v.object({ triggerId: v.string(), containerId: v.string(), delivered: v.literal(true) });
 
 /** The configured triggers, which a container's labels route: notification triggers and Docker action triggers. */

@@ -1,49 +1,8 @@
-import * as v from 'valibot';
+import { UpdatePreviewSchema } from '../../../shared/schemas/update-views';
 import type { RouteGroup } from '../http/route-group';
 import type { ReleaseNotesAnswer } from '../release-notes/release-notes-service';
 import type { AuditStore } from '../store/audit-store';
 import type { UpdateService } from '../updates/update-service';
-
-const BlockerSchema = v.object({
-  reason: v.string(),
-  message: v.string(),
-  applies: v.picklist(['manual', 'auto']),
-  status: v.optional(v.number()),
-  details: v.optional(v.record(v.string(), v.unknown())),
-});
-const ImageRefSchema = v.object({ image: v.string(), tag: v.string(), digest: v.nullable(v.string()) });
-
-const PreviewSchema = v.object({
-  containerId: v.string(),
-  containerName: v.string(),
-  watcher: v.string(),
-  agent: v.optional(v.string()),
-  current: v.object({ ...ImageRefSchema.entries, imageId: v.string() }),
-  target: v.nullable(ImageRefSchema),
-  updateKind: v.record(v.string(), v.unknown()),
-  triggerName: v.nullable(v.string()),
-  phases: v.array(v.string()),
-  backup: v.nullable(
-    v.object({
-      made: v.boolean(),
-      imageReference: v.string(),
-      imageId: v.string(),
-      keep: v.number(),
-      wouldDrop: v.array(v.string()),
-    }),
-  ),
-  pruneOldImage: v.boolean(),
-  blockers: v.array(BlockerSchema),
-  canUpdate: v.boolean(),
-  /** The target's release notes, as GET …/release-notes answers them (docs/release-notes.md); absent without a target. */
-  releaseNotes: v.optional(
-    v.object({
-      status: v.string(),
-      message: v.string(),
-      release: v.nullable(v.record(v.string(), v.unknown())),
-    }),
-  ),
-});
 
 /** The update preview route: the update service's dry run, and the audit trail it is recorded in. */
 export interface UpdatePreviewRoutesDeps {
@@ -76,7 +35,7 @@ export function registerUpdatePreviewRoutes(api: RouteGroup, deps: UpdatePreview
       tag: 'containers',
       summary:
         'Dry run of an update: current and target image, the phases it would run, the backup it would make and every blocker; changes nothing',
-      response: PreviewSchema,
+      response: UpdatePreviewSchema,
       statuses: { 404: 'Unknown container' },
     },
     async (c) => {

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import { UpdateOperationSchema } from '../../../shared/update-engine';
+import { BackupViewSchema, OperationViewSchema } from '../../../shared/schemas/update-views';
 import { actorOf } from '../approvals/approval-actors';
 import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
@@ -8,18 +8,11 @@ import { pageOf } from '../http/paged-list';
 import { qInt, qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { ContainerStore } from '../store/container-store';
-import { ImageBackupSchema, publicBackup } from '../updates/backup-store';
+import { publicBackup } from '../updates/backup-store';
 import type { UpdateService } from '../updates/update-service';
 import { findContainer } from './container-target';
 
-export const OperationViewSchema = v.object({
-  ...v.omit(UpdateOperationSchema, ['spec', 'tempName', 'oldWasRunning', 'targetImageId', 'targetDigest', 'oldImageId'])
-    .entries,
-  queuePosition: v.optional(v.number()),
-  queueTotal: v.optional(v.number()),
-});
 const AcceptedSchema = v.object({ message: v.string(), operationId: v.string() });
-export const BackupViewSchema = v.omit(ImageBackupSchema, ['spec', 'identity']);
 const backupList = v.object({ data: v.array(BackupViewSchema), total: v.number() });
 const RollbackBodySchema = v.optional(
   v.object({ backupId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))) }),

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { describeEndpoint } from '../../../shared/docker/watcher-config';
+import { WATCHER_TYPE_CAPABILITIES } from '../../../shared/sources/watcher-types';
 import type { AgentDirectory } from '../agents/agent-directory';
 import { EdgeRequestError } from '../agents/edge-requests';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
@@ -8,6 +9,7 @@ import { HttpError } from '../http/http-error';
 import { pageOf } from '../http/paged-list';
 import { qInt } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
+import { describeFileSource } from '../sources/describe-file-source';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import type { Fleet } from '../watchers/fleet';
 import type { ObservedInventory } from '../watchers/inventory-sync';
@@ -15,12 +17,12 @@ import { toPublicContainer } from '../watchers/public-container';
 import { agentFailure } from './agent-routes';
 
 export const INVENTORY_DEADLINE_MS = 30_000;
-const WATCHER_TYPES = new Set(['docker']);
+const WATCHER_TYPES: ReadonlySet<string> = new Set(WATCHER_TYPE_CAPABILITIES.map(({ type }) => type));
 
 /** The watcher routes: the fleet, the configuration of the hub's own watchers, and agents reached through the directory. */
 export interface WatcherRoutesDeps {
   fleet: Fleet;
-  config: Pick<HubConfig, 'watchers'>;
+  config: Pick<HubConfig, 'watchers' | 'fileSources'>;
   agents: AgentDirectory;
   expectations: InventoryExpectations;
   /** Deadline of an inventory refresh (30 s); shorter in tests. */
@@ -30,6 +32,7 @@ export interface WatcherRoutesDeps {
 /** A watcher as http-interface §2.2 shows it: configuration masked (there are no secrets in it today). */
 function describeWatcher(watcher: DockerWatcher, deps: WatcherRoutesDeps) {
   const agent = watcher.agent;
+  if (watcher.type !== 'docker') return describeFileSource(watcher, deps.config.fileSources);
   const local = agent === undefined ? deps.config.watchers.find((w) => w.name === watcher.name) : undefined;
   const remote = agent === undefined ? undefined : deps.agents.runtime(agent)?.get(watcher.name)?.config;
   const configuration = local
@@ -133,13 +136,13 @@ export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps):
     throw new HttpError(404, `Unknown watcher ${type.slice(0, 40)}.${name.slice(0, 80)}`);
   };
   /** The hub's own watcher; agents' watchers are reached through their agent segment. */
+  const ofType = (type: string, watcher: DockerWatcher | undefined) => (watcher?.type === type ? watcher : undefined);
   const find = (type: string, name: string): DockerWatcher =>
-    (WATCHER_TYPES.has(type) ? deps.fleet.find(name, undefined) : undefined) ?? unknownWatcher(type, name);
+    ofType(type, deps.fleet.find(name, undefined)) ?? unknownWatcher(type, name);
   const findOnAgent = (type: string, name: string, agent: string): DockerWatcher => {
     const runtime = deps.agents.runtime(agent);
     if (!runtime) throw new HttpError(404, `Unknown agent ${agent.slice(0, 80)}`);
-    const entry = WATCHER_TYPES.has(type) ? runtime.get(name) : undefined;
-    return entry?.watcher ?? unknownWatcher(type, name);
+    return ofType(type, runtime.get(name)?.watcher) ?? unknownWatcher(type, name);
   };
 
   api.add(
@@ -157,6 +160,16 @@ export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps):
       const all = ordered.map((w) => describeWatcher(w, deps));
       return c.json(pageOf(all, query));
     },
+  );
+  api.add(
+    {
+      method: 'get',
+      path: '/watchers/types',
+      access: 'read',
+      tag: 'watchers',
+      summary: 'The watcher types and what each can do (docs/sources.md)',
+    },
+    (c) => c.json({ data: WATCHER_TYPE_CAPABILITIES, total: WATCHER_TYPE_CAPABILITIES.length }),
   );
   api.add(
     {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBounded } from './security-service';
+import { readBounded } from './read-bounded';
 
 const body = (sizes: number[]) =>
   new ReadableStream<Uint8Array>({

@@ -3,6 +3,7 @@ import type { Container } from '../../../shared/schemas/container';
 import { HttpError } from '../http/http-error';
 import type { UpdateTarget } from '../updates/update-target';
 import type { ContainerScan } from './container-scan';
+import type { ScanStore } from './scan-store';
 import { BLOCK_SEVERITIES, type BlockSeverity } from './security-config';
 import { severityRank } from './severity';
 
@@ -54,4 +55,43 @@ export function securityRefusal(
       })),
     },
   );
+}
+
+export interface SecurityGateDeps {
+  scans: Pick<ScanStore, 'get'>;
+  /** Scans the container now (the candidate, when it has one). */
+  scan: (container: Container) => Promise<ContainerScan>;
+  /** Whether a scan can run at all (a scanner and an SBOM source). */
+  configured: () => boolean;
+  /** DD_SECURITY_BLOCK_SEVERITY. */
+  blockSeverity: BlockSeverity | undefined;
+}
+
+/**
+ * The security gate of the update service: with a threshold (DD_SECURITY_BLOCK_SEVERITY or the
+ * container's label), the candidate is scanned when no scan of it exists, then refused (409)
+ * when it has findings at or above the threshold. A scan that fails does not block: its error
+ * shows on the container, and a broken scanner must not stop every update.
+ */
+export function createSecurityGate(deps: SecurityGateDeps) {
+  return {
+    async admit(container: Container, target: UpdateTarget): Promise<void> {
+      const threshold = blockSeverityOf(container, deps.blockSeverity);
+      if (!threshold) return;
+      let latest = deps.scans.get(container.id);
+      if (!scanOfCandidate(latest, target) && deps.configured()) latest = await deps.scan(container);
+      const refusal = scanOfCandidate(latest, target) ? securityRefusal(container, latest, threshold) : undefined;
+      if (refusal) throw refusal;
+    },
+    /** What the update fixes and introduces, from the scan of its candidate (the preview shows it). */
+    delta(container: Container, target: UpdateTarget) {
+      const latest = deps.scans.get(container.id);
+      return scanOfCandidate(latest, target) ? latest?.delta : undefined;
+    },
+    assess(container: Container, target: UpdateTarget): HttpError | undefined {
+      const latest = deps.scans.get(container.id);
+      if (!scanOfCandidate(latest, target)) return undefined;
+      return securityRefusal(container, latest, blockSeverityOf(container, deps.blockSeverity));
+    },
+  };
 }

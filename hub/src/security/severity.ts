@@ -3,8 +3,9 @@
  * the CVSS v3.x base score computed from a vector (CVSS v3.1 specification §7.1 and Appendix A).
  */
 
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+import type { Severity } from '../../../shared/security/severities';
+
+export { SEVERITIES, type Severity } from '../../../shared/security/severities';
 
 /** Higher is worse; `unknown` ranks lowest, so a gate at `low` is not tripped by unrated findings. */
 export function severityRank(severity: Severity): number {

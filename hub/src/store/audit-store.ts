@@ -7,6 +7,7 @@ import {
   AuditEntrySchema,
   type AuditRecord,
 } from '../../../shared/schemas/audit-entry';
+import { DAY_MS } from '../../../shared/update/timestamp';
 import { type StagedWrite, writeTogether } from './staged-writes';
 import { readAllValidated } from './validated-storage';
 
@@ -19,7 +20,6 @@ const PREFIX = 'audit';
 const BATCH_PREFIX = 'audit-batches';
 // Far under a Durable Object value's 2 MB, however long the entries' details.
 const BATCH_SIZE = 64;
-const DAY_MS = 86_400_000;
 
 // Each entry is checked on its own at load: one bad entry does not cost its batch.
 const AuditBatchSchema = v.object({ entries: v.array(v.unknown()) });

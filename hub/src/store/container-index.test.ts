@@ -1,16 +1,16 @@
 import { createStorage } from 'unstorage';
 import { describe, expect, it } from 'vitest';
-import { createLogRing } from '../../../shared/logging/log-ring';
-import { createLogger, silentSink } from '../../../shared/logging/logger';
-import type { Container } from '../../../shared/schemas/container';
-import { containerRecord } from '../../../test/support/container-fixture';
 import {
   CONTAINER_KIND_FILTERS,
   CONTAINER_SORTS,
   CONTAINER_STATUS_FILTERS,
   type ContainerQuery,
   queryContainers,
-} from '../watchers/container-query';
+} from '../../../shared/containers/container-query';
+import { createLogRing } from '../../../shared/logging/log-ring';
+import { createLogger, silentSink } from '../../../shared/logging/logger';
+import type { Container } from '../../../shared/schemas/container';
+import { containerRecord } from '../../../test/support/container-fixture';
 import { ContainerIndex } from './container-index';
 import { createContainerStore } from './container-store';
 import { SortedChunks } from './sorted-chunks';

@@ -1,4 +1,3 @@
-import type { Container } from '../../../shared/schemas/container';
 import {
   type ContainerQuery,
   type ContainerSortKey,
@@ -9,7 +8,8 @@ import {
   SORT_KEYS,
   sortContainers,
   sortOf,
-} from '../watchers/container-query';
+} from '../../../shared/containers/container-query';
+import type { Container } from '../../../shared/schemas/container';
 import { SortedChunks } from './sorted-chunks';
 
 interface Keyed {

@@ -1,10 +1,10 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
+import type { ContainerQuery } from '../../../shared/containers/container-query';
 import type { Logger } from '../../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
 import { type UpdatePolicy, UpdatePolicySchema } from '../../../shared/schemas/update-policy';
 import { UpdateClockSchema } from '../../../shared/update/update-clock';
-import type { ContainerQuery } from '../watchers/container-query';
 import { ContainerIndex } from './container-index';
 import { ContainerPackSchema, ContainerPacks, PACK_PREFIX, type PackPlan } from './container-packs';
 import { type StagedWrite, writeTogether } from './staged-writes';

@@ -3,18 +3,14 @@ import * as v from 'valibot';
 import type { Logger } from '../../../shared/logging/logger';
 import { ContainerSchema } from '../../../shared/schemas/container';
 import { NOTIFICATION_RULE_IDS } from '../../../shared/schemas/notification-rule';
+import { OUTBOX_STATUSES } from '../../../shared/schemas/notification-views';
 import { readValidated } from './validated-storage';
 
 const PREFIX = 'notification-outbox';
 const keyOf = (id: string) => `${PREFIX}:${id}`;
 
-/**
- * `pending`: waiting for its first attempt (or requeued by an admin); `retrying`: failed at least
- * once, the next attempt is scheduled; `dead-letter`: out of attempts, or refused in a way a retry
- * cannot fix (http-interface §3.6). A delivered entry is deleted.
- */
-export const OUTBOX_STATUSES = ['pending', 'retrying', 'dead-letter'] as const;
-export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+// The statuses are a contract of the outbox routes too (shared/, which the web UI reads).
+export { OUTBOX_STATUSES, type OutboxStatus } from '../../../shared/schemas/notification-views';
 
 export const OutboxEntrySchema = v.object({
   id: v.string(),

@@ -1,6 +1,7 @@
 import type { ContainerSpec } from '../../../shared/docker/docker-host';
+import { errorMessage } from '../../../shared/error-message';
 import type { Container } from '../../../shared/schemas/container';
-import { errorText, isTerminal, type UpdateOperation } from '../../../shared/update-engine';
+import { isTerminal, type UpdateOperation } from '../../../shared/update-engine';
 import { EdgeDockerHost } from '../agents/edge-docker-host';
 import { EdgeRequestError } from '../agents/edge-requests';
 import { HttpError } from '../http/http-error';
@@ -94,7 +95,7 @@ function createMirror(
       try {
         await auditNewHooks(context, previous, next);
       } catch (error) {
-        context.logger.warn(`audit of the agent's hooks of operation ${next.id} failed: ${errorText(error)}`);
+        context.logger.warn(`audit of the agent's hooks of operation ${next.id} failed: ${errorMessage(error)}`);
       }
     });
     return chain;
@@ -156,7 +157,8 @@ export async function runOnAgent(
     const began = host.operations.get(operation.id) !== undefined;
     const refused =
       error instanceof EdgeRequestError && ['not-found', 'unsupported', 'invalid', 'busy'].includes(error.code);
-    if (refused && !began) return failed(`the edge agent ${operation.agent} refused the update: ${errorText(error)}`);
+    if (refused && !began)
+      return failed(`the edge agent ${operation.agent} refused the update: ${errorMessage(error)}`);
     // The link went down or the user cancelled: the agent goes on (or rolls back) and reports the end,
     // unless the request never reached it: then, once it is back and has reported what it knows, nothing ran.
     const settled = await reportedEnd(host, operation.id, sentOn, stopWaiting.signal);

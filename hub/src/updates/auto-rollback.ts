@@ -1,5 +1,6 @@
 import type { DockerContainerDetails } from '../../../shared/docker/docker-host';
-import { errorText, type UpdateOperation } from '../../../shared/update-engine';
+import { errorMessage } from '../../../shared/error-message';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import { agentHostOf } from './agent-update-runner';
 import { identityOf, type UpdateContext, updatableWatcher } from './update-context';
 
@@ -42,7 +43,7 @@ export class AutoRollbackMonitor {
       this.check(operation, until).catch((error: unknown) =>
         this.context.logger.warn('automatic rollback check failed', {
           operationId: operation.id,
-          error: errorText(error),
+          error: errorMessage(error),
         }),
       );
     }, pollMs);
@@ -59,7 +60,7 @@ export class AutoRollbackMonitor {
       // An agent away (or a host not answering) says nothing about health: look again while the window lasts.
       this.context.logger.debug('automatic rollback: the container could not be read', {
         operationId: operation.id,
-        error: errorText(error),
+        error: errorMessage(error),
       });
       if (this.context.hub.now() < until) this.schedule(operation, until);
       return;

@@ -1,10 +1,10 @@
 import type { Storage } from 'unstorage';
 import * as v from 'valibot';
 import { imageOf } from '../../../shared/containers/container-record';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
-import { errorText } from '../../../shared/update-engine';
 import { HttpError } from '../http/http-error';
 import type { AppliedChange } from '../notifications/inventory-events';
 import type { AutoUpdatePolicy } from '../policies/effective-group-policy';
@@ -172,7 +172,7 @@ export function createAutoUpdater(deps: AutoUpdaterDeps): AutoUpdater {
           } catch (error) {
             logger.warn('the auto-update policy failed for a container', {
               container: next.name,
-              error: errorText(error),
+              error: errorMessage(error),
             });
           }
         }

@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage';
 import * as v from 'valibot';
 import { ContainerSpecSchema } from '../../../shared/docker/container-spec-schema';
 import type { Logger } from '../../../shared/logging/logger';
+import { BackupViewSchema } from '../../../shared/schemas/update-views';
 import { createSerialQueue, readValidated } from '../store/validated-storage';
 
 const PREFIX = 'update-backups';
@@ -13,20 +14,9 @@ const keyOf = (id: string) => `${PREFIX}:${id}`;
  * lives), the full reference, the configuration, and the identity that outlives container ids.
  */
 export const ImageBackupSchema = v.object({
-  id: v.string(),
-  containerId: v.string(),
-  containerName: v.string(),
-  imageName: v.string(),
-  imageTag: v.string(),
-  imageDigest: v.exactOptional(v.string()),
-  timestamp: v.string(),
-  triggerName: v.string(),
-  /** `agent::watcher::name` (shared/update/update-clock.ts). */
+  ...BackupViewSchema.entries,
+  /** `agent::watcher::name` (shared/containers/container-identity.ts). */
   identity: v.string(),
-  /** The reference the container was created from (`Config.Image`). */
-  imageReference: v.string(),
-  imageId: v.string(),
-  operationId: v.string(),
   spec: v.exactOptional(ContainerSpecSchema),
 });
 export type ImageBackup = v.InferOutput<typeof ImageBackupSchema>;

@@ -1,8 +1,9 @@
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import type { Decider } from '../../../shared/schemas/approval';
 import type { Container } from '../../../shared/schemas/container';
 import { containerIdentity } from '../../../shared/update/update-clock';
-import { errorText, isTerminal } from '../../../shared/update-engine';
+import { isTerminal } from '../../../shared/update-engine';
 import type { EventBus, Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
 import type { AuditStore } from '../store/audit-store';
@@ -136,7 +137,7 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
     } catch (error) {
       view.result = 'refused';
       view.status = error instanceof HttpError ? error.status : 500;
-      view.error = error instanceof HttpError ? error.message : errorText(error);
+      view.error = error instanceof HttpError ? error.message : errorMessage(error);
       if (error instanceof HttpError && error.details !== undefined) view.details = error.details;
     }
   }
@@ -221,7 +222,7 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
     const outcome =
       failed.length > 0 || all.includes('skipped') ? 'failed' : all.includes('refused') ? 'partial' : 'succeeded';
     await audit(root, members, outcome).catch((error: unknown) =>
-      log.warn('the dependency group audit entry was not written', { error: errorText(error) }),
+      log.warn('the dependency group audit entry was not written', { error: errorMessage(error) }),
     );
   }
 
@@ -234,7 +235,7 @@ export function createDependencyGroupUpdates(deps: DependencyGroupUpdatesDeps): 
         answer = resolve;
       });
       const work = follow(root, members, batch, answer, requestedBy).catch((error: unknown) =>
-        log.error('following a dependency group failed', { root: root.name, error: errorText(error) }),
+        log.error('following a dependency group failed', { root: root.name, error: errorMessage(error) }),
       );
       running.add(work);
       void work.finally(() => running.delete(work));

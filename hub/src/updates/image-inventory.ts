@@ -4,7 +4,7 @@ import {
   type DockerImageSummary,
   type UpdatableDockerHost,
 } from '../../../shared/docker/docker-host';
-import { errorText } from '../../../shared/update-engine';
+import { errorMessage } from '../../../shared/error-message';
 import { EdgeDockerHost } from '../agents/edge-docker-host';
 import type { Fleet } from '../watchers/fleet';
 import type { UpdateService } from './update-service';
@@ -176,7 +176,7 @@ export async function listImages(deps: ImageInventoryDeps): Promise<ImageInvento
       inventory.images.push(...images);
       if (partial) inventory.errors.push(partial);
     } catch (error) {
-      inventory.errors.push(failureOf(host, errorText(error)));
+      inventory.errors.push(failureOf(host, errorMessage(error)));
     }
   }
   return inventory;
@@ -205,7 +205,7 @@ export async function pruneImages(deps: ImageInventoryDeps, onlyIds?: readonly s
       candidates = images.filter((image) => image.prunable && (!wanted || wanted.has(image.id)));
       if (partial) result.errors.push(partial);
     } catch (error) {
-      result.errors.push(failureOf(host, errorText(error)));
+      result.errors.push(failureOf(host, errorMessage(error)));
       continue;
     }
     for (const image of candidates) {
@@ -225,7 +225,7 @@ export async function pruneImages(deps: ImageInventoryDeps, onlyIds?: readonly s
         result.removed.push(image);
         result.reclaimedBytes += image.sizeBytes;
       } catch (error) {
-        result.skipped.push({ id: image.id, ...failureOf(host, errorText(error)) });
+        result.skipped.push({ id: image.id, ...failureOf(host, errorMessage(error)) });
       }
     }
   }

@@ -1,7 +1,8 @@
 import { DockerConflictError, type DockerImageDetails } from '../../../shared/docker/docker-host';
 import { splitReference } from '../../../shared/docker/image-names';
+import { errorMessage } from '../../../shared/error-message';
 import { parseImageReference } from '../../../shared/registry/image-reference';
-import { errorText, type UpdateOperation } from '../../../shared/update-engine';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import type { DockerActionTrigger } from './action-triggers';
 import type { ImageBackup } from './backup-store';
 import { identityOf, isoNow, type UpdateContext } from './update-context';
@@ -28,7 +29,7 @@ async function digestOf(
     image = await host.inspectImage(imageId);
   } catch (error) {
     // The backup is still worth keeping: a rollback re-tags the kept image by its id.
-    context.logger.debug('the digest of a replaced image is unknown', { image: imageId, error: errorText(error) });
+    context.logger.debug('the digest of a replaced image is unknown', { image: imageId, error: errorMessage(error) });
     return undefined;
   }
   if (!image) return undefined;
@@ -97,7 +98,7 @@ export async function keepBackup(
       });
     } catch (error) {
       const level = error instanceof DockerConflictError ? 'debug' : 'warn';
-      context.logger[level]('an image was not pruned', { image: imageId, error: errorText(error) });
+      context.logger[level]('an image was not pruned', { image: imageId, error: errorMessage(error) });
     }
   }
 }

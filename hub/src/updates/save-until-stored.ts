@@ -1,4 +1,5 @@
-import { errorText, type UpdateOperation } from '../../../shared/update-engine';
+import { errorMessage } from '../../../shared/error-message';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import { SupersededOperationError } from './operation-store';
 
 /** First wait after a failed write, doubled up to the last. */
@@ -32,7 +33,7 @@ export async function saveUntilStored(
       if (error instanceof SupersededOperationError || options.signal.aborted) throw error;
       const wait = delays[Math.min(attempt, delays.length - 1)] ?? 1_000;
       options.warn(
-        `updates: operation ${operation.id} (${operation.status}, ${operation.phase}) not stored, trying again in ${wait} ms: ${errorText(error)}`,
+        `updates: operation ${operation.id} (${operation.status}, ${operation.phase}) not stored, trying again in ${wait} ms: ${errorMessage(error)}`,
       );
       if (!(await sleep(wait, options.signal))) throw error;
     }

@@ -1,10 +1,11 @@
+import { errorMessage } from '../../../shared/error-message';
 import type { Container } from '../../../shared/schemas/container';
-import { errorText, type UpdateOperation } from '../../../shared/update-engine';
+import type { UpdateOperation } from '../../../shared/update-engine';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import { agentHostOf } from './agent-update-runner';
 import { auditComposeFile } from './compose-audit';
 import { type ImageHost, keepBackup } from './keep-backup';
-import { identityOf, triggerById, type UpdateContext, updatableWatcher } from './update-context';
+import { identityOf, triggerById, type UpdateContext, updatableWatcher, updateHostOf } from './update-context';
 
 /**
  * Everything that follows a settled operation: the backup and the prune (success), the inventory
@@ -28,14 +29,14 @@ export async function afterSettled(context: UpdateContext, operation: UpdateOper
     if (operation.status === 'succeeded' && imageHost && trigger)
       await keepBackup(context, operation, trigger, imageHost);
   } catch (error) {
-    logger.warn('keeping the backup of an update failed', { operationId: operation.id, error: errorText(error) });
+    logger.warn('keeping the backup of an update failed', { operationId: operation.id, error: errorMessage(error) });
   }
   try {
     if (reached) record = await refreshInventory(reached.watcher, operation);
   } catch (error) {
     logger.warn('refreshing the inventory after an update failed', {
       operationId: operation.id,
-      error: errorText(error),
+      error: errorMessage(error),
     });
   }
   record ??=
@@ -44,7 +45,7 @@ export async function afterSettled(context: UpdateContext, operation: UpdateOper
     await announce(context, operation, record);
     await auditComposeFile(hub, operation);
   } catch (error) {
-    logger.warn('announcing an update failed', { operationId: operation.id, error: errorText(error) });
+    logger.warn('announcing an update failed', { operationId: operation.id, error: errorMessage(error) });
   } finally {
     context.cancelled.delete(operation.id);
     if (context.claims.get(identityOf(operation)) === operation.id) context.claims.delete(identityOf(operation));
@@ -78,6 +79,7 @@ async function announce(
   if (succeeded) {
     hub.publish('dd:update-applied', {
       containerName: operation.containerName,
+      ...updateHostOf(operation),
       containerId: operation.containerId,
       newContainerId: operation.newContainerId ?? operation.containerId,
       operationId: operation.id,
@@ -86,6 +88,7 @@ async function announce(
   } else {
     hub.publish('dd:update-failed', {
       containerName: operation.containerName,
+      ...updateHostOf(operation),
       error,
       operationId: operation.id,
       batchId,

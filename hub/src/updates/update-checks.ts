@@ -18,6 +18,15 @@ export function findUpdatable(context: UpdateContext, containerId: string): Cont
   const hub = context.hub;
   const container = hub.containers.get(containerId);
   if (!container) throw new HttpError(404, `Unknown container ${containerId.slice(0, 80)}`);
+  // An image that a file names (docs/sources.md) runs nowhere: the file is what changes.
+  const source = container.agent === undefined ? hub.fleet.find(container.watcher, undefined) : undefined;
+  if (source && source.type !== 'docker') {
+    throw new HttpError(
+      409,
+      `${container.name} is an image reference of ${source.id}, which has no update action: change the file itself`,
+      { reason: 'file-source', watcher: source.id },
+    );
+  }
   if (!hub.config.server.featureContainerActions) {
     throw new HttpError(403, 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)', {
       feature: 'DD_SERVER_FEATURE_CONTAINERACTIONS',

@@ -106,12 +106,19 @@ export function triggerById(context: UpdateContext, id: string | undefined): Doc
   return context.triggers.find((trigger) => trigger.id === id);
 }
 
+/** Where the operation's container runs, as the update events carry it (shared/schemas/ui-events.ts). */
+export const updateHostOf = (operation: Pick<UpdateOperation, 'agent' | 'watcher'>) => ({
+  agent: operation.agent ?? null,
+  watcher: operation.watcher,
+});
+
 /** dd:update-operation-changed (http-interface §6.1), with the queue as it stands. */
 export function publishChanged(context: UpdateContext, operation: UpdateOperation): void {
   const queue = context.scheduler.position(operation.id) ?? { queuePosition: 0, queueTotal: context.scheduler.total() };
   context.hub.publish('dd:update-operation-changed', {
     operationId: operation.id,
     containerName: operation.containerName,
+    ...updateHostOf(operation),
     ...(operation.triggerName !== undefined && { triggerName: operation.triggerName }),
     status: operation.status,
     phase: operation.phase,

@@ -1,5 +1,5 @@
 import type { DockerHost, DockerSubscription } from '../../../shared/docker/docker-host';
-import type { WatcherConfig } from '../../../shared/docker/watcher-config';
+import type { WatcherConfig, WatcherType } from '../../../shared/docker/watcher-config';
 import type { Logger } from '../../../shared/logging/logger';
 import type { Container } from '../../../shared/schemas/container';
 import type { FleetLookups } from '../checks/fleet-lookups';
@@ -12,6 +12,8 @@ import { type ObservedInventory, type ObserveOptions, observeInventory } from '.
 
 export interface DockerWatcherDeps extends ApplyTargets {
   config: WatcherConfig;
+  /** `docker`, or a file source's type (docs/sources.md) whose host presents its entries as containers. */
+  type?: WatcherType | undefined;
   host: DockerHost;
   agent?: string | undefined;
   store: ContainerStore;
@@ -45,7 +47,6 @@ const RECONNECT_MAX_MS = 60_000;
  * refreshes without them, and the Docker event stream keeping the inventory live in between.
  */
 export class DockerWatcher {
-  readonly type = 'docker';
   lastRunAt: number | undefined;
   /** The cycle in progress, and the one follow-up that calls arriving meanwhile share. */
   private running: Promise<WatchResult> | undefined;
@@ -84,8 +85,12 @@ export class DockerWatcher {
     return this.deps.config.watchByDefault;
   }
 
+  get type(): WatcherType {
+    return this.deps.type ?? 'docker';
+  }
+
   get id(): string {
-    return `docker.${this.deps.config.name}`;
+    return `${this.type}.${this.deps.config.name}`;
   }
 
   /** An agent's watchers are scheduled by the hub too; their jobs wait in storage while the agent is away. */

@@ -7,6 +7,7 @@ import type {
   DockerHost,
   DockerImageDetails,
 } from '../../../shared/docker/docker-host';
+import { errorMessage } from '../../../shared/error-message';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
@@ -62,7 +63,6 @@ export interface ObserveOptions {
 }
 
 const INSPECT_CONCURRENCY = 8;
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Observes one Docker host: list, inspect (containers and their images, each image once), build
@@ -99,7 +99,7 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
     return {
       records: [...options.previous.values()],
       removedIds: [],
-      errors: [{ phase: 'list', message: message(error) }],
+      errors: [{ phase: 'list', message: errorMessage(error) }],
       authoritative: false,
     };
   }
@@ -238,7 +238,7 @@ async function observeOne(
     const inputs = { details, image: imageDetails, overrides, labelPolicy: labels.labelPolicy };
     return { record, labelPolicy: labels.labelPolicy, inputs };
   } catch (error) {
-    errors.push({ phase: 'inspect', id, message: message(error) });
+    errors.push({ phase: 'inspect', id, message: errorMessage(error) });
     return undefined;
   }
 }
@@ -253,7 +253,7 @@ async function checkWithPolicy(
     return await checkContainer(record, labelPolicy, context);
   } catch (error) {
     // A check that throws (a bug, not a registry answer) still must not stop the others.
-    errors.push({ phase: 'check', id: record.id, message: message(error) });
+    errors.push({ phase: 'check', id: record.id, message: errorMessage(error) });
     return record;
   }
 }

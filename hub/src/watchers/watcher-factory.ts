@@ -1,5 +1,5 @@
 import type { DockerHost } from '../../../shared/docker/docker-host';
-import type { WatcherConfig } from '../../../shared/docker/watcher-config';
+import type { WatcherConfig, WatcherType } from '../../../shared/docker/watcher-config';
 import type { Logger } from '../../../shared/logging/logger';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import type { Publish } from '../events/event-bus';
@@ -42,6 +42,8 @@ export interface WatcherOptions {
   /** Told after each record this watcher writes (an agent's counts may have moved). */
   onPublished?: (() => void) | undefined;
   startDelayMs?: number | undefined;
+  /** `docker` unless the host is a file source's (docs/sources.md). */
+  type?: WatcherType | undefined;
   /** How long Docker events are gathered before one refresh (250 ms for a local Engine). */
   eventDebounceMs?: number | undefined;
 }
@@ -58,8 +60,10 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
           onPublished();
         }
       : deps.publish;
+    const type = options.type ?? 'docker';
     return new DockerWatcher({
       config,
+      type,
       host,
       agent,
       store: deps.containers,
@@ -67,7 +71,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       policies: deps.tagPolicies,
       thresholdDays: deps.thresholdDays,
       logger: deps.logger.child(
-        agent === undefined ? `watcher.docker.${config.name}` : `watcher.docker.${agent}.${config.name}`,
+        agent === undefined ? `watcher.${type}.${config.name}` : `watcher.${type}.${agent}.${config.name}`,
       ),
       now: deps.now,
       ...(options.startDelayMs !== undefined && { startDelayMs: options.startDelayMs }),

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../shared/config/config-error';
 import { readContainerLabels } from '../../../shared/containers/container-labels';
+import { queryContainers } from '../../../shared/containers/container-query';
 import { composeFilesAreLocal, DEFAULT_CRON, loadWatcherConfigs } from '../../../shared/docker/watcher-config';
 import type { Container } from '../../../shared/schemas/container';
-import { queryContainers } from './container-query';
 
 const vars = (entries: Record<string, string>) => new Map(Object.entries(entries));
 

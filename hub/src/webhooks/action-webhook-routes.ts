@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { imageOf } from '../../../shared/containers/container-record';
+import { errorMessage } from '../../../shared/error-message';
 import type { Logger } from '../../../shared/logging/logger';
 import type { AuditRecord } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
@@ -9,7 +10,7 @@ import type { HubEnv } from '../http/hub-env';
 import { qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
 import type { HubMetrics } from '../metrics/hub-metrics';
-import { type ContainerHosts, errorMessage, watcherOf } from '../routes/container-target';
+import { type ContainerHosts, watcherOf } from '../routes/container-target';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { toPublicContainer } from '../watchers/public-container';

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import '../styles.css';
 import './docs.css';
+import { errorMessage } from '../../../shared/error-message';
 import type { OpenApiDocument } from './openapi-model';
 import { Reference } from './reference';
 
@@ -19,7 +20,7 @@ async function start(root: HTMLElement): Promise<void> {
       <main id="main">
         <h1>API reference</h1>
         <p role="alert">
-          The OpenAPI document could not be loaded ({(error as Error).message}). It is at{' '}
+          The OpenAPI document could not be loaded ({errorMessage(error)}). It is at{' '}
           <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.
         </p>
       </main>,

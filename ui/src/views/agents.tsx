@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { adminApi, type EdgeKey } from '../admin-api';
 import { ApiError } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorText } from '../components/error-text';
 import { relative, when } from '../format-time';
 import { agents } from '../state';
+import { useAction } from '../use-action';
 
 /**
  * The agents the hub knows (http-interface §2.3: edge and listen-mode agents look the same; an edge
@@ -86,31 +88,24 @@ function AgentList() {
 
 function EdgeKeys() {
   const [keys, setKeys] = useState<EdgeKey[] | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const [disabled, setDisabled] = useState(false);
   const [revoking, setRevoking] = useState<EdgeKey | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   const load = () =>
     adminApi.edgeKeys().then(
       (page) => setKeys(page.data),
-      (failure: ApiError) => (failure.status === 404 ? setDisabled(true) : setError(failure.message)),
+      (failure: unknown) =>
+        failure instanceof ApiError && failure.status === 404 ? setDisabled(true) : setError(errorMessage(failure)),
     );
   useEffect(() => void load(), []);
 
   async function revoke(key: EdgeKey) {
-    setBusy(true);
-    try {
+    await run(async () => {
       await adminApi.revokeEdgeKey(key.keyId);
-      setRevoking(undefined);
-      setError(undefined);
       await load();
-    } catch (failure) {
-      setRevoking(undefined);
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setRevoking(undefined);
   }
 
   if (disabled)
@@ -193,30 +188,25 @@ function EdgeKeys() {
 function RegisterEdgeKey({ onRegistered }: { onRegistered: () => Promise<unknown> }) {
   const [publicKey, setPublicKey] = useState('');
   const [label, setLabel] = useState('');
-  const [error, setError] = useState<string | undefined>();
   const [done, setDone] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   async function submit(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setDone(undefined);
-    try {
-      const key = await adminApi.registerEdgeKey({ publicKey: publicKey.trim(), label: label.trim() });
+    await run(async () => {
+      const key = await adminApi
+        .registerEdgeKey({ publicKey: publicKey.trim(), label: label.trim() })
+        .catch((failure: unknown) => {
+          if (failure instanceof ApiError && failure.status === 409)
+            throw new Error('This key is registered already (a revoked key cannot be registered again).');
+          throw failure;
+        });
       setDone(`Registered ${key.label || 'the key'} as ${key.keyId}.`);
       setPublicKey('');
       setLabel('');
       await onRegistered();
-    } catch (failure) {
-      setError(
-        failure instanceof ApiError && failure.status === 409
-          ? 'This key is registered already (a revoked key cannot be registered again).'
-          : (failure as Error).message,
-      );
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { SCOPES, type Scope } from '../../../shared/scopes';
 import { adminApi, type CreatedApiKey } from '../admin-api';
 import { ErrorText } from '../components/error-text';
+import { useAction } from '../use-action';
 
 /** What each scope opens (decisions §5), so a person picks them without reading docs/scopes.md. */
 const SCOPE_HINTS: Record<Scope, string> = {
@@ -34,8 +35,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
   const [scopes, setScopes] = useState<Scope[]>(['read']);
   const [expires, setExpires] = useState('');
   const [rateLimit, setRateLimit] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   const toggle = (scope: Scope, on: boolean) =>
     setScopes((held) => (on ? [...held, scope] : held.filter((s) => s !== scope)));
@@ -46,9 +46,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
       setError('Choose at least one permission.');
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const key = await adminApi.createApiKey({
         name: name.trim(),
         scopes,
@@ -59,11 +57,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => v
       setExpires('');
       setRateLimit('');
       onCreated(key);
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

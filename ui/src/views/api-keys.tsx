@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { type ApiKey, adminApi, type CreatedApiKey } from '../admin-api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
 import { ErrorText } from '../components/error-text';
 import { relative, when } from '../format-time';
 import { session } from '../state';
+import { useAction } from '../use-action';
 import { ApiKeyForm } from './api-key-form';
 
 /** Every key minted by `root`, transitively (what a revocation takes with it, http-interface §3.1). */
@@ -27,11 +29,10 @@ export function ApiKeys() {
   const [keys, setKeys] = useState<ApiKey[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | undefined>();
   const [created, setCreated] = useState<CreatedApiKey | undefined>();
   const [revoking, setRevoking] = useState<ApiKey | undefined>();
   const [revoked, setRevoked] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   async function load(more = false) {
     try {
@@ -40,7 +41,7 @@ export function ApiKeys() {
       setCursor(page.hasMore ? page.nextCursor : undefined);
       setError(undefined);
     } catch (failure) {
-      setError((failure as Error).message);
+      setError(errorMessage(failure));
     } finally {
       setLoaded(true);
     }
@@ -48,20 +49,15 @@ export function ApiKeys() {
   useEffect(() => void load(), []);
 
   async function revoke(key: ApiKey) {
-    setBusy(true);
-    try {
+    await run(async () => {
       const answer = await adminApi.revokeApiKey(key.keyId);
       const others = answer.revokedKeyIds.length - 1;
       setRevoked(
         `Revoked ${key.name}${others > 0 ? ` and ${others} key${others === 1 ? '' : 's'} it had created` : ''}.`,
       );
       await load();
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-      setRevoking(undefined);
-    }
+    });
+    setRevoking(undefined);
   }
 
   const cascade = revoking ? descendantsOf(revoking, keys) : [];

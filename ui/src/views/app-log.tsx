@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { adminApi, type LogEntry, type LogLevel } from '../admin-api';
 import { ErrorText } from '../components/error-text';
+import { LogControls, type LogReading, LogText, lineMatches } from '../log-view/log-text';
 import { navigate, query } from '../router';
 
 const LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
@@ -34,11 +36,12 @@ export function AppLog() {
   const [state, setState] = useState<StreamState>('connecting');
   const [error, setError] = useState<string | undefined>();
   const [paused, setPaused] = useState(false);
+  const [reading, setReading] = useState<LogReading>({ query: '', pretty: true });
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
 
   useEffect(() => {
-    adminApi.logComponents().then(setComponents, (failure: Error) => setError(failure.message));
+    adminApi.logComponents().then(setComponents, (failure: unknown) => setError(errorMessage(failure)));
   }, []);
 
   useEffect(() => {
@@ -85,6 +88,9 @@ export function AppLog() {
     if (state === 'live' || state === 'paused') setState(paused ? 'live' : 'paused');
   };
 
+  const shown = entries
+    .map((entry, index) => ({ entry, index }))
+    .filter(({ entry }) => lineMatches(`${entry.component} ${entry.msg}`, reading.query));
   return (
     <main id="main" tabIndex={-1}>
       <h1>Application log</h1>
@@ -126,12 +132,13 @@ export function AppLog() {
         {state === 'lost' && 'The log stream was cut. Reconnecting…'}
       </p>
       <ErrorText message={error} />
+      <LogControls reading={reading} onChange={setReading} shown={shown.length} total={entries.length} />
       <ol class="plain log mono" aria-label="Log entries">
-        {entries.map((entry, index) => (
+        {shown.map(({ entry, index }) => (
           // Entries have no id; the position in this list is stable until the list is replaced.
           <li key={index} class={`level-${entry.level}`} data-level={entry.level}>
             <time dateTime={new Date(entry.timestamp).toISOString()}>{time(entry.timestamp)}</time> {entry.level}{' '}
-            <span class="hint">{entry.component}</span> <span class="break">{entry.msg}</span>
+            <span class="hint">{entry.component}</span> <LogText line={entry.msg} reading={reading} />
           </li>
         ))}
       </ol>

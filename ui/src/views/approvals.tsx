@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { type Approval, type ApprovalState, adminApi } from '../admin-api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorText } from '../components/error-text';
 import { relative, when } from '../format-time';
 import { approvalsChanged, pendingApprovals } from '../state';
+import { useAction } from '../use-action';
 
 /** The filter's choices: what waits first, then each final state (docs/approvals.md). */
 const FILTERS: readonly { value: ApprovalState | ''; label: string }[] = [
@@ -32,35 +34,26 @@ const OPEN: readonly ApprovalState[] = ['pending', 'deferred'];
 export function Approvals() {
   const [filter, setFilter] = useState<ApprovalState | ''>('pending');
   const [approvals, setApprovals] = useState<Approval[] | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const [rejecting, setRejecting] = useState<Approval | undefined>();
   const [comment, setComment] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   const load = () =>
     adminApi.approvals(filter || undefined).then(
       (page) => setApprovals(page.data),
-      (failure: Error) => setError(failure.message),
+      (failure: unknown) => setError(errorMessage(failure)),
     );
   // Reloaded when the filter changes and at every approval event of the live stream.
   useEffect(() => void load(), [filter, approvalsChanged.value]);
   useEffect(() => setError(undefined), [filter]);
 
-  async function act(run: () => Promise<string>) {
-    setBusy(true);
+  async function act(decide: () => Promise<string>) {
     setNotice(undefined);
-    setError(undefined);
-    try {
-      setNotice(await run());
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-      setRejecting(undefined);
-      setComment('');
-      await load();
-    }
+    await run(async () => setNotice(await decide()));
+    setRejecting(undefined);
+    setComment('');
+    await load();
   }
 
   const approve = (approval: Approval) => act(async () => (await adminApi.approve(approval.id)).message);

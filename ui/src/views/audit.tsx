@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import type { AuditAction } from '../../../shared/schemas/audit-entry';
 import { type AuditPage, adminApi } from '../admin-api';
 import { ErrorText } from '../components/error-text';
@@ -100,7 +101,10 @@ function writeFilters(filters: AuditFilters): void {
 }
 
 /** A `datetime-local` value is the person's wall clock; the API takes an ISO instant. */
-const instant = (local: string) => (local ? new Date(local).toISOString() : '');
+const instant = (local: string) => {
+  const date = new Date(local);
+  return local && !Number.isNaN(date.getTime()) ? date.toISOString() : '';
+};
 
 /** The audit trail (http-interface §4.10), newest first, with the route's filters, in pages of 50. */
 export function Audit() {
@@ -109,8 +113,14 @@ export function Audit() {
   const [page, setPage] = useState<AuditPage | undefined>();
   const [error, setError] = useState<string | undefined>();
   const key = JSON.stringify(filters);
+  // A range that ends before it starts holds nothing by definition: said, not asked of the hub (issue 28).
+  const rangeProblem =
+    filters.from && filters.to && instant(filters.from) > instant(filters.to)
+      ? `"From" (${when(instant(filters.from))}) is after "To" (${when(instant(filters.to))}): choose a From before the To.`
+      : undefined;
 
   useEffect(() => {
+    if (rangeProblem) return;
     const q = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String((filters.page - 1) * PAGE_SIZE) });
     if (filters.action) q.set('action', filters.action);
     if (filters.container) q.set('container', filters.container);
@@ -123,7 +133,7 @@ export function Audit() {
         setPage(answer);
         setError(undefined);
       },
-      (failure: Error) => current && setError(failure.message),
+      (failure: unknown) => current && setError(errorMessage(failure)),
     );
     return () => {
       current = false;
@@ -162,12 +172,29 @@ export function Audit() {
         </label>
         <label>
           From
-          <input type="datetime-local" value={filters.from} onChange={(e) => set({ from: e.currentTarget.value })} />
+          <input
+            type="datetime-local"
+            value={filters.from}
+            aria-invalid={rangeProblem ? true : undefined}
+            aria-describedby={rangeProblem ? 'range-problem' : undefined}
+            onChange={(e) => set({ from: e.currentTarget.value })}
+          />
         </label>
         <label>
           To
-          <input type="datetime-local" value={filters.to} onChange={(e) => set({ to: e.currentTarget.value })} />
+          <input
+            type="datetime-local"
+            value={filters.to}
+            aria-invalid={rangeProblem ? true : undefined}
+            aria-describedby={rangeProblem ? 'range-problem' : undefined}
+            onChange={(e) => set({ to: e.currentTarget.value })}
+          />
         </label>
+        {rangeProblem && (
+          <p id="range-problem" class="error range-problem" role="alert">
+            {rangeProblem}
+          </p>
+        )}
         <div>
           <button
             type="button"
@@ -179,12 +206,12 @@ export function Audit() {
         </div>
       </search>
       <ErrorText message={error} />
-      {page && (
+      {page && !rangeProblem && (
         <p class="hint" role="status">
           {page.total} {page.total === 1 ? 'entry' : 'entries'}
         </p>
       )}
-      {page && page.data.length > 0 && (
+      {page && !rangeProblem && page.data.length > 0 && (
         <table class="list audit">
           <thead>
             <tr>
@@ -229,7 +256,7 @@ export function Audit() {
           </tbody>
         </table>
       )}
-      {page && pages > 1 && (
+      {page && !rangeProblem && pages > 1 && (
         <nav class="pager" aria-label="Audit pages">
           <button
             type="button"

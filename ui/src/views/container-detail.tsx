@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiError, api, type Container } from '../api';
+import { ApiError, api, type Container } from '../api';
+import { operationOf } from '../components/update-stepper';
 import { navigate } from '../router';
-import { containers, containersLoaded, operations, putContainer } from '../state';
+import { containers, containersLoaded, putContainer } from '../state';
+import { isSettled } from '../update-steps';
 import { BackupsSection } from './container-detail/backups-section';
 import { EnvSection } from './container-detail/env-section';
 import { GroupSection } from './container-detail/group-section';
@@ -68,7 +70,8 @@ export function ContainerDetail({ id }: { id: string }) {
   useSectionRead(
     container || !containersLoaded.value ? undefined : (signal) => api.container(id, signal),
     putContainer,
-    (failure) => ((failure as ApiError).status === 404 ? setMissing(true) : setError(failure.message)),
+    (message, failure) =>
+      failure instanceof ApiError && failure.status === 404 ? setMissing(true) : setError(message),
     [id, containersLoaded.value],
   );
 
@@ -84,7 +87,7 @@ export function ContainerDetail({ id }: { id: string }) {
   const c = container;
   // An update re-creates the container (a new id, the same name): history and backups follow the operation.
   const name = followed.current?.name ?? c.name;
-  const operation = operations.value.get(name);
+  const operation = operationOf({ agent: c.agent, watcher: c.watcher, name });
   const revision = operation ? `${operation.operationId}:${operation.status}` : 'none';
   return (
     <main id="main" tabIndex={-1} class="detail">
@@ -101,14 +104,18 @@ export function ContainerDetail({ id }: { id: string }) {
       <UpdateSection c={c} name={name} />
       {found ? (
         <>
-          <RuntimeActions c={c} />
+          <RuntimeActions c={c} locked={operation !== undefined && !isSettled(operation.status)} />
           <div class="detail-grid">
             <VersionsSection c={c} />
             <PolicySection c={c} />
             <SecuritySection c={c} key={`security${c.id}`} />
             <ReleaseNotesSection c={c} />
             <TriggersSection c={c} />
-            <BackupsSection c={c} revision={revision} />
+            <BackupsSection
+              c={c}
+              revision={revision}
+              locked={operation !== undefined && !isSettled(operation.status)}
+            />
             <HistorySection c={c} revision={revision} />
             <GroupSection c={c} />
             <StatsSection c={c} key={`stats${c.id}`} />

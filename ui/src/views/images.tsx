@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorText } from '../components/error-text';
 import { shortDigest } from '../format';
 import { bytes } from '../format-bytes';
 import { when } from '../format-time';
 import { type ImageList, type ImageView, imagesApi, type PrunePreview, type PruneResult } from '../images-api';
+import { useAction } from '../use-action';
 
 /** Where an image lives: a watcher of the hub's own, or of an edge agent (valibot's optional admits undefined). */
 type OnHost = { watcher: string; agent?: string | undefined };
@@ -32,7 +34,7 @@ export function Images() {
   const [preview, setPreview] = useState<PrunePreview | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, error: pruneError, run } = useAction();
   const [result, setResult] = useState<PruneResult | undefined>();
 
   async function load() {
@@ -42,22 +44,14 @@ export function Images() {
       setPreview(prunable);
       setError(undefined);
     } catch (failure) {
-      setError((failure as Error).message);
+      setError(errorMessage(failure));
     }
   }
   useEffect(() => void load(), []);
 
   async function prune(ids: string[]) {
-    setBusy(true);
-    try {
-      setResult(await imagesApi.prune(ids));
-      setError(undefined);
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-      setConfirming(false);
-    }
+    await run(async () => setResult(await imagesApi.prune(ids)));
+    setConfirming(false);
     await load();
   }
 
@@ -65,7 +59,7 @@ export function Images() {
   return (
     <main id="main" tabIndex={-1}>
       <h1>Images</h1>
-      <ErrorText message={error} />
+      <ErrorText message={pruneError ?? error} />
       <section class="card" aria-labelledby="prune-preview">
         <h2 id="prune-preview">Prune preview</h2>
         <p class="hint">

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import type * as v from 'valibot';
-import type { BellEntrySchema } from '../../../hub/src/routes/notification-bell-routes';
+import type { BellEntrySchema } from '../../../shared/schemas/notification-views';
 import { type ApiError, call } from '../api';
 import { relative, when } from '../format-time';
+import { bellSentence, bellTarget } from './bell-words';
+import { containerHref } from './dashboard/container-links';
 
 type BellEntry = v.InferOutput<typeof BellEntrySchema>;
 interface BellPage {
@@ -11,6 +13,20 @@ interface BellPage {
 }
 
 const SHOWN = 5;
+
+/** The entry in words, a link to what it is about (its container, or the agents). */
+function BellLink({ entry }: { entry: BellEntry }) {
+  const sentence = bellSentence(entry);
+  const target = bellTarget(entry);
+  if (target === 'agents') return <a href="/agents">{sentence}</a>;
+  if (target === 'container' && entry.containerName)
+    return (
+      <a href={containerHref(entry.containerName)} class="break">
+        {sentence}
+      </a>
+    );
+  return <span class="break">{sentence}</span>;
+}
 
 /** The in-app bell (http-interface §2.8) on the dashboard: the unread count, the latest entries, mark all read. */
 export function NotificationBell() {
@@ -47,9 +63,7 @@ export function NotificationBell() {
             <time class="hint" dateTime={entry.timestamp} title={when(entry.timestamp)}>
               {relative(entry.timestamp)}
             </time>{' '}
-            {entry.event}
-            {entry.containerName && `: ${entry.containerName}`}
-            {entry.fromVersion && entry.toVersion && ` ${entry.fromVersion} → ${entry.toVersion}`}
+            <BellLink entry={entry} />
           </li>
         ))}
       </ul>

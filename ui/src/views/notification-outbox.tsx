@@ -1,15 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { adminApi, type OutboxEntry } from '../admin-api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorText } from '../components/error-text';
 import { when } from '../format-time';
+import { useAction } from '../use-action';
 
 /** Deliveries waiting, retrying or given up (http-interface §2.9, §3.6): retry a dead letter, delete any. */
 export function NotificationOutbox() {
   const [entries, setEntries] = useState<OutboxEntry[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<OutboxEntry | undefined>();
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  const busy = action.busy;
 
   const load = () =>
     adminApi.outbox().then(
@@ -17,21 +20,16 @@ export function NotificationOutbox() {
         setEntries(page.data);
         setError(undefined);
       },
-      (failure: Error) => setError(failure.message),
+      (failure: unknown) => setError(errorMessage(failure)),
     );
   useEffect(() => void load(), []);
 
   async function act(run: () => Promise<unknown>) {
-    setBusy(true);
-    try {
+    await action.run(async () => {
       await run();
       await load();
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-      setDeleting(undefined);
-    }
+    });
+    setDeleting(undefined);
   }
 
   return (
@@ -43,7 +41,7 @@ export function NotificationOutbox() {
           Refresh
         </button>
       </div>
-      <ErrorText message={error} />
+      <ErrorText message={action.error ?? error} />
       {entries && entries.length === 0 && <p>Nothing is waiting: every message was delivered.</p>}
       {entries && entries.length > 0 && (
         <table class="list">

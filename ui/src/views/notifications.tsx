@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { adminApi, type NotificationRule, type Trigger } from '../admin-api';
 import { ErrorText } from '../components/error-text';
+import { useAction } from '../use-action';
 import { NotificationOutbox } from './notification-outbox';
 import { RuleTemplatesEditor } from './rule-templates';
 
@@ -15,17 +17,18 @@ const isNotificationTrigger = (trigger: Trigger) => trigger.type !== 'docker';
 /** Notification rules with their templates and live preview, the triggers with a test run, and the outbox (http-interface §4.7, §4.9). */
 export function Notifications() {
   const [rules, setRules] = useState<NotificationRule[] | undefined>();
-  const [triggers, setTriggers] = useState<Trigger[]>([]);
+  // Undefined until GET /triggers answers: "none configured" is said only once the hub said so.
+  const [triggers, setTriggers] = useState<Trigger[] | undefined>();
   const [error, setError] = useState<string | undefined>();
 
   useEffect(() => {
     adminApi.rules().then(
       (page) => setRules(page.data),
-      (failure: Error) => setError(failure.message),
+      (failure: unknown) => setError(errorMessage(failure)),
     );
     adminApi.triggers().then(
       (page) => setTriggers(page.data.filter(isNotificationTrigger)),
-      (failure: Error) => setError(failure.message),
+      (failure: unknown) => setError(errorMessage(failure)),
     );
   }, []);
 
@@ -54,26 +57,21 @@ function RuleCard({
   onSaved,
 }: {
   rule: NotificationRule;
-  triggers: Trigger[];
+  triggers: Trigger[] | undefined;
   onSaved: (rule: NotificationRule) => void;
 }) {
   const [editing, setEditing] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { error, run } = useAction();
   const id = `rule-${rule.id}`;
 
-  async function patch(body: Parameters<typeof adminApi.patchRule>[1]) {
-    try {
-      onSaved(await adminApi.patchRule(rule.id, body));
-      setError(undefined);
-    } catch (failure) {
-      setError((failure as Error).message);
-    }
-  }
+  const patch = (body: Parameters<typeof adminApi.patchRule>[1]) =>
+    run(async () => onSaved(await adminApi.patchRule(rule.id, body)));
   const toggleTrigger = (triggerId: string, on: boolean) => {
     // Empty means every trigger (http-interface §2.8): unticking one of "all" keeps the others.
-    const current = rule.triggers.length === 0 ? triggers.map((t) => t.id) : rule.triggers;
+    const all = triggers ?? [];
+    const current = rule.triggers.length === 0 ? all.map((t) => t.id) : rule.triggers;
     const next = on ? [...current, triggerId] : current.filter((t) => t !== triggerId);
-    void patch({ triggers: next.length === triggers.length ? [] : next });
+    void patch({ triggers: next.length === all.length ? [] : next });
   };
 
   return (
@@ -109,7 +107,7 @@ function RuleCard({
           </label>
         )}
       </div>
-      {triggers.length > 0 && (
+      {triggers && triggers.length > 0 && (
         <fieldset class="inline-checks">
           <legend>Triggers</legend>
           {triggers.map((trigger) => (
@@ -134,7 +132,7 @@ function RuleCard({
   );
 }
 
-function TriggerList({ triggers }: { triggers: Trigger[] }) {
+function TriggerList({ triggers }: { triggers: Trigger[] | undefined }) {
   const [said, setSaid] = useState<Record<string, { ok: boolean; text: string }>>({});
   const [running, setRunning] = useState<string | undefined>();
 
@@ -144,7 +142,7 @@ function TriggerList({ triggers }: { triggers: Trigger[] }) {
       await adminApi.runTrigger(trigger.id);
       setSaid((s) => ({ ...s, [trigger.id]: { ok: true, text: 'Delivered a test message.' } }));
     } catch (failure) {
-      setSaid((s) => ({ ...s, [trigger.id]: { ok: false, text: (failure as Error).message } }));
+      setSaid((s) => ({ ...s, [trigger.id]: { ok: false, text: errorMessage(failure) } }));
     } finally {
       setRunning(undefined);
     }
@@ -153,7 +151,9 @@ function TriggerList({ triggers }: { triggers: Trigger[] }) {
   return (
     <section class="card" aria-labelledby="triggers">
       <h2 id="triggers">Triggers</h2>
-      {triggers.length === 0 ? (
+      {triggers === undefined ? (
+        <p>Loading…</p>
+      ) : triggers.length === 0 ? (
         <p>No notification trigger is configured.</p>
       ) : (
         <ul class="plain">

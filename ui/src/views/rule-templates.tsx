@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import {
   adminApi,
   type NotificationPreview,
@@ -7,6 +8,7 @@ import {
   type Trigger,
 } from '../admin-api';
 import { ErrorText } from '../components/error-text';
+import { useAction } from '../use-action';
 
 const FIELDS = [
   { key: 'simpleTitle', label: 'Title' },
@@ -28,7 +30,8 @@ function filled(draft: RuleTemplates): RuleTemplates {
 
 interface RuleTemplatesProps {
   rule: NotificationRule;
-  triggers: Trigger[];
+  /** Undefined while GET /triggers is on its way: the editor may be opened before it answers. */
+  triggers: Trigger[] | undefined;
   onSaved: (rule: NotificationRule) => void;
 }
 
@@ -37,13 +40,15 @@ interface RuleTemplatesProps {
  * (POST /notifications/{id}/preview, sample data): what is seen is what the trigger will send.
  */
 export function RuleTemplatesEditor({ rule, triggers, onSaved }: RuleTemplatesProps) {
-  const [triggerId, setTriggerId] = useState(triggers[0]?.id ?? '');
+  // The person's pick, and the trigger edited: the pick while it exists, else the first one. Derived
+  // on every render, so a list that arrives after the editor opened fills the select (issue 28).
+  const [picked, setTriggerId] = useState<string | undefined>();
+  const triggerId = triggers?.some((t) => t.id === picked) ? (picked as string) : (triggers?.[0]?.id ?? '');
   const [draft, setDraft] = useState<RuleTemplates>(rule.templates[triggerId] ?? {});
   const [preview, setPreview] = useState<NotificationPreview | undefined>();
   const [previewError, setPreviewError] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const [saved, setSaved] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   useEffect(() => setDraft(rule.templates[triggerId] ?? {}), [triggerId]);
 
@@ -58,7 +63,7 @@ export function RuleTemplatesEditor({ rule, triggers, onSaved }: RuleTemplatesPr
           setPreview(answer);
           setPreviewError(undefined);
         },
-        (failure: Error) => current && setPreviewError(failure.message),
+        (failure: unknown) => current && setPreviewError(errorMessage(failure)),
       );
     }, PREVIEW_DELAY_MS);
     return () => {
@@ -69,23 +74,18 @@ export function RuleTemplatesEditor({ rule, triggers, onSaved }: RuleTemplatesPr
 
   async function save(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setSaved(undefined);
-    try {
+    await run(async () => {
       const templates = { ...rule.templates };
       const kept = filled(draft);
       if (Object.keys(kept).length > 0) templates[triggerId] = kept;
       else delete templates[triggerId];
       onSaved(await adminApi.patchRule(rule.id, { templates }));
       setSaved('Saved.');
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
+  if (triggers === undefined) return <p role="status">Loading the triggers…</p>;
   if (triggers.length === 0)
     return <p>No notification trigger is configured (DD_NOTIFICATION_*), so there is no template to edit.</p>;
   const id = `tpl-${rule.id}`;

@@ -1,8 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../shared/error-message';
 import { adminApi, type Settings as HubSettings } from '../admin-api';
 import { ErrorText } from '../components/error-text';
+import { ThemePicker } from '../components/theme-picker';
 import { session } from '../state';
-import { applyTheme, preferencesApi, THEMES, type Theme } from '../theme';
+import { isTheme, keepTheme, keptTheme, preferencesApi, type Theme } from '../theme';
+import { useAction } from '../use-action';
 
 const UPDATE_MODES: readonly { value: HubSettings['updateMode']; label: string }[] = [
   { value: 'notify', label: 'Notify only: never update' },
@@ -18,36 +21,26 @@ export function Settings() {
     <main id="main" tabIndex={-1}>
       <h1>Settings</h1>
       <HubSettingsForm />
-      {anonymous ? (
-        <section class="card" aria-labelledby="preferences">
-          <h2 id="preferences">Your preferences</h2>
-          <p>Anonymous access keeps no preferences: the theme follows your system.</p>
-        </section>
-      ) : (
-        <PreferencesForm />
-      )}
+      {anonymous ? <BrowserPreferences /> : <PreferencesForm />}
     </main>
   );
 }
 
 function HubSettingsForm() {
   const [settings, setSettings] = useState<HubSettings | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const [saved, setSaved] = useState<string | undefined>();
+  const { error, setError, run } = useAction();
 
   useEffect(() => {
-    adminApi.settings().then(setSettings, (failure: Error) => setError(failure.message));
+    adminApi.settings().then(setSettings, (failure: unknown) => setError(errorMessage(failure)));
   }, []);
 
   async function patch(change: Partial<HubSettings>) {
     setSaved(undefined);
-    try {
+    await run(async () => {
       setSettings(await adminApi.patchSettings(change));
-      setError(undefined);
       setSaved('Saved.');
-    } catch (failure) {
-      setError((failure as Error).message);
-    }
+    });
   }
 
   return (
@@ -90,22 +83,23 @@ function PreferencesForm() {
 
   useEffect(() => {
     preferencesApi.get().then(
-      (preferences) => setTheme(THEMES.includes(preferences.theme as Theme) ? (preferences.theme as Theme) : 'system'),
-      (failure: Error) => setError(failure.message),
+      (preferences) => setTheme(isTheme(preferences.theme) ? preferences.theme : 'system'),
+      (failure: unknown) => setError(errorMessage(failure)),
     );
   }, []);
 
   async function choose(next: Theme) {
-    const previous = theme;
+    const previous = theme ?? 'system';
     setTheme(next);
-    applyTheme(next);
+    keepTheme(next, { synced: false });
     try {
       await preferencesApi.put({ theme: next });
+      keepTheme(next, { synced: true });
       setError(undefined);
     } catch (failure) {
       setTheme(previous);
-      applyTheme(previous);
-      setError((failure as Error).message);
+      keepTheme(previous, { synced: true });
+      setError(errorMessage(failure));
     }
   }
 
@@ -113,23 +107,23 @@ function PreferencesForm() {
     <section class="card" aria-labelledby="preferences">
       <h2 id="preferences">Your preferences</h2>
       <ErrorText message={error} />
-      {theme && (
-        <fieldset class="inline-checks">
-          <legend>Theme</legend>
-          {THEMES.map((option) => (
-            <label class="check" key={option}>
-              <input
-                type="radio"
-                name="theme"
-                value={option}
-                checked={theme === option}
-                onChange={() => choose(option)}
-              />
-              {option === 'system' ? 'As the system' : option === 'light' ? 'Light' : 'Dark'}
-            </label>
-          ))}
-        </fieldset>
-      )}
+      {theme && <ThemePicker value={theme} onChoose={choose} />}
+    </section>
+  );
+}
+
+/** Anonymous access has no preferences on the hub (403): the theme is kept in this browser only. */
+function BrowserPreferences() {
+  const [theme, setTheme] = useState<Theme>(keptTheme);
+  const choose = (next: Theme) => {
+    setTheme(next);
+    keepTheme(next, { synced: false });
+  };
+  return (
+    <section class="card" aria-labelledby="preferences">
+      <h2 id="preferences">Your preferences</h2>
+      <p class="hint">Anonymous access keeps no preferences on the hub: this browser keeps your theme.</p>
+      <ThemePicker value={theme} onChoose={choose} />
     </section>
   );
 }

@@ -1,14 +1,17 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api';
+import { ThemePicker } from '../components/theme-picker';
 import { session } from '../state';
+import { keepTheme, keptTheme, type Theme } from '../theme';
+import { useAction } from '../use-action';
 
 /** Basic sign-in (the code field is for users with TOTP or a recovery code) and one button per OIDC provider. */
 export function SignIn() {
   const current = session.value;
   const status = current.state === 'signed-out' ? current.status : undefined;
   const notice = current.state === 'signed-out' ? current.message : undefined;
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
+  const [theme, setTheme] = useState<Theme>(keptTheme);
   const basic = status?.providers.some((p) => p.type === 'basic') ?? false;
   const oidc = status?.providers.filter((p) => p.type === 'oidc') ?? [];
 
@@ -16,25 +19,26 @@ export function SignIn() {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const code = String(form.get('code') ?? '').trim();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const user = await api.login({
-        username: String(form.get('username') ?? ''),
-        password: String(form.get('password') ?? ''),
-        ...(code && (/^\d{6,8}$/.test(code) ? { otp: code } : { recoveryCode: code })),
-      });
+    await run(async () => {
+      const user = await api
+        .login({
+          username: String(form.get('username') ?? ''),
+          password: String(form.get('password') ?? ''),
+          ...(code && (/^\d{6,8}$/.test(code) ? { otp: code } : { recoveryCode: code })),
+        })
+        .catch((failure: unknown) => {
+          if (failure instanceof ApiError && failure.status === 401)
+            throw new Error('The username, password or code is not right. Please try again.');
+          throw failure;
+        });
       if (status) session.value = { state: 'signed-in', status, user };
-    } catch (failure) {
-      setError(
-        failure instanceof ApiError && failure.status === 401
-          ? 'The username, password or code is not right. Please try again.'
-          : (failure as Error).message,
-      );
-    } finally {
-      setBusy(false);
-    }
+    });
   }
+  // Kept in this browser, and sent to the hub's preferences once signed in (theme.ts syncTheme).
+  const chooseTheme = (next: Theme) => {
+    setTheme(next);
+    keepTheme(next, { synced: false });
+  };
 
   return (
     <main id="main" class="sign-in" tabIndex={-1}>
@@ -88,6 +92,7 @@ export function SignIn() {
         </div>
       )}
       {!basic && oidc.length === 0 && status && <p>No sign-in method is configured on this hub.</p>}
+      <ThemePicker value={theme} onChoose={chooseTheme} />
     </main>
   );
 }

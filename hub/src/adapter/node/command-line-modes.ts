@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import type { Environment } from '../../../../shared/config/env-source';
+import { errorMessage } from '../../../../shared/error-message';
 import { loadHubConfig } from '../../config/hub-config';
 
 /** A container's HEALTHCHECK gets its answer well inside Docker's default 30 s probe timeout. */
@@ -28,7 +29,7 @@ export async function runCommandLineMode(
     if (response.status === 200 && body?.status === 'ok') return 0;
     print(`hub: ${url} answered ${response.status}`);
   } catch (error) {
-    print(`hub: health check failed: ${(error as Error).message}`);
+    print(`hub: health check failed: ${errorMessage(error)}`);
   }
   return 1;
 }

@@ -4,6 +4,7 @@ import type { Driver, Storage } from 'unstorage';
 import { createStorage } from 'unstorage';
 import memoryDriver from 'unstorage/drivers/memory';
 import type { RedisOptions } from 'unstorage/drivers/redis';
+import { errorMessage } from '../../../../shared/error-message';
 import { scopeClearToBase } from '../../store/scope-clear-to-base';
 import { startFilesystemSync } from './filesystem-sync';
 import { fsAtomicDriver, sweepTempFiles } from './fs-atomic-driver';
@@ -74,7 +75,7 @@ async function openRedisDriver(url: string | undefined): Promise<Driver> {
     await answersPing(client, REDIS_START_TIMEOUT_MS);
   } catch (error) {
     client.disconnect();
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new Error(`store.redis: cannot reach the server named by DD_STORE_URL: ${reason}`, { cause: error });
   }
   return driver;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
+import { errorMessage } from '../../../../shared/error-message';
 import { errorBody, statusText } from '../../http/http-error';
 import { clip } from '../../http/route-group';
 import { withListenBacklog } from './listen-backlog';
@@ -31,7 +32,7 @@ export function jsonErrorServerFactory(
   const listener = getRequestListener(fetch, {
     hostname,
     errorHandler: (error) =>
-      Response.json(errorBody(400, `Malformed request: ${clip((error as Error).message)}`), { status: 400 }),
+      Response.json(errorBody(400, `Malformed request: ${clip(errorMessage(error))}`), { status: 400 }),
   });
   // node-server calls it as createServer(options, itsListener); ours replaces its listener.
   return ((options: ServerOptions) =>

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
+import { errorMessage } from '../../../../shared/error-message';
 import { UiBundleSchema, type UiSource } from '../../ui/ui-bundle';
 
 /**
@@ -27,7 +28,7 @@ export function loadUiBundle(file = uiBundleFile()): UiSource {
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     return {
-      unavailable: `${missing ? `${file} does not exist` : `cannot read ${file}: ${(error as Error).message}`}. ${HOW_TO_BUILD}`,
+      unavailable: `${missing ? `${file} does not exist` : `cannot read ${file}: ${errorMessage(error)}`}. ${HOW_TO_BUILD}`,
     };
   }
   let json: unknown;

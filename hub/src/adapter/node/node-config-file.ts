@@ -4,6 +4,7 @@ import { access, copyFile, open, readFile, rename, unlink } from 'node:fs/promis
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../../../../shared/config/config-error';
 import type { Environment } from '../../../../shared/config/env-source';
+import { errorMessage } from '../../../../shared/error-message';
 import {
   CONFIG_FILE_VARIABLE,
   ConfigFileError,
@@ -81,7 +82,7 @@ export function loadNodeConfiguration(
     accessSync(path, constants.R_OK);
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(CONFIG_FILE_VARIABLE, `cannot read ${path}: ${(error as Error).message}`);
+    throw new ConfigError(CONFIG_FILE_VARIABLE, `cannot read ${path}: ${errorMessage(error)}`);
   }
   let fileVariables: Map<string, string>;
   try {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createDockerHost } from '../../../../edge-agent/src/docker';
 import type { Environment } from '../../../../shared/config/env-source';
+import { errorMessage } from '../../../../shared/error-message';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { createLogger } from '../../../../shared/logging/logger';
-import { errorText, runUpdateOperation } from '../../../../shared/update-engine';
+import { runUpdateOperation } from '../../../../shared/update-engine';
 import { loadHubConfig } from '../../config/hub-config';
 import { HELPER_OPERATION_VARIABLE } from '../../updates/self-update/helper-container-spec';
 import {
@@ -80,7 +81,7 @@ export async function runSelfUpdateHelper(env: Environment): Promise<number> {
     await host.close();
     return settled.status === 'succeeded' ? 0 : 1;
   } catch (error) {
-    logger.error('self-update helper failed', { operationId, error: errorText(error) });
+    logger.error('self-update helper failed', { operationId, error: errorMessage(error) });
     return 1;
   } finally {
     await close();

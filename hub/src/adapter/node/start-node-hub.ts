@@ -12,6 +12,7 @@ import packageJson from '../../../../package.json' with { type: 'json' };
 import { ConfigError } from '../../../../shared/config/config-error';
 import type { Environment } from '../../../../shared/config/env-source';
 import { EDGE_SIGN_IN_MAX_FRAME_BYTES } from '../../../../shared/edge/protocol';
+import { errorMessage } from '../../../../shared/error-message';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { createLogger, type LogSink } from '../../../../shared/logging/logger';
 import { composeHub, type Hub, type HubInput } from '../../compose-hub';
@@ -25,8 +26,10 @@ import { createNodeHookRunner } from './hook-runner';
 import { createHttpDrain } from './http-drain';
 import { answerParserErrorsInJson, jsonErrorServerFactory } from './json-http-errors';
 import { loadUiBundle } from './load-ui-bundle';
+import { nodeCompression } from './node-compression';
 import { blameConfigFile, loadNodeConfiguration } from './node-config-file';
 import { dropNodeConnection, nodeClientAddress } from './node-connection';
+import { nodeSourceFiles } from './node-source-files';
 import { nodeNotificationProviders } from './notifications/node-notification-providers';
 import { createPinoSink } from './pino-sink';
 import { processMetricsOnDemand } from './process-metrics';
@@ -105,12 +108,12 @@ function readAuthorizedKeys(config: HubConfig): AuthorizedKey[] | undefined {
   try {
     content = readTextFile(path);
   } catch (error) {
-    throw new ConfigError('DD_EDGE_AUTHORIZED_KEYS', `cannot read ${path}: ${(error as Error).message}`);
+    throw new ConfigError('DD_EDGE_AUTHORIZED_KEYS', `cannot read ${path}: ${errorMessage(error)}`);
   }
   try {
     return parseAuthorizedKeys(content);
   } catch (error) {
-    throw new ConfigError('DD_EDGE_AUTHORIZED_KEYS', `${path}: ${(error as Error).message}`);
+    throw new ConfigError('DD_EDGE_AUTHORIZED_KEYS', `${path}: ${errorMessage(error)}`);
   }
 }
 
@@ -192,6 +195,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       registries,
       registryFetch: createRegistryFetchFactory(),
       dockerHostFor: (endpoint) => createDockerHost(endpoint),
+      // DD_WATCHER_<NAME>_TYPE=file|dockerfile: image lists, Dockerfiles and compose files on this machine.
+      sourceFilesFor: nodeSourceFiles,
       runtimeMetrics: processMetricsOnDemand(),
       // UI event stream: per-address limits (the socket peer, or X-Forwarded-For behind
       // DD_SERVER_TRUSTPROXY hops), and cutting off a client that stopped reading.
@@ -209,6 +214,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
         }),
       // An updated compose service's file names the new image afterwards (docs/updates.md "Compose files").
       composeFiles: createComposeFileEditor(),
+      // Brotli as well as gzip: CompressionStream has no brotli on Node 20.
+      responseCompression: nodeCompression,
       ui,
       configuration: configuration.source,
       ...options.deps,

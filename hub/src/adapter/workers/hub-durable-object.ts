@@ -1,5 +1,6 @@
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { ConfigError } from '../../../../shared/config/config-error';
+import { errorMessage } from '../../../../shared/error-message';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger';
 import { composeHub, type Hub } from '../../compose-hub';
@@ -7,6 +8,7 @@ import { EDGE_AUTO_HEARTBEAT } from '../../edge/edge-session-record';
 import { GATEWAY_PATH_PREFIX } from '../../edge/gateway/gateway-messages';
 import { answerGatewayRequest } from '../../edge/gateway/gateway-requests';
 import { errorBody } from '../../http/http-error';
+import { platformCompression } from '../../http/response-compression';
 import type { EdgeGatewayPort } from '../../hub-deps';
 import { loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
 import { alarmWakeUp, type DurableObjectAlarmStorage } from './alarm-wake-up';
@@ -95,6 +97,8 @@ export class HubDurableObject {
           runtime: 'workers',
           storageDriver: 'durable-object',
           refusedVariables: refused,
+          // Cloudflare compresses on the way out (Miniflare too): compressing here would double the CPU.
+          responseCompression: platformCompression,
           upgradeWebSocket,
           edgeSockets: this.edgeSockets,
           edgeGateways: gateways,
@@ -113,9 +117,7 @@ export class HubDurableObject {
         return;
       }
       const hub = this.hub;
-      await hub
-        .start()
-        .catch((error: unknown) => logger.error('hub failed to start', { error: (error as Error).message }));
+      await hub.start().catch((error: unknown) => logger.error('hub failed to start', { error: errorMessage(error) }));
       // Woken from hibernation (or re-created) with agents' sockets still open: their sessions come
       // back before any event is delivered, so the agents are listed connected and their frames served.
       for (const socket of this.edgeSockets.all()) hub.parts.edge?.sockets.resume(socket);

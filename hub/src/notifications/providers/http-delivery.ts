@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../../shared/error-message';
 import { type DeliveryContext, DeliveryError } from '../notification-provider';
 import { scrubSecrets } from './secret-fragments';
 
@@ -117,7 +118,7 @@ function networkError(context: DeliveryContext, target: DeliveryTarget, error: u
   const reason =
     (typeof cause?.message === 'string' && cause.message) ||
     (typeof cause?.code === 'string' && cause.code) ||
-    (error instanceof Error ? error.message : String(error));
+    errorMessage(error);
   return new DeliveryError(`${target.component}: request failed: ${scrubSecrets(reason, target.secrets)}`, true);
 }
 

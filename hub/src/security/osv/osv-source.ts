@@ -1,4 +1,5 @@
 import { unzipSync } from 'fflate';
+import { errorMessage } from '../../../../shared/error-message';
 
 /**
  * Reads the entries of an OSV export: a per-ecosystem `all.zip` (one JSON document per advisory),
@@ -40,7 +41,7 @@ function readZip(bytes: Uint8Array, reader: SourceReader): void {
       },
     });
   } catch (error) {
-    reader.bad(`not a readable zip archive: ${error instanceof Error ? error.message : String(error)}`);
+    reader.bad(`not a readable zip archive: ${errorMessage(error)}`);
     return;
   }
   const decoder = new TextDecoder();

@@ -1,5 +1,6 @@
+import { orderedFindings } from '../finding-order';
 import type { ImageSbom } from '../sbom-model';
-import { type Severity, severityRank } from '../severity';
+import type { Severity } from '../severity';
 import type { IndexedAdvisory } from './advisory';
 import { osvQueryOf } from './ecosystems';
 import { matchAdvisory } from './match-ranges';
@@ -33,21 +34,18 @@ export interface AdvisoryLookup {
 
 /**
  * Every finding of an SBOM against the database: each package mapped to its OSV ecosystem and
- * name (ecosystems.ts), each advisory of that package matched on the installed version. Worst
- * first, then by id; one finding per (advisory, package).
+ * name (ecosystems.ts), each advisory of that package matched on the installed version; in the
+ * order and without the repeats of every scanner's findings (finding-order.ts).
  */
 export async function scanSbom(sbom: ImageSbom, database: AdvisoryLookup): Promise<VulnerabilityFinding[]> {
   const findings: VulnerabilityFinding[] = [];
-  const seen = new Set<string>();
   for (const pkg of sbom.packages) {
     const query = osvQueryOf(pkg, sbom.distro);
     if (!query) continue;
     for (const ecosystem of query.ecosystems) {
       for (const advisory of await database.lookup(ecosystem, query.name)) {
         const verdict = matchAdvisory(advisory.ecosystem ?? ecosystem, query.version, advisory);
-        const key = `${advisory.id}\u0000${pkg.purl}`;
-        if (!verdict.affected || seen.has(key)) continue;
-        seen.add(key);
+        if (!verdict.affected) continue;
         findings.push({
           id: advisory.id,
           aliases: advisory.aliases,
@@ -62,10 +60,5 @@ export async function scanSbom(sbom: ImageSbom, database: AdvisoryLookup): Promi
       }
     }
   }
-  return findings.sort(
-    (a, b) =>
-      severityRank(b.severity) - severityRank(a.severity) ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) ||
-      (a.package.purl < b.package.purl ? -1 : 1),
-  );
+  return orderedFindings(findings);
 }

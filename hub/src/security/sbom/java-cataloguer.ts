@@ -6,6 +6,7 @@
  * dependencies and jars without pom.properties are not catalogued.
  */
 import { unzipSync } from 'fflate';
+import { errorMessage } from '../../../../shared/error-message';
 import type { SbomPackage } from '../sbom-model';
 import { type Cataloguer, MiB, readCapped, skippedWarning } from './cataloguer';
 import { formatPurl } from './purl';
@@ -51,7 +52,7 @@ export function readJavaArchive(bytes: Uint8Array, depth = 0): JavaArchive {
         (depth === 0 && NESTED_JAR.test(file.name) && file.originalSize <= NESTED_CAP),
     });
   } catch (error) {
-    return { invalid: `not a readable zip (${(error as Error).message})` };
+    return { invalid: `not a readable zip (${errorMessage(error)})` };
   }
   const artifacts: MavenArtifact[] = [];
   for (const [name, content] of Object.entries(files)) {

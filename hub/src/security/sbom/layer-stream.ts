@@ -6,6 +6,7 @@
  * made a 200 MiB image about 1.5 times slower).
  */
 import { Gunzip } from 'fflate';
+import { errorMessage } from '../../../../shared/error-message';
 import { ByteReader, type ByteSource } from './byte-reader';
 
 export class LayerFormatError extends Error {
@@ -27,7 +28,7 @@ export async function* gunzipChunks(source: AsyncIterable<Uint8Array>): AsyncGen
     try {
       inflater.push(chunk, final);
     } catch (error) {
-      throw new LayerFormatError(`bad gzip data: ${(error as Error).message}`);
+      throw new LayerFormatError(`bad gzip data: ${errorMessage(error)}`);
     }
   };
   for await (const chunk of source) {

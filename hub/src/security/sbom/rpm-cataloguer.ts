@@ -9,6 +9,8 @@
  * A database that cannot be read becomes a warning for that file; the other cataloguers' packages
  * are still reported.
  */
+
+import { errorMessage } from '../../../../shared/error-message';
 import type { ImageDistro, SbomPackage } from '../sbom-model';
 import { bdbKeyNumber, readBdbHash } from './bdb-hash-reader';
 import {
@@ -85,7 +87,7 @@ export function readRpmDatabase(bytes: Uint8Array, backend: Backend): RpmDatabas
       }
     }
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: errorMessage(error) };
   }
   return { headers, unreadable };
 }

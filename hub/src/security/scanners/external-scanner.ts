@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../../shared/error-message';
 import { toCycloneDx } from '../sbom/cyclonedx-document';
 import type { ScannerDialect, ScannerVersion } from './scanner-dialect';
 import type { ExternalScannerName, ScannerProcess, VulnerabilityScanner } from './vulnerability-scanner';
@@ -55,7 +56,7 @@ export function createExternalScanner(options: ExternalScannerOptions): External
     const result = await options.process
       .run({ args, env, ...limits, ...(input && { input }) })
       .catch((error: unknown) => {
-        throw new Error(`${dialect.name}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`${dialect.name}: ${errorMessage(error)}`);
       });
     if (result.exitCode !== 0)
       throw new Error(`${dialect.name} exited with ${result.exitCode}${result.stderr ? `: ${result.stderr}` : ''}`);
@@ -73,7 +74,7 @@ export function createExternalScanner(options: ExternalScannerOptions): External
       try {
         return dialect.parseVersion(stdout);
       } catch (error) {
-        throw new Error(`${dialect.name}: ${(error as Error).message}`);
+        throw new Error(`${dialect.name}: ${errorMessage(error)}`);
       }
     });
     probed = { at: now, version: asked };
@@ -109,7 +110,7 @@ export function createExternalScanner(options: ExternalScannerOptions): External
       try {
         return dialect.parseReport(stdout, sbom);
       } catch (error) {
-        throw new Error(`${dialect.name}: ${(error as Error).message}`);
+        throw new Error(`${dialect.name}: ${errorMessage(error)}`);
       }
     },
     async status() {
@@ -123,7 +124,7 @@ export function createExternalScanner(options: ExternalScannerOptions): External
           offline: options.internetless(),
         };
       } catch (error) {
-        return { state: 'failed', reason: (error as Error).message.slice(0, 300) };
+        return { state: 'failed', reason: errorMessage(error).slice(0, 300) };
       }
     },
   };

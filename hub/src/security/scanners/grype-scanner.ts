@@ -5,11 +5,11 @@
  * against Grype itself (docs/security-scanning.md "Trivy and Grype").
  */
 import * as v from 'valibot';
+import { orderedFindings } from '../finding-order';
 import type { VulnerabilityFinding } from '../osv/scan-sbom';
 import type { ImageSbom } from '../sbom-model';
 import {
   describeIssue,
-  orderedFindings,
   packageIndex,
   parseJson,
   purlType,

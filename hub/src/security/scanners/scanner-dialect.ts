@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { VulnerabilityFinding } from '../osv/scan-sbom';
 import type { ImageSbom, SbomPackage } from '../sbom-model';
-import { type Severity, severityOfScore, severityRank } from '../severity';
+import { type Severity, severityOfScore } from '../severity';
 import type { ExternalScannerName } from './vulnerability-scanner';
 
 /** What `<tool> version` says: the binary's version, and its database's date when the tool tells it. */
@@ -82,23 +82,6 @@ function withoutQualifiers(purl: string): string {
 /** `pkg:deb/debian/openssl@…` → `deb`. */
 export function purlType(purl: string | undefined): string | undefined {
   return purl ? /^pkg:([a-z0-9.+-]+)\//i.exec(purl)?.[1]?.toLowerCase() : undefined;
-}
-
-/** Worst first, then by id and package; one finding per (id, package purl). */
-export function orderedFindings(findings: VulnerabilityFinding[]): VulnerabilityFinding[] {
-  const seen = new Set<string>();
-  const unique = findings.filter((finding) => {
-    const key = `${finding.id}\u0000${finding.package.purl}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  return unique.sort(
-    (a, b) =>
-      severityRank(b.severity) - severityRank(a.severity) ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) ||
-      (a.package.purl < b.package.purl ? -1 : 1),
-  );
 }
 
 /** A summary line: the tools' descriptions run to paragraphs. */

@@ -1,7 +1,8 @@
 import type { Storage } from 'unstorage';
 import type { RegistryPullAuth, UpdatableDockerHost } from '../../../../shared/docker/docker-host';
+import { errorMessage } from '../../../../shared/error-message';
 import type { Logger } from '../../../../shared/logging/logger';
-import { errorText, isTerminal, type UpdateOperation } from '../../../../shared/update-engine';
+import { isTerminal, type UpdateOperation } from '../../../../shared/update-engine';
 import type { ConnectedClients } from '../../events/connected-clients';
 import type { Publish } from '../../events/event-bus';
 import { HttpError } from '../../http/http-error';
@@ -199,10 +200,10 @@ export function createSelfUpdates(deps: SelfUpdateDeps): SelfUpdates {
         targetImage: operation.targetImage,
       });
     } catch (error) {
-      await fail(record, `${errorText(error)}; nothing was changed`).catch((failure: unknown) =>
+      await fail(record, `${errorMessage(error)}; nothing was changed`).catch((failure: unknown) =>
         logger.error('a failed self-update could not be recorded', {
           operationId: record.operationId,
-          error: errorText(failure),
+          error: errorMessage(failure),
         }),
       );
     }

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
 import {
-  hostOf,
   type ParsedRegistryEvent,
   type PushedImage,
   pushedImage,
   type RegistryEventFormat,
+  registryHostOf,
 } from './pushed-image';
 
 /**
@@ -37,7 +37,7 @@ export function pushedImageOfEvent(event: DistributionEvent): PushedImage | unde
   const { target } = event;
   // Pushed by tag, or a manifest pushed by digest (an index's children, a digest-only push).
   if (target.tag === undefined && !MANIFEST_TYPE.test(target.mediaType ?? '')) return undefined;
-  const host = event.request?.host ?? (target.url ? hostOf(target.url) : undefined);
+  const host = event.request?.host ?? (target.url ? registryHostOf(target.url) : undefined);
   return pushedImage(host, target.repository, target.tag, target.digest);
 }
 

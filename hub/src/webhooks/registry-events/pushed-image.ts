@@ -38,7 +38,7 @@ const DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/;
 const HOST = /^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 
 /** `https://Ghcr.io/x` or `registry.local:5000` → the host part, lower-cased; undefined when it is not a host. */
-export function hostOf(value: string | undefined): string | undefined {
+export function registryHostOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const host = value
     .trim()
@@ -71,7 +71,7 @@ export function pushedImage(
   } catch {
     return undefined;
   }
-  const registry = hostOf(host);
+  const registry = registryHostOf(host);
   if (registry === DOCKER_HUB && !name.includes('/')) name = `library/${name}`;
   return {
     registry,

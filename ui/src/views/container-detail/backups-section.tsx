@@ -4,43 +4,48 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorText } from '../../components/error-text';
 import { shortDigest } from '../../format';
 import { relative, when } from '../../format-time';
+import { backupDirection } from '../../update-steps';
+import { useAction } from '../../use-action';
 import { type Backup, detailApi } from './detail-api';
 import { seedOperation } from './seed-operation';
 import { useSectionRead } from './use-section-read';
+
+/**
+ * A backup moves the container back to an older version, or forward to a newer one (kept when an
+ * update was rolled back): "Roll back to 1.0.0", "Return to 2.0.0 (newer)".
+ */
+function moveLabel(backup: Backup, c: Container): string {
+  return backupDirection(backup.imageTag, c.image.tag.value) === 'forward'
+    ? `Return to ${backup.imageTag} (newer)`
+    : `Roll back to ${backup.imageTag}`;
+}
 
 /**
  * The image backups an update kept (http-interface §2.7), newest first, and a rollback to one: asked
  * first, sent with `X-DD-Confirm-Action: container-rollback` (§4.1); its phases then show live above.
  * `revision` changes when an operation of the container settles, so a new backup is listed.
  */
-export function BackupsSection({ c, revision }: { c: Container; revision: string }) {
+export function BackupsSection({ c, revision, locked = false }: { c: Container; revision: string; locked?: boolean }) {
   const [backups, setBackups] = useState<Backup[] | undefined>();
   const [choosing, setChoosing] = useState<Backup | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, setError, run } = useAction();
   const [done, setDone] = useState<string | undefined>();
 
   useSectionRead(
     (signal) => detailApi.backups(c.id, signal),
     (page) => setBackups(page.data),
-    (failure) => setError(failure.message),
+    setError,
     [c.id, revision],
   );
 
   async function rollback(backup: Backup) {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const started = await detailApi.rollback(c.id, backup.id);
       setDone(started.message);
       setChoosing(undefined);
       await seedOperation(started.operationId);
-    } catch (failure) {
-      setError((failure as Error).message);
-      setChoosing(undefined);
-    } finally {
-      setBusy(false);
-    }
+    });
+    setChoosing(undefined);
   }
 
   return (
@@ -60,14 +65,8 @@ export function BackupsSection({ c, revision }: { c: Container; revision: string
                   {relative(backup.timestamp)}
                 </span>
               </span>
-              <button
-                type="button"
-                class="danger"
-                aria-label={`Roll back to ${backup.imageTag}`}
-                disabled={busy}
-                onClick={() => setChoosing(backup)}
-              >
-                Roll back…
+              <button type="button" class="danger" disabled={busy || locked} onClick={() => setChoosing(backup)}>
+                {moveLabel(backup, c)}…
               </button>
             </li>
           ))}
@@ -77,8 +76,12 @@ export function BackupsSection({ c, revision }: { c: Container; revision: string
       <ErrorText message={error} />
       {choosing && (
         <ConfirmDialog
-          title={`Roll ${c.name} back?`}
-          action="Roll back"
+          title={
+            backupDirection(choosing.imageTag, c.image.tag.value) === 'forward'
+              ? `Return ${c.name} to ${choosing.imageTag}, a newer version?`
+              : `Roll ${c.name} back to ${choosing.imageTag}?`
+          }
+          action={moveLabel(choosing, c)}
           busy={busy}
           onConfirm={() => rollback(choosing)}
           onCancel={() => setChoosing(undefined)}

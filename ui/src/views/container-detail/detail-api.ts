@@ -1,13 +1,15 @@
 // The routes of one container's detail page (http-interface §4.8, §4.14), typed from the schemas that
 // validate them: `import type` only, so nothing of valibot or the hub is bundled.
 import type * as v from 'valibot';
-import type { EnvRevealSchema } from '../../../../hub/src/routes/container-action-routes';
-import type { ContainerGroup } from '../../../../hub/src/routes/container-groups';
-import type { ContainerStatsSchema } from '../../../../hub/src/routes/container-stats-routes';
-import type { DependencyGroupMemberSchema } from '../../../../hub/src/routes/dependency-group-routes';
-import type { BackupViewSchema, OperationViewSchema } from '../../../../hub/src/routes/update-routes';
-import type { ContainerScan } from '../../../../hub/src/security/container-scan';
+import type { ContainerScan } from '../../../../shared/schemas/container-scan';
+import type {
+  ContainerGroup,
+  ContainerStatsSchema,
+  DependencyGroupMemberSchema,
+  EnvRevealSchema,
+} from '../../../../shared/schemas/container-views';
 import type { UpdatePolicyAction } from '../../../../shared/schemas/update-policy';
+import type { BackupViewSchema, OperationViewSchema } from '../../../../shared/schemas/update-views';
 import { type Container, call } from '../../api';
 
 export type { ContainerGroup, ContainerScan, UpdatePolicyAction };

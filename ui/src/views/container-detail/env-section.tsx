@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
+import { useAction } from '../../use-action';
 import { detailApi, type EnvEntry } from './detail-api';
 
 /**
@@ -10,22 +11,11 @@ import { detailApi, type EnvEntry } from './detail-api';
  */
 export function EnvSection({ c }: { c: Container }) {
   const [revealed, setRevealed] = useState<EnvEntry[] | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
   // Another container (the page reused by the router): forget what was revealed.
   useEffect(() => setRevealed(undefined), [c.id]);
 
-  async function reveal() {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setRevealed((await detailApi.revealEnv(c.id)).env);
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const reveal = () => run(async () => setRevealed((await detailApi.revealEnv(c.id)).env));
 
   const shown = revealed ?? c.env.map((entry) => ({ ...entry, sensitive: entry.value === '***' }));
   return (

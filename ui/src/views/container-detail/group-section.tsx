@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorText } from '../../components/error-text';
+import { useAction } from '../../use-action';
 import { type ContainerGroup, detailApi } from './detail-api';
 import { wavesFrom } from './group-waves';
 import { useSectionRead } from './use-section-read';
@@ -14,8 +15,9 @@ import { useSectionRead } from './use-section-read';
 export function GroupSection({ c }: { c: Container }) {
   const [group, setGroup] = useState<ContainerGroup | null | undefined>();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const [readError, setError] = useState<string | undefined>();
+  const { busy, error: actionError, run } = useAction();
+  const error = actionError ?? readError;
   const [done, setDone] = useState<string | undefined>();
 
   useSectionRead(
@@ -25,7 +27,7 @@ export function GroupSection({ c }: { c: Container }) {
       return page.data.find((g) => g.containers.some((member) => member.id === c.id)) ?? null;
     },
     setGroup,
-    (failure) => setError(failure.message),
+    setError,
     [c.id, c.group],
   );
 
@@ -34,17 +36,11 @@ export function GroupSection({ c }: { c: Container }) {
   const waves = group && self && self.dependents.length > 0 ? wavesFrom(self, group.containers) : [];
 
   async function update() {
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const started = await detailApi.updateGroup(c.id);
       setDone(`${started.message} (${started.waves} waves)`);
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-      setAsking(false);
-    }
+    });
+    setAsking(false);
   }
 
   return (

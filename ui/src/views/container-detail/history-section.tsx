@@ -13,7 +13,7 @@ export function HistorySection({ c, revision }: { c: Container; revision: string
   useSectionRead(
     (signal) => detailApi.operations(c.id, signal),
     (page) => setHistory(page.data),
-    (failure) => setError(failure.message),
+    setError,
     [c.id, revision],
   );
 

@@ -3,6 +3,7 @@ import { OVERRIDABLE_LABELS } from '../../../../shared/containers/overridable-la
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { putContainer } from '../../state';
+import { useAction } from '../../use-action';
 import { detailApi } from './detail-api';
 
 const SOURCE_WORDS: Record<string, string> = {
@@ -22,21 +23,13 @@ export function LabelsSection({ c }: { c: Container }) {
   const effective = Object.entries(c.effectiveLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
   const [key, setKey] = useState<string>(OVERRIDABLE_LABELS[0]);
   const [value, setValue] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
 
-  async function change(body: { set?: Record<string, string>; unset?: string[] }) {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const change = (body: { set?: Record<string, string>; unset?: string[] }) =>
+    run(async () => {
       putContainer(await detailApi.patchLabelOverrides(c.id, body));
       if (body.set) setValue('');
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   return (
     <section class="card" aria-labelledby="labels">

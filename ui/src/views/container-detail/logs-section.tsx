@@ -1,11 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Container } from '../../api';
+import { LogControls, type LogReading, LogText, lineMatches } from '../../log-view/log-text';
 import { detailUrls } from './detail-api';
 
 /** The lines kept on screen: the download has the rest. */
 const KEEP = 1_000;
-// SGR and other CSI sequences (colours, cursor moves): the line is shown as plain text.
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 interface Line {
   n: number;
@@ -35,6 +34,7 @@ export function LogsSection({ c }: { c: Container }) {
   const [following, setFollowing] = useState(true);
   const [lines, setLines] = useState<Line[]>([]);
   const [state, setState] = useState<string>('Connecting…');
+  const [reading, setReading] = useState<LogReading>({ query: '', pretty: true });
   const counter = useRef(0);
 
   useEffect(() => {
@@ -45,7 +45,7 @@ export function LogsSection({ c }: { c: Container }) {
     ws.onmessage = (event) => {
       const frame = JSON.parse(String(event.data)) as Omit<Line, 'n'>;
       counter.current += 1;
-      const line = { ...frame, line: frame.line.replace(ANSI, ''), n: counter.current };
+      const line = { ...frame, n: counter.current };
       setLines((held) => (held.length >= KEEP ? [...held.slice(held.length - KEEP + 1), line] : [...held, line]));
     };
     ws.onclose = (event) => {
@@ -59,6 +59,7 @@ export function LogsSection({ c }: { c: Container }) {
     };
   }, [c.id, following]);
 
+  const shown = reading.query ? lines.filter((line) => lineMatches(line.line, reading.query)) : lines;
   return (
     <section class="card" aria-labelledby="logs">
       <h2 id="logs">Logs</h2>
@@ -76,11 +77,12 @@ export function LogsSection({ c }: { c: Container }) {
           {following ? state : state === 'Following the log.' ? 'Paused.' : state}
         </span>
       </div>
+      <LogControls reading={reading} onChange={setReading} shown={shown.length} total={lines.length} />
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the log scrolls, so it must be reachable by keyboard */}
       <ol class="log-lines" aria-label={`Log of ${c.name}`} tabIndex={0}>
-        {lines.map((line) => (
+        {shown.map((line) => (
           <li key={line.n} class={line.type}>
-            <time dateTime={line.ts}>{line.ts.slice(11, 19)}</time> <span class="break">{line.line}</span>
+            <time dateTime={line.ts}>{line.ts.slice(11, 19)}</time> <LogText line={line.line} reading={reading} />
           </li>
         ))}
       </ol>

@@ -1,8 +1,14 @@
-import { useState } from 'preact/hooks';
+import {
+  MATURITY_MIN_AGE_DAYS_DEFAULT,
+  MATURITY_MIN_AGE_DAYS_MAX,
+  SNOOZE_MAX_DAYS,
+} from '../../../../shared/update/policy-limits';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { when } from '../../format-time';
 import { putContainer } from '../../state';
+import { useAction } from '../../use-action';
+import { DaysField } from './days-field';
 import { detailApi, type UpdatePolicyAction } from './detail-api';
 
 const BLOCKER_WORDS: Record<string, string> = {
@@ -17,22 +23,8 @@ const BLOCKER_WORDS: Record<string, string> = {
  */
 export function PolicySection({ c }: { c: Container }) {
   const policy = c.updatePolicy;
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const [days, setDays] = useState('7');
-  const [minAge, setMinAge] = useState(String(policy.maturityMinAgeDays ?? 7));
-
-  async function apply(body: UpdatePolicyAction) {
-    setBusy(true);
-    setError(undefined);
-    try {
-      putContainer(await detailApi.setPolicy(c.id, body));
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, run } = useAction();
+  const apply = (body: UpdatePolicyAction) => run(async () => putContainer(await detailApi.setPolicy(c.id, body)));
 
   const skipped = [
     ...(policy.skipTags ?? []).map((value) => ({ kind: 'tag' as const, value })),
@@ -94,47 +86,25 @@ export function PolicySection({ c }: { c: Container }) {
             Unsnooze
           </button>
         ) : (
-          <span class="inline-form">
-            <label for="snooze-days">Snooze for (days)</label>
-            <input
-              id="snooze-days"
-              type="number"
-              min={1}
-              max={3650}
-              value={days}
-              onInput={(event) => setDays(event.currentTarget.value)}
-            />
-            <button
-              type="button"
-              class="secondary"
-              disabled={busy || !(Number(days) >= 1)}
-              onClick={() => apply({ action: 'snooze', days: Math.trunc(Number(days)) })}
-            >
-              Snooze
-            </button>
-          </span>
-        )}
-        <span class="inline-form">
-          <label for="maturity-days">Minimum age (days)</label>
-          <input
-            id="maturity-days"
-            type="number"
-            min={1}
-            max={365}
-            value={minAge}
-            onInput={(event) => setMinAge(event.currentTarget.value)}
+          <DaysField
+            id="snooze-days"
+            label="Snooze for (days)"
+            initial="7"
+            max={SNOOZE_MAX_DAYS}
+            action="Snooze"
+            disabled={busy}
+            onSubmit={(days) => apply({ action: 'snooze', days })}
           />
-          <button
-            type="button"
-            class="secondary"
-            disabled={busy || !(Number(minAge) >= 1)}
-            onClick={() =>
-              apply({ action: 'set-maturity-policy', mode: 'mature', minAgeDays: Math.trunc(Number(minAge)) })
-            }
-          >
-            Hold updates until mature
-          </button>
-        </span>
+        )}
+        <DaysField
+          id="maturity-days"
+          label="Minimum age (days)"
+          initial={String(policy.maturityMinAgeDays ?? MATURITY_MIN_AGE_DAYS_DEFAULT)}
+          max={MATURITY_MIN_AGE_DAYS_MAX}
+          action="Hold updates until mature"
+          disabled={busy}
+          onSubmit={(minAgeDays) => apply({ action: 'set-maturity-policy', mode: 'mature', minAgeDays })}
+        />
         {policy.maturityMode && (
           <button
             type="button"

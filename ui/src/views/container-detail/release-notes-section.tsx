@@ -17,12 +17,10 @@ export function ReleaseNotesSection({ c }: { c: Container }) {
   const [notes, setNotes] = useState<ReleaseNotes | undefined>();
   const [error, setError] = useState<string | undefined>();
   const target = c.result?.tag;
-  useSectionRead(
-    c.updateAvailable ? (signal) => detailApi.releaseNotes(c.id, signal) : undefined,
-    setNotes,
-    (failure) => setError(failure.message),
-    [c.id, target],
-  );
+  useSectionRead(c.updateAvailable ? (signal) => detailApi.releaseNotes(c.id, signal) : undefined, setNotes, setError, [
+    c.id,
+    target,
+  ]);
   if (!c.updateAvailable) return null;
   const release = notes?.release;
   return (

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { SEVERITIES } from '../../../../hub/src/security/severity';
+import { SEVERITIES } from '../../../../shared/security/severities';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { when } from '../../format-time';
 import { putContainer } from '../../state';
+import { useAction } from '../../use-action';
 import { type ContainerScan, detailApi, type NotScanned } from './detail-api';
 import { useSectionRead } from './use-section-read';
 
@@ -34,28 +35,15 @@ function Counts({ summary }: { summary: ContainerScan['summary'] }) {
  */
 export function SecuritySection({ c }: { c: Container }) {
   const [scan, setScan] = useState<ContainerScan | NotScanned | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, setError, run } = useAction();
 
-  useSectionRead(
-    (signal) => detailApi.vulnerabilities(c.id, signal),
-    setScan,
-    (failure) => setError(failure.message),
-    [c.id],
-  );
+  useSectionRead((signal) => detailApi.vulnerabilities(c.id, signal), setScan, setError, [c.id]);
 
-  async function scanNow() {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const scanNow = () =>
+    run(async () => {
       putContainer(await detailApi.scan(c.id));
       setScan(await detailApi.vulnerabilities(c.id));
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   const scanned = scan && scan.status !== 'not-scanned' ? scan : undefined;
   return (

@@ -1,4 +1,4 @@
-import { operations, trackOperation } from '../../state';
+import { operationKey, operations, trackOperation } from '../../state';
 import { detailApi } from './detail-api';
 
 /**
@@ -8,10 +8,13 @@ import { detailApi } from './detail-api';
  */
 export async function seedOperation(operationId: string): Promise<void> {
   const view = await detailApi.operation(operationId);
-  if (operations.value.get(view.containerName)?.operationId === operationId) return;
+  const host = { agent: view.agent ?? null, watcher: view.watcher };
+  if (operations.value.get(operationKey({ ...host, containerName: view.containerName }))?.operationId === operationId)
+    return;
   trackOperation({
     operationId: view.id,
     containerName: view.containerName,
+    ...host,
     ...(view.triggerName !== undefined && { triggerName: view.triggerName }),
     status: view.status,
     phase: view.phase,

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
+import { useAction } from '../../use-action';
 import { type ContainerTrigger, detailApi } from './detail-api';
 import { useSectionRead } from './use-section-read';
 
@@ -10,33 +11,26 @@ import { useSectionRead } from './use-section-read';
  */
 export function TriggersSection({ c }: { c: Container }) {
   const [triggers, setTriggers] = useState<ContainerTrigger[] | undefined>();
-  const [busy, setBusy] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  const { running: busy, error, setError, run: act } = useAction<string>();
   const [done, setDone] = useState<string | undefined>();
 
   useSectionRead(
     (signal) => detailApi.triggers(c.id, signal),
     (page) => setTriggers(page.data),
-    (failure) => setError(failure.message),
+    setError,
     [c.id],
   );
 
-  async function run(trigger: ContainerTrigger) {
-    setBusy(trigger.id);
-    setError(undefined);
+  function run(trigger: ContainerTrigger) {
     setDone(undefined);
-    try {
+    return act(async () => {
       await detailApi.runTrigger(c.id, trigger);
       setDone(
         trigger.type === 'docker'
           ? `${trigger.name} started an update of ${c.name}.`
           : `${trigger.name} (${trigger.type}) ran for ${c.name}.`,
       );
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setBusy(undefined);
-    }
+    }, trigger.id);
   }
 
   return (

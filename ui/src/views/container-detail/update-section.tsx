@@ -1,32 +1,39 @@
-import { useState } from 'preact/hooks';
-import { api, type Container, type UpdatePreview } from '../../api';
+import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../../../../shared/error-message';
+import { actionTriggerFor, actionTriggers, HOW_TO_ENABLE_UPDATES, loadActionTriggers } from '../../action-triggers';
+import { api, type Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
-import { operations, putContainer } from '../../state';
+import { UpdatePreviewCard } from '../../components/update-preview-card';
+import { operationOf, UpdateStepper } from '../../components/update-stepper';
+import { isSettled } from '../../update-steps';
+import { CheckNow } from './check-now';
 import { detailApi } from './detail-api';
 import { seedOperation } from './seed-operation';
 
-const SETTLED = new Set(['succeeded', 'rolled-back', 'failed']);
-
 /**
  * "Check now", and the update: a preview first (POST preview: what would change, what blocks it),
- * then POST update, then its phases live from `dd:update-operation-changed` (http-interface §6.1);
- * an operation under way can be cancelled (§3.2).
+ * then POST update, then its steps live from `dd:update-operation-changed` (http-interface §6.1);
+ * an operation under way can be cancelled (§3.2), a rollback cannot. Without a Docker action
+ * trigger for the container there is no Update button, but a sentence saying how to get one.
  */
 export function UpdateSection({ c, name }: { c: Container; name: string }) {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState<string | undefined>();
-  const [preview, setPreview] = useState<UpdatePreview | undefined>();
+  const [previewing, setPreviewing] = useState(false);
+  useEffect(() => void loadActionTriggers(), []);
   // By the name first shown: while an update runs, the old container carries a temporary one.
-  const operation = operations.value.get(name);
-  const settled = operation ? SETTLED.has(operation.status) : true;
+  const operation = operationOf({ agent: c.agent, watcher: c.watcher, name });
+  const settled = operation ? isSettled(operation.status) : true;
+  const triggers = actionTriggers.value;
+  const noTrigger = triggers !== undefined && !actionTriggerFor(c, triggers);
 
-  async function act(name: string, run: () => Promise<void>) {
-    setBusy(name);
+  async function act(action: string, run: () => Promise<void>) {
+    setBusy(action);
     setError(undefined);
     try {
       await run();
     } catch (failure) {
-      setError((failure as Error).message);
+      setError(errorMessage(failure));
     } finally {
       setBusy(undefined);
     }
@@ -35,91 +42,47 @@ export function UpdateSection({ c, name }: { c: Container; name: string }) {
   return (
     <>
       <div class="actions">
-        <button
-          type="button"
-          class="secondary"
-          disabled={busy !== undefined}
-          onClick={() => act('watch', async () => putContainer(await api.watch(c.id)))}
-        >
-          {busy === 'watch' ? 'Checking…' : 'Check now'}
-        </button>
-        {c.updateAvailable && (
+        <CheckNow c={c} disabled={busy !== undefined} />
+        {c.updateAvailable && !noTrigger && (
           <button
             type="button"
-            disabled={busy !== undefined || !settled}
-            onClick={() => act('preview', async () => setPreview(await api.preview(c.id)))}
+            disabled={busy !== undefined || !settled || previewing}
+            onClick={() => setPreviewing(true)}
           >
             Update…
           </button>
         )}
       </div>
+      {c.updateAvailable && noTrigger && (
+        <p class="notice" data-field="no-action-trigger">
+          {HOW_TO_ENABLE_UPDATES}
+        </p>
+      )}
       <ErrorText message={error} />
-      {preview && (
-        <section class="card" aria-labelledby="preview-title">
-          <h2 id="preview-title" class="break">
-            Update {c.name}?
-          </h2>
-          <p class="break">
-            From <code>{preview.current.image}</code> to <code>{preview.target?.image ?? 'the candidate'}</code>.
-          </p>
-          {preview.blockers.length > 0 && (
-            <ul>
-              {preview.blockers.map((blocker) => (
-                <li key={blocker.reason}>{blocker.message ?? blocker.reason}</li>
-              ))}
-            </ul>
-          )}
-          <div class="actions">
-            <button
-              type="button"
-              disabled={!preview.canUpdate || busy !== undefined}
-              onClick={() =>
-                act('update', async () => {
-                  const started = await api.update(c.id);
-                  setPreview(undefined);
-                  await seedOperation(started.operationId);
-                })
-              }
-            >
-              {busy === 'update' ? 'Starting…' : 'Start the update'}
-            </button>
-            <button type="button" class="secondary" onClick={() => setPreview(undefined)}>
-              Cancel
-            </button>
-          </div>
-        </section>
+      {previewing && (
+        <UpdatePreviewCard
+          c={c}
+          starting={busy === 'update'}
+          onClose={() => setPreviewing(false)}
+          onStart={() =>
+            act('update', async () => {
+              const started = await api.update(c.id);
+              setPreviewing(false);
+              await seedOperation(started.operationId);
+            })
+          }
+        />
       )}
       {operation && (
-        <section class="card" aria-labelledby="operation-title" data-operation={operation.status}>
-          <h2 id="operation-title">Operation {settled ? operation.status : 'in progress'}</h2>
-          <ol class="phases" aria-live="polite">
-            {operation.phases.map((phase) => (
-              <li key={phase}>{phase}</li>
-            ))}
-          </ol>
-          {operation.status === 'queued' && (
-            <p>
-              Queued: {operation.queuePosition} of {operation.queueTotal}
-            </p>
-          )}
-          {operation.error && <p class="error break">{operation.error}</p>}
-          {!settled && (
-            <div class="actions">
-              <button
-                type="button"
-                class="secondary"
-                disabled={busy !== undefined}
-                onClick={() =>
-                  act('cancel', async () => {
-                    await detailApi.cancel(operation.operationId);
-                  })
-                }
-              >
-                {busy === 'cancel' ? 'Cancelling…' : 'Cancel the update'}
-              </button>
-            </div>
-          )}
-        </section>
+        <UpdateStepper
+          operation={operation}
+          cancelling={busy === 'cancel'}
+          onCancel={() =>
+            act('cancel', async () => {
+              await detailApi.cancel(operation.operationId);
+            })
+          }
+        />
       )}
     </>
   );

@@ -1,4 +1,5 @@
 import { type Inputs, useEffect } from 'preact/hooks';
+import { errorMessage } from '../../../../shared/error-message';
 import { isAborted } from '../../api';
 
 /**
@@ -10,7 +11,8 @@ import { isAborted } from '../../api';
 export function useSectionRead<T>(
   read: ((signal: AbortSignal) => Promise<T>) | undefined,
   onValue: (value: T) => void,
-  onError: (failure: Error) => void,
+  /** The failure in words, and the failure itself (an ApiError carries the status). */
+  onError: (message: string, failure: unknown) => void,
   inputs: Inputs,
 ): void {
   useEffect(() => {
@@ -21,7 +23,7 @@ export function useSectionRead<T>(
         if (!reading.signal.aborted) onValue(value);
       },
       (failure: unknown) => {
-        if (!reading.signal.aborted && !isAborted(failure)) onError(failure as Error);
+        if (!reading.signal.aborted && !isAborted(failure)) onError(errorMessage(failure), failure);
       },
     );
     return () => reading.abort();

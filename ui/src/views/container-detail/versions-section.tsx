@@ -1,5 +1,5 @@
 import type { Container } from '../../api';
-import { candidateOf, hostOf, imageName, shortDigest, updateKindOf } from '../../format';
+import { candidateOf, hostLabelOf, imageName, shortDigest, updateKindOf } from '../../format';
 import { relative, when } from '../../format-time';
 
 /** Only http(s) links are followed: a label-made template could otherwise produce `javascript:`. */
@@ -71,7 +71,7 @@ export function VersionsSection({ c }: { c: Container }) {
         </dd>
         <dt>Host</dt>
         <dd class="break">
-          {hostOf(c)} · watcher {c.watcher}
+          {hostLabelOf(c)} · watcher {c.watcher}
         </dd>
         <dt>Last checked</dt>
         <dd>{c.checkedAt ? relative(c.checkedAt) : 'never'}</dd>

@@ -1,8 +1,9 @@
 import { signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
-import { ApiError, api, type BulkUpdateAnswer, type Container } from '../../api';
+import { errorMessage } from '../../../../shared/error-message';
+import { api, type BulkUpdateAnswer, type Container } from '../../api';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { operations } from '../../state';
+import { type Operation, operations } from '../../state';
 
 /** The route takes at most 100 ids a request (bulk-update-routes.ts); a larger selection goes in several. */
 const PER_REQUEST = 100;
@@ -27,7 +28,7 @@ async function updateAll(ids: string[]): Promise<void> {
     results.value = { results: gathered };
     selection.value = new Set();
   } catch (error) {
-    results.value = { results: gathered, error: error instanceof ApiError ? error.message : String(error) };
+    results.value = { results: gathered, error: errorMessage(error) };
   }
 }
 
@@ -71,8 +72,9 @@ export function BulkBar({ byId }: { byId: ReadonlyMap<string, Container> }) {
         >
           <p>
             {pending} of them {pending === 1 ? 'has' : 'have'} an update pending
-            {pending < chosen.length ? '; the hub refuses the others and says why.' : '.'} Each one is stopped and
-            re-created on its new image, one after another.
+            {pending < chosen.length ? '; the hub refuses the others and says why.' : '.'} The hub updates several at
+            once (containers of one compose project one after another): each is stopped and re-created on its new image,
+            and rolled back on its own if it fails.
           </p>
           <ul class="plain">
             {chosen.slice(0, NAMED_IN_DIALOG).map((c) => (
@@ -87,38 +89,67 @@ export function BulkBar({ byId }: { byId: ReadonlyMap<string, Container> }) {
   );
 }
 
-/** Each container's answer, then its update's phases as the event stream reports them. */
+type RowState = 'refused' | 'queued' | Operation['status'];
+const SETTLED: ReadonlySet<RowState> = new Set(['refused', 'succeeded', 'rolled-back', 'failed']);
+const STATE_WORDS: Record<RowState, string> = {
+  refused: 'refused',
+  queued: 'queued',
+  'in-progress': 'updating',
+  succeeded: 'updated',
+  'rolled-back': 'rolled back',
+  failed: 'failed',
+};
+
+/** "2 updated, 1 failed": the counts that are not zero, in a fixed order. */
+export function tally(states: readonly RowState[]): string {
+  const order: RowState[] = ['succeeded', 'rolled-back', 'failed', 'refused', 'in-progress', 'queued'];
+  return order
+    .map((state) => [state, states.filter((s) => s === state).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => `${n} ${STATE_WORDS[state]}`)
+    .join(', ');
+}
+
+/**
+ * Each container's answer, then its update as the event stream reports it (looked up by operation
+ * id, so two containers of one name on two hosts do not mix), and a heading that says where the
+ * batch stands: how many are still under way, then how many succeeded, failed or were refused.
+ */
 function BulkResults({ results: list, error }: { results: Result[]; error?: string }) {
-  const accepted = list.filter((r) => r.result === 'accepted').length;
+  const byOperation = new Map([...operations.value.values()].map((operation) => [operation.operationId, operation]));
+  const rows = list.map((r) => {
+    const live = r.operationId ? byOperation.get(r.operationId) : undefined;
+    const state: RowState = r.result === 'refused' ? 'refused' : (live?.status ?? 'queued');
+    return { r, live, state };
+  });
+  const states = rows.map((row) => row.state);
+  const done = states.every((state) => SETTLED.has(state));
   return (
-    <section class="bulk-results" aria-labelledby="bulk-results-title">
-      <h2 id="bulk-results-title">
-        Bulk update: {accepted} of {list.length} queued
+    <section class="bulk-results" aria-labelledby="bulk-results-title" data-settled={done}>
+      <h2 id="bulk-results-title" aria-live="polite">
+        {done ? 'Bulk update finished' : 'Bulk update under way'}: {tally(states)}
       </h2>
       {error && (
         <p class="error" role="alert">
           {error}
         </p>
       )}
-      <ul class="plain" aria-live="polite">
-        {list.map((r) => {
-          const operation = r.containerName ? operations.value.get(r.containerName) : undefined;
-          const live = operation && operation.operationId === r.operationId ? operation : undefined;
-          return (
-            <li key={r.containerId} data-result={r.result}>
-              <strong>{r.containerName ?? r.containerId}</strong>{' '}
-              {r.result === 'accepted' ? (
-                <span class="badge updated">
-                  {live ? (live.error ? `failed: ${live.error}` : live.phase) : 'queued'}
-                </span>
-              ) : (
-                <span class="badge failed">
-                  refused ({r.status}): {r.error}
-                </span>
-              )}
-            </li>
-          );
-        })}
+      <ul class="plain">
+        {rows.map(({ r, live, state }) => (
+          <li key={r.containerId} data-result={r.result} data-state={state}>
+            <strong>{r.containerName ?? r.containerId}</strong>{' '}
+            {r.result === 'refused' ? (
+              <span class="badge failed">
+                refused ({r.status}): {r.error}
+              </span>
+            ) : (
+              <span class={`badge ${state === 'failed' || state === 'rolled-back' ? 'failed' : 'updated'}`}>
+                {STATE_WORDS[state]}
+                {live?.error ? `: ${live.error}` : state === 'in-progress' && live ? ` (${live.phase})` : ''}
+              </span>
+            )}
+          </li>
+        ))}
       </ul>
       <button type="button" class="secondary" onClick={() => (results.value = undefined)}>
         Dismiss

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Container } from '../../api';
-import { candidateOf, hostOf, imageName, updateKindOf } from '../../format';
+import { candidateOf, hostLabelOf, imageName, updateKindOf } from '../../format';
 import type { ListItem } from './list-query';
 import { segments, visibleRange } from './virtual-window';
 
@@ -146,7 +146,7 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
         </td>
         <td data-label="Host">
           <span>
-            {hostOf(c)} <span class="hint">({c.watcher})</span>
+            {hostLabelOf(c)} <span class="hint">({c.watcher})</span>
           </span>
         </td>
         <td data-label="Status">

@@ -4,9 +4,9 @@ import {
   CONTAINER_STATUS_FILTERS,
   type ContainerQuery,
   queryContainers,
-} from '../../../../hub/src/watchers/container-query';
+} from '../../../../shared/containers/container-query';
 import type { Container } from '../../api';
-import { hostOf, imageName } from '../../format';
+import { hostLabelOf, imageName } from '../../format';
 
 export { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS };
 export const MATURITY_FILTERS = ['hot', 'mature', 'established'] as const;
@@ -91,7 +91,7 @@ const groupOf = (c: Container): string => c.group ?? '';
 export function listItems(shown: readonly Container[], grouping: string): ListItem[] {
   const row = (container: Container): ListItem => ({ type: 'container', key: container.id, container });
   if (grouping !== 'host' && grouping !== 'group') return shown.map(row);
-  const keyOf = grouping === 'host' ? hostOf : groupOf;
+  const keyOf = grouping === 'host' ? hostLabelOf : groupOf;
   const groups = new Map<string, Container[]>();
   for (const container of shown) {
     const key = keyOf(container);

@@ -1,5 +1,6 @@
 import { connect, type MqttClient } from 'mqtt';
 import { imageOf } from '../../../../../shared/containers/container-record';
+import { errorMessage } from '../../../../../shared/error-message';
 import type { AuditRecord } from '../../../../../shared/schemas/audit-entry';
 import type { Container } from '../../../../../shared/schemas/container';
 import { notificationContainerView } from '../../../notifications/container-view';
@@ -168,7 +169,7 @@ export function createMqttTransport(
   });
 
   function describe(error: unknown): string {
-    return scrubSecrets(error instanceof Error ? error.message : String(error), secrets);
+    return scrubSecrets(errorMessage(error), secrets);
   }
 
   return {

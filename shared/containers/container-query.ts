@@ -1,4 +1,4 @@
-import type { Container } from '../../../shared/schemas/container';
+import type { Container } from '../schemas/container';
 
 export const CONTAINER_SORTS = ['name', '-name', 'status', '-status', 'age', '-age', 'created', '-created'] as const;
 export const CONTAINER_STATUS_FILTERS = [

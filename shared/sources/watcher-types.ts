@@ -1,0 +1,55 @@
+import type { WatcherType } from '../docker/watcher-config';
+
+/** What a watcher of one type can do (GET /api/v1/watchers/types, docs/sources.md). */
+export interface WatcherTypeCapabilities {
+  type: WatcherType;
+  /** What it watches, in a few words. */
+  watches: string;
+  /** DD_WATCHER_<NAME>_<KEY> keys it takes, besides TYPE. */
+  configuration: readonly string[];
+  /** Its records can be updated through the update routes and actions (edge agents' Docker watchers through their agent). */
+  update: boolean;
+  /** Start, stop, restart, logs and stats. */
+  containerActions: boolean;
+  /** POST …/inventory refreshes it without registry checks (http-interface §4.3). */
+  inventoryRefresh: boolean;
+  /** Changes arrive between cycles (Docker events; file changes on the hub's file system). */
+  liveChanges: boolean;
+  /** Where it runs: the hub on Node (and edge agents, for docker). Workers refuse DD_WATCHER_*. */
+  runtimes: readonly ('node' | 'edge-agent')[];
+}
+
+const SCHEDULE_KEYS = ['cron', 'jitter', 'watchbydefault'] as const;
+
+export const WATCHER_TYPE_CAPABILITIES: readonly WatcherTypeCapabilities[] = [
+  {
+    type: 'docker',
+    watches: 'the containers of a Docker Engine (a socket or a TCP host)',
+    configuration: ['socket', 'host', 'port', ...SCHEDULE_KEYS, 'watchall', 'composefiles'],
+    update: true,
+    containerActions: true,
+    inventoryRefresh: true,
+    liveChanges: true,
+    runtimes: ['node', 'edge-agent'],
+  },
+  {
+    type: 'file',
+    watches: 'the image references of one image list (YAML or JSON)',
+    configuration: ['file', ...SCHEDULE_KEYS],
+    update: false,
+    containerActions: false,
+    inventoryRefresh: true,
+    liveChanges: true,
+    runtimes: ['node'],
+  },
+  {
+    type: 'dockerfile',
+    watches: 'every FROM of the Dockerfiles and every image: of the compose files under a directory',
+    configuration: ['directory', ...SCHEDULE_KEYS],
+    update: false,
+    containerActions: false,
+    inventoryRefresh: true,
+    liveChanges: true,
+    runtimes: ['node'],
+  },
+];
