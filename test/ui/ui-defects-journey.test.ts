@@ -179,7 +179,12 @@ describe('the audit range', () => {
 
     await page.getByLabel('From', { exact: true }).fill('2020-01-01T00:00');
     await page.getByLabel('From', { exact: true }).dispatchEvent('change');
-    await page.getByRole('status').filter({ hasText: '0 entries' }).waitFor();
+    // 2020 to 2030 holds every entry of this run: the list comes back, its count said.
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^[1-9]\d* entr(y|ies)$/ })
+      .waitFor();
+    expect(await rows.count()).toBeGreaterThan(0);
     expect(await problem.count()).toBe(0);
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => rows.count()).toBeGreaterThan(0);
