@@ -82,9 +82,8 @@ function page({ js, css, icon, title = 'dockwatch' }) {
  * bundle and its first-load sizes; `write: false` only returns them.
  */
 export async function buildUi({ outfile = DEFAULT_UI_OUTFILE, write = true } = {}) {
-  const result = await build({
+  const options = {
     absWorkingDir: ROOT,
-    entryPoints: { app: UI_ENTRY, docs: DOCS_ENTRY },
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -100,7 +99,21 @@ export async function buildUi({ outfile = DEFAULT_UI_OUTFILE, write = true } = {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
-  });
+  };
+  // The app is split so what it imports with import() (the release notes' Markdown renderer) is a
+  // chunk of its own, fetched when first needed; the API reference page is built apart so the two
+  // share no chunk and each page still loads one script.
+  const [app, docs] = await Promise.all([
+    build({ ...options, entryPoints: { app: UI_ENTRY }, splitting: true, chunkNames: 'chunk-[hash]' }),
+    build({ ...options, entryPoints: { docs: DOCS_ENTRY } }),
+  ]);
+  const result = {
+    outputFiles: [...app.outputFiles, ...docs.outputFiles],
+    metafile: {
+      inputs: { ...app.metafile.inputs, ...docs.metafile.inputs },
+      outputs: { ...app.metafile.outputs, ...docs.metafile.outputs },
+    },
+  };
   const assets = [];
   // Each entry's JavaScript and CSS, by the name esbuild gave them (`app-<hash>.js`, `docs-<hash>.css`).
   const entries = { app: {}, docs: {} };

@@ -20,4 +20,19 @@ describe('the web UI size budget', () => {
     ).toString();
     expect(page.match(/<script/g)).toHaveLength(1);
   });
+
+  it('loads the release notes renderer (marked) only when notes are shown, as a chunk of its own', async () => {
+    const { bundle, jsPath } = await buildUi({ write: false });
+    const text = (path: string) =>
+      Buffer.from(bundle.assets.find((asset) => asset.path === path)?.identity ?? '', 'base64').toString();
+    // A message of marked's own lexer: it is in the lazily imported chunk, not in the first load.
+    const MARKED = 'Infinite loop on byte';
+    const app = text(jsPath);
+    expect(app).not.toContain(MARKED);
+    const chunks = bundle.assets.filter((asset) => /^\/assets\/chunk-[^/]+\.js$/.test(asset.path));
+    expect(chunks.filter((chunk) => text(chunk.path).includes(MARKED))).toHaveLength(1);
+    // Fetched by import() only: the first load imports no chunk statically.
+    expect(app).not.toMatch(/(?:^|[;}])import[^(]*from\s*["']\.\/chunk-/);
+    expect(app).toMatch(/import\(["']\.\/chunk-[A-Z0-9]+\.js["']\)/);
+  });
 });

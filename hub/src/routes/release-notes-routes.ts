@@ -1,4 +1,9 @@
 import * as v from 'valibot';
+import {
+  ReleaseNotesAnswerFields as AnswerFields,
+  IntermediateReleaseNotesSchema,
+  ReleaseSchema,
+} from '../../../shared/schemas/release-notes';
 import { HttpError } from '../http/http-error';
 import { qText } from '../http/query-params';
 import type { RouteGroup } from '../http/route-group';
@@ -12,44 +17,6 @@ export interface ReleaseNotesRoutesDeps {
   containers: Pick<ContainerStore, 'get'>;
   releaseNotes: ReleaseNotesService;
 }
-
-const STATUSES = [
-  'ok',
-  'no-update',
-  'no-source',
-  'unsupported-source',
-  'no-releases',
-  'release-not-found',
-  'internetless',
-  'rate-limited',
-  'upstream-error',
-] as const;
-
-const ReleaseSchema = v.object({
-  tag: v.string(),
-  version: v.nullable(v.string()),
-  title: v.string(),
-  date: v.nullable(v.string()),
-  body: v.string(),
-  url: v.nullable(v.string()),
-  prerelease: v.boolean(),
-});
-
-const AnswerFields = {
-  containerId: v.string(),
-  status: v.picklist(STATUSES),
-  message: v.string(),
-  source: v.nullable(
-    v.object({
-      forge: v.picklist(['github', 'gitlab']),
-      host: v.string(),
-      repository: v.string(),
-      url: v.string(),
-      label: v.string(),
-    }),
-  ),
-  retryAt: v.optional(v.string()),
-};
 
 const SEMVER_TEXT = 'must be a semver version such as 1.2.3 or v1.2.3-rc.1';
 
@@ -83,12 +50,7 @@ export function registerReleaseNotesRoutes(api: RouteGroup, deps: ReleaseNotesRo
         from: qText({ maxLength: 128, description: 'Required: the version moved from (semver, `v` optional)' }),
         to: qText({ maxLength: 128, description: 'The version moved to (semver); default: the pending update target' }),
       },
-      response: v.object({
-        ...AnswerFields,
-        from: v.string(),
-        to: v.nullable(v.string()),
-        releases: v.array(ReleaseSchema),
-      }),
+      response: IntermediateReleaseNotesSchema,
       statuses: { 400: '`from` missing, or `from` or `to` not semver', 404: 'Unknown container' },
     },
     async (c, { query }) => {

@@ -1,72 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../shared/error-message';
+import type { ScanDelta } from '../../../shared/schemas/container-scan';
+import type { IntermediateReleaseNotes } from '../../../shared/schemas/release-notes';
 import { api, type Container, call, type UpdatePreview } from '../api';
 import { shortDigest } from '../format';
-import { when } from '../format-time';
 import { ErrorText } from './error-text';
+import { type ListedRelease, ReleaseList } from './release-list';
 
-/** One release of GET …/intermediate-release-notes (docs/release-notes.md). */
-interface Release {
-  tag: string;
-  title: string;
-  date: string | null;
-  body: string;
-  url: string | null;
-}
-interface IntermediateNotes {
-  status: string;
-  message: string;
-  releases: Release[];
-}
-interface DeltaFinding {
-  id: string;
-  severity: string;
-  package: string;
-}
-/** The preview's fields beyond what api.ts names: the backup, the security delta, the target's notes. */
-type Preview = Omit<UpdatePreview, 'blockers' | 'current' | 'target'> & {
-  triggerName: string | null;
-  current: { image: string; tag: string; digest?: string | null };
-  target?: { image: string; tag: string; digest?: string | null } | null;
-  backup: { made: boolean; keep: number } | null;
-  security?: { fixed: DeltaFinding[]; introduced: DeltaFinding[] };
-  releaseNotes?: { status: string; message: string; release: Partial<Release> | null };
-  blockers: { reason: string; message?: string; applies?: string }[];
-};
+/** The security delta of a scanned candidate; the preview does not carry it yet, so it reads "not known". */
+type Preview = UpdatePreview & { security?: ScanDelta };
 
-/** Each release is cut here; the whole text is one link away. */
-const SHOWN_CHARACTERS = 2_000;
 /** The versions GET …/intermediate-release-notes accepts as `from`. */
 const SEMVER = /^[vV]?\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.-]{1,100})?(?:\+[0-9A-Za-z.-]{1,100})?$/;
 const APPROVAL = new Set(['approval-required', 'approval-rejected']);
-
-function ReleaseList({ releases }: { releases: Release[] }) {
-  return (
-    <ol class="plain releases">
-      {releases.map((release) => (
-        <li key={release.tag}>
-          <p>
-            <strong class="break">{release.title || release.tag}</strong>{' '}
-            <span class="hint">
-              {release.tag}
-              {release.date && ` · ${when(release.date)}`}
-            </span>
-          </p>
-          {release.body && (
-            <pre class="release-body break">
-              {release.body.length > SHOWN_CHARACTERS ? `${release.body.slice(0, SHOWN_CHARACTERS)}…` : release.body}
-            </pre>
-          )}
-          {release.url && /^https?:\/\//.test(release.url) && (
-            <a href={release.url} rel="noreferrer noopener" target="_blank">
-              Release {release.tag} on its forge
-            </a>
-          )}
-        </li>
-      ))}
-    </ol>
-  );
-}
 
 /** "fixes 3 (1 critical) · introduces none", from the delta of a scanned candidate. */
 function SecurityLine({ delta }: { delta: Preview['security'] }) {
@@ -79,6 +25,14 @@ function SecurityLine({ delta }: { delta: Preview['security'] }) {
       {delta.introduced.length === 0 ? 'none' : delta.introduced.length}
     </>
   );
+}
+
+/** The preview's target release (a record in the schema, a release of GET …/release-notes), read field by field. */
+function listedRelease(release: Record<string, unknown> | null | undefined): ListedRelease | undefined {
+  const text = (key: string) => (typeof release?.[key] === 'string' ? (release[key] as string) : null);
+  const tag = text('tag');
+  if (!tag) return undefined;
+  return { tag, title: text('title') ?? '', date: text('date'), body: text('body') ?? '', url: text('url') };
 }
 
 /**
@@ -98,18 +52,18 @@ export function UpdatePreviewCard({
   starting: boolean;
 }) {
   const [preview, setPreview] = useState<Preview | undefined>();
-  const [notes, setNotes] = useState<IntermediateNotes | undefined>();
+  const [notes, setNotes] = useState<IntermediateReleaseNotes | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let current = true;
     api.preview(c.id).then(
-      (answer) => current && setPreview(answer as Preview),
+      (answer) => current && setPreview(answer),
       (failure) => current && setError(errorMessage(failure)),
     );
     // Every release between the running version and the candidate; the route takes semver only (the
     // hub's release-version.ts), so another tag asks nothing and the preview's own notes stand.
     if (SEMVER.test(c.image.tag.value))
-      call<IntermediateNotes>(
+      call<IntermediateReleaseNotes>(
         `/containers/${encodeURIComponent(c.id)}/intermediate-release-notes?from=${encodeURIComponent(c.image.tag.value)}`,
       ).then(
         (answer) => current && setNotes(answer),
@@ -124,7 +78,7 @@ export function UpdatePreviewCard({
   const target = preview?.target;
   const approval = preview?.blockers.find((blocker) => APPROVAL.has(blocker.reason));
   const others = preview?.blockers.filter((blocker) => blocker !== approval && blocker.applies !== 'auto') ?? [];
-  const targetRelease = preview?.releaseNotes?.release;
+  const targetRelease = listedRelease(preview?.releaseNotes?.release);
   return (
     <section class="card preview" aria-labelledby={headingId}>
       <h2 id={headingId} class="break">
@@ -194,8 +148,8 @@ export function UpdatePreviewCard({
           <h3>Release notes</h3>
           {notes && notes.releases.length > 0 ? (
             <ReleaseList releases={notes.releases} />
-          ) : targetRelease?.tag ? (
-            <ReleaseList releases={[{ title: '', date: null, body: '', url: null, ...targetRelease } as Release]} />
+          ) : targetRelease ? (
+            <ReleaseList releases={[targetRelease]} />
           ) : (
             <p>{notes?.message ?? preview.releaseNotes?.message ?? 'None found.'}</p>
           )}

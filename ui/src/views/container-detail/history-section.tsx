@@ -3,6 +3,7 @@ import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
 import { relative, when } from '../../format-time';
 import { detailApi, type OperationView } from './detail-api';
+import { HistoryReleaseNotes, hasReleaseRange } from './history-release-notes';
 import { useSectionRead } from './use-section-read';
 
 /** The container's update operations, newest first (http-interface §2.6, §4.8), reloaded as one settles. */
@@ -42,6 +43,7 @@ export function HistorySection({ c, revision }: { c: Container; revision: string
                   </td>
                   <td class="mono break">
                     {operation.fromVersion ?? '?'} → {operation.toVersion ?? operation.targetImage}
+                    {hasReleaseRange(operation) && <HistoryReleaseNotes containerId={c.id} operation={operation} />}
                   </td>
                   <td class="break">
                     {operation.status}

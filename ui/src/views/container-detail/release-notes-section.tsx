@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
+import { ReleaseBody } from '../../components/release-body';
 import { when } from '../../format-time';
 import { detailApi, type ReleaseNotes } from './detail-api';
 import { useSectionRead } from './use-section-read';
@@ -10,8 +11,8 @@ const SHOWN_CHARACTERS = 4_000;
 
 /**
  * The release notes of the pending update (docs/release-notes.md), from the image's source
- * repository on GitHub or GitLab. The body is Markdown shown as text: nothing in it is rendered as
- * markup, so a hostile release cannot inject into the page.
+ * repository on GitHub or GitLab. The body is Markdown rendered through the sanitising tree of
+ * markdown/release-markdown.ts: no raw HTML, no script, no image from another host.
  */
 export function ReleaseNotesSection({ c }: { c: Container }) {
   const [notes, setNotes] = useState<ReleaseNotes | undefined>();
@@ -36,11 +37,12 @@ export function ReleaseNotesSection({ c }: { c: Container }) {
               {release.date && ` · ${when(release.date)}`}
             </span>
           </p>
-          <pre class="release-body break">
-            {release.body.length > SHOWN_CHARACTERS ? `${release.body.slice(0, SHOWN_CHARACTERS)}…` : release.body}
-          </pre>
+          <ReleaseBody
+            body={release.body.length > SHOWN_CHARACTERS ? `${release.body.slice(0, SHOWN_CHARACTERS)}…` : release.body}
+            base={release.url && /^https?:\/\//i.test(release.url) ? release.url : null}
+          />
           {release.url && /^https?:\/\//.test(release.url) && (
-            <a href={release.url} rel="noreferrer noopener" target="_blank">
+            <a href={release.url} rel="noopener noreferrer" target="_blank">
               The whole release
             </a>
           )}
