@@ -20,6 +20,7 @@ import { readSections, renderReport, renderSection } from './support/report';
 import { ui } from './ui';
 import { updateContainer } from './update-container';
 import { watchCycle } from './watch-cycle';
+import { watchHttp } from './watch-http';
 import { workersGateways, workersHeap } from './workers';
 
 // Static and ordered: the order of the sections in docs/benchmarks.md.
@@ -28,6 +29,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   registryRequests,
   sseFanout,
   watchCycle,
+  watchHttp,
   containerList,
   compression,
   pushNotifyLatency,

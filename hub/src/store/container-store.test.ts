@@ -172,6 +172,47 @@ describe('container store: a full cycle check time stored once (putChecked)', ()
     expect({ ...restarted.get('a'.repeat(64)), checkedAt: T1 }).toEqual(records[0]);
   });
 
+  it('stores the stamp again only when the stored one is 15 minutes old or leaves out other records', async () => {
+    const storage = createStorage();
+    const store = createContainerStore(storage, quietLogger());
+    await store.load();
+    const records = ['a', 'b'].map((n) => containerRecord({ id: n.repeat(64), name: n, checkedAt: T1 }));
+    await store.putMany(records);
+    const at = (minutes: number) => new Date(Date.parse(T2) + minutes * 60_000).toISOString();
+    const stored = async () => ((await storage.getItem('container-checks:hub:local')) as { at: string }).at;
+    const cycle = (minutes: number, checked = records) =>
+      store.putChecked(
+        { watcher: 'local' },
+        at(minutes),
+        checked.map((record) => ({ ...record, checkedAt: at(minutes) })),
+      );
+
+    await cycle(0);
+    expect(await stored()).toBe(at(0));
+    // A minute later nothing else moved: memory has the new time, storage keeps the stamp it has.
+    await cycle(1);
+    expect(await stored()).toBe(at(0));
+    expect(store.get('a'.repeat(64))?.checkedAt).toBe(at(1));
+    // b not checked this time: the stored stamp must not give it this cycle's time.
+    await cycle(2, records.slice(0, 1));
+    expect(await storage.getItem('container-checks:hub:local')).toMatchObject({ at: at(2), except: ['b'.repeat(64)] });
+    await cycle(3, records.slice(0, 1));
+    expect(await stored()).toBe(at(2));
+    await cycle(17, records.slice(0, 1));
+    expect(await stored()).toBe(at(17));
+    // A restart reads the stored stamp: a record checked since, in memory only, shows its stored time.
+    await cycle(18, records.slice(0, 1));
+    const restarted = createContainerStore(storage, quietLogger());
+    await restarted.load();
+    expect(restarted.get('a'.repeat(64))?.checkedAt).toBe(at(17));
+    await restarted.putChecked(
+      { watcher: 'local' },
+      at(19),
+      records.slice(0, 1).map((record) => ({ ...record, checkedAt: at(19) })),
+    );
+    expect(await stored()).toBe(at(17));
+  });
+
   it('leaves a record alone that was written with a later check time after the stamp', async () => {
     const storage = createStorage();
     const store = createContainerStore(storage, quietLogger());

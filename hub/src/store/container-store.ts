@@ -5,6 +5,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import { type Container, ContainerSchema } from '../../../shared/schemas/container';
 import { type UpdatePolicy, UpdatePolicySchema } from '../../../shared/schemas/update-policy';
 import { UpdateClockSchema } from '../../../shared/update/update-clock';
+import { StoredStamps } from './checked-stamps';
 import { ContainerIndex } from './container-index';
 import { ContainerPackSchema, ContainerPacks, PACK_PREFIX, type PackPlan } from './container-packs';
 import { type StagedWrite, writeTogether } from './staged-writes';
@@ -66,7 +67,9 @@ export interface ContainerStore {
   stageMany(containers: readonly Container[]): StagedWrite;
   /**
    * Records a full watch cycle of `source` checked at `at` and found otherwise unchanged: kept in
-   * memory, and stored as one stamp for the source rather than one write per record (issue 18).
+   * memory, and stored as one stamp for the source rather than one write per record (issue 18);
+   * not stored again while the stored stamp is recent and leaves out the same records
+   * (checked-stamps.ts, issue 30).
    */
   putChecked(source: CheckedSource, at: string, records: readonly Container[]): Promise<void>;
   remove(id: string): Promise<void>;
@@ -89,6 +92,7 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
   const identities = new Map<string, IdentityState>();
   const index = new ContainerIndex((id) => containers.get(id));
   const packs = new ContainerPacks();
+  const storedStamps = new StoredStamps();
   const keep = (container: Container) => {
     index.replace(containers.get(container.id), container);
     containers.set(container.id, container);
@@ -230,7 +234,8 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
       CheckedStampSchema,
       logger,
     );
-    for (const { value: stamp } of stamps) {
+    for (const { key, value: stamp } of stamps) {
+      storedStamps.remember(key, stamp.at, stamp.except);
       const except = new Set(stamp.except);
       for (const container of bySource.get(sourceOf(stamp.agent, stamp.watcher)) ?? []) {
         if (except.has(container.id)) continue;
@@ -247,6 +252,7 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
     async load() {
       containers.clear();
       packs.clear();
+      storedStamps.clear();
       await loadPacks();
       const singles = await readAllValidated(storage, await storage.getKeys('containers'), ContainerSchema, logger);
       const legacy: Container[] = [];
@@ -281,12 +287,19 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
         .filter((container) => container.checkedAt !== undefined && container.checkedAt !== at)
         .map((container) => container.id);
       const stamp = { ...(source.agent !== undefined && { agent: source.agent }), watcher: source.watcher, at, except };
+      const key = checkedKey(source);
+      const apply = () => {
+        // Only checkedAt differs from the stored record, which no index reads: their places stay. A
+        // record removed meanwhile stays removed: the stamp could not bring it back at load.
+        for (const container of batch) if (containers.has(container.id)) containers.set(container.id, container);
+      };
+      // A stamp stored a moment ago says nearly as much: an unchanged fleet's warm cycle writes nothing.
+      if (!storedStamps.due(key, at, except)) return apply();
       await writeTogether(storage, {
-        items: () => [{ key: checkedKey(source), value: stamp }],
+        items: () => [{ key, value: stamp }],
         apply: () => {
-          // Only checkedAt differs from the stored record, which no index reads: their places stay. A
-          // record removed meanwhile stays removed: the stamp could not bring it back at load.
-          for (const container of batch) if (containers.has(container.id)) containers.set(container.id, container);
+          apply();
+          storedStamps.remember(key, at, except);
         },
       });
     },

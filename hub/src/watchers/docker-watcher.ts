@@ -218,9 +218,13 @@ export class DockerWatcher {
       this.deps.onCycle?.({ durationMs: this.deps.now() - startedAt, result });
     this.deps.lookups?.beginCycle(joinCycle ? { sharedWithinMs: (this.deps.config.jitterSeconds + 60) * 1000 } : {});
     this.prefetchLookups();
+    // Listed while the registry answers, whether the cycle needs it first or reconciles with it after:
+    // waited for after the cycle, a thousand containers' listing added its whole time to the answer (issue 30).
+    const listing = this.deps.host.listContainers(this.deps.config.watchAll);
+    listing.catch(() => undefined); // a failure is reported by whoever awaits it
     let observed: ObservedInventory;
     try {
-      observed = await this.observe({ check: true, listAfter: true });
+      observed = await this.observe({ check: true, listAfter: true, listing });
       await applyInventory(observed, this.deps, { fullCycleOf: { agent: this.deps.agent, watcher: this.name } });
       await this.recheckMovedPolicies(observed.records);
     } catch (error) {
@@ -231,7 +235,7 @@ export class DockerWatcher {
     if (observed.errors.some((error) => error.phase === 'list')) report('failed');
     else report(observed.errors.length > 0 ? 'partial' : 'success');
     this.lastRunAt = this.deps.now();
-    if (observed.unlisted) await this.reconcile();
+    if (observed.unlisted) await this.reconcile(listing);
     if (observed.errors.length > 0)
       this.deps.logger.warn('watch cycle had errors', { watcher: this.id, errors: observed.errors.slice(0, 5) });
     const { unlisted: _reconciledAfter, ...result } = observed;
@@ -239,16 +243,17 @@ export class DockerWatcher {
   }
 
   /**
-   * A cycle made from the event-kept inventory is checked against Docker's listing right after,
-   * before the cycle's callers are answered: a container the listing shows otherwise than the
-   * cache (or not at all, or one the cache never saw: started a moment ago, its event not yet
-   * applied) is observed and checked now. With the stream open and its events applied there are
-   * none; this is what keeps a lost or late event from lasting past the cycle. Never throws.
+   * A cycle made from the event-kept inventory is checked against Docker's listing (asked for when
+   * the cycle began) before the cycle's callers are answered: a container the listing shows
+   * otherwise than the cache (or not at all, or one the cache never saw: started a moment ago, its
+   * event not yet applied) is observed and checked now. With the stream open and its events applied
+   * there are none; this is what keeps a lost or late event from lasting past the cycle. A change
+   * after the listing comes as an event, which drops its cache entry. Never throws.
    */
-  private async reconcile(): Promise<void> {
+  private async reconcile(listing: ReturnType<DockerHost['listContainers']>): Promise<void> {
     let summaries: Awaited<ReturnType<DockerHost['listContainers']>>;
     try {
-      summaries = await this.deps.host.listContainers(this.deps.config.watchAll);
+      summaries = await listing;
     } catch (error) {
       this.deps.logger.warn('docker listing failed after a watch cycle', { watcher: this.id, error: String(error) });
       return;
@@ -320,6 +325,7 @@ export class DockerWatcher {
     check: boolean;
     onlyIds?: ReadonlySet<string>;
     listAfter?: boolean;
+    listing?: ReturnType<DockerHost['listContainers']>;
   }): Promise<ObservedInventory> {
     const { deps } = this;
     const now = deps.now();
@@ -337,6 +343,7 @@ export class DockerWatcher {
       now,
       inspected: this.inspected,
       listAfter: options.listAfter,
+      listing: options.listing,
     });
   }
 

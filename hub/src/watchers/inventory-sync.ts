@@ -60,6 +60,11 @@ export interface ObserveOptions {
    * the event stream kept every record current, they are observed without the listing.
    */
   listAfter?: boolean | undefined;
+  /**
+   * Docker's listing, asked for when the cycle began (DockerWatcher): used instead of listing again,
+   * whether the observation needs it now or the caller reconciles with it afterwards.
+   */
+  listing?: Promise<DockerContainerSummary[]> | undefined;
 }
 
 const INSPECT_CONCURRENCY = 8;
@@ -82,14 +87,14 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
       images.set(image.id, details);
     }
   // A full observation whose every record the event stream kept current is made from them, and
-  // Docker's listing is left for afterwards (issue 18: listing a thousand containers takes the
-  // Engine longer than the registry takes to answer, and parsing it costs the cycle's own CPU).
+  // Docker's listing is not waited for (issue 18: listing a thousand containers takes the Engine
+  // longer than the registry takes to answer); the caller reconciles with it afterwards.
   const known = options.listAfter && !options.onlyIds ? options.inspected?.knownInventory(options.previous) : undefined;
   if (known) return { ...(await observeListed([...known.keys()], known, options, images, errors)), unlisted: true };
   let ids: string[];
   let summaries: Map<string, DockerContainerSummary>;
   try {
-    const listed = await options.host.listContainers(options.watchAll);
+    const listed = await (options.listing ?? options.host.listContainers(options.watchAll));
     summaries = new Map(listed.map((summary) => [summary.id, summary]));
     ids = listed.map((summary) => summary.id).filter((id) => !options.onlyIds || options.onlyIds.has(id));
     // A container of onlyIds that the listing no longer has is gone (or stopped, without WATCHALL).
