@@ -12,6 +12,7 @@ import type { ExpositionFormat } from '../../shared/metrics/exposition-format';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { SourceFilesFor } from '../../shared/sources/source-files';
 import type { HookRunner } from '../../shared/update/hooks';
+import type { SwarmEngine } from './swarm/swarm-host';
 
 /**
  * An edge socket whose owner may hibernate: the runtime keeps the connection, the hub keeps the
@@ -127,6 +128,8 @@ export interface HubDeps {
   notificationFetch?: typeof fetch | undefined;
   /** A Docker Engine client for a watcher's endpoint (Node: the edge agent's Docker module); no watchers without it. */
   dockerHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
+  /** A Swarm manager's Engine API for a swarm watcher (docs/sources.md; Node: swarm-engine.ts); no swarm watchers without it. */
+  swarmEngineFor?: ((endpoint: DockerEndpoint) => SwarmEngine) | undefined;
   /** The files of a file source (docs/sources.md; Node: node-source-files.ts); no file sources without it. */
   sourceFilesFor?: SourceFilesFor | undefined;
   /**

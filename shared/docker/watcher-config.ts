@@ -31,7 +31,7 @@ export function composeFilesAreLocal(config: Pick<WatcherConfig, 'composeFiles' 
 }
 
 export const DEFAULT_CRON = '0 * * * *';
-const DEFAULT_SOCKET = '/var/run/docker.sock';
+export const DEFAULT_SOCKET = '/var/run/docker.sock';
 const PREFIX = 'DD_WATCHER_';
 export const WATCHER_KEYS = [
   'socket',
@@ -42,13 +42,16 @@ export const WATCHER_KEYS = [
   'watchbydefault',
   'watchall',
   'composefiles',
-  // The watcher's type (docker, file, dockerfile) and where a file source reads (docs/sources.md).
+  // The watcher's type (docker, swarm, file, dockerfile) and where a file source reads (docs/sources.md).
   'type',
   'file',
   'directory',
 ] as const;
-/** What `DD_WATCHER_<NAME>_TYPE` may say: a Docker Engine, an image list, a directory of Dockerfiles and compose files. */
-export const WATCHER_TYPES = ['docker', 'file', 'dockerfile'] as const;
+/**
+ * What `DD_WATCHER_<NAME>_TYPE` may say: a Docker Engine, a Swarm manager's services, an image list,
+ * a directory of Dockerfiles and compose files.
+ */
+export const WATCHER_TYPES = ['docker', 'file', 'dockerfile', 'swarm'] as const;
 export type WatcherType = (typeof WATCHER_TYPES)[number];
 /** The keys only Docker watchers take, refused on a file source (and the file keys on a Docker watcher). */
 const DOCKER_ONLY_KEYS = ['socket', 'host', 'port', 'watchall', 'composefiles'] as const;
@@ -79,7 +82,7 @@ function endpointFromDockerHost(dockerHost: string | undefined): DockerEndpoint 
   return { host: match[1] as string, port: Number(match[2] ?? 2375), protocol: 'http' };
 }
 
-function endpointOf(raw: RawWatcherVariables, fallback: DockerEndpoint): DockerEndpoint {
+export function endpointOf(raw: RawWatcherVariables, fallback: DockerEndpoint): DockerEndpoint {
   if (raw.socket && raw.host) throw new ConfigError(raw.host.variable, 'give SOCKET or HOST, not both');
   if (raw.port && !raw.host) throw new ConfigError(raw.port.variable, 'PORT goes with HOST');
   if (raw.socket)

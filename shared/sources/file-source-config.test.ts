@@ -37,7 +37,7 @@ describe('file source configuration (DD_WATCHER_<NAME>_TYPE)', () => {
 
   it('refuses an unknown type, a missing path, and keys of the other kind, naming the variable', () => {
     expect(() => loadFileSourceConfigs(vars({ DD_WATCHER_X_TYPE: 'kubernetes' }))).toThrow(
-      /DD_WATCHER_X_TYPE.*unknown watcher type "kubernetes"; one of docker, file, dockerfile/,
+      /DD_WATCHER_X_TYPE.*unknown watcher type "kubernetes"; one of docker, file, dockerfile, swarm/,
     );
     expect(() => loadFileSourceConfigs(vars({ DD_WATCHER_X_TYPE: 'file' }))).toThrow(/DD_WATCHER_X_FILE.*needs it/);
     expect(() =>

@@ -33,6 +33,16 @@ export const WATCHER_TYPE_CAPABILITIES: readonly WatcherTypeCapabilities[] = [
     runtimes: ['node', 'edge-agent'],
   },
   {
+    type: 'swarm',
+    watches: "the services of a Docker Swarm manager's Engine API (their tasks are not records)",
+    configuration: ['socket', 'host', 'port', ...SCHEDULE_KEYS],
+    update: false,
+    containerActions: false,
+    inventoryRefresh: true,
+    liveChanges: false,
+    runtimes: ['node'],
+  },
+  {
     type: 'file',
     watches: 'the image references of one image list (YAML or JSON)',
     configuration: ['file', ...SCHEDULE_KEYS],

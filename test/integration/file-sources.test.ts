@@ -153,6 +153,7 @@ describe('file sources on a hub', () => {
     const types = await get<{ data: { type: string; update: boolean }[] }>('/api/v1/watchers/types');
     expect(types.data.map(({ type, update }) => [type, update])).toEqual([
       ['docker', true],
+      ['swarm', false],
       ['file', false],
       ['dockerfile', false],
     ]);

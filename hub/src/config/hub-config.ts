@@ -1,6 +1,7 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '../../../shared/config/env-readers';
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
+import { loadSwarmWatcherConfigs } from '../../../shared/docker/swarm-watcher-config';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type FileSourceConfig, loadFileSourceConfigs } from '../../../shared/sources/file-source-config';
@@ -75,6 +76,8 @@ export interface HubConfig {
   hooks: HookConfig;
   /** Docker watchers (DD_WATCHER_*), the default `local` one included unless DD_LOCAL_WATCHER=false. */
   watchers: WatcherConfig[];
+  /** Swarm watchers (DD_WATCHER_<NAME>_TYPE=swarm): a manager's services (docs/sources.md). */
+  swarmWatchers: WatcherConfig[];
   /** File sources (DD_WATCHER_<NAME>_TYPE=file|dockerfile): image lists, Dockerfiles and compose files (docs/sources.md). */
   fileSources: FileSourceConfig[];
   /** Listen-mode agents the hub connects to (DD_AGENT_<NAME>_HOST, _PORT, _SECRET, _PROTOCOL, _CAFILE). */
@@ -249,6 +252,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
     watchers: loadWatcherConfigs(
       new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
     ),
+    swarmWatchers: loadSwarmWatcherConfigs(resolved),
     fileSources: loadFileSourceConfigs(resolved),
     agents: loadListenAgentConfigs(resolved),
     security: loadSecurityConfig(vars),

@@ -16,7 +16,7 @@ import type { RouteGroup } from '../http/route-group';
 import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { toPublicContainer } from '../watchers/public-container';
-import { type ContainerHosts, findContainer, watcherOf } from './container-target';
+import { actionableWatcherOf, type ContainerHosts, findContainer } from './container-target';
 
 const ACTIONS = ['start', 'stop', 'restart'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -64,7 +64,7 @@ export function registerContainerActionRoutes(api: RouteGroup, deps: ContainerAc
    * its last record with the state Docker reports now.
    */
   async function act(action: Action, container: Container): Promise<Container> {
-    const watcher = watcherOf(deps, container);
+    const watcher = actionableWatcherOf(deps, container);
     const audit = (status: string, details?: string) =>
       deps.audit.append({
         action: AUDIT_ACTION_OF[action],
@@ -105,6 +105,7 @@ export function registerContainerActionRoutes(api: RouteGroup, deps: ContainerAc
         statuses: {
           403: 'Container actions are disabled (DD_SERVER_FEATURE_CONTAINERACTIONS=false)',
           404: 'Unknown container, or gone from Docker',
+          409: 'A record of a watcher type without container actions (swarm, file, dockerfile)',
           503: 'Its watcher is not available',
         },
       },

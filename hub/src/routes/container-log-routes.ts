@@ -10,7 +10,7 @@ import type { WebSocketGate } from '../http/websocket-upgrade';
 import type { ContainerStore } from '../store/container-store';
 import type { DockerWatcher } from '../watchers/docker-watcher';
 import { acceptsGzip, logFileName, logText, qSince } from './container-log-query';
-import { type ContainerHosts, findContainer, watcherOf } from './container-target';
+import { actionableWatcherOf, type ContainerHosts, findContainer, watcherOf } from './container-target';
 
 const MAX_TAIL = 100_000;
 const streamParams = {
@@ -71,6 +71,7 @@ export function registerContainerLogRoutes(api: RouteGroup, deps: ContainerLogRo
       statuses: {
         400: 'Invalid query',
         404: 'Unknown container, or gone from Docker',
+        409: 'A record of a watcher type without container actions (swarm, file, dockerfile)',
         500: 'Docker failed',
         503: 'Its watcher is not available',
       },
@@ -78,7 +79,7 @@ export function registerContainerLogRoutes(api: RouteGroup, deps: ContainerLogRo
     async (c, { query }) => {
       requireOneStream(query);
       const container = findContainer(deps.containers, c.req.param('id') ?? '');
-      const watcher = watcherOf(deps, container);
+      const watcher = actionableWatcherOf(deps, container);
       const gzip = acceptsGzip(c.req.header('accept-encoding'));
       const headers: Record<string, string> = {
         'Content-Type': 'text/plain; charset=utf-8',

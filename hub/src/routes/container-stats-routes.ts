@@ -11,7 +11,7 @@ import type { HubDeps } from '../hub-deps';
 import { openSampleStream, type SampleFrame } from '../stats/sample-stream';
 import { createStatsSampler, type StatsTarget } from '../stats/stats-sampler';
 import type { ContainerStore } from '../store/container-store';
-import { type ContainerHosts, findContainer, watcherOf } from './container-target';
+import { actionableWatcherOf, type ContainerHosts, findContainer } from './container-target';
 
 const SummarySchema = v.object({
   containers: v.number(),
@@ -58,7 +58,7 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
   /** Resolves before answering, so an unknown container or watcher gets its JSON error (404, 503). */
   const targetOf = (id: string) => {
     const container = findContainer(containers, id);
-    return { container, watcher: watcherOf(deps, container) };
+    return { container, watcher: actionableWatcherOf(deps, container) };
   };
 
   api.add(
@@ -71,6 +71,7 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
       response: ContainerStatsSchema,
       statuses: {
         404: 'Unknown container, or gone from Docker',
+        409: 'A record of a watcher type without container actions (swarm, file, dockerfile)',
         500: 'Docker failed',
         503: 'Its watcher is not available',
       },
@@ -98,7 +99,11 @@ export function registerContainerStatsRoutes(api: RouteGroup, deps: ContainerSta
       summary:
         'Server-Sent Events: container-stats samples every interval; stats-error frames on failures (the last one when it is gone)',
       query: { interval: intervalParam },
-      statuses: { 404: 'Unknown container', 503: 'Its watcher is not available' },
+      statuses: {
+        404: 'Unknown container',
+        409: 'A record without container actions',
+        503: 'Its watcher is not available',
+      },
     },
     (c, { query }) => {
       const { container, watcher } = targetOf(c.req.param('id') ?? '');

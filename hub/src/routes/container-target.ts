@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/schemas/container';
+import { WATCHER_TYPE_CAPABILITIES } from '../../../shared/sources/watcher-types';
 import { HttpError } from '../http/http-error';
 import type { ContainerStore } from '../store/container-store';
 import type { DockerWatcher } from '../watchers/docker-watcher';
@@ -42,5 +43,21 @@ export function watcherOf(hosts: ContainerHosts, container: Container): DockerWa
   }
   if (!watcher)
     throw new HttpError(503, `The watcher ${container.watcher} is not available`, { watcher: container.watcher });
+  return watcher;
+}
+
+/**
+ * watcherOf, for start, stop, restart, logs and stats: a record of a watcher type without container
+ * actions (a Swarm service, a file's image reference) is refused with 409 rather than failing in Docker.
+ */
+export function actionableWatcherOf(hosts: ContainerHosts, container: Container): DockerWatcher {
+  const watcher = watcherOf(hosts, container);
+  const type = WATCHER_TYPE_CAPABILITIES.find((each) => each.type === watcher.type);
+  if (type && !type.containerActions) {
+    throw new HttpError(409, `${container.name} is watched by ${watcher.id}, whose records have no container actions`, {
+      reason: 'no-container-actions',
+      watcher: watcher.id,
+    });
+  }
   return watcher;
 }

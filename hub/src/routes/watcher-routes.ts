@@ -22,7 +22,7 @@ const WATCHER_TYPES: ReadonlySet<string> = new Set(WATCHER_TYPE_CAPABILITIES.map
 /** The watcher routes: the fleet, the configuration of the hub's own watchers, and agents reached through the directory. */
 export interface WatcherRoutesDeps {
   fleet: Fleet;
-  config: Pick<HubConfig, 'watchers' | 'fileSources'>;
+  config: Pick<HubConfig, 'watchers' | 'swarmWatchers' | 'fileSources'>;
   agents: AgentDirectory;
   expectations: InventoryExpectations;
   /** Deadline of an inventory refresh (30 s); shorter in tests. */
@@ -32,8 +32,10 @@ export interface WatcherRoutesDeps {
 /** A watcher as http-interface §2.2 shows it: configuration masked (there are no secrets in it today). */
 function describeWatcher(watcher: DockerWatcher, deps: WatcherRoutesDeps) {
   const agent = watcher.agent;
-  if (watcher.type !== 'docker') return describeFileSource(watcher, deps.config.fileSources);
-  const local = agent === undefined ? deps.config.watchers.find((w) => w.name === watcher.name) : undefined;
+  if (watcher.type !== 'docker' && watcher.type !== 'swarm')
+    return describeFileSource(watcher, deps.config.fileSources);
+  const ownConfigs = watcher.type === 'swarm' ? deps.config.swarmWatchers : deps.config.watchers;
+  const local = agent === undefined ? ownConfigs.find((w) => w.name === watcher.name) : undefined;
   const remote = agent === undefined ? undefined : deps.agents.runtime(agent)?.get(watcher.name)?.config;
   const configuration = local
     ? {

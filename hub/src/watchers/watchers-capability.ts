@@ -9,6 +9,7 @@ import type { AuditStore } from '../store/audit-store';
 import type { ContainerStore } from '../store/container-store';
 import { inventoryWriter } from '../store/inventory-writer';
 import type { LabelOverrideStore } from '../store/label-override-store';
+import { createSwarmHost } from '../swarm/swarm-host';
 import { TagPolicyCache } from './container-check';
 import type { Fleet } from './fleet';
 import type { MaturityLifts } from './maturity-lifts';
@@ -72,6 +73,19 @@ export function watchersCapability(deps: WatchersCapabilityDeps): Capability<{ n
           fleet.add(watcher);
           watcher.start();
         }
+      }
+      // Swarm watchers (docs/sources.md): a manager's services, through its Engine API.
+      for (const swarmConfig of config.swarmWatchers) {
+        if (!input.swarmEngineFor) {
+          logger.error('swarm watchers need a Docker Engine client, which this runtime does not have', {
+            watcher: `swarm.${swarmConfig.name}`,
+          });
+          continue;
+        }
+        const host = createSwarmHost(input.swarmEngineFor(swarmConfig.endpoint), `swarm.${swarmConfig.name}`);
+        const watcher = newWatcher(swarmConfig, host, { type: 'swarm' });
+        fleet.add(watcher);
+        watcher.start();
       }
       // File sources (docs/sources.md) where the runtime reads files; Workers refuse DD_WATCHER_* before this.
       for (const sourceConfig of config.fileSources) {

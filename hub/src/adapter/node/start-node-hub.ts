@@ -37,6 +37,7 @@ import { createRegistryFetchFactory } from './registry-fetch';
 import { nodeScannerProcessFor } from './scanner-process';
 import { SELF_UPDATE_HELPER_ARGUMENT } from './self-update-helper';
 import { startupLine } from './startup-line';
+import { createSwarmEngine } from './swarm-engine';
 import { createUpgradePacer, pacedUpgrades, UPGRADE_SLICE_MS } from './upgrade-pacer';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
@@ -195,6 +196,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       registries,
       registryFetch: createRegistryFetchFactory(),
       dockerHostFor: (endpoint) => createDockerHost(endpoint),
+      // DD_WATCHER_<NAME>_TYPE=swarm: a Swarm manager's services.
+      swarmEngineFor: createSwarmEngine,
       // DD_WATCHER_<NAME>_TYPE=file|dockerfile: image lists, Dockerfiles and compose files on this machine.
       sourceFilesFor: nodeSourceFiles,
       runtimeMetrics: processMetricsOnDemand(),
