@@ -93,6 +93,14 @@ export const ContainerUnhealthyEventSchema = v.object({
   container: containerObject,
 });
 export const ScanStartedEventSchema = v.object({ containerId: v.string(), cycleId: v.optional(v.string()) });
+/** The end of a scan-all cycle (the event http-interface §6.1 names below its table), with its outcome. */
+export const ScanCycleCompleteEventSchema = v.object({
+  cycleId: v.string(),
+  scheduledCount: count,
+  completedCount: count,
+  scanned: count,
+  failed: count,
+});
 export const ScanCompletedEventSchema = v.object({
   containerId: v.string(),
   status: v.string(),
@@ -163,6 +171,7 @@ export const UI_EVENT_PAYLOAD_SCHEMAS = {
   'dd:container-unhealthy': ContainerUnhealthyEventSchema,
   'dd:scan-started': ScanStartedEventSchema,
   'dd:scan-completed': ScanCompletedEventSchema,
+  'security-scan-cycle-complete': ScanCycleCompleteEventSchema,
   'dd:self-update': SelfUpdateEventSchema,
   'dd:update-operation-changed': UpdateOperationChangedEventSchema,
   'dd:update-applied': UpdateAppliedEventSchema,

@@ -5,7 +5,8 @@
  * its update candidate fixes it and brings a vulnerable libepoch. `POST …/scan` pulls the candidate
  * on the container's host, reads both images through `docker save` with the built-in SBOM generator,
  * and answers the candidate's findings with the update's delta; the security gate then refuses the
- * update (409) once the container asks for a medium severity limit.
+ * update (409) once the container asks for a medium severity limit. Without the limit the update
+ * runs, and the re-created container keeps the result of the image it now runs (issue 28).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
@@ -89,5 +90,54 @@ describe('a vulnerability scan on a real dockerd and registry', () => {
     // Nothing was updated: the container still runs 1.0.0.
     const inspected = await bed.dockerd.docker.getContainer(id).inspect();
     expect(inspected.Config.Image).toBe(ref('1.0.0'));
+  });
+
+  it("serves the running image's own findings beside the candidate's, then keeps the candidate's result once the update runs it", async () => {
+    type View = { target: string; image: string; running?: { image: string; vulnerabilities: { id: string }[] } };
+    const before = await hub.json<View>(`/api/v1/containers/${id}/vulnerabilities`);
+    expect(before.target).toBe('candidate');
+    expect(before.running?.image).toBe(ref('1.0.0'));
+    expect(before.running?.vulnerabilities.map((f) => f.id)).toEqual(['DSA-TEST-0001']);
+    const aggregate = await hub.json<{ images: { image: string; vulnerabilities: { id: string }[] }[] }>(
+      '/api/v1/containers/security/vulnerabilities',
+    );
+    expect(aggregate.images.find((entry) => entry.image === ref('1.0.0'))?.vulnerabilities.map((f) => f.id)).toEqual([
+      'DSA-TEST-0001',
+    ]);
+
+    const cleared = await hub.api(`/api/v1/containers/${id}/label-overrides`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ unset: ['dd.security.block-severity'] }),
+    });
+    expect(cleared.status, await cleared.clone().text()).toBe(200);
+    const requested = await hub.api(`/api/v1/containers/${id}/update`, { method: 'POST' });
+    expect(requested.status, await requested.clone().text()).toBe(202);
+    const { operationId } = (await requested.json()) as { operationId: string };
+    await expect
+      .poll(async () => (await hub.json<{ status: string }>(`/api/v1/update-operations/${operationId}`)).status, {
+        timeout: 60_000,
+        interval: 200,
+      })
+      .toBe('succeeded');
+    let fresh: Scanned | undefined;
+    await expect
+      .poll(
+        async () => {
+          const list = await hub.json<{ data: Scanned[] }>('/api/v1/containers');
+          fresh = list.data.find((c) => c.name === 'scanned' && c.id !== id);
+          return fresh?.id;
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBeDefined();
+    if (!fresh) throw new Error('no re-created container');
+    // No scan ran for the new container: the candidate's result is now its running image's.
+    expect(fresh.security).toMatchObject({ status: 'scanned', target: 'current', image: ref('1.1.0') });
+    const after = await hub.json<{ containerId: string; target: string; vulnerabilities: { id: string }[] }>(
+      `/api/v1/containers/${fresh.id}/vulnerabilities`,
+    );
+    expect(after).toMatchObject({ containerId: fresh.id, target: 'current' });
+    expect(after.vulnerabilities.map((f) => f.id)).toEqual(['DSA-TEST-0003']);
   });
 });

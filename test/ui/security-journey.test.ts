@@ -4,7 +4,9 @@
  * vulnerable openssl, an update candidate that fixes it and brings a vulnerable libepoch): "Not
  * scanned yet", then "Scan now" shows the candidate's findings and what the update fixes and brings;
  * the SBOM links download SPDX and CycloneDX documents of the running image; the release notes say
- * why there are none (the image names no source repository); axe finds nothing serious.
+ * why there are none (the image names no source repository); axe finds nothing serious. The fleet
+ * view (/security) and the dashboard's card show the running image's findings, the update's change,
+ * and scan all with its progress from the live stream.
  */
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
@@ -45,10 +47,19 @@ describe('the security section of the container detail page', () => {
     await section().getByText('Not scanned yet.').waitFor();
     await section().getByRole('button', { name: 'Scan now' }).click();
     await section().locator('tr[data-finding="DSA-TEST-0003"]').waitFor({ timeout: 60_000 });
-    expect(await section().locator('tbody tr').count()).toBe(1);
+    // What runs today leads (issue 28: the running image's finding hid under "The update fixes")…
+    const runningRows = section().locator('[data-field="running-findings"] tbody tr');
+    expect(await runningRows.count()).toBe(1);
+    expect(await runningRows.first().getAttribute('data-finding')).toBe('DSA-TEST-0001');
+    expect(await section().locator('[data-field="running-counts"]').textContent()).toContain('1 critical');
+    // …and what the update would run follows it.
+    const candidateRows = section().locator('[data-field="candidate-findings"] tbody tr');
+    expect(await candidateRows.count()).toBe(1);
     expect(await section().locator('tr[data-finding="DSA-TEST-0003"] td[data-label="Package"]').textContent()).toBe(
       'libepoch',
     );
+    const headings = await section().locator('h3').allTextContents();
+    expect(headings).toEqual(['Running image', 'The update']);
     expect(
       await section()
         .locator('dd')
@@ -89,5 +100,39 @@ describe('the security section of the container detail page', () => {
 
   it('passes axe in light and dark', { timeout: 90_000 }, async () => {
     await expectAccessible(browser, `${hub.url}/containers/${bed.containerId}`, 'tr[data-finding]');
+  });
+});
+
+describe('the fleet security view', () => {
+  it('shows the fleet counts on the dashboard, linked to the view', async () => {
+    await page.goto(`${hub.url}/`);
+    const card = page.locator('[data-field="dashboard-security"]');
+    await card.waitFor();
+    expect(await card.textContent()).toMatch(/1 critical.*1 of 1 containers scanned/);
+    await page.getByRole('link', { name: 'Vulnerabilities by image' }).click();
+    await page.getByRole('heading', { name: 'Security', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/security');
+  });
+
+  it("lists each running image with its findings and its update's change, and scans all with live progress", async () => {
+    const row = page.locator(`li[data-image="${bed.ref('1.0.0')}"]`);
+    await row.waitFor();
+    expect(await row.locator('[data-field="update"]').textContent()).toBe(
+      `The update to ${bed.ref('1.1.0')} fixes 1 critical; brings 1 medium.`,
+    );
+    expect(await row.getByRole('link', { name: 'scanned' }).count()).toBe(1);
+    await row.getByText('1 finding').click();
+    await row.locator('tr[data-finding="DSA-TEST-0001"]').waitFor();
+
+    await page.getByRole('button', { name: 'Scan all now' }).click();
+    const progress = page.locator('[data-field="scan-progress"]');
+    await expect.poll(() => progress.textContent(), { timeout: 60_000 }).toBe('Scanned 1 of 1 containers.');
+    expect(await page.getByRole('button', { name: 'Scan all now' }).isEnabled()).toBe(true);
+    expect(await page.locator('[data-field="fleet-counts"]').textContent()).toMatch(/1 of 1 containers scanned/);
+    expect(seen.problems).toEqual([]);
+  });
+
+  it('passes axe in light and dark', { timeout: 90_000 }, async () => {
+    await expectAccessible(browser, `${hub.url}/security`, 'li[data-image]');
   });
 });

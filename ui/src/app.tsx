@@ -14,6 +14,7 @@ import { Containers } from './views/containers';
 import { Dashboard } from './views/dashboard';
 import { Images } from './views/images';
 import { Notifications } from './views/notifications';
+import { Security } from './views/security';
 import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
 
@@ -22,6 +23,7 @@ const VIEWS = [
   { path: '/approvals', label: 'Approvals', View: Approvals },
   { path: '/agents', label: 'Agents', View: Agents },
   { path: '/images', label: 'Images', View: Images },
+  { path: '/security', label: 'Security', View: Security },
   { path: '/notifications', label: 'Notifications', View: Notifications },
   { path: '/audit', label: 'Audit log', View: Audit },
   { path: '/api-keys', label: 'API keys', View: ApiKeys },

@@ -1,5 +1,6 @@
 import type { UiEventData } from '../../shared/schemas/ui-events';
 import { api, type Container } from './api';
+import { scanCompleted, scanCycleComplete } from './scan-progress';
 import { followSelfUpdate, noteConnected } from './self-update';
 import {
   agents,
@@ -76,6 +77,8 @@ export function connectLive(): void {
   };
   on<unknown>(es, 'dd:approval-requested', approvalEvent);
   on<unknown>(es, 'dd:approval-updated', approvalEvent);
+  on<UiEventData<'dd:scan-completed'>>(es, 'dd:scan-completed', scanCompleted);
+  on<UiEventData<'security-scan-cycle-complete'>>(es, 'security-scan-cycle-complete', scanCycleComplete);
   on<unknown>(es, 'dd:agent-connected', refreshAgents);
   on<unknown>(es, 'dd:agent-disconnected', refreshAgents);
   on<unknown>(es, 'dd:agent-stats-changed', refreshAgents);

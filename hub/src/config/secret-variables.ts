@@ -85,6 +85,7 @@ const NAMED: Record<string, VariableRule> = {
       'DD_HOOKS_TIMEOUT',
       'DD_SECURITY_SCANNER',
       'DD_SECURITY_OSV_REFRESH_HOURS',
+      'DD_SECURITY_SCAN_HOURS',
       'DD_SECURITY_BLOCK_SEVERITY',
       'DD_LOCAL_WATCHER',
       // The agent's own, skipped by a hub that shares its environment (listen-agent-config.ts).

@@ -19,7 +19,13 @@ import { toPublicContainer } from '../watchers/public-container';
 import { containerGroups } from './container-groups';
 import { type ContainerHosts, findContainer, watcherOf } from './container-target';
 import { containerSummary, recentStatus } from './container-views';
-import { containerSecurity, securityIssues, vulnerabilitiesView, vulnerabilityAggregate } from './security-views';
+import {
+  containerSecurity,
+  fleetVulnerabilities,
+  scanLookups,
+  securityIssues,
+  vulnerabilitiesView,
+} from './security-views';
 import { describeTriggersOfContainer, type TriggersOfContainerDeps } from './trigger-routes';
 
 const Envelope = v.object({
@@ -39,17 +45,17 @@ export interface ContainerRoutesDeps extends ContainerHosts, TriggersOfContainer
   now: () => number;
   publish: Publish;
   /** The latest scans and the database's state (docs/security-scanning.md). */
-  security: Pick<SecurityService, 'scans' | 'databaseStatus'>;
+  security: Pick<SecurityService, 'scans' | 'databaseStatus' | 'configured'>;
 }
 
 export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDeps): void {
   const { containers } = deps;
   const find = (id: string) => findContainer(containers, id);
-  const scanOf = (id: string) => deps.security.scans.get(id);
+  const { scanOf, runningOf } = scanLookups(deps.security.scans);
   /** A container as served: redacted, with its `security` field (the findings only when asked for). */
   const shown = (container: Container, includeVulnerabilities = false) => ({
     ...toPublicContainer(container),
-    security: containerSecurity(scanOf(container.id), includeVulnerabilities),
+    security: containerSecurity(scanOf(container), includeVulnerabilities),
   });
   /**
    * A record's served JSON, each variant (with or without findings) kept while the record and its
@@ -59,7 +65,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
    */
   const servedJson = new WeakMap<Container, { scan: unknown; plain?: string; withFindings?: string }>();
   const jsonOf = (container: Container, includeVulnerabilities: boolean): string => {
-    const scan = scanOf(container.id);
+    const scan = scanOf(container);
     const previous = servedJson.get(container);
     const kept = previous !== undefined && previous.scan === scan ? previous : { scan };
     if (kept !== previous) servedJson.set(container, kept);
@@ -117,7 +123,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     },
     (c) => {
       const all = containers.all();
-      return c.json({ ...containerSummary(all), security: { issues: securityIssues(all, scanOf) } });
+      return c.json({ ...containerSummary(all), security: { issues: securityIssues(all, scanOf, runningOf) } });
     },
   );
 
@@ -174,7 +180,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       summary:
         'Vulnerabilities by running image: total and scanned container counts, the latest scan, each image with its container ids, findings and the summary of its update candidate; the state of the OSV database or of the Trivy or Grype tool',
     },
-    async (c) => c.json(vulnerabilityAggregate(containers.all(), scanOf, await deps.security.databaseStatus())),
+    async (c) => c.json(await fleetVulnerabilities(containers.all(), deps.security)),
   );
 
   api.add(
@@ -243,7 +249,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
     },
     (c) => {
       const container = find(c.req.param('id') ?? '');
-      return c.json(vulnerabilitiesView(container, scanOf(container.id)));
+      return c.json(vulnerabilitiesView(container, scanOf(container), runningOf(container)));
     },
   );
 

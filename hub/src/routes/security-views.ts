@@ -1,16 +1,27 @@
 import type { Container } from '../../../shared/schemas/container';
 import type { ContainerScan } from '../security/container-scan';
 import type { SeverityCounts } from '../security/osv/scan-sbom';
-import type { DatabaseStatus } from '../security/security-service';
+import type { ScanStore } from '../security/scan-store';
+import type { DatabaseStatus, SecurityService } from '../security/security-service';
 import { currentReference } from '../updates/update-target';
 
 const NONE: SeverityCounts = { critical: 0, high: 0, medium: 0, low: 0, unknown: 0 };
 
-/** GET /api/v1/containers/{id}/vulnerabilities: the latest persisted scan, or `not-scanned`. */
-export function vulnerabilitiesView(container: Container, scan: ContainerScan | undefined) {
+/**
+ * GET /api/v1/containers/{id}/vulnerabilities: the latest persisted scan, or `not-scanned`. When it
+ * read the update candidate, `running` (an extension of the spec's shape) adds the running image's
+ * own findings, so what runs today is not hidden behind what the update would run (issue 28).
+ */
+export function vulnerabilitiesView(
+  container: Container,
+  scan: ContainerScan | undefined,
+  running?: ContainerScan | undefined,
+) {
   if (!scan)
     return { containerId: container.id, status: 'not-scanned', scannedAt: null, vulnerabilities: [], summary: NONE };
-  return scan;
+  if (scan.target !== 'candidate' || running?.status !== 'scanned') return scan;
+  const { image, imageId, scannedAt, vulnerabilities, summary } = running;
+  return { ...scan, running: { image, ...(imageId && { imageId }), scannedAt, summary, vulnerabilities } };
 }
 
 /**
@@ -23,10 +34,18 @@ export function containerSecurity(scan: ContainerScan | undefined, includeVulner
   return { ...rest, ...(includeVulnerabilities && { vulnerabilities }) };
 }
 
-/** Containers with critical or high findings (GET /api/v1/containers/summary `security.issues`). */
-export function securityIssues(all: readonly Container[], scanOf: (id: string) => ContainerScan | undefined): number {
+/**
+ * Containers whose running image has critical or high findings (GET /api/v1/containers/summary
+ * `security.issues`): the latest scan when it read the running image, else the running image's own.
+ */
+export function securityIssues(
+  all: readonly Container[],
+  scanOf: (container: Container) => ContainerScan | undefined,
+  runningOf: (container: Container) => ContainerScan | undefined = () => undefined,
+): number {
   return all.filter((container) => {
-    const summary = scanOf(container.id)?.summary;
+    const latest = scanOf(container);
+    const summary = (latest?.target === 'current' ? latest : runningOf(container))?.summary;
     return summary !== undefined && summary.critical + summary.high > 0;
   }).length;
 }
@@ -38,8 +57,9 @@ export function securityIssues(all: readonly Container[], scanOf: (id: string) =
  */
 export function vulnerabilityAggregate(
   all: readonly Container[],
-  scanOf: (id: string) => ContainerScan | undefined,
+  scanOf: (container: Container) => ContainerScan | undefined,
   database: DatabaseStatus,
+  runningOf: (container: Container) => ContainerScan | undefined = () => undefined,
 ) {
   interface ImageEntry {
     image: string;
@@ -63,20 +83,41 @@ export function vulnerabilityAggregate(
     };
     images.set(image, entry);
     entry.containerIds.push(container.id);
-    const scan = scanOf(container.id);
+    const scan = scanOf(container);
     if (scan?.status !== 'scanned') continue;
     scanned++;
     if (latestScanAt === null || scan.scannedAt > latestScanAt) latestScanAt = scan.scannedAt;
-    if (scan.target === 'candidate') {
-      entry.update = { image: scan.image, summary: scan.summary };
-      continue;
-    }
-    if (entry.scannedAt !== null && entry.scannedAt >= scan.scannedAt) continue;
-    entry.scannedAt = scan.scannedAt;
-    entry.summary = scan.summary;
-    entry.vulnerabilities = scan.vulnerabilities;
+    // A candidate's scan is the image's `update`; the image's own findings are its running scan's.
+    if (scan.target === 'candidate') entry.update = { image: scan.image, summary: scan.summary };
+    const own = scan.target === 'current' ? scan : runningOf(container);
+    if (own?.status !== 'scanned') continue;
+    if (entry.scannedAt !== null && entry.scannedAt >= own.scannedAt) continue;
+    entry.scannedAt = own.scannedAt;
+    entry.summary = own.summary;
+    entry.vulnerabilities = own.vulnerabilities;
   }
   // Only images something was learnt about: an unscanned image has no findings to group.
   const known = [...images.values()].filter((entry) => entry.scannedAt !== null || entry.update !== undefined);
   return { total: all.length, scanned, latestScanAt, database, images: known };
+}
+
+/** A container's latest scan and its running image's; a re-created container without its own gets its image's (scan-store.ts). */
+export function scanLookups(scans: Pick<ScanStore, 'get' | 'runningScan'>) {
+  return {
+    scanOf: (container: Container) => scans.get(container.id, container),
+    runningOf: (container: Container) => scans.runningScan(container.id, container),
+  };
+}
+
+/**
+ * GET /api/v1/containers/security/vulnerabilities, with `scanner`: whether scans can run at all (an
+ * extension: the UI offers scan-all, or says how to set one up).
+ */
+export async function fleetVulnerabilities(
+  all: readonly Container[],
+  security: Pick<SecurityService, 'scans' | 'databaseStatus' | 'configured'>,
+) {
+  const { scanOf, runningOf } = scanLookups(security.scans);
+  const aggregate = vulnerabilityAggregate(all, scanOf, await security.databaseStatus(), runningOf);
+  return { ...aggregate, scanner: security.configured() };
 }

@@ -114,7 +114,7 @@ export function createScanRunner(deps: ScanRunnerDeps) {
   ): Promise<ContainerScan | undefined> {
     if (!scanner) return undefined;
     const image = currentReference(container);
-    const kept = scans.runningScan(container.id);
+    const kept = scans.runningScan(container.id, container);
     if (kept && kept.image === image && kept.database?.importedAt === meta.importedAt) return kept;
     try {
       const sbom = await sbomOf(container, 'current', image, within);

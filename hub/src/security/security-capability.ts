@@ -68,6 +68,13 @@ export function securityCapability(
       run: () => security.refreshDatabase(),
       recurrence: { everyMs: osv.refreshHours * 3_600_000, jitterMs: 60_000 },
     });
+  // Scheduled scans of the whole fleet, as POST /containers/scan-all runs them (joined when one runs).
+  if (config.security.scanHours > 0)
+    jobs.push({
+      name: 'security.scan-all',
+      run: () => security.scanAllToEnd(),
+      recurrence: { everyMs: config.security.scanHours * 3_600_000, jitterMs: 300_000 },
+    });
   return {
     parts: { sbom, security },
     load: () => security.load(),

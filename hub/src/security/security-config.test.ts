@@ -24,6 +24,7 @@ describe('DD_SECURITY_* configuration', () => {
       scannerPath: undefined,
       osv: { url: undefined, file: undefined, refreshHours: 24 },
       blockSeverity: undefined,
+      scanHours: 0,
     });
     expect(
       load({
@@ -37,7 +38,20 @@ describe('DD_SECURITY_* configuration', () => {
       scannerPath: undefined,
       osv: { url: 'https://osv.example/Debian/all.zip?token=s3cret', file: undefined, refreshHours: 6 },
       blockSeverity: 'high',
+      scanHours: 24,
     });
+  });
+
+  it('scans the fleet every 24 hours once a scanner is set, at DD_SECURITY_SCAN_HOURS, or only on demand with 0', () => {
+    expect(load({ DD_SECURITY_SCANNER: 'trivy' }).security.scanHours).toBe(24);
+    expect(load({ DD_SECURITY_SCANNER: 'osv', DD_SECURITY_SCAN_HOURS: '6' }).security.scanHours).toBe(6);
+    expect(load({ DD_SECURITY_SCANNER: 'osv', DD_SECURITY_SCAN_HOURS: '0' }).security.scanHours).toBe(0);
+    expect(load({ DD_SECURITY_SCAN_HOURS: '0' }).security.scanHours).toBe(0);
+    expect(problem({ DD_SECURITY_SCAN_HOURS: '12' })).toMatch(/^DD_SECURITY_SCAN_HOURS: needs DD_SECURITY_SCANNER/);
+    expect(problem({ DD_SECURITY_SCANNER: 'osv', DD_SECURITY_SCAN_HOURS: '-1' })).toMatch(/^DD_SECURITY_SCAN_HOURS: /);
+    expect(problem({ DD_SECURITY_SCANNER: 'osv', DD_SECURITY_SCAN_HOURS: 'daily' })).toMatch(
+      /^DD_SECURITY_SCAN_HOURS: /,
+    );
   });
 
   it('reads trivy and grype, with the binary’s path when given (the Node entry checks it is there)', () => {

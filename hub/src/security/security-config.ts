@@ -16,6 +16,8 @@ export type BlockSeverity = (typeof BLOCK_SEVERITIES)[number] & Severity;
  * - DD_SECURITY_OSV_URL / DD_SECURITY_OSV_FILE: where the OSV database is imported from (an
  *   all.zip export, a JSON document or JSON Lines); at most one of them.
  * - DD_SECURITY_OSV_REFRESH_HOURS: how often a URL is downloaded again (24; 0: only at start).
+ * - DD_SECURITY_SCAN_HOURS: how often every container is scanned (24 once a scanner is set; 0: only
+ *   on demand), so the fleet's findings follow the database without a click (issue 28).
  * - DD_SECURITY_BLOCK_SEVERITY: the security gate; an update whose candidate has a finding at or
  *   above it is refused (per container: the `dd.security.block-severity` label).
  */
@@ -24,6 +26,8 @@ export interface SecurityConfig {
   scannerPath: string | undefined;
   osv: { url: string | undefined; file: string | undefined; refreshHours: number };
   blockSeverity: BlockSeverity | undefined;
+  /** Hours between scheduled scans of the whole fleet; 0: none. */
+  scanHours: number;
 }
 
 export const SECURITY_VARIABLES = [
@@ -33,6 +37,7 @@ export const SECURITY_VARIABLES = [
   'DD_SECURITY_OSV_FILE',
   'DD_SECURITY_OSV_REFRESH_HOURS',
   'DD_SECURITY_BLOCK_SEVERITY',
+  'DD_SECURITY_SCAN_HOURS',
 ] as const;
 
 export function loadSecurityConfig(vars: EnvReaderContext): SecurityConfig {
@@ -73,5 +78,14 @@ export function loadSecurityConfig(vars: EnvReaderContext): SecurityConfig {
     scannerPath,
     osv: { url, file, refreshHours: vars.get('DD_SECURITY_OSV_REFRESH_HOURS', envInteger(0, 8760), 24) },
     blockSeverity: vars.optional('DD_SECURITY_BLOCK_SEVERITY', envChoice(BLOCK_SEVERITIES)),
+    scanHours: scanHoursOf(vars, scanner),
   };
+}
+
+/** DD_SECURITY_SCAN_HOURS: 24 by default once a scanner is set; refused without one (nothing would scan). */
+function scanHoursOf(vars: EnvReaderContext, scanner: ScannerName | undefined): number {
+  const hours = vars.optional('DD_SECURITY_SCAN_HOURS', envInteger(0, 8760));
+  if (hours !== undefined && hours > 0 && scanner === undefined)
+    throw new ConfigError('DD_SECURITY_SCAN_HOURS', 'needs DD_SECURITY_SCANNER: without a scanner nothing is scanned');
+  return hours ?? (scanner === undefined ? 0 : 24);
 }

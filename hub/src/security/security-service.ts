@@ -59,6 +59,11 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     refreshDatabase: (force = false) => osv.refresh(force),
     scan: runner.scan,
     scanAll: runner.scanAll,
+    /** The scheduled scan (DD_SECURITY_SCAN_HOURS): a scan-all cycle, joined when one runs, awaited to its end. */
+    async scanAllToEnd(): Promise<void> {
+      runner.scanAll();
+      await runner.running();
+    },
     gate: createSecurityGate({ scans, scan: runner.scan, configured, blockSeverity: deps.config.blockSeverity }),
     async load() {
       await scans.load();

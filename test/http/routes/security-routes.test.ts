@@ -241,7 +241,16 @@ for (const mode of ['memory', 'server'] as const) {
       const web = body.images.find((image) => String(image['image']).includes('web:1.0.0'));
       expect(web).toMatchObject({ containerIds: [plain.id, twin.id], summary: { critical: 1, high: 1 } });
       const app = body.images.find((image) => String(image['image']).includes('app:1.0.0'));
-      expect(app).toMatchObject({ containerIds: [pending.id], vulnerabilities: [], update: { summary: { high: 1 } } });
+      // The running image's own findings lead, the candidate's beside them (issue 28: they were hidden, `[]`).
+      expect(app).toMatchObject({
+        containerIds: [pending.id],
+        summary: { critical: 1, high: 1 },
+        update: { summary: { high: 1 } },
+      });
+      expect(((app?.['vulnerabilities'] ?? []) as { id: string }[]).map((f) => f.id).sort()).toEqual([
+        'DSA-TEST-0001',
+        'GHSA-test-0001',
+      ]);
     });
 
     it('shows the security gate in the preview: security-blocked, with the findings', async () => {

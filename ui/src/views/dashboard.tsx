@@ -10,6 +10,7 @@ import { CheckCycle } from './dashboard/check-cycle';
 import { containerHref } from './dashboard/container-links';
 import { type Failure, FinishedOperations, Problems, RunningOperations } from './dashboard/operations-lists';
 import { PendingUpdates } from './dashboard/pending-updates';
+import { SecurityCard } from './dashboard/security-card';
 import { NotificationBell } from './notification-bell';
 
 const KINDS = ['major', 'minor', 'patch', 'digest'] as const;
@@ -129,6 +130,7 @@ export function Dashboard() {
           ))}
         </dl>
       </section>
+      <SecurityCard />
       <NotificationBell />
       {agents.value.length > 0 && (
         <section aria-labelledby="agents" class="card">

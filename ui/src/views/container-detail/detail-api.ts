@@ -1,7 +1,7 @@
 // The routes of one container's detail page (http-interface §4.8, §4.14), typed from the schemas that
 // validate them: `import type` only, so nothing of valibot or the hub is bundled.
 import type * as v from 'valibot';
-import type { ContainerScan } from '../../../../shared/schemas/container-scan';
+import type { ContainerScan as ScanRecord } from '../../../../shared/schemas/container-scan';
 import type {
   ContainerGroup,
   ContainerStatsSchema,
@@ -12,7 +12,11 @@ import type { UpdatePolicyAction } from '../../../../shared/schemas/update-polic
 import type { BackupViewSchema, OperationViewSchema } from '../../../../shared/schemas/update-views';
 import { type Container, call } from '../../api';
 
-export type { ContainerGroup, ContainerScan, UpdatePolicyAction };
+export type { ContainerGroup, UpdatePolicyAction };
+/** The running image's own findings, beside a scan of the update candidate (docs/security-scanning.md). */
+export type RunningFindings = Pick<ScanRecord, 'image' | 'scannedAt' | 'summary' | 'vulnerabilities'>;
+/** GET …/vulnerabilities: the latest scan, with `running` when it read the update's image. */
+export type ContainerScan = ScanRecord & { running?: RunningFindings };
 /** GET …/release-notes (docs/release-notes.md): why there are none is in `status` and `message`. */
 export interface ReleaseNotes {
   status: string;

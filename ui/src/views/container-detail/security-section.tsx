@@ -1,37 +1,33 @@
 import { useState } from 'preact/hooks';
-import { SEVERITIES } from '../../../../shared/security/severities';
 import type { Container } from '../../api';
 import { ErrorText } from '../../components/error-text';
+import { FindingsTable } from '../../components/findings-table';
+import { SeverityCounts } from '../../components/severity-counts';
 import { when } from '../../format-time';
 import { putContainer } from '../../state';
 import { useAction } from '../../use-action';
-import { type ContainerScan, detailApi, type NotScanned } from './detail-api';
+import { type ContainerScan, detailApi, type NotScanned, type RunningFindings } from './detail-api';
 import { useSectionRead } from './use-section-read';
 
 const sbomHref = (id: string, format: 'spdx-json' | 'cyclonedx-json') =>
   `/api/v1/containers/${encodeURIComponent(id)}/sbom?format=${format}`;
 
-function Counts({ summary }: { summary: ContainerScan['summary'] }) {
-  const shown = SEVERITIES.filter((severity) => summary[severity] > 0);
-  if (shown.length === 0) return <span>no known vulnerability</span>;
-  return (
-    <span>
-      {shown.map((severity, index) => (
-        <span key={severity}>
-          {index > 0 && ', '}
-          <span class={`badge ${severity}`}>
-            {summary[severity]} {severity}
-          </span>
-        </span>
-      ))}
-    </span>
-  );
+type Brief = NonNullable<ContainerScan['delta']>['fixed'];
+const briefly = (findings: Brief) =>
+  findings.length === 0
+    ? 'nothing known'
+    : findings.map((f) => `${f.id} (${f.package} ${f.installedVersion}, ${f.severity})`).join(', ');
+
+/** What runs today: the scan of the running image, or the running image's own beside a candidate's scan. */
+function runningOf(scan: ContainerScan): RunningFindings | undefined {
+  if (scan.target === 'current' && scan.status === 'scanned') return scan;
+  return scan.running;
 }
 
 /**
- * The latest vulnerability scan (docs/security-scanning.md): what image it read (the update's
- * candidate when there is one), what it found, and what the update fixes and introduces; a scan on
- * demand; the SBOM of the running image as SPDX or CycloneDX (docs/security.md).
+ * The container's vulnerabilities (docs/security-scanning.md): what the running image has first
+ * (issue 28: it hid under "The update fixes"), then what the update would run, what it fixes and
+ * what it brings; a scan on demand; the SBOM of the running image as SPDX or CycloneDX.
  */
 export function SecuritySection({ c }: { c: Container }) {
   const [scan, setScan] = useState<ContainerScan | NotScanned | undefined>();
@@ -46,87 +42,66 @@ export function SecuritySection({ c }: { c: Container }) {
     });
 
   const scanned = scan && scan.status !== 'not-scanned' ? scan : undefined;
+  const running = scanned && runningOf(scanned);
+  const candidate = scanned?.target === 'candidate' ? scanned : undefined;
   return (
     <section class="card" aria-labelledby="security">
       <h2 id="security">Security</h2>
       {scan?.status === 'not-scanned' && <p>Not scanned yet.</p>}
-      {scanned && (
-        <dl class="grid" data-field="security">
-          <dt>Scanned</dt>
-          <dd>
-            {when(scanned.scannedAt)}: the {scanned.target === 'candidate' ? 'update candidate' : 'running image'}{' '}
-            <span class="mono break">{scanned.image}</span>
-          </dd>
-          <dt>Found</dt>
-          <dd>
-            {scanned.status === 'failed' ? (
-              <span class="break">the scan failed: {scanned.error}</span>
-            ) : (
-              <Counts summary={scanned.summary} />
-            )}
-          </dd>
-          {scanned.delta && (
-            <>
-              <dt>The update fixes</dt>
-              <dd data-field="fixed">
-                {scanned.delta.fixed.length === 0
-                  ? 'nothing known'
-                  : scanned.delta.fixed
-                      .map((f) => `${f.id} (${f.package} ${f.installedVersion}, ${f.severity})`)
-                      .join(', ')}
-              </dd>
-              <dt>The update brings</dt>
-              <dd data-field="introduced">
-                {scanned.delta.introduced.length === 0
-                  ? 'nothing known'
-                  : scanned.delta.introduced
-                      .map((f) => `${f.id} (${f.package} ${f.installedVersion}, ${f.severity})`)
-                      .join(', ')}
-              </dd>
-            </>
-          )}
-        </dl>
+      {scanned?.status === 'failed' && (
+        <p class="break" data-field="scan-failed">
+          The last scan ({when(scanned.scannedAt)}, <span class="mono">{scanned.image}</span>) failed: {scanned.error}
+        </p>
       )}
-      {scanned && scanned.vulnerabilities.length > 0 && (
-        <table class="list" aria-labelledby="security">
-          <thead>
-            <tr>
-              <th scope="col">Advisory</th>
-              <th scope="col">Package</th>
-              <th scope="col">Installed</th>
-              <th scope="col">Fixed in</th>
-              <th scope="col">Severity</th>
-            </tr>
-          </thead>
-          <tbody>
-            {scanned.vulnerabilities.map((finding) => (
-              <tr key={`${finding.id}:${finding.package.purl}`} data-finding={finding.id}>
-                <td data-label="Advisory">
-                  {/^https:\/\//.test(finding.url) ? (
-                    <a href={finding.url} rel="noreferrer noopener" target="_blank" title={finding.summary}>
-                      {finding.id}
-                    </a>
-                  ) : (
-                    <span title={finding.summary}>{finding.id}</span>
-                  )}
-                </td>
-                <td data-label="Package" class="mono break">
-                  {finding.package.name}
-                </td>
-                <td data-label="Installed" class="mono break">
-                  {finding.installedVersion}
-                </td>
-                <td data-label="Fixed in" class="mono break">
-                  {finding.fixedVersions.join(', ') || '—'}
-                </td>
-                <td data-label="Severity">
-                  {finding.severity}
-                  {finding.score !== undefined && ` (${finding.score})`}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {scanned?.status === 'scanned' && (
+        <>
+          <h3 id="security-running">Running image</h3>
+          {running ? (
+            <>
+              <dl class="grid" data-field="security">
+                <dt>Image</dt>
+                <dd class="mono break">{running.image}</dd>
+                <dt>Found</dt>
+                <dd data-field="running-counts">
+                  <SeverityCounts summary={running.summary} />, scanned {when(running.scannedAt)}
+                </dd>
+              </dl>
+              {running.vulnerabilities.length > 0 && (
+                <div data-field="running-findings">
+                  <FindingsTable findings={running.vulnerabilities} labelledBy="security-running" />
+                </div>
+              )}
+            </>
+          ) : (
+            <p>Not scanned yet: the last scan read the update's image.</p>
+          )}
+        </>
+      )}
+      {candidate && candidate.status === 'scanned' && (
+        <>
+          <h3 id="security-update">The update</h3>
+          <dl class="grid">
+            <dt>Image</dt>
+            <dd class="mono break">{candidate.image}</dd>
+            <dt>Found</dt>
+            <dd data-field="candidate-counts">
+              <SeverityCounts summary={candidate.summary} />, scanned {when(candidate.scannedAt)}
+            </dd>
+            {candidate.delta && (
+              <>
+                <dt>It fixes</dt>
+                <dd data-field="fixed">{briefly(candidate.delta.fixed)}</dd>
+                <dt>It brings</dt>
+                <dd data-field="introduced">{briefly(candidate.delta.introduced)}</dd>
+              </>
+            )}
+          </dl>
+          {candidate.vulnerabilities.length > 0 && (
+            <div data-field="candidate-findings">
+              <FindingsTable findings={candidate.vulnerabilities} labelledBy="security-update" />
+            </div>
+          )}
+        </>
       )}
       <div class="actions">
         <button type="button" class="secondary" disabled={busy} onClick={scanNow}>
