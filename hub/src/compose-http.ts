@@ -216,6 +216,7 @@ function registerServerRoutes(root: RouteGroup, api: RouteGroup, parts: HubParts
     now,
     readiness: parts.readiness,
     config,
+    selfContainer: () => (input.selfContainerId === undefined ? undefined : containers.get(input.selfContainerId)),
   };
   registerAppRoutes(api, server);
   registerSystemRoutes(api, {

@@ -17,6 +17,7 @@ import { Notifications } from './views/notifications';
 import { Security } from './views/security';
 import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
+import { System } from './views/system';
 
 /** The views past the fleet, in the order of the navigation. */
 const VIEWS = [
@@ -29,6 +30,7 @@ const VIEWS = [
   { path: '/api-keys', label: 'API keys', View: ApiKeys },
   { path: '/log', label: 'Log', View: AppLog },
   { path: '/settings', label: 'Settings', View: Settings },
+  { path: '/system', label: 'System', View: System },
 ] as const;
 
 function View() {

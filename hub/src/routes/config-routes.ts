@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { stringify } from 'yaml';
+import { ConfigViewSchema, ReloadSchema, ValidationSchema } from '../../../shared/schemas/config-views';
 import { ConfigFileError } from '../config/config-file';
 import { type ConfigService, ConfigUnavailableError } from '../config/config-service';
 import { HttpError } from '../http/http-error';
@@ -40,30 +41,6 @@ const EditorBodySchema = v.strictObject({
     ),
     v.check((values) => Object.keys(values).length > 0, 'give at least one value'),
   ),
-});
-
-const ProblemSchema = v.object({ variable: v.string(), message: v.string() });
-const VariableSchema = v.object({
-  name: v.string(),
-  value: v.optional(v.string()),
-  source: v.picklist(['env', 'file', 'default']),
-});
-const ConfigViewSchema = v.object({
-  file: v.nullable(v.object({ path: v.string(), writable: v.boolean(), content: v.string() })),
-  variables: v.array(VariableSchema),
-  restartRequired: v.array(v.string()),
-  effective: v.record(v.string(), v.unknown()),
-});
-const ValidationSchema = v.object({
-  valid: v.boolean(),
-  problems: v.array(ProblemSchema),
-  variables: v.array(v.string()),
-  overridden: v.array(v.string()),
-});
-const ReloadSchema = v.object({
-  applied: v.array(v.string()),
-  restartRequired: v.array(v.string()),
-  backup: v.optional(v.string()),
 });
 
 /** A provider's name in its variables: `my-mirror` is MY_MIRROR (provider-variables.ts). */

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { Container } from '../../../shared/schemas/container';
 import { type HubConfig, maskHubConfig } from '../config/hub-config';
 import type { RuntimeRefusal } from '../config/runtime-capabilities';
 import { errorBody } from '../http/http-error';
@@ -33,6 +34,20 @@ export interface AppRoutesDeps {
   now: () => number;
   readiness: Pick<Readiness, 'isReady'>;
   config: HubConfig;
+  /** The record of the container the hub runs in, when it runs in one that a watcher sees (self-update). */
+  selfContainer?: () => Container | undefined;
+}
+
+/** The hub's own container as GET /server tells it: what runs and what a self-update would move to. */
+function describeSelf(container: Container | undefined) {
+  if (!container) return null;
+  return {
+    id: container.id,
+    name: container.name,
+    tag: container.image.tag.value,
+    updateAvailable: container.updateAvailable,
+    candidate: container.updateAvailable ? (container.result?.tag ?? null) : null,
+  };
 }
 
 function uptimeSeconds(deps: Pick<HealthRouteDeps, 'now' | 'startedAt'>): number {
@@ -75,6 +90,8 @@ export function describeServer(deps: AppRoutesDeps) {
     uptimeSeconds: uptimeSeconds(deps),
     ready: deps.readiness.isReady(),
     refusedVariables: deps.refusedVariables,
+    /** An extension: the hub's own container (null outside one), so the UI can offer its update. */
+    selfContainer: describeSelf(deps.selfContainer?.()),
     configuration,
   };
 }

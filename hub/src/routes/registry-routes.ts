@@ -1,14 +1,7 @@
 import * as v from 'valibot';
+import { RegistrySchema } from '../../../shared/schemas/config-views';
 import type { RouteGroup } from '../http/route-group';
 import { describeRegistryProviders, type LoadedRegistryProviders } from '../registries/load-registry-providers';
-
-const RegistrySchema = v.object({
-  id: v.string(),
-  type: v.string(),
-  name: v.string(),
-  configured: v.boolean(),
-  configuration: v.record(v.string(), v.unknown()),
-});
 
 /** The registry providers route: the providers the hub loaded. */
 export interface RegistryRoutesDeps {

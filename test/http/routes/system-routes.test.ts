@@ -1,5 +1,6 @@
 import { argon2id } from '@noble/hashes/argon2.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containerRecord } from '../../support/container-fixture';
 import {
   createMemoryHub,
   describeHubMatrix,
@@ -283,5 +284,32 @@ describe('security runtime warnings', () => {
     }
     const authentications = await (await hub.request('/api/v1/authentications')).json();
     expect(authentications).toEqual({ anonymous: true, data: [], total: 0 });
+  });
+});
+
+describe('GET /api/v1/server: the hub’s own container (the system page offers its update)', () => {
+  let hub: HubClient | undefined;
+  afterAll(async () => {
+    await hub?.close();
+  });
+
+  it('is null outside a container, and the record of the container the hub runs in otherwise', async () => {
+    const self = containerRecord({ id: 'c'.repeat(64), name: 'dockwatch-hub' });
+    const candidate = { ...self, updateAvailable: true, result: { tag: '1.1.0' } };
+    const outside = await createMemoryHub();
+    try {
+      expect((await (await outside.request('/api/v1/server')).json()).selfContainer).toBeNull();
+    } finally {
+      await outside.close();
+    }
+    hub = await createMemoryHub({}, { selfContainerId: self.id });
+    await hub.hub.parts.containers.put(candidate);
+    expect((await (await hub.request('/api/v1/server')).json()).selfContainer).toEqual({
+      id: self.id,
+      name: 'dockwatch-hub',
+      tag: '1.0.0',
+      updateAvailable: true,
+      candidate: '1.1.0',
+    });
   });
 });
