@@ -1,6 +1,6 @@
 import { isMap, isSeq } from 'yaml';
 import { expandArgs } from './dockerfile-references';
-import { addEntry, type ParsedSourceFile, SOURCE_POLICY_KEYS } from './source-entry';
+import { addEntry, type ParsedSourceFile, SOURCE_POLICY_KEYS, unreadableFile } from './source-entry';
 import { mapEntries, parseLinedYaml, scalarText } from './yaml-lines';
 
 const NO_VARIABLES: ReadonlyMap<string, string> = new Map();
@@ -27,17 +27,9 @@ function policyLabels(labels: unknown): Record<string, string> {
  * run it); a variable without one is a problem at its line. A service with only `build:` has none.
  */
 export function parseComposeFile(text: string, file: string): ParsedSourceFile {
-  const parsed: ParsedSourceFile = { entries: [], problems: [] };
   const document = parseLinedYaml(text);
-  if (!document.ok) {
-    parsed.problems.push({
-      file,
-      ...(document.line !== undefined && { line: document.line }),
-      message: document.message,
-    });
-    parsed.failed = true;
-    return parsed;
-  }
+  if (!document.ok) return unreadableFile(file, document);
+  const parsed: ParsedSourceFile = { entries: [], problems: [] };
   const { root, lineOf } = document;
   if (root === null || root === undefined) return parsed;
   const services = isMap(root) ? mapEntries(root).find((entry) => entry.key === 'services') : undefined;

@@ -1,5 +1,5 @@
 import { isMap, isSeq } from 'yaml';
-import { addEntry, type ParsedSourceFile, SOURCE_POLICY_KEYS } from './source-entry';
+import { addEntry, type ParsedSourceFile, SOURCE_POLICY_KEYS, unreadableFile } from './source-entry';
 import { mapEntries, parseLinedYaml, scalarText } from './yaml-lines';
 
 /**
@@ -16,17 +16,9 @@ import { mapEntries, parseLinedYaml, scalarText } from './yaml-lines';
  * ```
  */
 export function parseImageList(text: string, file: string): ParsedSourceFile {
-  const parsed: ParsedSourceFile = { entries: [], problems: [] };
   const document = parseLinedYaml(text);
-  if (!document.ok) {
-    parsed.problems.push({
-      file,
-      ...(document.line !== undefined && { line: document.line }),
-      message: document.message,
-    });
-    parsed.failed = true;
-    return parsed;
-  }
+  if (!document.ok) return unreadableFile(file, document);
+  const parsed: ParsedSourceFile = { entries: [], problems: [] };
   const { root, lineOf } = document;
   const images = isMap(root) ? mapEntries(root).find((entry) => entry.key === 'images')?.value : root;
   if (root === null || root === undefined) return parsed; // an empty file lists nothing

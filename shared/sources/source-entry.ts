@@ -39,6 +39,15 @@ export interface ParsedSourceFile {
   failed?: true;
 }
 
+/** A file that is not YAML as a whole: its syntax error is its one problem, at its line when known. */
+export function unreadableFile(file: string, error: { line?: number; message: string }): ParsedSourceFile {
+  return {
+    entries: [],
+    problems: [{ file, ...(error.line !== undefined && { line: error.line }), message: error.message }],
+    failed: true,
+  };
+}
+
 /** The dd.* keys a file may give an image: the overridable labels (hooks stay container labels: they run commands). */
 export const SOURCE_POLICY_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE_LABELS);
 

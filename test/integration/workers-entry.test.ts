@@ -5,28 +5,14 @@ import { build } from 'esbuild';
 import type { Response as MiniflareResponse, RequestInit } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
-import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
+import { type WorkersHub, workersHubSet } from '../support/workers-hub';
 
 let workDir: string;
-const running = new Set<WorkersHub>();
+const hubs = workersHubSet();
 
 /** The hub's bundle; its Durable Object's storage persists under workDir across restarts. */
-async function startWorker(
-  bindings: Record<string, unknown> = {},
-  persistDir = join(workDir, 'do'),
-): Promise<WorkersHub> {
-  const hub = await startWorkersHub({
-    persistDir,
-    vars: { DD_LOG_LEVEL: 'info', DD_SERVER_HOST: '0.0.0.0', ...bindings },
-  });
-  running.add(hub);
-  return hub;
-}
-
-async function stopWorker(hub: WorkersHub): Promise<void> {
-  running.delete(hub);
-  await hub.dispose();
-}
+const startWorker = (bindings: Record<string, unknown> = {}, persistDir = join(workDir, 'do')): Promise<WorkersHub> =>
+  hubs.start({ persistDir, vars: { DD_LOG_LEVEL: 'info', DD_SERVER_HOST: '0.0.0.0', ...bindings } });
 
 async function json(response: MiniflareResponse): Promise<Record<string, unknown>> {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -38,7 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([...running].map((hub) => hub.dispose()));
+  await hubs.disposeAll();
   await rm(workDir, { recursive: true, force: true });
 });
 
@@ -117,7 +103,7 @@ describe('the Workers entry under workerd', () => {
   });
 
   it('keeps the settings across a restart of workerd with the same persistence directory', async () => {
-    await stopWorker(mf);
+    await hubs.stop(mf);
     mf = await startWorker();
     const response = await request('/api/v1/settings');
     expect(response.status).toBe(200);
@@ -133,7 +119,7 @@ describe('the Workers entry under workerd', () => {
       const body = await json(await typed.fetch('/api/v1/server'));
       expect(body.configuration).toMatchObject({ audit: { maxEntries: 5000 }, server: { featureDelete: true } });
     } finally {
-      await stopWorker(typed);
+      await hubs.stop(typed);
     }
   });
 
@@ -167,7 +153,7 @@ describe('the Workers entry under workerd', () => {
       expect(patched.headers.get('access-control-allow-origin')).toBe(dashboard);
       await patched.arrayBuffer();
     } finally {
-      await stopWorker(withCors);
+      await hubs.stop(withCors);
     }
   });
 
@@ -289,7 +275,7 @@ describe('the Workers entry with a bad configuration', () => {
         expect(response.headers.get('x-request-id')).toBeTruthy();
       }
     } finally {
-      await stopWorker(mf);
+      await hubs.stop(mf);
     }
   });
 });
@@ -332,7 +318,7 @@ describe('the Workers entry with Node-only configuration', () => {
       );
       expect(refusedInLog.every((entry) => entry.level === 'error')).toBe(true);
     } finally {
-      await stopWorker(mf);
+      await hubs.stop(mf);
     }
   });
 
@@ -356,7 +342,7 @@ describe('the Workers entry with Node-only configuration', () => {
         new RegExp(`^configuration error: ${variable}: not available on the workers runtime: `),
       );
     } finally {
-      await stopWorker(mf);
+      await hubs.stop(mf);
     }
   });
 });
@@ -416,8 +402,7 @@ describe('the Durable Object storage driver under workerd', () => {
       stdin: { contents: PROBE_SOURCE, resolveDir: ROOT, loader: 'js' },
       outfile,
     });
-    mf = await startWorkersHub({ scriptPath: outfile, className: 'StorageProbe' });
-    running.add(mf);
+    mf = await hubs.start({ scriptPath: outfile, className: 'StorageProbe' });
   });
 
   it('round-trips values of every JSON type, unicode keys and a 1 MiB value', async () => {

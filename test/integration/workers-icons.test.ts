@@ -1,31 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { Miniflare, type MiniflareOptions } from 'miniflare';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
 import { type IconServer, startIconServer, TINY_PNG } from '../support/icon-server';
-
-// The same date as wrangler.toml, so the test runs what `wrangler dev` runs.
-const COMPATIBILITY_DATE = '2026-04-01';
-const ORIGIN = 'http://hub.test';
+import { workersHubSet } from '../support/workers-hub';
 
 let workDir: string;
-let scriptPath: string;
 let icons: IconServer;
-const running = new Set<Miniflare>();
+const hubs = workersHubSet();
 
 /** The hub's Worker bundle under real workerd, its Durable Object storage persisted under workDir. */
-async function startWorker(): Promise<Miniflare> {
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    compatibilityDate: COMPATIBILITY_DATE,
-    durableObjects: { HUB: { className: 'HubDurableObject', useSQLite: true } },
-    durableObjectsPersist: join(workDir, 'do'),
-    bindings: {
+const startWorker = () =>
+  hubs.start({
+    persistDir: join(workDir, 'do'),
+    vars: {
       DD_SERVER_HOST: '0.0.0.0',
       DD_ICONS_SELFHST_URL: `${icons.url}/selfhst`,
       DD_ICONS_SIMPLEICONS_URL: `${icons.url}/simple-icons`,
@@ -33,24 +21,10 @@ async function startWorker(): Promise<Miniflare> {
       DD_ICONS_TIMEOUT: 2,
       DD_SERVER_WEBHOOK_TOKEN: 'workers-webhook-t0ken',
     },
-    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-      stdout.resume();
-      stderr.resume();
-    },
-  } as MiniflareOptions);
-  running.add(mf);
-  await mf.ready;
-  return mf;
-}
-
-async function stopWorker(mf: Miniflare): Promise<void> {
-  running.delete(mf);
-  await mf.dispose();
-}
+  });
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-icons-'));
-  scriptPath = await buildWorkersBundle({ outfile: join(workDir, 'bundle', 'index.js') });
   icons = await startIconServer();
   icons.serve('/selfhst/svg/clean.svg', {
     contentType: 'image/svg+xml',
@@ -65,15 +39,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([...running].map((mf) => mf.dispose()));
+  await hubs.disposeAll();
   await icons?.close();
   await rm(workDir, { recursive: true, force: true });
 });
 
 describe('icons and the system routes under workerd', () => {
   it('proxies, sanitises and caches icons in Durable Object storage, which a restarted workerd serves without asking the set', async () => {
-    let mf = await startWorker();
-    const request = (path: string, init?: RequestInit) => mf.dispatchFetch(`${ORIGIN}${path}`, init as never);
+    let hub = await startWorker();
+    const request = (path: string, init?: RequestInit) => hub.fetch(path, init as never);
     const svg = await request('/api/v1/icons/selfhst/clean');
     expect(svg.status).toBe(200);
     expect(svg.headers.get('content-type')).toBe('image/svg+xml');
@@ -89,9 +63,9 @@ describe('icons and the system routes under workerd', () => {
     const store = (await (await request('/api/v1/store')).json()) as Record<string, unknown>;
     expect(store).toMatchObject({ driver: 'durable-object', persistent: true, iconCache: { entries: 2 } });
 
-    await stopWorker(mf);
+    await hubs.stop(hub);
     const asked = icons.requests.length;
-    mf = await startWorker();
+    hub = await startWorker();
     const again = await request('/api/v1/icons/selfhst/clean');
     expect(again.headers.get('x-icon-cache')).toBe('hit');
     expect(await again.text()).toBe(text);
@@ -122,6 +96,6 @@ describe('icons and the system routes under workerd', () => {
     expect(audit.total).toBe(1);
     const security = (await (await request('/api/v1/server/security/runtime')).json()) as Record<string, unknown>;
     expect(security).toMatchObject({ runtime: 'workers', hooks: { available: false } });
-    await stopWorker(mf);
+    await hubs.stop(hub);
   }, 120_000);
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleContainer, sampleImage, sampleWatcher, snapshotFrames, waitFor } from '../support/edge-peer';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
 import { signInWorkerdAgent } from '../support/workerd-edge-socket';
-import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
+import { type WorkersHub, workersHubSet } from '../support/workers-hub';
 
 /**
  * Schedules on the Durable Object alarm (issue 16 item 1, docs/workers.md "Schedules"): a retry
@@ -16,11 +16,11 @@ import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 let workDir: string;
 let receiver: NotificationReceiver;
-const running = new Set<WorkersHub>();
+const hubs = workersHubSet();
 
 /** The hub under workerd; its Durable Object's storage persists under workDir across restarts. */
-async function startWorker(): Promise<WorkersHub> {
-  const hub = await startWorkersHub({
+const startWorker = () =>
+  hubs.start({
     persistDir: join(workDir, 'do'),
     vars: {
       DD_LOG_LEVEL: 'info',
@@ -29,14 +29,6 @@ async function startWorker(): Promise<WorkersHub> {
       DD_NOTIFICATION_HTTP_OPS_URL: `${receiver.url}/ops`,
     },
   });
-  running.add(hub);
-  return hub;
-}
-
-async function stopWorker(hub: WorkersHub): Promise<void> {
-  running.delete(hub);
-  await hub.dispose();
-}
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-schedules-'));
@@ -44,7 +36,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([...running].map((hub) => hub.dispose()));
+  await hubs.disposeAll();
   await receiver?.close();
   await rm(workDir, { recursive: true, force: true });
 });
@@ -64,7 +56,7 @@ describe('schedules on the Durable Object alarm under workerd', () => {
     ]);
     const dueAt = Date.parse(outbox.data[0]?.nextAttemptAt ?? '');
     expect(receiver.received).toHaveLength(1);
-    await stopWorker(first);
+    await hubs.stop(first);
 
     // The receiver is back; a new workerd on the same directory gets no request at all.
     receiver.behave({ status: 200, body: '{"ok":true}' });
@@ -130,6 +122,6 @@ describe('an agent watcher on the Durable Object alarm', () => {
     if (next === undefined) throw new Error('the scheduled cycle did not run');
     expect(next - scheduledAt).toBeLessThan(10_000);
     agent.close();
-    await stopWorker(mf);
+    await hubs.stop(mf);
   }, 120_000);
 });

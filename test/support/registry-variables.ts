@@ -1,5 +1,4 @@
 import { groupProviderVariables, type ProviderVariables } from '../../hub/src/config/provider-variables';
-import { ConfigError } from '../../shared/config/config-error';
 
 /** One provider's variables from `DD_REGISTRY_*` entries, through the same parser the hub uses. */
 export function variablesFromEnv(env: Record<string, string>): ProviderVariables {
@@ -18,13 +17,4 @@ export function variablesOf(type: string, name: string, values: Record<string, s
   );
 }
 
-/** The ConfigError a provider factory throws; fails the test when it throws nothing or something else. */
-export function configErrorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+export { configErrorOf } from './config-error-of';

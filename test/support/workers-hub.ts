@@ -152,3 +152,26 @@ export async function startWorkersHub(options: WorkersHubOptions = {}): Promise<
     },
   };
 }
+
+/**
+ * The hubs one suite starts and stops (a workerd restart is a stop and a start on one persistDir):
+ * each is tracked until stopped, and `disposeAll` (afterAll) stops what a failed test left running.
+ */
+export function workersHubSet() {
+  const running = new Set<WorkersHub>();
+  return {
+    async start(options: WorkersHubOptions = {}): Promise<WorkersHub> {
+      const hub = await startWorkersHub(options);
+      running.add(hub);
+      return hub;
+    },
+    async stop(hub: WorkersHub): Promise<void> {
+      running.delete(hub);
+      await hub.dispose();
+    },
+    async disposeAll(): Promise<void> {
+      await Promise.all([...running].map((hub) => hub.dispose()));
+      running.clear();
+    },
+  };
+}

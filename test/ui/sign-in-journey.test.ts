@@ -32,7 +32,7 @@ beforeAll(async () => {
   seen = watchPage(page, [
     /^failed GET \/api\/v1\/(events\/ui|auth\/user): net::ERR_ABORTED$/,
     // The dashboard's reads: recent status, the bell, the check cycle, the triggers and approvals it acts with.
-    /^401 GET \/api\/v1\/(auth\/user|containers\/recent-status|notifications\/bell|watchers|triggers|approvals)$/,
+    /^401 GET \/api\/v1\/(auth\/user|containers\/recent-status|notifications\/bell|watchers|triggers|approvals|containers\/security\/vulnerabilities)$/,
     /^401 POST \/api\/v1\/auth\/login$/,
     /^console: Failed to load resource: .* 401/,
   ]);

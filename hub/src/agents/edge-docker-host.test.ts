@@ -5,7 +5,7 @@ import {
   type DockerContainerEvent,
   DockerNotFoundError,
 } from '../../../shared/docker/docker-host';
-import type { EdgeRequest, HubFrame } from '../../../shared/edge/protocol';
+import type { AgentFrame, EdgeRequest, HubFrame } from '../../../shared/edge/protocol';
 import { AgentNotConnectedError, EdgeDockerHost } from './edge-docker-host';
 import { PendingRequests } from './edge-requests';
 
@@ -37,6 +37,25 @@ const summary = {
   containers: -1,
 };
 
+/** The host of agent `nas` before any link: the agent is away. */
+const awayHost = () =>
+  new EdgeDockerHost({
+    agentName: 'nas',
+    watcherName: 'local',
+    endpoint: 'unix:///x',
+    requestTimeoutMs: 1_000,
+    now: Date.now,
+  });
+
+type ReplyError = Extract<AgentFrame, { type: 'reply'; ok: false }>['error'];
+
+/** An agent that refuses every request with this error (`linked`'s answer). */
+const refusing =
+  (code: ReplyError['code'], message: string) =>
+  (_request: EdgeRequest, id: string, requests: PendingRequests): void => {
+    requests.settle({ type: 'reply', id, ok: false, error: { code, message } });
+  };
+
 /** The hub's request correlation, with an in-test agent answering each request frame as `answer` says. */
 function linked(answer: (request: EdgeRequest, id: string, requests: PendingRequests) => void) {
   const sent: HubFrame[] = [];
@@ -44,26 +63,14 @@ function linked(answer: (request: EdgeRequest, id: string, requests: PendingRequ
     sent.push(frame);
     if (frame.type === 'request') queueMicrotask(() => answer(frame.request, frame.id, requests));
   }, 'agent nas');
-  const host = new EdgeDockerHost({
-    agentName: 'nas',
-    watcherName: 'local',
-    endpoint: 'unix:///x',
-    requestTimeoutMs: 1_000,
-    now: Date.now,
-  });
+  const host = awayHost();
   host.setLink({ request: (request, options) => requests.request(request, options) });
   return { host, sent };
 }
 
 describe('EdgeDockerHost', () => {
   it('refuses reads while the agent is away or before its snapshot, so an observation is never taken as complete', async () => {
-    const host = new EdgeDockerHost({
-      agentName: 'nas',
-      watcherName: 'local',
-      endpoint: 'unix:///x',
-      requestTimeoutMs: 1_000,
-      now: Date.now,
-    });
+    const host = awayHost();
     await expect(host.listContainers(false)).rejects.toBeInstanceOf(AgentNotConnectedError);
     await expect(host.listContainers(false)).rejects.toThrow('agent nas is not connected');
     host.setLink({ request: async () => undefined });
@@ -159,14 +166,7 @@ describe('EdgeDockerHost.removeImage (the prune on an agent)', () => {
   });
 
   it("answers the agent's conflict as Docker's 409 (left standing by the prune) and keeps the image", async () => {
-    const { host } = linkedWithImages((_request, id, requests) =>
-      requests.settle({
-        type: 'reply',
-        id,
-        ok: false,
-        error: { code: 'conflict', message: 'the image sha256:1 is used by web' },
-      }),
-    );
+    const { host } = linkedWithImages(refusing('conflict', 'the image sha256:1 is used by web'));
     const refused = host.removeImage('sha256:1');
     await expect(refused).rejects.toBeInstanceOf(DockerConflictError);
     await expect(refused).rejects.toThrow(/used by web/);
@@ -174,22 +174,9 @@ describe('EdgeDockerHost.removeImage (the prune on an agent)', () => {
   });
 
   it('throws AgentNotConnectedError while the agent is away, and passes other refusals on', async () => {
-    const away = new EdgeDockerHost({
-      agentName: 'nas',
-      watcherName: 'local',
-      endpoint: 'unix:///x',
-      requestTimeoutMs: 1_000,
-      now: Date.now,
-    });
+    const away = awayHost();
     await expect(away.removeImage('sha256:1')).rejects.toBeInstanceOf(AgentNotConnectedError);
-    const { host } = linked((_request, id, requests) =>
-      requests.settle({
-        type: 'reply',
-        id,
-        ok: false,
-        error: { code: 'unsupported', message: 'method image.remove is not supported' },
-      }),
-    );
+    const { host } = linked(refusing('unsupported', 'method image.remove is not supported'));
     await expect(host.removeImage('sha256:1')).rejects.toThrow(/not supported/);
   });
 });
@@ -206,14 +193,7 @@ describe('EdgeDockerHost.listImages (the image list of an agent)', () => {
   });
 
   it('passes an older agent’s unsupported on, and refuses a reply without a valid list', async () => {
-    const older = linked((_request, id, requests) =>
-      requests.settle({
-        type: 'reply',
-        id,
-        ok: false,
-        error: { code: 'unsupported', message: 'method image.list is not supported by this agent' },
-      }),
-    );
+    const older = linked(refusing('unsupported', 'method image.list is not supported by this agent'));
     await expect(older.host.listImages()).rejects.toThrow(/not supported/);
     const empty = linked((_request, id, requests) => requests.settle({ type: 'reply', id, ok: true }));
     await expect(empty.host.listImages()).rejects.toThrow(/agent nas: no usable image list/);
@@ -229,13 +209,7 @@ describe('EdgeDockerHost.listImages (the image list of an agent)', () => {
   });
 
   it('throws AgentNotConnectedError while the agent is away', async () => {
-    const away = new EdgeDockerHost({
-      agentName: 'nas',
-      watcherName: 'local',
-      endpoint: 'unix:///x',
-      requestTimeoutMs: 1_000,
-      now: Date.now,
-    });
+    const away = awayHost();
     await expect(away.listImages()).rejects.toBeInstanceOf(AgentNotConnectedError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../shared/config/config-error';
+import { configErrorOf } from '../../../test/support/config-error-of';
 import { loadHubConfig, maskHubConfig } from '../config/hub-config';
 import { loadAuthProviders } from './basic-users';
 
@@ -13,15 +13,7 @@ const OIDC = {
 
 const load = (env: Record<string, string>) => loadAuthProviders(new Map(Object.entries(env)));
 
-function configErrorOf(env: Record<string, string>): ConfigError {
-  try {
-    load(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const configError = (env: Record<string, string>) => configErrorOf(() => load(env));
 
 describe('DD_AUTH_OIDC_* configuration', () => {
   it('reads a provider', () => {
@@ -43,7 +35,7 @@ describe('DD_AUTH_OIDC_* configuration', () => {
     ['DD_AUTH_OIDC_CORP_REDIRECT', '/api/v1/auth/oidc/corp/callback', 'absolute'],
     ['DD_AUTH_OIDC_CORP_REDIRECT', 'ftp://hub.example.test/cb', 'absolute'],
   ])('refuses %s=%s, naming the variable', (variable, value, problem) => {
-    const error = configErrorOf({ ...OIDC, [variable]: value });
+    const error = configError({ ...OIDC, [variable]: value });
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}: `)).toBe(true);
     expect(error.message).toContain(problem);
@@ -52,14 +44,14 @@ describe('DD_AUTH_OIDC_* configuration', () => {
   it.each(['DISCOVERY', 'CLIENTID', 'CLIENTSECRET', 'REDIRECT'])('requires _%s', (key) => {
     const env: Record<string, string> = { ...OIDC };
     delete env[`DD_AUTH_OIDC_CORP_${key}`];
-    expect(configErrorOf(env).variable).toBe(`DD_AUTH_OIDC_CORP_${key}`);
+    expect(configError(env).variable).toBe(`DD_AUTH_OIDC_CORP_${key}`);
   });
 
   it('refuses an unknown key and never quotes the secret in an error', () => {
-    const error = configErrorOf({ ...OIDC, DD_AUTH_OIDC_CORP_SCOPE: 'openid' });
+    const error = configError({ ...OIDC, DD_AUTH_OIDC_CORP_SCOPE: 'openid' });
     expect(error.variable).toBe('DD_AUTH_OIDC_CORP_SCOPE');
     expect(error.message).toContain('_CLIENTSECRET');
-    expect(configErrorOf({ ...OIDC, DD_AUTH_OIDC_CORP_DISCOVERY: 'http://x' }).message).not.toContain(SECRET);
+    expect(configError({ ...OIDC, DD_AUTH_OIDC_CORP_DISCOVERY: 'http://x' }).message).not.toContain(SECRET);
   });
 
   it('ends anonymous mode and is masked in the configuration the API shows', () => {

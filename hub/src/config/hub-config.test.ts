@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../shared/config/config-error';
+import { configErrorOf } from '../../../test/support/config-error-of';
 import { loadHubConfig, maskHubConfig } from './hub-config';
 
 const files: Record<string, string> = { '/run/secrets/metrics': 'file-token\n' };
@@ -16,15 +16,7 @@ const ADMIN = {
     '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXoxMjM0NTY',
 };
 
-function errorOf(env: Record<string, string>): ConfigError {
-  try {
-    load(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = (env: Record<string, string>) => configErrorOf(() => load(env));
 
 describe('loadHubConfig', () => {
   it("reads the icon sets' base URLs and deadline, and refuses a base that is not an http(s) URL without credentials", () => {

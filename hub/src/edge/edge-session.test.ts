@@ -26,8 +26,11 @@ const hello: HelloFrame = {
   watchers: [],
 };
 
-/** A session on a recording socket whose owner welcomes every hello; `setFrameLimit` as the runtime gives it. */
-function session(setFrameLimit?: (ws: WSContext, maxBytes: number) => void, more: Partial<EdgeSessionOptions> = {}) {
+/**
+ * A session on a recording socket whose owner welcomes every hello and hands each frame to `frame`;
+ * `more` as the runtime gives them (`setFrameLimit`, `pace`, `resume`, …).
+ */
+function session(more: Partial<EdgeSessionOptions> = {}, frame: SessionOwner['frame'] = () => undefined) {
   const events: string[] = [];
   const ws = new WSContext({
     send: (data) => events.push(`send ${(JSON.parse(String(data)) as { type: string }).type}`),
@@ -37,7 +40,7 @@ function session(setFrameLimit?: (ws: WSContext, maxBytes: number) => void, more
   const owner: SessionOwner = {
     signIn: async () => ({ ok: true }),
     welcomed: () => undefined,
-    frame: () => undefined,
+    frame,
     closed: () => undefined,
   };
   const edge = new EdgeSession({
@@ -49,12 +52,21 @@ function session(setFrameLimit?: (ws: WSContext, maxBytes: number) => void, more
     owner,
     logger,
     now: () => 0,
-    setFrameLimit,
     ...more,
   });
   edge.open();
   return { edge, events };
 }
+
+/** The record of a session signed in as `nas`, as a hibernated socket keeps it. */
+const signedInRecord: EdgeSessionRecord = {
+  protocol: EDGE_PROTOCOL,
+  openedAt: 0,
+  challenge: 'abc',
+  agentName: 'nas',
+  keyId: hello.keyId,
+  lastFrameAt: 0,
+};
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 const pingOf = (bytes: number) => JSON.stringify({ type: 'ping' }).padEnd(bytes, ' ');
@@ -71,7 +83,7 @@ describe('EdgeSession frame caps', () => {
   });
 
   it('raises the socket cap to 4 MiB before the welcome goes out, then takes frames up to it', async () => {
-    const { edge, events } = session((_ws, maxBytes) => events.push(`limit ${maxBytes}`));
+    const { edge, events } = session({ setFrameLimit: (_ws, maxBytes) => events.push(`limit ${maxBytes}`) });
     edge.message(JSON.stringify(hello));
     await settle();
     expect(events).toEqual(['send challenge', `limit ${EDGE_MAX_FRAME_BYTES}`, 'send welcome']);
@@ -80,8 +92,10 @@ describe('EdgeSession frame caps', () => {
   });
 
   it('closes 1011, without a welcome, when the runtime cannot raise the cap', async () => {
-    const { edge, events } = session(() => {
-      throw new Error('no _receiver');
+    const { edge, events } = session({
+      setFrameLimit: () => {
+        throw new Error('no _receiver');
+      },
     });
     edge.message(JSON.stringify(hello));
     await settle();
@@ -94,7 +108,7 @@ describe('EdgeSession frame caps', () => {
 describe('EdgeSession records (hibernatable sockets, docs/workers.md "Edge sockets")', () => {
   it('saves a valid record at the challenge and at the welcome, the second naming the agent', async () => {
     const records: EdgeSessionRecord[] = [];
-    const { edge, events } = session(undefined, { saveRecord: (record) => records.push(record) });
+    const { edge, events } = session({ saveRecord: (record) => records.push(record) });
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ protocol: EDGE_PROTOCOL, challenge: edge.challenge });
     expect(records[0]?.agentName).toBeUndefined();
@@ -108,15 +122,7 @@ describe('EdgeSession records (hibernatable sockets, docs/workers.md "Edge socke
   });
 
   it('resumes signed in from its record: no new challenge, the signed-in frame cap, the same identity', () => {
-    const record: EdgeSessionRecord = {
-      protocol: EDGE_PROTOCOL,
-      openedAt: 0,
-      challenge: 'abc',
-      agentName: 'nas',
-      keyId: hello.keyId,
-      lastFrameAt: 0,
-    };
-    const { edge, events } = session(undefined, { resume: record });
+    const { edge, events } = session({ resume: signedInRecord });
     expect(edge.isOpen).toBe(true);
     expect(edge.agentName).toBe('nas');
     edge.message(pingOf(2 * EDGE_SIGN_IN_MAX_FRAME_BYTES));
@@ -126,36 +132,7 @@ describe('EdgeSession records (hibernatable sockets, docs/workers.md "Edge socke
   it('counts a ping the runtime answered as a sign of life, and sends no pings of its own', () => {
     let now = 0;
     let answeredAt: number | undefined;
-    const events: string[] = [];
-    const ws = new WSContext({
-      send: (data) => events.push(`send ${(JSON.parse(String(data)) as { type: string }).type}`),
-      close: (code) => events.push(`close ${code}`),
-      readyState: 1,
-    });
-    const edge = new EdgeSession({
-      ws,
-      protocol: EDGE_PROTOCOL,
-      address: undefined,
-      hubVersion: 't',
-      timings: TIMINGS,
-      owner: {
-        signIn: async () => ({ ok: true }),
-        welcomed: () => undefined,
-        frame: () => undefined,
-        closed: () => undefined,
-      },
-      logger,
-      now: () => now,
-      resume: {
-        protocol: EDGE_PROTOCOL,
-        openedAt: 0,
-        challenge: 'abc',
-        agentName: 'nas',
-        keyId: hello.keyId,
-        lastFrameAt: 0,
-      },
-      autoAnsweredAt: () => answeredAt,
-    });
+    const { edge, events } = session({ now: () => now, resume: signedInRecord, autoAnsweredAt: () => answeredAt });
     now = TIMINGS.silenceLimitMs;
     answeredAt = TIMINGS.silenceLimitMs - 100;
     edge.tick(now);
@@ -171,33 +148,10 @@ describe('EdgeSession with a pacer', () => {
   function pacedSession(now = () => 0, more: Partial<EdgeSessionOptions> = {}) {
     const waiting: (() => void)[] = [];
     const handled: string[] = [];
-    const events: string[] = [];
-    const ws = new WSContext({
-      send: (data) => events.push(`send ${(JSON.parse(String(data)) as { type: string }).type}`),
-      close: (code) => events.push(`close ${code}`),
-      readyState: 1,
+    const { edge, events } = session({ now, pace: (work) => void waiting.push(work), ...more }, (_session, frame) => {
+      handled.push(frame.type === 'container.removed' ? `removed ${frame.containerId}` : frame.type);
+      return undefined;
     });
-    const edge = new EdgeSession({
-      ws,
-      protocol: EDGE_PROTOCOL,
-      address: undefined,
-      hubVersion: 't',
-      timings: TIMINGS,
-      owner: {
-        signIn: async () => ({ ok: true }),
-        welcomed: () => undefined,
-        frame: (_session, frame) => {
-          handled.push(frame.type === 'container.removed' ? `removed ${frame.containerId}` : frame.type);
-          return undefined;
-        },
-        closed: () => undefined,
-      },
-      logger,
-      now,
-      pace: (work) => void waiting.push(work),
-      ...more,
-    });
-    edge.open();
     const drain = () => {
       for (const work of waiting.splice(0)) work();
     };

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates are plain strings holding ${…} on purpose
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../shared/config/config-error';
+import { configErrorOf } from '../../../test/support/config-error-of';
 import { groupProviderVariables } from '../config/provider-variables';
 import { routeContainer } from './container-routing';
 import { describeTrigger, loadNotificationTriggers, NOTIFICATION_RESERVED } from './notification-triggers';
@@ -14,15 +14,7 @@ const load = (env: Record<string, string>) =>
     BUILT_IN_NOTIFICATION_PROVIDERS,
   );
 
-function configError(env: Record<string, string>): ConfigError {
-  try {
-    load(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const configError = (env: Record<string, string>) => configErrorOf(() => load(env));
 
 describe('DD_NOTIFICATION_* configuration', () => {
   it('reads the common keys with their defaults, and the provider keys', () => {

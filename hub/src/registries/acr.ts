@@ -2,16 +2,8 @@ import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import type { ProviderVariables } from '../config/provider-variables';
-import {
-  CommonRegistryOptions,
-  maskSecret,
-  type ProviderConnection,
-  parseConcurrency,
-  parseProviderOptions,
-  parseRateLimit,
-  type RegistryProvider,
-  type RegistryProviderContext,
-} from './registry-provider';
+import type { ProviderConnection, RegistryProvider, RegistryProviderContext } from './registry-provider';
+import { CommonRegistryOptions, commonConnection, maskSecret, parseProviderOptions } from './registry-provider';
 
 /** `<name>.azurecr.io` (and the China and US Government clouds); registry names are 5–50 letters and digits. */
 const ACR_HOST = /^[a-z0-9]{5,50}\.azurecr\.(?:io|cn|us)$/;
@@ -53,7 +45,6 @@ export function createAcrProvider(variables: ProviderVariables, _context: Regist
   const options = parseProviderOptions(variables, OptionsSchema);
   const credentials = acrCredentials(variables, options);
   const onlyHost = options.url === undefined ? undefined : new URL(options.url).host;
-  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'acr',
     name: variables.name,
@@ -61,10 +52,7 @@ export function createAcrProvider(variables: ProviderVariables, _context: Regist
     async connection(): Promise<ProviderConnection> {
       return {
         ...(credentials && { credentials }),
-        insecure: options.insecure === 'true',
-        caFile: options.cafile,
-        rateLimit: parseRateLimit(options.ratelimit, undefined),
-        concurrency,
+        ...commonConnection(options, undefined),
       };
     },
     maskedConfiguration: () => ({

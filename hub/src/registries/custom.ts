@@ -1,14 +1,7 @@
 import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
-import {
-  CommonRegistryOptions,
-  maskSecret,
-  type ProviderConnection,
-  parseConcurrency,
-  parseProviderOptions,
-  parseRateLimit,
-  type RegistryProviderFactory,
-} from './registry-provider';
+import type { ProviderConnection, RegistryProviderFactory } from './registry-provider';
+import { CommonRegistryOptions, commonConnection, maskSecret, parseProviderOptions } from './registry-provider';
 
 const OptionsSchema = {
   ...CommonRegistryOptions,
@@ -28,7 +21,6 @@ export const createCustomProvider: RegistryProviderFactory = (variables) => {
     const variable = variables.values.get(options.login === undefined ? 'password' : 'login')?.variable ?? 'LOGIN';
     throw new ConfigError(variable, 'LOGIN and PASSWORD (or TOKEN) go together');
   }
-  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'custom',
     name: variables.name,
@@ -38,10 +30,7 @@ export const createCustomProvider: RegistryProviderFactory = (variables) => {
         ...(options.login !== undefined &&
           password !== undefined && { credentials: { username: options.login, password } }),
         scheme: url.protocol === 'http:' ? 'http' : 'https',
-        insecure: options.insecure === 'true',
-        caFile: options.cafile,
-        rateLimit: parseRateLimit(options.ratelimit, undefined),
-        concurrency,
+        ...commonConnection(options, undefined),
       };
     },
     maskedConfiguration: () => ({ url: options.url, login: options.login, password: maskSecret(password) }),

@@ -6,16 +6,8 @@ import { RegistryError } from '../../../shared/registry/registry-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import { type AwsCredentials, signRequest } from './aws-sigv4';
 import { defaultRateLimit } from './politeness';
-import {
-  CommonRegistryOptions,
-  maskSecret,
-  type ProviderConnection,
-  parseConcurrency,
-  parseProviderOptions,
-  parseRateLimit,
-  type RegistryProvider,
-  type RegistryProviderContext,
-} from './registry-provider';
+import type { ProviderConnection, RegistryProvider, RegistryProviderContext } from './registry-provider';
+import { CommonRegistryOptions, commonConnection, maskSecret, parseProviderOptions } from './registry-provider';
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
@@ -78,7 +70,6 @@ export function createEcrProvider(
 ): RegistryProvider {
   const options = parseProviderOptions(variables, OptionsSchema);
   const aws = awsCredentials(variables, options);
-  const concurrency = parseConcurrency(options.concurrency);
   const component = `registry.ecr.${variables.name}`;
   let cached: EcrToken | undefined;
   let pending: Promise<EcrToken> | undefined;
@@ -103,12 +94,7 @@ export function createEcrProvider(
     matches: (registry) =>
       aws ? PRIVATE_HOST.exec(registry.toLowerCase())?.[2] === aws.region : registry.toLowerCase() === ECR_PUBLIC_HOST,
     async connection(registry): Promise<ProviderConnection> {
-      const base: ProviderConnection = {
-        insecure: options.insecure === 'true',
-        caFile: options.cafile,
-        rateLimit: parseRateLimit(options.ratelimit, defaultRateLimit(registry)),
-        concurrency,
-      };
+      const base: ProviderConnection = commonConnection(options, defaultRateLimit(registry));
       if (!aws) return base;
       const current = await token(aws.region, aws.credentials);
       return { ...base, credentials: current.credentials, expiresAt: current.refreshAt };

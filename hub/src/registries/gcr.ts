@@ -3,16 +3,8 @@ import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import type { ProviderVariables } from '../config/provider-variables';
 import { defaultRateLimit } from './politeness';
-import {
-  CommonRegistryOptions,
-  maskSecret,
-  type ProviderConnection,
-  parseConcurrency,
-  parseProviderOptions,
-  parseRateLimit,
-  type RegistryProvider,
-  type RegistryProviderContext,
-} from './registry-provider';
+import type { ProviderConnection, RegistryProvider, RegistryProviderContext } from './registry-provider';
+import { CommonRegistryOptions, commonConnection, maskSecret, parseProviderOptions } from './registry-provider';
 
 /** The user names Google documents for basic credentials to its registries. */
 const JSON_KEY_USER = '_json_key';
@@ -52,7 +44,6 @@ export function isGoogleRegistryHost(registry: string): boolean {
 export function createGcrProvider(variables: ProviderVariables, _context: RegistryProviderContext): RegistryProvider {
   const options = parseProviderOptions(variables, OptionsSchema);
   const { credentials, serviceAccount } = gcrCredentials(variables, options);
-  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'gcr',
     name: variables.name,
@@ -60,10 +51,7 @@ export function createGcrProvider(variables: ProviderVariables, _context: Regist
     async connection(registry): Promise<ProviderConnection> {
       return {
         ...(credentials && { credentials }),
-        insecure: options.insecure === 'true',
-        caFile: options.cafile,
-        rateLimit: parseRateLimit(options.ratelimit, defaultRateLimit(registry.toLowerCase())),
-        concurrency,
+        ...commonConnection(options, defaultRateLimit(registry.toLowerCase())),
       };
     },
     maskedConfiguration: () => ({

@@ -2,19 +2,10 @@ import * as v from 'valibot';
 import { discard, type FetchLike, parseRetryAfter } from '../../../shared/registry/registry-transport';
 import type { RequestLimiter } from '../../../shared/registry/request-limiter';
 import type { ProviderVariables } from '../config/provider-variables';
-import {
-  type CachedDate,
-  createPublishedAtCache,
-  PublicRegistryOptions,
-  publicProviderSettings,
-} from './public-provider-support';
-import {
-  type ProviderConnection,
-  type PublishedAt,
-  parseProviderOptions,
-  type RegistryProvider,
-  type RegistryProviderContext,
-} from './registry-provider';
+import type { CachedDate } from './public-provider-support';
+import { createPublishedAtCache, PublicRegistryOptions, publicProviderSettings } from './public-provider-support';
+import type { ProviderConnection, PublishedAt, RegistryProvider, RegistryProviderContext } from './registry-provider';
+import { parseProviderOptions } from './registry-provider';
 
 /** `_LOGIN` is the GitHub user; `_TOKEN` (or `_PASSWORD`) a personal access token with read:packages. */
 export const GhcrOptionsSchema = PublicRegistryOptions;
@@ -203,11 +194,7 @@ export function createGithubBackedProvider(
   endpoints: GithubEndpoints,
 ): GhcrProvider {
   const options = parseProviderOptions(variables, GhcrOptionsSchema);
-  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(
-    variables,
-    options,
-    spec.registry,
-  );
+  const { credentials, connection, apiLimiter, masked } = publicProviderSettings(variables, options, spec.registry);
   const githubDates =
     credentials &&
     createGithubPackageDates({
@@ -223,14 +210,7 @@ export function createGithubBackedProvider(
     name: variables.name,
     matches: (registry) => registry === spec.registry,
     async connection(): Promise<ProviderConnection> {
-      return {
-        ...(credentials && { credentials }),
-        insecure: false,
-        caFile: options.cafile,
-        ...(spec.trustedRealmHosts && { trustedRealmHosts: spec.trustedRealmHosts }),
-        rateLimit,
-        concurrency,
-      };
+      return { ...connection, ...(spec.trustedRealmHosts && { trustedRealmHosts: spec.trustedRealmHosts }) };
     },
     ...(githubDates && {
       publishedAt: async (repository: string, tag: string, digest?: string) =>

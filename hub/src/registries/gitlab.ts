@@ -2,16 +2,8 @@ import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import type { ProviderVariables } from '../config/provider-variables';
 import { defaultRateLimit } from './politeness';
-import {
-  CommonRegistryOptions,
-  maskSecret,
-  type ProviderConnection,
-  parseConcurrency,
-  parseProviderOptions,
-  parseRateLimit,
-  type RegistryProvider,
-  type RegistryProviderContext,
-} from './registry-provider';
+import type { ProviderConnection, RegistryProvider, RegistryProviderContext } from './registry-provider';
+import { CommonRegistryOptions, commonConnection, maskSecret, parseProviderOptions } from './registry-provider';
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -72,7 +64,6 @@ export function createGitlabProvider(
   const authUrl = options.authurl ?? (options.url === undefined ? (endpoints.authUrl ?? GITLAB_COM) : undefined);
   const trustedRealmHosts = authUrl === undefined ? [] : [new URL(authUrl).hostname];
   const host = registryUrl.host;
-  const concurrency = parseConcurrency(options.concurrency);
   return {
     type: 'gitlab',
     name: variables.name,
@@ -81,11 +72,9 @@ export function createGitlabProvider(
       return {
         ...(options.login !== undefined &&
           options.token !== undefined && { credentials: { username: options.login, password: options.token } }),
+        ...commonConnection(options, defaultRateLimit(host)),
         insecure: registryUrl.protocol === 'http:' || options.insecure === 'true',
-        caFile: options.cafile,
         trustedRealmHosts,
-        rateLimit: parseRateLimit(options.ratelimit, defaultRateLimit(host)),
-        concurrency,
       };
     },
     maskedConfiguration: () => ({

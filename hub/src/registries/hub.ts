@@ -1,19 +1,10 @@
 import * as v from 'valibot';
 import { discard, parseRetryAfter } from '../../../shared/registry/registry-transport';
 import type { ProviderVariables } from '../config/provider-variables';
-import {
-  type CachedDate,
-  createPublishedAtCache,
-  PublicRegistryOptions,
-  publicProviderSettings,
-} from './public-provider-support';
-import {
-  type ProviderConnection,
-  type PublishedAt,
-  parseProviderOptions,
-  type RegistryProvider,
-  type RegistryProviderContext,
-} from './registry-provider';
+import type { CachedDate } from './public-provider-support';
+import { createPublishedAtCache, PublicRegistryOptions, publicProviderSettings } from './public-provider-support';
+import type { ProviderConnection, PublishedAt, RegistryProvider, RegistryProviderContext } from './registry-provider';
+import { parseProviderOptions } from './registry-provider';
 
 /** Docker Hub: `_TOKEN` is a personal access token. */
 export const HubOptionsSchema = PublicRegistryOptions;
@@ -59,11 +50,7 @@ export function createHubProvider(
   endpoints: HubEndpoints = {},
 ): HubProvider {
   const options = parseProviderOptions(variables, HubOptionsSchema);
-  const { credentials, rateLimit, concurrency, apiLimiter, masked } = publicProviderSettings(
-    variables,
-    options,
-    'docker.io',
-  );
+  const { credentials, connection, apiLimiter, masked } = publicProviderSettings(variables, options, 'docker.io');
   const api = (endpoints.hubApi ?? DOCKER_HUB_API).replace(/\/+$/, '');
   const timeoutMs = endpoints.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limiter = apiLimiter(context.now);
@@ -140,14 +127,7 @@ export function createHubProvider(
     name: variables.name,
     matches: (registry) => registry === 'docker.io',
     async connection(): Promise<ProviderConnection> {
-      return {
-        ...(credentials && { credentials }),
-        insecure: false,
-        caFile: options.cafile,
-        trustedRealmHosts: ['auth.docker.io'],
-        rateLimit,
-        concurrency,
-      };
+      return { ...connection, trustedRealmHosts: ['auth.docker.io'] };
     },
     async publishedAt(repository, tag, digest) {
       const parts = repository.split('/');

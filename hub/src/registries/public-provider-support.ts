@@ -8,13 +8,8 @@ import {
 } from '../../../shared/registry/request-limiter';
 import type { ProviderVariables } from '../config/provider-variables';
 import { defaultRateLimit } from './politeness';
-import {
-  CommonRegistryOptions,
-  maskSecret,
-  type PublishedAt,
-  parseConcurrency,
-  parseRateLimit,
-} from './registry-provider';
+import type { ProviderConnection, PublishedAt } from './registry-provider';
+import { CommonRegistryOptions, maskSecret, parseConcurrency, parseRateLimit } from './registry-provider';
 
 const MAX_CACHED_DATES = 10_000;
 
@@ -36,6 +31,7 @@ export interface PublicProviderOptions {
   ratelimit?: string | undefined;
   concurrency?: string | undefined;
   insecure?: string | undefined;
+  cafile?: string | undefined;
 }
 
 /**
@@ -68,7 +64,15 @@ export function publicProviderSettings(variables: ProviderVariables, options: Pu
     token: maskSecret(options.token),
     ratelimit: options.ratelimit,
   };
-  return { credentials, rateLimit, concurrency, apiLimiter, masked };
+  // Over https only, so `insecure` is always false; a provider adds the token hosts it vouches for.
+  const connection: ProviderConnection = {
+    ...(credentials && { credentials }),
+    insecure: false,
+    caFile: options.cafile,
+    rateLimit,
+    concurrency,
+  };
+  return { credentials, connection, apiLimiter, masked };
 }
 
 export interface CachedDate {

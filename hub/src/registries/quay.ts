@@ -17,13 +17,13 @@ export const QuayOptionsSchema = PublicRegistryOptions;
  */
 export function createQuayProvider(variables: ProviderVariables, _context: RegistryProviderContext): RegistryProvider {
   const options = parseProviderOptions(variables, QuayOptionsSchema);
-  const { credentials, rateLimit, concurrency, masked } = publicProviderSettings(variables, options, 'quay.io');
+  const { connection, masked } = publicProviderSettings(variables, options, 'quay.io');
   return {
     type: 'quay',
     name: variables.name,
     matches: (registry) => registry === 'quay.io',
     async connection(): Promise<ProviderConnection> {
-      return { ...(credentials && { credentials }), insecure: false, caFile: options.cafile, rateLimit, concurrency };
+      return { ...connection };
     },
     maskedConfiguration: () => masked,
   };

@@ -119,3 +119,24 @@ export function parseRateLimit(
   const ratePerSecond = Number(rate);
   return { ratePerSecond, burst: burst === undefined ? Math.max(1, Math.ceil(ratePerSecond * 5)) : Number(burst) };
 }
+
+/** The common options' values (CommonRegistryOptions), as parseProviderOptions gives them. */
+export interface CommonOptionValues {
+  ratelimit?: string | undefined;
+  concurrency?: string | undefined;
+  cafile?: string | undefined;
+  insecure?: string | undefined;
+}
+
+/**
+ * The connection as the common options make it: `_INSECURE`, `_CAFILE`, `_CONCURRENCY` and
+ * `_RATELIMIT`, else `defaultLimit` (the registry host's polite default, or none).
+ */
+export function commonConnection(options: CommonOptionValues, defaultLimit: ProviderConnection['rateLimit']) {
+  return {
+    insecure: options.insecure === 'true',
+    caFile: options.cafile,
+    rateLimit: parseRateLimit(options.ratelimit, defaultLimit),
+    concurrency: parseConcurrency(options.concurrency),
+  } satisfies ProviderConnection;
+}

@@ -1,14 +1,6 @@
 import * as v from 'valibot';
-import {
-  type ForgeOutcome,
-  type ForgeRequestOptions,
-  MAX_BODY_CHARS,
-  nextLink,
-  PER_PAGE,
-  walkPages,
-} from './forge-http';
-import { webUrl } from './github-releases';
-import { type Release, releaseVersionOf } from './release-match';
+import { type ForgeOutcome, type ForgeRequestOptions, nextLink, PER_PAGE, walkPages } from './forge-http';
+import { releasePageReader } from './forge-releases';
 
 /** The fields read of GitLab's release object (REST `GET /projects/:id/releases`). */
 const GitlabReleaseSchema = v.object({
@@ -21,26 +13,15 @@ const GitlabReleaseSchema = v.object({
   _links: v.optional(v.object({ self: v.optional(v.string()) })),
 });
 
-function toReleases(page: unknown): Release[] | undefined {
-  if (!Array.isArray(page)) return undefined;
-  const releases: Release[] = [];
-  for (const item of page) {
-    const parsed = v.safeParse(GitlabReleaseSchema, item);
-    if (!parsed.success) continue;
-    const release = parsed.output;
-    releases.push({
-      tag: release.tag_name,
-      version: releaseVersionOf(release.tag_name),
-      title: (release.name || release.tag_name).slice(0, 1000),
-      date: release.released_at ?? release.created_at ?? null,
-      body: (release.description ?? '').slice(0, MAX_BODY_CHARS),
-      url: webUrl(release._links?.self),
-      // GitLab has no prerelease flag; an upcoming release (dated in the future) is the nearest thing.
-      prerelease: release.upcoming_release === true,
-    });
-  }
-  return releases;
-}
+const toReleases = releasePageReader(GitlabReleaseSchema, (release) => ({
+  tag: release.tag_name,
+  name: release.name,
+  body: release.description,
+  date: release.released_at ?? release.created_at ?? null,
+  url: release._links?.self,
+  // GitLab has no prerelease flag; an upcoming release (dated in the future) is the nearest thing.
+  prerelease: release.upcoming_release === true,
+}));
 
 /** The next page: `X-Next-Page` (a number, empty on the last page), else `Link: rel="next"`. */
 function nextPage(response: Response, url: string): string | undefined {

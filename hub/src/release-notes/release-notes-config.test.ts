@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../shared/config/config-error';
+import { configErrorOf } from '../../../test/support/config-error-of';
 import { loadHubConfig, maskHubConfig } from '../config/hub-config';
 import { configuredSecrets } from '../routes/debug-dump';
 
@@ -8,15 +8,7 @@ const load = (env: Record<string, string>) =>
     throw new Error('ENOENT');
   });
 
-function errorOf(env: Record<string, string>): ConfigError {
-  try {
-    load(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = (env: Record<string, string>) => configErrorOf(() => load(env));
 
 describe('DD_RELEASE_NOTES_*', () => {
   it('defaults to the public forges, no token, 10 s', () => {

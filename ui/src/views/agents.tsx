@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../shared/error-message';
 import { adminApi, type EdgeKey } from '../admin-api';
-import { ApiError } from '../api';
+import { type Agent, ApiError } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorText } from '../components/error-text';
+import { type ListColumn, ListTable } from '../components/list-table';
 import { relative, when } from '../format-time';
 import { agents } from '../state';
 import { useAction } from '../use-action';
@@ -22,6 +23,54 @@ export function Agents() {
   );
 }
 
+const AGENT_COLUMNS: readonly ListColumn<Agent>[] = [
+  {
+    label: 'Name',
+    class: 'break',
+    cell: (agent) => <a href={`/containers?agent=${encodeURIComponent(agent.name)}`}>{agent.name}</a>,
+  },
+  {
+    label: 'State',
+    cell: (agent) => (
+      <span>
+        <span class={`dot ${agent.connected ? 'ok' : 'off'}`} aria-hidden="true" />{' '}
+        {agent.connected ? 'connected' : 'disconnected'}
+      </span>
+    ),
+  },
+  {
+    label: 'Last seen',
+    cell: (agent) => (
+      <time dateTime={agent.lastSeen} title={when(agent.lastSeen)}>
+        {relative(agent.lastSeen)}
+      </time>
+    ),
+  },
+  { label: 'Version', class: 'mono', cell: (agent) => agent.build || agent.version || '—' },
+  {
+    label: 'Host',
+    class: 'break',
+    cell: (agent) => (
+      <span>
+        {agent.host}
+        {agent.os && <span class="hint"> · {[agent.os, agent.arch].filter(Boolean).join('/')}</span>}
+      </span>
+    ),
+  },
+  { label: 'Mode', cell: (agent) => (agent.port === 0 ? 'edge (dials out)' : `listen (port ${agent.port})`) },
+  {
+    label: 'Containers',
+    cell: (agent) => (
+      <span>
+        {agent.containers.total}{' '}
+        <span class="hint">
+          ({agent.containers.running} running, {agent.containers.stopped} stopped)
+        </span>
+      </span>
+    ),
+  },
+];
+
 function AgentList() {
   const list = agents.value;
   return (
@@ -30,57 +79,7 @@ function AgentList() {
       {list.length === 0 ? (
         <p>No agent has connected yet. Register an edge agent's key below, then start the agent.</p>
       ) : (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">Version</th>
-              <th scope="col">Host</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Containers</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((agent) => (
-              <tr key={agent.name} data-agent={agent.name}>
-                <td data-label="Name" class="break">
-                  <a href={`/containers?agent=${encodeURIComponent(agent.name)}`}>{agent.name}</a>
-                </td>
-                <td data-label="State">
-                  <span>
-                    <span class={`dot ${agent.connected ? 'ok' : 'off'}`} aria-hidden="true" />{' '}
-                    {agent.connected ? 'connected' : 'disconnected'}
-                  </span>
-                </td>
-                <td data-label="Last seen">
-                  <time dateTime={agent.lastSeen} title={when(agent.lastSeen)}>
-                    {relative(agent.lastSeen)}
-                  </time>
-                </td>
-                <td data-label="Version" class="mono">
-                  {agent.build || agent.version || '—'}
-                </td>
-                <td data-label="Host" class="break">
-                  <span>
-                    {agent.host}
-                    {agent.os && <span class="hint"> · {[agent.os, agent.arch].filter(Boolean).join('/')}</span>}
-                  </span>
-                </td>
-                <td data-label="Mode">{agent.port === 0 ? 'edge (dials out)' : `listen (port ${agent.port})`}</td>
-                <td data-label="Containers">
-                  <span>
-                    {agent.containers.total}{' '}
-                    <span class="hint">
-                      ({agent.containers.running} running, {agent.containers.stopped} stopped)
-                    </span>
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable columns={AGENT_COLUMNS} rows={list} rowKey={(agent) => agent.name} rowAttribute="data-agent" />
       )}
     </section>
   );
@@ -108,6 +107,24 @@ function EdgeKeys() {
     setRevoking(undefined);
   }
 
+  const columns: readonly ListColumn<EdgeKey>[] = [
+    { label: 'Name', class: 'break', cell: (key) => key.label || <span class="hint">(no name)</span> },
+    { label: 'Key id', class: 'mono', cell: (key) => key.keyId },
+    { label: 'Agents', class: 'break', cell: (key) => (key.agentNames.length ? key.agentNames.join(', ') : '—') },
+    { label: 'Registered', cell: (key) => when(key.createdAt) },
+    { label: 'State', cell: (key) => (key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active') },
+    {
+      label: 'Actions',
+      hiddenLabel: true,
+      cell: (key) =>
+        !key.revokedAt && (
+          <button type="button" class="danger" onClick={() => setRevoking(key)}>
+            Revoke<span class="visually-hidden"> {key.label || key.keyId}</span>
+          </button>
+        ),
+    },
+  ];
+
   if (disabled)
     return (
       <section class="card" aria-labelledby="edge-keys">
@@ -126,44 +143,7 @@ function EdgeKeys() {
       <ErrorText message={error} />
       {keys && keys.length === 0 && <p>No edge key is registered.</p>}
       {keys && keys.length > 0 && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key id</th>
-              <th scope="col">Agents</th>
-              <th scope="col">Registered</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.keyId} data-key={key.keyId}>
-                <td data-label="Name" class="break">
-                  {key.label || <span class="hint">(no name)</span>}
-                </td>
-                <td data-label="Key id" class="mono">
-                  {key.keyId}
-                </td>
-                <td data-label="Agents" class="break">
-                  {key.agentNames.length ? key.agentNames.join(', ') : '—'}
-                </td>
-                <td data-label="Registered">{when(key.createdAt)}</td>
-                <td data-label="State">{key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active'}</td>
-                <td data-label="Actions">
-                  {!key.revokedAt && (
-                    <button type="button" class="danger" onClick={() => setRevoking(key)}>
-                      Revoke<span class="visually-hidden"> {key.label || key.keyId}</span>
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable columns={columns} rows={keys} rowKey={(key) => key.keyId} rowAttribute="data-key" />
       )}
       {revoking && (
         <ConfirmDialog

@@ -4,6 +4,7 @@ import { type ApiKey, adminApi, type CreatedApiKey } from '../admin-api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
 import { ErrorText } from '../components/error-text';
+import { type ListColumn, ListTable } from '../components/list-table';
 import { relative, when } from '../format-time';
 import { session } from '../state';
 import { useAction } from '../use-action';
@@ -23,6 +24,25 @@ function descendantsOf(root: ApiKey, all: readonly ApiKey[]): ApiKey[] {
   }
   return found;
 }
+
+/** Every column but the actions, which need the view's state. */
+const API_KEY_COLUMNS: readonly ListColumn<ApiKey>[] = [
+  { label: 'Name', class: 'break', cell: (key) => key.name },
+  { label: 'Key', class: 'mono', cell: (key) => key.displayPrefix },
+  { label: 'Scopes', cell: (key) => key.scopes.join(', ') },
+  { label: 'State', cell: (key) => <span class={`badge key-${key.status}`}>{key.status}</span> },
+  { label: 'Expires', cell: (key) => (key.expiresAt ? when(key.expiresAt) : 'never') },
+  { label: 'Last used', cell: (key) => (key.lastUsedAt ? relative(key.lastUsedAt) : 'never') },
+  {
+    label: 'Created',
+    cell: (key) => (
+      <span>
+        {when(key.createdAt)}
+        <span class="hint break"> by {key.createdBy}</span>
+      </span>
+    ),
+  },
+];
 
 /** API keys (http-interface §4.2): the list, a new key whose secret shows once, and revocation with its cascade. */
 export function ApiKeys() {
@@ -60,6 +80,19 @@ export function ApiKeys() {
     setRevoking(undefined);
   }
 
+  const columns: readonly ListColumn<ApiKey>[] = [
+    ...API_KEY_COLUMNS,
+    {
+      label: 'Actions',
+      hiddenLabel: true,
+      cell: (key) =>
+        key.status !== 'revoked' && (
+          <button type="button" class="danger" onClick={() => setRevoking(key)}>
+            Revoke<span class="visually-hidden"> {key.name}</span>
+          </button>
+        ),
+    },
+  ];
   const cascade = revoking ? descendantsOf(revoking, keys) : [];
   // http-interface §4.2: a session signed in with a recovery code lists and revokes keys but cannot create one.
   const current = session.value;
@@ -89,53 +122,7 @@ export function ApiKeys() {
         {revoked && <p role="status">{revoked}</p>}
         {loaded && keys.length === 0 && !error && <p>No API key has been created.</p>}
         {keys.length > 0 && (
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">State</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr key={key.keyId} data-key={key.keyId}>
-                  <td data-label="Name" class="break">
-                    {key.name}
-                  </td>
-                  <td data-label="Key" class="mono">
-                    {key.displayPrefix}
-                  </td>
-                  <td data-label="Scopes">{key.scopes.join(', ')}</td>
-                  <td data-label="State">
-                    <span class={`badge key-${key.status}`}>{key.status}</span>
-                  </td>
-                  <td data-label="Expires">{key.expiresAt ? when(key.expiresAt) : 'never'}</td>
-                  <td data-label="Last used">{key.lastUsedAt ? relative(key.lastUsedAt) : 'never'}</td>
-                  <td data-label="Created">
-                    <span>
-                      {when(key.createdAt)}
-                      <span class="hint break"> by {key.createdBy}</span>
-                    </span>
-                  </td>
-                  <td data-label="Actions">
-                    {key.status !== 'revoked' && (
-                      <button type="button" class="danger" onClick={() => setRevoking(key)}>
-                        Revoke<span class="visually-hidden"> {key.name}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ListTable columns={columns} rows={keys} rowKey={(key) => key.keyId} rowAttribute="data-key" />
         )}
         {cursor && (
           <div class="pager">

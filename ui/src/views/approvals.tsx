@@ -3,6 +3,7 @@ import { errorMessage } from '../../../shared/error-message';
 import { type Approval, type ApprovalState, adminApi } from '../admin-api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorText } from '../components/error-text';
+import { type ListColumn, ListTable } from '../components/list-table';
 import { relative, when } from '../format-time';
 import { approvalsChanged, pendingApprovals } from '../state';
 import { useAction } from '../use-action';
@@ -26,6 +27,56 @@ const DEFER_CHOICES = [
 ];
 
 const OPEN: readonly ApprovalState[] = ['pending', 'deferred'];
+
+/** Every column but the actions, which need the view's handlers. */
+const APPROVAL_COLUMNS: readonly ListColumn<Approval>[] = [
+  {
+    label: 'Container',
+    cell: (approval) => (
+      <span>
+        <a href={`/containers/${encodeURIComponent(approval.containerId)}`}>{approval.containerName}</a>
+        <span class="hint"> · {approval.agent ?? approval.watcher}</span>
+      </span>
+    ),
+  },
+  {
+    label: 'Update',
+    class: 'break',
+    cell: (approval) => (
+      <span>
+        <span class="mono">{approval.fromVersion}</span> → <span class="mono">{approval.toVersion}</span>
+        <span class="hint"> · {approval.updateKind === 'digest' ? 'new digest' : 'new tag'}</span>
+      </span>
+    ),
+  },
+  {
+    label: 'State',
+    cell: (approval) => (
+      <span>
+        {approval.state}
+        {approval.deferredUntil && approval.state === 'deferred' && (
+          <span class="hint"> until {when(approval.deferredUntil)}</span>
+        )}
+        {approval.decidedBy && (
+          <span class="hint">
+            {' '}
+            · by {approval.decidedBy.name ?? approval.decidedBy.kind}
+            {approval.decidedAt && ` ${relative(approval.decidedAt)}`}
+          </span>
+        )}
+        {approval.comment && <span class="hint"> · “{approval.comment}”</span>}
+      </span>
+    ),
+  },
+  {
+    label: 'Requested',
+    cell: (approval) => (
+      <time dateTime={approval.createdAt} title={when(approval.createdAt)}>
+        {relative(approval.createdAt)}
+      </time>
+    ),
+  },
+];
 
 /**
  * Updates that wait for a person (docs/approvals.md): approve runs the update, reject skips that
@@ -68,6 +119,37 @@ export function Approvals() {
       return `${approval.containerName}: ${approval.toVersion} rejected; it will not be offered again.`;
     });
 
+  const columns: readonly ListColumn<Approval>[] = [
+    ...APPROVAL_COLUMNS,
+    {
+      label: 'Actions',
+      hiddenLabel: true,
+      cell: (approval) =>
+        OPEN.includes(approval.state) && (
+          <div class="actions">
+            <button type="button" disabled={busy} onClick={() => approve(approval)}>
+              Approve
+            </button>
+            {DEFER_CHOICES.map((choice) => (
+              <button
+                key={choice.hours}
+                type="button"
+                class="secondary"
+                disabled={busy}
+                onClick={() => defer(approval, choice.hours, choice.label)}
+              >
+                Defer {choice.label}
+                <span class="visually-hidden"> for {approval.containerName}</span>
+              </button>
+            ))}
+            <button type="button" class="danger" disabled={busy} onClick={() => setRejecting(approval)}>
+              Reject
+            </button>
+          </div>
+        ),
+    },
+  ];
+
   return (
     <main id="main" tabIndex={-1}>
       <h1>Approvals</h1>
@@ -95,82 +177,7 @@ export function Approvals() {
       )}
       {approvals && approvals.length === 0 && <p>No approval in this list.</p>}
       {approvals && approvals.length > 0 && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Container</th>
-              <th scope="col">Update</th>
-              <th scope="col">State</th>
-              <th scope="col">Requested</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {approvals.map((approval) => (
-              <tr key={approval.id} data-approval={approval.id}>
-                <td data-label="Container">
-                  <span>
-                    <a href={`/containers/${encodeURIComponent(approval.containerId)}`}>{approval.containerName}</a>
-                    <span class="hint"> · {approval.agent ?? approval.watcher}</span>
-                  </span>
-                </td>
-                <td data-label="Update" class="break">
-                  <span>
-                    <span class="mono">{approval.fromVersion}</span> → <span class="mono">{approval.toVersion}</span>
-                    <span class="hint"> · {approval.updateKind === 'digest' ? 'new digest' : 'new tag'}</span>
-                  </span>
-                </td>
-                <td data-label="State">
-                  <span>
-                    {approval.state}
-                    {approval.deferredUntil && approval.state === 'deferred' && (
-                      <span class="hint"> until {when(approval.deferredUntil)}</span>
-                    )}
-                    {approval.decidedBy && (
-                      <span class="hint">
-                        {' '}
-                        · by {approval.decidedBy.name ?? approval.decidedBy.kind}
-                        {approval.decidedAt && ` ${relative(approval.decidedAt)}`}
-                      </span>
-                    )}
-                    {approval.comment && <span class="hint"> · “{approval.comment}”</span>}
-                  </span>
-                </td>
-                <td data-label="Requested">
-                  <time dateTime={approval.createdAt} title={when(approval.createdAt)}>
-                    {relative(approval.createdAt)}
-                  </time>
-                </td>
-                <td data-label="Actions">
-                  {OPEN.includes(approval.state) && (
-                    <div class="actions">
-                      <button type="button" disabled={busy} onClick={() => approve(approval)}>
-                        Approve
-                      </button>
-                      {DEFER_CHOICES.map((choice) => (
-                        <button
-                          key={choice.hours}
-                          type="button"
-                          class="secondary"
-                          disabled={busy}
-                          onClick={() => defer(approval, choice.hours, choice.label)}
-                        >
-                          Defer {choice.label}
-                          <span class="visually-hidden"> for {approval.containerName}</span>
-                        </button>
-                      ))}
-                      <button type="button" class="danger" disabled={busy} onClick={() => setRejecting(approval)}>
-                        Reject
-                      </button>
-                    </div>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable columns={columns} rows={approvals} rowKey={(approval) => approval.id} rowAttribute="data-approval" />
       )}
       {rejecting && (
         <ConfirmDialog

@@ -41,6 +41,33 @@ function gatherer(onChange: (files: readonly string[]) => void) {
   };
 }
 
+type WatchHandlers = Parameters<NonNullable<SourceFiles['watch']>>[0];
+
+/**
+ * Runs the fs watch `start` makes, its changes gathered into batches; a watch that cannot start or
+ * fails later is closed with its error (a full cycle then reads the files again).
+ */
+function watchFiles(handlers: WatchHandlers, start: (changed: (file: string) => void) => FSWatcher): { close(): void } {
+  const changes = gatherer(handlers.onChange);
+  let watcher: FSWatcher;
+  try {
+    watcher = start((file) => changes.add(file));
+  } catch (error) {
+    queueMicrotask(() => handlers.onClose(error as Error));
+    return { close: () => undefined };
+  }
+  watcher.on('error', (error) => {
+    changes.stop();
+    handlers.onClose(error);
+  });
+  return {
+    close() {
+      changes.stop();
+      watcher.close();
+    },
+  };
+}
+
 /** One image list: its directory is watched, since editors save by writing a new file over the old. */
 function imageListFiles(path: string): SourceFiles {
   return {
@@ -50,28 +77,12 @@ function imageListFiles(path: string): SourceFiles {
       return [path];
     },
     read: (file) => readOrGone(file),
-    watch(handlers) {
-      const changes = gatherer(handlers.onChange);
-      let watcher: FSWatcher;
-      try {
-        watcher = watch(dirname(path), (_event, name) => {
-          if (name === null || name === basename(path)) changes.add(path);
-        });
-      } catch (error) {
-        queueMicrotask(() => handlers.onClose(error as Error));
-        return { close: () => undefined };
-      }
-      watcher.on('error', (error) => {
-        changes.stop();
-        handlers.onClose(error);
-      });
-      return {
-        close() {
-          changes.stop();
-          watcher.close();
-        },
-      };
-    },
+    watch: (handlers) =>
+      watchFiles(handlers, (changed) =>
+        watch(dirname(path), (_event, name) => {
+          if (name === null || name === basename(path)) changed(path);
+        }),
+      ),
   };
 }
 
@@ -95,29 +106,13 @@ function directoryFiles(root: string): SourceFiles {
       return found.sort();
     },
     read: (file) => readOrGone(join(root, file)),
-    watch(handlers) {
-      const changes = gatherer(handlers.onChange);
-      let watcher: FSWatcher;
-      try {
-        watcher = watch(root, { recursive: true }, (_event, name) => {
+    watch: (handlers) =>
+      watchFiles(handlers, (changed) =>
+        watch(root, { recursive: true }, (_event, name) => {
           const file = name?.split(sep).join('/');
-          if (file && relevant(file)) changes.add(file);
-        });
-      } catch (error) {
-        queueMicrotask(() => handlers.onClose(error as Error));
-        return { close: () => undefined };
-      }
-      watcher.on('error', (error) => {
-        changes.stop();
-        handlers.onClose(error);
-      });
-      return {
-        close() {
-          changes.stop();
-          watcher.close();
-        },
-      };
-    },
+          if (file && relevant(file)) changed(file);
+        }),
+      ),
   };
 }
 

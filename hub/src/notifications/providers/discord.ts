@@ -1,10 +1,8 @@
 import * as v from 'valibot';
 import type { NotificationRuleId } from '../../../../shared/schemas/notification-rule';
-import type { NotificationProviderDefinition } from '../notification-provider';
-import { deliverHttp } from './http-delivery';
 import { truncate } from './message-text';
 import { httpUrl, providerKeys, text } from './provider-keys';
-import { secretFragments } from './secret-fragments';
+import { webhookProvider } from './webhook-provider';
 
 const Keys = providerKeys({
   /** The webhook URL (`https://discord.com/api/webhooks/<id>/<token>`): it holds the token. */
@@ -34,35 +32,25 @@ const DEFAULT_COLOR = 0x5865f2;
  * and "Rate Limits" (429 with `Retry-After` and a JSON `retry_after` in seconds).
  * `allowed_mentions: {parse: []}` keeps a container named `@everyone` from pinging anyone.
  */
-export const discordProvider: NotificationProviderDefinition<DiscordConfig> = {
+export const discordProvider = webhookProvider<DiscordConfig>({
   type: 'discord',
   keys: Keys,
-  secretKeys: ['url'],
-  create(config, name) {
-    const target = { component: `discord.${name}`, secrets: secretFragments([config.url]) };
-    return {
-      secrets: target.secrets,
-      async send(message, context) {
-        await deliverHttp(context, target, {
-          url: config.url,
-          json: {
-            ...(config.username !== undefined && { username: config.username }),
-            ...(config.avatarurl !== undefined && { avatar_url: config.avatarurl }),
-            embeds: [
-              {
-                ...(message.title && { title: truncate(message.title, 256) }),
-                ...(message.body && { description: truncate(message.body, 4096) }),
-                color: COLORS[message.event] ?? DEFAULT_COLOR,
-              },
-            ],
-            allowed_mentions: { parse: [] },
-          },
-          retryAfterFromBody: (body) => secondsField(body, 'retry_after'),
-        });
-      },
-    };
-  },
-};
+  request: (config, message) => ({
+    json: {
+      ...(config.username !== undefined && { username: config.username }),
+      ...(config.avatarurl !== undefined && { avatar_url: config.avatarurl }),
+      embeds: [
+        {
+          ...(message.title && { title: truncate(message.title, 256) }),
+          ...(message.body && { description: truncate(message.body, 4096) }),
+          color: COLORS[message.event] ?? DEFAULT_COLOR,
+        },
+      ],
+      allowed_mentions: { parse: [] },
+    },
+    retryAfterFromBody: (body) => secondsField(body, 'retry_after'),
+  }),
+});
 
 function secondsField(body: unknown, field: string): number | undefined {
   const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[field] : undefined;

@@ -1,9 +1,7 @@
 import type * as v from 'valibot';
-import type { NotificationProviderDefinition } from '../notification-provider';
-import { deliverHttp } from './http-delivery';
 import { titled, truncate } from './message-text';
 import { httpUrl, providerKeys } from './provider-keys';
-import { secretFragments } from './secret-fragments';
+import { webhookProvider } from './webhook-provider';
 
 const Keys = providerKeys({
   /** The space's incoming webhook URL; its `key` and `token` query parameters are the credential. */
@@ -17,26 +15,16 @@ type GoogleChatConfig = v.InferOutput<typeof Keys>;
  * body `{text}`) and "Format text messages" (`*bold*`); the answer is the created message, errors are
  * `{error: {code, message, status}}` (429 RESOURCE_EXHAUSTED for the per-space rate limit).
  */
-export const googlechatProvider: NotificationProviderDefinition<GoogleChatConfig> = {
+export const googlechatProvider = webhookProvider<GoogleChatConfig>({
   type: 'googlechat',
   keys: Keys,
-  secretKeys: ['url'],
-  create(config, name) {
-    const target = { component: `googlechat.${name}`, secrets: secretFragments([config.url]) };
-    return {
-      secrets: target.secrets,
-      async send(message, context) {
-        await deliverHttp(context, target, {
-          url: config.url,
-          headers: { 'content-type': 'application/json; charset=UTF-8' },
-          json: {
-            text: truncate(
-              titled(message.title, message.body, (t) => `*${t}*`),
-              4096,
-            ),
-          },
-        });
-      },
-    };
-  },
-};
+  request: (_config, message) => ({
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+    json: {
+      text: truncate(
+        titled(message.title, message.body, (t) => `*${t}*`),
+        4096,
+      ),
+    },
+  }),
+});

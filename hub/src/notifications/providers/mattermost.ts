@@ -1,9 +1,7 @@
 import * as v from 'valibot';
-import type { NotificationProviderDefinition } from '../notification-provider';
-import { deliverHttp } from './http-delivery';
 import { titled, truncate } from './message-text';
 import { httpUrl, providerKeys, text } from './provider-keys';
-import { secretFragments } from './secret-fragments';
+import { webhookProvider } from './webhook-provider';
 
 const Keys = providerKeys({
   /** The incoming webhook URL (`https://mattermost.example.com/hooks/<key>`): the key is the credential. */
@@ -22,28 +20,18 @@ type MattermostConfig = v.InferOutput<typeof Keys>;
  * "Incoming webhooks" (POST JSON `{text, channel, username, icon_url}`, Markdown text, answer 200
  * `ok`; errors as JSON `{id, message, status_code}`); a post holds at most 16383 characters.
  */
-export const mattermostProvider: NotificationProviderDefinition<MattermostConfig> = {
+export const mattermostProvider = webhookProvider<MattermostConfig>({
   type: 'mattermost',
   keys: Keys,
-  secretKeys: ['url'],
-  create(config, name) {
-    const target = { component: `mattermost.${name}`, secrets: secretFragments([config.url]) };
-    return {
-      secrets: target.secrets,
-      async send(message, context) {
-        await deliverHttp(context, target, {
-          url: config.url,
-          json: {
-            text: truncate(
-              titled(message.title, message.body, (t) => `#### ${t}`),
-              16_383,
-            ),
-            ...(config.channel !== undefined && { channel: config.channel }),
-            ...(config.username !== undefined && { username: config.username }),
-            ...(config.iconurl !== undefined && { icon_url: config.iconurl }),
-          },
-        });
-      },
-    };
-  },
-};
+  request: (config, message) => ({
+    json: {
+      text: truncate(
+        titled(message.title, message.body, (t) => `#### ${t}`),
+        16_383,
+      ),
+      ...(config.channel !== undefined && { channel: config.channel }),
+      ...(config.username !== undefined && { username: config.username }),
+      ...(config.iconurl !== undefined && { icon_url: config.iconurl }),
+    },
+  }),
+});

@@ -1,8 +1,6 @@
 import type * as v from 'valibot';
-import type { NotificationProviderDefinition } from '../notification-provider';
-import { deliverHttp } from './http-delivery';
 import { httpUrl, providerKeys } from './provider-keys';
-import { secretFragments } from './secret-fragments';
+import { webhookProvider } from './webhook-provider';
 
 const Keys = providerKeys({
   /**
@@ -22,41 +20,33 @@ type TeamsConfig = v.InferOutput<typeof Keys>;
  * attachments: [{contentType: "application/vnd.microsoft.card.adaptive", content: <card>}]}`,
  * card version 1.2 (rendered by every Teams client), TextBlocks with `wrap`. Workflows answer 202.
  */
-export const teamsProvider: NotificationProviderDefinition<TeamsConfig> = {
+export const teamsProvider = webhookProvider<TeamsConfig>({
   type: 'teams',
   keys: Keys,
-  secretKeys: ['url'],
-  create(config, name) {
-    const target = { component: `teams.${name}`, secrets: secretFragments([config.url]) };
+  request: (_config, message) => {
+    const body = [
+      ...(message.title
+        ? [{ type: 'TextBlock', text: message.title, weight: 'Bolder', size: 'Medium', wrap: true }]
+        : []),
+      ...(message.body ? [{ type: 'TextBlock', text: message.body, wrap: true }] : []),
+    ];
     return {
-      secrets: target.secrets,
-      async send(message, context) {
-        const body = [
-          ...(message.title
-            ? [{ type: 'TextBlock', text: message.title, weight: 'Bolder', size: 'Medium', wrap: true }]
-            : []),
-          ...(message.body ? [{ type: 'TextBlock', text: message.body, wrap: true }] : []),
-        ];
-        await deliverHttp(context, target, {
-          url: config.url,
-          json: {
-            type: 'message',
-            attachments: [
-              {
-                contentType: 'application/vnd.microsoft.card.adaptive',
-                contentUrl: null,
-                content: {
-                  $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-                  type: 'AdaptiveCard',
-                  version: '1.2',
-                  body,
-                  msteams: { width: 'Full' },
-                },
-              },
-            ],
+      json: {
+        type: 'message',
+        attachments: [
+          {
+            contentType: 'application/vnd.microsoft.card.adaptive',
+            contentUrl: null,
+            content: {
+              $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+              type: 'AdaptiveCard',
+              version: '1.2',
+              body,
+              msteams: { width: 'Full' },
+            },
           },
-        });
+        ],
       },
     };
   },
-};
+});

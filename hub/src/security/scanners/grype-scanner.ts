@@ -8,16 +8,8 @@ import * as v from 'valibot';
 import { orderedFindings } from '../finding-order';
 import type { VulnerabilityFinding } from '../osv/scan-sbom';
 import type { ImageSbom } from '../sbom-model';
-import {
-  describeIssue,
-  packageIndex,
-  parseJson,
-  purlType,
-  type ScannerDialect,
-  ScannerReportError,
-  severityFromLabel,
-  summaryOf,
-} from './scanner-dialect';
+import type { ScannerDialect } from './scanner-dialect';
+import { packageIndex, parseToolJson, purlType, severityFromLabel, summaryOf } from './scanner-dialect';
 
 const CvssSchema = v.object({
   version: v.optional(v.string()),
@@ -69,12 +61,10 @@ function scoreOf(entries: readonly v.InferOutput<typeof CvssSchema>[]): number |
 }
 
 function parseReport(stdout: string, sbom: ImageSbom): VulnerabilityFinding[] {
-  const parsed = v.safeParse(GrypeReportSchema, parseJson(stdout, 'Grype report'));
-  if (!parsed.success)
-    throw new ScannerReportError(`the Grype report has an unexpected shape: ${describeIssue(parsed.issues)}`);
+  const report = parseToolJson(GrypeReportSchema, stdout, 'Grype report');
   const packageOf = packageIndex(sbom);
   return orderedFindings(
-    (parsed.output.matches ?? []).map((match) => {
+    (report.matches ?? []).map((match) => {
       const { vulnerability, artifact } = match;
       const related = match.relatedVulnerabilities ?? [];
       // A distribution's entry often carries no CVSS of its own: the related NVD entry's then.
@@ -106,10 +96,8 @@ export const grypeDialect: ScannerDialect = {
   name: 'grype',
   versionArgs: ['version', '-o', 'json'],
   parseVersion(stdout) {
-    const parsed = v.safeParse(GrypeVersionSchema, parseJson(stdout, '`grype version` answer'));
-    if (!parsed.success)
-      throw new ScannerReportError(`\`grype version\` answered an unexpected shape: ${describeIssue(parsed.issues)}`);
-    return { version: parsed.output.version };
+    const answer = parseToolJson(GrypeVersionSchema, stdout, '`grype version` answer');
+    return { version: answer.version };
   },
   scanArgs: () => ['sbom:{input}', '-o', 'json'],
   scanEnv(internetless) {

@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import type { VulnerabilityFinding } from '../osv/scan-sbom';
 import type { ImageSbom, SbomPackage } from '../sbom-model';
 import { type Severity, severityOfScore } from '../severity';
@@ -41,6 +41,18 @@ export function parseJson(stdout: string, what: string): unknown {
       `the ${what} is not JSON (${stdout.length} characters, starting "${stdout.slice(0, 40)}")`,
     );
   }
+}
+
+/** A tool's JSON read against its schema; `what` names it in the error (`Trivy report`). */
+export function parseToolJson<const S extends v.GenericSchema>(
+  schema: S,
+  stdout: string,
+  what: string,
+): v.InferOutput<S> {
+  const parsed = v.safeParse(schema, parseJson(stdout, what));
+  if (!parsed.success)
+    throw new ScannerReportError(`the ${what} has an unexpected shape: ${describeIssue(parsed.issues)}`);
+  return parsed.output;
 }
 
 /** The tools say `Critical`, `HIGH`, Grype also `Negligible` (below low: low here, so it is not lost). */

@@ -8,16 +8,8 @@ import * as v from 'valibot';
 import { orderedFindings } from '../finding-order';
 import type { VulnerabilityFinding } from '../osv/scan-sbom';
 import type { ImageSbom } from '../sbom-model';
-import {
-  describeIssue,
-  packageIndex,
-  parseJson,
-  purlType,
-  type ScannerDialect,
-  ScannerReportError,
-  severityFromLabel,
-  summaryOf,
-} from './scanner-dialect';
+import type { ScannerDialect } from './scanner-dialect';
+import { packageIndex, parseToolJson, purlType, severityFromLabel, summaryOf } from './scanner-dialect';
 
 const CvssSchema = v.object({
   V2Score: v.optional(v.number()),
@@ -77,12 +69,10 @@ function scoreOf(vulnerability: TrivyVulnerability): number | undefined {
 }
 
 function parseReport(stdout: string, sbom: ImageSbom): VulnerabilityFinding[] {
-  const parsed = v.safeParse(TrivyReportSchema, parseJson(stdout, 'Trivy report'));
-  if (!parsed.success)
-    throw new ScannerReportError(`the Trivy report has an unexpected shape: ${describeIssue(parsed.issues)}`);
+  const report = parseToolJson(TrivyReportSchema, stdout, 'Trivy report');
   const packageOf = packageIndex(sbom);
   const findings: VulnerabilityFinding[] = [];
-  for (const result of parsed.output.Results ?? []) {
+  for (const result of report.Results ?? []) {
     for (const vulnerability of result.Vulnerabilities ?? []) {
       const purl = vulnerability.PkgIdentifier?.PURL;
       const pkg = packageOf(purl, vulnerability.PkgName, vulnerability.InstalledVersion);
@@ -117,11 +107,9 @@ export const trivyDialect: ScannerDialect = {
   name: 'trivy',
   versionArgs: ['version', '--format', 'json'],
   parseVersion(stdout) {
-    const parsed = v.safeParse(TrivyVersionSchema, parseJson(stdout, '`trivy version` answer'));
-    if (!parsed.success)
-      throw new ScannerReportError(`\`trivy version\` answered an unexpected shape: ${describeIssue(parsed.issues)}`);
-    const updatedAt = parsed.output.VulnerabilityDB?.UpdatedAt;
-    return { version: parsed.output.Version, ...(updatedAt && { databaseUpdatedAt: updatedAt }) };
+    const answer = parseToolJson(TrivyVersionSchema, stdout, '`trivy version` answer');
+    const updatedAt = answer.VulnerabilityDB?.UpdatedAt;
+    return { version: answer.Version, ...(updatedAt && { databaseUpdatedAt: updatedAt }) };
   },
   scanArgs(internetless) {
     return [
