@@ -14,6 +14,8 @@ import { Containers } from './views/containers';
 import { Dashboard } from './views/dashboard';
 import { Images } from './views/images';
 import { Notifications } from './views/notifications';
+import { Policies } from './views/policies';
+import { Rollouts } from './views/rollouts';
 import { Security } from './views/security';
 import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
@@ -25,6 +27,8 @@ const VIEWS = [
   { path: '/agents', label: 'Agents', View: Agents },
   { path: '/images', label: 'Images', View: Images },
   { path: '/security', label: 'Security', View: Security },
+  { path: '/rollouts', label: 'Rollouts', View: Rollouts },
+  { path: '/policies', label: 'Policies', View: Policies },
   { path: '/notifications', label: 'Notifications', View: Notifications },
   { path: '/audit', label: 'Audit log', View: Audit },
   { path: '/api-keys', label: 'API keys', View: ApiKeys },

@@ -1,4 +1,5 @@
 import type { UiEventData } from '../../shared/schemas/ui-events';
+import { groupPolicyChanged, rolloutChanged } from './admin-events';
 import { api, type Container } from './api';
 import { scanCompleted, scanCycleComplete } from './scan-progress';
 import { followSelfUpdate, noteConnected } from './self-update';
@@ -78,6 +79,9 @@ export function connectLive(): void {
   on<unknown>(es, 'dd:approval-requested', approvalEvent);
   on<unknown>(es, 'dd:approval-updated', approvalEvent);
   on<UiEventData<'dd:scan-completed'>>(es, 'dd:scan-completed', scanCompleted);
+  on<UiEventData<'dd:rollout-started'>>(es, 'dd:rollout-started', rolloutChanged);
+  on<UiEventData<'dd:rollout-updated'>>(es, 'dd:rollout-updated', rolloutChanged);
+  on<unknown>(es, 'dd:group-policy-updated', groupPolicyChanged);
   on<UiEventData<'security-scan-cycle-complete'>>(es, 'security-scan-cycle-complete', scanCycleComplete);
   on<unknown>(es, 'dd:agent-connected', refreshAgents);
   on<unknown>(es, 'dd:agent-disconnected', refreshAgents);
