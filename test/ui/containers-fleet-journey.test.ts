@@ -56,6 +56,9 @@ const SELECTS: Record<string, string> = {
   'Group by': 'group',
 };
 async function filter(label: string, value: string): Promise<void> {
+  // Behind the filter bar's Filters button since issue 28 item 2: opened first when closed.
+  const toggle = page.getByRole('button', { name: /^Filters/ });
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
   await page.locator(`form.filters select[name="${SELECTS[label]}"]`).selectOption(value);
 }
 

@@ -58,7 +58,10 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
   it('lists the containers with their image, tag, host and status; hostile names render as text', async () => {
     await page.goto(`${hub.url}/containers`);
     await expect.poll(() => rows().count()).toBe(4);
-    await expect.poll(() => rowOf(web.id).locator('td[data-label="Image"]').textContent()).toBe('127.0.0.1:9/team/app');
+    // The image without its registry host; the full reference on hover (issue 28 item 2).
+    const image = rowOf(web.id).locator('td[data-label="Image"] .mono');
+    await expect.poll(() => image.textContent()).toBe('team/app');
+    expect(await image.getAttribute('title')).toBe('127.0.0.1:9/team/app:1.0.0');
     expect(await rowOf(web.id).locator('td[data-label="Tag"]').textContent()).toBe('1.0.0');
     expect(await rowOf(web.id).locator('td[data-label="Host"]').textContent()).toBe('nas (local)');
     expect(await rowOf(web.id).locator('td[data-label="Status"]').textContent()).toBe('running');
@@ -78,12 +81,15 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
     await expect.poll(() => rows().count()).toBe(1);
     await search.fill('');
     await expect.poll(() => rows().count()).toBe(4);
-    await page.getByLabel('Host').selectOption('-');
+    // The other filters are behind the filter bar's Filters button (issue 28 item 2).
+    await page.getByRole('button', { name: /^Filters/ }).click();
+    const host = page.getByRole('combobox', { name: 'Host' });
+    await host.selectOption('-');
     await expect.poll(() => rows().count()).toBe(0);
-    await page.getByLabel('Host').selectOption('nas');
+    await host.selectOption('nas');
     await expect.poll(() => rows().count()).toBe(4);
     expect(page.url()).toContain('agent=nas');
-    await page.getByLabel('Host').selectOption('');
+    await host.selectOption('');
   });
 
   it('shows a change, an addition and a removal live: no reload, no refetch, no polling', async () => {

@@ -1,11 +1,12 @@
 import type { JSX } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { Container } from '../../api';
-import { candidateOf, hostLabelOf, imageName, updateKindOf } from '../../format';
+import { operationKey, operations } from '../../state';
+import { COLUMNS, columns } from './columns';
 import type { ListItem } from './list-query';
+import { cellOf, NameCell } from './row-cells';
+import { RowMenu } from './row-menu';
 import { segments, visibleRange } from './virtual-window';
 
-const COLUMNS = 7;
 /** Until the first row is measured (the CSS fixes it: about 2.6rem on a wide screen, a card on a phone). */
 const ROW_GUESS = 42;
 const PAGE_KEYS: Record<string, (index: number, page: number, last: number) => number> = {
@@ -24,18 +25,6 @@ interface ContainerTableProps {
   /** Every shown container selected, none, or some (the header box is then mixed). */
   allShown: 'all' | 'none' | 'some';
   onSelectAll: (on: boolean) => void;
-}
-
-function UpdateCell({ c }: { c: Container }) {
-  if (!c.updateAvailable) return <span class="hint">up to date</span>;
-  return (
-    <span>
-      <span class={`badge ${updateKindOf(c)}`}>
-        {updateKindOf(c)} → {candidateOf(c)}
-      </span>
-      {c.updateMaturityLevel && <span class="hint"> {c.updateMaturityLevel}</span>}
-    </span>
-  );
 }
 
 /**
@@ -64,7 +53,10 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
 
   // Rows have a fixed height in the CSS; measuring the first one follows the font size and the layout (cards on a phone).
   useLayoutEffect(() => {
-    const row = scroller.current?.querySelector<HTMLElement>('tbody tr[data-key]');
+    // The last row rendered: the table's first shares its top border with the header (collapsed
+    // borders) and measures half a pixel less, which over 10,000 rows would misplace the window.
+    const rendered = scroller.current?.querySelectorAll<HTMLElement>('tbody tr[data-key]');
+    const row = rendered?.[rendered.length - 1];
     const height = row?.getBoundingClientRect().height;
     if (height && Math.abs(height - rowHeight) > 0.5) setRowHeight(height);
     if (pendingFocus.current) {
@@ -79,7 +71,12 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
   const range = visibleRange(scrollTop, viewport, rowHeight, items.length);
   const parts = segments(range, items.length, focusIndex >= 0 ? focusIndex : undefined);
 
+  const shown = columns.value;
+  const span = shown.length + 3;
+  const running = operations.value;
   const onKeyDown = (event: KeyboardEvent) => {
+    // Arrow keys inside a row's menu or a cell's control are theirs, not the list's.
+    if ((event.target as Element).closest('.row-menu')) return;
     const move = PAGE_KEYS[event.key];
     if (!move || focusIndex < 0 || !scroller.current) return;
     const page = Math.max(1, Math.floor(viewport / rowHeight) - 1);
@@ -110,7 +107,7 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
     if (item.type === 'group')
       return (
         <tr key={item.key} data-key={item.key} class="vrow group-row" aria-rowindex={index + 2}>
-          <th colSpan={COLUMNS} scope="colgroup" tabIndex={-1} data-nav>
+          <th colSpan={span} scope="colgroup" tabIndex={-1} data-nav>
             {item.label}{' '}
             <span class="hint">
               {item.count} {item.count === 1 ? 'container' : 'containers'}, {item.updates}{' '}
@@ -130,27 +127,12 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
             onChange={(e) => onSelect(c.id, (e.currentTarget as HTMLInputElement).checked)}
           />
         </td>
-        <td data-label="Name">
-          <a href={`/containers/${encodeURIComponent(c.id)}`} data-nav>
-            {c.name}
-          </a>
+        <td data-label="Name" class="name">
+          <NameCell c={c} updating={running.get(operationKey(c))?.status === 'in-progress'} />
         </td>
-        <td data-label="Image" class="mono">
-          {imageName(c)}
-        </td>
-        <td data-label="Tag" class="mono">
-          {c.image.tag.value}
-        </td>
-        <td data-label="Update">
-          <UpdateCell c={c} />
-        </td>
-        <td data-label="Host">
-          <span>
-            {hostLabelOf(c)} <span class="hint">({c.watcher})</span>
-          </span>
-        </td>
-        <td data-label="Status">
-          <span class={`status ${c.status}`}>{c.status}</span>
+        {shown.map((id) => cellOf(id, c))}
+        <td data-label="Actions" class="actions-cell">
+          <RowMenu c={c} />
         </td>
       </tr>
     );
@@ -171,12 +153,17 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
                 onChange={(e) => onSelectAll((e.currentTarget as HTMLInputElement).checked)}
               />
             </th>
-            <th scope="col">Name</th>
-            <th scope="col">Image</th>
-            <th scope="col">Tag</th>
-            <th scope="col">Update</th>
-            <th scope="col">Host</th>
-            <th scope="col">Status</th>
+            <th scope="col" class="name">
+              Name
+            </th>
+            {COLUMNS.filter((column) => shown.includes(column.id)).map((column) => (
+              <th scope="col" key={column.id} class={`col-${column.id}`}>
+                {column.label}
+              </th>
+            ))}
+            <th scope="col" class="actions-cell">
+              <span class="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody onKeyDown={onKeyDown} onFocusIn={onFocusIn} onFocusOut={onFocusOut}>
@@ -188,7 +175,7 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
             return (
               // biome-ignore lint/a11y/noAriaHiddenOnFocusable: a spacer holds nothing focusable; hidden so it is not counted as a row
               <tr key={`gap-${ordinal}`} class="spacer" aria-hidden="true">
-                <td colSpan={COLUMNS} style={{ height: `${part.rows * rowHeight}px` }} />
+                <td colSpan={span} style={{ height: `${part.rows * rowHeight}px` }} />
               </tr>
             );
           })}

@@ -1,5 +1,8 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import {
+  activeFilters,
   CONTAINER_KIND_FILTERS,
   CONTAINER_SORTS,
   CONTAINER_STATUS_FILTERS,
@@ -52,8 +55,83 @@ function Choice(props: {
   );
 }
 
-/** Every filter and sort of the list route (http-interface §4.8), the free-text search and the grouping. */
+/** The search box, the Filters button (with how many are on), the Columns menu; the rest folded below. */
 export function ListFilters({
+  list,
+  all,
+  set,
+  extra,
+}: {
+  list: ListQuery;
+  all: readonly Container[];
+  set: (change: Partial<ListQuery>) => void;
+  /** Controls beside the Filters button (the Columns menu). */
+  extra?: ComponentChildren;
+}) {
+  const on = activeFilters(list).filter((filter) => filter.key !== 'q');
+  const arranged = [list.sort, list.order, list.group].filter(Boolean).length;
+  const [open, setOpen] = useState(false);
+  return (
+    <search>
+      <form class="filters" onSubmit={(event) => event.preventDefault()}>
+        <div class="filter-bar">
+          <label class="filter-search">
+            <span class="visually-hidden">Search</span>
+            <input
+              type="search"
+              name="q"
+              value={list.q}
+              placeholder="Search"
+              onInput={(e) => set({ q: (e.currentTarget as HTMLInputElement).value })}
+            />
+          </label>
+          <button
+            type="button"
+            class="secondary"
+            aria-expanded={open}
+            aria-controls="list-filter-panel"
+            onClick={() => setOpen(!open)}
+          >
+            Filters{on.length + arranged > 0 ? ` (${on.length + arranged})` : ''}
+          </button>
+          {extra}
+        </div>
+        <div id="list-filter-panel" class="filter-panel" hidden={!open}>
+          <FilterChoices list={list} all={all} set={set} />
+        </div>
+        <FilterChips list={list} set={set} />
+      </form>
+    </search>
+  );
+}
+
+/** Each filter in force as a chip whose button removes it. */
+function FilterChips({ list, set }: { list: ListQuery; set: (change: Partial<ListQuery>) => void }) {
+  const on = activeFilters(list);
+  if (on.length === 0) return null;
+  return (
+    <ul class="plain filter-chips" aria-label="Filters in force">
+      {on.map((filter) => (
+        <li key={filter.key} class="filter-chip" data-filter={filter.key}>
+          <span>
+            {filter.label}: {filter.value}
+          </span>
+          <button
+            type="button"
+            class="link"
+            aria-label={`Remove the filter ${filter.label}: ${filter.value}`}
+            onClick={() => set({ [filter.key]: '' })}
+          >
+            ✕
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Every filter and sort of the list route (http-interface §4.8) and the grouping. */
+function FilterChoices({
   list,
   all,
   set,
@@ -63,89 +141,77 @@ export function ListFilters({
   set: (change: Partial<ListQuery>) => void;
 }) {
   return (
-    <search>
-      <form class="filters" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Search
-          <input
-            type="search"
-            name="q"
-            value={list.q}
-            placeholder="name or image"
-            onInput={(e) => set({ q: (e.currentTarget as HTMLInputElement).value })}
-          />
-        </label>
-        <Choice
-          label="Watcher"
-          name="watcher"
-          value={list.watcher}
-          all="All"
-          options={plain(distinct(all.map((c) => c.watcher)))}
-          set={set}
-        />
-        <Choice
-          label="Host"
-          name="agent"
-          value={list.agent}
-          all="All"
-          options={[{ value: '-', label: 'This hub' }, ...plain(distinct(all.map((c) => c.agent)))]}
-          set={set}
-        />
-        <Choice
-          label="Status"
-          name="status"
-          value={list.status}
-          all="All"
-          options={plain(CONTAINER_STATUS_FILTERS)}
-          set={set}
-        />
-        <Choice
-          label="Update kind"
-          name="kind"
-          value={list.kind}
-          all="Any"
-          options={plain(CONTAINER_KIND_FILTERS)}
-          set={set}
-        />
-        <Choice
-          label="Maturity"
-          name="maturity"
-          value={list.maturity}
-          all="Any"
-          options={plain(MATURITY_FILTERS)}
-          set={set}
-        />
-        <Choice
-          label="Sort"
-          name="sort"
-          value={list.sort}
-          all="Name (default)"
-          options={CONTAINER_SORTS.map((value) => ({ value, label: SORT_LABELS[value] ?? value }))}
-          set={set}
-        />
-        <Choice
-          label="Order"
-          name="order"
-          value={list.order}
-          all="As sorted"
-          options={[
-            { value: 'asc', label: 'Ascending' },
-            { value: 'desc', label: 'Descending' },
-          ]}
-          set={set}
-        />
-        <Choice
-          label="Group by"
-          name="group"
-          value={list.group}
-          all="No grouping"
-          options={[
-            { value: 'host', label: 'Agent (or this hub)' },
-            { value: 'group', label: 'Group (dd.group or compose project)' },
-          ]}
-          set={set}
-        />
-      </form>
-    </search>
+    <>
+      <Choice
+        label="Watcher"
+        name="watcher"
+        value={list.watcher}
+        all="All"
+        options={plain(distinct(all.map((c) => c.watcher)))}
+        set={set}
+      />
+      <Choice
+        label="Host"
+        name="agent"
+        value={list.agent}
+        all="All"
+        options={[{ value: '-', label: 'This hub' }, ...plain(distinct(all.map((c) => c.agent)))]}
+        set={set}
+      />
+      <Choice
+        label="Status"
+        name="status"
+        value={list.status}
+        all="All"
+        options={plain(CONTAINER_STATUS_FILTERS)}
+        set={set}
+      />
+      <Choice
+        label="Update kind"
+        name="kind"
+        value={list.kind}
+        all="Any"
+        options={plain(CONTAINER_KIND_FILTERS)}
+        set={set}
+      />
+      <Choice
+        label="Maturity"
+        name="maturity"
+        value={list.maturity}
+        all="Any"
+        options={plain(MATURITY_FILTERS)}
+        set={set}
+      />
+      <Choice
+        label="Sort"
+        name="sort"
+        value={list.sort}
+        all="Name (default)"
+        options={CONTAINER_SORTS.map((value) => ({ value, label: SORT_LABELS[value] ?? value }))}
+        set={set}
+      />
+      <Choice
+        label="Order"
+        name="order"
+        value={list.order}
+        all="As sorted"
+        options={[
+          { value: 'asc', label: 'Ascending' },
+          { value: 'desc', label: 'Descending' },
+        ]}
+        set={set}
+      />
+      <Choice
+        label="Group by"
+        name="group"
+        value={list.group}
+        all="No grouping"
+        options={[
+          { value: 'host', label: 'Agent (or this hub)' },
+          { value: 'group', label: 'Group (dd.group or compose project)' },
+        ]}
+        set={set}
+      />
+    </>
   );
 }

@@ -1,3 +1,4 @@
+import { containerIdentity } from '../../../../shared/containers/container-identity';
 import {
   CONTAINER_KIND_FILTERS,
   CONTAINER_SORTS,
@@ -77,6 +78,71 @@ export function filterContainers(all: readonly Container[], list: ListQuery): Co
   const local = list.agent === '-';
   const candidates = local || text ? all.filter((c) => (!local || !c.agent) && (!text || matchesText(c, text))) : all;
   return queryContainers(candidates, query).data;
+}
+
+/** The labels of the filters, as the chips and the empty list's sentence name them. */
+const FILTER_LABELS = {
+  q: 'Name or image',
+  watcher: 'Watcher',
+  agent: 'Host',
+  status: 'Status',
+  kind: 'Update kind',
+  maturity: 'Maturity',
+} as const;
+export type FilterKey = keyof typeof FILTER_LABELS;
+
+/** The filters in force (sort, order and grouping never hide a container), each with its words. */
+export function activeFilters(list: ListQuery): { key: FilterKey; label: string; value: string }[] {
+  return (Object.keys(FILTER_LABELS) as FilterKey[])
+    .filter((key) => list[key].trim() !== '')
+    .map((key) => ({
+      key,
+      label: FILTER_LABELS[key],
+      value: key === 'agent' && list.agent === '-' ? 'this hub' : key === 'q' ? `“${list.q.trim()}”` : list[key],
+    }));
+}
+
+/**
+ * An update's temporary old container (`<name>-old-<time>`, shared/update-engine/operation.ts; the
+ * pattern is repeated here because that module carries valibot schemas the page does not load).
+ */
+const TEMPORARY_NAME = /-old-\d{10,}$/;
+
+/**
+ * One row per container identity (agent, watcher, name) while an update re-creates it: the old
+ * container renamed `<name>-old-<time>` is left out once the new one exists, and stands for it
+ * (under the name it will have again) until then; two records of one identity (the new container seen before the
+ * old one's rename) show as the newer. Everything else is returned as it is, in its order.
+ */
+export function collapseRecreated(all: readonly Container[]): readonly Container[] {
+  if (!all.some((c) => TEMPORARY_NAME.test(c.name))) {
+    const seen = new Set<string>();
+    let duplicate = false;
+    for (const c of all) {
+      const key = containerIdentity(c);
+      if (seen.has(key)) {
+        duplicate = true;
+        break;
+      }
+      seen.add(key);
+    }
+    if (!duplicate) return all;
+  }
+  const chosen = new Map<string, { c: Container; temporary: boolean }>();
+  for (const c of all) {
+    const temporary = TEMPORARY_NAME.test(c.name);
+    const name = temporary ? c.name.replace(TEMPORARY_NAME, '') : c.name;
+    const shown: Container = temporary
+      ? { ...c, name, displayName: c.displayName === c.name ? name : c.displayName }
+      : c;
+    const key = containerIdentity(shown);
+    const held = chosen.get(key);
+    // The real container wins over the stand-in; of two alike, the newer.
+    if (!held || (held.temporary && !temporary) || (held.temporary === temporary && c.createdAt > held.c.createdAt))
+      chosen.set(key, { c: shown, temporary });
+  }
+  const byId = new Map([...chosen.values()].map(({ c }) => [c.id, c]));
+  return all.flatMap((c) => byId.get(c.id) ?? []);
 }
 
 /** One line of the list: a group's header or a container. */
