@@ -25,6 +25,11 @@ const REQUIRED = [
   { binary: '/usr/sbin/iptables', pkg: 'iptables' },
   { binary: `/usr/lib/${MULTIARCH}/libdevmapper.so.1.02.1`, pkg: 'libdevmapper1.02.1' },
   { binary: `/usr/lib/${MULTIARCH}/libsystemd.so.0`, pkg: 'libsystemd0' },
+  // The Podman watcher's test bed (test/support/podman/start-podman.ts): podman 4.3 (it pulls in conmon,
+  // runc and the CNI plugins; no service starts), and catatonit for a pod's infra container, whose
+  // pause image podman builds locally with it (the default one would be pulled from a registry).
+  { binary: '/usr/bin/podman', pkg: 'podman' },
+  { binary: '/usr/bin/catatonit', pkg: 'catatonit' },
   // The root filesystem of test images: one static binary, so an image needs no registry and no libc.
   { binary: '/bin/busybox', pkg: 'busybox-static' },
   // The compose examples (deploy/) are started with it: Debian has Compose v1 only, no `docker compose` plugin.

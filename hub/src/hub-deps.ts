@@ -3,6 +3,7 @@ import type { UpgradeWebSocket, WSContext } from 'hono/ws';
 import type { Storage } from 'unstorage';
 import type { ComposeFileEditor } from '../../shared/compose';
 import type { DockerHost } from '../../shared/docker/docker-host';
+import type { SwarmEngine } from '../../shared/docker/swarm-engine';
 import type { DockerEndpoint } from '../../shared/docker/watcher-config';
 import type { Ed25519Verify } from '../../shared/edge/sign-in';
 import type { ResponseCompression } from '../../shared/http/response-compression';
@@ -12,7 +13,6 @@ import type { ExpositionFormat } from '../../shared/metrics/exposition-format';
 import type { FetchLike } from '../../shared/registry/registry-transport';
 import type { SourceFilesFor } from '../../shared/sources/source-files';
 import type { HookRunner } from '../../shared/update/hooks';
-import type { SwarmEngine } from './swarm/swarm-host';
 
 /**
  * An edge socket whose owner may hibernate: the runtime keeps the connection, the hub keeps the
@@ -128,7 +128,9 @@ export interface HubDeps {
   notificationFetch?: typeof fetch | undefined;
   /** A Docker Engine client for a watcher's endpoint (Node: the edge agent's Docker module); no watchers without it. */
   dockerHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
-  /** A Swarm manager's Engine API for a swarm watcher (docs/sources.md; Node: swarm-engine.ts); no swarm watchers without it. */
+  /** A Podman service's Docker-compatible socket for a podman watcher (docs/sources.md; Node: the edge agent's Docker module); no podman watchers without it. */
+  podmanHostFor?: ((endpoint: DockerEndpoint) => DockerHost) | undefined;
+  /** A Swarm manager's Engine API for a swarm watcher (docs/sources.md; Node: the edge agent's Docker module); no swarm watchers without it. */
   swarmEngineFor?: ((endpoint: DockerEndpoint) => SwarmEngine) | undefined;
   /** The files of a file source (docs/sources.md; Node: node-source-files.ts); no file sources without it. */
   sourceFilesFor?: SourceFilesFor | undefined;

@@ -49,9 +49,9 @@ export const WATCHER_KEYS = [
 ] as const;
 /**
  * What `DD_WATCHER_<NAME>_TYPE` may say: a Docker Engine, a Swarm manager's services, an image list,
- * a directory of Dockerfiles and compose files.
+ * a directory of Dockerfiles and compose files, a Podman service's Docker-compatible socket.
  */
-export const WATCHER_TYPES = ['docker', 'file', 'dockerfile', 'swarm'] as const;
+export const WATCHER_TYPES = ['docker', 'file', 'dockerfile', 'swarm', 'podman'] as const;
 export type WatcherType = (typeof WATCHER_TYPES)[number];
 /** The keys only Docker watchers take, refused on a file source (and the file keys on a Docker watcher). */
 const DOCKER_ONLY_KEYS = ['socket', 'host', 'port', 'watchall', 'composefiles'] as const;

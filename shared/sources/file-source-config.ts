@@ -34,7 +34,7 @@ export function loadFileSourceConfigs(vars: ReadonlyMap<string, string>): FileSo
   const configs: FileSourceConfig[] = [];
   for (const [name, raw] of watcherVariableGroups(vars)) {
     const type = watcherTypeOf(raw);
-    if (type === 'docker' || type === 'swarm') continue;
+    if (type === 'docker' || type === 'swarm' || type === 'podman') continue;
     refuseKeys(raw, DOCKER_ONLY_KEYS, type);
     const pathKey = type === 'file' ? 'file' : 'directory';
     refuseKeys(raw, [type === 'file' ? 'directory' : 'file'], type);

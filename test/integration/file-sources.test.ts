@@ -27,7 +27,7 @@ interface Watcher {
   type: string;
   name: string;
   configuration?: { [key: string]: unknown };
-  metadata: { problems?: { file: string; line?: number; message: string }[] };
+  metadata: { problems?: { file: string; line?: number; message: string }[]; fileReads?: number };
 }
 
 let registry: TestRegistry;
@@ -153,7 +153,8 @@ describe('file sources on a hub', () => {
     const types = await get<{ data: { type: string; update: boolean }[] }>('/api/v1/watchers/types');
     expect(types.data.map(({ type, update }) => [type, update])).toEqual([
       ['docker', true],
-      ['swarm', false],
+      ['swarm', true],
+      ['podman', true],
       ['file', false],
       ['dockerfile', false],
     ]);
@@ -190,6 +191,8 @@ describe('file sources on a hub', () => {
   it('picks up a changed file without a cycle; a file turned bad keeps its entries and says why', async () => {
     const r = proxy.host;
     const composePath = join(dir, 'builds', 'compose.yaml');
+    const readsOf = async () => (await watchers()).find((each) => each.id === 'dockerfile.builds')?.metadata.fileReads;
+    const readsBefore = await readsOf();
     await writeFile(
       composePath,
       `services:\n  api:\n    image: ${r}/team/api:1.1.0\n  db:\n    image: ${r}/team/db:5.0.0\n`,
@@ -199,6 +202,8 @@ describe('file sources on a hub', () => {
       return map['builds:compose.yaml:3'] === 'team/api:1.1.0 -> 2.0.0' ? map : undefined;
     });
     expect(Object.keys(changed)).toHaveLength(6);
+    // Only the changed file was read again (metadata.fileReads, what bench/sources.ts reports).
+    expect(await readsOf()).toBe((readsBefore ?? Number.NaN) + 1);
     // The list turns into a syntax error: its two entries stay, and the problem says where.
     await writeFile(join(dir, 'images.yml'), 'images:\n  - [broken\n');
     const list = await until('the problem of the broken list', async () => {

@@ -113,11 +113,11 @@ describe('swarm watcher', () => {
       updateAvailable: true,
       tag: '2.0.0',
     });
-    // Not built yet: the refusal says why, and no operation is queued.
+    // Updates go through a Docker action trigger (swarm-updates.test.ts); without one, none is queued.
     const update = await hub.api(`/api/v1/containers/${web?.id}/update`, { method: 'POST' });
     expect({ status: update.status, body: await update.json() }).toMatchObject({
-      status: 409,
-      body: { details: { reason: 'swarm-service', watcher: 'swarm.sw' } },
+      status: 404,
+      body: { details: { reason: 'no-action-trigger', watcher: 'sw' } },
     });
     // A service has no container actions of its own: refused, not a Docker failure.
     const actions: [string, string][] = [

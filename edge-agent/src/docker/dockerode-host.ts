@@ -60,6 +60,30 @@ export function createDockerHost(options: DockerHostOptions = {}): UpdatableDock
   return new DockerodeHost(options);
 }
 
+/** A dockerode client for the Engine the options name, and that Engine as logs show it. */
+export function createEngineClient(options: DockerHostOptions): { docker: Docker; endpoint: string } {
+  const https = options.protocol === 'https';
+  const port = options.port ?? (https ? 2376 : 2375);
+  const socketPath = options.host ? undefined : (options.socketPath ?? '/var/run/docker.sock');
+  const endpoint = socketPath ? `unix://${socketPath}` : `${https ? 'https' : 'tcp'}://${options.host}:${port}`;
+  // Every key is set, undefined included: docker-modem fills unset keys from DOCKER_HOST and
+  // DOCKER_CERT_PATH, which would silently send this host's calls to another Engine.
+  const modem: DockerModem.ConstructorOptions = {
+    socketPath,
+    host: socketPath ? undefined : options.host,
+    port: socketPath ? undefined : port,
+    protocol: https ? 'https' : 'http',
+    ca: undefined,
+    cert: undefined,
+    key: undefined,
+    timeout: undefined,
+    // No agent of its own: docker-modem util.inspect()s the request options on every call, debug
+    // off or not, and an Agent with open sockets made that cost 1 to 15 ms of CPU per request.
+    // Node's global agent keeps connections alive, and its idle sockets never hold the process.
+  };
+  return { docker: new Docker(modem as Docker.DockerOptions), endpoint };
+}
+
 class DockerodeHost implements UpdatableDockerHost {
   readonly endpoint: string;
   readonly eventsCoverChanges = true;
@@ -71,26 +95,9 @@ class DockerodeHost implements UpdatableDockerHost {
   private closed = false;
 
   constructor(options: DockerHostOptions) {
-    const https = options.protocol === 'https';
-    const port = options.port ?? (https ? 2376 : 2375);
-    const socketPath = options.host ? undefined : (options.socketPath ?? '/var/run/docker.sock');
-    this.endpoint = socketPath ? `unix://${socketPath}` : `${https ? 'https' : 'tcp'}://${options.host}:${port}`;
-    // Every key is set, undefined included: docker-modem fills unset keys from DOCKER_HOST and
-    // DOCKER_CERT_PATH, which would silently send this host's calls to another Engine.
-    const modem: DockerModem.ConstructorOptions = {
-      socketPath,
-      host: socketPath ? undefined : options.host,
-      port: socketPath ? undefined : port,
-      protocol: https ? 'https' : 'http',
-      ca: undefined,
-      cert: undefined,
-      key: undefined,
-      timeout: undefined,
-      // No agent of its own: docker-modem util.inspect()s the request options on every call, debug
-      // off or not, and an Agent with open sockets made that cost 1 to 15 ms of CPU per request.
-      // Node's global agent keeps connections alive, and its idle sockets never hold the process.
-    };
-    this.docker = new Docker(modem as Docker.DockerOptions);
+    const { docker, endpoint } = createEngineClient(options);
+    this.endpoint = endpoint;
+    this.docker = docker;
   }
 
   async ping(): Promise<void> {

@@ -72,3 +72,47 @@ describe('toContainerEvent', () => {
     });
   });
 });
+
+/** Payloads of Podman 4.3.1's Docker-compatible API (`podman system service`), as seen on Debian 12. */
+describe('Podman 4.3.1 payloads', () => {
+  it('lists with a numeric Created, sha256: image ids and the qualified image name a short one resolved to', () => {
+    const entry = {
+      Id: 'ef4a7ad6cca12c637ab305fc9c7fd81a6ddafddeb9c49a311baa8fbe90e8fed4',
+      Names: ['/short'],
+      Image: '127.0.0.1:5999/app:2.0.0',
+      ImageID: 'sha256:0bb2c6c803430d36f7438bc34b2f0a76a833cf6987d4f2d38adec3f5783273bb',
+      Command: 'sleep 3600',
+      Created: 1796586632,
+      Ports: [],
+      Labels: {},
+      State: 'running',
+      Status: 'Up Less than a second',
+      NetworkSettings: { Networks: null },
+      Mounts: [],
+      Name: '',
+      Config: null,
+      NetworkingConfig: null,
+      Platform: null,
+      AdjustCPUShares: false,
+    };
+    expect(toSummary(entry as unknown as Docker.ContainerInfo)).toMatchObject({
+      name: 'short',
+      image: '127.0.0.1:5999/app:2.0.0',
+      imageId: 'sha256:0bb2c6c803430d36f7438bc34b2f0a76a833cf6987d4f2d38adec3f5783273bb',
+      state: 'running',
+      createdAt: 1796586632_000,
+    });
+    // Podman's own states, should one reach the list: `configured` (created), `stopped` (exited).
+    expect(toSummary({ ...entry, State: 'configured' } as unknown as Docker.ContainerInfo).state).toBe('created');
+  });
+
+  it('reads its events: a podId attribute, and an image pull with an empty Actor.ID', () => {
+    const start = JSON.parse(
+      '{"status":"start","id":"ef4a","from":"127.0.0.1:5999/app:1.0.0","Type":"container","Action":"start","Actor":{"ID":"ef4a","Attributes":{"containerExitCode":"0","image":"127.0.0.1:5999/app:1.0.0","name":"web","podId":""}},"scope":"local","time":1796586632,"timeNano":1796586632849041077}',
+    );
+    expect(toContainerEvent(start)).toMatchObject({ id: 'ef4a', action: 'start', time: 1796586632849 });
+    expect(toContainerEvent(start).attributes).toMatchObject({ name: 'web', podId: '' });
+    const pull = { status: 'pull', Type: 'image', Action: 'pull', Actor: { ID: '', Attributes: { name: 'app:1' } } };
+    expect(toContainerEvent(pull)).toMatchObject({ id: '', action: 'pull' });
+  });
+});

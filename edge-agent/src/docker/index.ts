@@ -1,1 +1,3 @@
 export { createDockerHost, type DockerHostOptions } from './dockerode-host';
+export { createPodmanHost } from './podman-host';
+export { createSwarmEngine } from './swarm-engine';

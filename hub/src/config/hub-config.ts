@@ -3,6 +3,7 @@ import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '..
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
 import { loadSwarmWatcherConfigs } from '../../../shared/docker/swarm-watcher-config';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
+import { loadPodmanWatcherConfigs } from '../../../shared/podman/podman-watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type FileSourceConfig, loadFileSourceConfigs } from '../../../shared/sources/file-source-config';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
@@ -78,6 +79,8 @@ export interface HubConfig {
   watchers: WatcherConfig[];
   /** Swarm watchers (DD_WATCHER_<NAME>_TYPE=swarm): a manager's services (docs/sources.md). */
   swarmWatchers: WatcherConfig[];
+  /** Podman watchers (DD_WATCHER_<NAME>_TYPE=podman): a Podman service's Docker-compatible socket (docs/sources.md). */
+  podmanWatchers: WatcherConfig[];
   /** File sources (DD_WATCHER_<NAME>_TYPE=file|dockerfile): image lists, Dockerfiles and compose files (docs/sources.md). */
   fileSources: FileSourceConfig[];
   /** Listen-mode agents the hub connects to (DD_AGENT_<NAME>_HOST, _PORT, _SECRET, _PROTOCOL, _CAFILE). */
@@ -253,6 +256,7 @@ export function loadHubConfig(env: Environment, readTextFile: ReadTextFile): Hub
       new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
     ),
     swarmWatchers: loadSwarmWatcherConfigs(resolved),
+    podmanWatchers: loadPodmanWatcherConfigs(resolved),
     fileSources: loadFileSourceConfigs(resolved),
     agents: loadListenAgentConfigs(resolved),
     security: loadSecurityConfig(vars),

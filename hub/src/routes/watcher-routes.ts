@@ -22,7 +22,7 @@ const WATCHER_TYPES: ReadonlySet<string> = new Set(WATCHER_TYPE_CAPABILITIES.map
 /** The watcher routes: the fleet, the configuration of the hub's own watchers, and agents reached through the directory. */
 export interface WatcherRoutesDeps {
   fleet: Fleet;
-  config: Pick<HubConfig, 'watchers' | 'swarmWatchers' | 'fileSources'>;
+  config: Pick<HubConfig, 'watchers' | 'swarmWatchers' | 'podmanWatchers' | 'fileSources'>;
   agents: AgentDirectory;
   expectations: InventoryExpectations;
   /** Deadline of an inventory refresh (30 s); shorter in tests. */
@@ -32,9 +32,13 @@ export interface WatcherRoutesDeps {
 /** A watcher as http-interface §2.2 shows it: configuration masked (there are no secrets in it today). */
 function describeWatcher(watcher: DockerWatcher, deps: WatcherRoutesDeps) {
   const agent = watcher.agent;
-  if (watcher.type !== 'docker' && watcher.type !== 'swarm')
+  if (watcher.type !== 'docker' && watcher.type !== 'swarm' && watcher.type !== 'podman')
     return describeFileSource(watcher, deps.config.fileSources);
-  const ownConfigs = watcher.type === 'swarm' ? deps.config.swarmWatchers : deps.config.watchers;
+  const ownConfigs = {
+    docker: deps.config.watchers,
+    swarm: deps.config.swarmWatchers,
+    podman: deps.config.podmanWatchers,
+  }[watcher.type];
   const local = agent === undefined ? ownConfigs.find((w) => w.name === watcher.name) : undefined;
   const remote = agent === undefined ? undefined : deps.agents.runtime(agent)?.get(watcher.name)?.config;
   const configuration = local

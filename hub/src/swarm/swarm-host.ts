@@ -1,28 +1,7 @@
 import type { DockerContainerDetails, DockerHost, DockerImageDetails } from '../../../shared/docker/docker-host';
+import type { SwarmEngine, SwarmService } from '../../../shared/docker/swarm-engine';
 import { errorMessage } from '../../../shared/error-message';
 import { parseImageReference } from '../../../shared/registry/image-reference';
-
-/** A Swarm service as the Engine API's GET /services answers it, the fields the hub reads. */
-export interface SwarmService {
-  ID: string;
-  CreatedAt?: string;
-  Spec: {
-    Name: string;
-    Labels?: Record<string, string>;
-    TaskTemplate: { ContainerSpec?: { Image?: string } };
-    Mode?: { Replicated?: { Replicas?: number }; Global?: object };
-  };
-  UpdateStatus?: { State?: string; Message?: string };
-}
-
-/** What the swarm watcher needs of a manager's Engine API (Node: hub/src/adapter/node/swarm-engine.ts). */
-export interface SwarmEngine {
-  /** `unix:///var/run/docker.sock`, `http://manager:2375`. */
-  readonly endpoint: string;
-  /** GET /services; throws the Engine's error (503 "not a swarm manager" on a worker or a non-swarm engine). */
-  listServices(): Promise<SwarmService[]>;
-  close(): Promise<void>;
-}
 
 /** The labels that say what a record is: shown with it, never read as policy. */
 export const SWARM_LABELS = { mode: 'dockwatch.swarm.mode', pinned: 'dockwatch.swarm.image' };
@@ -59,13 +38,22 @@ const refused = (what: string) => async () => {
   throw new Error(`${what}: a swarm service is not a container; manage it through its manager`);
 };
 
+/** The watcher's host of a swarm watcher: its services as containers, and the manager's API for updates (swarm-update.ts). */
+export interface SwarmHost extends DockerHost {
+  readonly swarm: SwarmEngine;
+}
+
+export function isSwarmHost(host: DockerHost): host is SwarmHost {
+  return 'swarm' in host;
+}
+
 /**
  * A DockerHost made of a Swarm manager's services (docs/sources.md), so that they go through the
  * same watcher as containers: one registry lookup per reference across the fleet, the same dd.*
  * labels (the service's own, Spec.Labels), policies, notifications and API. A service's image is
  * read without the `@sha256:` pin Swarm adds; the pin is the digest it runs.
  */
-export function createSwarmHost(engine: SwarmEngine, watcherId: string): DockerHost {
+export function createSwarmHost(engine: SwarmEngine, watcherId: string): SwarmHost {
   async function services(): Promise<SwarmService[]> {
     try {
       return await engine.listServices();
@@ -80,6 +68,7 @@ export function createSwarmHost(engine: SwarmEngine, watcherId: string): DockerH
     }
   }
   return {
+    swarm: engine,
     endpoint: engine.endpoint,
     async ping() {
       await services();

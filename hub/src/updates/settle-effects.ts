@@ -5,6 +5,7 @@ import type { DockerWatcher } from '../watchers/docker-watcher';
 import { agentHostOf } from './agent-update-runner';
 import { auditComposeFile } from './compose-audit';
 import { type ImageHost, keepBackup } from './keep-backup';
+import { swarmWatcherOf } from './swarm-update-job';
 import { identityOf, triggerById, type UpdateContext, updatableWatcher, updateHostOf } from './update-context';
 
 /**
@@ -33,6 +34,9 @@ export async function afterSettled(context: UpdateContext, operation: UpdateOper
   }
   try {
     if (reached) record = await refreshInventory(reached.watcher, operation);
+    // A service keeps its id through an update: its record is read again and checked against its registry.
+    const swarm = operation.agent === undefined ? swarmWatcherOf(context, operation.watcher) : undefined;
+    if (swarm) record = (await swarm.watcher.watchContainer(operation.containerId)).container;
   } catch (error) {
     logger.warn('refreshing the inventory after an update failed', {
       operationId: operation.id,

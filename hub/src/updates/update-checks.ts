@@ -20,18 +20,8 @@ export function findUpdatable(context: UpdateContext, containerId: string): Cont
   if (!container) throw new HttpError(404, `Unknown container ${containerId.slice(0, 80)}`);
   // An image that a file names (docs/sources.md) runs nowhere: the file is what changes.
   const source = container.agent === undefined ? hub.fleet.find(container.watcher, undefined) : undefined;
-  if (source?.type === 'swarm') {
-    // Not yet: a service is updated by ServiceUpdate under its UpdateConfig, not by recreating a container.
-    throw new HttpError(
-      409,
-      `${container.name} is a service of ${source.id}; updating swarm services is not supported yet`,
-      {
-        reason: 'swarm-service',
-        watcher: source.id,
-      },
-    );
-  }
-  if (source && source.type !== 'docker') {
+  // A Swarm service is updated by ServiceUpdate on its manager (swarm-update-job.ts).
+  if (source && source.type !== 'docker' && source.type !== 'swarm' && source.type !== 'podman') {
     throw new HttpError(
       409,
       `${container.name} is an image reference of ${source.id}, which has no update action: change the file itself`,

@@ -8,6 +8,7 @@ import { composeFilesFor } from './compose-files';
 import { pullAuthFor } from './pull-auth';
 import { saveUntilStored } from './save-until-stored';
 import { afterSettled } from './settle-effects';
+import { runSwarmJob, swarmWatcherOf } from './swarm-update-job';
 import {
   identityOf,
   isoNow,
@@ -85,6 +86,8 @@ export function createUpdateJobs(context: UpdateContext, options: UpdateJobsOpti
     const operation = store.get(operationId);
     if (operation?.status !== 'queued') return;
     if (operation.agent !== undefined) return runAgentJob(operation, signal);
+    if (swarmWatcherOf(context, operation.watcher))
+      return runSwarmJob(context, { journal, failUnstarted, settle }, operation, signal);
     const reached = updatableWatcher(context, operation.watcher);
     const trigger = triggerById(context, operation.triggerName);
     if (!reached || !trigger) {

@@ -2,10 +2,12 @@ import type { Container } from '../../../shared/schemas/container';
 import { UPDATE_SEQUENCE_PHASES } from '../../../shared/schemas/ui-events';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { HttpError } from '../http/http-error';
+import { SWARM_UPDATE_PHASES } from '../swarm/swarm-update';
 import type { DockerActionTrigger } from './action-triggers';
 import { assertAgentReachable } from './agent-update-runner';
 import { assertUpdateModeAllows } from './auto-update-policy';
 import { lifelineReason, lifelineRefusal } from './lifeline-guard';
+import { swarmWatcherOf } from './swarm-update-job';
 import {
   agentLifeline,
   assertLocal,
@@ -124,8 +126,12 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
     if (self !== undefined) throw lifelineRefusal(self);
   });
   // The same reachability check as requestUpdate: the local watcher's host, or the edge agent's session.
+  // A swarm service (swarm-update-job.ts) goes through its manager, without a backup of the hub's.
+  const swarm = container.agent === undefined ? swarmWatcherOf(context, container.watcher) : undefined;
   check(blockers, () =>
-    container.agent === undefined ? assertLocal(context, container) : assertAgentReachable(context, container),
+    container.agent !== undefined
+      ? assertAgentReachable(context, container)
+      : (swarm ?? assertLocal(context, container)),
   );
   for (const held of container.blockers ?? []) {
     if (held.reason === 'maturity-not-reached') continue;
@@ -157,8 +163,8 @@ export function previewUpdate(context: UpdateContext, containerId: string): Upda
       : null,
     updateKind: kind,
     triggerName: trigger?.id ?? null,
-    phases: [...UPDATE_SEQUENCE_PHASES],
-    backup: backupOf(context, container, trigger),
+    phases: swarm ? [...SWARM_UPDATE_PHASES] : [...UPDATE_SEQUENCE_PHASES],
+    backup: swarm ? null : backupOf(context, container, trigger),
     pruneOldImage: trigger?.prune ?? false,
     blockers,
     canUpdate: !blockers.some((blocker) => blocker.applies === 'manual'),

@@ -1,6 +1,7 @@
 import { errorMessage } from '../../../shared/error-message';
 import { recoverOperation, type UpdateOperation } from '../../../shared/update-engine';
 import { awaitAgentOperation } from './agent-update-runner';
+import { recoverSwarmJob, swarmWatcherOf } from './swarm-update-job';
 import { type UpdateContext, updatableWatcher } from './update-context';
 import type { UpdateJobs } from './update-jobs';
 
@@ -43,6 +44,10 @@ export function createUpdateRecovery(context: UpdateContext, jobs: UpdateJobs, o
       if (settled) await jobs.settle(settled);
       else if (!options.stopping()) retryLater(() => store.get(operation.id) ?? operation);
       return;
+    }
+    if (swarmWatcherOf(context, operation.watcher)) {
+      const again = () => (options.stopping() ? undefined : retryLater(() => operation));
+      return recoverSwarmJob(context, { ...jobs, retryLater: again }, operation);
     }
     const reached = updatableWatcher(context, operation.watcher);
     if (!reached) {

@@ -8,6 +8,7 @@ import { assertAgentReachable } from './agent-update-runner';
 import { assertUpdateModeAllows } from './auto-update-policy';
 import { pullAuthFor } from './pull-auth';
 import { autoRollbackWindowMs } from './rollback-labels';
+import { swarmRollbackTarget, swarmWatcherOf } from './swarm-update-job';
 import {
   assertLocal,
   assertMature,
@@ -81,6 +82,11 @@ export function createUpdateRequests(context: UpdateContext, jobs: UpdateJobs, s
 
   /** Awaited before the busy check: nothing may come between that check and the claim in admit(). */
   async function assertMayStart(container: Container): Promise<void> {
+    // A service's tasks run on the swarm's nodes: the hub's lifeline guard is about its own Docker host.
+    if (container.agent === undefined && swarmWatcherOf(context, container.watcher)) {
+      assertNotBusy(context, container);
+      return;
+    }
     await assertNotLifeline(
       context,
       container,
@@ -122,7 +128,9 @@ export function createUpdateRequests(context: UpdateContext, jobs: UpdateJobs, s
         return operation;
       }
       await assertMayStart(container);
-      const window = autoRollbackWindowMs(actingLabels(container));
+      // A service rolls back under its own UpdateConfig (FailureAction, Monitor), not dd.rollback.auto.
+      const swarm = container.agent === undefined && swarmWatcherOf(context, container.watcher) !== undefined;
+      const window = swarm ? undefined : autoRollbackWindowMs(actingLabels(container));
       const operation = newOperation(container, {
         kind: 'update',
         source: request.source,
@@ -149,6 +157,20 @@ export function createUpdateRequests(context: UpdateContext, jobs: UpdateJobs, s
     async requestRollback(containerId: string, request: RollbackRequestOptions = {}): Promise<UpdateOperation> {
       const container = findUpdatable(context, containerId);
       const trigger = resolveTrigger(context, container);
+      const swarm = container.agent === undefined ? swarmWatcherOf(context, container.watcher) : undefined;
+      if (swarm) {
+        const target = await swarmRollbackTarget(swarm.host, container);
+        await assertMayStart(container);
+        return admit(
+          container,
+          newOperation(container, {
+            kind: 'rollback',
+            source: request.source ?? 'rollback',
+            triggerName: trigger.id,
+            ...target,
+          }),
+        );
+      }
       const identity = containerIdentity(container);
       const backup =
         request.backupId === undefined

@@ -74,6 +74,18 @@ export function watchersCapability(deps: WatchersCapabilityDeps): Capability<{ n
           watcher.start();
         }
       }
+      // Podman watchers (docs/sources.md): a Podman service's Docker-compatible socket, watched as Docker.
+      for (const podmanConfig of config.podmanWatchers) {
+        if (!input.podmanHostFor) {
+          logger.error('podman watchers need a Docker Engine client, which this runtime does not have', {
+            watcher: `podman.${podmanConfig.name}`,
+          });
+          continue;
+        }
+        const watcher = newWatcher(podmanConfig, input.podmanHostFor(podmanConfig.endpoint), { type: 'podman' });
+        fleet.add(watcher);
+        watcher.start();
+      }
       // Swarm watchers (docs/sources.md): a manager's services, through its Engine API.
       for (const swarmConfig of config.swarmWatchers) {
         if (!input.swarmEngineFor) {

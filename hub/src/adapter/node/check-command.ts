@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createDockerHost } from '../../../../edge-agent/src/docker';
+import { createDockerHost, createPodmanHost } from '../../../../edge-agent/src/docker';
 import { ConfigError } from '../../../../shared/config/config-error';
 import type { Environment } from '../../../../shared/config/env-source';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../../shared/docker/watcher-config';
@@ -105,6 +105,13 @@ function sourcesOf(
       type: 'docker',
       config: { ...watcher, watchAll: values.all ?? watcher.watchAll },
       host: createDockerHost(watcher.endpoint),
+    });
+  // Podman watchers of the configuration (docs/sources.md "Podman"): their pods and policy labels as on the hub.
+  for (const watcher of explicit ? [] : config.podmanWatchers)
+    sources.push({
+      type: 'podman',
+      config: { ...watcher, watchAll: values.all ?? watcher.watchAll },
+      host: createPodmanHost(watcher.endpoint),
     });
   for (const [index, path] of (values.file ?? []).entries())
     fileSource('file', `file-${index + 1}`, path, nodeSourceFiles({ type: 'file', path }));

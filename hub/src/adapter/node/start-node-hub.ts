@@ -6,7 +6,7 @@ import { serve, upgradeWebSocket } from '@hono/node-server';
 import type { UpgradeWebSocket } from 'hono/ws';
 import { WebSocketServer } from 'ws';
 import { createComposeFileEditor } from '../../../../edge-agent/src/compose';
-import { createDockerHost } from '../../../../edge-agent/src/docker';
+import { createDockerHost, createPodmanHost, createSwarmEngine } from '../../../../edge-agent/src/docker';
 import { readSelfContainerId } from '../../../../edge-agent/src/docker/self-container';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { ConfigError } from '../../../../shared/config/config-error';
@@ -37,7 +37,6 @@ import { createRegistryFetchFactory } from './registry-fetch';
 import { nodeScannerProcessFor } from './scanner-process';
 import { SELF_UPDATE_HELPER_ARGUMENT } from './self-update-helper';
 import { startupLine } from './startup-line';
-import { createSwarmEngine } from './swarm-engine';
 import { createUpgradePacer, pacedUpgrades, UPGRADE_SLICE_MS } from './upgrade-pacer';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
@@ -196,6 +195,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
       registries,
       registryFetch: createRegistryFetchFactory(),
       dockerHostFor: (endpoint) => createDockerHost(endpoint),
+      // DD_WATCHER_<NAME>_TYPE=podman: a Podman service's Docker-compatible socket.
+      podmanHostFor: (endpoint) => createPodmanHost(endpoint),
       // DD_WATCHER_<NAME>_TYPE=swarm: a Swarm manager's services.
       swarmEngineFor: createSwarmEngine,
       // DD_WATCHER_<NAME>_TYPE=file|dockerfile: image lists, Dockerfiles and compose files on this machine.
