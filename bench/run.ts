@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentEventLatency } from './agent-event-latency';
 import { batchNotification } from './batch-notification';
+import { cli } from './cli';
 import { compression } from './compression';
 import { containerList } from './container-list';
 import { edgeAgents } from './edge-agents';
@@ -12,6 +13,7 @@ import { pushNotifyLatency } from './push-notify-latency';
 import { registryRequests } from './registry-requests';
 import { scan } from './scan';
 import { soak } from './soak';
+import { sources } from './sources';
 import { sseFanout } from './sse-fanout';
 import { start } from './start';
 import type { BenchContext, Benchmark } from './support/benchmark';
@@ -44,6 +46,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   workersGateways,
   scan,
   soak,
+  cli,
+  sources,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -9,30 +9,15 @@ import { type BenchContext, type Benchmark, formatCount, markdownTable, positive
 import { type BuiltHub, startBuiltHub } from './support/built-hub';
 import { summarizeProfile, topSelf } from './support/cpu-profile';
 import { createContainers, mapLimit, publishBuild, removeContainers } from './support/docker-fleet';
+import { registryFloor } from './support/registry-floor';
 
 const LATENCY_MS = 20;
 const FLOOR_IN_FLIGHT = 16;
 const PARALLELISM = 8;
 /** A scheduled cycle starts on a quiet hub: the pause after each warm cycle lets its listing and writes settle. */
 const SETTLE_MS = 500;
-const ACCEPT_MANIFEST =
-  'application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json';
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
-/** One manifest HEAD per reference, at most 16 in flight, through the same latency proxy: what no cycle can beat. */
-async function registryFloor(references: readonly string[]): Promise<number> {
-  const started = performance.now();
-  await mapLimit(references, FLOOR_IN_FLIGHT, async (reference) => {
-    const slash = reference.indexOf('/');
-    const [repository, tag] = reference.slice(slash + 1).split(':') as [string, string];
-    const url = `http://${reference.slice(0, slash)}/v2/${repository}/manifests/${tag}`;
-    const response = await fetch(url, { method: 'HEAD', headers: { accept: ACCEPT_MANIFEST } });
-    if (!response.ok) throw new Error(`watch-http: HEAD ${url} answered ${response.status}`);
-  });
-  return performance.now() - started;
-}
 
 async function lastRunAt(hub: BuiltHub): Promise<number | undefined> {
   const response = await fetch(`${hub.url}/api/v1/watchers`);
@@ -157,7 +142,7 @@ async function measureHub(
     const runs: WarmRun[] = [];
     const warmStarted = performance.now();
     for (let run = 0; run < repeats; run++) {
-      const floorMs = await registryFloor(bed.references);
+      const floorMs = await registryFloor(bed.references, FLOOR_IN_FLIGHT);
       const cycle = await warmCycle(hub, bed.count, bed.registry);
       runs.push({ floorMs, ...cycle });
       ctx.log(`${label}: floor ${floorMs.toFixed(0)} ms, answer ${cycle.answerMs.toFixed(0)} ms`);

@@ -116,6 +116,9 @@ async function checkTags(input: ImageCheckInput, lookups: FleetLookups, result: 
   }
 }
 
+/** A content digest (`sha256:…`), as Docker's and containerd's image ids are. */
+const IMAGE_DIGEST = /^sha(256|384|512):[0-9a-f]{64,128}$/;
+
 /**
  * Compares like with like: the tag's digest against what the container was pulled by, and when
  * those differ (multi-arch indexes, images pulled by platform digest), the platform's manifest
@@ -123,7 +126,9 @@ async function checkTags(input: ImageCheckInput, lookups: FleetLookups, result: 
  */
 async function checkDigest(input: ImageCheckInput, lookups: FleetLookups, result: ImageCheckResult): Promise<void> {
   const local = new Set(input.localDigests);
-  if (input.localImageId) local.add(input.localImageId);
+  // Hosts with no local image (file sources, swarm services) stand their reference in for the id:
+  // compared as a digest, it made every unpinned `:latest` entry a digest update, at 3 requests each.
+  if (input.localImageId && IMAGE_DIGEST.test(input.localImageId)) local.add(input.localImageId);
   try {
     const head = await lookups.tagDigest(input.registry, input.repository, input.tag);
     result.remoteDigest = head.digest;

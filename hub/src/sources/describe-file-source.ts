@@ -5,7 +5,8 @@ import { isFileSourceHost } from './file-source-host';
 /** A file source (docs/sources.md): where it reads, and what its files got wrong, by file and line. */
 export function describeFileSource(watcher: DockerWatcher, fileSources: readonly FileSourceConfig[]) {
   const config = fileSources.find((source) => source.name === watcher.name && source.type === watcher.type);
-  const problems = isFileSourceHost(watcher.host) ? watcher.host.problems() : [];
+  const host = isFileSourceHost(watcher.host) ? watcher.host : undefined;
+  const problems = host?.problems() ?? [];
   return {
     id: watcher.id,
     type: watcher.type,
@@ -22,6 +23,8 @@ export function describeFileSource(watcher: DockerWatcher, fileSources: readonly
       inventoryRefreshSupported: true,
       problems: problems.slice(0, 200),
       problemCount: problems.length,
+      // Files read since start: a change to one file adds one (bench/sources.ts watches it).
+      fileReads: host?.reads ?? 0,
     },
   };
 }
