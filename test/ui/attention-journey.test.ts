@@ -205,7 +205,7 @@ describe('what needs attention, and an update a person can follow (hub on a real
     await detail.getByRole('heading', { name: /^Updated web to 2\.0\.0 in \d+\.\d s$/ }).waitFor({ timeout: 30_000 });
     await detail.getByRole('button', { name: 'Stop', exact: true }).waitFor();
     expect(await detail.getByRole('button', { name: 'Stop', exact: true }).isEnabled()).toBe(true);
-    expect(await detail.locator('main').textContent()).not.toMatch(PHASE_NAMES);
+    expect(await detail.locator('.detail').textContent()).not.toMatch(PHASE_NAMES);
     await detail.close();
     expect(detailSeen.problems).toEqual([]);
     expect(seen.problems).toEqual([]);

@@ -113,14 +113,19 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
   it('opens the detail of a container by keyboard, with its versions, labels and actions', async () => {
     await rowOf(web.id).locator('a').focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'web' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe(`/containers/${web.id}`);
+    // 1280 px wide: the container opens beside the list (docs/ui.md "the side panel"), focus in it.
+    await page
+      .getByRole('complementary', { name: 'Container web' })
+      .getByRole('heading', { level: 1, name: 'web' })
+      .waitFor();
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(`/containers?open=${web.id}`);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('panel');
     expect(await page.locator('dd', { hasText: 'frontend' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Check now' }).isVisible()).toBe(true);
     // No update is pending, so there is nothing to update.
     expect(await page.getByRole('button', { name: /Update/ }).count()).toBe(0);
     peer.send({ type: 'container.changed', watcher: 'local', container: { ...web, state: 'paused' } });
-    await expect.poll(() => page.locator('.status').first().textContent()).toBe('paused');
+    await expect.poll(() => page.locator('#panel .status').first().textContent()).toBe('paused');
     await page.goto(`${hub.url}/containers/${hostileScript.id}`);
     await page.getByRole('heading', { level: 1, name: SCRIPT_NAME }).waitFor();
     expect(await page.locator('dd', { hasText: IMG_NAME }).count()).toBe(1);

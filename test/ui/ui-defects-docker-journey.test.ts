@@ -178,6 +178,9 @@ describe('the bulk update panel', () => {
       try {
         const view = await sized.newPage();
         await view.goto(`${hub.url}/containers/${updated.id}`);
+        await view.getByRole('heading', { level: 1, name: updated.name }).waitFor();
+        // On a phone the less-read sections are folded (docs/ui.md): every one is opened and measured.
+        for (const summary of await view.locator('details.fold > summary').all()) await summary.click();
         await view.locator('table').first().waitFor();
         await expect.poll(() => view.locator('table.history tbody tr').count()).toBeGreaterThan(0);
         for (const word of await brokenWords(view)) found.push(`${width} px detail: ${word}`);

@@ -11,6 +11,7 @@ import { Approvals } from './views/approvals';
 import { Audit } from './views/audit';
 import { ContainerDetail } from './views/container-detail';
 import { Containers } from './views/containers';
+import { openInPanel } from './views/containers/open-panel';
 import { Dashboard } from './views/dashboard';
 import { Images } from './views/images';
 import { Notifications } from './views/notifications';
@@ -41,7 +42,17 @@ function View() {
   const current = path.value;
   const detail = /^\/containers\/([^/]+)$/.exec(current);
   if (detail?.[1]) return <ContainerDetail id={decodeURIComponent(detail[1])} />;
-  if (current === '/containers') return <Containers />;
+  if (current === '/containers') {
+    // On a wide screen a container opens beside the list, which stays in view (issue 28).
+    const open = openInPanel();
+    if (!open) return <Containers />;
+    return (
+      <div class="with-panel">
+        <Containers />
+        <ContainerDetail id={open} panel key="panel" />
+      </div>
+    );
+  }
   if (current === '/') return <Dashboard />;
   const view = VIEWS.find((entry) => entry.path === current);
   if (view) return <view.View />;
@@ -71,7 +82,7 @@ export function App() {
   // Each view is a new page for a screen reader: move focus to its heading region.
   useEffect(() => {
     setMenuOpen(false);
-    document.getElementById('main')?.focus({ preventScroll: true });
+    (document.getElementById('panel') ?? document.getElementById('main'))?.focus({ preventScroll: true });
   }, [path.value]);
   if (current.state === 'loading') return <p class="loading">Loading…</p>;
   if (current.state === 'signed-out') return <SignIn />;

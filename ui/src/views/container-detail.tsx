@@ -1,7 +1,10 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, type Container } from '../api';
+import { Fold } from '../components/fold';
 import { operationOf } from '../components/update-stepper';
-import { navigate } from '../router';
+import { navigate, query } from '../router';
+import { isNarrowScreen } from '../screen-width';
 import { containers, containersLoaded, putContainer } from '../state';
 import { isSettled } from '../update-steps';
 import { BackupsSection } from './container-detail/backups-section';
@@ -19,6 +22,7 @@ import { TriggersSection } from './container-detail/triggers-section';
 import { UpdateSection } from './container-detail/update-section';
 import { useSectionRead } from './container-detail/use-section-read';
 import { VersionsSection } from './container-detail/versions-section';
+import { withOpen, withoutOpen } from './containers/open-panel';
 
 /**
  * One container, everything the API offers for it (http-interface §4.8): versions, the update and
@@ -42,7 +46,80 @@ function successorOf(gone: Identity | undefined, fleet: ReadonlyMap<string, Cont
   return undefined;
 }
 
-export function ContainerDetail({ id }: { id: string }) {
+/** A dialog or a popover menu is open (`:popover-open` is unknown to older browsers: asked apart). */
+function overlayOpen(): boolean {
+  if (document.querySelector('dialog[open]')) return true;
+  try {
+    return document.querySelector(':popover-open') !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * While the panel is open: focus moves into it as each container opens there, and Escape anywhere
+ * closes it (unless a dialog or a menu is open: Escape is theirs then), focus going back to the
+ * container's row in the list.
+ */
+function usePanelKeys(panel: boolean, back: string, id: string): void {
+  useEffect(() => {
+    if (!panel) return;
+    document.getElementById('panel')?.focus({ preventScroll: true });
+  }, [panel, id]);
+  useEffect(() => {
+    if (!panel) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented || overlayOpen()) return;
+      navigate(back);
+      requestAnimationFrame(() =>
+        document.querySelector<HTMLElement>(`tr[data-id="${CSS.escape(id)}"] [data-nav]`)?.focus(),
+      );
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [panel, back, id]);
+}
+
+/**
+ * Where the container is shown: beside the list on a wide screen (an `aside` the list stays next to,
+ * closed back to the list with its filters, Escape too), else as the page's main content. A
+ * component of its own, not one made in ContainerDetail's render: a new one each render would
+ * mount every section again.
+ */
+function DetailFrame({
+  id,
+  panel,
+  label,
+  children,
+}: {
+  id: string;
+  panel: boolean;
+  label: string;
+  children: ComponentChildren;
+}) {
+  const back = withoutOpen();
+  usePanelKeys(panel, back, id);
+  if (!panel)
+    return (
+      <main id="main" tabIndex={-1} class="detail">
+        <p>
+          <a href={back}>← Containers</a>
+        </p>
+        {children}
+      </main>
+    );
+  return (
+    <aside id="panel" class="side-panel detail" tabIndex={-1} aria-label={label}>
+      <p>
+        <a href={back}>Close</a>
+      </p>
+      {children}
+    </aside>
+  );
+}
+
+/** `panel`: shown beside the list (DetailFrame). */
+export function ContainerDetail({ id, panel = false }: { id: string; panel?: boolean }) {
   const found = containers.value.get(id);
   const lastSeen = useRef<Container | undefined>(undefined);
   // The name as first seen at this id: an update renames the old container (`<name>-old-<time>`)
@@ -61,7 +138,8 @@ export function ContainerDetail({ id }: { id: string }) {
 
   // Re-created under a new id: the page follows it, replacing the address (the old id is gone for good).
   useEffect(() => {
-    if (successor) navigate(`/containers/${encodeURIComponent(successor.id)}`, true);
+    if (successor)
+      navigate(panel ? withOpen(successor.id) : `/containers/${encodeURIComponent(successor.id)}${query.value}`, true);
   }, [successor?.id]);
 
   // While it is being re-created, the last record stays on screen rather than "no longer exists".
@@ -77,11 +155,10 @@ export function ContainerDetail({ id }: { id: string }) {
 
   if (!container) {
     return (
-      <main id="main" tabIndex={-1}>
+      <DetailFrame id={id} panel={panel} label="Container">
         <h1>Container</h1>
         <p role="status">{missing ? 'This container no longer exists.' : (error ?? 'Loading…')}</p>
-        <a href="/containers">Back to containers</a>
-      </main>
+      </DetailFrame>
     );
   }
   const c = container;
@@ -89,11 +166,11 @@ export function ContainerDetail({ id }: { id: string }) {
   const name = followed.current?.name ?? c.name;
   const operation = operationOf({ agent: c.agent, watcher: c.watcher, name });
   const revision = operation ? `${operation.operationId}:${operation.status}` : 'none';
+  const locked = operation !== undefined && !isSettled(operation.status);
+  // On a phone what is read less often is folded (and read only once opened): the page is a third as long.
+  const folded = !panel && isNarrowScreen();
   return (
-    <main id="main" tabIndex={-1} class="detail">
-      <p>
-        <a href="/containers">← Containers</a>
-      </p>
+    <DetailFrame id={id} panel={panel} label={`Container ${c.name}`}>
       <h1 class="break">{c.name}</h1>
       {!found && (
         <p class="notice" role="status">
@@ -104,30 +181,42 @@ export function ContainerDetail({ id }: { id: string }) {
       <UpdateSection c={c} name={name} />
       {found ? (
         <>
-          <RuntimeActions c={c} locked={operation !== undefined && !isSettled(operation.status)} />
+          <RuntimeActions c={c} locked={locked} />
           <div class="detail-grid">
             <VersionsSection c={c} />
             <PolicySection c={c} />
             <SecuritySection c={c} key={`security${c.id}`} />
             <ReleaseNotesSection c={c} />
-            <TriggersSection c={c} />
-            <BackupsSection
-              c={c}
-              revision={revision}
-              locked={operation !== undefined && !isSettled(operation.status)}
-            />
-            <HistorySection c={c} revision={revision} />
-            <GroupSection c={c} />
-            <StatsSection c={c} key={`stats${c.id}`} />
-            <EnvSection c={c} key={`env${c.id}`} />
-            <LabelsSection c={c} />
+            <Fold title="Triggers" folded={folded}>
+              <TriggersSection c={c} />
+            </Fold>
+            <Fold title="Backups" folded={folded}>
+              <BackupsSection c={c} revision={revision} locked={locked} />
+            </Fold>
+            <Fold title="History" folded={folded}>
+              <HistorySection c={c} revision={revision} />
+            </Fold>
+            <Fold title="Group" folded={folded}>
+              <GroupSection c={c} />
+            </Fold>
+            <Fold title="Live stats" folded={folded}>
+              <StatsSection c={c} key={`stats${c.id}`} />
+            </Fold>
+            <Fold title="Environment" folded={folded}>
+              <EnvSection c={c} key={`env${c.id}`} />
+            </Fold>
+            <Fold title="Labels" folded={folded}>
+              <LabelsSection c={c} />
+            </Fold>
           </div>
-          <LogsSection c={c} key={`logs${c.id}`} />
+          <Fold title="Logs" folded={folded}>
+            <LogsSection c={c} key={`logs${c.id}`} />
+          </Fold>
         </>
       ) : (
         // Gone from Docker: its routes would answer 404, so only what the record says is shown.
         <VersionsSection c={c} />
       )}
-    </main>
+    </DetailFrame>
   );
 }

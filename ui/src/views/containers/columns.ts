@@ -16,6 +16,14 @@ export type ColumnId = (typeof COLUMNS)[number]['id'];
 const IDS: readonly string[] = COLUMNS.map((column) => column.id);
 export const DEFAULT_COLUMNS: readonly ColumnId[] = COLUMNS.map((column) => column.id);
 
+/** Beside the container's side panel the list is narrow: of the chosen columns, only these show. */
+const BESIDE_PANEL: ReadonlySet<ColumnId> = new Set(['update', 'status']);
+
+/** The columns to draw: the person's choice, narrowed while the list shares the screen with a container. */
+export function columnsToShow(chosen: readonly ColumnId[], besidePanel: boolean): readonly ColumnId[] {
+  return besidePanel ? chosen.filter((id) => BESIDE_PANEL.has(id)) : chosen;
+}
+
 /** The key in the synced preferences (http-interface §4.12) and in this browser's storage. */
 export const PREFERENCE_KEY = 'containerColumns';
 const KEPT = 'dockwatch.containerColumns';

@@ -1,8 +1,9 @@
 import type { JSX } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { operationKey, operations } from '../../state';
-import { COLUMNS, columns } from './columns';
+import { COLUMNS, columns, columnsToShow } from './columns';
 import type { ListItem } from './list-query';
+import { openInPanel } from './open-panel';
 import { cellOf, NameCell } from './row-cells';
 import { RowMenu } from './row-menu';
 import { segments, visibleRange } from './virtual-window';
@@ -71,7 +72,7 @@ export function ContainerTable({ items, selected, onSelect, allShown, onSelectAl
   const range = visibleRange(scrollTop, viewport, rowHeight, items.length);
   const parts = segments(range, items.length, focusIndex >= 0 ? focusIndex : undefined);
 
-  const shown = columns.value;
+  const shown = columnsToShow(columns.value, openInPanel() !== undefined);
   const span = shown.length + 3;
   const running = operations.value;
   const onKeyDown = (event: KeyboardEvent) => {

@@ -6,6 +6,7 @@ import { hostLabelOf, shortDigest, updateKindOf } from '../../format';
 import { when } from '../../format-time';
 import { displayNameOf } from '../dashboard/attention';
 import type { ColumnId } from './columns';
+import { containerHref, openInPanel } from './open-panel';
 import { ageWords, fullReference, shortImage } from './row-words';
 
 const KIND_WORDS: Record<string, string> = {
@@ -87,7 +88,7 @@ export function NameCell({ c, updating }: { c: Container; updating: boolean }) {
     <span class="name-cell">
       <ContainerIcon c={c} />
       <span class="name-words">
-        <a href={`/containers/${encodeURIComponent(c.id)}`} data-nav>
+        <a href={containerHref(c.id)} aria-current={openInPanel() === c.id ? 'page' : undefined} data-nav>
           {name}
         </a>
         {name !== c.name && <span class="hint"> {c.name}</span>}
