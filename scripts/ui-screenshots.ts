@@ -137,8 +137,10 @@ async function openTemplates(page: Page): Promise<void> {
 const views: [name: string, path: string, ready: string, prepare?: (page: Page) => Promise<void>][] = [
   ['dashboard', '/', 'li.pending-update'],
   ['containers', '/containers', 'table.list tbody tr'],
-  // The detail's sections load on their own: the history is the last to answer.
-  ['detail', `/containers/${seeded[0]?.id}`, 'section[aria-labelledby="history"] p'],
+  // The detail's sections load on their own (on a phone the history is folded): a moment for them.
+  ['detail', `/containers/${seeded[0]?.id}`, 'main.detail h1', (page) => page.waitForTimeout(1_000)],
+  // On a wide screen a container opens beside the list (on a phone this is the list).
+  ['panel', `/containers?open=${seeded[0]?.id}`, 'table.list tbody tr'],
   ['agents', '/agents', 'tr[data-key]'],
   ['images', '/images', 'table.list tbody tr'],
   ['api-keys', '/api-keys', 'tr[data-key]'],
