@@ -130,6 +130,51 @@ function FilterChips({ list, set }: { list: ListQuery; set: (change: Partial<Lis
   );
 }
 
+/** One select of the filters panel: its label, its key in the address, its "no choice" words, its options. */
+interface ChoiceSpec {
+  label: string;
+  name: keyof ListQuery;
+  all: string;
+  options: (all: readonly Container[]) => Option[];
+}
+
+const CHOICES: readonly ChoiceSpec[] = [
+  { label: 'Watcher', name: 'watcher', all: 'All', options: (all) => plain(distinct(all.map((c) => c.watcher))) },
+  {
+    label: 'Host',
+    name: 'agent',
+    all: 'All',
+    options: (all) => [{ value: '-', label: 'This hub' }, ...plain(distinct(all.map((c) => c.agent)))],
+  },
+  { label: 'Status', name: 'status', all: 'All', options: () => plain(CONTAINER_STATUS_FILTERS) },
+  { label: 'Update kind', name: 'kind', all: 'Any', options: () => plain(CONTAINER_KIND_FILTERS) },
+  { label: 'Maturity', name: 'maturity', all: 'Any', options: () => plain(MATURITY_FILTERS) },
+  {
+    label: 'Sort',
+    name: 'sort',
+    all: 'Name (default)',
+    options: () => CONTAINER_SORTS.map((value) => ({ value, label: SORT_LABELS[value] ?? value })),
+  },
+  {
+    label: 'Order',
+    name: 'order',
+    all: 'As sorted',
+    options: () => [
+      { value: 'asc', label: 'Ascending' },
+      { value: 'desc', label: 'Descending' },
+    ],
+  },
+  {
+    label: 'Group by',
+    name: 'group',
+    all: 'No grouping',
+    options: () => [
+      { value: 'host', label: 'Agent (or this hub)' },
+      { value: 'group', label: 'Group (dd.group or compose project)' },
+    ],
+  },
+];
+
 /** Every filter and sort of the list route (http-interface §4.8) and the grouping. */
 function FilterChoices({
   list,
@@ -142,76 +187,17 @@ function FilterChoices({
 }) {
   return (
     <>
-      <Choice
-        label="Watcher"
-        name="watcher"
-        value={list.watcher}
-        all="All"
-        options={plain(distinct(all.map((c) => c.watcher)))}
-        set={set}
-      />
-      <Choice
-        label="Host"
-        name="agent"
-        value={list.agent}
-        all="All"
-        options={[{ value: '-', label: 'This hub' }, ...plain(distinct(all.map((c) => c.agent)))]}
-        set={set}
-      />
-      <Choice
-        label="Status"
-        name="status"
-        value={list.status}
-        all="All"
-        options={plain(CONTAINER_STATUS_FILTERS)}
-        set={set}
-      />
-      <Choice
-        label="Update kind"
-        name="kind"
-        value={list.kind}
-        all="Any"
-        options={plain(CONTAINER_KIND_FILTERS)}
-        set={set}
-      />
-      <Choice
-        label="Maturity"
-        name="maturity"
-        value={list.maturity}
-        all="Any"
-        options={plain(MATURITY_FILTERS)}
-        set={set}
-      />
-      <Choice
-        label="Sort"
-        name="sort"
-        value={list.sort}
-        all="Name (default)"
-        options={CONTAINER_SORTS.map((value) => ({ value, label: SORT_LABELS[value] ?? value }))}
-        set={set}
-      />
-      <Choice
-        label="Order"
-        name="order"
-        value={list.order}
-        all="As sorted"
-        options={[
-          { value: 'asc', label: 'Ascending' },
-          { value: 'desc', label: 'Descending' },
-        ]}
-        set={set}
-      />
-      <Choice
-        label="Group by"
-        name="group"
-        value={list.group}
-        all="No grouping"
-        options={[
-          { value: 'host', label: 'Agent (or this hub)' },
-          { value: 'group', label: 'Group (dd.group or compose project)' },
-        ]}
-        set={set}
-      />
+      {CHOICES.map((choice) => (
+        <Choice
+          key={choice.name}
+          label={choice.label}
+          name={choice.name}
+          value={list[choice.name]}
+          all={choice.all}
+          options={choice.options(all)}
+          set={set}
+        />
+      ))}
     </>
   );
 }

@@ -4,7 +4,7 @@ import { focusOpener, groupPoliciesChanged, useReloadOnReconnect } from '../../a
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorText } from '../../components/error-text';
 import { type ListColumn, ListTable } from '../../components/list-table';
-import { relative, when } from '../../format-time';
+import { TimeAgo } from '../../components/time-ago';
 import { containerList } from '../../state';
 import { useAction } from '../../use-action';
 import { GroupPolicyForm } from './group-policy-form';
@@ -60,11 +60,7 @@ export function GroupPolicies() {
     },
     {
       label: 'Changed',
-      cell: (policy) => (
-        <time dateTime={policy.updatedAt} title={when(policy.updatedAt)}>
-          {relative(policy.updatedAt)}
-        </time>
-      ),
+      cell: (policy) => <TimeAgo at={policy.updatedAt} />,
     },
     {
       label: 'Actions',

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorText } from '../../components/error-text';
+import { FormActions } from '../../components/form-actions';
 import { FormField } from '../../components/form-field';
 import { useAction } from '../../use-action';
 import { type GroupPolicy, type GroupPolicyBody, type GroupPolicyScope, policiesApi } from './policies-api';
@@ -264,15 +264,7 @@ export function GroupPolicyForm({ editing, onSaved, onCancel }: GroupPolicyFormP
             </label>
           </div>
         )}
-        <ErrorText message={error} />
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Saving…' : 'Save the policy'}
-          </button>
-          <button type="button" class="secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <FormActions error={error} busy={busy} submit="Save the policy" submitting="Saving…" onCancel={onCancel} />
       </form>
     </section>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
-import { ErrorText } from '../../components/error-text';
+import { FormActions } from '../../components/form-actions';
 import { FormField } from '../../components/form-field';
 import { containerList } from '../../state';
 import { useAction } from '../../use-action';
@@ -116,15 +116,7 @@ export function LabelOverrideForm({ onAdded, onCancel }: LabelOverrideFormProps)
             />
           )}
         </FormField>
-        <ErrorText message={error} />
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Adding…' : 'Add the override'}
-          </button>
-          <button type="button" class="secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <FormActions error={error} busy={busy} submit="Add the override" submitting="Adding…" onCancel={onCancel} />
       </form>
     </section>
   );

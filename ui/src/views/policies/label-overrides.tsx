@@ -4,7 +4,7 @@ import { focusOpener, useReloadOnReconnect } from '../../admin-events';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorText } from '../../components/error-text';
 import { type ListColumn, ListTable } from '../../components/list-table';
-import { relative, when } from '../../format-time';
+import { TimeAgo } from '../../components/time-ago';
 import { containerList } from '../../state';
 import { useAction } from '../../use-action';
 import { LabelOverrideForm } from './label-override-form';
@@ -71,11 +71,7 @@ export function LabelOverrides() {
     },
     {
       label: 'Added',
-      cell: (override) => (
-        <time dateTime={override.createdAt} title={when(override.createdAt)}>
-          {relative(override.createdAt)}
-        </time>
-      ),
+      cell: (override) => <TimeAgo at={override.createdAt} />,
     },
     {
       label: 'Actions',

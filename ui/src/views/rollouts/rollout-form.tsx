@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
-import { ErrorText } from '../../components/error-text';
+import { FormActions } from '../../components/form-actions';
 import { FormField } from '../../components/form-field';
 import { containerList } from '../../state';
 import { useAction } from '../../use-action';
@@ -199,15 +199,7 @@ export function RolloutForm({ onStarted, onCancel }: RolloutFormProps) {
             )}
           </div>
         )}
-        <ErrorText message={error} />
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Starting…' : 'Start the rollout'}
-          </button>
-          <button type="button" class="secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <FormActions error={error} busy={busy} submit="Start the rollout" submitting="Starting…" onCancel={onCancel} />
       </form>
     </section>
   );
