@@ -140,10 +140,14 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
     await page.getByRole('button', { name: 'Unsnooze' }).waitFor();
     const snoozed = (await byName('app'))?.updatePolicy.snoozeUntil;
     expect(Date.parse(snoozed ?? '') - Date.now()).toBeGreaterThan(2.9 * 86_400_000);
-    await page.getByRole('button', { name: 'Unsnooze' }).click();
-    await page.getByRole('button', { name: 'Snooze' }).waitFor();
-
+    // Typed before Unsnooze turns back into the snooze field: the typed value stays where it was
+    // typed (an unkeyed diff once moved that field's state to the snooze field and sent 7).
     await page.getByLabel('Minimum age (days)').fill('30');
+    await page.getByRole('button', { name: 'Unsnooze' }).click();
+    // Exact: "Snooze" is also in "Unsnooze".
+    await page.getByRole('button', { name: 'Snooze', exact: true }).waitFor();
+    expect(await page.getByLabel('Minimum age (days)').inputValue()).toBe('30');
+    expect(await page.getByLabel('Snooze for (days)').inputValue()).toBe('7');
     await page.getByRole('button', { name: 'Hold updates until mature' }).click();
     await expect.poll(() => policy.textContent()).toContain('updates wait 30 days');
     await page.getByRole('button', { name: 'Skip this version' }).click();

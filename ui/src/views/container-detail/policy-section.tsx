@@ -86,7 +86,10 @@ export function PolicySection({ c }: { c: Container }) {
             Unsnooze
           </button>
         ) : (
+          // Keyed: Unsnooze turning into this field must not take the maturity field's place and
+          // what was typed there (an unkeyed diff reused that instance, so 30 typed became 7 sent).
           <DaysField
+            key="snooze-days"
             id="snooze-days"
             label="Snooze for (days)"
             initial="7"
@@ -97,6 +100,7 @@ export function PolicySection({ c }: { c: Container }) {
           />
         )}
         <DaysField
+          key="maturity-days"
           id="maturity-days"
           label="Minimum age (days)"
           initial={String(policy.maturityMinAgeDays ?? MATURITY_MIN_AGE_DAYS_DEFAULT)}
