@@ -13,7 +13,7 @@ export interface ScanCycle {
 
 /** The latest scan-all cycle seen on the stream (a scheduled one too), for the security view. */
 export const scanCycle = signal<ScanCycle | undefined>(undefined);
-/** Moves at every scan's end: views showing findings read them again. */
+/** Moves when findings changed (a scan of its own, a scan-all's end): views showing them read them again. */
 export const scansChanged = signal(0);
 
 export function scanStarted(cycleId: string, scheduled: number): void {
@@ -22,9 +22,12 @@ export function scanStarted(cycleId: string, scheduled: number): void {
 }
 
 export function scanCompleted(event: UiEventData<'dd:scan-completed'>): void {
-  scansChanged.value += 1;
   const { cycleId } = event;
-  if (!cycleId) return;
+  // A scan of its own changes the findings now; a scan-all's 1,000 scans are read once, at its end.
+  if (!cycleId) {
+    scansChanged.value += 1;
+    return;
+  }
   const known = scanCycle.value?.cycleId === cycleId ? scanCycle.value : undefined;
   // Cumulative counts: the highest seen is the truth (events of one cycle may arrive out of order).
   const completed = Math.max(known?.completed ?? 0, event.completedCount ?? (known?.completed ?? 0) + 1);
