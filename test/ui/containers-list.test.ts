@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
+import { ageWords } from '../../ui/src/format-time';
 import { readColumns } from '../../ui/src/views/containers/columns';
 import { activeFilters, collapseRecreated, readListQuery } from '../../ui/src/views/containers/list-query';
-import { ageWords, fullReference, shortImage } from '../../ui/src/views/containers/row-words';
+import { fullReference, shortImage } from '../../ui/src/views/containers/row-words';
 import { containerRecord, withImage } from '../support/container-fixture';
 
 const record = (id: string, name: string, over: Partial<Container> = {}) =>

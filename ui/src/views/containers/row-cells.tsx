@@ -3,11 +3,11 @@ import { useState } from 'preact/hooks';
 import type { Container } from '../../api';
 import { ContainerIcon } from '../../components/container-icon';
 import { hostLabelOf, shortDigest, updateKindOf } from '../../format';
-import { when } from '../../format-time';
+import { ageWords, when } from '../../format-time';
 import { displayNameOf } from '../dashboard/attention';
 import type { ColumnId } from './columns';
 import { containerHref, openInPanel } from './open-panel';
-import { ageWords, fullReference, shortImage } from './row-words';
+import { fullReference, shortImage } from './row-words';
 
 const KIND_WORDS: Record<string, string> = {
   major: 'major',

@@ -1,15 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../../shared/error-message';
 import { ErrorText } from '../../components/error-text';
-import { when } from '../../format-time';
+import { ageWords, when } from '../../format-time';
 import { selfUpdate } from '../../self-update';
 import { type ServerView, systemApi } from './system-api';
 
-function uptimeWords(seconds: number): string {
-  if (seconds < 120) return `${Math.round(seconds)} seconds`;
-  if (seconds < 7_200) return `${Math.round(seconds / 60)} minutes`;
-  if (seconds < 172_800) return `${Math.round(seconds / 3_600)} hours`;
-  return `${Math.round(seconds / 86_400)} days`;
+/** Since when, derived from the start time as the rest of the UI says an age ("for 3 days"). */
+function runningFor(startedAt: string): string {
+  const age = ageWords(startedAt);
+  return age === 'just now' ? 'started just now' : `for ${age}`;
 }
 
 /** Its own update: where it runs, what it would move to, the one action (on the container's page, which previews it). */
@@ -71,7 +70,7 @@ export function HubSection() {
             </dd>
             <dt>Running</dt>
             <dd>
-              <span title={when(server.startedAt)}>for {uptimeWords(server.uptimeSeconds)}</span>
+              <span title={when(server.startedAt)}>{runningFor(server.startedAt)}</span>
               {server.ready ? '' : ', still starting'}
             </dd>
           </dl>

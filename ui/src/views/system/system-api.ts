@@ -21,7 +21,6 @@ export interface ServerView {
   runtime: string;
   storage: { driver: string };
   startedAt: string;
-  uptimeSeconds: number;
   ready: boolean;
   refusedVariables: { variable: string; reason: string }[];
   selfContainer: {
