@@ -1,14 +1,15 @@
 /**
- * Issue 28 items 1 and 4, "the first five minutes", in a real Chromium against the hub on a real
- * dockerd and registry with a Docker action trigger: the dashboard names the containers with
- * updates (icon through the hub's proxy or a letter, display name, `current → candidate` chip),
- * most important first (a major above a minor above a patch); bell entries are sentences that link
- * to their container; one container is updated from the dashboard through the preview (trigger,
- * approval, what is kept) and its stepper followed in plain words while Stop and Remove wait on its
- * page; the dashboard changes live ("Updated web to 2.0.0 in … s", the row gone, no reload); an
- * update that fails its health check is listed above the pending ones as rolled back. A second hub
- * without an action trigger offers no Update button but a sentence on how to get one. axe finds no
- * serious or critical violation at 390 and 1440 px, light and dark.
+ * Issue 28 items 1, 4 and 10, "the first five minutes", in a real Chromium against the hub on a
+ * real dockerd, a registry and a forge (GitHub's release API, the fixture server) with a Docker
+ * action trigger: the dashboard names the containers with updates (icon through the hub's proxy or
+ * a letter, display name, `current → candidate` chip), most important first (a major above a minor
+ * above a patch); bell entries are sentences that link to their container; one container is
+ * updated from the dashboard through the preview (trigger, approval, what is kept, the release
+ * notes of every version it moves past) and its stepper followed in plain words while Stop and
+ * Remove wait on its page; the dashboard changes live ("Updated web to 2.0.0 in … s", the row
+ * gone, no reload); an update that fails its health check is listed above the pending ones as
+ * rolled back. A second hub without an action trigger offers no Update button but a sentence on
+ * how to get one. axe finds no serious or critical violation at 390 and 1440 px, light and dark.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd'
 import { type AppKind, publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { type IconServer, startIconServer } from '../support/icon-server';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import { type ReleaseApiServer, startReleaseApiServer } from '../support/release-api-server';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
 
 const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10"/></svg>';
@@ -29,6 +31,7 @@ const PHASE_NAMES = /\b(renamed|new-created|old-stopped|new-started|health-gate|
 let dockerd: TestDockerd;
 let registry: TestRegistry;
 let icons: IconServer;
+let forge: ReleaseApiServer;
 let hub: HubOnDockerd;
 let bare: HubOnDockerd;
 let browser: Browser;
@@ -50,14 +53,30 @@ async function app(name: string, from: string, to: string, kind: AppKind, labels
 
 beforeAll(async () => {
   await buildUi();
-  [dockerd, registry, icons] = await Promise.all([
+  [dockerd, registry, icons, forge] = await Promise.all([
     startDockerd(),
     startRegistry({ variant: 'plain' }),
     startIconServer(),
+    startReleaseApiServer(),
   ]);
   icons.serve('/selfhst/svg/web.svg', { contentType: 'image/svg+xml', body: ICON_SVG });
+  // web's project publishes its releases on the forge: 1.5.0 is skipped by the jump to 2.0.0.
+  forge.github('acme/web', [
+    {
+      tag: 'v2.0.0',
+      name: 'Web 2.0.0',
+      date: '2026-04-01T10:00:00Z',
+      body: '## Breaking changes\n\n- **new** login page',
+    },
+    { tag: 'v1.5.0', name: 'Web 1.5.0', date: '2026-03-01T10:00:00Z', body: '## Dark mode\n\nFor every page.' },
+    { tag: 'v1.0.0', name: 'Web 1.0.0', date: '2026-01-01T10:00:00Z', body: '## First release' },
+  ]);
   // web: a major update whose new version takes ~4.5 s to turn healthy (the stepper is seen running).
-  await app('web', '1.0.0', '2.0.0', 'slow-healthy', { 'dd.display.name': 'Web front', 'dd.display.icon': 'sh:web' });
+  await app('web', '1.0.0', '2.0.0', 'slow-healthy', {
+    'dd.display.name': 'Web front',
+    'dd.display.icon': 'sh:web',
+    'dd.source.repo': 'https://github.com/acme/web',
+  });
   // api: a patch; its icon is missing from the set, so the letter stands in.
   await app('api', '1.0.0', '1.0.1', 'http', { 'dd.display.icon': 'sh:missing' });
   // db: a minor whose new version never turns healthy: its update is rolled back.
@@ -65,6 +84,7 @@ beforeAll(async () => {
   const common = {
     DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '20',
     DD_ICONS_SELFHST_URL: `${icons.url}/selfhst`,
+    DD_RELEASE_NOTES_GITHUB_API_URL: forge.url,
     DD_WATCHER_LOCAL_CRON: '0 0 1 1 *',
   };
   hub = await startHubOnDockerd(dockerd, common);
@@ -86,7 +106,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await Promise.all([hub?.close(), bare?.close()]);
-  await Promise.all([dockerd?.stop(), registry?.stop(), icons?.close()]);
+  await Promise.all([dockerd?.stop(), registry?.stop(), icons?.close(), forge?.close()]);
 });
 
 describe('what needs attention, and an update a person can follow (hub on a real dockerd and registry)', () => {
@@ -163,6 +183,14 @@ describe('what needs attention, and an update a person can follow (hub on a real
     expect(await facts.textContent()).toContain('ports, volumes, networks, environment and labels');
     expect(await preview.locator('[data-field="preview-approval"]').textContent()).toBe('not needed');
     expect(await facts.textContent()).toContain(`${registry.host}/att/web:1.0.0 → ${registry.host}/att/web:2.0.0`);
+    // What the jump brings: the notes of 1.5.0 (skipped) and 2.0.0, rendered, not the running 1.0.0's.
+    const releases = preview.locator('ol.releases > li');
+    await expect
+      .poll(() => releases.evaluateAll((items) => items.map((item) => item.getAttribute('data-release'))))
+      .toEqual(['v1.5.0', 'v2.0.0']);
+    await preview.getByRole('heading', { name: 'Breaking changes', exact: true }).waitFor();
+    expect(await preview.getByRole('heading', { name: 'Dark mode', exact: true }).count()).toBe(1);
+    expect(await preview.locator('ol.releases').textContent()).not.toMatch(/## |First release/);
 
     // Meanwhile, on the container's own page, the actions that would fight the update wait.
     const web = await byName(hub, 'web');
