@@ -19,7 +19,7 @@ import { createServerHub, type HubClient } from '../support/hub-harness';
 import { type ListenAgentPeer, peerContainer, startListenAgentPeer } from '../support/listen-agent-peer';
 import { FAST_RETRIES } from '../support/notification-hub';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
-import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
+import { expectAccessible, followNavLink, type PageProblems, watchPage } from './ui-browser';
 
 const EDGE_LABEL = '"><img src=x onerror=alert(1)> مرحبا 🚀';
 const KEY_NAME = '<script>alert(1)</script> שלום 🔑';
@@ -37,7 +37,6 @@ const LISTEN_SECRET = 'listen-secret-5e6f7a8b9c0d1e2f';
 /** The hub's API with a key, as curl would call it. */
 const withKey = (key: string, path: string, init: RequestInit = {}) =>
   fetch(`${hub.url}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${key}` } });
-const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 const noInjectedMarkup = async () => {
   expect(await page.locator('img[src="x"], main script').count()).toBe(0);
 };
@@ -88,7 +87,7 @@ afterAll(async () => {
 describe('agents and edge keys', () => {
   it('registers a pasted public key under a hostile name, shown as text; the agent then signs in', async () => {
     const identity = await newEdgeIdentity();
-    await nav('Agents').click();
+    await followNavLink(page, 'Agents');
     await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
     await page.getByLabel('Public key').fill(identity.publicKeyBase64);
     await page.getByLabel('Name', { exact: true }).fill(EDGE_LABEL);
@@ -109,8 +108,8 @@ describe('agents and edge keys', () => {
     await expect.poll(() => listening.locator('td[data-label="State"]').textContent()).toContain('connected');
     expect(await listening.locator('td[data-label="Mode"]').textContent()).toBe(`listen (port ${listenAgent.port})`);
     // The key's agents are read when the list loads: the view opened again shows the binding.
-    await nav('Dashboard').click();
-    await nav('Agents').click();
+    await followNavLink(page, 'Dashboard');
+    await followNavLink(page, 'Agents');
     await expect.poll(() => row.locator('td[data-label="Agents"]').textContent()).toBe('nas');
     await noInjectedMarkup();
     expect(seen.problems).toEqual([]);
@@ -146,7 +145,7 @@ describe('API keys', () => {
   let child = '';
 
   it('creates a key with chosen scopes; its secret shows once and works against the API', async () => {
-    await nav('API keys').click();
+    await followNavLink(page, 'API keys');
     await page.getByLabel('Name').fill(KEY_NAME);
     // `read` is ticked by default; add what this key will need.
     await page.getByRole('checkbox', { name: /^audit:read/ }).check();
@@ -183,8 +182,8 @@ describe('API keys', () => {
 
   it('lists the keys with the hostile name as text and revokes with the header, cascading', async () => {
     // The list is read when the view opens: open it again to see the minted key.
-    await nav('Audit log').click();
-    await nav('API keys').click();
+    await followNavLink(page, 'Audit log');
+    await followNavLink(page, 'API keys');
     const keyId = secret.split('_')[1] as string;
     const row = page.locator(`tr[data-key="${keyId}"]`);
     await expect.poll(() => row.locator('td[data-label="Name"]').textContent()).toBe(KEY_NAME);
@@ -218,7 +217,7 @@ describe('API keys', () => {
 
 describe('notifications', () => {
   it('previews a rule template as it is typed, and saves it', async () => {
-    await nav('Notifications').click();
+    await followNavLink(page, 'Notifications');
     const rule = page.locator('article[data-rule="update-available"]');
     await rule.getByRole('button', { name: /Edit the templates/ }).click();
     const title = rule.locator('[data-preview="simpleTitle"]');
@@ -295,7 +294,7 @@ describe('notifications', () => {
 
 describe('the audit log', () => {
   it('lists what the journeys did, newest first, with the hostile names as text', async () => {
-    await nav('Audit log').click();
+    await followNavLink(page, 'Audit log');
     const rows = page.locator('table.audit tbody tr');
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(5);
     const actions = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action')));
@@ -327,7 +326,7 @@ describe('the audit log', () => {
 
 describe('the application log', () => {
   it('shows entries live, filtered by lowest level and component', async () => {
-    await nav('Log').click();
+    await followNavLink(page, 'Log');
     await page.locator('[data-stream="live"]').waitFor();
     await page.getByLabel('Lowest level').selectOption('warn');
     await expect.poll(() => page.url()).toContain('level=warn');
@@ -355,7 +354,7 @@ describe('the application log', () => {
 
 describe('settings and preferences', () => {
   it('changes a hub setting and keeps a theme across a reload', async () => {
-    await nav('Settings').click();
+    await followNavLink(page, 'Settings');
     await page.getByLabel('Updates').selectOption('notify');
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     const settings = (await (await context.request.get(`${hub.url}/api/v1/settings`)).json()) as {

@@ -24,7 +24,7 @@ import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-d
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
-import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
+import { expectAccessible, followNavLink, type PageProblems, watchPage } from './ui-browser';
 import { brokenWords } from './word-breaks';
 
 let first: TestDockerd;
@@ -88,7 +88,7 @@ afterAll(async () => {
 describe('the rollouts page', () => {
   it('says the form’s problems beside the fields, and the hub’s refusal in words', async () => {
     await page.goto(`${hub.url}/`);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Rollouts' }).click();
+    await followNavLink(page, 'Rollouts');
     await page.getByRole('heading', { level: 1, name: 'Rollouts' }).waitFor();
     await page.getByText('No rollout yet.').waitFor();
     await page.getByRole('button', { name: 'Start a rollout' }).click();
@@ -190,7 +190,7 @@ describe('the policies page', () => {
   const policyRow = (name: string) => page.locator('tr[data-policy]', { hasText: name });
 
   it('sets a group policy, a bad window said beside its field, and shows the containers it applies to', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policies' }).click();
+    await followNavLink(page, 'Policies');
     await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
     await page.getByText('No group or agent policy').waitFor();
     await page.getByRole('button', { name: 'Set a policy' }).click();

@@ -107,3 +107,14 @@ export async function connectAgent(
   });
   return { peer, identity: id };
 }
+
+/**
+ * Follows a link of the main navigation as a person does: the hub's administration (Settings,
+ * Audit log…) sits behind the "Manage" button at desktop widths, opened first when the link is hidden.
+ */
+export async function followNavLink(page: Page, name: string): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const link = nav.getByRole('link', { name, exact: true });
+  if (!(await link.isVisible())) await nav.getByRole('button', { name: 'Manage' }).click();
+  await link.click();
+}

@@ -23,7 +23,7 @@ import { type HoldingProxy, startHoldingProxy } from '../support/holding-proxy';
 import { createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
 import { FAST_RETRIES } from '../support/notification-hub';
 import { type NotificationReceiver, startNotificationReceiver } from '../support/notification-receiver';
-import { connectAgent, expectAccessible, type PageProblems, watchPage } from './ui-browser';
+import { connectAgent, expectAccessible, followNavLink, type PageProblems, watchPage } from './ui-browser';
 import { brokenWords } from './word-breaks';
 
 const IMAGE = '127.0.0.1:9/team/application-with-a-long-name:1.0.0';
@@ -46,7 +46,6 @@ const EXPECTED = [
   /^502 POST \/api\/v1\/triggers\/http\/ops$/,
   /^console: Failed to load resource: .* (401|502)/,
 ];
-const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
 async function signIn(target: Page): Promise<void> {
   await target.getByLabel('Username').fill('bob');
@@ -120,7 +119,7 @@ describe('the theme before sign-in', () => {
     const stored = (await (await context.request.get(`${proxy.url}/api/v1/preferences`)).json()) as { theme: string };
     expect(stored.theme).toBe('dark');
     expect(await page.locator('html').getAttribute('data-theme')).toBe('dark');
-    await nav('Settings').click();
+    await followNavLink(page, 'Settings');
     await expect.poll(() => page.getByRole('radio', { name: 'Dark' }).isChecked()).toBe(true);
     expect(seen.problems).toEqual([]);
   });
@@ -128,9 +127,9 @@ describe('the theme before sign-in', () => {
 
 describe('the notification template editor opened before the trigger list', () => {
   it('fills the select when the list arrives 1.5 s later, renders the preview and saves', async () => {
-    await nav('Dashboard').click();
+    await followNavLink(page, 'Dashboard');
     proxy.hold(/^GET \/api\/v1\/triggers$/);
-    await nav('Notifications').click();
+    await followNavLink(page, 'Notifications');
     const rule = page.locator('article[data-rule="update-available"]');
     await rule.getByRole('button', { name: /Edit the templates/ }).click();
     await rule.getByText('Loading the triggers…').waitFor();
@@ -158,7 +157,7 @@ describe('the notification template editor opened before the trigger list', () =
 
 describe('the audit range', () => {
   it('says that From is after To instead of "0 entries", and lists again once the range is right', async () => {
-    await nav('Audit log').click();
+    await followNavLink(page, 'Audit log');
     const rows = page.locator('table.audit tbody tr');
     await expect.poll(() => rows.count()).toBeGreaterThan(0);
     await page.getByLabel('From', { exact: true }).fill('2030-01-02T00:00');
@@ -195,7 +194,7 @@ describe('the audit range', () => {
 
 describe('the application log', () => {
   it('is searched: only the matching entries stay, the match marked', async () => {
-    await nav('Log').click();
+    await followNavLink(page, 'Log');
     await page.locator('[data-stream="live"]').waitFor();
     const lines = page.locator('ol.log li');
     await expect.poll(() => lines.count()).toBeGreaterThan(1);
@@ -205,6 +204,42 @@ describe('the application log', () => {
     expect(texts.length).toBeGreaterThan(0);
     for (const text of texts) expect(text.toLowerCase()).toContain('signed in');
     expect(await lines.first().locator('mark').first().textContent()).toMatch(/^signed in$/i);
+    expect(seen.problems).toEqual([]);
+  });
+});
+
+describe('the navigation', () => {
+  it('keeps the header one line at 1440 px, the administration behind "Manage"', async () => {
+    expect(page.viewportSize()?.width).toBe(1440);
+    await page.goto(`${proxy.url}/`);
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    expect((await page.locator('header.top').boundingBox())?.height).toBeLessThanOrEqual(64);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const manage = nav.getByRole('button', { name: 'Manage' });
+    const settings = nav.getByRole('link', { name: 'Settings', exact: true });
+    const active = () => page.evaluate(() => document.activeElement?.textContent);
+    expect(await settings.isVisible()).toBe(false);
+    // Opened with the keyboard, closed with Escape: focus goes back to the button.
+    await manage.focus();
+    await page.keyboard.press('Enter');
+    await settings.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await active()).toBe('Rollouts');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => settings.isVisible()).toBe(false);
+    expect(await active()).toBe('Manage');
+    // A click elsewhere (the right of the page, away from the open list) closes it too.
+    await manage.click();
+    await settings.waitFor();
+    await page.mouse.click(1400, 700);
+    await expect.poll(() => settings.isVisible()).toBe(false);
+    // Followed: the page opens, the group closes and its button says the page is one of its own.
+    await followNavLink(page, 'Settings');
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    expect(await settings.isVisible()).toBe(false);
+    expect(await manage.getAttribute('class')).toContain('current');
+    // (A closed popover is out of the accessibility tree, so the link is found by its address.)
+    expect(await page.locator('#main-nav a[href="/settings"]').getAttribute('aria-current')).toBe('page');
     expect(seen.problems).toEqual([]);
   });
 });
@@ -243,7 +278,7 @@ describe('phones and tables', () => {
   it('breaks no word mid-word in any table, at 1440 and at 390 px', { timeout: 120_000 }, async () => {
     // Rows of every kind: an outbox entry (with its Delete button), API keys, agents and edge keys, the audit.
     receiver.behave({ status: 500, body: 'receiver is down' });
-    await nav('Notifications').click();
+    await followNavLink(page, 'Notifications');
     await page
       .locator('li[data-trigger="http.ops"]')
       .getByRole('button', { name: /Send a test/ })

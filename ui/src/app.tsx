@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
+import { NavGroup } from './components/nav-group';
 import { SelfUpdateBanner } from './components/self-update-banner';
 import { disconnectLive } from './live';
 import { onLinkClick, path } from './router';
@@ -22,21 +23,40 @@ import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
 import { System } from './views/system';
 
-/** The views past the fleet, in the order of the navigation. */
+/**
+ * The views past the fleet, in the order of the navigation: what a person looks at day to day in
+ * the header, the hub's own administration behind "Manage" (one line at 1440 px, not fourteen links).
+ */
 const VIEWS = [
   { path: '/approvals', label: 'Approvals', View: Approvals },
   { path: '/agents', label: 'Agents', View: Agents },
   { path: '/images', label: 'Images', View: Images },
   { path: '/security', label: 'Security', View: Security },
-  { path: '/rollouts', label: 'Rollouts', View: Rollouts },
-  { path: '/policies', label: 'Policies', View: Policies },
-  { path: '/notifications', label: 'Notifications', View: Notifications },
-  { path: '/audit', label: 'Audit log', View: Audit },
-  { path: '/api-keys', label: 'API keys', View: ApiKeys },
-  { path: '/log', label: 'Log', View: AppLog },
-  { path: '/settings', label: 'Settings', View: Settings },
-  { path: '/system', label: 'System', View: System },
+  { path: '/rollouts', label: 'Rollouts', View: Rollouts, manage: true },
+  { path: '/policies', label: 'Policies', View: Policies, manage: true },
+  { path: '/notifications', label: 'Notifications', View: Notifications, manage: true },
+  { path: '/audit', label: 'Audit log', View: Audit, manage: true },
+  { path: '/api-keys', label: 'API keys', View: ApiKeys, manage: true },
+  { path: '/log', label: 'Log', View: AppLog, manage: true },
+  { path: '/settings', label: 'Settings', View: Settings, manage: true },
+  { path: '/system', label: 'System', View: System, manage: true },
 ] as const;
+type NavView = (typeof VIEWS)[number];
+const isManaged = (view: NavView) => 'manage' in view;
+
+function NavLink({ view, here }: { view: NavView; here: string }) {
+  return (
+    <a href={view.path} aria-current={here === view.path ? 'page' : undefined}>
+      {view.label}
+      {view.path === '/approvals' && pendingApprovals.value > 0 && (
+        <span class="badge" title={`${pendingApprovals.value} waiting for a decision`}>
+          {' '}
+          {pendingApprovals.value}
+        </span>
+      )}
+    </a>
+  );
+}
 
 function View() {
   const current = path.value;
@@ -116,17 +136,14 @@ export function App() {
           <a href="/containers" aria-current={here.startsWith('/containers') ? 'page' : undefined}>
             Containers
           </a>
-          {VIEWS.map((view) => (
-            <a key={view.path} href={view.path} aria-current={here === view.path ? 'page' : undefined}>
-              {view.label}
-              {view.path === '/approvals' && pendingApprovals.value > 0 && (
-                <span class="badge" title={`${pendingApprovals.value} waiting for a decision`}>
-                  {' '}
-                  {pendingApprovals.value}
-                </span>
-              )}
-            </a>
+          {VIEWS.filter((view) => !isManaged(view)).map((view) => (
+            <NavLink key={view.path} view={view} here={here} />
           ))}
+          <NavGroup label="Manage" here={here} current={VIEWS.some((view) => isManaged(view) && view.path === here)}>
+            {VIEWS.filter(isManaged).map((view) => (
+              <NavLink key={view.path} view={view} here={here} />
+            ))}
+          </NavGroup>
         </nav>
         <span class="user">
           {anonymous ? 'Anonymous access' : current.user.username}
