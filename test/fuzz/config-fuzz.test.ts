@@ -17,19 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';
 import { createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
-import {
-  genPathSegment,
-  HOSTILE_STRINGS,
-  hostileJsonValue,
-  preview,
-  type Rng,
-  rngFor,
-  seedFromEnv,
-  seedHex,
-} from './generators';
+import { genPathSegment, HOSTILE_STRINGS, hostileJsonValue, preview, type Rng, rngFor } from './generators';
+import { SEED, SEED_TAG } from './support/fuzz-seed';
 
-const SEED = seedFromEnv(process.env['FUZZ_SEED']);
-const SEED_TAG = `seed ${seedHex(SEED)}`;
 const SECRET = 'agent-secret-5c1d9e0a';
 const BASE = [
   '# fuzzed',

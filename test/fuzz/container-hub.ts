@@ -12,9 +12,11 @@ import type { Container } from '../../shared/schemas/container';
 import { ContainerSchema } from '../../shared/schemas/container';
 import { ErrorBodySchema } from '../../shared/schemas/error-body';
 import { createMemoryHub, createServerHub, type HubClient } from '../support/hub-harness';
-import { withTimeout } from '../support/with-timeout';
-import { type ContainerPageExpectation, publicView } from './container-generators';
-import { preview, type QueryExpectation } from './generators';
+import { type ContainerPageExpectation, publicView, SECRET_MARK } from './container-generators';
+import { preview, type QueryExpectation, type Rng } from './generators';
+import { call, type Seen } from './support/fuzz-http';
+
+export { budget, call, expectSchema, type Seen, storedState } from './support/fuzz-http';
 
 /** GET /api/v1/containers (http-interface §4.8). */
 export const PageSchema = v.object({
@@ -33,7 +35,6 @@ export const HUB_ENV: Environment = {
   DD_WATCHER_ALPHA_PORT: '1',
   DD_SERVER_METRICS_TOKEN: METRICS_TOKEN,
 };
-const REQUEST_TIMEOUT_MS = 10_000;
 
 const _readNothing = (path: string): string => {
   throw new Error(`no file ${path} in tests`);
@@ -43,6 +44,13 @@ const _readNothing = (path: string): string => {
 function createMemoryHubWithDocker(env: Environment): Promise<HubClient> {
   return createMemoryHub(env, { dockerHostFor: (endpoint) => createDockerHost(endpoint) });
 }
+
+/** The seed of describeContainerHubs for a hub that holds just these records. */
+export const putRecords =
+  (records: readonly Container[]) =>
+  async (hub: HubClient): Promise<void> => {
+    for (const record of records) await hub.hub.parts.containers.put(record);
+  };
 
 /** Runs the suite in memory and over a real socket, each against a fresh hub prepared by `seed`. */
 export function describeContainerHubs(
@@ -68,38 +76,6 @@ export function describeContainerHubs(
   }
 }
 
-export interface Seen {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
-/** Every request of the fuzz answers within REQUEST_TIMEOUT_MS, or the hub hung. */
-const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> =>
-  withTimeout(promise, label, ms);
-
-export async function call(
-  hub: HubClient,
-  method: string,
-  path: string,
-  body?: { bytes: Uint8Array<ArrayBuffer>; contentType: string | undefined },
-): Promise<Seen> {
-  const headers: Record<string, string> = {};
-  if (body?.contentType !== undefined) headers['content-type'] = body.contentType;
-  const init: RequestInit = { method, headers, ...(body && { body: body.bytes }) };
-  const label = `${method} ${path.slice(0, 200)}`;
-  const response = await answered(hub.request(path, init), label);
-  const text = await answered(response.text(), `${label} (body)`);
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
-}
-
 export const shown = (seen: Seen): string => `-> ${seen.status} ${preview(seen.text, 300)}`;
 
 /**
@@ -122,27 +98,6 @@ export function checkInvariants(
   );
   const body = v.safeParse(ErrorBodySchema, seen.json);
   expect(body.success && body.output.error.length > 0, `not an http-interface §2.15 error body: ${where}`).toBe(true);
-}
-
-export function expectSchema(schema: v.GenericSchema, value: unknown, context: string): void {
-  const result = v.safeParse(schema, value);
-  const issues = result.success
-    ? ''
-    : result.issues.map((issue) => `${v.getDotPath(issue) ?? ''}: ${issue.message}`).join('; ');
-  expect(
-    result.success,
-    `${context}\n  body does not match its schema: ${issues} ${preview(JSON.stringify(value) ?? '', 300)}`,
-  ).toBe(true);
-}
-
-/** Every key the driver holds, with its value: what "a rejected request changes nothing" is checked against. */
-export async function storedState(hub: HubClient): Promise<Record<string, unknown>> {
-  const storage = hub.hub.parts.storage;
-  const stored: Record<string, unknown> = {};
-  // Not the stored schedules: they move with the clock (a watcher's first cycle, hourly jobs), not with requests.
-  for (const key of (await storage.getKeys()).sort())
-    if (!key.startsWith('schedule:')) stored[key] = await storage.getItem(key);
-  return stored;
 }
 
 /** Answers with 5xx statuses the interface (docs/http-interface.md) or the route prescribes; any other 5xx is a failure. */
@@ -203,4 +158,40 @@ export function expectPage(
   if (expected.keys && expected.key)
     expect(expected.keys, `page out of order: ${detail}`).toContainEqual(body.data.map(expected.key));
   for (const item of body.data) expect(item, detail).toEqual(publicView(byId.get(item.id) as Container));
+}
+
+/** A JSON request body as `call` sends it. */
+export const jsonBody = (json: string) => ({ bytes: new TextEncoder().encode(json), contentType: 'application/json' });
+
+/**
+ * 0–4 entries drawn from a table of `[key, value, verdict]` whose verdicts are known by construction (only the
+ * `valid` ones when asked); a later draw of a key replaces the earlier one, as in the JSON map the hub reads.
+ */
+export function drawEntries<V extends string>(
+  rng: Rng,
+  table: readonly (readonly [string, unknown, V])[],
+  onlyValid: boolean,
+): Map<string, [unknown, V]> {
+  const pool = onlyValid ? table.filter(([, , verdict]) => verdict === 'valid') : table;
+  const picked = new Map<string, [unknown, V]>();
+  for (let n = rng.int(0, 4); n > 0; n--) {
+    const [key, value, verdict] = rng.pick(pool);
+    picked.set(key, [value, verdict]);
+  }
+  return picked;
+}
+
+/** Sends a JSON body, holds the invariants (no secret is SECRET_MARK) and asserts the one status due. */
+export async function expectAnswer(
+  hub: HubClient,
+  method: string,
+  path: string,
+  json: string,
+  context: string,
+  status: number,
+): Promise<Seen> {
+  const seen = await call(hub, method, path, jsonBody(json));
+  checkInvariants(seen, context, SECRET_MARK);
+  expect(seen.status, `${context}\n  ${shown(seen)}`).toBe(status);
+  return seen;
 }

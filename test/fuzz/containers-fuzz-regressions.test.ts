@@ -4,31 +4,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
+import { containerRecord } from '../support/container-fixture';
 import { createMemoryHub, type HubClient, jsonInit } from '../support/hub-harness';
 
 /**
  * A record as a watch cycle stores it for a container labelled `dd.updatePolicy.snoozeUntil`
  * with a newer tag: buildContainerRecord/checkContainer make the label policy (with any API policy
- * on top, which wins) the record's updatePolicy, and the snooze a blocker.
+ * on top, which wins) the record's updatePolicy, and the snooze a blocker. The shared fixture's `web` on
+ * watcher `local` (../support/container-fixture), its image moved to a loopback registry.
  */
-const SNOOZED_BY_LABEL: Container = {
-  id: 'a'.repeat(64),
-  name: 'web',
-  watcher: 'local',
-  status: 'running',
-  displayName: 'web',
-  watched: true,
-  webhookEnabled: true,
+const SNOOZED_BY_LABEL: Container = containerRecord({
   labels: { 'dd.updatePolicy.snoozeUntil': '2031-01-01' },
-  env: [],
   image: {
+    ...containerRecord().image,
     id: `sha256:${'b'.repeat(64)}`,
     registry: { url: '127.0.0.1:5000' },
     name: 'test/app',
-    tag: { value: '1.0.0', semver: true },
-    digest: { watch: false },
-    architecture: 'amd64',
-    os: 'linux',
   },
   result: { tag: '2.0.0' },
   updateAvailable: true,
@@ -38,7 +29,7 @@ const SNOOZED_BY_LABEL: Container = {
   createdAt: '2024-01-01T00:00:00.000Z',
   firstSeenAt: '2024-01-01T00:00:00.000Z',
   checkedAt: '2024-01-02T00:00:00.000Z',
-};
+});
 
 describe('regression: label-policy-dropped: PATCH update-policy answers and stores a record without its dd.updatePolicy.* label policy', () => {
   let hub: HubClient;

@@ -24,6 +24,7 @@ import {
   seedContainers,
 } from './container-generators';
 import {
+  budget,
   call,
   checkInvariants,
   checkQueryOutcome,
@@ -71,7 +72,6 @@ async function seedHub(hub: HubClient): Promise<void> {
   }
 }
 
-const budget = (hub: HubClient, memory: number, server: number): number => (hub.mode === 'memory' ? memory : server);
 const where = (batch: string, index: number, method: string, path: string, body?: { bytes: Uint8Array }) =>
   `[${SEED_TAG} ${batch} #${index}] ${method} ${preview(path, 200)}${body ? ` body=${preview(new TextDecoder().decode(body.bytes.slice(0, 300)))}` : ''}`;
 

@@ -25,7 +25,6 @@ import {
 } from '../../shared/schemas/notification-rule';
 import { type Settings, SettingsSchema } from '../../shared/schemas/settings';
 import { createServerHub, describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../support/hub-harness';
-import { withTimeout } from '../support/with-timeout';
 import {
   AUDIT_QUERY,
   type BodyCase,
@@ -50,16 +49,13 @@ import {
   type Rng,
   rngFor,
   SETTINGS_FIELDS,
-  seedFromEnv,
-  seedHex,
   settingsVerdict,
 } from './generators';
+import { answered, budget, call, expectSchema, readSeen, type Seen, storedState } from './support/fuzz-http';
+import { SEED, SEED_TAG } from './support/fuzz-seed';
 
-const SEED = seedFromEnv(process.env['FUZZ_SEED']);
-const SEED_TAG = `seed ${seedHex(SEED)}`;
 const METRICS_TOKEN = 'fuzz-metrics-t0ken-9f2c';
 const HUB_ENV = { DD_SERVER_METRICS_TOKEN: METRICS_TOKEN };
-const REQUEST_TIMEOUT_MS = 10_000;
 const encoder = new TextEncoder();
 
 // ---------------------------------------------------------------------------------------------
@@ -208,44 +204,26 @@ const MEMORY_ONLY_METHODS = ['FUZZ', 'patch', 'Patch', 'M-SEARCH'];
 // ---------------------------------------------------------------------------------------------
 // Request helpers
 
-interface Seen {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
-/** Every request of the fuzz answers within REQUEST_TIMEOUT_MS, or the hub hung. */
-const answered = <T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> =>
-  withTimeout(promise, label, ms);
-
-interface CallOptions {
-  body?: BodyCase | undefined;
-  headers?: Record<string, string>;
-}
-
-async function call(hub: HubClient, method: string, path: string, options: CallOptions = {}): Promise<Seen> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.body?.contentType !== undefined) headers['content-type'] = options.body.contentType;
-  const init: RequestInit = { method, headers };
-  if (options.body) init.body = options.body.bytes;
-  const label = `${method} ${path.slice(0, 200)}`;
-  const response = await answered(hub.request(path, init), label);
-  const text = await answered(response.text(), `${label} (body)`);
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
-}
-
 const describeCase = (batch: string, index: number, method: string, path: string, body?: BodyCase): string =>
   `[${SEED_TAG} ${batch} #${index}] ${method} ${preview(path, 200)}` +
   (body
     ? ` content-type=${JSON.stringify(body.contentType ?? null)} body(${body.label})=${preview(new TextDecoder().decode(body.bytes.slice(0, 400)))}`
     : '');
+
+/** One fuzzed request: described for the failure message, sent, and held to the invariants every answer must hold. */
+async function fuzzCase(
+  hub: HubClient,
+  batch: string,
+  index: number,
+  method: string,
+  path: string,
+  options: { body?: BodyCase | undefined; headers?: Record<string, string>; note?: string } = {},
+): Promise<{ seen: Seen; context: string }> {
+  const context = describeCase(batch, index, method, path, options.body) + (options.note ?? '');
+  const seen = await call(hub, method, path, options.body, options.headers);
+  checkInvariants(seen, method, context);
+  return { seen, context };
+}
 
 /** The invariants every response must hold, whatever was sent. */
 function checkInvariants(seen: Seen, method: string, context: string): void {
@@ -277,17 +255,6 @@ function expectStatusIn(seen: Seen, statuses: readonly number[], context: string
   expect(statuses, `${context}\n  -> ${seen.status} ${preview(seen.text, 300)}`).toContain(seen.status);
 }
 
-function expectSchema(schema: v.GenericSchema, value: unknown, context: string): void {
-  const result = v.safeParse(schema, value);
-  const issues = result.success
-    ? ''
-    : result.issues.map((issue) => `${v.getDotPath(issue) ?? ''}: ${issue.message}`).join('; ');
-  expect(
-    result.success,
-    `${context}\n  body does not match its schema: ${issues} ${preview(JSON.stringify(value) ?? '', 300)}`,
-  ).toBe(true);
-}
-
 interface StateSnapshot {
   settings: unknown;
   notifications: unknown;
@@ -300,12 +267,7 @@ async function snapshotState(hub: HubClient): Promise<StateSnapshot> {
   const notifications = await call(hub, 'GET', '/api/v1/notifications');
   expect(settings.status).toBe(200);
   expect(notifications.status).toBe(200);
-  const storage = hub.hub.parts.storage;
-  const stored: Record<string, unknown> = {};
-  // Not the stored schedules: they move with the clock (a watcher's first cycle, hourly jobs), not with requests.
-  for (const key of (await storage.getKeys()).sort())
-    if (!key.startsWith('schedule:')) stored[key] = await storage.getItem(key);
-  return { settings: settings.json, notifications: notifications.json, stored };
+  return { settings: settings.json, notifications: notifications.json, stored: await storedState(hub) };
 }
 
 async function expectStillHealthy(hub: HubClient, context: string): Promise<void> {
@@ -334,8 +296,19 @@ async function materializeDefaults(hub: HubClient): Promise<void> {
   }
 }
 
-/** Memory mode takes the full batch; the socket a smaller prefix of the same sequence. */
-const budget = (hub: HubClient, memory: number, server: number): number => (hub.mode === 'memory' ? memory : server);
+/** A batch's hub, its own random stream and the state its refusals must leave unchanged. */
+async function startBatch(client: () => HubClient, batch: string) {
+  const hub = client();
+  return { hub, rng: rngFor(SEED, batch), before: await snapshotState(hub) };
+}
+
+/** Every method fetch can send to this hub: in memory also those Node's parser refuses. */
+const fuzzMethods = (hub: HubClient): readonly string[] =>
+  hub.mode === 'memory' ? [...PORTABLE_METHODS, ...MEMORY_ONLY_METHODS] : PORTABLE_METHODS;
+
+/** Sometimes (with that chance, drawn only for a method that may carry one) a fuzzed JSON body. */
+const maybeBody = (rng: Rng, method: string, chance: number, fields: Parameters<typeof genJsonBody>[1]) =>
+  mayCarryBody(method) && rng.bool(chance) ? genJsonBody(rng, fields, { allowHuge: false }) : undefined;
 
 function metricsSeries(text: string): { method: string; route: string; status: number; count: number }[] {
   const out: { method: string; route: string; status: number; count: number }[] = [];
@@ -348,7 +321,7 @@ function metricsSeries(text: string): { method: string; route: string; status: n
 }
 
 async function readMetrics(hub: HubClient): Promise<ReturnType<typeof metricsSeries>> {
-  const response = await call(hub, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const response = await call(hub, 'GET', '/metrics', undefined, { authorization: `Bearer ${METRICS_TOKEN}` });
   expect(response.status).toBe(200);
   return metricsSeries(response.text);
 }
@@ -444,6 +417,42 @@ function checkQueryOutcome(seen: Seen, expected: QueryExpectation, context: stri
   return seen.status === 200 ? 'ok' : 'rejected';
 }
 
+/** What the query oracle of ./generators says `path`'s query must get. */
+const oracle = (spec: QuerySpecs, path: string): QueryExpectation =>
+  expectQuery(spec, new URL(path, 'http://hub.test').search);
+
+interface Tally {
+  ok: number;
+  rejected: number;
+}
+
+/** One GET of a query-oracle batch: the invariants, the oracle's verdict (counted); `accepted` checks a 200's body. */
+async function queryCase(
+  hub: HubClient,
+  batch: string,
+  index: number,
+  spec: QuerySpecs,
+  path: string,
+  tally: Tally,
+  accepted: (seen: Seen, context: string, expected: QueryExpectation) => void,
+): Promise<void> {
+  const expected = oracle(spec, path);
+  const { seen, context } = await fuzzCase(hub, batch, index, 'GET', path);
+  if (checkQueryOutcome(seen, expected, context) === 'rejected') {
+    tally.rejected++;
+    return;
+  }
+  tally.ok++;
+  accepted(seen, context, expected);
+}
+
+/** The end of a query-oracle batch: the fuzz reached both outcomes, and its refusals changed nothing. */
+async function expectBothOutcomes(hub: HubClient, before: StateSnapshot, batch: string, tally: Tally): Promise<void> {
+  expect(tally.ok).toBeGreaterThan(0);
+  expect(tally.rejected).toBeGreaterThan(0);
+  await expectStateUnchanged(hub, before, batch);
+}
+
 function randomHeaders(rng: Rng): Record<string, string> {
   const names = [
     'authorization',
@@ -480,10 +489,8 @@ describeHubMatrix(
     });
 
     it('PATCH and PUT /api/v1/settings refuse hostile bodies with 4xx JSON and lose nothing', async () => {
-      const hub = client();
       const batch = 'settings-invalid';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       let hugeLeft = budget(hub, 8, 2);
       let sent = 0;
       for (let i = 0; sent < budget(hub, 350, 90) && i < 20_000; i++) {
@@ -492,9 +499,7 @@ describeHubMatrix(
         if (verdict.statuses.includes(200)) continue;
         if (body.huge) hugeLeft--;
         const method = rng.pick(['PATCH', 'PUT']);
-        const context = describeCase(batch, i, method, '/api/v1/settings', body);
-        const seen = await call(hub, method, '/api/v1/settings', { body });
-        checkInvariants(seen, method, context);
+        const { seen, context } = await fuzzCase(hub, batch, i, method, '/api/v1/settings', { body });
         expectStatusIn(seen, verdict.statuses, context);
         if (seen.status === 413)
           expect((seen.json as { details?: { maxBytes?: unknown } }).details?.maxBytes, context).toBe(MAX_BODY_BYTES);
@@ -516,9 +521,7 @@ describeHubMatrix(
         const body = genJsonBody(rng, SETTINGS_FIELDS, { allowHuge: false });
         const verdict: BodyVerdict = settingsVerdict(body);
         const method = rng.pick(['PATCH', 'PUT']);
-        const context = describeCase(batch, i, method, '/api/v1/settings', body);
-        const seen = await call(hub, method, '/api/v1/settings', { body });
-        checkInvariants(seen, method, context);
+        const { seen, context } = await fuzzCase(hub, batch, i, method, '/api/v1/settings', { body });
         expectStatusIn(seen, verdict.statuses, context);
         if (seen.status === 200) {
           accepted++;
@@ -537,18 +540,14 @@ describeHubMatrix(
     });
 
     it('the approval routes refuse hostile bodies, ids and list queries with 4xx JSON and lose nothing', async () => {
-      const hub = client();
       const batch = 'approvals-invalid';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       const total = budget(hub, 150, 40);
       for (let i = 0; i < total; i++) {
         const body = genJsonBody(rng, APPROVAL_DECISION_FIELDS, { allowHuge: false });
         const decision = rng.pick(['approve', 'reject', 'defer']);
         const path = `/api/v1/approvals/${rng.bool() ? 'no-such-approval' : genPathSegment(rng)}/${decision}`;
-        const context = describeCase(batch, i, 'POST', path, body);
-        const seen = await call(hub, 'POST', path, { body });
-        checkInvariants(seen, 'POST', context);
+        const { seen, context } = await fuzzCase(hub, batch, i, 'POST', path, { body });
         // No approval exists on the fuzzed hub: a valid body meets 404, an invalid one 400 (or the generic 4xx).
         expect(seen.status >= 400 && seen.status < 500, context).toBe(true);
       }
@@ -557,9 +556,7 @@ describeHubMatrix(
         const name = rng.pick(['state', 'container', 'limit', 'offset']);
         const value = rng.bool(0.3) ? rng.pick(['pending', '0', '20', 'web']) : genPathSegment(rng);
         const path = `/api/v1/approvals?${name}=${value}`;
-        const context = describeCase(batch, i, 'GET', path);
-        const seen = await call(hub, 'GET', path);
-        checkInvariants(seen, 'GET', context);
+        const { seen, context } = await fuzzCase(hub, batch, i, 'GET', path);
         expect([200, 400], context).toContain(seen.status);
         if (seen.status === 200) expectSchema(ApprovalListSchema, seen.json, context);
       }
@@ -568,10 +565,8 @@ describeHubMatrix(
     });
 
     it('PATCH /api/v1/notifications/{id} refuses hostile bodies and ids with 4xx JSON and loses nothing', async () => {
-      const hub = client();
       const batch = 'notifications-invalid';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       let hugeLeft = budget(hub, 8, 2);
       let sent = 0;
       let diverted = 0;
@@ -586,9 +581,7 @@ describeHubMatrix(
         if (verdict.statuses.includes(200)) continue;
         if (body.huge) hugeLeft--;
         const path = `/api/v1/notifications/${segment}`;
-        const context = describeCase(batch, i, 'PATCH', path, body);
-        const seen = await call(hub, 'PATCH', path, { body });
-        checkInvariants(seen, 'PATCH', context);
+        const { seen, context } = await fuzzCase(hub, batch, i, 'PATCH', path, { body });
         expectStatusIn(seen, verdict.statuses, context);
         sent++;
       }
@@ -615,9 +608,7 @@ describeHubMatrix(
         if (hitsKnownNotificationBug(body)) continue;
         const verdict = notificationVerdict(body, known);
         const path = `/api/v1/notifications/${segment}`;
-        const context = describeCase(batch, i, 'PATCH', path, body);
-        const seen = await call(hub, 'PATCH', path, { body });
-        checkInvariants(seen, 'PATCH', context);
+        const { seen, context } = await fuzzCase(hub, batch, i, 'PATCH', path, { body });
         expectStatusIn(seen, verdict.statuses, context);
         if (seen.status === 200) {
           accepted++;
@@ -641,68 +632,44 @@ describeHubMatrix(
     });
 
     it('GET /api/v1/audit: every query parameter fuzzed against an independent oracle', async () => {
-      const hub = client();
       const batch = 'audit-query';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       const everything = (await call(hub, 'GET', '/api/v1/audit?limit=200')).json as {
         data: AuditEntry[];
         total: number;
       };
       expect(everything.total).toBeGreaterThanOrEqual(36);
       const seedTime = Date.parse(everything.data[0]?.timestamp ?? '');
-      let ok = 0;
-      let rejected = 0;
+      const tally = { ok: 0, rejected: 0 };
       for (let i = 0; i < budget(hub, 450, 110); i++) {
         const path = `/api/v1/audit${genQuery(rng, AUDIT_QUERY, seedTime)}`;
-        const expected = expectQuery(AUDIT_QUERY, new URL(path, 'http://hub.test').search);
-        const context = describeCase(batch, i, 'GET', path);
-        const seen = await call(hub, 'GET', path);
-        checkInvariants(seen, 'GET', context);
-        if (checkQueryOutcome(seen, expected, context) === 'rejected') {
-          rejected++;
-          continue;
-        }
-        ok++;
-        expectSchema(AuditPageSchema, seen.json, context);
-        if (expected.outcome === 'ok')
-          expect(seen.json, context).toEqual(expectedAuditPage(everything.data, expected.values));
+        await queryCase(hub, batch, i, AUDIT_QUERY, path, tally, (seen, context, expected) => {
+          expectSchema(AuditPageSchema, seen.json, context);
+          if (expected.outcome === 'ok')
+            expect(seen.json, context).toEqual(expectedAuditPage(everything.data, expected.values));
+        });
       }
-      expect(ok).toBeGreaterThan(0);
-      expect(rejected).toBeGreaterThan(0);
-      await expectStateUnchanged(hub, before, batch);
+      await expectBothOutcomes(hub, before, batch, tally);
     });
 
     it('GET /api/v1/log/entries: level, component, tail and since fuzzed against an independent oracle', async () => {
-      const hub = client();
       const batch = 'log-entries-query';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       const ring = hub.hub.parts.logRing;
       const midpoint = ring.query({})[Math.floor(ring.query({}).length / 2)]?.timestamp ?? Date.now();
-      let ok = 0;
-      let rejected = 0;
+      const tally = { ok: 0, rejected: 0 };
       for (let i = 0; i < budget(hub, 450, 110); i++) {
         let query = genQuery(rng, LOG_ENTRIES_QUERY, midpoint);
         // Plausible `since` values around the seeded lines, as well as the hostile ones.
         if (rng.bool(0.2)) query += `${query === '' ? '?' : '&'}since=${midpoint + rng.int(-5, 5)}`;
         const path = `/api/v1/log/entries${query}`;
-        const expected = expectQuery(LOG_ENTRIES_QUERY, new URL(path, 'http://hub.test').search);
         const all = ring.query({});
-        const context = describeCase(batch, i, 'GET', path);
-        const seen = await call(hub, 'GET', path);
-        checkInvariants(seen, 'GET', context);
-        if (checkQueryOutcome(seen, expected, context) === 'rejected') {
-          rejected++;
-          continue;
-        }
-        ok++;
-        expectSchema(v.array(LogEntrySchema), seen.json, context);
-        if (expected.outcome === 'ok') expect(seen.json, context).toEqual(expectedLogEntries(all, expected.values));
+        await queryCase(hub, batch, i, LOG_ENTRIES_QUERY, path, tally, (seen, context, expected) => {
+          expectSchema(v.array(LogEntrySchema), seen.json, context);
+          if (expected.outcome === 'ok') expect(seen.json, context).toEqual(expectedLogEntries(all, expected.values));
+        });
       }
-      expect(ok).toBeGreaterThan(0);
-      expect(rejected).toBeGreaterThan(0);
-      await expectStateUnchanged(hub, before, batch);
+      await expectBothOutcomes(hub, before, batch, tally);
     });
 
     it('/api/v1/log/stream validates its query before anything else', async () => {
@@ -712,7 +679,7 @@ describeHubMatrix(
       let checked = 0;
       for (let i = 0; checked < budget(hub, 200, 60) && i < 5000; i++) {
         const path = `/api/v1/log/stream${genQuery(rng, LOG_STREAM_QUERY, Date.now())}`;
-        const expected = expectQuery(LOG_STREAM_QUERY, new URL(path, 'http://hub.test').search);
+        const expected = oracle(LOG_STREAM_QUERY, path);
         // In memory there is no WebSocket upgrader, so only refusals are comparable there.
         if (hub.mode === 'memory' && expected.outcome !== 'error') continue;
         const headers: Record<string, string> =
@@ -724,9 +691,7 @@ describeHubMatrix(
                 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
               }
             : {};
-        const context = describeCase(batch, i, 'GET', path);
-        const seen = await call(hub, 'GET', path, { headers });
-        checkInvariants(seen, 'GET', context);
+        const { seen, context } = await fuzzCase(hub, batch, i, 'GET', path, { headers });
         if (expected.outcome === 'error') {
           expect(seen.status, context).toBe(400);
           expect((seen.json as { details?: { parameter?: unknown } }).details?.parameter, context).toBe(
@@ -743,10 +708,8 @@ describeHubMatrix(
     });
 
     it('read-only routes ignore hostile query strings and headers and still answer their schema', async () => {
-      const hub = client();
       const batch = 'read-routes';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       const anyQuery: QuerySpecs = { ...AUDIT_QUERY, ...LOG_ENTRIES_QUERY };
       for (const route of READ_ROUTES) {
         for (let i = 0; i < budget(hub, 40, 10); i++) {
@@ -755,9 +718,10 @@ describeHubMatrix(
           const headers = randomHeaders(rng);
           // A Bearer value is a key credential, never ignored (http-interface §5.4): test/fuzz/auth-header-fuzz.test.ts fuzzes those.
           if (/^bearer +./i.test(headers['authorization']?.trim() ?? '')) delete headers['authorization'];
-          const context = `${describeCase(batch, i, method, path)} headers=${preview(JSON.stringify(headers), 400)}`;
-          const seen = await call(hub, method, path, { headers });
-          checkInvariants(seen, method, context);
+          const { seen, context } = await fuzzCase(hub, batch, i, method, path, {
+            headers,
+            note: ` headers=${preview(JSON.stringify(headers), 400)}`,
+          });
           expect(seen.status, `${context} -> ${preview(seen.text)}`).toBe(200);
           expect(seen.headers.get('content-type') ?? '', context).toMatch(/^application\/json/);
           expect(seen.headers.get('x-request-id') ?? '', context).toMatch(/^[\w=-]{1,255}$/);
@@ -780,9 +744,10 @@ describeHubMatrix(
           : genHeaderValue(rng);
         const path = `/metrics${genQuery(rng, AUDIT_QUERY, Date.now())}`;
         const headers = rng.bool(0.1) ? {} : { authorization };
-        const context = `${describeCase(batch, i, 'GET', path)} headers=${preview(JSON.stringify(headers))}`;
-        const seen = await call(hub, 'GET', path, { headers });
-        checkInvariants(seen, 'GET', context);
+        const { seen, context } = await fuzzCase(hub, batch, i, 'GET', path, {
+          headers,
+          note: ` headers=${preview(JSON.stringify(headers))}`,
+        });
         if (useToken && 'authorization' in headers) {
           expect(seen.status, context).toBe(200);
           expect(seen.headers.get('content-type') ?? '', context).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -794,10 +759,8 @@ describeHubMatrix(
     });
 
     it('unversioned /api/* paths answer 410 JSON pointing at /api/v1 for every method', async () => {
-      const hub = client();
       const batch = 'unversioned';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       const fixed = [
         '/api',
         '/api/',
@@ -814,7 +777,7 @@ describeHubMatrix(
         '/api/app',
         `/api/${'a'.repeat(8000)}`,
       ];
-      const methods = hub.mode === 'memory' ? [...PORTABLE_METHODS, ...MEMORY_ONLY_METHODS] : PORTABLE_METHODS;
+      const methods = fuzzMethods(hub);
       const count = budget(hub, 220, 60);
       for (let i = 0; i < count; i++) {
         const path =
@@ -822,11 +785,8 @@ describeHubMatrix(
             ? (fixed[i] as string)
             : `/api/${genPathSegment(rng)}${rng.bool(0.3) ? genQuery(rng, AUDIT_QUERY, Date.now()) : ''}`;
         const method = rng.pick(methods);
-        const body =
-          mayCarryBody(method) && rng.bool(0.5) ? genJsonBody(rng, SETTINGS_FIELDS, { allowHuge: false }) : undefined;
-        const context = describeCase(batch, i, method, path, body);
-        const seen = await call(hub, method, path, { body });
-        checkInvariants(seen, method, context);
+        const body = maybeBody(rng, method, 0.5, SETTINGS_FIELDS);
+        const { seen, context } = await fuzzCase(hub, batch, i, method, path, { body });
         expect(seen.status, `${context} -> ${preview(seen.text)}`).toBe(410);
         if (method !== 'HEAD') {
           const details = (seen.json as { details?: { canonicalBasePath?: unknown; replacement?: unknown } }).details;
@@ -841,10 +801,8 @@ describeHubMatrix(
     });
 
     it('unknown paths answer 404 JSON for every method, including 8 KB paths and broken percent-encodings', async () => {
-      const hub = client();
       const batch = 'unknown-paths';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
+      const { hub, rng, before } = await startBatch(client, batch);
       const fixed = [
         '/',
         '/api/v1',
@@ -873,38 +831,28 @@ describeHubMatrix(
         '/auth/zz-',
         '/api/v1/log/zz/',
       ];
-      const methods = hub.mode === 'memory' ? [...PORTABLE_METHODS, ...MEMORY_ONLY_METHODS] : PORTABLE_METHODS;
+      const methods = fuzzMethods(hub);
       for (let i = 0; i < budget(hub, 220, 60); i++) {
         const path = i < fixed.length ? (fixed[i] as string) : `${rng.pick(prefixes)}${genPathSegment(rng)}`;
         const method = rng.pick(methods);
-        const body =
-          mayCarryBody(method) && rng.bool(0.4)
-            ? genJsonBody(rng, NOTIFICATION_FIELDS, { allowHuge: false })
-            : undefined;
-        const context = describeCase(batch, i, method, path, body);
-        const seen = await call(hub, method, path, { body });
-        checkInvariants(seen, method, context);
+        const body = maybeBody(rng, method, 0.4, NOTIFICATION_FIELDS);
+        const { seen, context } = await fuzzCase(hub, batch, i, method, path, { body });
         expect(seen.status, `${context} -> ${preview(seen.text)}`).toBe(404);
       }
       await expectStateUnchanged(hub, before, batch);
     });
 
     it('wrong methods answer 405 JSON with an exact Allow header on every route', async () => {
-      const hub = client();
       const batch = 'wrong-methods';
-      const rng = rngFor(SEED, batch);
-      const before = await snapshotState(hub);
-      const methods = hub.mode === 'memory' ? [...PORTABLE_METHODS, ...MEMORY_ONLY_METHODS] : PORTABLE_METHODS;
+      const { hub, rng, before } = await startBatch(client, batch);
+      const methods = fuzzMethods(hub);
       let index = 0;
       for (const [path, allowed] of ROUTE_METHODS) {
         for (const method of methods) {
           if (allowed.includes(method)) continue;
           const query = rng.bool(0.3) ? genQuery(rng, AUDIT_QUERY, Date.now()) : '';
-          const body =
-            mayCarryBody(method) && rng.bool(0.5) ? genJsonBody(rng, SETTINGS_FIELDS, { allowHuge: false }) : undefined;
-          const context = describeCase(batch, index++, method, path + query, body);
-          const seen = await call(hub, method, path + query, { body });
-          checkInvariants(seen, method, context);
+          const body = maybeBody(rng, method, 0.5, SETTINGS_FIELDS);
+          const { seen, context } = await fuzzCase(hub, batch, index++, method, path + query, { body });
           expect(seen.status, `${context} -> ${preview(seen.text)}`).toBe(405);
           expect(
             (seen.headers.get('allow') ?? '')
@@ -944,9 +892,7 @@ describeHubMatrix(
             const verdict = path.startsWith('/api/v1/settings')
               ? settingsVerdict(body)
               : notificationVerdict(body, path.endsWith('nope') ? 'invalid' : 'valid');
-            const context = describeCase(batch, index++, method, path, body);
-            const seen = await call(hub, method, path, { body });
-            checkInvariants(seen, method, context);
+            const { seen, context } = await fuzzCase(hub, batch, index++, method, path, { body });
             expectStatusIn(seen, verdict.statuses, context);
           }
         }
@@ -958,15 +904,8 @@ describeHubMatrix(
           new URLSearchParams({ updateMode: 'auto', enabled: 'false' }),
           new Blob(['{"updateMode":"auto"}']),
         ]) {
-          const response = await answered(hub.request(path, { method, body: payload }), `${method} ${path} form`);
-          const text = await response.text();
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          const seen: Seen = { status: response.status, headers: response.headers, text, json };
+          const label = `${method} ${path} form`;
+          const seen = await readSeen(await answered(hub.request(path, { method, body: payload }), label), label);
           checkInvariants(seen, method, `${batch}: ${method} ${path} with ${payload.constructor.name}`);
           expect(seen.status, `${method} ${path} with ${payload.constructor.name}`).toBe(415);
         }
@@ -975,9 +914,8 @@ describeHubMatrix(
     });
 
     it('oversized, streamed and 10k-deep bodies are refused with 4xx JSON', async () => {
-      const hub = client();
       const batch = 'size-and-depth';
-      const before = await snapshotState(hub);
+      const { hub, before } = await startBatch(client, batch);
       const deep = (levels: number, open: string, close: string, core = '') =>
         open.repeat(levels) + core + close.repeat(levels);
       const texts = [
@@ -999,9 +937,7 @@ describeHubMatrix(
             contentType: 'application/json',
             huge: text.length > 100_000,
           };
-          const context = describeCase(batch, index++, 'PATCH', path, body);
-          const seen = await call(hub, 'PATCH', path, { body });
-          checkInvariants(seen, 'PATCH', context);
+          const { seen, context } = await fuzzCase(hub, batch, index++, 'PATCH', path, { body });
           expect(seen.status, context).toBe(400);
         }
         const over: BodyCase = {
@@ -1010,7 +946,7 @@ describeHubMatrix(
           contentType: 'application/json',
           huge: true,
         };
-        const seen = await call(hub, 'PATCH', path, { body: over });
+        const seen = await call(hub, 'PATCH', path, over);
         checkInvariants(seen, 'PATCH', `${batch}: 1 MB + 17 bytes to ${path}`);
         const error = await expectJsonError(
           new Response(seen.text, { status: seen.status, headers: seen.headers }),
@@ -1056,6 +992,27 @@ describeHubMatrix(
   HUB_ENV,
 );
 
+/** A hub on a real socket for one describe block: started (and prepared) before its tests, closed after them. */
+function useServerHub(prepare: (hub: HubClient) => Promise<void> = async () => {}): () => HubClient {
+  let hub: HubClient | undefined;
+  beforeAll(async () => {
+    hub = await createServerHub(HUB_ENV);
+    await prepare(hub);
+  });
+  afterAll(() => hub?.close());
+  return () => {
+    if (!hub) throw new Error('the hub is started in beforeAll');
+    return hub;
+  };
+}
+
+/** How a socket-level batch must leave the hub: healthy, no 5xx counted, no error logged. */
+async function expectCleanAfter(hub: HubClient, label: string): Promise<void> {
+  await expectStillHealthy(hub, label);
+  expect((await readMetrics(hub)).filter((item) => item.status >= 500)).toEqual([]);
+  expectNoErrorsLogged(hub, label);
+}
+
 // =============================================================================================
 // The log WebSocket at upgrade, over a real socket
 
@@ -1098,22 +1055,17 @@ function wsAttempt(url: string, headers: Record<string, string>, expectedFrames:
 }
 
 describe(`log stream WebSocket upgrade fuzz over a real socket (${SEED_TAG})`, () => {
-  let hub: HubClient;
-  beforeAll(async () => {
-    hub = await createServerHub(HUB_ENV);
-    await seedHub(hub);
-  });
-  afterAll(() => hub.close());
-  const wsUrl = (path: string) => `${hub.url?.replace(/^http/, 'ws')}${path}`;
+  const hub = useServerHub(seedHub);
+  const wsUrl = (path: string) => `${hub().url?.replace(/^http/, 'ws')}${path}`;
 
   it('refuses every invalid query at upgrade with a 4xx and streams the exact filtered backfill for valid ones', async () => {
     const batch = 'ws-query';
     const rng = rngFor(SEED, batch);
-    const ring = hub.hub.parts.logRing;
+    const ring = hub().hub.parts.logRing;
     const counts = { open: 0, refused: 0 };
     for (let i = 0; i < 70; i++) {
       const path = `/api/v1/log/stream${genQuery(rng, LOG_STREAM_QUERY, Date.now())}`;
-      const expected = expectQuery(LOG_STREAM_QUERY, new URL(path, 'http://hub.test').search);
+      const expected = oracle(LOG_STREAM_QUERY, path);
       const backfill = expected.outcome === 'ok' ? expectedLogEntries(ring.query({}), expected.values) : [];
       const context = `[${SEED_TAG} ${batch} #${i}] WS ${preview(path, 200)} expected ${expected.outcome}`;
       const outcome = await wsAttempt(wsUrl(path), {}, backfill.length);
@@ -1135,7 +1087,7 @@ describe(`log stream WebSocket upgrade fuzz over a real socket (${SEED_TAG})`, (
   });
 
   it('refuses foreign, opaque and malformed Origin headers at upgrade and accepts its own', async () => {
-    const own = new URL(hub.url ?? '').origin;
+    const own = new URL(hub().url ?? '').origin;
     const cases: [string, 'open' | 'refused'][] = [
       [own, 'open'],
       [`${own}/`, 'open'],
@@ -1169,9 +1121,7 @@ describe(`log stream WebSocket upgrade fuzz over a real socket (${SEED_TAG})`, (
   });
 
   it('serves HTTP afterwards, with no 5xx and no error logged', async () => {
-    await expectStillHealthy(hub, 'ws fuzz');
-    expect((await readMetrics(hub)).filter((item) => item.status >= 500)).toEqual([]);
-    expectNoErrorsLogged(hub, 'ws fuzz');
+    await expectCleanAfter(hub(), 'ws fuzz');
   });
 });
 
@@ -1286,15 +1236,12 @@ function expectRawJsonError(reply: RawReply | undefined, status: number | readon
 const HOST = 'Host: 127.0.0.1\r\nConnection: close\r\n';
 
 describe('raw HTTP/1.1 boundaries over a socket', () => {
-  let hub: HubClient;
   let before: StateSnapshot;
-  beforeAll(async () => {
-    hub = await createServerHub(HUB_ENV);
-    await materializeDefaults(hub);
-    before = await snapshotState(hub);
+  const hub = useServerHub(async (started) => {
+    await materializeDefaults(started);
+    before = await snapshotState(started);
   });
-  afterAll(() => hub.close());
-  const url = () => hub.url ?? '';
+  const url = () => hub().url ?? '';
 
   it('ignores a body on GET and does not apply it', async () => {
     const { replies } = await rawExchange(
@@ -1303,7 +1250,7 @@ describe('raw HTTP/1.1 boundaries over a socket', () => {
     );
     expect(replies[0]?.status).toBe(200);
     expect(JSON.parse(replies[0]?.body ?? '')).toEqual(before.settings);
-    expect(await snapshotState(hub)).toEqual(before);
+    expect(await snapshotState(hub())).toEqual(before);
   });
 
   it('answers TRACE, PROPFIND and a DELETE with a body with 405 JSON', async () => {
@@ -1369,10 +1316,8 @@ describe('raw HTTP/1.1 boundaries over a socket', () => {
   });
 
   it('is still healthy with state, metrics and logs clean afterwards', async () => {
-    expect(await snapshotState(hub)).toEqual(before);
-    await expectStillHealthy(hub, 'raw socket');
-    expect((await readMetrics(hub)).filter((item) => item.status >= 500)).toEqual([]);
-    expectNoErrorsLogged(hub, 'raw socket');
+    expect(await snapshotState(hub())).toEqual(before);
+    await expectCleanAfter(hub(), 'raw socket');
   });
 });
 
@@ -1450,34 +1395,26 @@ describeHubMatrix(
 );
 
 describe('regression: client-abort-500: a client that disconnects mid-body is served (and counted) as an unhandled 500', () => {
-  let hub: HubClient;
-  beforeAll(async () => {
-    hub = await createServerHub(HUB_ENV);
-  });
-  afterAll(() => hub.close());
+  const hub = useServerHub();
 
   it('records no 5xx and logs no unhandled error when the client goes away mid-body', async () => {
     await rawExchange(
-      hub.url ?? '',
+      hub().url ?? '',
       'PATCH /api/v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"updateMode":',
       { destroyAfterMs: 150 },
     );
     await new Promise((resolve) => setTimeout(resolve, 150));
-    await expectStillHealthy(hub, 'after a client abort');
-    const fiveHundreds = (await readMetrics(hub)).filter((item) => item.status >= 500);
-    const unhandled = hub.logged
-      .filter(({ entry }) => entry.msg === 'unhandled error in request')
+    await expectStillHealthy(hub(), 'after a client abort');
+    const fiveHundreds = (await readMetrics(hub())).filter((item) => item.status >= 500);
+    const unhandled = hub()
+      .logged.filter(({ entry }) => entry.msg === 'unhandled error in request')
       .map(({ fields }) => fields?.['error']);
     expect({ fiveHundreds, unhandled }).toEqual({ fiveHundreds: [], unhandled: [] });
   });
 });
 
 describe('regression: node-adapter-400: requests @hono/node-server refuses before routing get a bodyless, non-JSON 400', () => {
-  let hub: HubClient;
-  beforeAll(async () => {
-    hub = await createServerHub(HUB_ENV);
-  });
-  afterAll(() => hub.close());
+  const hub = useServerHub();
 
   it.each([
     ['a backslash in the path', 'GET /api\\v1/settings HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'],
@@ -1485,17 +1422,13 @@ describe('regression: node-adapter-400: requests @hono/node-server refuses befor
     ['a Host header with userinfo', 'GET /health HTTP/1.1\r\nHost: a@b\r\nConnection: close\r\n\r\n'],
     ['a Host header with a space', 'GET /health HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n'],
   ])('answers %s with a 400 JSON error body', async (_label, payload) => {
-    const { replies } = await rawExchange(hub.url ?? '', payload);
+    const { replies } = await rawExchange(hub().url ?? '', payload);
     expectRawJsonError(replies[0], 400, JSON.stringify(payload));
   });
 });
 
 describe("regression node-http-parser: requests Node's HTTP parser refuses get a JSON 4xx", () => {
-  let hub: HubClient;
-  beforeAll(async () => {
-    hub = await createServerHub(HUB_ENV);
-  });
-  afterAll(() => hub.close());
+  const hub = useServerHub();
 
   it.each([
     [
@@ -1534,7 +1467,7 @@ describe("regression node-http-parser: requests Node's HTTP parser refuses get a
       [400, 405],
     ],
   ] as const)('answers %s with a JSON error body', async (_label, payload, status) => {
-    const { replies } = await rawExchange(hub.url ?? '', payload);
+    const { replies } = await rawExchange(hub().url ?? '', payload);
     expectRawJsonError(replies[0], status, JSON.stringify(payload.slice(0, 120)));
   });
 });

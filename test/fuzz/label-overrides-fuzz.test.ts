@@ -9,21 +9,23 @@
 import { expect, it } from 'vitest';
 import { ContainerSchema } from '../../shared/schemas/container';
 import { GlobalLabelOverrideSchema } from '../../shared/schemas/label-override';
-import type { HubClient } from '../support/hub-harness';
-import { genSegment, SECRET_MARK, seedContainers } from './container-generators';
+import { genSegment, seedContainers } from './container-generators';
 import {
+  budget,
   call,
-  checkInvariants,
   describeContainerHubs,
+  drawEntries,
+  expectAnswer,
   expectHealthyAfter,
   expectSchema,
+  jsonBody,
+  putRecords,
   shown,
   storedState,
 } from './container-hub';
-import { HOSTILE_STRINGS, type Rng, rngFor, seedFromEnv, seedHex } from './generators';
+import { HOSTILE_STRINGS, type Rng, rngFor } from './generators';
+import { SEED, SEED_TAG } from './support/fuzz-seed';
 
-const SEED = seedFromEnv(process.env['FUZZ_SEED']);
-const SEED_TAG = `seed ${seedHex(SEED)}`;
 const RECORDS = seedContainers(rngFor(SEED, 'label-override-records'), 20);
 
 /** Entries whose verdict is known by construction: `schema` ones fail the body schema (400 before the id is looked up). */
@@ -70,12 +72,7 @@ interface Drawn {
 
 /** A label map of 0–4 entries (later keys win in JSON, as in the map the hub reads); the worst entry decides. */
 function genLabels(rng: Rng, onlyValid: boolean): Drawn {
-  const pool = onlyValid ? ENTRIES.filter(([, , verdict]) => verdict === 'valid') : ENTRIES;
-  const picked = new Map<string, [unknown, Verdict]>();
-  for (let n = rng.int(0, 4); n > 0; n--) {
-    const [key, value, verdict] = rng.pick(pool);
-    picked.set(key, [value, verdict]);
-  }
+  const picked = drawEntries(rng, ENTRIES, onlyValid);
   const verdicts = [...picked.values()].map(([, verdict]) => verdict);
   const verdict = verdicts.includes('schema') ? 'schema' : verdicts.includes('value') ? 'value' : 'valid';
   const json = `{${[...picked].map(([key, [value]]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',')}}`;
@@ -112,69 +109,55 @@ function genBody(rng: Rng, global: boolean, onlyValid = false): Drawn {
   return { json: rng.pick(hostile), verdict: 'schema' };
 }
 
-const bytesOf = (json: string) => ({ bytes: new TextEncoder().encode(json), contentType: 'application/json' });
+describeContainerHubs('label-override routes under fuzz', putRecords(RECORDS), (client) => {
+  it('refusals (hostile bodies, bad values, unknown ids) answer 4xx JSON and change nothing', async () => {
+    const hub = client();
+    const rng = rngFor(SEED, 'label-override-refusals');
+    const before = await storedState(hub);
+    const ids = RECORDS.map((c) => c.id);
+    let sent = 0;
+    for (let i = 0; sent < budget(hub, 300, 80) && i < 10_000; i++) {
+      const global = rng.bool(0.3);
+      const target = genSegment(rng, ids);
+      const body = genBody(rng, global);
+      const expected =
+        body.verdict === 'schema'
+          ? 400
+          : !global && target.known === 'invalid'
+            ? 404
+            : body.verdict === 'value'
+              ? 400
+              : 0;
+      if (expected === 0) continue;
+      const path = global ? '/api/v1/label-overrides' : `/api/v1/containers/${target.segment}/label-overrides`;
+      const context = `[${SEED_TAG} refusals #${i}] ${global ? 'POST' : 'PUT'} ${path} ${body.json.slice(0, 200)}`;
+      await expectAnswer(hub, global ? 'POST' : 'PUT', path, body.json, context, expected);
+      sent++;
+    }
+    expect(sent).toBe(budget(hub, 300, 80));
+    expect(await storedState(hub), `[${SEED_TAG}] refusals changed the stored state`).toEqual(before);
+  });
 
-describeContainerHubs(
-  'label-override routes under fuzz',
-  async (hub: HubClient) => {
-    for (const record of RECORDS) await hub.hub.parts.containers.put(record);
-  },
-  (client) => {
-    const budget = (hub: HubClient, memory: number, server: number) => (hub.mode === 'memory' ? memory : server);
-
-    it('refusals (hostile bodies, bad values, unknown ids) answer 4xx JSON and change nothing', async () => {
-      const hub = client();
-      const rng = rngFor(SEED, 'label-override-refusals');
-      const before = await storedState(hub);
-      const ids = RECORDS.map((c) => c.id);
-      let sent = 0;
-      for (let i = 0; sent < budget(hub, 300, 80) && i < 10_000; i++) {
-        const global = rng.bool(0.3);
-        const target = genSegment(rng, ids);
-        const body = genBody(rng, global);
-        const expected =
-          body.verdict === 'schema'
-            ? 400
-            : !global && target.known === 'invalid'
-              ? 404
-              : body.verdict === 'value'
-                ? 400
-                : 0;
-        if (expected === 0) continue;
-        const path = global ? '/api/v1/label-overrides' : `/api/v1/containers/${target.segment}/label-overrides`;
-        const context = `[${SEED_TAG} refusals #${i}] ${global ? 'POST' : 'PUT'} ${path} ${body.json.slice(0, 200)}`;
-        const seen = await call(hub, global ? 'POST' : 'PUT', path, bytesOf(body.json));
-        checkInvariants(seen, context, SECRET_MARK);
-        expect(seen.status, `${context}\n  ${shown(seen)}`).toBe(expected);
-        sent++;
-      }
-      expect(sent).toBe(budget(hub, 300, 80));
-      expect(await storedState(hub), `[${SEED_TAG}] refusals changed the stored state`).toEqual(before);
-    });
-
-    it('accepted maps are stored whole and shown on the container with source override', async () => {
-      const hub = client();
-      const rng = rngFor(SEED, 'label-override-model');
-      for (let i = 0; i < budget(hub, 60, 20); i++) {
-        const record = rng.pick(RECORDS);
-        const body = genBody(rng, false, true);
-        const path = `/api/v1/containers/${record.id}/label-overrides`;
-        const context = `[${SEED_TAG} model #${i}] PUT ${path} ${body.json}`;
-        const seen = await call(hub, 'PUT', path, bytesOf(body.json));
-        checkInvariants(seen, context, SECRET_MARK);
-        expect(seen.status, `${context}\n  ${shown(seen)}`).toBe(200);
-        expectSchema(ContainerSchema, seen.json, context);
-        const shownLabels =
-          (seen.json as { effectiveLabels?: Record<string, { value: string; source: string }> }).effectiveLabels ?? {};
-        for (const [key, value] of Object.entries(body.labels ?? {}))
-          expect(shownLabels[key], `${context}: ${key}`).toEqual({ value, source: 'override' });
-        const stored = await call(hub, 'GET', path);
-        expect((stored.json as { labels: unknown }).labels, context).toEqual(body.labels);
-      }
-      const created = await call(hub, 'POST', '/api/v1/label-overrides', bytesOf(genBody(rng, true, true).json));
-      if (created.status === 201) expectSchema(GlobalLabelOverrideSchema, created.json, 'POST /label-overrides');
-      else expect(created.status, shown(created)).toBe(400); // an empty map was drawn
-      await expectHealthyAfter(hub, `[${SEED_TAG}] after the fuzz`);
-    });
-  },
-);
+  it('accepted maps are stored whole and shown on the container with source override', async () => {
+    const hub = client();
+    const rng = rngFor(SEED, 'label-override-model');
+    for (let i = 0; i < budget(hub, 60, 20); i++) {
+      const record = rng.pick(RECORDS);
+      const body = genBody(rng, false, true);
+      const path = `/api/v1/containers/${record.id}/label-overrides`;
+      const context = `[${SEED_TAG} model #${i}] PUT ${path} ${body.json}`;
+      const seen = await expectAnswer(hub, 'PUT', path, body.json, context, 200);
+      expectSchema(ContainerSchema, seen.json, context);
+      const shownLabels =
+        (seen.json as { effectiveLabels?: Record<string, { value: string; source: string }> }).effectiveLabels ?? {};
+      for (const [key, value] of Object.entries(body.labels ?? {}))
+        expect(shownLabels[key], `${context}: ${key}`).toEqual({ value, source: 'override' });
+      const stored = await call(hub, 'GET', path);
+      expect((stored.json as { labels: unknown }).labels, context).toEqual(body.labels);
+    }
+    const created = await call(hub, 'POST', '/api/v1/label-overrides', jsonBody(genBody(rng, true, true).json));
+    if (created.status === 201) expectSchema(GlobalLabelOverrideSchema, created.json, 'POST /label-overrides');
+    else expect(created.status, shown(created)).toBe(400); // an empty map was drawn
+    await expectHealthyAfter(hub, `[${SEED_TAG}] after the fuzz`);
+  });
+});

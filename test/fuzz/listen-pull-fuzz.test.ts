@@ -14,8 +14,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { AgentImagePullRequestSchema } from '../../shared/agent-api/listen-schemas';
-import { useDockerlessListenAgent } from '../support/dockerless-listen-agent';
-import { withTimeout } from '../support/with-timeout';
 import {
   encodeComponent,
   type FieldSpec,
@@ -25,15 +23,12 @@ import {
   preview,
   type Rng,
   rngFor,
-  seedFromEnv,
-  seedHex,
 } from './generators';
+import { SEED, SEED_TAG } from './support/fuzz-seed';
+import { useListenAgentCall } from './support/listen-agent-call';
 
-const SEED = seedFromEnv(process.env['FUZZ_SEED']);
-const SEED_TAG = `seed ${seedHex(SEED)}`;
 const SECRET = 'listen-pull-fuzz-secret-0123456789';
 const CASES = 150;
-const REQUEST_TIMEOUT_MS = 10_000;
 const decoder = new TextDecoder();
 
 /**
@@ -96,14 +91,7 @@ const FIELDS: Readonly<Record<string, FieldSpec>> = {
 };
 
 describe(`listen-mode agent pull route fuzz (${SEED_TAG})`, () => {
-  const listen = useDockerlessListenAgent(SECRET);
-
-  const call = (path: string, init: RequestInit = {}) =>
-    withTimeout(
-      fetch(`${listen.agent().url}${path}`, { ...init, headers: { 'X-Dd-Agent-Secret': SECRET, ...init.headers } }),
-      `${init.method ?? 'GET'} ${preview(path)}`,
-      REQUEST_TIMEOUT_MS,
-    );
+  const { listen, call } = useListenAgentCall(SECRET);
   const pull = (body: string | Uint8Array<ArrayBuffer>, query: string, contentType: string | undefined) =>
     call(`/api/images/pull${query}`, {
       method: 'POST',

@@ -11,8 +11,6 @@
 import * as v from 'valibot';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AgentUpdateRequestSchema } from '../../shared/agent-api/listen-schemas';
-import { useDockerlessListenAgent } from '../support/dockerless-listen-agent';
-import { withTimeout } from '../support/with-timeout';
 import {
   encodeComponent,
   type FieldSpec,
@@ -23,15 +21,12 @@ import {
   preview,
   type Rng,
   rngFor,
-  seedFromEnv,
-  seedHex,
 } from './generators';
+import { SEED, SEED_TAG } from './support/fuzz-seed';
+import { useListenAgentCall } from './support/listen-agent-call';
 
-const SEED = seedFromEnv(process.env['FUZZ_SEED']);
-const SEED_TAG = `seed ${seedHex(SEED)}`;
 const SECRET = 'listen-fuzz-secret-0123456789abcdef';
 const CASES = 150;
-const REQUEST_TIMEOUT_MS = 10_000;
 const decoder = new TextDecoder();
 
 /** A valid operation, but of container `c2`: the route's path names `c1`. */
@@ -69,14 +64,7 @@ function mutated(rng: Rng): Record<string, unknown> {
 }
 
 describe(`listen-mode agent update routes fuzz (${SEED_TAG})`, () => {
-  const listen = useDockerlessListenAgent(SECRET);
-
-  const call = (path: string, init: RequestInit = {}) =>
-    withTimeout(
-      fetch(`${listen.agent().url}${path}`, { ...init, headers: { 'X-Dd-Agent-Secret': SECRET, ...init.headers } }),
-      `${init.method ?? 'GET'} ${preview(path)}`,
-      REQUEST_TIMEOUT_MS,
-    );
+  const { call } = useListenAgentCall(SECRET);
   /** Asserts a refusal: one of `statuses`, with a JSON `{error}` body; answers the body. */
   const expectRefusal = async (response: Response, statuses: number[], label: string) => {
     expect(statuses, `${label}: ${response.status}`).toContain(response.status);

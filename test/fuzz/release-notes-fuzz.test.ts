@@ -21,12 +21,9 @@ import {
   RAW_URL_TOKENS,
   type Rng,
   rngFor,
-  seedFromEnv,
-  seedHex,
 } from './generators';
+import { SEED, SEED_TAG } from './support/fuzz-seed';
 
-const SEED = seedFromEnv(process.env['FUZZ_SEED']);
-const SEED_TAG = `seed ${seedHex(SEED)}`;
 const CONTAINER = 'f'.repeat(64);
 
 /** v1.0.0 … v1.4.9, newest first. */

@@ -1,11 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: notification templates are plain strings holding ${…} on purpose
 import { createStorage } from 'unstorage';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../../shared/schemas/agent';
-import type { HubClient } from '../../support/hub-harness';
 import { jsonInit } from '../../support/hub-harness';
 import { cycle, notificationHub, record } from '../../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
+import { useNotificationBed } from '../support/notification-bed';
 
 interface Delivered {
   event: string;
@@ -16,33 +15,20 @@ interface Delivered {
   containers: { name: string; updateKind: { remoteValue?: string } }[];
 }
 
-let receiver: NotificationReceiver;
-const hubs: HubClient[] = [];
+const { receiver, track, forgetHubs } = useNotificationBed();
 const bodies = (path?: string) =>
-  receiver.received
-    .filter((request) => path === undefined || request.path === path)
+  receiver()
+    .received.filter((request) => path === undefined || request.path === path)
     .map((request) => request.json as Delivered);
 
 async function hubWith(env: Record<string, string>, options: Parameters<typeof notificationHub>[1] = {}) {
-  const hub = await notificationHub(env, options);
-  hubs.push(hub);
-  return hub;
+  return track(await notificationHub(env, options));
 }
-
-beforeAll(async () => {
-  receiver = await startNotificationReceiver();
-});
-afterEach(async () => {
-  for (const hub of hubs.splice(0)) await hub.close();
-  receiver.received.length = 0;
-  receiver.behave({ status: 200 });
-});
-afterAll(() => receiver.close());
 
 describe('notifications from watch cycles to a real HTTP receiver', () => {
   it('sends one message per new version (ONCE), remembered across a restart, and again for a newer version', async () => {
     const storage = createStorage();
-    const env = { DD_NOTIFICATION_HTTP_OPS_URL: receiver.url };
+    const env = { DD_NOTIFICATION_HTTP_OPS_URL: receiver().url };
     const hub = await hubWith(env, { storage });
     await cycle(hub, [record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' }), record('cache', undefined)]);
     expect(bodies()).toHaveLength(1);
@@ -58,15 +44,15 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     });
     expect(first?.body).toContain('can be updated to tag 2.0.0');
     // The webhook gets the notification view: never env or labels.
-    expect(receiver.received[0]?.text).not.toContain('very-secret-env');
-    expect(receiver.received[0]?.text).not.toContain('label-value');
-    expect(receiver.received[0]?.headers['content-type']).toBe('application/json');
+    expect(receiver().received[0]?.text).not.toContain('very-secret-env');
+    expect(receiver().received[0]?.text).not.toContain('label-value');
+    expect(receiver().received[0]?.headers['content-type']).toBe('application/json');
 
     await cycle(hub, [record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' })]);
     expect(bodies()).toHaveLength(1);
 
     await hub.close();
-    hubs.length = 0;
+    forgetHubs();
     const again = await hubWith(env, { storage });
     await cycle(again, [record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' })]);
     expect(bodies()).toHaveLength(1);
@@ -79,7 +65,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
   it('renders templates from the public container: a sensitive env value reaches no message, batch or digest', async () => {
     for (const mode of ['simple', 'batch', 'digest']) {
       const hub = await hubWith({
-        DD_NOTIFICATION_HTTP_OPS_URL: receiver.url,
+        DD_NOTIFICATION_HTTP_OPS_URL: receiver().url,
         DD_NOTIFICATION_HTTP_OPS_MODE: mode,
         ...(mode === 'digest' && { DD_NOTIFICATION_HTTP_OPS_CRON: '0 9 * * *' }),
       });
@@ -91,23 +77,25 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
       expect(patched.status).toBe(200);
       await cycle(hub, [record(`web-${mode}`, { from: '1.0.0', to: '2.0.0', diff: 'major' })]);
       if (mode === 'digest') await hub.hub.parts.notifications.flushDigest('http.ops');
-      await receiver.waitFor(1);
-      const text = receiver.received.map((request) => request.text).join('\n');
+      await receiver().waitFor(1);
+      const text = receiver()
+        .received.map((request) => request.text)
+        .join('\n');
       expect(text, mode).toContain('key=API_TOKEN');
       expect(text, mode).not.toContain('very-secret-env');
-      receiver.received.length = 0;
+      receiver().received.length = 0;
     }
   });
 
   it('ONCE=false sends at every cycle that finds the update', async () => {
-    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url, DD_NOTIFICATION_HTTP_OPS_ONCE: 'false' });
+    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver().url, DD_NOTIFICATION_HTTP_OPS_ONCE: 'false' });
     for (let i = 0; i < 3; i++) await cycle(hub, [record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' })]);
     expect(bodies()).toHaveLength(3);
   });
 
   it('batch mode sends one message per cycle, with ${containers.length} in its title', async () => {
     const hub = await hubWith({
-      DD_NOTIFICATION_HTTP_OPS_URL: receiver.url,
+      DD_NOTIFICATION_HTTP_OPS_URL: receiver().url,
       DD_NOTIFICATION_HTTP_OPS_MODE: 'batch',
       DD_NOTIFICATION_HTTP_OPS_BATCHTITLE: '${containers.length} new versions (${event})',
     });
@@ -134,13 +122,13 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
 
   it('filters by THRESHOLD', async () => {
     const hub = await hubWith({
-      DD_NOTIFICATION_HTTP_MINOR_URL: `${receiver.url}/minor`,
+      DD_NOTIFICATION_HTTP_MINOR_URL: `${receiver().url}/minor`,
       DD_NOTIFICATION_HTTP_MINOR_THRESHOLD: 'minor',
-      DD_NOTIFICATION_HTTP_MAJORONLY_URL: `${receiver.url}/major-only`,
+      DD_NOTIFICATION_HTTP_MAJORONLY_URL: `${receiver().url}/major-only`,
       DD_NOTIFICATION_HTTP_MAJORONLY_THRESHOLD: 'major-only',
-      DD_NOTIFICATION_HTTP_DIGEST_URL: `${receiver.url}/digest`,
+      DD_NOTIFICATION_HTTP_DIGEST_URL: `${receiver().url}/digest`,
       DD_NOTIFICATION_HTTP_DIGEST_THRESHOLD: 'digest',
-      DD_NOTIFICATION_HTTP_PATCHONLY_URL: `${receiver.url}/patch-only`,
+      DD_NOTIFICATION_HTTP_PATCHONLY_URL: `${receiver().url}/patch-only`,
       DD_NOTIFICATION_HTTP_PATCHONLY_THRESHOLD: 'patch-only',
     });
     await cycle(hub, [
@@ -159,8 +147,8 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
 
   it('routes by dd.notification.include / exclude labels, and by the rule’s triggers and enabled', async () => {
     const hub = await hubWith({
-      DD_NOTIFICATION_HTTP_A_URL: `${receiver.url}/a`,
-      DD_NOTIFICATION_HTTP_B_URL: `${receiver.url}/b`,
+      DD_NOTIFICATION_HTTP_A_URL: `${receiver().url}/a`,
+      DD_NOTIFICATION_HTTP_B_URL: `${receiver().url}/b`,
     });
     const minor = { from: '1.0.0', to: '1.1.0', diff: 'minor' } as const;
     await cycle(hub, [
@@ -176,18 +164,18 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     expect(names('/hook/a')).toEqual(['both', 'not-b', 'only-a']);
     expect(names('/hook/b')).toEqual(['both']);
 
-    receiver.received.length = 0;
+    receiver().received.length = 0;
     await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { triggers: ['http.b'] }));
     await cycle(hub, [record('later', { from: '1', to: '2', diff: 'major' })]);
-    expect(receiver.received.map((request) => request.path)).toEqual(['/hook/b']);
+    expect(receiver().received.map((request) => request.path)).toEqual(['/hook/b']);
 
     await hub.request('/api/v1/notifications/update-available', jsonInit('PATCH', { enabled: false }));
     await cycle(hub, [record('silent', { from: '1', to: '2', diff: 'major' })]);
-    expect(receiver.received).toHaveLength(1);
+    expect(receiver().received).toHaveLength(1);
   });
 
   it('holds skipped, snoozed and maturity-held updates back, and announces maturity-cleared once when the gate lifts', async () => {
-    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url });
+    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver().url });
     const pending = { from: '1.0.0', to: '2.0.0', diff: 'major' } as const;
     const mature = { maturityMode: 'mature' as const, maturityMinAgeDays: 7 };
     await cycle(hub, [
@@ -211,7 +199,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
   });
 
   it('announces a container turning unhealthy and agent connection changes once their rules are enabled', async () => {
-    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url });
+    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver().url });
     await cycle(hub, [record('api', undefined, { health: 'healthy' })]);
     await cycle(hub, [record('api', undefined, { health: 'unhealthy' })]);
     expect(bodies()).toEqual([]);
@@ -224,7 +212,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
     const services = hub.hub.parts;
     services.agentEvents.emit({ event: 'agent-disconnect', agent, at: Date.now() });
     services.agentEvents.emit({ event: 'agent-reconnect', agent, at: Date.now() });
-    await receiver.waitFor(3);
+    await receiver().waitFor(3);
     await services.notifications.outbox.settled();
     expect(bodies().map((body) => [body.event, body.title, body.count])).toEqual([
       ['container-unhealthy', 'Container api is unhealthy', 1],
@@ -235,7 +223,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
 
   it('the update-applied, update-failed and security-alert entry points audit and notify', async () => {
     const hub = await hubWith({
-      DD_NOTIFICATION_HTTP_OPS_URL: receiver.url,
+      DD_NOTIFICATION_HTTP_OPS_URL: receiver().url,
       DD_NOTIFICATION_HTTP_OPS_SIMPLETITLE: 'Ignored for other events: ${container.name}',
     });
     const notifications = hub.hub.parts.notifications;
@@ -271,13 +259,16 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
   });
 
   it('digest mode collects and sends one batch per event when flushed', async () => {
-    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url, DD_NOTIFICATION_HTTP_OPS_MODE: 'digest' });
+    const hub = await hubWith({
+      DD_NOTIFICATION_HTTP_OPS_URL: receiver().url,
+      DD_NOTIFICATION_HTTP_OPS_MODE: 'digest',
+    });
     await cycle(hub, [record('a', { from: '1', to: '2', diff: 'major' })]);
     await cycle(hub, [
       record('b', { from: '1', to: '2', diff: 'major' }),
       record('a', { from: '1', to: '2', diff: 'major' }),
     ]);
-    expect(receiver.received).toEqual([]);
+    expect(receiver().received).toEqual([]);
     const notifications = hub.hub.parts.notifications;
     await notifications.flushDigest('http.ops');
     await notifications.outbox.settled();
@@ -290,7 +281,7 @@ describe('notifications from watch cycles to a real HTTP receiver', () => {
 
 describe('update-available and approvals (docs/approvals.md)', () => {
   it('says in the default body that an update waits for approval, and nothing of it otherwise', async () => {
-    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver.url });
+    const hub = await hubWith({ DD_NOTIFICATION_HTTP_OPS_URL: receiver().url });
     const gated = record(
       'gated',
       { from: '1.0.0', to: '2.0.0', diff: 'major' },

@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { argon2id } from '@noble/hashes/argon2.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -14,18 +13,7 @@ import {
   jsonInit,
 } from '../../support/hub-harness';
 import { dataOf, openSse } from '../../support/sse-client';
-
-const PASSWORD = 'correct horse battery staple';
-const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
-const RECOVERY = ['rc-one-1111', 'rc-two-2222'];
-
-function phc(password: string): string {
-  const salt = new TextEncoder().encode('saltsaltsalt');
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
-  const hash = argon2id(password, salt, { t: 1, m: 64, p: 1, dkLen: 32 });
-  return `$argon2id$v=19$m=64,t=1,p=1$${b64(salt)}$${b64(hash)}`;
-}
-const HASH = phc(PASSWORD);
+import { BASIC_AUTH_ENV as ENV, PASSWORD, RECOVERY, TOTP_SECRET } from '../support/basic-auth-users';
 
 function base32Decode(text: string): Buffer {
   let bits = '';
@@ -40,15 +28,6 @@ function totp(at: number): string {
   const offset = (mac[19] as number) & 0x0f;
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
-
-const ENV = {
-  DD_AUTH_BASIC_ALICE_USER: 'alice',
-  DD_AUTH_BASIC_ALICE_HASH: HASH,
-  DD_AUTH_BASIC_BOB_USER: 'bob',
-  DD_AUTH_BASIC_BOB_HASH: HASH,
-  DD_AUTH_BASIC_BOB_TOTP: TOTP_SECRET,
-  DD_AUTH_BASIC_BOB_RECOVERY: RECOVERY.join(','),
-};
 
 /** Every secret a test sent: none may come back in a body or a log line. */
 const secrets = new Set<string>([PASSWORD]);

@@ -2,32 +2,20 @@
  * Bulk update (http-interface §4.8) on the hub in memory: what it answers before anything reaches
  * Docker. The accepted path runs on a real dockerd in test/integration/images-bulk-updates.test.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Container } from '../../../shared/schemas/container';
-import { containerRecord } from '../../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { expectJsonError, jsonInit } from '../../support/hub-harness';
+import { pendingRecord, useMemoryHubWith } from '../support/memory-hub-with';
 
 const TRIGGER = { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2', DD_ACTION_DOCKER_UPDATE_PRUNE: 'true' };
-const pending = (over: Partial<Container> = {}) =>
-  containerRecord({
-    updateAvailable: true,
-    updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '2.0.0', semverDiff: 'major' },
-    result: { tag: '2.0.0', digest: 'sha256:feed' },
-    ...over,
-  });
+const pending = (over: Partial<Container> = {}) => pendingRecord({ tag: '2.0.0', digest: 'sha256:feed' }, over);
 
 describe('POST /api/v1/containers/update (bulk)', () => {
-  let client: HubClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-  });
+  const hubWith = useMemoryHubWith();
 
   it('answers 202 with each container refused as a single update would be, and no batch when none was queued', async () => {
-    client = await createMemoryHub(TRIGGER);
     const excluded = pending({ id: 'b'.repeat(64), name: 'excluded', labels: { 'dd.action.exclude': 'update' } });
-    await client.hub.parts.containers.put(pending());
-    await client.hub.parts.containers.put(excluded);
+    const client = await hubWith(TRIGGER, pending(), excluded);
     const response = await client.request(
       '/api/v1/containers/update',
       jsonInit('POST', { containerIds: [pending().id, excluded.id, 'nope'] }),
@@ -52,7 +40,7 @@ describe('POST /api/v1/containers/update (bulk)', () => {
   });
 
   it('refuses a malformed body with 400', async () => {
-    client = await createMemoryHub(TRIGGER);
+    const client = await hubWith(TRIGGER);
     for (const body of [
       {},
       { containerIds: [] },

@@ -3,10 +3,11 @@
  * in memory with container records put in its store. The waves themselves run against a real
  * dockerd in test/integration/dependency-group-updates.test.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Container } from '../../../shared/schemas/container';
 import { containerRecord } from '../../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient } from '../../support/hub-harness';
+import { expectJsonError } from '../../support/hub-harness';
+import { useMemoryHubWith } from '../support/memory-hub-with';
 
 const CONFIRM = { 'X-DD-Confirm-Action': 'dependency-group-update' };
 /** A record as the watcher writes it: `group` is dd.group, else the compose project (container-labels.ts). */
@@ -21,17 +22,7 @@ const compose = (project: string, service: string, dependsOn?: string) => ({
 });
 
 describe('container groups', () => {
-  let client: HubClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-  });
-
-  async function hubWith(env: Record<string, string>, ...records: Container[]): Promise<HubClient> {
-    client = await createMemoryHub(env);
-    for (const one of records) await client.hub.parts.containers.put(one);
-    return client;
-  }
+  const hubWith = useMemoryHubWith();
 
   it('groups by dd.group, else by compose project per host, with dependencies both ways', async () => {
     const hub = await hubWith(
@@ -93,7 +84,7 @@ describe('container groups', () => {
     const cycle = await expectJsonError(await post('db'.padEnd(64, '0')), 409);
     expect(cycle.details).toEqual({ reason: 'dependency-cycle', containers: ['a', 'b'] });
     expect(hub.hub.parts.updates.unsettled()).toEqual([]);
-    await client?.close();
+    // Starting a second hub closes the first.
     const disabled = await hubWith({ DD_SERVER_FEATURE_CONTAINERACTIONS: 'false' }, record('db', {}));
     await expectJsonError(
       await disabled.request(`/api/v1/dependency-groups/${'db'.padEnd(64, '0')}/update`, {

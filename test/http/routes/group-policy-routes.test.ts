@@ -5,6 +5,7 @@ import type { EffectiveGroupPolicy, GroupPolicy } from '../../../shared/schemas/
 import type { Rollout } from '../../../shared/schemas/rollout';
 import { containerRecord } from '../../support/container-fixture';
 import { describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { apiV1 } from '../support/api-v1';
 
 // The group-policy and rollout routes of hub/src/routes/{group-policy,rollout}-routes.ts over records
 // put straight into the store (no Docker): validation, precedence with sources, audit, events, and
@@ -29,13 +30,7 @@ const RECORDS: Container[] = [
 ];
 
 describeHubMatrix('group-policy routes', (client: () => HubClient, mode) => {
-  const request = (path: string, init?: RequestInit) => client().request(`/api/v1${path}`, init);
-  const ok = async <T>(path: string, init?: RequestInit, status = 200): Promise<T> => {
-    const response = await request(path, init);
-    const text = await response.text();
-    expect(response.status, `${path}: ${text}`).toBe(status);
-    return JSON.parse(text) as T;
-  };
+  const { request, ok } = apiV1(client);
   const effective = (n: number) => ok<EffectiveGroupPolicy>(`/containers/${id(n)}/group-policy`);
 
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import type { Container } from '../../../shared/schemas/container';
 import type { GlobalLabelOverride } from '../../../shared/schemas/label-override';
 import { containerRecord } from '../../support/container-fixture';
 import { describeHubMatrix, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { apiV1 } from '../support/api-v1';
 
 // The label-override routes of hub/src/routes/label-override-routes.ts over records put straight
 // into the store (no Docker, so no re-check): validation, precedence, sources, audit and events.
@@ -25,13 +26,7 @@ const RECORDS: Container[] = [
 ];
 
 describeHubMatrix('label-override routes', (client: () => HubClient, mode) => {
-  const request = (path: string, init?: RequestInit) => client().request(`/api/v1${path}`, init);
-  const ok = async <T>(path: string, init?: RequestInit, status = 200): Promise<T> => {
-    const response = await request(path, init);
-    const text = await response.text();
-    expect(response.status, `${path}: ${text}`).toBe(status);
-    return JSON.parse(text) as T;
-  };
+  const { request, ok } = apiV1(client);
   const put = (containerId: string, labels: Record<string, string>) =>
     request(`/containers/${containerId}/label-overrides`, jsonInit('PUT', { labels }));
   const container = (n: number) => ok<Container>(`/containers/${id(n)}`);

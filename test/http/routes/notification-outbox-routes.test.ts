@@ -1,8 +1,8 @@
 import { createStorage } from 'unstorage';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectJsonError, type HubClient } from '../../support/hub-harness';
 import { cycle, notificationHub, record } from '../../support/notification-hub';
-import { type NotificationReceiver, startNotificationReceiver } from '../../support/notification-receiver';
+import { useNotificationBed } from '../support/notification-bed';
 
 const BEARER = 'outbox-bearer-token-7f3a9c';
 const HEADER_KEY = 'header-api-key-55e1b2';
@@ -19,21 +19,20 @@ interface EntryView {
   payload: { title: string; containerCount: number; containers: Record<string, unknown>[] };
 }
 
-let receiver: NotificationReceiver;
-const hubs: HubClient[] = [];
+// Some tests stop the receiver: it is started again after each.
+const { receiver, track, forgetHubs } = useNotificationBed({ restart: true });
 
 async function hubWith(env: Record<string, string>, options: Parameters<typeof notificationHub>[1] = {}) {
   const hub = await notificationHub(
     {
-      DD_NOTIFICATION_HTTP_OPS_URL: receiver.url,
+      DD_NOTIFICATION_HTTP_OPS_URL: receiver().url,
       DD_NOTIFICATION_HTTP_OPS_BEARER: BEARER,
       DD_NOTIFICATION_HTTP_OPS_HEADERS: JSON.stringify({ 'X-Api-Key': HEADER_KEY }),
       ...env,
     },
     options,
   );
-  hubs.push(hub);
-  return hub;
+  return track(hub);
 }
 
 const outbox = async (hub: HubClient, query = ''): Promise<EntryView[]> => {
@@ -55,30 +54,22 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000)
   }
 }
 
-beforeAll(async () => {
-  receiver = await startNotificationReceiver();
-});
-afterEach(async () => {
-  for (const hub of hubs.splice(0)) await hub.close();
-  receiver.received.length = 0;
-  receiver.behave({ status: 200 });
-  await receiver.start();
-});
-afterAll(() => receiver.close());
-
 describe('the notification outbox', () => {
   it('retries a 500 with backoff, then dead-letters it with Authorization values and secrets redacted', async () => {
     // The receiver echoes every header it got, Authorization included, in its error body.
-    receiver.behave({ status: 500, body: (request) => `internal error; you sent ${JSON.stringify(request.headers)}` });
+    receiver().behave({
+      status: 500,
+      body: (request) => `internal error; you sent ${JSON.stringify(request.headers)}`,
+    });
     const hub = await hubWith({});
     await cycle(hub, [record('web', { from: '1.0.0', to: '2.0.0', diff: 'major' })]);
     const [dead] = await until(async () => {
       const entries = await outbox(hub, '?status=dead-letter');
       return entries.length > 0 ? entries : undefined;
     });
-    expect(receiver.received).toHaveLength(3);
-    expect(receiver.received[0]?.headers['authorization']).toBe(`Bearer ${BEARER}`);
-    expect(receiver.received[0]?.headers['x-api-key']).toBe(HEADER_KEY);
+    expect(receiver().received).toHaveLength(3);
+    expect(receiver().received[0]?.headers['authorization']).toBe(`Bearer ${BEARER}`);
+    expect(receiver().received[0]?.headers['x-api-key']).toBe(HEADER_KEY);
     expect(dead).toMatchObject({
       triggerId: 'http.ops',
       event: 'update-available',
@@ -114,28 +105,28 @@ describe('the notification outbox', () => {
     expect(JSON.stringify(hub.logged)).not.toContain(BEARER);
 
     // Retry requeues it; this time the receiver takes it and the entry is gone.
-    receiver.behave({ status: 204 });
+    receiver().behave({ status: 204 });
     const retried = await hub.request(`/api/v1/notifications/outbox/${dead?.id}/retry`, { method: 'POST' });
     expect(retried.status).toBe(200);
     expect(await retried.json()).toMatchObject({ id: dead?.id, status: 'pending', attempts: 0 });
     await until(async () => ((await outbox(hub)).length === 0 ? true : undefined));
-    expect(receiver.received).toHaveLength(4);
+    expect(receiver().received).toHaveLength(4);
   });
 
   it('a 4xx other than 408/429 goes to dead-letter at once', async () => {
-    receiver.behave({ status: 404, body: 'no such hook' });
+    receiver().behave({ status: 404, body: 'no such hook' });
     const hub = await hubWith({});
     await cycle(hub, [record('web', { from: '1', to: '2', diff: 'major' })]);
     const [dead] = await until(async () => {
       const entries = await outbox(hub, '?status=dead-letter');
       return entries.length > 0 ? entries : undefined;
     });
-    expect(receiver.received).toHaveLength(1);
+    expect(receiver().received).toHaveLength(1);
     expect(dead).toMatchObject({ attempts: 1, lastError: 'http.ops: answered 404: no such hook' });
   });
 
   it('keeps retrying while the receiver is down, and delivers once it is back', async () => {
-    await receiver.stop();
+    await receiver().stop();
     const hub = await hubWith({}, { timing: { maxAttempts: 50, baseDelayMs: 30, maxDelayMs: 60, random: () => 0.5 } });
     await cycle(hub, [record('web', { from: '1', to: '2', diff: 'major' })]);
     const [retrying] = await until(async () => {
@@ -144,16 +135,16 @@ describe('the notification outbox', () => {
     });
     expect(retrying?.lastError).toMatch(/^http\.ops: request failed: .*ECONNREFUSED/);
     expect(retrying?.nextAttemptAt).toEqual(expect.any(String));
-    await receiver.start();
-    await receiver.waitFor(1);
+    await receiver().start();
+    await receiver().waitFor(1);
     await until(async () => ((await outbox(hub)).length === 0 ? true : undefined));
-    expect((receiver.received[0]?.json as { title?: string } | undefined)?.title).toBe(
+    expect((receiver().received[0]?.json as { title?: string } | undefined)?.title).toBe(
       'New tag found for container web',
     );
   });
 
   it('abandons an attempt at the delivery timeout and retries it', async () => {
-    receiver.behave({ hang: true });
+    receiver().behave({ hang: true });
     const hub = await hubWith(
       { DD_NOTIFICATION_TIMEOUT: '1' },
       { timing: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20, random: () => 0.5 } },
@@ -164,14 +155,14 @@ describe('the notification outbox', () => {
       const entries = await outbox(hub, '?status=dead-letter');
       return entries.length > 0 ? entries : undefined;
     });
-    expect(receiver.received).toHaveLength(2);
+    expect(receiver().received).toHaveLength(2);
     expect(dead?.lastError).toBe('http.ops: no answer within 1000 ms (delivery timeout)');
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
   });
 
   it('loses nothing across a restart: a waiting entry is delivered by the next hub', async () => {
     const storage = createStorage();
-    await receiver.stop();
+    await receiver().stop();
     const slow = { maxAttempts: 5, baseDelayMs: 300, maxDelayMs: 300, random: () => 0.5 };
     const first = await hubWith({}, { storage, timing: slow });
     await cycle(first, [
@@ -180,42 +171,42 @@ describe('the notification outbox', () => {
     ]);
     await until(async () => ((await outbox(first, '?status=retrying')).length === 2 ? true : undefined));
     await first.close();
-    hubs.length = 0;
-    await receiver.start();
+    forgetHubs();
+    await receiver().start();
 
     const second = await hubWith({}, { storage, timing: slow });
     expect((await outbox(second)).map((entry) => entry.payload.containers[0]?.['name']).sort()).toEqual(['api', 'web']);
-    await receiver.waitFor(2);
+    await receiver().waitFor(2);
     await until(async () => ((await outbox(second)).length === 0 ? true : undefined));
     expect(
-      receiver.received
-        .map((request) => (request.json as { containers: { name: string }[] }).containers[0]?.name)
+      receiver()
+        .received.map((request) => (request.json as { containers: { name: string }[] }).containers[0]?.name)
         .sort(),
     ).toEqual(['api', 'web']);
   });
 
   it('a hanging receiver does not hold the hub’s stop: the attempt is abandoned and made again after the restart', async () => {
     const storage = createStorage();
-    receiver.behave({ hang: true });
+    receiver().behave({ hang: true });
     const first = await hubWith({}, { storage });
     await cycle(first, [record('web', { from: '1', to: '2', diff: 'major' })], { settle: false });
-    await receiver.waitFor(1);
+    await receiver().waitFor(1);
     const started = Date.now();
     await first.close();
-    hubs.length = 0;
+    forgetHubs();
     expect(Date.now() - started).toBeLessThan(2_000);
     // Abandoned, not failed: the entry is as it was before the attempt.
     const keys = await storage.getKeys('notification-outbox');
     expect(keys).toHaveLength(1);
     expect(await storage.getItem(keys[0] as string)).toMatchObject({ status: 'pending', attempts: 0 });
-    receiver.behave({ status: 200 });
+    receiver().behave({ status: 200 });
     const second = await hubWith({}, { storage });
-    await receiver.waitFor(2);
+    await receiver().waitFor(2);
     await until(async () => ((await outbox(second)).length === 0 ? true : undefined));
   });
 
   it('answers 400 for an invalid status, 404 for retry or delete of what is not there, 204 for a delete', async () => {
-    receiver.behave({ status: 500, body: 'down' });
+    receiver().behave({ status: 500, body: 'down' });
     const hub = await hubWith(
       {},
       { timing: { maxAttempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0.5 } },

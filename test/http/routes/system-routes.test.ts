@@ -1,4 +1,3 @@
-import { argon2id } from '@noble/hashes/argon2.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerRecord } from '../../support/container-fixture';
 import {
@@ -8,18 +7,7 @@ import {
   type HubClient,
   jsonInit,
 } from '../../support/hub-harness';
-
-const PASSWORD = 'correct horse battery staple';
-const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
-const RECOVERY = ['rc-one-1111', 'rc-two-2222'];
-
-function phc(password: string): string {
-  const salt = new TextEncoder().encode('saltsaltsalt');
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
-  const hash = argon2id(password, salt, { t: 1, m: 64, p: 1, dkLen: 32 });
-  return `$argon2id$v=19$m=64,t=1,p=1$${b64(salt)}$${b64(hash)}`;
-}
-const HASH = phc(PASSWORD);
+import { BASIC_AUTH_ENV, HASH, PASSWORD, RECOVERY, TOTP_SECRET } from '../support/basic-auth-users';
 
 /** Secrets seeded through the configuration; none may appear anywhere in an answer. */
 const CONFIGURED_SECRETS = {
@@ -39,12 +27,7 @@ const CONFIGURED_SECRETS = {
 };
 
 const ENV = {
-  DD_AUTH_BASIC_ALICE_USER: 'alice',
-  DD_AUTH_BASIC_ALICE_HASH: HASH,
-  DD_AUTH_BASIC_BOB_USER: 'bob',
-  DD_AUTH_BASIC_BOB_HASH: HASH,
-  DD_AUTH_BASIC_BOB_TOTP: TOTP_SECRET,
-  DD_AUTH_BASIC_BOB_RECOVERY: RECOVERY.join(','),
+  ...BASIC_AUTH_ENV,
   DD_AUTH_OIDC_CORP_DISCOVERY: 'https://id.example.test/.well-known/openid-configuration',
   DD_AUTH_OIDC_CORP_CLIENTID: 'dockwatch',
   DD_AUTH_OIDC_CORP_CLIENTSECRET: CONFIGURED_SECRETS.oidcClientSecret,

@@ -4,20 +4,15 @@
  * watcher that does not run here; the accepted path runs on a real dockerd in
  * test/integration/images-bulk-updates.test.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../shared/schemas/audit-entry';
 import type { Container } from '../../../shared/schemas/container';
 import { containerRecord } from '../../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient } from '../../support/hub-harness';
+import { expectJsonError, type HubClient } from '../../support/hub-harness';
+import { pendingRecord, useMemoryHubWith } from '../support/memory-hub-with';
 
 const TRIGGER = { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2', DD_ACTION_DOCKER_UPDATE_PRUNE: 'true' };
-const pending = (over: Partial<Container> = {}) =>
-  containerRecord({
-    updateAvailable: true,
-    updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '2.0.0', semverDiff: 'major' },
-    result: { tag: '2.0.0', digest: 'sha256:feed' },
-    ...over,
-  });
+const pending = (over: Partial<Container> = {}) => pendingRecord({ tag: '2.0.0', digest: 'sha256:feed' }, over);
 
 interface Preview {
   target: { image: string; tag: string; digest: string | null } | null;
@@ -27,17 +22,7 @@ interface Preview {
 }
 
 describe('POST /api/v1/containers/{id}/preview', () => {
-  let client: HubClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-  });
-
-  async function hubWith(env: Record<string, string>, ...records: Container[]): Promise<HubClient> {
-    client = await createMemoryHub(env);
-    for (const record of records) await client.hub.parts.containers.put(record);
-    return client;
-  }
+  const hubWith = useMemoryHubWith();
   const preview = async (hub: HubClient, id: string) => {
     const response = await hub.request(`/api/v1/containers/${id}/preview`, { method: 'POST' });
     expect(response.status).toBe(200);

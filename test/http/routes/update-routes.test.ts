@@ -3,32 +3,17 @@
  * hub in memory with container records put in its store. The updates themselves run against a
  * real dockerd in test/integration/container-updates.test.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Container } from '../../../shared/schemas/container';
 import { containerRecord } from '../../support/container-fixture';
-import { createMemoryHub, expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { expectJsonError, type HubClient, jsonInit } from '../../support/hub-harness';
+import { pendingRecord, useMemoryHubWith } from '../support/memory-hub-with';
 
 const TRIGGER = { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' };
-const pending = (over: Partial<Container> = {}) =>
-  containerRecord({
-    updateAvailable: true,
-    updateKind: { kind: 'tag', localValue: '1.0.0', remoteValue: '2.0.0', semverDiff: 'major' },
-    result: { tag: '2.0.0' },
-    ...over,
-  });
+const pending = (over: Partial<Container> = {}) => pendingRecord({ tag: '2.0.0' }, over);
 
 describe('update routes: refusals before anything is queued', () => {
-  let client: HubClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-  });
-
-  async function hubWith(env: Record<string, string>, ...records: Container[]): Promise<HubClient> {
-    client = await createMemoryHub(env);
-    for (const record of records) await client.hub.parts.containers.put(record);
-    return client;
-  }
+  const hubWith = useMemoryHubWith();
   const update = (hub: HubClient, id: string) => hub.request(`/api/v1/containers/${id}/update`, { method: 'POST' });
 
   it('answers 404 for an unknown container and when no Docker action trigger covers its watcher', async () => {
