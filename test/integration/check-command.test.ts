@@ -4,7 +4,6 @@
  * against real registries (plain behind a counting proxy, and one with basic auth). Only PATH and
  * HOME are inherited, so the caller's DD_* cannot change what is tested.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,32 +17,15 @@ import { REPO_ROOT } from '../support/hub-process';
 import { type LatencyProxy, startLatencyProxy } from '../support/latency-proxy';
 import { pushImage } from '../support/registry/push-image';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import { type CommandResult, runCommand } from '../support/run-command';
 
 const CLI = join(REPO_ROOT, 'hub', 'src', 'entry', 'cli.ts');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function check(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'check', ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', DD_LOCAL_WATCHER: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+/** `dockwatch check` from the sources, with only PATH and HOME of the caller's environment. */
+function check(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
+  return runCommand(process.execPath, ['--import', 'tsx', CLI, 'check', ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', DD_LOCAL_WATCHER: 'false', ...env },
   });
 }
 
@@ -219,21 +201,9 @@ describe('dockwatch check from the production build', () => {
     };
     await buildAll({ outdir });
     const run = (entry: string, args: string[]) =>
-      new Promise<Run>((resolve, reject) => {
-        const child = spawn(process.execPath, [join(outdir, entry), ...args], {
-          cwd: dir,
-          env: { PATH: process.env.PATH ?? '', DD_LOCAL_WATCHER: 'false' },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString();
-        });
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      runCommand(process.execPath, [join(outdir, entry), ...args], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', DD_LOCAL_WATCHER: 'false' },
       });
     const cli = await run('cli.mjs', ['check', `${proxy.host}/team/api:1.1.0`]);
     expect(cli).toMatchObject({ code: 1, stderr: '' });

@@ -2,21 +2,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import { silentSink } from '../../shared/logging/logger';
+import type { NodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import type { Container } from '../../shared/schemas/container';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 import { openSse, type SseStream } from '../support/sse-client';
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { publishTestApp, startWatchingHub, testAppRef, waitFor } from '../support/test-app-image';
 
 /**
  * The containers capability end to end, on real components: a dockerd, a registry that images are
@@ -28,41 +20,16 @@ describe('containers on a real Docker Engine, checked against a real registry', 
   let dataDir: string;
   let hub: NodeHub;
   let stream: SseStream | undefined;
-  const ref = (tag: string) => `${registry.host}/test/app:${tag}`;
+  const ref = (tag: string) => testAppRef(registry, tag);
 
-  async function publish(tag: string, build: string): Promise<void> {
-    await importBusyboxImage(dockerd.docker, {
-      repository: 'test/app',
-      tag: build,
-      cmd: ['sleep', '3600'],
-      extraFile: { path: '/build', content: build },
-    });
-    for (const args of [
-      ['tag', `test/app:${build}`, ref(tag)],
-      ['push', ref(tag)],
-    ]) {
-      const result = await dockerd.cli(args);
-      if (result.code !== 0) throw new Error(`docker ${args.join(' ')}: ${result.stderr}`);
-    }
-  }
+  const publish = (tag: string, build: string) => publishTestApp(dockerd, registry, tag, build);
 
   const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
   const json = async (path: string, init?: RequestInit) => (await api(path, init)).json();
   const byName = async (name: string): Promise<Container> =>
     ((await json('/api/v1/containers')) as { data: Container[] }).data.find((c) => c.name === name) as Container;
 
-  async function startHub(): Promise<NodeHub> {
-    return startNodeHub({
-      env: {
-        DD_STORE_PATH: dataDir,
-        DD_SERVER_PORT: '0',
-        DD_SERVER_HOST: '127.0.0.1',
-        DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath,
-        DD_WATCHER_LOCAL_JITTER: '0',
-      },
-      sink: silentSink,
-    });
-  }
+  const startHub = () => startWatchingHub(dockerd, dataDir);
 
   beforeAll(async () => {
     [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
@@ -230,6 +197,7 @@ describe('containers on a real Docker Engine, checked against a real registry', 
           () => 'up',
           () => 'down',
         )) === 'down',
+      10_000,
     );
     const result = await json('/api/v1/watchers/docker/local/inventory', { method: 'POST' });
     expect(result.authoritative).toBe(false);

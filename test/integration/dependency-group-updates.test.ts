@@ -7,11 +7,10 @@ import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/schemas/audit-entry';
 import type { Container } from '../../shared/schemas/container';
-import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
-import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
+import type { HubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { type AppKind, publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
+import { type DockerdUpdateBed, startDockerdUpdateBed } from '../support/dockerd-update-bed';
 import { expectJsonError } from '../support/hub-harness';
-import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 import { dataOf, openSse } from '../support/sse-client';
 
 const CONFIRM = { 'X-DD-Confirm-Action': 'dependency-group-update' };
@@ -40,8 +39,7 @@ interface OperationView {
 }
 
 describe('dependency-group updates on a real Docker Engine', () => {
-  let dockerd: TestDockerd;
-  let registry: TestRegistry;
+  let bed: DockerdUpdateBed;
   let docker: Docker;
   let hub: HubOnDockerd;
   const ids: Record<string, string> = {};
@@ -49,11 +47,19 @@ describe('dependency-group updates on a real Docker Engine', () => {
 
   /** `name` runs `deps/<name>:1.0.0` (sleep); `next` publishes a 2.0.0 of that kind, or none. */
   async function runApp(name: string, labels: Record<string, string>, next: AppKind | undefined): Promise<void> {
-    refs[name] = await publishApp(dockerd, registry, { repository: `deps/${name}`, tag: '1.0.0', kind: 'sleep' });
+    refs[name] = await publishApp(bed.dockerd, bed.registry, {
+      repository: `deps/${name}`,
+      tag: '1.0.0',
+      kind: 'sleep',
+    });
     if (next)
-      refs[`${name}@2`] = await publishApp(dockerd, registry, { repository: `deps/${name}`, tag: '2.0.0', kind: next });
-    await pullApp(dockerd, refs[name] ?? '');
-    ids[name] = await startWatchedApp(dockerd, name, refs[name] ?? '', labels);
+      refs[`${name}@2`] = await publishApp(bed.dockerd, bed.registry, {
+        repository: `deps/${name}`,
+        tag: '2.0.0',
+        kind: next,
+      });
+    await pullApp(bed.dockerd, refs[name] ?? '');
+    ids[name] = await startWatchedApp(bed.dockerd, name, refs[name] ?? '', labels);
   }
 
   const imageOf = async (name: string) => {
@@ -71,13 +77,8 @@ describe('dependency-group updates on a real Docker Engine', () => {
     (await hub.json<{ data: AuditEntry[] }>('/api/v1/audit?actions=dependency-group-update')).data;
 
   beforeAll(async () => {
-    [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
-    docker = dockerd.docker;
-    hub = await startHubOnDockerd(
-      dockerd,
-      { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' },
-      { updates: { timing: { pollMs: 100, startSettleMs: 300 } } },
-    );
+    bed = await startDockerdUpdateBed(300);
+    ({ docker, hub } = bed);
     // db ← api ← web, and db ← worker (a compose service: its depends_on label names db's service).
     await runApp('db', { 'com.docker.compose.project': 'shop', 'com.docker.compose.service': 'database' }, 'sleep');
     await runApp('api', { 'dd.depends_on': 'db' }, 'sleep');
@@ -97,11 +98,7 @@ describe('dependency-group updates on a real Docker Engine', () => {
     expect((await hub.api('/api/v1/containers/watch', { method: 'POST' })).status).toBe(200);
   }, 240_000);
 
-  afterAll(async () => {
-    await hub?.close();
-    await dockerd?.stop();
-    await registry?.stop();
-  });
+  afterAll(() => bed?.stop());
 
   it('updates the root, then each wave once the one before succeeded, under one batchId', async () => {
     const stream = await openSse(hub.api, '/api/v1/events/ui');

@@ -7,10 +7,12 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { EDGE_CLOSE } from '../../shared/edge/protocol';
 import { type Agent, AgentSchema } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
+import { agentConnected, refreshAgentInventory } from '../support/agent-e2e';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { type AgentProcess, agentKeygen, closedWith, signedIn, spawnAgent } from '../support/edge-agent-process';
 import { waitFor } from '../support/edge-peer';
+import { okJson } from '../support/hub-json';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import { dataOf, openSse, type SseStream } from '../support/sse-client';
 
@@ -45,11 +47,7 @@ describe('edge agents and hub as real processes', () => {
   let lateId: string;
 
   const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
-  const json = async <T>(path: string, init?: RequestInit): Promise<T> => {
-    const response = await api(path, init);
-    if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const json = okJson(api);
   const listAgents = async () => (await json<{ data: Agent[] }>('/api/v1/agents')).data;
   const agentNamed = async (name: string) => (await listAgents()).find((agent) => agent.name === name);
   const containersOf = async (query: string) => (await json<{ data: Container[] }>(`/api/v1/containers?${query}`)).data;
@@ -71,16 +69,8 @@ describe('edge agents and hub as real processes', () => {
     return agents[name];
   }
 
-  async function connected(name: string, expected: boolean, timeoutMs = 15_000): Promise<Agent> {
-    return waitFor(
-      async () => {
-        const agent = await agentNamed(name);
-        return agent?.connected === expected ? agent : undefined;
-      },
-      timeoutMs,
-      `${name} connected=${expected}`,
-    );
-  }
+  const connected = (name: string, expected: boolean, timeoutMs = 15_000) =>
+    agentConnected(json, name, expected, timeoutMs);
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'edge-e2e-'));
@@ -216,22 +206,10 @@ describe('edge agents and hub as real processes', () => {
   });
 
   it("refreshes an agent watcher's inventory through the agent (http-interface §4.3)", async () => {
-    const result = await json<{
-      context: { source: unknown };
-      containers: Container[];
-      errors: unknown[];
-      authoritative: boolean;
-    }>('/api/v1/watchers/docker/local/alpha/inventory', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(result.context.source).toEqual({ type: 'docker', name: 'local', agent: 'alpha' });
-    expect(result.errors).toEqual([]);
-    expect(result.authoritative).toBe(true);
+    const containers = await refreshAgentInventory(json, 'alpha');
     const onEngine = await dockerd.alpha.docker.listContainers({ all: true });
-    expect(result.containers.map((c) => c.id).sort()).toEqual(onEngine.map((c) => c.Id).sort());
-    expect(result.containers.every((c) => c.agent === 'alpha')).toBe(true);
+    expect(containers.map((c) => c.id).sort()).toEqual(onEngine.map((c) => c.Id).sort());
+    expect(containers.every((c) => c.agent === 'alpha')).toBe(true);
   });
 
   it('lists a SIGKILLed agent as disconnected with its containers kept, and resyncs it when it returns', async () => {

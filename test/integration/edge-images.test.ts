@@ -10,6 +10,7 @@ import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-i
 import type { AgentProcess } from '../support/edge-agent-process';
 import { type EdgeUpdateBed, spawnBedAgent, startEdgeUpdateBed, until } from '../support/edge-update-bed';
 import { createServerHub, type HubClient } from '../support/hub-harness';
+import { dockerImages, imageOf } from '../support/image-checks';
 
 const AGENT = 'edge-images';
 const PRUNE_HEADERS = { 'X-DD-Confirm-Action': 'image-prune' };
@@ -47,16 +48,7 @@ describe("the image list and prune on an edge agent's host", () => {
 
   const json = async <T>(path: string, init?: RequestInit): Promise<T> =>
     (await hub.request(path, init)).json() as Promise<T>;
-  const imageOf = (all: ImageView[], reference: string) => all.find((image) => image.repoTags.includes(reference));
-  const imageIdOf = async (reference: string) => (await docker.getImage(reference).inspect()).Id;
-  const imageExists = (id: string) =>
-    docker
-      .getImage(id)
-      .inspect()
-      .then(
-        () => true,
-        () => false,
-      );
+  const { imageIdOf, imageExists } = dockerImages(() => docker);
 
   beforeAll(async () => {
     bed = await startEdgeUpdateBed(AGENT);

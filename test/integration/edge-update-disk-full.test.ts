@@ -19,6 +19,7 @@ import {
   startInProcessAgent,
   until,
 } from '../support/edge-update-bed';
+import { updateIntoHealthGate } from '../support/edge-update-steps';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { mountSmallDisk, type SmallDisk } from '../support/small-disk';
 
@@ -29,7 +30,8 @@ describe('an edge agent update whose end comes while the hub disk is full', () =
   let disk: SmallDisk;
   let hub: HubClient;
   let agent: EdgeAgent;
-  const { json, pending, settled } = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
+  const api = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
+  const { json, pending, settled } = api;
   const operationOf = (id: string) => json<UpdateOperation>(`/api/v1/update-operations/${id}`);
 
   beforeAll(async () => {
@@ -55,15 +57,7 @@ describe('an edge agent update whose end comes while the hub disk is full', () =
   it('settles the operation once space returns, without a restart', async () => {
     await runApp(bed, 'slow', 'edge/slow', { from: 'http', to: 'slow-healthy' });
     const record = await pending('slow');
-    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
-    await until(
-      async () => ((await operationOf(operationId)).phase === 'health-gate' ? true : undefined),
-      'the health gate reached',
-      60_000,
-      50,
-    );
+    const { operationId } = await updateIntoHealthGate(api, record);
 
     disk.fill();
     // The agent ends it (its journal is beside its key, not on the full disk) and reports it.

@@ -9,67 +9,35 @@
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEMPORARY_NAME, type UpdateOperation } from '../../shared/update-engine';
-import type { TestDockerd } from '../support/docker/start-dockerd';
-import { importBusyboxImage } from '../support/docker/test-images';
-import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
+import { TEMPORARY_NAME } from '../../shared/update-engine';
 import { type AgentProcess, signedIn } from '../support/edge-agent-process';
 import {
   type EdgeUpdateBed,
   edgeUpdateApi,
+  runApp,
   spawnBedAgent,
   startEdgeUpdateBed,
   until,
 } from '../support/edge-update-bed';
+import { updateIntoHealthGate } from '../support/edge-update-steps';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
-import type { TestRegistry } from '../support/registry/start-registry';
 
 const AGENT = 'edge-restart';
 
-/** `<registry>/<repository>:<tag>`: busybox httpd whose health probe takes 4 s (healthy after ~4.5 s, under its 5 s timeout). */
-async function publishSlowHealthy(
-  dockerd: TestDockerd,
-  registry: TestRegistry,
-  repository: string,
-  tag: string,
-): Promise<string> {
-  const reference = `${registry.host}/${repository}:${tag}`;
-  const local = `local/${repository.replace(/\//g, '-')}`;
-  await importBusyboxImage(dockerd.docker, {
-    repository: local,
-    tag,
-    cmd: ['httpd', '-f', '-p', '80', '-h', '/www'],
-    healthcheck: ['sh', '-c', 'sleep 4'],
-    extraFile: { path: '/www/index.html', content: `${repository} ${tag} slow\n` },
-  });
-  for (const args of [
-    ['tag', `${local}:${tag}`, reference],
-    ['push', reference],
-    ['rmi', `${local}:${tag}`],
-    ['rmi', reference],
-  ]) {
-    const result = await dockerd.cli(args);
-    if (result.code !== 0) throw new Error(`docker ${args.join(' ')}: ${result.stderr}`);
-  }
-  return reference;
-}
-
 describe('the hub killed during an edge agent update', () => {
   let bed: EdgeUpdateBed;
-  let dockerd: TestDockerd;
-  let registry: TestRegistry;
   let docker: Docker;
   let hub: HubProcess | undefined;
   let agent: AgentProcess | undefined;
   let hubEnv: Record<string, string>;
 
   // The hub is looked up on each call: the test replaces it.
-  const { json, pending, settled } = edgeUpdateApi((path, init) => fetch(`${hub?.url}${path}`, init), AGENT);
-  const operationOf = (id: string) => json<UpdateOperation>(`/api/v1/update-operations/${id}`);
+  const api = edgeUpdateApi((path, init) => fetch(`${hub?.url}${path}`, init), AGENT);
+  const { json, pending, settled } = api;
 
   beforeAll(async () => {
     bed = await startEdgeUpdateBed(AGENT);
-    ({ docker, dockerd, registry } = bed);
+    docker = bed.docker;
     hubEnv = {
       DD_STORE_PATH: join(bed.dir, 'store'),
       DD_LOCAL_WATCHER: 'false',
@@ -87,25 +55,13 @@ describe('the hub killed during an edge agent update', () => {
   }, 60_000);
 
   it('settles the operation succeeded once the agent reconnects to the restarted hub, no -old- container left', async () => {
-    const from = await publishApp(dockerd, registry, { repository: 'edge/slow', tag: '1.0.0', kind: 'http' });
-    const to = await publishSlowHealthy(dockerd, registry, 'edge/slow', '2.0.0');
-    await pullApp(dockerd, from);
-    const oldId = await startWatchedApp(dockerd, 'slow', from);
+    // 2.0.0's health probe takes 4 s (healthy after ~4.5 s, under its 5 s timeout).
+    const oldId = await runApp(bed, 'slow', 'edge/slow', { from: 'http', to: 'slow-healthy' });
+    const to = `${bed.registry.host}/edge/slow:2.0.0`;
     const oldImageId = (await docker.getContainer(oldId).inspect()).Image;
 
     const record = await pending('slow', { id: oldId, everyMs: 250 });
-    const response = await fetch(`${hub?.url}/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
-    const inGate = await until(
-      async () => {
-        const operation = await operationOf(operationId);
-        return operation.phase === 'health-gate' ? operation : undefined;
-      },
-      'the health gate reached',
-      60_000,
-      50,
-    );
+    const { operationId, operation: inGate } = await updateIntoHealthGate(api, record);
     expect(inGate.status).toBe('in-progress');
     const port = (hub as HubProcess).port;
     expect(await (hub as HubProcess).kill('SIGKILL')).toBe('SIGKILL');

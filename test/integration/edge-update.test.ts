@@ -36,7 +36,13 @@ describe('updates of an edge agent container, run by the agent on its own docker
   const applied: string[] = [];
   const failed: string[] = [];
 
-  const { json, pending, settled } = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
+  const { json, pending, requestUpdate, settled } = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
+  /** Until the hub published the operation's health-gate phase (where the tests stop the agent). */
+  const healthGateSeen = (operationId: string) =>
+    until(async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined), 'health gate reached');
+  /** The containers on the agent's dockerd whose name starts with `prefix`, stopped ones included. */
+  const containersNamed = async (prefix: string) =>
+    (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith(`/${prefix}`)));
   /** The agent as `npm run agent` starts it: its journal read from the file beside its key. */
   const startAgent = () => startInProcessAgent(bed, hub.url as string);
 
@@ -69,9 +75,7 @@ describe('updates of an edge agent container, run by the agent on its own docker
     const oldId = await runApp(bed, 'web', 'edge/web', { from: 'http', to: 'http' });
     const record = await pending('web');
     expect(record).toMatchObject({ agent: AGENT, watcher: 'local' });
-    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
+    const operationId = await requestUpdate(record);
     const operation = await settled(operationId);
     expect(operation).toMatchObject({
       status: 'succeeded',
@@ -96,15 +100,12 @@ describe('updates of an edge agent container, run by the agent on its own docker
   it('rolls back through the agent when the new image fails its healthcheck', async () => {
     const oldId = await runApp(bed, 'sick', 'edge/sick', { from: 'http', to: 'unhealthy' });
     const record = await pending('sick');
-    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
+    const operationId = await requestUpdate(record);
     const operation = await settled(operationId);
     expect(operation).toMatchObject({ status: 'rolled-back', phase: 'rolled-back' });
     expect(operation.rollbackReason).toBeTruthy();
     expect(phases.get(operationId)).toEqual(expect.arrayContaining(['health-gate', 'rollback-started', 'rolled-back']));
-    const all = await docker.listContainers({ all: true });
-    const sick = all.filter((c) => c.Names.some((n) => n.startsWith('/sick')));
+    const sick = await containersNamed('sick');
     expect(sick.map((c) => [c.Id, c.State])).toEqual([[oldId, 'running']]);
     expect(failed).toContain('sick');
   }, 120_000);
@@ -112,13 +113,8 @@ describe('updates of an edge agent container, run by the agent on its own docker
   it('settles an update when the agent stops mid-update: rolled back with the link still open, so the hub mirrors the end at once', async () => {
     const oldId = await runApp(bed, 'flap', 'edge/flap', { from: 'http', to: 'unhealthy' });
     const record = await pending('flap');
-    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
-    await until(
-      async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined),
-      'health gate reached',
-    );
+    const operationId = await requestUpdate(record);
+    await healthGateSeen(operationId);
     // The stopping agent settles its update before it closes the link (docs/edge-protocol.md "Disconnects"):
     // the hub hears the rollback without waiting for the agent to come back.
     await agent.stop();
@@ -129,7 +125,7 @@ describe('updates of an edge agent container, run by the agent on its own docker
       rollbackReason: 'the agent is stopping',
     });
     agent = await startAgent();
-    const flap = (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith('/flap')));
+    const flap = await containersNamed('flap');
     expect(flap.map((c) => [c.Id, c.State])).toEqual([[oldId, 'running']]);
   }, 120_000);
 
@@ -139,25 +135,18 @@ describe('updates of an edge agent container, run by the agent on its own docker
     agentProcess = await spawnOne();
     const oldId = await runApp(bed, 'crash', 'edge/crash', { from: 'http', to: 'unhealthy' });
     const record = await pending('crash');
-    const response = await hub.request(`/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
-    await until(
-      async () => (phases.get(operationId)?.includes('health-gate') ? true : undefined),
-      'health gate reached',
-    );
+    const operationId = await requestUpdate(record);
+    await healthGateSeen(operationId);
     expect(await agentProcess.kill('SIGKILL')).toBe('SIGKILL');
     // Cut short: the old container stands by under its temporary name, the new one holds the name.
-    const cut = (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith('/crash')));
+    const cut = await containersNamed('crash');
     expect(cut).toHaveLength(2);
     expect((await json<UpdateOperation>(`/api/v1/update-operations/${operationId}`)).status).toBe('in-progress');
     agentProcess = await spawnOne();
     const operation = await settled(operationId);
     expect(operation).toMatchObject({ status: 'rolled-back', phase: 'rolled-back' });
     expect(operation.rollbackReason).toContain('health-gate');
-    const crash = (await docker.listContainers({ all: true })).filter((c) =>
-      c.Names.some((n) => n.startsWith('/crash')),
-    );
+    const crash = await containersNamed('crash');
     expect(crash.map((c) => [c.Id, c.Names[0], c.State])).toEqual([[oldId, '/crash', 'running']]);
     expect(failed).toContain('crash');
   }, 180_000);

@@ -6,11 +6,10 @@ import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/schemas/audit-entry';
 import type { Container } from '../../shared/schemas/container';
-import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
-import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { publishApp, pullApp } from '../support/docker/update-images';
+import type { HubOnDockerd } from '../support/docker/hub-on-dockerd';
+import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
+import { type DockerdUpdateBed, startDockerdUpdateBed } from '../support/dockerd-update-bed';
 import { expectJsonError, jsonInit } from '../support/hub-harness';
-import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 import { dataOf, openSse } from '../support/sse-client';
 
 interface ImageView {
@@ -26,8 +25,7 @@ interface ImageView {
 const PRUNE_HEADERS = { 'X-DD-Confirm-Action': 'image-prune' };
 
 describe('preview, bulk update and images on a real Docker Engine', () => {
-  let dockerd: TestDockerd;
-  let registry: TestRegistry;
+  let bed: DockerdUpdateBed;
   let docker: Docker;
   let hub: HubOnDockerd;
   const ids: Record<string, string> = {};
@@ -41,34 +39,21 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
 
   /** `name` runs `repository:1.0.0` (a `sleep` app: no healthcheck), with 2.0.0 published. */
   async function runApp(name: string, repository: string, labels: Record<string, string> = {}): Promise<void> {
-    const from = await publishApp(dockerd, registry, { repository, tag: '1.0.0', kind: 'sleep' });
-    refs[`${name}@2`] = await publishApp(dockerd, registry, { repository, tag: '2.0.0', kind: 'sleep' });
+    const from = await publishApp(bed.dockerd, bed.registry, { repository, tag: '1.0.0', kind: 'sleep' });
+    refs[`${name}@2`] = await publishApp(bed.dockerd, bed.registry, { repository, tag: '2.0.0', kind: 'sleep' });
     refs[name] = from;
-    await pullApp(dockerd, from);
-    const created = await docker.createContainer({
-      name,
-      Image: from,
-      Labels: { 'dd.watch': 'true', ...labels },
-      StopTimeout: 2,
-      HostConfig: { Init: true, NetworkMode: 'none' },
-    });
-    await created.start();
-    ids[name] = created.id;
+    await pullApp(bed.dockerd, from);
+    ids[name] = await startWatchedApp(bed.dockerd, name, from, labels);
   }
 
   beforeAll(async () => {
-    [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
-    docker = dockerd.docker;
-    hub = await startHubOnDockerd(
-      dockerd,
-      { DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' },
-      { updates: { timing: { pollMs: 100, startSettleMs: 500 } } },
-    );
+    bed = await startDockerdUpdateBed(500);
+    ({ docker, hub } = bed);
     await runApp('alpha', 'bulk/alpha');
     await runApp('beta', 'bulk/beta');
     await runApp('gamma', 'bulk/gamma', { 'dd.action.exclude': 'update' });
     // An image nothing uses: the one a prune may remove.
-    refs['junk'] = await publishApp(dockerd, registry, {
+    refs['junk'] = await publishApp(bed.dockerd, bed.registry, {
       repository: 'bulk/junk',
       tag: '1.0.0',
       kind: 'sleep',
@@ -77,11 +62,7 @@ describe('preview, bulk update and images on a real Docker Engine', () => {
     expect((await hub.api('/api/v1/containers/watch', { method: 'POST' })).status).toBe(200);
   }, 180_000);
 
-  afterAll(async () => {
-    await hub?.close();
-    await dockerd?.stop();
-    await registry?.stop();
-  });
+  afterAll(() => bed?.stop());
 
   it('previews an update: target 2.0.0, the backup it would make, no blocker, and Docker untouched', async () => {
     const before = (await docker.listContainers({ all: true })).map((c) => `${c.Id} ${c.Names[0]} ${c.State}`).sort();

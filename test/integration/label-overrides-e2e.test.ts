@@ -2,20 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
-import { silentSink } from '../../shared/logging/logger';
+import type { NodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import type { Container } from '../../shared/schemas/container';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { importBusyboxImage, runContainer } from '../support/docker/test-images';
+import { runContainer } from '../support/docker/test-images';
+import { jsonInit } from '../support/hub-harness';
+import { okJson } from '../support/hub-json';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { publishTestApp, startWatchingHub, testAppRef, waitFor } from '../support/test-app-image';
 
 /**
  * Label overrides (docs/label-overrides.md) on real components: a dockerd, a registry with a newer
@@ -28,36 +22,12 @@ describe('label overrides on a real Docker Engine', () => {
   let registry: TestRegistry;
   let dataDir: string;
   let hub: NodeHub;
-  const ref = (tag: string) => `${registry.host}/test/app:${tag}`;
+  const ref = (tag: string) => testAppRef(registry, tag);
 
-  async function publish(tag: string, build: string): Promise<void> {
-    await importBusyboxImage(dockerd.docker, {
-      repository: 'test/app',
-      tag: build,
-      cmd: ['sleep', '3600'],
-      extraFile: { path: '/build', content: build },
-    });
-    for (const args of [
-      ['tag', `test/app:${build}`, ref(tag)],
-      ['push', ref(tag)],
-    ]) {
-      const result = await dockerd.cli(args);
-      if (result.code !== 0) throw new Error(`docker ${args.join(' ')}: ${result.stderr}`);
-    }
-  }
+  const publish = (tag: string, build: string) => publishTestApp(dockerd, registry, tag, build);
 
   const api = (path: string, init?: RequestInit) => fetch(`${hub.url}/api/v1${path}`, init);
-  async function json<T>(path: string, init?: RequestInit): Promise<T> {
-    const response = await api(path, init);
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
-  const send = (method: string, body: unknown): RequestInit => ({
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const json = okJson(api);
   const byName = async (name: string): Promise<Container | undefined> =>
     (await json<{ data: Container[] }>('/containers')).data.find((c) => c.name === name);
 
@@ -68,16 +38,7 @@ describe('label overrides on a real Docker Engine', () => {
     await publish('2.0.0', 'two');
     await runContainer(dockerd.docker, { name: 'web', image: ref('1.0.0') });
     await runContainer(dockerd.docker, { name: 'quiet', image: ref('1.0.0'), labels: { 'dd.watch': 'false' } });
-    hub = await startNodeHub({
-      env: {
-        DD_STORE_PATH: dataDir,
-        DD_SERVER_PORT: '0',
-        DD_SERVER_HOST: '127.0.0.1',
-        DD_WATCHER_LOCAL_SOCKET: dockerd.socketPath,
-        DD_WATCHER_LOCAL_JITTER: '0',
-      },
-      sink: silentSink,
-    });
+    hub = await startWatchingHub(dockerd, dataDir);
     await json('/containers/watch', { method: 'POST' });
   }, 120_000);
 
@@ -93,7 +54,7 @@ describe('label overrides on a real Docker Engine', () => {
     expect(web).toMatchObject({ watched: true, updateAvailable: true, updateKind: { remoteValue: '2.0.0' } });
     const hidden = await json<Container>(
       `/containers/${web.id}/label-overrides`,
-      send('PUT', { labels: { 'dd.watch': 'false' } }),
+      jsonInit('PUT', { labels: { 'dd.watch': 'false' } }),
     );
     expect(hidden).toMatchObject({ id: web.id, watched: false, updateAvailable: false });
     expect(hidden.effectiveLabels?.['dd.watch']).toEqual({ value: 'false', source: 'override' });
@@ -107,7 +68,7 @@ describe('label overrides on a real Docker Engine', () => {
     const old = (await byName('web')) as Container;
     await dockerd.docker.getContainer(old.id).remove({ force: true });
     const freshId = await runContainer(dockerd.docker, { name: 'web', image: ref('1.0.0') });
-    await waitFor(async () => (await byName('web'))?.id === freshId);
+    await waitFor(async () => (await byName('web'))?.id === freshId, 15_000);
     await json('/containers/watch', { method: 'POST' });
     const fresh = (await byName('web')) as Container;
     expect(fresh).toMatchObject({ id: freshId, watched: false, updateAvailable: false });
@@ -127,7 +88,7 @@ describe('label overrides on a real Docker Engine', () => {
     expect(await byName('quiet')).toMatchObject({ watched: false, updateAvailable: false });
     const override = await json<{ id: string }>(
       '/label-overrides',
-      send('POST', { selector: { name: 'qu*', image: `${registry.host}/test/*` }, labels: { 'dd.watch': 'true' } }),
+      jsonInit('POST', { selector: { name: 'qu*', image: `${registry.host}/test/*` }, labels: { 'dd.watch': 'true' } }),
     );
     const quiet = (await byName('quiet')) as Container;
     expect(quiet).toMatchObject({ watched: true, updateAvailable: true });

@@ -13,6 +13,7 @@ import type { UpdateOperation } from '../../shared/update-engine';
 import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { type EdgeUpdateBed, edgeUpdateApi, runApp, startEdgeUpdateBed, until } from '../support/edge-update-bed';
 import { createServerHub, type HubClient } from '../support/hub-harness';
+import { dockerImages, imageOf } from '../support/image-checks';
 import { type ListenAgentProcess, startListenAgentProcess } from '../support/listen-agent-process';
 
 const AGENT = 'lagent';
@@ -43,16 +44,7 @@ describe("updates and images on a listen-mode agent's host, run by the agent on 
   const phases = new Map<string, string[]>();
 
   const { json, pending, requestUpdate, settled } = edgeUpdateApi((path, init) => hub.request(path, init), AGENT);
-  const imageOf = (all: ImageView[], reference: string) => all.find((image) => image.repoTags.includes(reference));
-  const imageIdOf = async (reference: string) => (await docker.getImage(reference).inspect()).Id;
-  const imageExists = (id: string) =>
-    docker
-      .getImage(id)
-      .inspect()
-      .then(
-        () => true,
-        () => false,
-      );
+  const { imageIdOf, imageExists } = dockerImages(() => docker);
   const containersNamed = async (prefix: string) =>
     (await docker.listContainers({ all: true })).filter((c) => c.Names.some((n) => n.startsWith(`/${prefix}`)));
   /** The agent on a fixed port (the hub's DD_AGENT_LAGENT_PORT), its journal in the bed's directory. */

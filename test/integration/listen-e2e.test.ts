@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
 import { type Agent, AgentSchema } from '../../shared/schemas/agent';
 import type { Container } from '../../shared/schemas/container';
+import { agentConnected, refreshAgentInventory } from '../support/agent-e2e';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { waitFor } from '../support/edge-peer';
+import { okJson } from '../support/hub-json';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import { type ListenAgentProcess, startListenAgentProcess } from '../support/listen-agent-process';
 import { dataOf, openSse, type SseStream } from '../support/sse-client';
@@ -35,23 +37,11 @@ describe('listen-mode agent and hub as real processes', () => {
   let lateId: string;
 
   const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
-  const json = async <T>(path: string, init?: RequestInit): Promise<T> => {
-    const response = await api(path, init);
-    if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
-  };
+  const json = okJson(api);
   const agentNamed = async (name: string) =>
     (await json<{ data: Agent[] }>('/api/v1/agents')).data.find((a) => a.name === name);
   const containersOf = async (query: string) => (await json<{ data: Container[] }>(`/api/v1/containers?${query}`)).data;
-  const connected = (expected: boolean, timeoutMs = 15_000) =>
-    waitFor(
-      async () => {
-        const listed = await agentNamed('nas');
-        return listed?.connected === expected ? listed : undefined;
-      },
-      timeoutMs,
-      `nas connected=${expected}`,
-    );
+  const connected = (expected: boolean, timeoutMs = 15_000) => agentConnected(json, 'nas', expected, timeoutMs);
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'listen-e2e-'));
@@ -188,20 +178,8 @@ describe('listen-mode agent and hub as real processes', () => {
   });
 
   it("refreshes the agent watcher's inventory through the agent (http-interface §4.3)", async () => {
-    const result = await json<{
-      context: { source: unknown };
-      containers: Container[];
-      errors: unknown[];
-      authoritative: boolean;
-    }>('/api/v1/watchers/docker/local/nas/inventory', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(result.context.source).toEqual({ type: 'docker', name: 'local', agent: 'nas' });
-    expect(result.errors).toEqual([]);
-    expect(result.authoritative).toBe(true);
-    expect(result.containers.map((c) => c.id).sort()).toEqual([baseId, lateId].sort());
+    const containers = await refreshAgentInventory(json, 'nas');
+    expect(containers.map((c) => c.id).sort()).toEqual([baseId, lateId].sort());
   });
 
   it('lists a killed agent as disconnected (event, audit) with its containers kept; reconnects and resyncs when it returns', async () => {

@@ -9,9 +9,9 @@
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEMPORARY_NAME, type UpdateOperation } from '../../shared/update-engine';
-import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
-import { type EdgeUpdateBed, edgeUpdateApi, startEdgeUpdateBed, until } from '../support/edge-update-bed';
+import { TEMPORARY_NAME } from '../../shared/update-engine';
+import { type EdgeUpdateBed, edgeUpdateApi, runApp, startEdgeUpdateBed } from '../support/edge-update-bed';
+import { updateIntoHealthGate } from '../support/edge-update-steps';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import { type ListenAgentProcess, startListenAgentProcess } from '../support/listen-agent-process';
 
@@ -26,8 +26,7 @@ describe('the hub killed during a listen-mode agent update', () => {
   let hubEnv: Record<string, string>;
 
   // The hub is looked up on each call: the test replaces it.
-  const { json, pending, settled } = edgeUpdateApi((path, init) => fetch(`${hub?.url}${path}`, init), AGENT);
-  const operationOf = (id: string) => json<UpdateOperation>(`/api/v1/update-operations/${id}`);
+  const api = edgeUpdateApi((path, init) => fetch(`${hub?.url}${path}`, init), AGENT);
 
   beforeAll(async () => {
     bed = await startEdgeUpdateBed(AGENT);
@@ -58,25 +57,11 @@ describe('the hub killed during a listen-mode agent update', () => {
   }, 60_000);
 
   it('settles the operation succeeded once the restarted hub connects to the agent again, no -old- container left', async () => {
-    const from = await publishApp(bed.dockerd, bed.registry, { repository: 'listen/slow', tag: '1.0.0', kind: 'http' });
-    const to = await publishApp(bed.dockerd, bed.registry, {
-      repository: 'listen/slow',
-      tag: '2.0.0',
-      kind: 'slow-healthy',
-    });
-    await pullApp(bed.dockerd, from);
-    const oldId = await startWatchedApp(bed.dockerd, 'slow', from);
+    const oldId = await runApp(bed, 'slow', 'listen/slow', { from: 'http', to: 'slow-healthy' });
+    const to = `${bed.registry.host}/listen/slow:2.0.0`;
 
-    const record = await pending('slow', { id: oldId, everyMs: 250 });
-    const response = await fetch(`${hub?.url}/api/v1/containers/${record.id}/update`, { method: 'POST' });
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
-    await until(
-      async () => ((await operationOf(operationId)).phase === 'health-gate' ? true : undefined),
-      'the health gate reached',
-      60_000,
-      50,
-    );
+    const record = await api.pending('slow', { id: oldId, everyMs: 250 });
+    const { operationId } = await updateIntoHealthGate(api, record);
     expect(await (hub as HubProcess).kill('SIGKILL')).toBe('SIGKILL');
     const killedAt = Date.now();
     // Cut off from the hub mid-gate: the old container stands by under its temporary name.
@@ -84,7 +69,7 @@ describe('the hub killed during a listen-mode agent update', () => {
     expect(cut.filter((name) => TEMPORARY_NAME.test(name))).toHaveLength(1);
 
     hub = await startHubProcess(hubEnv, 60_000);
-    const operation = await settled(operationId, 90_000);
+    const operation = await api.settled(operationId, 90_000);
     const settledAfterMs = Date.now() - killedAt;
     expect(operation).toMatchObject({ status: 'succeeded', phase: 'succeeded', agent: AGENT, toVersion: '2.0.0' });
     const running = await docker.getContainer('slow').inspect();

@@ -14,10 +14,12 @@ import type { Container } from '../../shared/schemas/container';
 import type { Rollout } from '../../shared/schemas/rollout';
 import type { UpdateOperation } from '../../shared/update-engine';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
 import { until } from '../support/edge-update-bed';
+import { jsonInit } from '../support/hub-harness';
+import { expectJson } from '../support/hub-json';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import { rolloutWaits, runOnEveryHost } from '../support/rollout-steps';
 
 const WATCHERS = ['east', 'west'] as const;
 type Watcher = (typeof WATCHERS)[number];
@@ -30,14 +32,8 @@ describe('a staged rollout across a restart of the hub process', () => {
   const hubs = new Set<HubProcess>();
   let hub: HubProcess;
 
-  const request = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
-  async function json<T>(path: string, init?: RequestInit, status = 200): Promise<T> {
-    const response = await request(path, init);
-    const text = await response.text();
-    expect(response.status, `${path}: ${text}`).toBe(status);
-    return JSON.parse(text) as T;
-  }
-  const rollout = (id: string) => json<Rollout>(`/api/v1/rollouts/${id}`);
+  const json = expectJson((path, init) => fetch(`${hub.url}${path}`, init));
+  const { rollout, canaryPaused, ended } = rolloutWaits(json);
 
   async function startHub(): Promise<HubProcess> {
     const started = await startHubProcess({
@@ -73,13 +69,12 @@ describe('a staged rollout across a restart of the hub process', () => {
   }, 60_000);
 
   it('resumes the rollout after the restart: the next wave starts when the pause ends, each container updated once', async () => {
-    const from = await publishApp(dockerds.east, registry, { repository: 'restart/web', tag: '1.0.0', kind: 'http' });
-    await publishApp(dockerds.east, registry, { repository: 'restart/web', tag: '2.0.0', kind: 'healthy' });
-    const oldIds = {} as Record<Watcher, string>;
-    for (const name of WATCHERS) {
-      await pullApp(dockerds[name], from);
-      oldIds[name] = await startWatchedApp(dockerds[name], 'web', from);
-    }
+    const { oldIds } = await runOnEveryHost(dockerds, WATCHERS, registry, {
+      repository: 'restart/web',
+      name: 'web',
+      from: 'http',
+      to: 'healthy',
+    });
     hub = await startHub();
     await until(
       async () => {
@@ -93,15 +88,11 @@ describe('a staged rollout across a restart of the hub process', () => {
 
     const started = await json<Rollout>(
       '/api/v1/rollouts',
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          image: `${registry.host}/restart/web`,
-          canaryHost: '__local__:east',
-          pauseSeconds: PAUSE_SECONDS,
-        }),
-      },
+      jsonInit('POST', {
+        image: `${registry.host}/restart/web`,
+        canaryHost: '__local__:east',
+        pauseSeconds: PAUSE_SECONDS,
+      }),
       201,
     );
     expect(started.hosts.map((host) => [host.host, host.wave])).toEqual([
@@ -109,15 +100,7 @@ describe('a staged rollout across a restart of the hub process', () => {
       ['__local__:west', 1],
     ]);
     // The canary is through: the rollout waits out its pause before the west host.
-    const pausing = await until(
-      async () => {
-        const current = await rollout(started.id);
-        return current.hosts[0]?.state === 'succeeded' && current.nextWaveAt !== undefined ? current : undefined;
-      },
-      'the canary updated',
-      90_000,
-      100,
-    );
+    const pausing = await canaryPaused(started.id, 90_000, 100);
     const nextWaveAt = Date.parse(pausing.nextWaveAt as string);
     expect(nextWaveAt - Date.now()).toBeGreaterThan(5_000);
 
@@ -130,15 +113,7 @@ describe('a staged rollout across a restart of the hub process', () => {
     expect(restarted).toMatchObject({ state: 'running', currentWave: 1, nextWaveAt: pausing.nextWaveAt });
     expect(restarted.hosts.map((host) => host.state)).toEqual(['succeeded', 'pending']);
 
-    const done = await until(
-      async () => {
-        const current = await rollout(started.id);
-        return ['completed', 'halted', 'aborted', 'interrupted'].includes(current.state) ? current : undefined;
-      },
-      'the rollout finished',
-      90_000,
-      200,
-    );
+    const done = await ended(started.id, 90_000, 200);
     expect(done.state).toBe('completed');
     expect(done.hosts.map((host) => host.state)).toEqual(['succeeded', 'succeeded']);
     const west = done.hosts[1] as Rollout['hosts'][0];

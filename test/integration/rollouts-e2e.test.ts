@@ -17,10 +17,12 @@ import type { Rollout } from '../../shared/schemas/rollout';
 import type { UpdateOperation } from '../../shared/update-engine';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { type AppKind, publishApp, pullApp } from '../support/docker/update-images';
-import { type AgentProcess, signedIn, spawnAgent } from '../support/edge-agent-process';
+import type { AgentProcess } from '../support/edge-agent-process';
 import { until } from '../support/edge-update-bed';
 import { createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
+import { expectJson } from '../support/hub-json';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import { pendingOnEvery, rolloutWaits, spawnHostAgent } from '../support/rollout-steps';
 import { dataOf, openSse, type SseStream } from '../support/sse-client';
 
 const HOSTS = ['rollout-a', 'rollout-b', 'rollout-c'] as const;
@@ -40,12 +42,7 @@ describe('a staged rollout across three agents on three dockerds', () => {
   let hub: HubClient;
 
   const request = (path: string, init?: RequestInit) => hub.request(path, init);
-  async function json<T>(path: string, init?: RequestInit, status = 200): Promise<T> {
-    const response = await request(path, init);
-    const text = await response.text();
-    expect(response.status, `${path}: ${text}`).toBe(status);
-    return JSON.parse(text) as T;
-  }
+  const json = expectJson(request);
 
   /** Publishes the two versions of a repository and runs 1.0.0 as `name` on every host (with env on some). */
   async function deploy(
@@ -76,30 +73,10 @@ describe('a staged rollout across three agents on three dockerds', () => {
   }
 
   /** Asks the hub to watch until every agent lists `name` with an update pending. */
-  const pendingEverywhere = (name: string) =>
-    until(
-      async () => {
-        await request('/api/v1/containers/watch', { method: 'POST' });
-        const { data } = await json<{ data: Container[] }>('/api/v1/containers');
-        const listed = data.filter((c) => c.name === name && c.updateAvailable);
-        return HOSTS.every((host) => listed.some((c) => c.agent === host)) ? listed : undefined;
-      },
-      `${name} pending on the three agents`,
-      90_000,
-      500,
-    );
+  const pendingEverywhere = (name: string) => pendingOnEvery(request, json, name, HOSTS);
 
-  const rollout = (id: string) => json<Rollout>(`/api/v1/rollouts/${id}`);
-  const finished = (id: string, timeoutMs = 180_000) =>
-    until(
-      async () => {
-        const current = await rollout(id);
-        return ['completed', 'halted', 'aborted'].includes(current.state) ? current : undefined;
-      },
-      `rollout ${id} finished`,
-      timeoutMs,
-      200,
-    );
+  const { rollout, ended } = rolloutWaits(json);
+  const finished = (id: string) => ended(id, 180_000, 200, ['completed', 'halted', 'aborted']);
   const inspect = (host: Host, name: string) => dockerds[host].docker.getContainer(name).inspect();
   const ms = (iso: string | undefined) => Date.parse(iso as string);
 
@@ -119,18 +96,8 @@ describe('a staged rollout across three agents on three dockerds', () => {
       DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '20',
     });
     for (const host of HOSTS) {
-      const agent = spawnAgent({
-        hubUrl: hub.url as string,
-        keyFile: join(dir, `${host}.key`),
-        name: host,
-        env: {
-          DD_WATCHER_LOCAL_SOCKET: dockerds[host].socketPath,
-          DD_EDGE_RECONNECT_MIN_MS: '100',
-          DD_EDGE_RECONNECT_MAX_MS: '400',
-        },
-      });
-      agents.push(agent);
-      await agent.waitForLog(signedIn, 60_000);
+      const keyFile = join(dir, `${host}.key`);
+      await spawnHostAgent(agents, { hubUrl: hub.url as string, keyFile, name: host, dockerd: dockerds[host] });
     }
   }, 300_000);
 

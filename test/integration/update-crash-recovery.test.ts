@@ -4,20 +4,19 @@
  * runs it (hub/src/entry/node.ts) starts on the same storage. It must settle the operation with the
  * container running (old or new, never neither) and no `-old-` container left.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEMPORARY_NAME, type UpdateOperation, type UpdateOperationPhase } from '../../shared/update-engine';
-import { containerNames, localUpdateHubEnv } from '../support/docker/local-update-hub';
-import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
+import {
+  type LocalUpdateBed,
+  operationOn,
+  requestUpdate,
+  settledOn,
+  startLocalUpdateBed,
+  watchNow,
+} from '../support/docker/local-update-hub';
 import { type AppKind, publishApp, pullApp } from '../support/docker/update-images';
 import { startHubProcess } from '../support/hub-process';
 import { startPausingHub } from '../support/pausing-hub-process';
-import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
-
-const SETTLED = ['succeeded', 'rolled-back', 'failed'];
 
 interface Case {
   phase: UpdateOperationPhase;
@@ -99,38 +98,26 @@ const CASES: Case[] = [
 ];
 
 describe('an update whose hub is killed in any phase is settled by the next start', () => {
-  let dockerd: TestDockerd;
-  let registry: TestRegistry;
-  let docker: Docker;
-  const dirs: string[] = [];
-
-  const names = () => containerNames(docker);
-  const hubEnv = (storePath: string) => localUpdateHubEnv(dockerd.socketPath, storePath);
+  let bed: LocalUpdateBed;
 
   beforeAll(async () => {
-    [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
-    docker = dockerd.docker;
+    bed = await startLocalUpdateBed();
     // One repository per image pair: crash/<from>-<to> with 1.0.0 and 2.0.0.
     for (const { from, to } of new Map(CASES.map((c) => [`${c.from}-${c.to}`, c])).values()) {
-      await publishApp(dockerd, registry, { repository: `crash/${from}-${to}`, tag: '1.0.0', kind: from });
-      await publishApp(dockerd, registry, { repository: `crash/${from}-${to}`, tag: '2.0.0', kind: to });
+      await publishApp(bed.dockerd, bed.registry, { repository: `crash/${from}-${to}`, tag: '1.0.0', kind: from });
+      await publishApp(bed.dockerd, bed.registry, { repository: `crash/${from}-${to}`, tag: '2.0.0', kind: to });
     }
   }, 120_000);
 
-  afterAll(async () => {
-    await dockerd?.stop();
-    await registry?.stop();
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  });
+  afterAll(() => bed?.stop());
 
   it('re-queues an operation that was still queued when the hub was killed, and runs it after the recovery', async () => {
-    const storePath = await mkdtemp(join(tmpdir(), 'update-crash-'));
-    dirs.push(storePath);
-    const from = `${registry.host}/crash/http-http:1.0.0`;
-    await pullApp(dockerd, from);
+    const storePath = await bed.newStore('update-crash-');
+    const from = `${bed.registry.host}/crash/http-http:1.0.0`;
+    await pullApp(bed.dockerd, from);
     const ids: string[] = [];
     for (const name of ['queue-a', 'queue-b']) {
-      const created = await docker.createContainer({
+      const created = await bed.docker.createContainer({
         name,
         Image: from,
         Labels: { 'dd.watch': 'true', 'com.docker.compose.project': 'queued' },
@@ -139,41 +126,28 @@ describe('an update whose hub is killed in any phase is settled by the next star
       await created.start();
       ids.push(created.id);
     }
-    const pausing = await startPausingHub(hubEnv(storePath), 'old-stopped');
+    const pausing = await startPausingHub(bed.hubEnv(storePath), 'old-stopped');
     const operations: string[] = [];
     try {
-      expect((await fetch(`${pausing.url}/api/v1/containers/watch`, { method: 'POST' })).status).toBe(200);
-      for (const id of ids) {
-        const response = await fetch(`${pausing.url}/api/v1/containers/${id}/update`, { method: 'POST' });
-        expect(response.status).toBe(202);
-        operations.push(((await response.json()) as { operationId: string }).operationId);
-      }
+      await watchNow(pausing.url);
+      for (const id of ids) operations.push(await requestUpdate(pausing.url, id));
       expect(await pausing.paused).toBe(operations[0]);
-      const queued = (await (
-        await fetch(`${pausing.url}/api/v1/update-operations/${operations[1]}`)
-      ).json()) as UpdateOperation;
+      const queued = await operationOn(pausing.url, operations[1] as string);
       expect(queued.status).toBe('queued');
     } finally {
       pausing.child.kill('SIGKILL');
       await pausing.exited;
     }
-    const hub = await startHubProcess(hubEnv(storePath));
+    const hub = await startHubProcess(bed.hubEnv(storePath));
     try {
-      const outcome = async (id: string | undefined) =>
-        ((await (await fetch(`${hub.url}/api/v1/update-operations/${id}`)).json()) as UpdateOperation).status;
-      const deadline = Date.now() + 60_000;
-      while (
-        Date.now() < deadline &&
-        (!SETTLED.includes(await outcome(operations[0])) || !SETTLED.includes(await outcome(operations[1])))
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect([await outcome(operations[0]), await outcome(operations[1])]).toEqual(['rolled-back', 'succeeded']);
-      expect((await docker.getContainer('queue-a').inspect()).Id).toBe(ids[0]);
-      expect((await docker.getContainer('queue-b').inspect()).Config.Image).toBe(
-        `${registry.host}/crash/http-http:2.0.0`,
+      const [first, second] = operations as [string, string];
+      const settled = [await settledOn(hub.url, first), await settledOn(hub.url, second)];
+      expect(settled.map((operation) => operation.status)).toEqual(['rolled-back', 'succeeded']);
+      expect((await bed.docker.getContainer('queue-a').inspect()).Id).toBe(ids[0]);
+      expect((await bed.docker.getContainer('queue-b').inspect()).Config.Image).toBe(
+        `${bed.registry.host}/crash/http-http:2.0.0`,
       );
-      expect((await names()).filter((n) => TEMPORARY_NAME.test(n))).toEqual([]);
+      expect((await bed.names()).filter((n) => TEMPORARY_NAME.test(n))).toEqual([]);
     } finally {
       await hub.kill('SIGTERM');
     }
@@ -182,11 +156,10 @@ describe('an update whose hub is killed in any phase is settled by the next star
   for (const [index, testCase] of CASES.entries()) {
     it(`killed in ${testCase.phase}: ${testCase.outcome}, the ${testCase.runs} container runs, nothing left over`, async () => {
       const name = `svc${index}`;
-      const storePath = await mkdtemp(join(tmpdir(), 'update-crash-'));
-      dirs.push(storePath);
-      const from = `${registry.host}/crash/${testCase.from}-${testCase.to}:1.0.0`;
-      await pullApp(dockerd, from);
-      const created = await docker.createContainer({
+      const storePath = await bed.newStore('update-crash-');
+      const from = `${bed.registry.host}/crash/${testCase.from}-${testCase.to}:1.0.0`;
+      await pullApp(bed.dockerd, from);
+      const created = await bed.docker.createContainer({
         name,
         Image: from,
         Labels: { 'dd.watch': 'true' },
@@ -199,41 +172,28 @@ describe('an update whose hub is killed in any phase is settled by the next star
       });
       await created.start();
 
-      const pausing = await startPausingHub(hubEnv(storePath), testCase.phase);
+      const pausing = await startPausingHub(bed.hubEnv(storePath), testCase.phase);
       let operationId: string;
       try {
-        expect((await fetch(`${pausing.url}/api/v1/containers/watch`, { method: 'POST' })).status).toBe(200);
-        const response = await fetch(`${pausing.url}/api/v1/containers/${created.id}/update`, { method: 'POST' });
-        expect(response.status).toBe(202);
-        operationId = ((await response.json()) as { operationId: string }).operationId;
+        await watchNow(pausing.url);
+        operationId = await requestUpdate(pausing.url, created.id);
         expect(await pausing.paused).toBe(operationId);
       } finally {
         pausing.child.kill('SIGKILL');
         await pausing.exited;
       }
-      testCase.duringCrash(await names(), name);
+      testCase.duringCrash(await bed.names(), name);
 
-      const hub = await startHubProcess(hubEnv(storePath));
+      const hub = await startHubProcess(bed.hubEnv(storePath));
       try {
-        let settled: UpdateOperation | undefined;
-        const deadline = Date.now() + 60_000;
-        while (Date.now() < deadline) {
-          const current = (await (
-            await fetch(`${hub.url}/api/v1/update-operations/${operationId}`)
-          ).json()) as UpdateOperation;
-          if (SETTLED.includes(current.status)) {
-            settled = current;
-            break;
-          }
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        expect(settled?.status).toBe(testCase.outcome);
+        const settled = await settledOn(hub.url, operationId);
+        expect(settled.status).toBe(testCase.outcome);
         if (testCase.outcome === 'rolled-back')
-          expect(settled?.rollbackReason).toMatch(/hub stopped during the phase|unhealthy/);
-        const info = await docker.getContainer(name).inspect();
+          expect(settled.rollbackReason).toMatch(/hub stopped during the phase|unhealthy/);
+        const info = await bed.docker.getContainer(name).inspect();
         expect(info.State.Running).toBe(true);
-        expect(info.Id).toBe(testCase.runs === 'old' ? created.id : settled?.newContainerId);
-        const left = await names();
+        expect(info.Id).toBe(testCase.runs === 'old' ? created.id : settled.newContainerId);
+        const left = await bed.names();
         expect(left.filter((n) => n === name || n.startsWith(`${name}-`))).toEqual([name]);
         expect(left.filter((n) => TEMPORARY_NAME.test(n))).toEqual([]);
         // The outcome is announced as any other: update-applied or update-failed in the audit trail (written just after settling).

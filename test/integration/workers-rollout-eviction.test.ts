@@ -16,10 +16,12 @@ import type { Container } from '../../shared/schemas/container';
 import type { Rollout } from '../../shared/schemas/rollout';
 import type { UpdateOperation } from '../../shared/update-engine';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
-import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
-import { type AgentProcess, agentKeygen, signedIn, spawnAgent } from '../support/edge-agent-process';
+import { type AgentProcess, agentKeygen } from '../support/edge-agent-process';
 import { until } from '../support/edge-update-bed';
+import { jsonInit } from '../support/hub-harness';
+import { expectJson } from '../support/hub-json';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+import { pendingOnEvery, rolloutWaits, runOnEveryHost, spawnHostAgent } from '../support/rollout-steps';
 import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 const HOSTS = ['evicted-a', 'evicted-b'] as const;
@@ -40,13 +42,8 @@ describe('a staged rollout across an eviction of the hub object', () => {
   let hub: WorkersHub;
 
   const request = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
-  async function json<T>(path: string, init?: RequestInit, status = 200): Promise<T> {
-    const response = await request(path, init);
-    const text = await response.text();
-    expect(response.status, `${path}: ${text}`).toBe(status);
-    return JSON.parse(text) as T;
-  }
-  const rollout = (id: string) => json<Rollout>(`/api/v1/rollouts/${id}`);
+  const json = expectJson(request);
+  const { rollout, canaryPaused, ended } = rolloutWaits(json);
   const counts = () => json<Counts>('/__test/counts');
 
   beforeAll(async () => {
@@ -77,27 +74,8 @@ describe('a staged rollout across an eviction of the hub object', () => {
     for (const host of HOSTS) {
       const keyFile = join(dir, `${host}.key`);
       const { publicKey } = await agentKeygen(keyFile, host);
-      await json(
-        '/api/v1/edge/keys',
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ publicKey, label: host }),
-        },
-        201,
-      );
-      const agent = spawnAgent({
-        hubUrl: hub.url,
-        keyFile,
-        name: host,
-        env: {
-          DD_WATCHER_LOCAL_SOCKET: dockerds[host].socketPath,
-          DD_EDGE_RECONNECT_MIN_MS: '100',
-          DD_EDGE_RECONNECT_MAX_MS: '400',
-        },
-      });
-      agents.push(agent);
-      await agent.waitForLog(signedIn, 60_000);
+      await json('/api/v1/edge/keys', jsonInit('POST', { publicKey, label: host }), 201);
+      await spawnHostAgent(agents, { hubUrl: hub.url, keyFile, name: host, dockerd: dockerds[host] });
     }
   }, 240_000);
 
@@ -111,55 +89,24 @@ describe('a staged rollout across an eviction of the hub object', () => {
 
   it('starts the next wave from the alarm of a re-created object when the pause ends, and completes', async () => {
     onTestFailed(() => console.log(`workerd:\n${hub.output().split('\n').slice(-80).join('\n')}`));
-    const from = await publishApp(dockerds['evicted-a'], registry, {
+    const { oldIds } = await runOnEveryHost(dockerds, HOSTS, registry, {
       repository: 'evicted/web',
-      tag: '1.0.0',
-      kind: 'http',
+      name: 'web',
+      from: 'http',
+      to: 'healthy',
     });
-    await publishApp(dockerds['evicted-a'], registry, { repository: 'evicted/web', tag: '2.0.0', kind: 'healthy' });
-    const oldIds = {} as Record<Host, string>;
-    for (const host of HOSTS) {
-      await pullApp(dockerds[host], from);
-      oldIds[host] = await startWatchedApp(dockerds[host], 'web', from);
-    }
-    await until(
-      async () => {
-        await request('/api/v1/containers/watch', { method: 'POST' });
-        const { data } = await json<{ data: Container[] }>('/api/v1/containers');
-        const pending = data.filter((c) => c.name === 'web' && c.updateAvailable);
-        return HOSTS.every((host) => pending.some((c) => c.agent === host)) ? true : undefined;
-      },
-      'web pending on both agents',
-      90_000,
-      500,
-    );
+    await pendingOnEvery(request, json, 'web', HOSTS);
 
     const started = await json<Rollout>(
       '/api/v1/rollouts',
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          image: `${registry.host}/evicted/web`,
-          canaryHost: 'evicted-a',
-          pauseSeconds: PAUSE_SECONDS,
-        }),
-      },
+      jsonInit('POST', { image: `${registry.host}/evicted/web`, canaryHost: 'evicted-a', pauseSeconds: PAUSE_SECONDS }),
       201,
     );
     expect(started.hosts.map((host) => [host.host, host.wave])).toEqual([
       ['evicted-a', 0],
       ['evicted-b', 1],
     ]);
-    const pausing = await until(
-      async () => {
-        const current = await rollout(started.id);
-        return current.hosts[0]?.state === 'succeeded' && current.nextWaveAt !== undefined ? current : undefined;
-      },
-      'the canary updated',
-      120_000,
-      250,
-    );
+    const pausing = await canaryPaused(started.id, 120_000, 250);
     const nextWaveAt = Date.parse(pausing.nextWaveAt as string);
     const { instance: pausedIn } = await counts();
     expect(nextWaveAt - Date.now()).toBeGreaterThan(25_000);
@@ -178,15 +125,7 @@ describe('a staged rollout across an eviction of the hub object', () => {
     expect(Date.parse(second.startedAt as string)).toBeGreaterThanOrEqual(nextWaveAt);
     expect(Date.parse(second.startedAt as string)).toBeLessThan(askedAt);
 
-    const done = await until(
-      async () => {
-        const current = await rollout(started.id);
-        return ['completed', 'halted', 'aborted', 'interrupted'].includes(current.state) ? current : undefined;
-      },
-      'the rollout finished',
-      120_000,
-      250,
-    );
+    const done = await ended(started.id, 120_000, 250);
     expect(done.state).toBe('completed');
     expect(done.hosts.map((host) => host.state)).toEqual(['succeeded', 'succeeded']);
     for (const [index, host] of HOSTS.entries()) {
