@@ -1,18 +1,26 @@
-// Screenshots of each view of the web UI for docs/ui.md, from a realistic fleet: an edge agent peer
-// feeds containers whose images are in a real registry with newer tags (a major, a minor and a patch
-// update, their candidates' publication dates from the image configs), with display names; one
-// update waits for an approval and one failed on the agent; API keys, an edge key and a notification
-// trigger. Desktop 1440 px and phone 390 px, light and dark, into docs/ui/*.png.
+// Screenshots of each view of the web UI for docs/ui.md, from a realistic fleet: the hub's own
+// Docker (a real dockerd, the scan test bed: a container whose image the OSV fixture database finds
+// a critical vulnerability in, scanned) and two edge agent peers feeding containers whose images are
+// in a real registry with newer tags (a major, minors and a patch, their candidates' publication
+// dates from the image configs), with display names, icons from an icon set server and release
+// notes from a forge (GitHub's release API, the fixture server); one update waits for an approval,
+// one failed on the agent, and a staged rollout of the workers has updated its canary host and
+// pauses before the next wave. API keys, edge keys and a notification trigger. Desktop 1440 px and
+// phone 390 px, light and dark, into docs/ui/*.png.
 // Run: npx tsx scripts/ui-screenshots.ts
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: a notification template holds ${…} on purpose
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import type { UpdateOperation } from '../shared/update-engine/operation';
 import { launchChromium } from '../test/support/chromium';
 import { sampleContainer, sampleImage, snapshotFrames, waitFor } from '../test/support/edge-peer';
 import { createServerHub, jsonInit } from '../test/support/hub-harness';
+import { startIconServer } from '../test/support/icon-server';
 import { pushImage } from '../test/support/registry/push-image';
 import { startRegistry } from '../test/support/registry/start-registry';
+import { startReleaseApiServer } from '../test/support/release-api-server';
+import { startScanBed } from '../test/support/scan-bed';
 import { connectAgent } from '../test/ui/ui-browser';
 import { buildUi, ROOT } from './build-ui.mjs';
 
@@ -20,7 +28,38 @@ const OUT = join(ROOT, 'docs', 'ui');
 
 await buildUi();
 await mkdir(OUT, { recursive: true });
-const registry = await startRegistry({ variant: 'plain' });
+const [registry, bed, icons, forge] = await Promise.all([
+  startRegistry({ variant: 'plain' }),
+  startScanBed(),
+  startIconServer(),
+  startReleaseApiServer(),
+]);
+// Icons as the selfh.st set serves them: a coloured tile with the app's letter.
+const tile = (colour: string, letter: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="5" fill="${colour}"/><text x="12" y="17" font-family="sans-serif" font-size="14" font-weight="700" fill="#fff" text-anchor="middle">${letter}</text></svg>`;
+for (const [name, colour, letter] of [
+  ['nginx', '#009639', 'N'],
+  ['postgresql', '#336791', 'P'],
+  ['redis', '#d82c20', 'R'],
+  ['node-js', '#5fa04e', 'JS'],
+] as const)
+  icons.serve(`/selfhst/svg/${name}.svg`, { contentType: 'image/svg+xml', body: tile(colour, letter) });
+// The shop's releases: the jump from 1.4.2 to 2.0.0 moves past 1.5.0.
+forge.github('acme/shop', [
+  {
+    tag: 'v2.0.0',
+    name: 'Shop 2.0.0',
+    date: '2026-11-29T10:00:00Z',
+    body: '## Breaking changes\n\n- The `/v1` API is gone: use `/v2`.\n- **Sessions** now expire after 12 hours.\n\n## Features\n\n- Dark mode for every page.',
+  },
+  {
+    tag: 'v1.5.0',
+    name: 'Shop 1.5.0',
+    date: '2026-08-14T10:00:00Z',
+    body: '## Features\n\n- Orders can be exported as CSV.\n\n## Fixes\n\n- The basket kept deleted items ([#412](https://github.com/acme/shop/issues/412)).',
+  },
+  { tag: 'v1.4.2', name: 'Shop 1.4.2', date: '2026-05-02T10:00:00Z', body: '## Fixes\n\n- A typo.' },
+]);
 /** Each repository's tags, with the date its image says it was built: the candidate's age. */
 const published: [repository: string, tag: string, created: string][] = [
   ['team/web', '1.4.2', '2026-05-02T10:00:00Z'],
@@ -30,7 +69,9 @@ const published: [repository: string, tag: string, created: string][] = [
   ['library/postgres', '16.2', '2026-08-01T10:00:00Z'],
   ['library/postgres', '16.3', '2026-11-20T10:00:00Z'],
   ['library/redis', '7.2.5', '2026-10-01T10:00:00Z'],
+  ['library/redis', '7.2.6', '2026-11-25T10:00:00Z'],
   ['team/worker', '3.1.0', '2026-11-02T10:00:00Z'],
+  ['team/worker', '3.2.0', '2026-11-24T10:00:00Z'],
 ];
 for (const [repository, tag, created] of published)
   await pushImage(registry, { repository, tags: [tag], created, layerSeed: `${repository}:${tag}` });
@@ -38,31 +79,55 @@ const image = (repository: string, tag: string) => `${registry.host}/${repositor
 
 // The trigger points at a closed loopback port: it is listed and previewed, and never delivers.
 const hub = await createServerHub({
+  ...bed.scannerEnv,
+  DD_LOCAL_WATCHER: 'true',
+  DD_WATCHER_LOCAL_SOCKET: bed.dockerd.socketPath,
+  DD_WATCHER_LOCAL_CRON: '0 0 1 1 *',
   DD_NOTIFICATION_HTTP_OPS_URL: 'http://127.0.0.1:9/hook',
   DD_REGISTRY_INSECURE: 'true',
-  DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1',
+  DD_ICONS_SELFHST_URL: `${icons.url}/selfhst`,
+  DD_RELEASE_NOTES_GITHUB_API_URL: forge.url,
 });
 const { peer } = await connectAgent(hub, 'nas');
+const { peer: pi } = await connectAgent(hub, 'pi');
+const workers = { 'dd.group': 'workers', 'dd.display.icon': 'sh:node-js' };
 const seeded = [
   sampleContainer('web', {
     image: image('team/web', '1.4.2'),
-    labels: { 'com.docker.compose.project': 'shop', 'dd.display.name': 'Shop front', 'dd.watch': 'true' },
+    labels: {
+      'com.docker.compose.project': 'shop',
+      'dd.display.name': 'Shop front',
+      'dd.display.icon': 'sh:nginx',
+      'dd.source.repo': 'https://github.com/acme/shop',
+    },
   }),
   sampleContainer('api', {
     image: image('team/api', '2.3.1'),
     labels: { 'com.docker.compose.project': 'shop', 'dd.display.name': 'Shop API', 'dd.update.approval': 'required' },
   }),
-  sampleContainer('db', { image: image('library/postgres', '16.2'), labels: { 'dd.display.name': 'Orders database' } }),
-  sampleContainer('cache', { image: image('library/redis', '7.2.5'), state: 'exited' }),
-  sampleContainer('worker', { image: image('team/worker', '3.1.0') }),
-  sampleContainer('<script>alert(1)</script>', { image: image('team/worker', '3.1.0') }),
+  sampleContainer('db', {
+    image: image('library/postgres', '16.2'),
+    labels: { 'dd.display.name': 'Orders database', 'dd.display.icon': 'sh:postgresql' },
+  }),
+  sampleContainer('cache', {
+    image: image('library/redis', '7.2.5'),
+    state: 'exited',
+    labels: { 'dd.display.icon': 'sh:redis' },
+  }),
+  sampleContainer('worker', { image: image('team/worker', '3.1.0'), labels: workers }),
+  sampleContainer('<script>alert(1)</script>', { image: image('team/web', '1.4.2') }),
 ];
-for (const frame of snapshotFrames(
-  'local',
-  seeded,
-  seeded.map((c) => sampleImage({ repoTags: [c.image] })),
-))
-  peer.send(frame);
+const onPi = [sampleContainer('worker', { image: image('team/worker', '3.1.0'), labels: workers })];
+for (const [agent, containers] of [
+  [peer, seeded],
+  [pi, onPi],
+] as const)
+  for (const frame of snapshotFrames(
+    'local',
+    containers,
+    containers.map((c) => sampleImage({ repoTags: [c.image] })),
+  ))
+    agent.send(frame);
 // The images view asks the agent (`image.list`); an update sent to it is refused (its Docker is stuck).
 const agentImages = [
   {
@@ -79,26 +144,57 @@ const agentImages = [
   },
   { id: `sha256:${'3'.repeat(64)}`, repoTags: [], createdAt: Date.UTC(2025, 10, 3), sizeBytes: 42_100_000 },
 ].map((entry) => ({ ...entry, repoDigests: [], containers: -1 }));
-peer.ws.on('message', (data) => {
-  const frame = JSON.parse(data.toString()) as { type: string; id?: string; request?: { method: string } };
-  if (frame.type !== 'request') return;
-  if (frame.request?.method === 'image.list')
-    peer.send({ type: 'reply', id: frame.id, ok: true, result: { images: agentImages, truncated: false } });
-  if (frame.request?.method === 'container.update')
-    peer.send({
-      type: 'reply',
-      id: frame.id,
-      ok: false,
-      error: { code: 'busy', message: 'its Docker Engine is not answering' },
-    });
-});
-await waitFor(async () =>
-  ((await (await hub.request('/api/v1/containers')).json()) as { total: number }).total === seeded.length
-    ? true
-    : undefined,
-);
+interface RequestFrame {
+  type: string;
+  id?: string;
+  request?: { method: string; operation?: UpdateOperation };
+}
+const inventories = new Map([
+  [peer, seeded],
+  [pi, onPi],
+]);
+/**
+ * The workers' updates succeed at once (the rollout's canary) and the agent reports the container
+ * on its new image, as a real agent's next observation would; any other is refused: its Docker is stuck.
+ */
+function answerUpdate(agent: typeof peer, frame: RequestFrame) {
+  const operation = frame.request?.operation;
+  if (operation?.targetImage.includes('/team/worker:')) {
+    const settled = { ...operation, status: 'succeeded', phase: 'succeeded', updatedAt: new Date().toISOString() };
+    agent.send({ type: 'reply', id: frame.id, ok: true, result: settled });
+    const containers = (inventories.get(agent) ?? []).map((c) =>
+      c.name === operation.containerName ? { ...c, image: operation.targetImage } : c,
+    );
+    const images = containers.map((c) => sampleImage({ repoTags: [c.image] }));
+    for (const part of snapshotFrames('local', containers, images)) agent.send(part);
+    return;
+  }
+  agent.send({
+    type: 'reply',
+    id: frame.id,
+    ok: false,
+    error: { code: 'busy', message: 'its Docker Engine is not answering' },
+  });
+}
+/** Each agent answers the images view (`image.list`) with its images, and updates as answerUpdate says. */
+for (const [agent, images] of [
+  [peer, agentImages],
+  [pi, []],
+] as const)
+  agent.ws.on('message', (data) => {
+    const frame = JSON.parse(data.toString()) as RequestFrame;
+    if (frame.type !== 'request') return;
+    if (frame.request?.method === 'image.list')
+      agent.send({ type: 'reply', id: frame.id, ok: true, result: { images, truncated: false } });
+    if (frame.request?.method === 'container.update') answerUpdate(agent, frame);
+  });
+// The agents' containers (the hub's own is listed by its first watch cycle, below).
+const agentsSize = seeded.length + onPi.length;
+const listed = async () => ((await (await hub.request('/api/v1/containers')).json()) as { total: number }).total;
+await waitFor(async () => ((await listed()) === agentsSize ? true : undefined));
 // One cycle: the registry's newer tags become the candidates.
 await hub.request('/api/v1/containers/watch', { method: 'POST' });
+if ((await listed()) !== agentsSize + 1) throw new Error(`the hub lists ${await listed()} containers`);
 const idOf = (name: string) => seeded.find((c) => c.name === name)?.id ?? '';
 // The API's update waits for an approval; the database's fails on the agent.
 await hub.request(`/api/v1/containers/${idOf('api')}/update`, { method: 'POST' });
@@ -110,6 +206,26 @@ await waitFor(async () => {
     status: string;
   };
   return ['failed', 'rolled-back'].includes(operation.status) ? true : undefined;
+});
+// The hub's own container scanned: its image has a critical finding that its update fixes.
+const scanned = await hub.request(`/api/v1/containers/${bed.containerId}/scan`, { method: 'POST' });
+if (scanned.status !== 200) throw new Error(`scan: ${scanned.status} ${await scanned.text()}`);
+// The workers' rollout: the canary host (nas) is updated, then an hour's pause before pi.
+const started = await hub.request(
+  '/api/v1/rollouts',
+  jsonInit('POST', {
+    image: `${registry.host}/team/worker`,
+    toVersion: '3.2.0',
+    canaryHost: 'nas',
+    pauseSeconds: 3600,
+  }),
+);
+if (started.status !== 201 && started.status !== 202)
+  throw new Error(`rollout: ${started.status} ${await started.text()}`);
+const { id: rolloutId } = (await started.json()) as { id: string };
+await waitFor(async () => {
+  const rollout = (await (await hub.request(`/api/v1/rollouts/${rolloutId}`)).json()) as { nextWaveAt?: string };
+  return rollout.nextWaveAt ? true : undefined;
 });
 
 // Keys and an audit trail to show: a CI key that minted a child, a revoked one.
@@ -149,8 +265,8 @@ const views: [name: string, path: string, ready: string, prepare?: (page: Page) 
   ['log', '/log', 'ol.log li'],
   ['settings', '/settings', 'select'],
   ['approvals', '/approvals', 'main h1'],
-  ['security', '/security', 'main h1'],
-  ['rollouts', '/rollouts', 'main h1'],
+  ['security', '/security', 'li[data-image]'],
+  ['rollouts', '/rollouts', 'article.rollout'],
   ['policies', '/policies', 'main h1'],
   ['system', '/system', 'tr[data-watcher]'],
 ];
@@ -174,5 +290,6 @@ for (const [width, device] of [
 }
 await browser.close();
 peer.close();
+pi.close();
 await hub.close();
-await registry.stop();
+await Promise.all([registry.stop(), bed.stop(), icons.close(), forge.close()]);

@@ -118,6 +118,8 @@ export function PendingUpdates({
                     {name}
                   </a>
                   {name !== c.name && <span class="hint break"> {c.name}</span>}
+                  {/* The same app on several hosts (a rollout's workers) is told apart by its host. */}
+                  {c.agent && <span class="hint break"> on {c.agent}</span>}
                 </span>
                 <VersionChip c={c} />
                 <Facts c={c} />
