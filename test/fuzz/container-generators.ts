@@ -4,6 +4,11 @@
  * leaves a reading open, the reading chosen is said where it is made.
  */
 import * as v from 'valibot';
+import {
+  CONTAINER_KIND_FILTERS,
+  CONTAINER_SORTS,
+  CONTAINER_STATUS_FILTERS,
+} from '../../shared/containers/container-query';
 import { CONTAINER_STATES } from '../../shared/docker/docker-host';
 import { type Container, ContainerSchema } from '../../shared/schemas/container';
 import { encodeComponent, HOSTILE_STRINGS, type QuerySpecs, RAW_URL_TOKENS, type Rng } from './generators';
@@ -125,23 +130,11 @@ export const CONTAINER_QUERY: QuerySpecs = {
   limit: { kind: 'int', min: 0, max: 200 },
   offset: { kind: 'int', min: 0, max: 10_000_000 },
   includeVulnerabilities: { kind: 'enum', values: ['true', 'false', '1', '0'] },
-  sort: { kind: 'enum', values: ['name', '-name', 'status', '-status', 'age', '-age', 'created', '-created'] },
+  sort: { kind: 'enum', values: CONTAINER_SORTS },
   order: { kind: 'enum', values: ['asc', 'desc'] },
-  status: {
-    kind: 'enum',
-    values: [
-      'update-available',
-      'up-to-date',
-      'running',
-      'stopped',
-      'exited',
-      'paused',
-      'restarting',
-      'dead',
-      'created',
-    ],
-  },
-  kind: { kind: 'enum', values: ['major', 'minor', 'patch', 'digest', 'watched', 'unwatched', 'all'] },
+  // The list route's own values (shared/containers/container-query.ts), as the spec's §4.8 lists them.
+  status: { kind: 'enum', values: CONTAINER_STATUS_FILTERS },
+  kind: { kind: 'enum', values: CONTAINER_KIND_FILTERS },
   watcher: { kind: 'text', maxLength: 128 },
   maturity: { kind: 'enum', values: ['hot', 'mature', 'established'] },
   containerIds: { kind: 'text', maxLength: 20_000, pattern: /^[A-Za-z0-9_.,-]*$/ },

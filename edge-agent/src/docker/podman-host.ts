@@ -18,21 +18,9 @@
  * test/integration/podman-watcher.test.ts runs against a real Podman).
  */
 import type Docker from 'dockerode';
-import {
-  type ContainerSpec,
-  DockerConflictError,
-  type DockerContainerDetails,
-  type DockerContainerSummary,
-  type DockerEventHandlers,
-  type DockerImageDetails,
-  type DockerImageSummary,
-  type DockerLogLine,
-  type DockerLogOptions,
-  type DockerStats,
-  type DockerSubscription,
-  type RegistryPullAuth,
-  type UpdatableDockerHost,
-} from '../../../shared/docker/docker-host';
+// The host's types through one namespace: this file implements the whole interface, as dockerode-host does.
+import type * as Engine from '../../../shared/docker/docker-host';
+import { DockerConflictError } from '../../../shared/docker/docker-host';
 import { errorMessage } from '../../../shared/error-message';
 import { type PodMembership, podMemberships, podmanLabels } from '../../../shared/podman/podman-labels';
 import { DEFAULT_PODMAN_SOCKET } from '../../../shared/podman/podman-watcher-config';
@@ -51,7 +39,7 @@ export interface LibpodApi {
 // The libpod API answers under a version prefix only (Podman 4.3.1: `/libpod/…` alone is 404).
 const LIBPOD = '/v4.0.0/libpod';
 
-export function createPodmanHost(options: DockerHostOptions = {}): UpdatableDockerHost {
+export function createPodmanHost(options: DockerHostOptions = {}): Engine.UpdatableDockerHost {
   const engineOptions = { ...options, socketPath: options.socketPath ?? DEFAULT_PODMAN_SOCKET };
   const { docker } = createEngineClient(engineOptions);
   return new PodmanHost(createDockerHost(engineOptions), {
@@ -82,7 +70,7 @@ function libpodCall(docker: Docker, method: 'GET' | 'POST', path: string, body?:
   });
 }
 
-export class PodmanHost implements UpdatableDockerHost {
+export class PodmanHost implements Engine.UpdatableDockerHost {
   readonly endpoint: string;
   readonly eventsCoverChanges: boolean;
   /** Pod of each container, from the last pods answer; a container joins a pod only when it is created. */
@@ -91,21 +79,21 @@ export class PodmanHost implements UpdatableDockerHost {
   private known = new Set<string>();
 
   constructor(
-    private readonly engine: UpdatableDockerHost,
+    private readonly engine: Engine.UpdatableDockerHost,
     private readonly libpod: LibpodApi,
   ) {
     this.endpoint = engine.endpoint;
     this.eventsCoverChanges = engine.eventsCoverChanges ?? false;
   }
 
-  async listContainers(all: boolean): Promise<DockerContainerSummary[]> {
+  async listContainers(all: boolean): Promise<Engine.DockerContainerSummary[]> {
     // The pods are asked after the list: every container listed is then known to them.
     const listed = await this.engine.listContainers(all);
     await this.refreshPods(listed.map((container) => container.id));
     return listed.flatMap((container) => this.withPod(container));
   }
 
-  async inspectContainer(id: string): Promise<DockerContainerDetails | undefined> {
+  async inspectContainer(id: string): Promise<Engine.DockerContainerDetails | undefined> {
     const details = await this.engine.inspectContainer(id);
     if (!details) return undefined;
     // Created since the pods were last asked (an event names it): ask again, once.
@@ -114,7 +102,7 @@ export class PodmanHost implements UpdatableDockerHost {
   }
 
   /** None for a pod's infra container: Podman's own, it is not in the inventory. */
-  private withPod<T extends DockerContainerSummary>(container: T): T[] {
+  private withPod<T extends Engine.DockerContainerSummary>(container: T): T[] {
     const membership = this.members.get(container.id);
     if (membership?.infra) return [];
     return [{ ...container, labels: podmanLabels(container.labels, container.image, membership) }];
@@ -132,7 +120,7 @@ export class PodmanHost implements UpdatableDockerHost {
     this.known = new Set([...ids, ...this.members.keys()]);
   }
 
-  async inspectContainerSpec(id: string): Promise<ContainerSpec | undefined> {
+  async inspectContainerSpec(id: string): Promise<Engine.ContainerSpec | undefined> {
     const spec = await this.engine.inspectContainerSpec(id);
     return spec && withoutPodmanDefaults(spec);
   }
@@ -141,15 +129,15 @@ export class PodmanHost implements UpdatableDockerHost {
     return this.engine.ping();
   }
 
-  inspectImage(id: string): Promise<DockerImageDetails | undefined> {
+  inspectImage(id: string): Promise<Engine.DockerImageDetails | undefined> {
     return this.engine.inspectImage(id);
   }
 
-  subscribeEvents(handlers: DockerEventHandlers): DockerSubscription {
+  subscribeEvents(handlers: Engine.DockerEventHandlers): Engine.DockerSubscription {
     return this.engine.subscribeEvents(handlers);
   }
 
-  logs(id: string, options: DockerLogOptions, signal: AbortSignal): AsyncIterable<DockerLogLine> {
+  logs(id: string, options: Engine.DockerLogOptions, signal: AbortSignal): AsyncIterable<Engine.DockerLogLine> {
     return this.engine.logs(id, options, signal);
   }
 
@@ -174,11 +162,15 @@ export class PodmanHost implements UpdatableDockerHost {
     return this.engine.remove(id);
   }
 
-  stats(id: string): Promise<DockerStats> {
+  stats(id: string): Promise<Engine.DockerStats> {
     return this.engine.stats(id);
   }
 
-  pullImage(reference: string, auth?: RegistryPullAuth, signal?: AbortSignal): Promise<DockerImageDetails> {
+  pullImage(
+    reference: string,
+    auth?: Engine.RegistryPullAuth,
+    signal?: AbortSignal,
+  ): Promise<Engine.DockerImageDetails> {
     return this.engine.pullImage(reference, auth, signal);
   }
 
@@ -187,7 +179,7 @@ export class PodmanHost implements UpdatableDockerHost {
   }
 
   /** In its pod when it shares a pod's infra container's namespaces (`container:<infra id>`), else as for Docker. */
-  async createContainer(spec: ContainerSpec): Promise<string> {
+  async createContainer(spec: Engine.ContainerSpec): Promise<string> {
     const pod = await this.podJoinedBy(spec.networkMode);
     if (pod === undefined) return this.engine.createContainer(spec);
     const body = toPodSpecGenerator(spec, pod);
@@ -216,7 +208,7 @@ export class PodmanHost implements UpdatableDockerHost {
     return this.engine.forceRemoveContainer(id);
   }
 
-  listImages(): Promise<DockerImageSummary[]> {
+  listImages(): Promise<Engine.DockerImageSummary[]> {
     return this.engine.listImages();
   }
 

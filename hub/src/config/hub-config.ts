@@ -21,6 +21,7 @@ import { loadSecurityConfig, type SecurityConfig } from '../security/security-co
 import { type DockerActionTrigger, loadActionTriggers } from '../updates/action-triggers';
 import { loadWebhookConfig, maskWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config';
 import { envCorsOrigins } from './cors-origins';
+import { HUB_SETTING_VARIABLES } from './hub-settings';
 import { groupProviderVariables, type ProviderVariables } from './provider-variables';
 import { quotableValue, showVariable } from './secret-variables';
 
@@ -120,35 +121,12 @@ export const GATEWAY_SHARDS = envInteger(0, 1024);
 
 /** Variables read here by name (the families of PROVIDER_PREFIXES aside): GET /api/v1/config lists the unset ones as defaults. */
 export const KNOWN_VARIABLES: ReadonlySet<string> = new Set([
+  ...HUB_SETTING_VARIABLES,
   'DD_CONFIG_FILE',
-  'DD_SERVER_PORT',
-  'DD_SERVER_HOST',
-  'DD_SERVER_TRUSTPROXY',
-  'DD_SERVER_COOKIE_SAMESITE',
-  'DD_SERVER_METRICS_AUTH',
   'DD_SERVER_METRICS_TOKEN',
-  'DD_SERVER_FEATURE_CONTAINERACTIONS',
-  'DD_SERVER_FEATURE_DELETE',
-  'DD_SERVER_RATELIMIT_MAX',
-  'DD_SERVER_RATELIMIT_WEBSOCKET',
-  'DD_SERVER_CORS_ORIGINS',
-  'DD_STORE_DRIVER',
   'DD_STORE_PATH',
   'DD_STORE_URL',
-  'DD_LOG_LEVEL',
-  'DD_LOG_FORMAT',
-  'DD_LOG_BUFFER_ENABLED',
-  'DD_AUDIT_RETENTION_DAYS',
-  'DD_AUDIT_MAX_ENTRIES',
-  'DD_UI_MATURITY_THRESHOLD_DAYS',
-  'DD_COMPAT_WUDCARD',
-  'DD_APPROVALS_SEPARATE',
-  'DD_EXPERIMENTAL_EDGE',
-  'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
-  'DD_EDGE_SIGNIN_MAX',
-  'DD_EDGE_GATEWAY_SHARDS',
   ...Object.values(ICON_BASE_VARIABLES),
-  'DD_ICONS_TIMEOUT',
   ...RELEASE_NOTES_VARIABLES,
 ]);
 

@@ -1,4 +1,5 @@
 import { REDACTED } from '../../../shared/redact';
+import { HUB_SETTING_VARIABLES } from './hub-settings';
 import { maskUrl, maskUrlsIn } from './mask-url';
 
 /**
@@ -52,34 +53,11 @@ const NAMED: Record<string, VariableRule> = {
   DD_CONFIG_FILE: PATH,
   ...Object.fromEntries(
     [
-      'DD_SERVER_PORT',
-      'DD_SERVER_HOST',
-      'DD_SERVER_TRUSTPROXY',
-      'DD_SERVER_COOKIE_SAMESITE',
-      'DD_SERVER_METRICS_AUTH',
-      'DD_SERVER_FEATURE_CONTAINERACTIONS',
-      'DD_SERVER_FEATURE_DELETE',
-      'DD_SERVER_RATELIMIT_MAX',
-      'DD_SERVER_RATELIMIT_WEBSOCKET',
-      'DD_SERVER_CORS_ORIGINS',
+      ...HUB_SETTING_VARIABLES,
       'DD_SERVER_WEBHOOK_ENABLED',
-      'DD_STORE_DRIVER',
-      'DD_LOG_LEVEL',
-      'DD_LOG_FORMAT',
-      'DD_LOG_BUFFER_ENABLED',
-      'DD_AUDIT_RETENTION_DAYS',
-      'DD_AUDIT_MAX_ENTRIES',
-      'DD_UI_MATURITY_THRESHOLD_DAYS',
-      'DD_COMPAT_WUDCARD',
-      'DD_APPROVALS_SEPARATE',
-      'DD_EXPERIMENTAL_EDGE',
-      'DD_EDGE_SIGNIN_MAX',
-      'DD_EDGE_SIGNIN_MAX_PER_ADDRESS',
-      'DD_EDGE_GATEWAY_SHARDS',
       'DD_REGISTRY_TIMEOUT',
       'DD_REGISTRY_INSECURE',
       'DD_NOTIFICATION_TIMEOUT',
-      'DD_ICONS_TIMEOUT',
       'DD_RELEASE_NOTES_TIMEOUT',
       'DD_HOOKS_ENABLED',
       'DD_HOOKS_TIMEOUT',

@@ -10,6 +10,7 @@ import { HttpError } from '../http/http-error';
 import type { HubEnv } from '../http/hub-env';
 import { pageOf } from '../http/paged-list';
 import { qEnum, qInt, qText } from '../http/query-params';
+import { addReadOneRoute } from '../http/read-one-route';
 import type { RouteGroup } from '../http/route-group';
 
 const CommentSchema = v.pipe(v.string(), v.maxLength(500));
@@ -121,18 +122,14 @@ export function registerApprovalRoutes(api: RouteGroup, deps: ApprovalRoutesDeps
     (c) => c.json(approvals.summary()),
   );
 
-  api.add(
-    {
-      method: 'get',
-      path: '/approvals/:id',
-      access: 'read',
-      tag: 'approvals',
-      summary: 'One update approval',
-      response: ApprovalSchema,
-      statuses: { 404: 'Unknown approval' },
-    },
-    (c) => c.json(find(c.req.param('id') ?? '')),
-  );
+  addReadOneRoute(api, {
+    path: '/approvals/:id',
+    tag: 'approvals',
+    summary: 'One update approval',
+    response: ApprovalSchema,
+    notFound: 'Unknown approval',
+    find,
+  });
 
   api.add(
     {

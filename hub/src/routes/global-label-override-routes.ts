@@ -6,6 +6,7 @@ import {
 } from '../../../shared/schemas/label-override';
 import { generateKeyId } from '../auth/api-key-credential';
 import { HttpError } from '../http/http-error';
+import { addReadOneRoute } from '../http/read-one-route';
 import type { RouteGroup } from '../http/route-group';
 import { selectorMatches } from '../store/label-override-store';
 import {
@@ -76,18 +77,14 @@ export function registerGlobalLabelOverrideRoutes(
     },
   );
 
-  api.add(
-    {
-      method: 'get',
-      path: '/label-overrides/:overrideId',
-      access: 'read',
-      tag: 'containers',
-      summary: 'One global label override',
-      response: GlobalLabelOverrideSchema,
-      statuses: { 404: 'Unknown override' },
-    },
-    (c) => c.json(findOverride(c.req.param('overrideId') ?? '')),
-  );
+  addReadOneRoute(api, {
+    path: '/label-overrides/:overrideId',
+    tag: 'containers',
+    summary: 'One global label override',
+    response: GlobalLabelOverrideSchema,
+    notFound: 'Unknown override',
+    find: findOverride,
+  });
 
   api.add(
     {

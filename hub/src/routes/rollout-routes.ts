@@ -3,6 +3,7 @@ import { ROLLOUT_STATES, RolloutSchema, RolloutStartBodySchema } from '../../../
 import { HttpError } from '../http/http-error';
 import { pageOf } from '../http/paged-list';
 import { qEnum, qInt } from '../http/query-params';
+import { addReadOneRoute } from '../http/read-one-route';
 import type { RouteGroup } from '../http/route-group';
 import type { RolloutRefusal, RolloutResult } from '../rollouts/rollout-refusal';
 import type { RolloutService } from '../rollouts/rollout-service';
@@ -81,18 +82,14 @@ export function registerRolloutRoutes(api: RouteGroup, deps: RolloutRoutesDeps):
     async (c, { body }) => c.json(answered(await rollouts.start(body, principalName(c))), 201),
   );
 
-  api.add(
-    {
-      method: 'get',
-      path: '/rollouts/:id',
-      access: 'read',
-      tag: 'rollouts',
-      summary: 'One rollout: its hosts by wave, each with its containers and their operations, and what halted it',
-      response: RolloutSchema,
-      statuses: { 404: 'Unknown rollout' },
-    },
-    (c) => c.json(find(c.req.param('id') ?? '')),
-  );
+  addReadOneRoute(api, {
+    path: '/rollouts/:id',
+    tag: 'rollouts',
+    summary: 'One rollout: its hosts by wave, each with its containers and their operations, and what halted it',
+    response: RolloutSchema,
+    notFound: 'Unknown rollout',
+    find,
+  });
 
   const transition = (action: 'pause' | 'resume' | 'abort', summary: string) =>
     api.add(

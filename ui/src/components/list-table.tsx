@@ -6,6 +6,8 @@ export interface ListColumn<T> {
   /** A header for screen readers only (the actions column): the cell speaks for itself on screen. */
   hiddenLabel?: boolean;
   class?: string;
+  /** The cell's `data-field`, for a cell that tests and links find by what it holds. */
+  field?: string;
   cell: (row: T) => ComponentChildren;
 }
 
@@ -15,15 +17,19 @@ interface ListTableProps<T> {
   /** The row's identity: its Preact key, and the value of the `rowAttribute` that finds it (tests, links). */
   rowKey: (row: T) => string;
   rowAttribute: `data-${string}`;
+  /** The `rowAttribute`'s value when it is not the key (a name that only the key makes unique). */
+  rowValue?: (row: T) => string;
+  /** The id of the heading that names the table. */
+  labelledBy?: string;
 }
 
 /**
  * A `table.list` (styles.css): a table on a wide screen, a card a row on a narrow one, where each
  * cell's `data-label` stands in for its column header.
  */
-export function ListTable<T>({ columns, rows, rowKey, rowAttribute }: ListTableProps<T>) {
+export function ListTable<T>({ columns, rows, rowKey, rowAttribute, rowValue, labelledBy }: ListTableProps<T>) {
   return (
-    <table class="list">
+    <table class="list" aria-labelledby={labelledBy}>
       <thead>
         <tr>
           {columns.map((column) => (
@@ -37,9 +43,9 @@ export function ListTable<T>({ columns, rows, rowKey, rowAttribute }: ListTableP
         {rows.map((row) => {
           const key = rowKey(row);
           return (
-            <tr key={key} {...{ [rowAttribute]: key }}>
+            <tr key={key} {...{ [rowAttribute]: rowValue ? rowValue(row) : key }}>
               {columns.map((column) => (
-                <td key={column.label} data-label={column.label} class={column.class}>
+                <td key={column.label} data-label={column.label} data-field={column.field} class={column.class}>
                   {column.cell(row)}
                 </td>
               ))}

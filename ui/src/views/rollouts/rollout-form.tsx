@@ -14,6 +14,40 @@ type Values = Record<Field, string>;
 
 const EMPTY: Values = { image: '', toVersion: '', group: '', canaryHost: '', waveSize: '', pauseSeconds: '' };
 
+/** The fields past the image, each with what leaving it empty means (RolloutStartBodySchema's limits). */
+const OPTIONAL_FIELDS: { field: Field; label: string; hint: string; attributes: Record<string, unknown> }[] = [
+  {
+    field: 'toVersion',
+    label: 'Version (optional)',
+    hint: 'Needed only when containers wait for different versions.',
+    attributes: { maxLength: 200 },
+  },
+  {
+    field: 'group',
+    label: 'Group (optional)',
+    hint: "Only this group's containers; its policy gives the wave settings left empty.",
+    attributes: { maxLength: 128 },
+  },
+  {
+    field: 'canaryHost',
+    label: 'Canary host (optional)',
+    hint: 'Updated first; otherwise the first host by name.',
+    attributes: { maxLength: 200 },
+  },
+  {
+    field: 'waveSize',
+    label: 'Hosts per wave',
+    hint: "Empty: 1, or the group's policy.",
+    attributes: { type: 'number', min: 1, max: 1000, step: 1, inputMode: 'numeric' },
+  },
+  {
+    field: 'pauseSeconds',
+    label: 'Pause between waves (seconds)',
+    hint: "Empty: none, or the group's policy.",
+    attributes: { type: 'number', min: 0, max: 86_400, step: 1, inputMode: 'numeric' },
+  },
+];
+
 /** A whole number in [min, max], or the reason it is not, in words. */
 function wholeProblem(text: string, min: number, max: number, what: string): string | undefined {
   if (text.trim() === '') return undefined;
@@ -136,46 +170,11 @@ export function RolloutForm({ onStarted, onCancel }: RolloutFormProps) {
               <option key={image} value={image} />
             ))}
           </datalist>
-          <FormField
-            id="rollout-toVersion"
-            label="Version (optional)"
-            hint="Needed only when containers wait for different versions."
-            problem={problems.toVersion}
-          >
-            {input('toVersion', { maxLength: 200 })}
-          </FormField>
-          <FormField
-            id="rollout-group"
-            label="Group (optional)"
-            hint="Only this group's containers; its policy gives the wave settings left empty."
-            problem={problems.group}
-          >
-            {input('group', { maxLength: 128 })}
-          </FormField>
-          <FormField
-            id="rollout-canaryHost"
-            label="Canary host (optional)"
-            hint="Updated first; otherwise the first host by name."
-            problem={problems.canaryHost}
-          >
-            {input('canaryHost', { maxLength: 200 })}
-          </FormField>
-          <FormField
-            id="rollout-waveSize"
-            label="Hosts per wave"
-            hint="Empty: 1, or the group's policy."
-            problem={problems.waveSize}
-          >
-            {input('waveSize', { type: 'number', min: 1, max: 1000, step: 1, inputMode: 'numeric' })}
-          </FormField>
-          <FormField
-            id="rollout-pauseSeconds"
-            label="Pause between waves (seconds)"
-            hint="Empty: none, or the group's policy."
-            problem={problems.pauseSeconds}
-          >
-            {input('pauseSeconds', { type: 'number', min: 0, max: 86_400, step: 1, inputMode: 'numeric' })}
-          </FormField>
+          {OPTIONAL_FIELDS.map(({ field, label, hint, attributes }) => (
+            <FormField key={field} id={`rollout-${field}`} label={label} hint={hint} problem={problems[field]}>
+              {input(field, attributes)}
+            </FormField>
+          ))}
         </div>
         {preview && (
           <div class="rollout-preview" aria-live="polite">

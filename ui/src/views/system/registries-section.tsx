@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../../shared/error-message';
 import { ErrorText } from '../../components/error-text';
+import { type ListColumn, ListTable } from '../../components/list-table';
 import { type Registry, systemApi } from './system-api';
 
 /** A provider's configuration as served (secrets already masked by the hub), in one line. */
@@ -8,6 +9,13 @@ const settingsOf = (registry: Registry) =>
   Object.entries(registry.configuration)
     .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(', ') || '—';
+
+const REGISTRY_COLUMNS: ListColumn<Registry>[] = [
+  { label: 'Name', cell: (registry) => registry.name },
+  { label: 'Type', cell: (registry) => registry.type },
+  { label: 'Configured', cell: (registry) => (registry.configured ? 'yes' : 'built in') },
+  { label: 'Settings', class: 'mono break', cell: settingsOf },
+];
 
 /** The registry providers the hub loaded: configured ones first, then the public ones it knows. */
 export function RegistriesSection() {
@@ -23,28 +31,13 @@ export function RegistriesSection() {
     <section class="card" aria-labelledby="registries">
       <h2 id="registries">Registries</h2>
       {registries && (
-        <table class="list" aria-labelledby="registries">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Configured</th>
-              <th scope="col">Settings</th>
-            </tr>
-          </thead>
-          <tbody>
-            {registries.map((registry) => (
-              <tr key={registry.id} data-registry={registry.id}>
-                <td data-label="Name">{registry.name}</td>
-                <td data-label="Type">{registry.type}</td>
-                <td data-label="Configured">{registry.configured ? 'yes' : 'built in'}</td>
-                <td data-label="Settings" class="mono break">
-                  {settingsOf(registry)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable
+          columns={REGISTRY_COLUMNS}
+          rows={registries}
+          rowKey={(registry) => registry.id}
+          rowAttribute="data-registry"
+          labelledBy="registries"
+        />
       )}
       <ErrorText message={error} />
     </section>

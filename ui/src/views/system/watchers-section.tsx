@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../../shared/error-message';
 import { ErrorText } from '../../components/error-text';
+import { type ListColumn, ListTable } from '../../components/list-table';
 import { relative, when } from '../../format-time';
 import { useAction } from '../../use-action';
 import { CheckCycle } from '../dashboard/check-cycle';
@@ -11,6 +12,9 @@ function sourceOf(watcher: WatcherView): string {
   const configuration = watcher.configuration ?? {};
   return String(configuration.endpoint ?? configuration.file ?? configuration.directory ?? '—');
 }
+
+/** A time in words ("in 5 minutes"), the date and time on hover. */
+const TimeAgo = ({ at }: { at: string | undefined }) => <span title={when(at)}>{relative(at)}</span>;
 
 const keyOf = (w: WatcherView) => `${w.agent ?? ''}/${w.type}/${w.name}`;
 
@@ -33,55 +37,45 @@ export function WatchersSection() {
       await read();
     }, keyOf(watcher));
 
+  const columns: ListColumn<WatcherView>[] = [
+    {
+      label: 'Name',
+      cell: (watcher) => (
+        <>
+          {watcher.name}
+          {watcher.agent && <span class="hint"> on {watcher.agent}</span>}
+        </>
+      ),
+    },
+    { label: 'Type', cell: (watcher) => watcher.type },
+    { label: 'Where', class: 'mono break', cell: sourceOf },
+    { label: 'Schedule', class: 'mono', cell: (watcher) => String(watcher.configuration?.cron ?? '—') },
+    { label: 'Last run', cell: (watcher) => <TimeAgo at={watcher.metadata.lastRunAt} /> },
+    { label: 'Next run', field: 'next-run', cell: (watcher) => <TimeAgo at={watcher.metadata.nextRunAt} /> },
+    {
+      label: 'Actions',
+      hiddenLabel: true,
+      cell: (watcher) => (
+        <button type="button" class="secondary" disabled={busy} onClick={() => refresh(watcher)}>
+          {running === keyOf(watcher) ? 'Reading…' : `Read ${watcher.name} again`}
+        </button>
+      ),
+    },
+  ];
   return (
     <section class="card" aria-labelledby="watchers">
       <h2 id="watchers">Watchers</h2>
       <CheckCycle />
       {watchers && watchers.length === 0 && <p>No watcher is registered.</p>}
       {watchers && watchers.length > 0 && (
-        <table class="list" aria-labelledby="watchers">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Where</th>
-              <th scope="col">Schedule</th>
-              <th scope="col">Last run</th>
-              <th scope="col">Next run</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {watchers.map((watcher) => (
-              <tr key={keyOf(watcher)} data-watcher={watcher.name}>
-                <td data-label="Name">
-                  {watcher.name}
-                  {watcher.agent && <span class="hint"> on {watcher.agent}</span>}
-                </td>
-                <td data-label="Type">{watcher.type}</td>
-                <td data-label="Where" class="mono break">
-                  {sourceOf(watcher)}
-                </td>
-                <td data-label="Schedule" class="mono">
-                  {String(watcher.configuration?.cron ?? '—')}
-                </td>
-                <td data-label="Last run">
-                  <span title={when(watcher.metadata.lastRunAt)}>{relative(watcher.metadata.lastRunAt)}</span>
-                </td>
-                <td data-label="Next run" data-field="next-run">
-                  <span title={when(watcher.metadata.nextRunAt)}>{relative(watcher.metadata.nextRunAt)}</span>
-                </td>
-                <td data-label="Actions">
-                  <button type="button" class="secondary" disabled={busy} onClick={() => refresh(watcher)}>
-                    {running === keyOf(watcher) ? 'Reading…' : `Read ${watcher.name} again`}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable
+          columns={columns}
+          rows={watchers}
+          rowKey={keyOf}
+          rowAttribute="data-watcher"
+          rowValue={(watcher) => watcher.name}
+          labelledBy="watchers"
+        />
       )}
       {done && <p role="status">{done}</p>}
       <ErrorText message={error} />
