@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       console.error(`edge agent: --key: ${error.message}`);
       process.exit(EXIT_CONFIG);
     }
-    console.error(`edge agent: ${(error as Error).stack ?? String(error)}`);
+    console.error(`edge agent: ${(error instanceof Error && error.stack) || String(error)}`);
     process.exit(1);
   }
 }

@@ -6,9 +6,15 @@ import { envBoolean, envInteger } from '../config/env-readers';
 /** How to reach a Docker Engine: a unix socket, or a TCP host. */
 export type DockerEndpoint = { socketPath: string } | { host: string; port: number; protocol: 'http' | 'https' };
 
+/** The Engine APIs an edge agent can watch (docs/sources.md): Docker's, and Podman's Docker-compatible one. */
+export const ENGINE_WATCHER_TYPES = ['docker', 'podman'] as const;
+export type EngineWatcherType = (typeof ENGINE_WATCHER_TYPES)[number];
+
 export interface WatcherConfig {
   /** Lower-case name; the watcher's id is `docker.<name>`. */
   name: string;
+  /** The Engine behind the endpoint; unset is docker (the hub keeps its Podman watchers in a list of their own). */
+  type?: EngineWatcherType;
   endpoint: DockerEndpoint;
   cron: string;
   /** Up to this many seconds are added to each scheduled run, so watchers do not all start at once. */

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ContainerSpecSchema } from '../docker/container-spec-schema';
+import { ENGINE_WATCHER_TYPES } from '../docker/watcher-config';
 import { LOG_LEVELS, LogEntrySchema } from '../schemas/log-entry';
 import { UpdateOperationSchema } from '../update-engine/operation';
 import {
@@ -125,6 +126,8 @@ export const EdgeWatcherSchema = v.object({
   jitterSeconds: v.pipe(v.number(), v.integer(), v.minValue(0)),
   watchAll: v.boolean(),
   watchByDefault: v.boolean(),
+  /** edge/1.x addition: the Engine it watches (absent from older agents: docker). */
+  type: v.exactOptional(v.picklist(ENGINE_WATCHER_TYPES)),
 });
 export type EdgeWatcher = v.InferOutput<typeof EdgeWatcherSchema>;
 

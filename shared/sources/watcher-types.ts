@@ -15,7 +15,7 @@ export interface WatcherTypeCapabilities {
   inventoryRefresh: boolean;
   /** Changes arrive between cycles (Docker events; file changes on the hub's file system). */
   liveChanges: boolean;
-  /** Where it runs: the hub on Node (and edge agents, for docker). Workers refuse DD_WATCHER_*. */
+  /** Where it runs: the hub on Node (and edge agents, for docker and podman). Workers refuse DD_WATCHER_*. */
   runtimes: readonly ('node' | 'edge-agent')[];
 }
 
@@ -50,7 +50,7 @@ export const WATCHER_TYPE_CAPABILITIES: readonly WatcherTypeCapabilities[] = [
     containerActions: true,
     inventoryRefresh: true,
     liveChanges: true,
-    runtimes: ['node'],
+    runtimes: ['node', 'edge-agent'],
   },
   {
     type: 'file',

@@ -5,7 +5,6 @@
  * DD_WATCHER_PM_TYPE=podman and a Docker action trigger. Containers and a pod are made with the
  * podman CLI as users make them; what Podman did is read back through the podman CLI.
  */
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheckCommand } from '../../hub/src/adapter/node/check-command';
 import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
@@ -13,7 +12,7 @@ import type { AuditEntry } from '../../shared/schemas/audit-entry';
 import type { Container } from '../../shared/schemas/container';
 import type { ContainerGroup } from '../../shared/schemas/container-views';
 import type { UpdateOperation } from '../../shared/update-engine';
-import { importBusyboxImage } from '../support/docker/test-images';
+import { podmanCli as podmanCliOf, publishPodmanApp } from '../support/podman/podman-app';
 import { startPodman, type TestPodman } from '../support/podman/start-podman';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
@@ -33,11 +32,7 @@ describe('podman watcher on a real podman service', () => {
   const byName = async (name: string) =>
     (await json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === name);
 
-  async function podmanCli(...args: string[]): Promise<string> {
-    const result = await podman.cli(args);
-    if (result.code !== 0) throw new Error(`podman ${args.join(' ')}: ${result.stderr}`);
-    return result.stdout.trim();
-  }
+  const podmanCli = (...args: string[]) => podmanCliOf(podman, ...args);
 
   async function inspect(
     name: string,
@@ -45,25 +40,7 @@ describe('podman watcher on a real podman service', () => {
     return JSON.parse(await podmanCli('container', 'inspect', name))[0];
   }
 
-  /**
-   * An app of `sleep 3600` in the registry, pushed by podman; answers the reference. Podman's
-   * compatible import names the image `<repo>:latest` whatever tag it is given (4.3.1): one
-   * repository per version, then tagged.
-   */
-  async function publish(docker: Docker, tag: string, keepLocal = false): Promise<string> {
-    const reference = `${registry.host}/podman/app:${tag}`;
-    const local = `localhost/build/app-${tag}`;
-    await importBusyboxImage(docker, {
-      repository: local,
-      tag: 'latest',
-      cmd: ['sleep', '3600'],
-      extraFile: { path: '/version', content: `${tag}\n` },
-    });
-    await podmanCli('tag', `${local}:latest`, reference);
-    await podmanCli('push', reference);
-    if (!keepLocal) await podmanCli('rmi', `${local}:latest`, reference);
-    return reference;
-  }
+  const publish = (tag: string, keepLocal = false) => publishPodmanApp(podman, registry, tag, keepLocal);
 
   async function settled(id: string, timeoutMs = 60_000): Promise<UpdateOperation> {
     const deadline = Date.now() + timeoutMs;
@@ -81,12 +58,10 @@ describe('podman watcher on a real podman service', () => {
   beforeAll(async () => {
     registry = await startRegistry({ variant: 'plain' });
     podman = await startPodman({ insecureRegistries: [registry.host] });
-    // The test's own client over the socket, for the busybox import only.
-    const docker = new Docker({ socketPath: podman.socketPath, host: undefined, port: undefined, protocol: 'http' });
-    app = await publish(docker, '1.0.0');
-    await publish(docker, '2.0.0');
+    app = await publish('1.0.0');
+    await publish('2.0.0');
     // Built on the host and pushed from it, kept under both names (RepoDigests names each).
-    const edge = await publish(docker, 'edge', true);
+    const edge = await publish('edge', true);
 
     // Stopped in 2 s, not 10 (sleep as PID 1 ignores SIGTERM); without a network (a CNI bridge would change the host's).
     const run = (...args: string[]) => podmanCli('run', '-d', '--stop-timeout', '2', ...args);

@@ -7,7 +7,7 @@ import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
 import type { HealthTiming, ShutdownLimits } from '../../../shared/update-engine';
-import { createDockerHost } from '../docker';
+import { createEngineHost } from '../docker';
 import { WatcherFeed } from '../feed/watcher-feed';
 import { describeWatcher, type WatcherRuntime } from '../feed/watcher-runtime';
 import type { AgentHookSettings } from '../hooks/agent-update-hooks';
@@ -92,7 +92,8 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
   const url = edgeSocketUrl(options.url);
   const timers = options.timers ?? realTimers;
   const { logger } = options;
-  const hostFor = options.dockerHostFor ?? ((endpoint: DockerEndpoint) => createDockerHost(endpoint));
+  const override = options.dockerHostFor;
+  const hostFor = (config: WatcherConfig) => (override ? override(config.endpoint) : createEngineHost(config));
   const version = options.version ?? readAgentVersion();
   const tuning = { ...DEFAULT_SESSION_TUNING, ...options.tuning };
   const backoff = createBackoff({ ...DEFAULT_BACKOFF, ...options.reconnect });
@@ -102,7 +103,7 @@ export function createEdgeAgent(options: EdgeAgentOptions): EdgeAgent {
   const stopping = new AbortController();
 
   const watchers: WatcherRuntime[] = options.watchers.map((config) => {
-    const host = hostFor(config.endpoint);
+    const host = hostFor(config);
     const feed = new WatcherFeed({
       watcher: config.name,
       host,

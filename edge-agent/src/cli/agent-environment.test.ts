@@ -17,6 +17,26 @@ function failure(env: Record<string, string>): ConfigError {
 }
 
 describe('agent variables', () => {
+  it('watches a Podman socket as podman beside the Docker watchers (TYPE podman, its default socket)', () => {
+    const { watchers } = loadAgentEnvironment(
+      { DD_LOCAL_WATCHER: 'false', DD_WATCHER_PM_TYPE: 'podman', DD_WATCHER_BOX_SOCKET: '/run/box.sock' },
+      noFiles,
+    );
+    expect(watchers.map(({ name, type, endpoint }) => ({ name, type, endpoint }))).toEqual([
+      { name: 'box', type: undefined, endpoint: { socketPath: '/run/box.sock' } },
+      { name: 'pm', type: 'podman', endpoint: { socketPath: '/run/podman/podman.sock' } },
+    ]);
+  });
+
+  it('refuses the hub-only watcher types, naming the variable, instead of ignoring them', () => {
+    for (const type of ['swarm', 'file', 'dockerfile']) {
+      const error = failure({ DD_WATCHER_SVC_TYPE: type });
+      expect(error.variable).toBe('DD_WATCHER_SVC_TYPE');
+      expect(error.message).toContain(`${type} watchers run on the hub`);
+    }
+    expect(failure({ DD_WATCHER_SVC_TYPE: 'kubernetes' }).message).toContain('unknown watcher type');
+  });
+
   it('has the default local watcher on /var/run/docker.sock, info logs and 1 s to 60 s reconnects', () => {
     expect(loadAgentEnvironment({}, noFiles)).toEqual({
       watchers: [

@@ -1,8 +1,14 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { EnvReaderContext, envBoolean, envChoice, envInteger, envText } from '../../../shared/config/env-readers';
 import { type Environment, type ReadTextFile, resolveFileVariables } from '../../../shared/config/env-source';
-import { loadWatcherConfigs, type WatcherConfig } from '../../../shared/docker/watcher-config';
+import {
+  loadWatcherConfigs,
+  type WatcherConfig,
+  watcherTypeOf,
+  watcherVariableGroups,
+} from '../../../shared/docker/watcher-config';
 import { errorMessage } from '../../../shared/error-message';
+import { loadPodmanWatcherConfigs } from '../../../shared/podman/podman-watcher-config';
 import { LOG_LEVELS, type LogLevel } from '../../../shared/schemas/log-entry';
 import { type HookConfig, loadHookConfig } from '../../../shared/update/hook-config';
 import { DEFAULT_BACKOFF } from '../link/backoff';
@@ -54,20 +60,39 @@ const KNOWN = new Set([
   'DD_HOOKS_ENABLED',
   'DD_HOOKS_TIMEOUT',
 ]);
+/**
+ * Swarm services and file sources are watched by the hub itself (docs/sources.md): an agent given
+ * one would otherwise ignore it without a word.
+ */
+function refuseHubOnlyWatchers(vars: ReadonlyMap<string, string>): void {
+  for (const [name, raw] of watcherVariableGroups(vars)) {
+    const type = watcherTypeOf(raw);
+    if (type !== 'docker' && type !== 'podman')
+      throw new ConfigError(
+        raw.type?.variable ?? `DD_WATCHER_${name.toUpperCase()}_TYPE`,
+        `an edge agent watches docker and podman Engines; ${type} watchers run on the hub`,
+      );
+  }
+}
+
 /** hello lists at most this many watchers (shared/edge/protocol.ts). */
 const MAX_WATCHERS = 32;
 
 /**
- * The agent's variables: its Docker watchers exactly as the hub reads them (`DD_WATCHER_<NAME>_*`,
- * the default `local` on DOCKER_HOST or /var/run/docker.sock, DD_LOCAL_WATCHER), DD_LOG_LEVEL and
+ * The agent's variables: its Docker and Podman watchers exactly as the hub reads them
+ * (`DD_WATCHER_<NAME>_*`, TYPE podman for a Podman socket; the default `local` on DOCKER_HOST or
+ * /var/run/docker.sock, DD_LOCAL_WATCHER), DD_LOG_LEVEL and
  * the reconnect bounds, the hooks; `<NAME>__FILE` works as on the hub. Throws ConfigError naming the variable.
  */
 export function loadAgentEnvironment(env: Environment, readTextFile: ReadTextFile): AgentEnvironment {
   const resolved = resolveFileVariables(env, readTextFile);
   const vars = new EnvReaderContext(resolved);
-  const watchers = loadWatcherConfigs(
-    new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]),
-  );
+  const watcherVars = new Map([...resolved, ...(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST] as const] : [])]);
+  refuseHubOnlyWatchers(watcherVars);
+  const watchers = [
+    ...loadWatcherConfigs(watcherVars),
+    ...loadPodmanWatcherConfigs(watcherVars).map((config) => ({ ...config, type: 'podman' as const })),
+  ];
   if (watchers.length > MAX_WATCHERS)
     throw new ConfigError('DD_WATCHER_*', `at most ${MAX_WATCHERS} watchers per agent (got ${watchers.length})`);
   const minMs = vars.get('DD_EDGE_RECONNECT_MIN_MS', envInteger(10, 3_600_000), DEFAULT_BACKOFF.minMs);

@@ -22,5 +22,6 @@ export function describeWatcher(config: WatcherConfig): EdgeWatcher {
     jitterSeconds: config.jitterSeconds,
     watchAll: config.watchAll,
     watchByDefault: config.watchByDefault,
+    type: config.type ?? 'docker',
   };
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../../../shared/logging/logger';
 import type { LogLevel } from '../../../shared/schemas/log-entry';
 import type { HealthTiming, ShutdownLimits } from '../../../shared/update-engine';
 import { collectAgentInfo, readAgentVersion } from '../agent/agent-info';
-import { createDockerHost } from '../docker';
+import { createEngineHost } from '../docker';
 import type { AgentHookSettings } from '../hooks/agent-update-hooks';
 import { realTimers, type Timers } from '../link/timers';
 import { AgentUpdates } from '../updates/agent-updates';
@@ -72,14 +72,15 @@ function versionParts(full: string): { version: string; build: string } {
 /** The agent in listen mode: the hub connects to it (http-interface §4.5) instead of the agent dialling the hub. */
 export function createListenAgent(options: ListenAgentOptions): ListenAgent {
   const timers = options.timers ?? realTimers;
-  const hostFor = options.dockerHostFor ?? ((endpoint: DockerEndpoint) => createDockerHost(endpoint));
+  const override = options.dockerHostFor;
+  const hostFor = (config: WatcherConfig) => (override ? override(config.endpoint) : createEngineHost(config));
   const version = options.version ?? readAgentVersion();
   const state = new ListenState(options.watchers.map((config) => config.name));
   const watchers = options.watchers.map(
     (config) =>
       new ListenWatcher({
         config,
-        host: hostFor(config.endpoint),
+        host: hostFor(config),
         state,
         logger: options.logger.child(`listen.watcher.${config.name}`),
         timers,

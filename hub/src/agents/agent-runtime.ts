@@ -38,7 +38,9 @@ export interface WatcherChanges {
 /** Jitter the hub applies to an agent's schedule: what the agent asks for, within the hub's own bound. */
 const MAX_JITTER_SECONDS = 3600;
 
+/** Whether a re-announced watcher can keep running as it is (the same Engine type, the same schedule). */
 const sameSchedule = (a: EdgeWatcher, b: EdgeWatcher) =>
+  (a.type ?? 'docker') === (b.type ?? 'docker') &&
   a.cron === b.cron &&
   a.jitterSeconds === b.jitterSeconds &&
   a.watchAll === b.watchAll &&
@@ -198,7 +200,14 @@ export class AgentRuntime {
       // automatic-update policy as local ones (updates then run on the agent).
       // The agent gathered its Docker events before sending them: the watcher applies each change at
       // once (no second debounce), so a change reaches the UI one hop after the agent sent it.
-      { agent: this.name, startDelayMs: 0, eventDebounceMs: 0, onPublished: this.deps.onRecordsChanged },
+      {
+        agent: this.name,
+        // A Podman host's watcher is listed and found as podman (GET /watchers/podman/<name>?agent=…).
+        type: config.type ?? 'docker',
+        startDelayMs: 0,
+        eventDebounceMs: 0,
+        onPublished: this.deps.onRecordsChanged,
+      },
     );
     const entry: AgentWatcher = { config, host, watcher, running: false };
     this.watchers.set(config.name, entry);

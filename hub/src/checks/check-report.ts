@@ -1,4 +1,5 @@
 import type { Container } from '../../../shared/schemas/container';
+import { DAY_MS } from '../../../shared/update/timestamp';
 import type { OneShotResult } from '../compose-check';
 import { toPublicContainer } from '../watchers/public-container';
 
@@ -19,8 +20,6 @@ export interface CheckRow {
   kind: string;
   age: string;
 }
-
-const DAY_MS = 86_400_000;
 
 function imageOf(record: Container): string {
   const { registry, name } = record.image;
