@@ -1,23 +1,25 @@
-import type { WatcherType } from '../docker/watcher-config';
+import * as v from 'valibot';
+import { WATCHER_TYPES } from '../docker/watcher-config';
 
 /** What a watcher of one type can do (GET /api/v1/watchers/types, docs/sources.md). */
-export interface WatcherTypeCapabilities {
-  type: WatcherType;
+export const WatcherTypeCapabilitiesSchema = v.object({
+  type: v.picklist(WATCHER_TYPES),
   /** What it watches, in a few words. */
-  watches: string;
+  watches: v.string(),
   /** DD_WATCHER_<NAME>_<KEY> keys it takes, besides TYPE. */
-  configuration: readonly string[];
-  /** Its records can be updated through the update routes and actions (edge agents' Docker watchers through their agent). */
-  update: boolean;
+  configuration: v.array(v.string()),
+  /** Its records can be updated through the update routes and actions (edge agents' through their agent). */
+  update: v.boolean(),
   /** Start, stop, restart, logs and stats. */
-  containerActions: boolean;
+  containerActions: v.boolean(),
   /** POST …/inventory refreshes it without registry checks (http-interface §4.3). */
-  inventoryRefresh: boolean;
+  inventoryRefresh: v.boolean(),
   /** Changes arrive between cycles (Docker events; file changes on the hub's file system). */
-  liveChanges: boolean;
+  liveChanges: v.boolean(),
   /** Where it runs: the hub on Node (and edge agents, for docker and podman). Workers refuse DD_WATCHER_*. */
-  runtimes: readonly ('node' | 'edge-agent')[];
-}
+  runtimes: v.array(v.picklist(['node', 'edge-agent'])),
+});
+export type WatcherTypeCapabilities = v.InferOutput<typeof WatcherTypeCapabilitiesSchema>;
 
 const SCHEDULE_KEYS = ['cron', 'jitter', 'watchbydefault'] as const;
 

@@ -123,6 +123,7 @@ describe('edge agent on a real Docker Engine', () => {
         jitterSeconds: 0,
         watchAll: false,
         watchByDefault: true,
+        type: 'docker',
       },
       {
         name: 'all',
@@ -131,6 +132,7 @@ describe('edge agent on a real Docker Engine', () => {
         jitterSeconds: 0,
         watchAll: true,
         watchByDefault: true,
+        type: 'docker',
       },
     ]);
     for (const [watcher, all] of [

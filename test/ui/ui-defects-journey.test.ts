@@ -236,7 +236,7 @@ describe('the navigation', () => {
     // Followed: the page opens, the group closes and its button says the page is one of its own.
     await followNavLink(page, 'Settings');
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-    expect(await settings.isVisible()).toBe(false);
+    await expect.poll(() => settings.isVisible()).toBe(false);
     expect(await manage.getAttribute('class')).toContain('current');
     // (A closed popover is out of the accessibility tree, so the link is found by its address.)
     expect(await page.locator('#main-nav a[href="/settings"]').getAttribute('aria-current')).toBe('page');

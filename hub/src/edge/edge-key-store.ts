@@ -67,7 +67,10 @@ export function createEdgeKeyStore(storage: Storage, now: () => number, logger: 
         if (storageKey === nameOf(binding.agentName)) bindings.set(binding.agentName, binding);
     },
     get: (keyId) => keys.get(keyId),
-    list: () => [...keys.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)),
+    // Newest first; keys registered within one millisecond keep the newer first too (a stable sort
+    // of the reversed registration order).
+    list: () =>
+      [...keys.values()].reverse().sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)),
     async register({ publicKey, keyId, label }) {
       if (keys.has(keyId)) return 'exists';
       const key: EdgeKey = { keyId, publicKey, label, createdAt: iso(), revokedAt: null };

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describeEndpoint } from '../../../shared/docker/watcher-config';
-import { WATCHER_TYPE_CAPABILITIES } from '../../../shared/sources/watcher-types';
+import { WATCHER_TYPE_CAPABILITIES, WatcherTypeCapabilitiesSchema } from '../../../shared/sources/watcher-types';
 import type { AgentDirectory } from '../agents/agent-directory';
 import { EdgeRequestError } from '../agents/edge-requests';
 import type { InventoryExpectations } from '../agents/inventory-expectations';
@@ -174,6 +174,7 @@ export function registerWatcherRoutes(api: RouteGroup, deps: WatcherRoutesDeps):
       access: 'read',
       tag: 'watchers',
       summary: 'The watcher types and what each can do (docs/sources.md)',
+      response: v.object({ data: v.array(WatcherTypeCapabilitiesSchema), total: v.number() }),
     },
     (c) => c.json({ data: WATCHER_TYPE_CAPABILITIES, total: WATCHER_TYPE_CAPABILITIES.length }),
   );

@@ -30,7 +30,19 @@ export function NavGroup({
       <button type="button" class={current ? 'nav-group-button current' : 'nav-group-button'} popovertarget={id}>
         {label}
       </button>
-      <div ref={list} id={id} popover="auto" class="nav-group-links">
+      {/* A link followed closes the list at once; the effect above covers Back and Forward. */}
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: links are followed with Enter, which fires click */}
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: one delegated handler for the group's links */}
+      <div
+        ref={list}
+        id={id}
+        popover="auto"
+        class="nav-group-links"
+        onClick={(event) => {
+          if ((event.target as Element).closest('a') && list.current?.matches(':popover-open'))
+            list.current.hidePopover();
+        }}
+      >
         {children}
       </div>
     </span>
