@@ -3,15 +3,13 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDockerd } from '../test/support/docker/start-dockerd';
-import { startLatencyProxy } from '../test/support/latency-proxy';
-import { startRegistry } from '../test/support/registry/start-registry';
 import { type Benchmark, formatCount, markdownTable, positiveIntegerEnv } from './support/benchmark';
-import { createContainers, mapLimit, publishBuild, removeContainers } from './support/docker-fleet';
+import { createContainers, removeContainers } from './support/docker-fleet';
+import { publishRepositories, REGISTRY_LATENCY_MS, startLatencyBed } from './support/latency-bed';
 import { sampleProcess } from './support/proc-stats';
 import { registryFloor } from './support/registry-floor';
 
-const LATENCY_MS = 20;
+const LATENCY_MS = REGISTRY_LATENCY_MS;
 const FLOOR_IN_FLIGHT = 16;
 const PARALLELISM = 8;
 /** 50 repositories, each as `:1.0.0` (its tag list) and `:latest` (a HEAD): 100 references, one request each. */
@@ -98,24 +96,10 @@ export const cli: Benchmark = {
       cleanups.push(() => rm(scratch, { recursive: true, force: true }));
       const emptyList = join(scratch, 'images.yaml');
       await writeFile(emptyList, 'images: []\n');
-      const dockerd = await startDockerd();
-      cleanups.push(() => dockerd.stop());
-      const registry = await startRegistry({ variant: 'plain' });
-      cleanups.push(() => registry.stop());
-      const proxy = await startLatencyProxy(registry.url, LATENCY_MS);
-      cleanups.push(() => proxy.close());
-
+      const bed = await startLatencyBed(cleanups);
+      const { dockerd, proxy } = bed;
       ctx.log(`pushing ${REPOSITORIES} repositories through the ${LATENCY_MS} ms proxy`);
-      const references = (
-        await mapLimit(
-          Array.from({ length: REPOSITORIES }, (_, n) => n),
-          4,
-          async (n) => {
-            await publishBuild(dockerd, proxy.host, `bench/cli${n}`, 'a', ['1.0.0', 'latest']);
-            return [`${proxy.host}/bench/cli${n}:1.0.0`, `${proxy.host}/bench/cli${n}:latest`];
-          },
-        )
-      ).flat();
+      const references = await publishRepositories(bed, REPOSITORIES, 'bench/cli');
       ctx.log(`creating ${target} containers over ${references.length} references`);
       const fleet = await createContainers(dockerd, references, target, {
         prefix: 'bench-cli-',

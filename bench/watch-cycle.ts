@@ -3,17 +3,16 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container } from '../shared/schemas/container';
-import { startDockerd } from '../test/support/docker/start-dockerd';
-import { type LatencyProxy, startLatencyProxy } from '../test/support/latency-proxy';
-import { startRegistry } from '../test/support/registry/start-registry';
+import type { LatencyProxy } from '../test/support/latency-proxy';
 import { type Benchmark, formatCount, markdownTable, positiveIntegerEnv } from './support/benchmark';
 import { type ProfileSummary, startProfiledHub, summarizeProfile, topSelf } from './support/cpu-profile';
 import { createContainers, publishBuild, removeContainers } from './support/docker-fleet';
 import { type EngineProxy, startEngineProxy } from './support/engine-proxy';
 import { type HubProcess, startHubProcess } from './support/hub-process';
+import { REGISTRY_LATENCY_MS, startLatencyBed } from './support/latency-bed';
 import type { ProcessSample } from './support/proc-stats';
 
-const LATENCY_MS = 20;
+const LATENCY_MS = REGISTRY_LATENCY_MS;
 const REPOSITORIES = 5;
 const PARALLELISM = 8;
 const PROFILE_ROWS = 8;
@@ -255,12 +254,7 @@ export const watchCycle: Benchmark = {
     const repeats = positiveIntegerEnv('BENCH_WATCH_REPEATS', 5);
     const cleanups: (() => Promise<unknown>)[] = [];
     try {
-      const dockerd = await startDockerd();
-      cleanups.push(() => dockerd.stop());
-      const registry = await startRegistry({ variant: 'plain' });
-      cleanups.push(() => registry.stop());
-      const proxy = await startLatencyProxy(registry.url, LATENCY_MS);
-      cleanups.push(() => proxy.close());
+      const { dockerd, proxy } = await startLatencyBed(cleanups);
 
       ctx.log(`pushing ${REPOSITORIES} repositories through the ${LATENCY_MS} ms proxy`);
       const images: string[] = [];

@@ -1,17 +1,15 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDockerd } from '../test/support/docker/start-dockerd';
-import { startLatencyProxy } from '../test/support/latency-proxy';
-import { startRegistry } from '../test/support/registry/start-registry';
 import { SseParser } from '../test/support/sse-client';
 import { type BenchContext, type Benchmark, formatCount, markdownTable, positiveIntegerEnv } from './support/benchmark';
 import { type BuiltHub, startBuiltHub } from './support/built-hub';
 import { summarizeProfile, topSelf } from './support/cpu-profile';
-import { createContainers, mapLimit, publishBuild, removeContainers } from './support/docker-fleet';
+import { createContainers, removeContainers } from './support/docker-fleet';
+import { publishRepositories, REGISTRY_LATENCY_MS, startLatencyBed } from './support/latency-bed';
 import { registryFloor } from './support/registry-floor';
 
-const LATENCY_MS = 20;
+const LATENCY_MS = REGISTRY_LATENCY_MS;
 const FLOOR_IN_FLIGHT = 16;
 const PARALLELISM = 8;
 /** A scheduled cycle starts on a quiet hub: the pause after each warm cycle lets its listing and writes settle. */
@@ -181,26 +179,13 @@ export const watchHttp: Benchmark = {
     const baseline = process.env['BENCH_WATCH_BASELINE'];
     const cleanups: (() => Promise<unknown>)[] = [];
     try {
-      const dockerd = await startDockerd();
-      cleanups.push(() => dockerd.stop());
-      const registry = await startRegistry({ variant: 'plain' });
-      cleanups.push(() => registry.stop());
-      const proxy = await startLatencyProxy(registry.url, LATENCY_MS);
-      cleanups.push(() => proxy.close());
-
+      const latencyBed = await startLatencyBed(cleanups);
+      const { dockerd, proxy } = latencyBed;
       // Each repository: one build as `1.0.0` and `latest`; every fifth also has a `1.1.0`, an update.
       ctx.log(`pushing ${repositories} repositories through the ${LATENCY_MS} ms proxy`);
-      const references = (
-        await mapLimit(
-          Array.from({ length: repositories }, (_, n) => n),
-          4,
-          async (n) => {
-            const tags = n % 5 === 0 ? ['1.0.0', 'latest', '1.1.0'] : ['1.0.0', 'latest'];
-            await publishBuild(dockerd, proxy.host, `bench/web${n}`, 'a', tags);
-            return [`${proxy.host}/bench/web${n}:1.0.0`, `${proxy.host}/bench/web${n}:latest`];
-          },
-        )
-      ).flat();
+      const references = await publishRepositories(latencyBed, repositories, 'bench/web', (n) =>
+        n % 5 === 0 ? ['1.0.0', 'latest', '1.1.0'] : ['1.0.0', 'latest'],
+      );
       ctx.log(`creating ${target} containers over ${references.length} references, ${PARALLELISM} at a time`);
       const fleet = await createContainers(dockerd, references, target, {
         prefix: 'bench-http-',
