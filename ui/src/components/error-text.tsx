@@ -7,3 +7,13 @@ export function ErrorText({ message }: { message: string | undefined }) {
     </p>
   );
 }
+
+/** What an action did, in plain words (saved, added…), announced politely; beside ErrorText, which says what failed. */
+export function NoticeText({ message }: { message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p role="status" class="notice">
+      {message}
+    </p>
+  );
+}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../shared/error-message';
 import { type Approval, type ApprovalState, adminApi } from '../admin-api';
 import { ConfirmDialog } from '../components/confirm-dialog';
-import { ErrorText } from '../components/error-text';
+import { ErrorText, NoticeText } from '../components/error-text';
 import { type ListColumn, ListTable } from '../components/list-table';
 import { relative, when } from '../format-time';
 import { approvalsChanged, pendingApprovals } from '../state';
@@ -170,11 +170,7 @@ export function Approvals() {
         </label>
       </div>
       <ErrorText message={error} />
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <NoticeText message={notice} />
       {approvals && approvals.length === 0 && <p>No approval in this list.</p>}
       {approvals && approvals.length > 0 && (
         <ListTable columns={columns} rows={approvals} rowKey={(approval) => approval.id} rowAttribute="data-approval" />

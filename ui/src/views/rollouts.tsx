@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../shared/error-message';
 import { focusOpener, rolloutsSeen, useReloadOnReconnect } from '../admin-events';
 import { ConfirmDialog } from '../components/confirm-dialog';
-import { ErrorText } from '../components/error-text';
+import { ErrorText, NoticeText } from '../components/error-text';
 import { useAction } from '../use-action';
 import { RolloutCard } from './rollouts/rollout-card';
 import { RolloutForm } from './rollouts/rollout-form';
@@ -81,11 +81,7 @@ export function Rollouts() {
         />
       )}
       <ErrorText message={error} />
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <NoticeText message={notice} />
       <h2 class="rollouts-title">Rollouts, newest first</h2>
       {rollouts?.length === 0 && <p>No rollout yet.</p>}
       {rollouts?.map((rollout) => (

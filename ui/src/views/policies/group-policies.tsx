@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../../shared/error-message';
 import { focusOpener, groupPoliciesChanged, useReloadOnReconnect } from '../../admin-events';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { ErrorText } from '../../components/error-text';
+import { ErrorText, NoticeText } from '../../components/error-text';
 import { type ListColumn, ListTable } from '../../components/list-table';
 import { TimeAgo } from '../../components/time-ago';
 import { containerList } from '../../state';
@@ -115,11 +115,7 @@ export function GroupPolicies() {
         />
       )}
       <ErrorText message={error} />
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <NoticeText message={notice} />
       {policies?.length === 0 && <p>No group or agent policy: the hub’s settings and the labels decide.</p>}
       {policies && policies.length > 0 && (
         <ListTable columns={columns} rows={policies} rowKey={keyOf} rowAttribute="data-policy" />

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../../../../shared/error-message';
 import { focusOpener, useReloadOnReconnect } from '../../admin-events';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { ErrorText } from '../../components/error-text';
+import { ErrorText, NoticeText } from '../../components/error-text';
 import { type ListColumn, ListTable } from '../../components/list-table';
 import { TimeAgo } from '../../components/time-ago';
 import { containerList } from '../../state';
@@ -111,11 +111,7 @@ export function LabelOverrides() {
         />
       )}
       <ErrorText message={error} />
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <NoticeText message={notice} />
       {overrides?.length === 0 && <p>No label override by selector.</p>}
       {overrides && overrides.length > 0 && (
         <ListTable columns={columns} rows={overrides} rowKey={(override) => override.id} rowAttribute="data-override" />
