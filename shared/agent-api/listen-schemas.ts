@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
+import { ENGINE_WATCHER_TYPES } from '../docker/watcher-config';
 import { ContainerDetailsSchema, ImageDetailsSchema } from '../edge/docker-schemas';
 import { PullAuthSchema, UpdateOptionsSchema } from '../edge/protocol';
 import type { Container } from '../schemas/container';
@@ -104,7 +105,8 @@ export const AGENT_EVENT_TYPES: ReadonlySet<string> = new Set([
 /** GET /api/watchers items: http-interface §2.2, as the hub lists its own. */
 export const AgentWatcherSchema = v.object({
   id: v.string(),
-  type: v.literal('docker'),
+  /** Its Engine: `docker`, or `podman` (a Podman service's Docker-compatible socket, docs/sources.md). */
+  type: v.picklist(ENGINE_WATCHER_TYPES),
   name: WatcherName,
   configuration: v.object({
     endpoint: v.pipe(v.string(), v.maxLength(256)),

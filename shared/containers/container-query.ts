@@ -1,4 +1,5 @@
 import type { Container } from '../schemas/container';
+import type { WatcherType } from '../sources/watcher-type-names';
 
 export const CONTAINER_SORTS = ['name', '-name', 'status', '-status', 'age', '-age', 'created', '-created'] as const;
 export const CONTAINER_STATUS_FILTERS = [
@@ -22,6 +23,8 @@ export interface ContainerQuery {
   status?: (typeof CONTAINER_STATUS_FILTERS)[number] | undefined;
   kind?: (typeof CONTAINER_KIND_FILTERS)[number] | undefined;
   watcher?: string | undefined;
+  /** Only the records of watchers of this type (docs/sources.md); a record without `watcherType` is docker's. */
+  watcherType?: WatcherType | undefined;
   /** An edge agent's name: only its containers. */
   agent?: string | undefined;
   maturity?: 'hot' | 'mature' | 'established' | undefined;
@@ -107,6 +110,7 @@ export function matchesFilters(c: Container, query: ContainerQuery): boolean {
     matchesStatus(c, query.status) &&
     matchesKind(c, query.kind) &&
     (query.watcher === undefined || c.watcher === query.watcher) &&
+    (query.watcherType === undefined || (c.watcherType ?? 'docker') === query.watcherType) &&
     (query.agent === undefined || c.agent === query.agent) &&
     (query.maturity === undefined || c.updateMaturityLevel === query.maturity)
   );

@@ -1,6 +1,7 @@
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
 import { type ImageReference, parseImageReference } from '../registry/image-reference';
 import type { Container } from '../schemas/container';
+import type { WatcherType } from '../sources/watcher-type-names';
 // Not the tags index: it brings the regex engine, which reading a record does not need.
 import { isVersionTag } from '../tags/candidate';
 import type { CompiledTagPolicy } from '../tags/policy';
@@ -11,6 +12,8 @@ export interface ContainerRecordInput {
   details: DockerContainerDetails;
   image: DockerImageDetails | undefined;
   watcher: string;
+  /** Its watcher's type; `docker` (the default) is not written on the record. */
+  watcherType?: WatcherType | undefined;
   agent?: string | undefined;
   /** Read from the container's labels with its overrides on top (label-overrides.ts). */
   labels: ContainerLabels;
@@ -116,6 +119,7 @@ export function buildContainerRecord(input: ContainerRecordInput): Container {
     id: details.id,
     name: details.name,
     watcher: input.watcher,
+    ...(input.watcherType !== undefined && input.watcherType !== 'docker' && { watcherType: input.watcherType }),
     ...(input.agent !== undefined && { agent: input.agent }),
     status: details.state,
     ...(details.health && { health: details.health }),

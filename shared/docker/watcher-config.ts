@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import * as v from 'valibot';
 import { ConfigError } from '../config/config-error';
 import { envBoolean, envInteger } from '../config/env-readers';
+import { WATCHER_TYPES, type WatcherType } from '../sources/watcher-type-names';
 
 /** How to reach a Docker Engine: a unix socket, or a TCP host. */
 export type DockerEndpoint = { socketPath: string } | { host: string; port: number; protocol: 'http' | 'https' };
@@ -57,8 +58,8 @@ export const WATCHER_KEYS = [
  * What `DD_WATCHER_<NAME>_TYPE` may say: a Docker Engine, a Swarm manager's services, an image list,
  * a directory of Dockerfiles and compose files, a Podman service's Docker-compatible socket.
  */
-export const WATCHER_TYPES = ['docker', 'file', 'dockerfile', 'swarm', 'podman'] as const;
-export type WatcherType = (typeof WATCHER_TYPES)[number];
+export { WATCHER_TYPES, type WatcherType } from '../sources/watcher-type-names';
+
 /** The keys only Docker watchers take, refused on a file source (and the file keys on a Docker watcher). */
 const DOCKER_ONLY_KEYS = ['socket', 'host', 'port', 'watchall', 'composefiles'] as const;
 const FILE_ONLY_KEYS = ['file', 'directory'] as const;

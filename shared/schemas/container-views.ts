@@ -65,12 +65,15 @@ export interface GroupMemberSummary {
   dependents: string[];
 }
 
-/** A container group: a `dd.group` label or a compose project (GET /containers/groups). */
+/** A container group: a `dd.group` label, a compose project or a Podman pod (GET /containers/groups). */
 export interface ContainerGroup {
   name: string;
-  /** `label`: from dd.group (may span hosts); `compose`: a compose project on one host. */
-  kind: 'label' | 'compose';
-  /** The host of a compose project; a label group names none. */
+  /**
+   * `label`: from dd.group (may span hosts); `compose`: a compose project on one host; `pod`: a
+   * Podman pod on one host, updated as one unit (a dependency-group update from any member).
+   */
+  kind: 'label' | 'compose' | 'pod';
+  /** The host of a compose project or a pod; a label group names none. */
   watcher: string | null;
   agent: string | null;
   total: number;

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { EffectiveLabelSchema } from '../containers/label-overrides';
 import { CONTAINER_STATES } from '../docker/docker-host';
+import { WATCHER_TYPES } from '../sources/watcher-type-names';
 import { UpdateKindSchema } from '../update/update-kind';
 import { UpdatePolicySchema } from './update-policy';
 
@@ -35,6 +36,8 @@ export const ContainerSchema = v.object({
   id: v.string(),
   name: v.string(),
   watcher: v.string(),
+  /** The type of its watcher (docs/sources.md); absent for `docker`. */
+  watcherType: v.optional(v.picklist(WATCHER_TYPES)),
   agent: v.optional(v.string()),
   status: v.picklist(CONTAINER_STATES),
   health: v.optional(v.picklist(['starting', 'healthy', 'unhealthy'])),

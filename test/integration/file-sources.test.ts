@@ -17,6 +17,7 @@ interface Record {
   id: string;
   name: string;
   watcher: string;
+  watcherType?: string;
   labels: { [key: string]: string };
   updateAvailable: boolean;
   result?: { tag: string };
@@ -136,6 +137,15 @@ describe('file sources on a hub', () => {
     });
     // Three repositories, named nine times over two sources and four files: three tag lists.
     expect(proxy.counts.get('GET tags')).toBe(3);
+    // Each record names its source's type, and the list filters by it (docker's carry none).
+    const typed = async (type: string) =>
+      (await get<{ data: Record[] }>(`/api/v1/containers?watcherType=${type}`)).data.map((r) => r.watcherType);
+    expect(await typed('file')).toEqual(['file', 'file']);
+    expect(await typed('dockerfile')).toEqual(['dockerfile', 'dockerfile', 'dockerfile', 'dockerfile']);
+    expect(await typed('docker')).toEqual([]);
+    const refused = await fetch(`${hub.url}/api/v1/containers?watcherType=kubernetes`);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/watcherType/);
   });
 
   it('reports the bad files and items on their source with file and line, the other entries kept', async () => {

@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
 import { ageWords } from '../../ui/src/format-time';
 import { readColumns } from '../../ui/src/views/containers/columns';
-import { activeFilters, collapseRecreated, readListQuery } from '../../ui/src/views/containers/list-query';
+import {
+  activeFilters,
+  collapseRecreated,
+  filterContainers,
+  listQueryPath,
+  readListQuery,
+} from '../../ui/src/views/containers/list-query';
 import { fullReference, shortImage } from '../../ui/src/views/containers/row-words';
 import { containerRecord, withImage } from '../support/container-fixture';
 
@@ -56,6 +62,26 @@ describe('activeFilters', () => {
       'Status: exited',
     ]);
     expect(activeFilters(readListQuery('?sort=name'))).toEqual([]);
+  });
+
+  it('filters by source type in words, docker being the records that name none', () => {
+    const list = readListQuery('?watcherType=dockerfile');
+    expect(activeFilters(list).map((f) => `${f.label}: ${f.value}`)).toEqual([
+      'Source: Dockerfiles and compose files',
+    ]);
+    const fleet = [
+      record('1', 'web'),
+      record('2', 'api (compose.yaml)', { watcherType: 'dockerfile' }),
+      record('3', 'shop-api', { watcherType: 'podman' }),
+    ];
+    expect(filterContainers(fleet, list).map((c) => c.name)).toEqual(['api (compose.yaml)']);
+    expect(filterContainers(fleet, readListQuery('?watcherType=docker')).map((c) => c.name)).toEqual(['web']);
+    // An unknown type in the address is no filter, and the address written back leaves it out.
+    const unknown = readListQuery('?watcherType=kubernetes');
+    expect(filterContainers(fleet, unknown)).toHaveLength(3);
+    expect(listQueryPath(readListQuery('?watcherType=podman&status=running'))).toBe(
+      '/containers?watcherType=podman&status=running',
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import type { AgentAck } from '../../../shared/agent-api/listen-schemas';
+import { ENGINE_WATCHER_TYPES } from '../../../shared/docker/watcher-config';
 import type { LogRing } from '../../../shared/logging/log-ring';
 import type { Logger } from '../../../shared/logging/logger';
 import type { AgentUpdates } from '../updates/agent-updates';
@@ -28,9 +29,12 @@ export interface ListenContext {
 
 /** The watcher of a route's `{type}/{name}`, or 404. */
 export function watcherOf(context: ListenContext, type: string, name: string): ListenWatcher {
-  if (type !== 'docker') throw new ListenHttpError(404, `Unknown watcher type ${type.slice(0, 40)}`);
+  if (!(ENGINE_WATCHER_TYPES as readonly string[]).includes(type))
+    throw new ListenHttpError(404, `Unknown watcher type ${type.slice(0, 40)}`);
   const watcher = context.watchers.find((w) => w.name === name);
-  if (!watcher) throw new ListenHttpError(404, `Unknown watcher docker.${name.slice(0, 80)}`);
+  // `docker` names a Podman watcher too: it speaks the Docker API, and hubs name every agent watcher so.
+  const typeFits = watcher && (type === 'docker' || type === (watcher.config.type ?? 'docker'));
+  if (!watcher || !typeFits) throw new ListenHttpError(404, `Unknown watcher ${type}.${name.slice(0, 80)}`);
   return watcher;
 }
 

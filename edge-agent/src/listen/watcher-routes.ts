@@ -15,9 +15,10 @@ import type { ListenWatcher } from './listen-watcher';
 export function describeListenWatcher(watcher: ListenWatcher): AgentWatcher {
   const { config } = watcher;
   const nextRunAt = watcher.nextRunAt;
+  const type = config.type ?? 'docker';
   return {
-    id: `docker.${watcher.name}`,
-    type: 'docker',
+    id: `${type}.${watcher.name}`,
+    type,
     name: watcher.name,
     configuration: {
       endpoint: describeEndpoint(config.endpoint),
@@ -72,7 +73,7 @@ export function registerWatcherRoutes(app: Hono, context: ListenContext): void {
     const { operationId } = parseOr400(InventoryBody, await jsonBody(c.req.raw), 'operationId');
     const observation = await watcher.observe(operationId);
     const result: AgentInventoryResult = {
-      context: { operationId, source: { type: 'docker', name: watcher.name } },
+      context: { operationId, source: { type: watcher.config.type ?? 'docker', name: watcher.name } },
       containers: observation.containers,
       removedIds: observation.removedIds,
       errors: observation.errors,

@@ -24,8 +24,10 @@ export function describeListenAgent(
       uptimeSeconds: ack.uptimeSeconds,
       logLevel: ack.logLevel,
     },
-    watchers: watchers.map(({ name, configuration }) => ({
+    watchers: watchers.map(({ name, type, configuration }) => ({
       name,
+      // As an edge agent's hello says it: absent means docker.
+      ...(type !== 'docker' && { type }),
       endpoint: configuration.endpoint,
       cron: configuration.cron,
       jitterSeconds: configuration.jitter,

@@ -1,4 +1,5 @@
 import { actingLabels } from '../../../shared/containers/label-overrides';
+import { POD_LABEL } from '../../../shared/podman/podman-labels';
 import type { Container } from '../../../shared/schemas/container';
 import type { ContainerGroup } from '../../../shared/schemas/container-views';
 import { containersByHost, dependenciesOf, HostIndex } from '../updates/dependency-graph';
@@ -6,23 +7,30 @@ import { containersByHost, dependenciesOf, HostIndex } from '../updates/dependen
 /** A user's own grouping (it may span hosts); without it, the compose project groups per host. */
 const GROUP_LABEL = 'dd.group';
 
-/** The record's `group` (container-labels.ts: `dd.group`, else the compose project), keyed per host for a compose project. */
+/** The record's `group` (container-labels.ts: `dd.group`, else the compose project), keyed per host for a pod or a compose project. */
 function keyOf(
   container: Container,
 ): { key: string; group: Omit<ContainerGroup, 'total' | 'updatesAvailable' | 'containers'> } | undefined {
   const name = container.group;
   if (!name) return undefined;
+  const host = { watcher: container.watcher, agent: container.agent ?? null };
+  // A Podman pod is its containers' group (podman-labels.ts) unless they name another: one host's pod.
+  if (container.labels[POD_LABEL] === name)
+    return {
+      key: `pod\u0000${container.agent ?? ''}\u0000${container.watcher}\u0000${name}`,
+      group: { name, kind: 'pod', ...host },
+    };
   if (actingLabels(container)[GROUP_LABEL])
     return { key: `label\u0000${name}`, group: { name, kind: 'label', watcher: null, agent: null } };
   return {
     key: `compose\u0000${container.agent ?? ''}\u0000${container.watcher}\u0000${name}`,
-    group: { name, kind: 'compose', watcher: container.watcher, agent: container.agent ?? null },
+    group: { name, kind: 'compose', ...host },
   };
 }
 
 /**
- * The inventory's groups (GET /api/v1/containers/groups): by `dd.group`, else by compose project
- * per host; containers in neither are in no group. Each member shows its dependencies both ways.
+ * The inventory's groups (GET /api/v1/containers/groups): by Podman pod per host, by `dd.group`,
+ * else by compose project per host; containers in none are in no group. Each member shows its dependencies both ways.
  */
 export function containerGroups(all: readonly Container[]): ContainerGroup[] {
   const byId = new Map(all.map((container) => [container.id, container]));

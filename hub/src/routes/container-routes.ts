@@ -6,6 +6,7 @@ import {
 } from '../../../shared/containers/container-query';
 import { type Container, ContainerSchema, MATURITY_LEVELS } from '../../../shared/schemas/container';
 import { UpdatePolicyActionSchema } from '../../../shared/schemas/update-policy';
+import { WATCHER_TYPES } from '../../../shared/sources/watcher-type-names';
 import type { FleetLookups } from '../checks/fleet-lookups';
 import type { Publish } from '../events/event-bus';
 import { HttpError } from '../http/http-error';
@@ -96,6 +97,9 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
         status: qEnum(CONTAINER_STATUS_FILTERS),
         kind: qEnum(CONTAINER_KIND_FILTERS),
         watcher: qText({ maxLength: 128, description: 'Watcher name' }),
+        watcherType: qEnum(WATCHER_TYPES, {
+          description: "Only the records of this watcher type (docs/sources.md); docker's carry no watcherType",
+        }),
         agent: qText({ maxLength: 63, description: "An edge agent's name: only its containers" }),
         maturity: qEnum(MATURITY_LEVELS),
         containerIds: qText({
@@ -134,7 +138,7 @@ export function registerContainerRoutes(api: RouteGroup, deps: ContainerRoutesDe
       access: 'read',
       tag: 'containers',
       summary:
-        'Groups of containers: by the dd.group label, else by compose project per host; each member with what it depends on and what depends on it',
+        'Groups of containers: by Podman pod per host, by the dd.group label, else by compose project per host; each member with what it depends on and what depends on it',
     },
     (c) => {
       const groups = containerGroups(containers.all());

@@ -36,6 +36,8 @@ function randomRecord(random: () => number, id: string): Container {
     name,
     displayName: random() < 0.2 ? name.toUpperCase() : name,
     watcher: pick(['local', 'remote']),
+    // Docker's records carry no watcherType; the others name theirs.
+    ...(random() < 0.5 ? { watcherType: pick(['podman', 'file', 'swarm'] as const) } : {}),
     ...(random() < 0.5 ? { agent: pick(['edge-1', 'edge-2']) } : {}),
     status: pick(STATES),
     watched: random() < 0.8,
@@ -69,6 +71,7 @@ function randomQuery(random: () => number, ids: readonly string[]): ContainerQue
     status: maybe(CONTAINER_STATUS_FILTERS),
     kind: maybe(CONTAINER_KIND_FILTERS),
     watcher: maybe(['local', 'remote', 'nowhere']),
+    watcherType: maybe(['docker', 'podman', 'file', 'dockerfile'] as const),
     agent: maybe(['edge-1', 'edge-2', 'edge-9']),
     maturity: maybe(['hot', 'mature', 'established'] as const),
     containerIds: listed,

@@ -29,7 +29,13 @@ const SORT_MATCHES_BELOW = 1 / 16;
  * each filter value to its keys).
  */
 function facetsOf(c: Container): string[] {
-  const facets = [`status:${c.status}`, `update:${c.updateAvailable}`, `watched:${c.watched}`, `watcher:${c.watcher}`];
+  const facets = [
+    `status:${c.status}`,
+    `update:${c.updateAvailable}`,
+    `watched:${c.watched}`,
+    `watcher:${c.watcher}`,
+    `type:${c.watcherType ?? 'docker'}`,
+  ];
   if (c.agent !== undefined) facets.push(`agent:${c.agent}`);
   if (c.updateMaturityLevel !== undefined) facets.push(`maturity:${c.updateMaturityLevel}`);
   if (c.updateAvailable)
@@ -58,6 +64,7 @@ function facetsOfQuery(query: ContainerQuery): string[][] {
   if (query.kind === 'watched' || query.kind === 'unwatched') filters.push([`watched:${query.kind === 'watched'}`]);
   else if (query.kind !== undefined && query.kind !== 'all') filters.push([`kind:${query.kind}`]);
   if (query.watcher !== undefined) filters.push([`watcher:${query.watcher}`]);
+  if (query.watcherType !== undefined) filters.push([`type:${query.watcherType}`]);
   if (query.agent !== undefined) filters.push([`agent:${query.agent}`]);
   if (query.maturity !== undefined) filters.push([`maturity:${query.maturity}`]);
   return filters;

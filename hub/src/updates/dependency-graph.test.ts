@@ -79,6 +79,26 @@ describe('dependency graph', () => {
     expect(names(group).sort()).toEqual(['a', 'b']);
   });
 
+  it("takes the root's whole Podman pod as one unit, ordered by the pod's own dependencies", () => {
+    const pod = { 'dockwatch.podman.pod': 'shop' };
+    const db = container('db', pod);
+    const api = container('api', { ...pod, 'dd.depends_on': 'db' });
+    const sidecar = container('sidecar', pod);
+    const web = container('web', { 'dd.depends_on': 'api' });
+    const otherPod = container('other', { 'dockwatch.podman.pod': 'blog' });
+    const elsewhere = container('db2', pod, { watcher: 'other-host' });
+    const fleet = [web, api, sidecar, db, otherPod, elsewhere];
+    // From any member: the pod is the first waves (api after db, its dependency in the pod), then its dependents.
+    expect(names(dependencyGroupOf(sidecar, fleet))).toEqual([['db', 'sidecar'], ['api'], ['web']]);
+    // The root's dependency on a podmate orders it, where a dependency outside the group does not.
+    expect(names(dependencyGroupOf(api, fleet))).toEqual([['db', 'sidecar'], ['api'], ['web']]);
+    // Another pod, or the same pod name on another host, is not part of it.
+    expect(names(dependencyGroupOf(otherPod, fleet))).toEqual([['other']]);
+    const loop = container('loop', { ...pod, 'dd.depends_on': 'back' });
+    const back = container('back', { ...pod, 'dd.depends_on': 'loop' });
+    expect('cycle' in dependencyGroupOf(loop, [loop, back])).toBe(true);
+  });
+
   it('stays bounded on a hostile label', () => {
     const db = container('db');
     const noisy = container('noisy', { 'dd.depends_on': Array.from({ length: 10_000 }, (_, i) => `n${i}`).join(',') });

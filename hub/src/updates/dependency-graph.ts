@@ -1,4 +1,5 @@
 import { actingLabels } from '../../../shared/containers/label-overrides';
+import { POD_LABEL } from '../../../shared/podman/podman-labels';
 import type { Container } from '../../../shared/schemas/container';
 
 /** Names a container lists in `dd.depends_on` (comma-separated container or compose service names). */
@@ -105,17 +106,26 @@ export interface GroupMember<T extends Located> {
 
 export type DependencyGroup<T extends Located> = { waves: GroupMember<T>[][] } | { cycle: T[] };
 
+/** The other containers of the root's Podman pod on its host (none when it is in no pod). */
+export function podmatesOf<T extends Located>(root: T, host: readonly T[]): T[] {
+  const pod = root.labels[POD_LABEL];
+  if (!pod) return [];
+  return host.filter((container) => container.id !== root.id && container.labels[POD_LABEL] === pod);
+}
+
 /**
  * The root and every container that depends on it, directly or through others, in waves: a
  * container's wave comes after the waves of all its dependencies in the group, so wave 0 is the root
- * alone and each wave can be updated once the one before it has succeeded. Dependencies outside the
- * group order nothing. A cycle in the group is answered instead of waves.
+ * (with the rest of its Podman pod, updated as one unit: docs/sources.md) and each wave can be
+ * updated once the one before it has succeeded. Dependencies outside the group order nothing. A
+ * cycle in the group is answered instead of waves.
  */
 export function dependencyGroupOf<T extends Located>(root: T, fleet: readonly T[]): DependencyGroup<T> {
   const host = fleet.filter((container) => sameHost(container, root));
   const index = new HostIndex(host);
   const dependencies = new Map(host.map((container) => [container.id, dependenciesOf(container, index).ids]));
-  const members = new Map<string, T>([[root.id, root]]);
+  const podmates = podmatesOf(root, host);
+  const members = new Map<string, T>([root, ...podmates].map((member) => [member.id, member]));
   for (let grew = true; grew; ) {
     grew = false;
     for (const container of host) {
@@ -126,9 +136,11 @@ export function dependencyGroupOf<T extends Located>(root: T, fleet: readonly T[
       }
     }
   }
-  // The root's own dependencies are outside its group: it starts the order, whatever it depends on.
+  // The root's own dependencies are outside its group (it starts the order, whatever it depends on),
+  // but for the rest of its pod, which is updated with it.
+  const inPod = new Set(podmates.map((member) => member.id));
   const dependsOnOf = (container: T) =>
-    container.id === root.id ? [] : (dependencies.get(container.id) ?? []).filter((id) => members.has(id));
+    (dependencies.get(container.id) ?? []).filter((id) => (container.id === root.id ? inPod : members).has(id));
   const waves: GroupMember<T>[][] = [];
   const placed = new Set<string>();
   while (placed.size < members.size) {

@@ -332,6 +332,7 @@ export class DockerWatcher {
     return observeInventory({
       host: deps.host,
       watcher: this.name,
+      watcherType: this.type,
       agent: deps.agent,
       watchAll: deps.config.watchAll,
       watchByDefault: deps.config.watchByDefault,

@@ -11,6 +11,7 @@ import { errorMessage } from '../../../shared/error-message';
 import { createConcurrencyLimiter } from '../../../shared/registry/request-limiter';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
+import type { WatcherType } from '../../../shared/sources/watcher-type-names';
 import { type ContainerCheckContext, checkContainer, recheckMoved, type TagPolicyCache } from './container-check';
 import type { BuildInputs, InspectCache } from './inspect-cache';
 import { sameJson } from './same-json';
@@ -39,6 +40,8 @@ export interface ObservedInventory {
 export interface ObserveOptions {
   host: DockerHost;
   watcher: string;
+  /** Written on the records (absent for docker): the list's `watcherType` filter reads it. */
+  watcherType?: WatcherType | undefined;
   agent?: string | undefined;
   watchAll: boolean;
   watchByDefault: boolean;
@@ -222,6 +225,7 @@ async function observeOne(
         details,
         image: imageDetails,
         watcher: options.watcher,
+        watcherType: options.watcherType,
         agent: options.agent,
         labels,
         labelSources,

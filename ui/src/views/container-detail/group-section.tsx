@@ -8,10 +8,17 @@ import { wavesFrom } from './group-waves';
 import { useSectionRead } from './use-section-read';
 
 /**
- * The container's group (GET /containers/groups: `dd.group`, else its compose project) with what it
- * depends on and what depends on it; when something does, the dependency-group update with its waves,
- * asked first and sent with `X-DD-Confirm-Action: dependency-group-update` (http-interface §4.1).
+ * The container's group (GET /containers/groups: its Podman pod, `dd.group`, else its compose
+ * project) with what it depends on and what depends on it; when something does, or the pod has an
+ * update, the dependency-group update with its waves (a pod is updated as one unit), asked first and
+ * sent with `X-DD-Confirm-Action: dependency-group-update` (http-interface §4.1).
  */
+const KIND_WORDS: Record<ContainerGroup['kind'], string> = {
+  label: 'dd.group label',
+  compose: 'compose project',
+  pod: 'Podman pod (updated as one unit)',
+};
+
 export function GroupSection({ c }: { c: Container }) {
   const [group, setGroup] = useState<ContainerGroup | null | undefined>();
   const [asking, setAsking] = useState(false);
@@ -33,7 +40,10 @@ export function GroupSection({ c }: { c: Container }) {
 
   if (group === null || (group === undefined && !error)) return null;
   const self = group?.containers.find((member) => member.id === c.id);
-  const waves = group && self && self.dependents.length > 0 ? wavesFrom(self, group.containers) : [];
+  const pod = group?.kind === 'pod';
+  const podmates = pod ? (group?.containers.filter((member) => member.id !== c.id) ?? []) : [];
+  const updatable = self && (self.dependents.length > 0 || (pod && (group?.updatesAvailable ?? 0) > 0));
+  const waves = group && self && updatable ? wavesFrom(self, group.containers, podmates) : [];
 
   async function update() {
     await run(async () => {
@@ -51,7 +61,7 @@ export function GroupSection({ c }: { c: Container }) {
       {group && self && (
         <dl class="grid">
           <dt>Kind</dt>
-          <dd>{group.kind === 'label' ? 'dd.group label' : 'compose project'}</dd>
+          <dd>{KIND_WORDS[group.kind]}</dd>
           <dt>Members</dt>
           <dd class="break">
             {group.containers.map((member) => member.name).join(', ')} ({group.updatesAvailable} with an update)
@@ -64,7 +74,7 @@ export function GroupSection({ c }: { c: Container }) {
       )}
       {waves.length > 0 && (
         <>
-          <h3>Updating it with its dependents</h3>
+          <h3>{pod ? 'Updating the pod' : 'Updating it with its dependents'}</h3>
           <ol class="waves">
             {waves.map((wave, index) => (
               <li key={wave.map((member) => member.id).join()}>
@@ -77,7 +87,7 @@ export function GroupSection({ c }: { c: Container }) {
           </ol>
           <div class="actions">
             <button type="button" class="secondary" disabled={busy} onClick={() => setAsking(true)}>
-              Update the group…
+              {pod ? 'Update the pod…' : 'Update the group…'}
             </button>
           </div>
         </>
@@ -86,8 +96,8 @@ export function GroupSection({ c }: { c: Container }) {
       <ErrorText message={error} />
       {asking && (
         <ConfirmDialog
-          title="Update the dependency group?"
-          action="Update the group"
+          title={pod ? 'Update the whole pod?' : 'Update the dependency group?'}
+          action={pod ? 'Update the pod' : 'Update the group'}
           busy={busy}
           onConfirm={update}
           onCancel={() => setAsking(false)}

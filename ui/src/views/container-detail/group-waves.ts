@@ -3,14 +3,17 @@ import type { ContainerGroup } from './detail-api';
 type Member = ContainerGroup['containers'][number];
 
 /**
- * The waves a dependency-group update from `root` would run (docs/updates.md): the root first, then
- * each container that depends on it, transitively, once everything it depends on in the group is done.
- * Names in a cycle never get a wave; the hub refuses such a group (409), so they are left out here.
+ * The waves a dependency-group update from `root` would run (docs/updates.md), as the hub plans them
+ * (hub/src/updates/dependency-graph.ts): the root, with the rest of its Podman pod (`podmates`: the
+ * pod is updated as one unit), then each container that depends on them, transitively, once
+ * everything it depends on in the group is done. The root's own dependencies order it only inside its
+ * pod. Names in a cycle never get a wave; the hub refuses such a group (409), so they are left out here.
  */
-export function wavesFrom(root: Member, members: readonly Member[]): Member[][] {
+export function wavesFrom(root: Member, members: readonly Member[], podmates: readonly Member[] = []): Member[][] {
   const byName = new Map(members.map((member) => [member.name, member]));
-  const inGroup = new Set([root.name]);
-  const queue = [root.name];
+  const pod = new Set(podmates.map((member) => member.name));
+  const inGroup = new Set([root.name, ...pod]);
+  const queue = [...inGroup];
   while (queue.length > 0) {
     for (const dependent of byName.get(queue.shift() ?? '')?.dependents ?? []) {
       if (inGroup.has(dependent)) continue;
@@ -18,14 +21,16 @@ export function wavesFrom(root: Member, members: readonly Member[]): Member[][] 
       queue.push(dependent);
     }
   }
-  const wave = new Map<string, number>([[root.name, 0]]);
+  const before = (name: string) =>
+    (byName.get(name)?.dependsOn ?? []).filter((dep) => (name === root.name ? pod : inGroup).has(dep));
+  const wave = new Map<string, number>();
   for (let changed = true; changed; ) {
     changed = false;
     for (const name of inGroup) {
       if (wave.has(name)) continue;
-      const before = (byName.get(name)?.dependsOn ?? []).filter((dep) => inGroup.has(dep));
-      if (!before.every((dep) => wave.has(dep))) continue;
-      wave.set(name, Math.max(...before.map((dep) => wave.get(dep) ?? 0)) + 1);
+      const deps = before(name);
+      if (!deps.every((dep) => wave.has(dep))) continue;
+      wave.set(name, deps.length === 0 ? 0 : Math.max(...deps.map((dep) => wave.get(dep) ?? 0)) + 1);
       changed = true;
     }
   }
@@ -37,5 +42,6 @@ export function wavesFrom(root: Member, members: readonly Member[]): Member[][] 
     if (held) held.push(member);
     else waves[index] = [member];
   }
-  return waves;
+  for (const held of waves) held?.sort((a, b) => a.name.localeCompare(b.name));
+  return waves.filter((held) => held !== undefined);
 }

@@ -1,6 +1,7 @@
 import type { Container } from '../../api';
 import { candidateOf, hostLabelOf, imageName, shortDigest, updateKindOf } from '../../format';
 import { relative, when } from '../../format-time';
+import { SOURCE_WORDS } from '../../source-words';
 
 /** Only http(s) links are followed: a label-made template could otherwise produce `javascript:`. */
 function safeLink(link: string | undefined): string | undefined {
@@ -72,6 +73,7 @@ export function VersionsSection({ c }: { c: Container }) {
         <dt>Host</dt>
         <dd class="break">
           {hostLabelOf(c)} · watcher {c.watcher}
+          {c.watcherType && ` (${SOURCE_WORDS[c.watcherType]})`}
         </dd>
         <dt>Last checked</dt>
         <dd>{c.checkedAt ? relative(c.checkedAt) : 'never'}</dd>

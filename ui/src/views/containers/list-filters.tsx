@@ -8,6 +8,7 @@ import {
   CONTAINER_STATUS_FILTERS,
   type ListQuery,
   MATURITY_FILTERS,
+  SOURCE_WORDS,
 } from './list-query';
 
 const distinct = (values: (string | undefined)[]) => [...new Set(values.filter((v): v is string => Boolean(v)))].sort();
@@ -140,6 +141,17 @@ interface ChoiceSpec {
 
 const CHOICES: readonly ChoiceSpec[] = [
   { label: 'Watcher', name: 'watcher', all: 'All', options: (all) => plain(distinct(all.map((c) => c.watcher))) },
+  {
+    // The types the fleet has (docker when a record names none): a Docker-only fleet offers one.
+    label: 'Source',
+    name: 'watcherType',
+    all: 'All',
+    options: (all) =>
+      distinct(all.map((c) => c.watcherType ?? 'docker')).map((value) => ({
+        value,
+        label: SOURCE_WORDS[value as keyof typeof SOURCE_WORDS] ?? value,
+      })),
+  },
   {
     label: 'Host',
     name: 'agent',

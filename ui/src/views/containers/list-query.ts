@@ -6,10 +6,13 @@ import {
   type ContainerQuery,
   queryContainers,
 } from '../../../../shared/containers/container-query';
+import { WATCHER_TYPES, type WatcherType } from '../../../../shared/sources/watcher-type-names';
 import type { Container } from '../../api';
 import { hostLabelOf, imageName } from '../../format';
+import { SOURCE_WORDS } from '../../source-words';
 
-export { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS };
+export { WATCHER_TYPES } from '../../../../shared/sources/watcher-type-names';
+export { CONTAINER_KIND_FILTERS, CONTAINER_SORTS, CONTAINER_STATUS_FILTERS, SOURCE_WORDS };
 export const MATURITY_FILTERS = ['hot', 'mature', 'established'] as const;
 export const GROUPINGS = ['', 'host', 'group'] as const;
 
@@ -17,6 +20,8 @@ export const GROUPINGS = ['', 'host', 'group'] as const;
 export interface ListQuery {
   q: string;
   watcher: string;
+  /** A watcher type (docker, podman, swarm, file, dockerfile), empty for all. */
+  watcherType: string;
   /** An agent's name, `-` for the hub's own watchers, empty for all. */
   agent: string;
   status: string;
@@ -27,7 +32,7 @@ export interface ListQuery {
   group: string;
 }
 
-const KEYS = ['q', 'watcher', 'agent', 'status', 'kind', 'maturity', 'sort', 'order', 'group'] as const;
+const KEYS = ['q', 'watcher', 'watcherType', 'agent', 'status', 'kind', 'maturity', 'sort', 'order', 'group'] as const;
 const oneOf = <T extends string>(values: readonly T[], value: string | null): T | '' =>
   values.includes(value as T) ? (value as T) : '';
 
@@ -36,6 +41,7 @@ export function readListQuery(search: string): ListQuery {
   return {
     q: query.get('q') ?? '',
     watcher: query.get('watcher') ?? '',
+    watcherType: oneOf(WATCHER_TYPES, query.get('watcherType')),
     agent: query.get('agent') ?? '',
     status: oneOf(CONTAINER_STATUS_FILTERS, query.get('status')),
     kind: oneOf(CONTAINER_KIND_FILTERS, query.get('kind')),
@@ -72,6 +78,7 @@ export function filterContainers(all: readonly Container[], list: ListQuery): Co
     ...(list.kind && { kind: list.kind as ContainerQuery['kind'] }),
     ...(list.maturity && { maturity: list.maturity as ContainerQuery['maturity'] }),
     ...(list.watcher && { watcher: list.watcher }),
+    ...(list.watcherType && { watcherType: list.watcherType as WatcherType }),
     ...(list.agent && list.agent !== '-' && { agent: list.agent }),
   };
   const text = list.q.trim().toLowerCase();
@@ -84,12 +91,20 @@ export function filterContainers(all: readonly Container[], list: ListQuery): Co
 const FILTER_LABELS = {
   q: 'Name or image',
   watcher: 'Watcher',
+  watcherType: 'Source',
   agent: 'Host',
   status: 'Status',
   kind: 'Update kind',
   maturity: 'Maturity',
 } as const;
 export type FilterKey = keyof typeof FILTER_LABELS;
+
+function filterWords(key: FilterKey, list: ListQuery): string {
+  if (key === 'agent' && list.agent === '-') return 'this hub';
+  if (key === 'q') return `“${list.q.trim()}”`;
+  if (key === 'watcherType') return SOURCE_WORDS[list.watcherType as WatcherType] ?? list.watcherType;
+  return list[key];
+}
 
 /** The filters in force (sort, order and grouping never hide a container), each with its words. */
 export function activeFilters(list: ListQuery): { key: FilterKey; label: string; value: string }[] {
@@ -98,7 +113,7 @@ export function activeFilters(list: ListQuery): { key: FilterKey; label: string;
     .map((key) => ({
       key,
       label: FILTER_LABELS[key],
-      value: key === 'agent' && list.agent === '-' ? 'this hub' : key === 'q' ? `“${list.q.trim()}”` : list[key],
+      value: filterWords(key, list),
     }));
 }
 
