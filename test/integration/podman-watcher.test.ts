@@ -74,6 +74,7 @@ describe('podman watcher on a real podman service', () => {
     await podmanCli('pod', 'create', '--name', 'shop', '--network', 'none');
     await run('--pod', 'shop', '--name', 'shop-api', app);
     await run('--pod', 'shop', '--name', 'shop-worker', '--label', 'io.containers.autoupdate=local', app);
+    await run('--pod', 'shop', '--name', 'shop-cron', app);
 
     hub = await startNodeHub({
       env: {
@@ -114,7 +115,14 @@ describe('podman watcher on a real podman service', () => {
     const response = await api('/api/v1/watchers/podman/pm/inventory', post);
     expect(response.status).toBe(200);
     const { containers } = (await response.json()) as { containers: Container[] };
-    expect(containers.map((c) => c.name).sort()).toEqual(['built', 'nightly', 'shop-api', 'shop-worker', 'web']);
+    expect(containers.map((c) => c.name).sort()).toEqual([
+      'built',
+      'nightly',
+      'shop-api',
+      'shop-cron',
+      'shop-worker',
+      'web',
+    ]);
     const web = containers.find((c) => c.name === 'web') as Container;
     expect(web).toMatchObject({ watcher: 'pm', image: { registry: { url: registry.host }, name: 'podman/app' } });
     expect(web.image.tag.value).toBe('1.0.0');
@@ -124,7 +132,9 @@ describe('podman watcher on a real podman service', () => {
     });
     const groups = await json<{ data: ContainerGroup[] }>('/api/v1/containers/groups');
     const shop = groups.data.find((group) => group.name === 'shop');
-    expect(shop?.containers.map((c) => c.name)).toEqual(['shop-api', 'shop-worker']);
+    expect(shop).toMatchObject({ kind: 'pod', watcher: 'pm', agent: null });
+    expect(shop?.containers.map((c) => c.name)).toEqual(['shop-api', 'shop-cron', 'shop-worker']);
+    expect(containers.every((c) => c.watcherType === 'podman')).toBe(true);
   });
 
   it('is checked by `dockwatch check` from the same configuration, with no server', async () => {
@@ -137,7 +147,14 @@ describe('podman watcher on a real podman service', () => {
     const report = JSON.parse(stdout) as { sources: { type: string; name: string }[]; containers: Container[] };
     expect(code).toBe(1);
     expect(report.sources).toEqual([expect.objectContaining({ type: 'podman', name: 'pm', errors: [] })]);
-    expect(report.containers.map((c) => c.name).sort()).toEqual(['built', 'nightly', 'shop-api', 'shop-worker', 'web']);
+    expect(report.containers.map((c) => c.name).sort()).toEqual([
+      'built',
+      'nightly',
+      'shop-api',
+      'shop-cron',
+      'shop-worker',
+      'web',
+    ]);
     expect(report.containers.find((c) => c.name === 'web')).toMatchObject({ updateAvailable: true });
   });
 
@@ -241,7 +258,55 @@ describe('podman watcher on a real podman service', () => {
       // The pod still has its two containers (and its infra one), nothing left under a temporary name.
       expect(
         (await podmanCli('ps', '-a', '--filter', 'pod=shop', '--format', '{{.Names}}')).split('\n').sort(),
-      ).toEqual([expect.stringMatching(/-infra$/), 'shop-api', 'shop-worker']);
+      ).toEqual([expect.stringMatching(/-infra$/), 'shop-api', 'shop-cron', 'shop-worker']);
+    },
+    UPDATE_TEST_MS,
+  );
+
+  it(
+    'updates the whole pod as one unit from any of its containers',
+    async () => {
+      const before = { api: await inspect('shop-api'), cron: await inspect('shop-cron') };
+      const groups = await json<{ data: ContainerGroup[] }>('/api/v1/containers/groups');
+      expect(groups.data.find((group) => group.name === 'shop')).toMatchObject({ kind: 'pod', updatesAvailable: 2 });
+      const response = await api(`/api/v1/dependency-groups/${before.cron.Id}/update`, {
+        method: 'POST',
+        headers: { 'X-DD-Confirm-Action': 'dependency-group-update' },
+      });
+      expect(response.status).toBe(202);
+      const answer = (await response.json()) as {
+        waves: number;
+        members: { containerName: string; wave: number; result: string; operationId?: string }[];
+      };
+      // One wave: the pod's containers with an update are re-created together; the unwatched one stays.
+      expect(answer.waves).toBe(1);
+      expect(answer.members.map((m) => [m.containerName, m.wave, m.result])).toEqual([
+        ['shop-api', 0, 'queued'],
+        ['shop-cron', 0, 'queued'],
+        ['shop-worker', 0, 'unchanged'],
+      ]);
+      const operations = await Promise.all(
+        answer.members.flatMap((m) => (m.operationId ? [settled(m.operationId, 80_000)] : [])),
+      );
+      expect(operations.map((op) => [op.containerName, op.status, op.toVersion])).toEqual([
+        ['shop-api', 'succeeded', '2.0.0'],
+        ['shop-cron', 'succeeded', '2.0.0'],
+      ]);
+      for (const name of ['shop-api', 'shop-cron'] as const) {
+        const now = await inspect(name);
+        expect(now).toMatchObject({ Pod: before.api.Pod, Config: { Image: `${registry.host}/podman/app:2.0.0` } });
+        expect(now.State.Running).toBe(true);
+      }
+      await expect
+        .poll(
+          async () =>
+            (await json<{ data: AuditEntry[] }>('/api/v1/audit?actions=dependency-group-update')).data[0]?.status,
+          { timeout: 10_000 },
+        )
+        .toBe('succeeded');
+      expect(
+        (await podmanCli('ps', '-a', '--filter', 'pod=shop', '--format', '{{.Names}}')).split('\n').sort(),
+      ).toEqual([expect.stringMatching(/-infra$/), 'shop-api', 'shop-cron', 'shop-worker']);
     },
     UPDATE_TEST_MS,
   );
