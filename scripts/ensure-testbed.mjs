@@ -1,11 +1,21 @@
 #!/usr/bin/env node
 // Installs the Debian packages the integration and contract tests run for real, and unpacks a
 // Docker Engine (.testbed/docker-root) and Prometheus's promtool (.testbed/prometheus-root) into the
-// work tree without installing them as services. Runs before node_modules exists, so it uses Node
-// built-ins only. `node scripts/ensure-testbed.mjs prometheus` runs one piece (packages, docker,
-// prometheus); no argument runs them all.
+// work tree without installing them as services, and creates the unprivileged user the rootless
+// Podman test runs its service as. Runs before node_modules exists, so it uses Node built-ins only.
+// `node scripts/ensure-testbed.mjs prometheus` runs one piece (packages, docker, prometheus,
+// podman-user); no argument runs them all.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,6 +40,9 @@ const REQUIRED = [
   // pause image podman builds locally with it (the default one would be pulled from a registry).
   { binary: '/usr/bin/podman', pkg: 'podman' },
   { binary: '/usr/bin/catatonit', pkg: 'catatonit' },
+  // Rootless Podman (test/support/podman/rootless-user.ts): the setuid newuidmap/newgidmap that map
+  // the test user's subordinate ids into its user namespace (podman only Recommends it).
+  { binary: '/usr/bin/newuidmap', pkg: 'uidmap' },
   // The root filesystem of test images: one static binary, so an image needs no registry and no libc.
   { binary: '/bin/busybox', pkg: 'busybox-static' },
   // The compose examples (deploy/) are started with it: Debian has Compose v1 only, no `docker compose` plugin.
@@ -117,6 +130,7 @@ const PIECES = {
   packages: ensurePackages,
   docker: () => ensureUnpacked(UNPACKED.docker),
   prometheus: () => ensureUnpacked(UNPACKED.prometheus),
+  'podman-user': ensurePodmanUser,
 };
 
 function main(requested) {
@@ -154,6 +168,57 @@ function ensurePackages() {
     return 1;
   }
   for (const pkg of packages) console.log(`ensure-testbed: installed ${pkg}`);
+  return 0;
+}
+
+/** ROOTLESS_USER of test/support/podman/rootless-user.ts. */
+const ROOTLESS_PODMAN_USER = 'dockwatch-podman';
+const SUBORDINATE_FILES = ['/etc/subuid', '/etc/subgid'];
+const SUBORDINATE_COUNT = 65536;
+const SUBORDINATE_MIN = 100000;
+
+/** `name:start:count` rows of /etc/subuid or /etc/subgid (none when the file is missing). */
+function subordinateRanges(file) {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.split(':'))
+    .filter((fields) => fields.length === 3)
+    .map(([owner, start, count]) => ({ owner, start: Number(start), count: Number(count) }));
+}
+
+/**
+ * A local user with no home and no login shell, and 65536 subordinate uids and gids (useradd
+ * allocates them on Debian; they are added after any range already given when it did not).
+ */
+function ensurePodmanUser() {
+  const passwd = readFileSync('/etc/passwd', 'utf8').split('\n');
+  const exists = passwd.some((line) => line.startsWith(`${ROOTLESS_PODMAN_USER}:`));
+  const ranged = (file) => subordinateRanges(file).some((range) => range.owner === ROOTLESS_PODMAN_USER);
+  if (exists && SUBORDINATE_FILES.every(ranged)) return 0;
+  if (!isRoot()) {
+    console.error(
+      `ensure-testbed: the rootless Podman test needs the user ${ROOTLESS_PODMAN_USER} with subordinate ids;`,
+    );
+    console.error('ensure-testbed: run as root to create it');
+    return 1;
+  }
+  if (!exists) {
+    run('useradd', [
+      ...['--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin'],
+      ...['--comment', 'dockwatch rootless podman tests', ROOTLESS_PODMAN_USER],
+    ]);
+  }
+  for (const [file, option] of [
+    [SUBORDINATE_FILES[0], '--add-subuids'],
+    [SUBORDINATE_FILES[1], '--add-subgids'],
+  ]) {
+    if (ranged(file)) continue;
+    const start = Math.max(SUBORDINATE_MIN, ...subordinateRanges(file).map((range) => range.start + range.count));
+    run('usermod', [option, `${start}-${start + SUBORDINATE_COUNT - 1}`, ROOTLESS_PODMAN_USER]);
+  }
+  const done = exists ? 'gave subordinate ids to' : 'created';
+  console.log(`ensure-testbed: ${done} the rootless Podman test user ${ROOTLESS_PODMAN_USER}`);
   return 0;
 }
 

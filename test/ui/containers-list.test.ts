@@ -66,9 +66,7 @@ describe('activeFilters', () => {
 
   it('filters by source type in words, docker being the records that name none', () => {
     const list = readListQuery('?watcherType=dockerfile');
-    expect(activeFilters(list).map((f) => `${f.label}: ${f.value}`)).toEqual([
-      'Source: Dockerfiles and compose files',
-    ]);
+    expect(activeFilters(list).map((f) => `${f.label}: ${f.value}`)).toEqual(['Source: Dockerfiles and compose files']);
     const fleet = [
       record('1', 'web'),
       record('2', 'api (compose.yaml)', { watcherType: 'dockerfile' }),

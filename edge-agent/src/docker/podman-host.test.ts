@@ -39,13 +39,16 @@ function bed(containers: DockerContainerSummary[], pods: unknown[]) {
       created.push(body);
       return 'new-id';
     },
+    ...noHealthchecks,
   });
   return { host, engine, created, podCalls: () => podCalls };
 }
 
-const unexpected = async (): Promise<string> => {
+const unexpected = async (): Promise<never> => {
   throw new Error('not expected in this test');
 };
+/** For containers without a health check: the host never asks. */
+const noHealthchecks = { inspectContainer: unexpected, runHealthcheck: unexpected, inspectImage: unexpected };
 
 describe('PodmanHost', () => {
   it("lists a pod's containers with their pod as group, leaves the infra container out, reads the policy label", async () => {
@@ -90,6 +93,7 @@ describe('PodmanHost', () => {
         throw new Error('(HTTP code 404) unexpected - not found (is this a Podman socket?)');
       },
       createContainer: unexpected,
+      ...noHealthchecks,
     });
     await expect(failing.listContainers(false)).rejects.toThrow(
       'podman(unix:///fake.sock): list pods: (HTTP code 404) unexpected - not found (is this a Podman socket?)',
@@ -97,6 +101,7 @@ describe('PodmanHost', () => {
     const odd = new PodmanHost(engine, {
       listPods: async () => ({ message: 'page not found' }),
       createContainer: unexpected,
+      ...noHealthchecks,
     });
     await expect(odd.listContainers(false)).rejects.toThrow(/libpod pods: unexpected answer/);
   });
@@ -156,5 +161,53 @@ describe('PodmanHost', () => {
     await expect(host.createContainer({ ...spec, otherHostConfig: { Sysctls: { a: '1' } } })).rejects.toThrow(
       /HostConfig.Sysctls/,
     );
+  });
+
+  it('runs the health check of a starting container when one is due (no systemd timer does), and answers its outcome', async () => {
+    const details = { ...web, env: [], restartCount: 0, startedAt: '2026-01-01T00:00:00Z' };
+    let health: 'starting' | 'healthy' = 'starting';
+    let clock = Date.parse('2026-01-01T00:00:01Z');
+    const log: { End: string }[] = [];
+    const runs: string[] = [];
+    const engine = fakeDockerHost({
+      listContainers: async () => [web],
+      inspectContainer: async (id) => (id === 'web' ? { ...details, health } : undefined),
+      inspectImage: async () => undefined,
+    }) as UpdatableDockerHost;
+    const host = new PodmanHost(
+      engine,
+      {
+        listPods: async () => [],
+        createContainer: unexpected,
+        inspectImage: unexpected,
+        inspectContainer: async () => ({
+          Config: { Healthcheck: { Interval: 2e9 } },
+          State: { StartedAt: details.startedAt, Health: { Log: log.length > 0 ? log : null } },
+        }),
+        runHealthcheck: async (id) => {
+          runs.push(id);
+          log.push({ End: new Date(clock).toISOString() });
+          // Its second run passes (the service took a moment to come up).
+          if (runs.length === 2) health = 'healthy';
+        },
+      },
+      () => clock,
+    );
+    // The check keeps failing within its start period: still starting, run again only once its interval passed.
+    expect(await host.inspectContainer('web')).toMatchObject({
+      id: 'web',
+      health: 'starting',
+      labels: { 'dd.watch': 'false' },
+    });
+    clock += 1_000;
+    expect(await host.inspectContainer('web')).toMatchObject({ health: 'starting' });
+    expect(runs).toEqual(['web']);
+    clock += 1_000;
+    expect(await host.inspectContainer('web')).toMatchObject({ health: 'healthy' });
+    expect(runs).toEqual(['web', 'web']);
+    // Healthy (or unhealthy): Podman's verdict stands, nothing more is run.
+    clock += 10_000;
+    await host.inspectContainer('web');
+    expect(runs).toHaveLength(2);
   });
 });

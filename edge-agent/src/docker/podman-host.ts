@@ -14,6 +14,8 @@
  * - Re-creation: the compatible inspect reports defaults Podman adds as the container's own
  *   (podman-spec.ts); they are left out of the spec. A pod's container is created again in its pod
  *   through the libpod API (podman-pod-create.ts), which the compatible create cannot do.
+ * - Health checks run from systemd timers: without systemd, a `starting` container's check is run
+ *   through libpod when one is due, as its inspect is asked for (podman-healthcheck.ts).
  * The rest answers as Docker does for what the hub uses (podman-host.test.ts; the integration test
  * test/integration/podman-watcher.test.ts runs against a real Podman).
  */
@@ -25,19 +27,37 @@ import { errorMessage } from '../../../shared/error-message';
 import { type PodMembership, podMemberships, podmanLabels } from '../../../shared/podman/podman-labels';
 import { DEFAULT_PODMAN_SOCKET } from '../../../shared/podman/podman-watcher-config';
 import { createDockerHost, createEngineClient, type DockerHostOptions } from './dockerode-host';
+import { createHealthcheckDriver, type HealthcheckApi, type HealthcheckDriver } from './podman-healthcheck';
 import { type PodSpecGenerator, toPodSpecGenerator } from './podman-pod-create';
-import { withoutPodmanDefaults } from './podman-spec';
+import { imageHealthcheck, withoutPodmanDefaults } from './podman-spec';
 
 /** The libpod calls the host makes beside the Docker API. */
-export interface LibpodApi {
+export interface LibpodApi extends HealthcheckApi {
   /** `GET /libpod/pods/json`, the raw answer (podMemberships validates it). */
   listPods(): Promise<unknown>;
   /** `POST /libpod/containers/create`; answers the new container's id. */
   createContainer(body: PodSpecGenerator): Promise<string>;
+  /** `GET /libpod/images/{id}/json`, the raw answer (imageHealthcheck validates it). */
+  inspectImage(id: string): Promise<unknown>;
 }
 
 // The libpod API answers under a version prefix only (Podman 4.3.1: `/libpod/…` alone is 404).
 const LIBPOD = '/v4.0.0/libpod';
+// A container id or name; anything else (a `/` or `..` above all) would address another endpoint.
+const CONTAINER_REF = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+// An image id as the compatible inspect reports it (`sha256:<hex>`), or its hex alone.
+const IMAGE_ID = /^(?:sha256:)?([a-f0-9]{64})$/;
+
+function containerPath(id: string, what: 'json' | 'healthcheck'): string {
+  if (!CONTAINER_REF.test(id)) throw new Error(`libpod: not a container id: ${JSON.stringify(id)}`);
+  return `${LIBPOD}/containers/${id}/${what}?`;
+}
+
+function imagePath(id: string): string {
+  const hex = IMAGE_ID.exec(id)?.[1];
+  if (!hex) throw new Error(`libpod: not an image id: ${JSON.stringify(id)}`);
+  return `${LIBPOD}/images/${hex}/json?`;
+}
 
 export function createPodmanHost(options: DockerHostOptions = {}): Engine.UpdatableDockerHost {
   const engineOptions = { ...options, socketPath: options.socketPath ?? DEFAULT_PODMAN_SOCKET };
@@ -48,6 +68,11 @@ export function createPodmanHost(options: DockerHostOptions = {}): Engine.Updata
       const created = (await libpodCall(docker, 'POST', `${LIBPOD}/containers/create?`, body)) as { Id?: unknown };
       if (typeof created?.Id !== 'string') throw new Error('libpod create answered without an Id');
       return created.Id;
+    },
+    inspectContainer: (id) => libpodCall(docker, 'GET', containerPath(id, 'json')),
+    inspectImage: (id) => libpodCall(docker, 'GET', imagePath(id)),
+    runHealthcheck: async (id) => {
+      await libpodCall(docker, 'GET', containerPath(id, 'healthcheck'));
     },
   });
 }
@@ -77,13 +102,16 @@ export class PodmanHost implements Engine.UpdatableDockerHost {
   private members = new Map<string, PodMembership>();
   /** Containers that existed when the pods were last asked: one missing from `members` is in no pod. */
   private known = new Set<string>();
+  private readonly healthchecks: HealthcheckDriver;
 
   constructor(
     private readonly engine: Engine.UpdatableDockerHost,
     private readonly libpod: LibpodApi,
+    now: () => number = Date.now,
   ) {
     this.endpoint = engine.endpoint;
     this.eventsCoverChanges = engine.eventsCoverChanges ?? false;
+    this.healthchecks = createHealthcheckDriver(libpod, now);
   }
 
   async listContainers(all: boolean): Promise<Engine.DockerContainerSummary[]> {
@@ -94,7 +122,10 @@ export class PodmanHost implements Engine.UpdatableDockerHost {
   }
 
   async inspectContainer(id: string): Promise<Engine.DockerContainerDetails | undefined> {
-    const details = await this.engine.inspectContainer(id);
+    let details = await this.engine.inspectContainer(id);
+    // No systemd timer may ever run its check (podman-healthcheck.ts): run it, and answer its outcome.
+    if (details?.health === 'starting' && (await this.healthchecks.runIfDue(details.id)))
+      details = await this.engine.inspectContainer(id);
     if (!details) return undefined;
     // Created since the pods were last asked (an event names it): ask again, once.
     if (!this.known.has(details.id)) await this.refreshPods([...this.known, details.id]);
@@ -122,7 +153,20 @@ export class PodmanHost implements Engine.UpdatableDockerHost {
 
   async inspectContainerSpec(id: string): Promise<Engine.ContainerSpec | undefined> {
     const spec = await this.engine.inspectContainerSpec(id);
-    return spec && withoutPodmanDefaults(spec);
+    if (!spec) return undefined;
+    // The compatible image inspect has no health check: libpod's says whether the container's is the image's.
+    return withoutPodmanDefaults(spec, spec.healthcheck && (await this.imageHealthcheckOf(id)));
+  }
+
+  private async imageHealthcheckOf(id: string): Promise<Engine.ContainerHealthcheckSpec | undefined> {
+    const details = await this.engine.inspectContainer(id);
+    if (!details) return undefined;
+    try {
+      return imageHealthcheck(await this.libpod.inspectImage(details.imageId));
+    } catch (error) {
+      const message = `podman(${this.endpoint}): inspect image ${details.imageId}: ${errorMessage(error).trim()}`;
+      throw new Error(message, { cause: error });
+    }
   }
 
   ping(): Promise<void> {

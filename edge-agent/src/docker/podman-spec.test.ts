@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type InspectedContainer, type RawConfig, toContainerSpec } from './container-spec';
-import { withoutPodmanDefaults } from './podman-spec';
+import { imageHealthcheck, withoutPodmanDefaults } from './podman-spec';
 
 const ID = 'ef4a7ad6cca12c637ab305fc9c7fd81a6ddafddeb9c49a311baa8fbe90e8fed4';
 /** An image imported without Env, Entrypoint or StopSignal (as the test bed's busybox images). */
@@ -73,5 +73,38 @@ describe('withoutPodmanDefaults', () => {
     expect(spec.entrypoint).toEqual(['/entry.sh']);
     expect(spec.stopTimeout).toBe(30);
     expect(spec.stopSignal).toBe('3');
+  });
+
+  it("leaves out the image's health check, which Podman copies into the container (regression: an update kept the old image's check)", () => {
+    // `HEALTHCHECK CMD true` in the image: Podman fills in its default interval and timeout.
+    const copied = toContainerSpec(
+      podmanInspect({ Healthcheck: { Test: ['CMD-SHELL', 'true'], Interval: 30e9, Timeout: 30e9 } }),
+      IMAGE,
+    );
+    expect(copied.healthcheck).toBeDefined();
+    const image = imageHealthcheck({ Id: ID, Healthcheck: { Test: ['CMD-SHELL', 'true'] } });
+    expect(withoutPodmanDefaults(copied, image).healthcheck).toBeUndefined();
+    // The container's own (`--health-cmd`, or other timings than the image's): kept.
+    expect(
+      withoutPodmanDefaults(copied, imageHealthcheck({ Healthcheck: { Test: ['CMD', 'false'] } })).healthcheck,
+    ).toEqual({ test: ['CMD-SHELL', 'true'], intervalNs: 30e9, timeoutNs: 30e9 });
+    const timed = imageHealthcheck({ Healthcheck: { Test: ['CMD-SHELL', 'true'], Interval: 1e9 } });
+    expect(withoutPodmanDefaults(copied, timed).healthcheck).toMatchObject({ intervalNs: 30e9 });
+    expect(withoutPodmanDefaults(copied, undefined).healthcheck).toMatchObject({ test: ['CMD-SHELL', 'true'] });
+  });
+
+  it("reads an image's health check from libpod's image inspect", () => {
+    expect(
+      imageHealthcheck({ Healthcheck: { Test: ['CMD', 'true'], Interval: 1e9, Timeout: 5e9, Retries: 1 } }),
+    ).toEqual({
+      test: ['CMD', 'true'],
+      intervalNs: 1e9,
+      timeoutNs: 5e9,
+      retries: 1,
+    });
+    expect(imageHealthcheck({ Id: ID })).toBeUndefined();
+    expect(() => imageHealthcheck({ Healthcheck: { Test: 'true' } })).toThrow(
+      /libpod image inspect: unexpected answer/,
+    );
   });
 });

@@ -1,4 +1,5 @@
-import type { ContainerSpec } from '../../../shared/docker/docker-host';
+import * as v from 'valibot';
+import type { ContainerHealthcheckSpec, ContainerSpec } from '../../../shared/docker/docker-host';
 
 /** The PATH Podman puts in every container whose image has none (containers.conf `env`). */
 const PODMAN_DEFAULT_PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -17,14 +18,54 @@ const PODMAN_ENV = [/^container=podman$/, /^HOSTNAME=/, /^TERM=xterm$/];
  *   rather than after Podman's default 10 s. (An explicit `--stop-timeout 0` is lost with it.)
  * - `StopSignal: "15"` (SIGTERM, Podman's default, as a number): kept, it would override a
  *   `STOPSIGNAL` of the new image.
+ * - `Healthcheck`: the image's HEALTHCHECK, which Podman copies into the container (its default
+ *   interval and timeout filled in), while its compatible image inspect reports none. Kept, the new
+ *   container would run the old image's check instead of its own. `image` is the image's check, as
+ *   libpod reports it (imageHealthcheck): the container's is left out when it is that one.
  */
-export function withoutPodmanDefaults(spec: ContainerSpec): ContainerSpec {
-  const { entrypoint, stopTimeout, stopSignal, ...rest } = spec;
+export function withoutPodmanDefaults(spec: ContainerSpec, image?: ContainerHealthcheckSpec): ContainerSpec {
+  const { entrypoint, stopTimeout, stopSignal, healthcheck, ...rest } = spec;
   return {
     ...rest,
+    ...(healthcheck && !isImageHealthcheck(healthcheck, image) && { healthcheck }),
     env: spec.env.filter((entry) => entry !== PODMAN_DEFAULT_PATH && !PODMAN_ENV.some((added) => added.test(entry))),
     ...(entrypoint && entrypoint.length > 0 && { entrypoint }),
     ...(stopTimeout !== undefined && stopTimeout > 0 && { stopTimeout }),
     ...(stopSignal !== undefined && stopSignal !== '15' && stopSignal !== 'SIGTERM' && { stopSignal }),
   };
+}
+
+const HealthcheckSchema = v.object({
+  Test: v.array(v.string()),
+  Interval: v.optional(v.number()),
+  Timeout: v.optional(v.number()),
+  StartPeriod: v.optional(v.number()),
+  Retries: v.optional(v.number()),
+});
+
+/** `GET /libpod/images/{id}/json` (Podman 4.3), the field read here. */
+const LibpodImageSchema = v.object({ Healthcheck: v.optional(v.nullable(HealthcheckSchema)) });
+
+/** The image's HEALTHCHECK, from its libpod inspect, with what it sets only; throws on an answer of another shape. */
+export function imageHealthcheck(raw: unknown): ContainerHealthcheckSpec | undefined {
+  const parsed = v.safeParse(LibpodImageSchema, raw);
+  if (!parsed.success)
+    throw new Error(`libpod image inspect: unexpected answer: ${parsed.issues[0]?.message ?? 'invalid'}`);
+  const check = parsed.output.Healthcheck;
+  if (!check) return undefined;
+  return {
+    test: check.Test,
+    ...(check.Interval ? { intervalNs: check.Interval } : {}),
+    ...(check.Timeout ? { timeoutNs: check.Timeout } : {}),
+    ...(check.StartPeriod ? { startPeriodNs: check.StartPeriod } : {}),
+    ...(check.Retries ? { retries: check.Retries } : {}),
+  };
+}
+
+const TIMINGS = ['intervalNs', 'timeoutNs', 'startPeriodNs', 'retries'] as const;
+
+/** The same command, and the same timings where the image sets them (Podman fills in the others). */
+function isImageHealthcheck(container: ContainerHealthcheckSpec, image: ContainerHealthcheckSpec | undefined): boolean {
+  if (!image || JSON.stringify(container.test) !== JSON.stringify(image.test)) return false;
+  return TIMINGS.every((key) => image[key] === undefined || image[key] === container[key]);
 }

@@ -1,0 +1,129 @@
+/**
+ * Health checks on Podman without systemd (docs/sources.md "Podman"): the test's `podman system
+ * service` has no systemd to run a HEALTHCHECK's timer (its log says so), so only the Podman
+ * host's own runs (edge-agent/src/docker/podman-healthcheck.ts) move a container out of
+ * `starting`. An update to an image whose check passes goes through the health gate; one whose
+ * check fails is rolled back as unhealthy, not after the gate's timeout.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
+import type { Container } from '../../shared/schemas/container';
+import type { UpdateOperation } from '../../shared/update-engine';
+import { podmanCli as podmanCliOf, publishCheckedPodmanApp } from '../support/podman/podman-app';
+import { startPodman, type TestPodman } from '../support/podman/start-podman';
+import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
+
+const post = { method: 'POST' };
+const SETTLED = ['succeeded', 'rolled-back', 'failed'];
+/** Longer than an update takes here (a few seconds), shorter than the test: a rollback by timeout would show. */
+const HEALTH_TIMEOUT_S = 20;
+const UPDATE_TEST_MS = 60_000;
+
+describe('health checks on a podman service without systemd', () => {
+  let podman: TestPodman;
+  let registry: TestRegistry;
+  let hub: NodeHub;
+
+  const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
+  const json = async <T>(path: string, init?: RequestInit) => (await api(path, init)).json() as Promise<T>;
+  const podmanCli = (...args: string[]) => podmanCliOf(podman, ...args);
+  const inspect = async (name: string) =>
+    JSON.parse(await podmanCli('container', 'inspect', name))[0] as {
+      Id: string;
+      Config: { Image: string };
+      State: { Running: boolean; Health?: { Status: string } };
+    };
+
+  async function update(name: string): Promise<UpdateOperation> {
+    const response = await api(`/api/v1/containers/${(await inspect(name)).Id}/update`, post);
+    expect(response.status).toBe(202);
+    const { operationId } = (await response.json()) as { operationId: string };
+    for (;;) {
+      const current = await json<UpdateOperation>(`/api/v1/update-operations/${operationId}`);
+      if (SETTLED.includes(current.status)) {
+        await hub.hub.parts.updates.idle();
+        return current;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  beforeAll(async () => {
+    registry = await startRegistry({ variant: 'plain' });
+    podman = await startPodman({ insecureRegistries: [registry.host] });
+    const publish = (repository: string, tag: string, check: string) =>
+      publishCheckedPodmanApp(podman, registry, repository, tag, [check]);
+    const fine = await publish('fine', '1.0.0', 'true');
+    await publish('fine', '2.0.0', 'true');
+    const broken = await publish('broken', '1.0.0', 'true');
+    await publish('broken', '2.0.0', 'false');
+    const run = (name: string, image: string) =>
+      podmanCli('run', '-d', '--stop-timeout', '2', '--name', name, '--network', 'none', image);
+    await run('fine', fine);
+    await run('broken', broken);
+
+    hub = await startNodeHub({
+      env: {
+        DD_STORE_DRIVER: 'memory',
+        DD_SERVER_PORT: '0',
+        DD_SERVER_HOST: '127.0.0.1',
+        DD_SERVER_RATELIMIT_MAX: '1000000000',
+        DD_LOCAL_WATCHER: 'false',
+        DD_WATCHER_PM_TYPE: 'podman',
+        DD_WATCHER_PM_SOCKET: podman.socketPath,
+        DD_WATCHER_PM_JITTER: '0',
+        DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: String(HEALTH_TIMEOUT_S),
+      },
+      sink: () => undefined,
+      deps: { updates: { timing: { pollMs: 100, startSettleMs: 500 } } },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await hub?.close();
+    await podman?.stop();
+    await registry?.stop();
+  });
+
+  it('has no systemd to run the checks: a container stays starting until the watcher looks at it', async () => {
+    expect(await readFile(podman.logFile, 'utf8')).toContain('unable to get systemd connection to add healthchecks');
+    expect((await inspect('fine')).State.Health?.Status).toBe('starting');
+    const response = await api('/api/v1/watchers/podman/pm/inventory', post);
+    const { containers } = (await response.json()) as { containers: Container[] };
+    expect(containers.find((c) => c.name === 'fine')).toMatchObject({ health: 'healthy' });
+    expect((await inspect('fine')).State.Health?.Status).toBe('healthy');
+  });
+
+  it(
+    'updates a container whose new image passes its check through the health gate',
+    async () => {
+      expect((await api('/api/v1/containers/watch', post)).status).toBe(200);
+      const started = Date.now();
+      expect(await update('fine')).toMatchObject({ status: 'succeeded', fromVersion: '1.0.0', toVersion: '2.0.0' });
+      expect(Date.now() - started).toBeLessThan(HEALTH_TIMEOUT_S * 1000);
+      const updated = await inspect('fine');
+      expect(updated).toMatchObject({
+        Config: { Image: `${registry.host}/podman/fine:2.0.0` },
+        State: { Running: true, Health: { Status: 'healthy' } },
+      });
+    },
+    UPDATE_TEST_MS,
+  );
+
+  it(
+    'rolls back an update whose new image fails its check, as unhealthy rather than timed out',
+    async () => {
+      const started = Date.now();
+      const operation = await update('broken');
+      expect(operation).toMatchObject({ status: 'rolled-back', toVersion: '2.0.0' });
+      expect(operation.rollbackReason ?? operation.lastError).toMatch(/reported unhealthy/);
+      expect(Date.now() - started).toBeLessThan(HEALTH_TIMEOUT_S * 1000);
+      expect(await inspect('broken')).toMatchObject({
+        Config: { Image: `${registry.host}/podman/broken:1.0.0` },
+        State: { Running: true },
+      });
+    },
+    UPDATE_TEST_MS,
+  );
+});
