@@ -7,15 +7,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
+import type { NodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import type { Container } from '../../shared/schemas/container';
 import type { UpdateOperation } from '../../shared/update-engine';
-import { podmanCli as podmanCliOf, publishCheckedPodmanApp } from '../support/podman/podman-app';
+import { publishCheckedPodmanApp } from '../support/podman/podman-app';
+import { podmanHubClient, startPodmanHub } from '../support/podman/podman-hub';
 import { startPodman, type TestPodman } from '../support/podman/start-podman';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
 const post = { method: 'POST' };
-const SETTLED = ['succeeded', 'rolled-back', 'failed'];
 /** Longer than an update takes here (a few seconds), shorter than the test: a rollback by timeout would show. */
 const HEALTH_TIMEOUT_S = 20;
 const UPDATE_TEST_MS = 60_000;
@@ -25,28 +25,17 @@ describe('health checks on a podman service without systemd', () => {
   let registry: TestRegistry;
   let hub: NodeHub;
 
-  const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
-  const json = async <T>(path: string, init?: RequestInit) => (await api(path, init)).json() as Promise<T>;
-  const podmanCli = (...args: string[]) => podmanCliOf(podman, ...args);
-  const inspect = async (name: string) =>
-    JSON.parse(await podmanCli('container', 'inspect', name))[0] as {
-      Id: string;
-      Config: { Image: string };
-      State: { Running: boolean; Health?: { Status: string } };
-    };
+  const { api, podmanCli, inspect, settled } = podmanHubClient(
+    () => hub,
+    () => podman,
+  );
 
   async function update(name: string): Promise<UpdateOperation> {
     const response = await api(`/api/v1/containers/${(await inspect(name)).Id}/update`, post);
     expect(response.status).toBe(202);
     const { operationId } = (await response.json()) as { operationId: string };
-    for (;;) {
-      const current = await json<UpdateOperation>(`/api/v1/update-operations/${operationId}`);
-      if (SETTLED.includes(current.status)) {
-        await hub.hub.parts.updates.idle();
-        return current;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Within the test: a rollback by the gate's timeout (20 s) would still settle in time to be told apart.
+    return settled(operationId, 45_000);
   }
 
   beforeAll(async () => {
@@ -63,21 +52,7 @@ describe('health checks on a podman service without systemd', () => {
     await run('fine', fine);
     await run('broken', broken);
 
-    hub = await startNodeHub({
-      env: {
-        DD_STORE_DRIVER: 'memory',
-        DD_SERVER_PORT: '0',
-        DD_SERVER_HOST: '127.0.0.1',
-        DD_SERVER_RATELIMIT_MAX: '1000000000',
-        DD_LOCAL_WATCHER: 'false',
-        DD_WATCHER_PM_TYPE: 'podman',
-        DD_WATCHER_PM_SOCKET: podman.socketPath,
-        DD_WATCHER_PM_JITTER: '0',
-        DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: String(HEALTH_TIMEOUT_S),
-      },
-      sink: () => undefined,
-      deps: { updates: { timing: { pollMs: 100, startSettleMs: 500 } } },
-    });
+    hub = await startPodmanHub(podman, { DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: String(HEALTH_TIMEOUT_S) });
   }, 120_000);
 
   afterAll(async () => {

@@ -8,15 +8,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
+import type { NodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import type { Container } from '../../shared/schemas/container';
-import type { UpdateOperation } from '../../shared/update-engine';
-import { podmanCli as podmanCliOf, publishPodmanApp } from '../support/podman/podman-app';
+import { publishPodmanApp } from '../support/podman/podman-app';
+import { podmanHubClient, startPodmanHub } from '../support/podman/podman-hub';
 import { startPodman, type TestPodman } from '../support/podman/start-podman';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
 const post = { method: 'POST' };
-const SETTLED = ['succeeded', 'rolled-back', 'failed'];
 /** An update and its rollback each stop a container (2 s) and wait on its start; room for a loaded machine. */
 const UPDATE_TEST_MS = 90_000;
 
@@ -31,30 +30,10 @@ describe('podman watcher on a rootless podman service', () => {
   let registry: TestRegistry;
   let hub: NodeHub;
 
-  const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
-  const json = async <T>(path: string, init?: RequestInit) => (await api(path, init)).json() as Promise<T>;
-  const byName = async (name: string) =>
-    (await json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === name);
-  const podmanCli = (...args: string[]) => podmanCliOf(podman, ...args);
-  const inspect = async (name: string) =>
-    JSON.parse(await podmanCli('container', 'inspect', name))[0] as {
-      Id: string;
-      Config: { Image: string };
-      State: { Running: boolean; Pid: number };
-    };
-
-  async function settled(id: string, timeoutMs = 60_000): Promise<UpdateOperation> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await json<UpdateOperation>(`/api/v1/update-operations/${id}`);
-      if (SETTLED.includes(current.status)) {
-        await hub.hub.parts.updates.idle();
-        return current;
-      }
-      if (Date.now() > deadline) throw new Error(`operation ${id} still ${current.status}/${current.phase}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const { api, json, byName, podmanCli, inspect, settled } = podmanHubClient(
+    () => hub,
+    () => podman,
+  );
 
   beforeAll(async () => {
     registry = await startRegistry({ variant: 'plain' });
@@ -65,21 +44,9 @@ describe('podman watcher on a rootless podman service', () => {
     // 2 s (sleep as PID 1 ignores SIGTERM).
     await podmanCli('run', '-d', '--stop-timeout', '2', '--name', 'web', '--network', 'none', 'podman/app:1.0.0');
 
-    hub = await startNodeHub({
-      env: {
-        DD_STORE_DRIVER: 'memory',
-        DD_SERVER_PORT: '0',
-        DD_SERVER_HOST: '127.0.0.1',
-        DD_SERVER_RATELIMIT_MAX: '1000000000',
-        DD_LOCAL_WATCHER: 'false',
-        DD_WATCHER_PM_TYPE: 'podman',
-        DD_WATCHER_PM_SOCKET: podman.socketPath,
-        DD_WATCHER_PM_JITTER: '0',
-        DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2',
-        DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15',
-      },
-      sink: () => undefined,
-      deps: { updates: { timing: { pollMs: 100, startSettleMs: 500 } } },
+    hub = await startPodmanHub(podman, {
+      DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2',
+      DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15',
     });
   }, 120_000);
 

@@ -7,17 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheckCommand } from '../../hub/src/adapter/node/check-command';
-import { type NodeHub, startNodeHub } from '../../hub/src/adapter/node/start-node-hub';
+import type { NodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import type { AuditEntry } from '../../shared/schemas/audit-entry';
 import type { Container } from '../../shared/schemas/container';
 import type { ContainerGroup } from '../../shared/schemas/container-views';
-import type { UpdateOperation } from '../../shared/update-engine';
-import { podmanCli as podmanCliOf, publishPodmanApp } from '../support/podman/podman-app';
+import { publishPodmanApp } from '../support/podman/podman-app';
+import { podmanHubClient, startPodmanHub } from '../support/podman/podman-hub';
 import { startPodman, type TestPodman } from '../support/podman/start-podman';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
 const post = { method: 'POST' };
-const SETTLED = ['succeeded', 'rolled-back', 'failed'];
 /** An update and its rollback each stop a container (2 s) and wait on its start; room for a loaded machine. */
 const UPDATE_TEST_MS = 90_000;
 
@@ -27,33 +26,12 @@ describe('podman watcher on a real podman service', () => {
   let hub: NodeHub;
   let app = '';
 
-  const api = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
-  const json = async <T>(path: string, init?: RequestInit) => (await api(path, init)).json() as Promise<T>;
-  const byName = async (name: string) =>
-    (await json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === name);
-
-  const podmanCli = (...args: string[]) => podmanCliOf(podman, ...args);
-
-  async function inspect(
-    name: string,
-  ): Promise<{ Id: string; Pod: string; Config: { Image: string; Env: string[] }; State: { Running: boolean } }> {
-    return JSON.parse(await podmanCli('container', 'inspect', name))[0];
-  }
+  const { api, json, byName, podmanCli, inspect, settled } = podmanHubClient(
+    () => hub,
+    () => podman,
+  );
 
   const publish = (tag: string, keepLocal = false) => publishPodmanApp(podman, registry, tag, keepLocal);
-
-  async function settled(id: string, timeoutMs = 60_000): Promise<UpdateOperation> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await json<UpdateOperation>(`/api/v1/update-operations/${id}`);
-      if (SETTLED.includes(current.status)) {
-        await hub.hub.parts.updates.idle();
-        return current;
-      }
-      if (Date.now() > deadline) throw new Error(`operation ${id} still ${current.status}/${current.phase}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   beforeAll(async () => {
     registry = await startRegistry({ variant: 'plain' });
@@ -76,21 +54,9 @@ describe('podman watcher on a real podman service', () => {
     await run('--pod', 'shop', '--name', 'shop-worker', '--label', 'io.containers.autoupdate=local', app);
     await run('--pod', 'shop', '--name', 'shop-cron', app);
 
-    hub = await startNodeHub({
-      env: {
-        DD_STORE_DRIVER: 'memory',
-        DD_SERVER_PORT: '0',
-        DD_SERVER_HOST: '127.0.0.1',
-        DD_SERVER_RATELIMIT_MAX: '1000000000',
-        DD_LOCAL_WATCHER: 'false',
-        DD_WATCHER_PM_TYPE: 'podman',
-        DD_WATCHER_PM_SOCKET: podman.socketPath,
-        DD_WATCHER_PM_JITTER: '0',
-        DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2',
-        DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15',
-      },
-      sink: () => undefined,
-      deps: { updates: { timing: { pollMs: 100, startSettleMs: 500 } } },
+    hub = await startPodmanHub(podman, {
+      DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '2',
+      DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '15',
     });
   }, 180_000);
 
