@@ -9,7 +9,6 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeHub } from '../../hub/src/adapter/node/start-node-hub';
 import type { Container } from '../../shared/schemas/container';
-import type { UpdateOperation } from '../../shared/update-engine';
 import { publishCheckedPodmanApp } from '../support/podman/podman-app';
 import { podmanHubClient, startPodmanHub } from '../support/podman/podman-hub';
 import { startPodman, type TestPodman } from '../support/podman/start-podman';
@@ -25,18 +24,13 @@ describe('health checks on a podman service without systemd', () => {
   let registry: TestRegistry;
   let hub: NodeHub;
 
-  const { api, podmanCli, inspect, settled } = podmanHubClient(
+  const { api, podmanCli, inspect, update } = podmanHubClient(
     () => hub,
     () => podman,
   );
 
-  async function update(name: string): Promise<UpdateOperation> {
-    const response = await api(`/api/v1/containers/${(await inspect(name)).Id}/update`, post);
-    expect(response.status).toBe(202);
-    const { operationId } = (await response.json()) as { operationId: string };
-    // Within the test: a rollback by the gate's timeout (20 s) would still settle in time to be told apart.
-    return settled(operationId, 45_000);
-  }
+  // Within the test: a rollback by the gate's timeout (20 s) would still settle in time to be told apart.
+  const updateNamed = async (name: string) => update((await inspect(name)).Id, 45_000);
 
   beforeAll(async () => {
     registry = await startRegistry({ variant: 'plain' });
@@ -75,7 +69,11 @@ describe('health checks on a podman service without systemd', () => {
     async () => {
       expect((await api('/api/v1/containers/watch', post)).status).toBe(200);
       const started = Date.now();
-      expect(await update('fine')).toMatchObject({ status: 'succeeded', fromVersion: '1.0.0', toVersion: '2.0.0' });
+      expect(await updateNamed('fine')).toMatchObject({
+        status: 'succeeded',
+        fromVersion: '1.0.0',
+        toVersion: '2.0.0',
+      });
       expect(Date.now() - started).toBeLessThan(HEALTH_TIMEOUT_S * 1000);
       const updated = await inspect('fine');
       expect(updated).toMatchObject({
@@ -90,7 +88,7 @@ describe('health checks on a podman service without systemd', () => {
     'rolls back an update whose new image fails its check, as unhealthy rather than timed out',
     async () => {
       const started = Date.now();
-      const operation = await update('broken');
+      const operation = await updateNamed('broken');
       expect(operation).toMatchObject({ status: 'rolled-back', toVersion: '2.0.0' });
       expect(operation.rollbackReason ?? operation.lastError).toMatch(/reported unhealthy/);
       expect(Date.now() - started).toBeLessThan(HEALTH_TIMEOUT_S * 1000);

@@ -30,7 +30,7 @@ describe('podman watcher on a rootless podman service', () => {
   let registry: TestRegistry;
   let hub: NodeHub;
 
-  const { api, json, byName, podmanCli, inspect, settled } = podmanHubClient(
+  const { api, byName, podmanCli, inspect, update, rollback } = podmanHubClient(
     () => hub,
     () => podman,
   );
@@ -93,10 +93,7 @@ describe('podman watcher on a rootless podman service', () => {
     'updates it by re-creation, then rolls it back',
     async () => {
       const before = await inspect('web');
-      const response = await api(`/api/v1/containers/${before.Id}/update`, post);
-      expect(response.status).toBe(202);
-      const { operationId } = (await response.json()) as { operationId: string };
-      expect(await settled(operationId)).toMatchObject({
+      expect(await update(before.Id)).toMatchObject({
         status: 'succeeded',
         fromVersion: '1.0.0',
         toVersion: '2.0.0',
@@ -108,12 +105,7 @@ describe('podman watcher on a rootless podman service', () => {
       expect(updated.State.Running).toBe(true);
       expect(await byName('web')).toMatchObject({ id: updated.Id, updateAvailable: false });
 
-      const rollback = await api(`/api/v1/containers/${updated.Id}/rollback`, {
-        method: 'POST',
-        headers: { 'X-DD-Confirm-Action': 'container-rollback' },
-      });
-      expect(rollback.status).toBe(200);
-      const back = await settled(((await rollback.json()) as { operationId: string }).operationId);
+      const back = await rollback(updated.Id);
       expect(back).toMatchObject({ kind: 'rollback', status: 'succeeded', fromVersion: '2.0.0', toVersion: '1.0.0' });
       const restored = await inspect('web');
       expect(restored.Config.Image).toBe(`${registry.host}/podman/app:1.0.0`);

@@ -26,7 +26,7 @@ describe('podman watcher on a real podman service', () => {
   let hub: NodeHub;
   let app = '';
 
-  const { api, json, byName, podmanCli, inspect, settled } = podmanHubClient(
+  const { api, json, byName, podmanCli, inspect, settled, update, rollback } = podmanHubClient(
     () => hub,
     () => podman,
   );
@@ -165,10 +165,7 @@ describe('podman watcher on a real podman service', () => {
     'updates a container by re-creation through the API, then rolls it back',
     async () => {
       const before = await inspect('web');
-      const response = await api(`/api/v1/containers/${before.Id}/update`, post);
-      expect(response.status).toBe(202);
-      const { operationId } = (await response.json()) as { operationId: string };
-      expect(await settled(operationId)).toMatchObject({
+      expect(await update(before.Id)).toMatchObject({
         status: 'succeeded',
         fromVersion: '1.0.0',
         toVersion: '2.0.0',
@@ -182,12 +179,7 @@ describe('podman watcher on a real podman service', () => {
       expect(updated.Config.Env).toContain(`HOSTNAME=${updated.Id.slice(0, 12)}`);
       expect(await byName('web')).toMatchObject({ id: updated.Id, updateAvailable: false });
 
-      const rollback = await api(`/api/v1/containers/${updated.Id}/rollback`, {
-        method: 'POST',
-        headers: { 'X-DD-Confirm-Action': 'container-rollback' },
-      });
-      expect(rollback.status).toBe(200);
-      const back = await settled(((await rollback.json()) as { operationId: string }).operationId);
+      const back = await rollback(updated.Id);
       expect(back).toMatchObject({ kind: 'rollback', status: 'succeeded', fromVersion: '2.0.0', toVersion: '1.0.0' });
       const restored = await inspect('web');
       expect(restored.Config.Image).toBe(`${registry.host}/podman/app:1.0.0`);
@@ -200,10 +192,7 @@ describe('podman watcher on a real podman service', () => {
     "updates a pod's container in its pod, through libpod, and rolls it back there",
     async () => {
       const before = await inspect('shop-api');
-      const response = await api(`/api/v1/containers/${before.Id}/update`, post);
-      expect(response.status).toBe(202);
-      const { operationId } = (await response.json()) as { operationId: string };
-      expect(await settled(operationId)).toMatchObject({ status: 'succeeded', toVersion: '2.0.0' });
+      expect(await update(before.Id)).toMatchObject({ status: 'succeeded', toVersion: '2.0.0' });
       const updated = await inspect('shop-api');
       expect(updated).toMatchObject({
         Config: { Image: `${registry.host}/podman/app:2.0.0` },
@@ -212,12 +201,7 @@ describe('podman watcher on a real podman service', () => {
       expect(updated.Pod).toBe(before.Pod);
       expect(await byName('shop-api')).toMatchObject({ id: updated.Id, group: 'shop', updateAvailable: false });
 
-      const rollback = await api(`/api/v1/containers/${updated.Id}/rollback`, {
-        method: 'POST',
-        headers: { 'X-DD-Confirm-Action': 'container-rollback' },
-      });
-      expect(rollback.status).toBe(200);
-      const back = await settled(((await rollback.json()) as { operationId: string }).operationId);
+      const back = await rollback(updated.Id);
       expect(back).toMatchObject({ kind: 'rollback', status: 'succeeded', toVersion: '1.0.0' });
       const restored = await inspect('shop-api');
       expect(restored).toMatchObject({ Pod: before.Pod, Config: { Image: app }, State: { Running: true } });

@@ -46,10 +46,29 @@ export function podmanHubClient(hub: () => NodeHub, podman: () => TestPodman) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+  /** The operation id of an accepted request (the status it must answer), else a failed expectation. */
+  async function accepted(response: Response, status: number): Promise<string> {
+    if (response.status !== status) throw new Error(`answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { operationId: string }).operationId;
+  }
   return {
     api,
     json,
     settled,
+    /** `POST /containers/{id}/update` (202), followed until it settles. */
+    update: async (id: string, timeoutMs?: number) =>
+      settled(await accepted(await api(`/api/v1/containers/${id}/update`, { method: 'POST' }), 202), timeoutMs),
+    /** `POST /containers/{id}/rollback` to its latest backup (200), followed until it settles. */
+    rollback: async (id: string) =>
+      settled(
+        await accepted(
+          await api(`/api/v1/containers/${id}/rollback`, {
+            method: 'POST',
+            headers: { 'X-DD-Confirm-Action': 'container-rollback' },
+          }),
+          200,
+        ),
+      ),
     byName: async (name: string) =>
       (await json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === name),
     podmanCli: (...args: string[]) => podmanCli(podman(), ...args),
