@@ -9,7 +9,7 @@
  * Each line also gives the hub's event-loop delay over its last 5 s window (p99 and max, from
  * loop-delay-probe.cjs loaded into the hub), and the end the worst window of the burst.
  *
- * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_STORE (fs | memory | redis: a throwaway redis-server
+ * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_CONTAINERS (20 an agent), BENCH_EDGE_STORE (fs | memory | redis: a throwaway redis-server
  * on a unix socket, test/support/redis-server.ts), BENCH_EDGE_CONNECT_CONCURRENCY
  * (all at once), BENCH_EDGE_LIMIT_SECONDS (300), BENCH_EDGE_SETTLE_SECONDS (10, after the sync), HUB_NODE_OPTIONS.
  */
@@ -22,6 +22,7 @@ import { fleetKeys, startFleetHub, startGenerator, waitForEvent } from '../edge-
 
 const env = process.env;
 const agents = Number(env.BENCH_EDGE_AGENTS ?? 10_000);
+const containersPerAgent = Number(env.BENCH_EDGE_CONTAINERS ?? 20);
 const store = env.BENCH_EDGE_STORE ?? 'fs';
 const started = Date.now();
 const log = (message: string) => console.log(`${((Date.now() - started) / 1000).toFixed(1)} s ${message}`);
@@ -64,7 +65,7 @@ await writeFile(
   JSON.stringify({
     hubUrl: hub.url,
     agents: fleet.map(({ name, keyId, secretKey }) => ({ name, keyId, secretKey })),
-    containersPerAgent: 20,
+    containersPerAgent,
     connectConcurrency: Number(env.BENCH_EDGE_CONNECT_CONCURRENCY ?? agents),
   }),
 );
@@ -88,7 +89,7 @@ try {
     log(
       `${total} containers (list ${Date.now() - asked} ms), hub ${mib(rss)}, ${ended} sessions ended, ${loopLine(windows.at(-1))}`,
     );
-    if (total === agents * 20) {
+    if (total === agents * containersPerAgent) {
       log(
         `synced ${((Date.now() - generatorStarted.t) / 1000).toFixed(1)} s after the generator started; peak ${mib(peakRss)}`,
       );
