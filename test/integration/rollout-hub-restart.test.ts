@@ -69,13 +69,17 @@ describe('a staged rollout across a restart of the hub process', () => {
   }, 60_000);
 
   it('resumes the rollout after the restart: the next wave starts when the pause ends, each container updated once', async () => {
-    const { oldIds } = await runOnEveryHost(dockerds, WATCHERS, registry, {
-      repository: 'restart/web',
-      name: 'web',
-      from: 'http',
-      to: 'healthy',
-    });
-    hub = await startHub();
+    // The hub process starts while the app is published and run on both hosts.
+    const [{ oldIds }, first] = await Promise.all([
+      runOnEveryHost(dockerds, WATCHERS, registry, {
+        repository: 'restart/web',
+        name: 'web',
+        from: 'http',
+        to: 'healthy',
+      }),
+      startHub(),
+    ]);
+    hub = first;
     await until(
       async () => {
         const { data } = await json<{ data: Container[] }>('/api/v1/containers/watch', { method: 'POST' });

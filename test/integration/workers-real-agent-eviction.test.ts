@@ -23,6 +23,15 @@ import { buildDevBundle, dumpOnFailure, startWranglerDev, type WranglerDev } fro
 const AGENT = 'workers-evicted';
 /** The cron cycle must fall after the restart and the reconnect's own cycle: at least this far ahead at the stop. */
 const CRON_LEAD_MS = 35_000;
+/**
+ * The agent's cron runs every minute at one second of it (croner's six-field form, seconds first),
+ * chosen when the agent is spawned so that its next cycle falls this long after: the lead, and up to
+ * 15 s for the agent to start and run its first cycle. On the minute, the wait for a cycle far
+ * enough ahead was 35 to 95 s, 65 s on average (issue 30). A slower start waits for the next minute.
+ */
+const CRON_AHEAD_MS = CRON_LEAD_MS + 15_000;
+/** After the retry's delivery, nothing more is sent for at least this long (later wakes included). */
+const QUIET_AFTER_DELIVERY_MS = 5_000;
 
 type WatcherView = { agent?: string; metadata: { lastRunAt?: string; nextRunAt?: string } };
 
@@ -60,8 +69,26 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'dockwatch-workers-eviction-'));
     receiver = await startNotificationReceiver();
-    [script, bed] = await Promise.all([buildDevBundle(join(workDir, 'bundle', 'index.js')), startEdgeUpdateBed(AGENT)]);
-    hub = await startHub();
+    // wrangler dev starts while the dockerd and the registry do, and the container is set up on them.
+    // 1.0.0 only: each cycle asks the registry and finds nothing newer, so no update-available
+    // notification mixes with the retry the receiver counts.
+    // Each is kept as soon as it runs, so afterAll stops it whatever else failed.
+    await Promise.all([
+      (async () => {
+        script = await buildDevBundle(join(workDir, 'bundle', 'index.js'));
+        hub = await startHub();
+      })(),
+      (async () => {
+        bed = await startEdgeUpdateBed(AGENT);
+        const only = await publishApp(bed.dockerd, bed.registry, {
+          repository: 'evicted/web',
+          tag: '1.0.0',
+          kind: 'http',
+        });
+        await pullApp(bed.dockerd, only);
+        await startWatchedApp(bed.dockerd, 'web', only);
+      })(),
+    ]);
     const registered = await request('/api/v1/edge/keys', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -83,16 +110,16 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
       () => hub,
       () => agent,
     );
-    // 1.0.0 only: each cycle asks the registry and finds nothing newer, so no update-available
-    // notification mixes with the retry the receiver counts.
-    const only = await publishApp(bed.dockerd, bed.registry, { repository: 'evicted/web', tag: '1.0.0', kind: 'http' });
-    await pullApp(bed.dockerd, only);
-    await startWatchedApp(bed.dockerd, 'web', only);
-    // Every minute on the minute; the reconnect bounds are the agent's own, only shortened.
+    // Every minute at one second; the reconnect bounds are the agent's own, only shortened.
+    const cronSecond = Math.floor((Date.now() + CRON_AHEAD_MS) / 1000) % 60;
     agent = await spawnBedAgent(
       bed,
       (hub?.url ?? '').replace(/^http/, 'ws'),
-      { DD_WATCHER_LOCAL_CRON: '* * * * *', DD_WATCHER_LOCAL_JITTER: '0', DD_EDGE_RECONNECT_MAX_MS: '2000' },
+      {
+        DD_WATCHER_LOCAL_CRON: `${cronSecond} * * * * *`,
+        DD_WATCHER_LOCAL_JITTER: '0',
+        DD_EDGE_RECONNECT_MAX_MS: '2000',
+      },
       60_000,
     );
     await until(async () => ((await listedAgent())?.connected ? true : undefined), 'agent connected', 30_000, 250);
@@ -109,7 +136,7 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
       90_000,
       1_000,
     );
-    expect(scheduledAt % 60_000).toBe(0);
+    expect(scheduledAt % 60_000).toBe(cronSecond * 1000);
     expect(Date.parse((await web())?.checkedAt ?? '')).toBeLessThan(scheduledAt);
 
     // A retry pending in the outbox: the receiver fails the first attempt.
@@ -148,7 +175,7 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
     let ranAt: number | undefined;
     const deadline = scheduledAt + 30_000;
     while (ranAt === undefined && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await new Promise((resolve) => setTimeout(resolve, 250));
       const lastRunAt = Date.parse((await agentWatcher())?.lastRunAt ?? '');
       if (lastRunAt >= scheduledAt) ranAt = lastRunAt;
     }
@@ -165,8 +192,11 @@ describe('the hub under wrangler dev restarted with a real agent connected', () 
     expect(delivered?.at).toBeGreaterThanOrEqual(dueAt);
     expect(delivered?.json).toMatchObject({ event: 'update-available' });
     await until(async () => ((await outbox()).length === 0 ? true : undefined), 'outbox empty', 10_000, 250);
-    // Later wakes (the liveness job, the next cron cycle) send nothing again.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Later wakes (the cron cycle's when it came after the delivery, the liveness job) send nothing
+    // again: at least QUIET_AFTER_DELIVERY_MS from the delivery (usually passed while the cron was awaited).
+    const quietUntil = (delivered?.at ?? Date.now()) + QUIET_AFTER_DELIVERY_MS;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, quietUntil - Date.now())));
+    expect(Date.now()).toBeGreaterThanOrEqual(quietUntil);
     expect(receiver.received).toHaveLength(2);
   }, 300_000);
 });

@@ -9,6 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { ROOT, WORKERD_BUILD_OPTIONS } from '../../scripts/build-workers.mjs';
@@ -26,8 +27,32 @@ import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 
 const HOSTS = ['evicted-a', 'evicted-b'] as const;
 type Host = (typeof HOSTS)[number];
-/** Long enough for workerd's idle eviction (10 s, sometimes more) to happen inside it. */
-const PAUSE_SECONDS = 40;
+/**
+ * Long enough for workerd's idle eviction (10 s, 13 s seen on a loaded machine) to happen inside it:
+ * the test asks nothing for at least the last 20 s of it.
+ */
+const PAUSE_SECONDS = 30;
+
+/**
+ * Resolves true at the first image pull on this dockerd from now on (false after `timeoutMs`): a
+ * wave's start seen on the host's Docker, without asking the hub anything.
+ */
+async function firstPull(docker: Docker, timeoutMs: number): Promise<boolean> {
+  const abort = new AbortController();
+  const events = await docker.getEvents({ filters: { type: ['image'], event: ['pull'] }, abortSignal: abort.signal });
+  try {
+    return await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      events.once('data', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      events.once('error', () => undefined);
+    });
+  } finally {
+    abort.abort();
+  }
+}
 
 interface Counts {
   instance: string;
@@ -40,43 +65,59 @@ describe('a staged rollout across an eviction of the hub object', () => {
   const dockerds = {} as Record<Host, TestDockerd>;
   const agents: AgentProcess[] = [];
   let hub: WorkersHub;
+  /** Each host's container of 1.0.0, started in beforeAll. */
+  let oldIds: Record<Host, string>;
 
   const request = (path: string, init?: RequestInit) => fetch(`${hub.url}${path}`, init);
   const json = expectJson(request);
   const { rollout, canaryPaused, ended } = rolloutWaits(json);
   const counts = () => json<Counts>('/__test/counts');
 
+  // Set up side by side: workerd with the dockerds and the registry, then the agents with the app.
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dd-workers-rollout-'));
     const scriptPath = join(dir, 'bundle', 'index.js');
+    const startHub = async () => {
+      await build({
+        ...WORKERD_BUILD_OPTIONS,
+        entryPoints: [join(ROOT, 'test', 'support', 'workers-hibernation-entry.ts')],
+        outfile: scriptPath,
+      });
+      hub = await startWorkersHub({
+        scriptPath,
+        className: 'CountingHubDurableObject',
+        persistDir: join(dir, 'do'),
+        listen: true,
+        vars: {
+          DD_LOG_LEVEL: 'warn',
+          DD_SERVER_HOST: '0.0.0.0',
+          DD_SERVER_RATELIMIT_MAX: '1000000000',
+          DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '20',
+        },
+      });
+    };
     [registry, dockerds['evicted-a'], dockerds['evicted-b']] = await Promise.all([
       startRegistry({ variant: 'plain' }),
       startDockerd(),
       startDockerd(),
-      build({
-        ...WORKERD_BUILD_OPTIONS,
-        entryPoints: [join(ROOT, 'test', 'support', 'workers-hibernation-entry.ts')],
-        outfile: scriptPath,
-      }),
+      startHub(),
     ]);
-    hub = await startWorkersHub({
-      scriptPath,
-      className: 'CountingHubDurableObject',
-      persistDir: join(dir, 'do'),
-      listen: true,
-      vars: {
-        DD_LOG_LEVEL: 'warn',
-        DD_SERVER_HOST: '0.0.0.0',
-        DD_SERVER_RATELIMIT_MAX: '1000000000',
-        DD_ACTION_DOCKER_UPDATE_HEALTHTIMEOUT: '20',
-      },
-    });
-    for (const host of HOSTS) {
+    const startAgent = async (host: Host) => {
       const keyFile = join(dir, `${host}.key`);
       const { publicKey } = await agentKeygen(keyFile, host);
       await json('/api/v1/edge/keys', jsonInit('POST', { publicKey, label: host }), 201);
       await spawnHostAgent(agents, { hubUrl: hub.url, keyFile, name: host, dockerd: dockerds[host] });
-    }
+    };
+    const [ran] = await Promise.all([
+      runOnEveryHost(dockerds, HOSTS, registry, {
+        repository: 'evicted/web',
+        name: 'web',
+        from: 'http',
+        to: 'healthy',
+      }),
+      ...HOSTS.map(startAgent),
+    ]);
+    oldIds = ran.oldIds;
   }, 240_000);
 
   afterAll(async () => {
@@ -89,12 +130,6 @@ describe('a staged rollout across an eviction of the hub object', () => {
 
   it('starts the next wave from the alarm of a re-created object when the pause ends, and completes', async () => {
     onTestFailed(() => console.log(`workerd:\n${hub.output().split('\n').slice(-80).join('\n')}`));
-    const { oldIds } = await runOnEveryHost(dockerds, HOSTS, registry, {
-      repository: 'evicted/web',
-      name: 'web',
-      from: 'http',
-      to: 'healthy',
-    });
     await pendingOnEvery(request, json, 'web', HOSTS);
 
     const started = await json<Rollout>(
@@ -109,11 +144,14 @@ describe('a staged rollout across an eviction of the hub object', () => {
     const pausing = await canaryPaused(started.id, 120_000, 250);
     const nextWaveAt = Date.parse(pausing.nextWaveAt as string);
     const { instance: pausedIn } = await counts();
-    expect(nextWaveAt - Date.now()).toBeGreaterThan(25_000);
+    expect(nextWaveAt - Date.now()).toBeGreaterThan(20_000);
 
-    // Nothing asks the hub anything until the pause is over and the wave had a moment to start.
-    await new Promise((resolve) => setTimeout(resolve, nextWaveAt - Date.now() + 5_000));
+    // Nothing asks the hub anything until the pause is over and the wave has started: its pull on
+    // the second host (where nothing else pulls), seen on that host's Docker.
+    const secondWavePulled = await firstPull(dockerds['evicted-b'].docker, nextWaveAt - Date.now() + 30_000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, nextWaveAt - Date.now())));
     const askedAt = Date.now();
+    expect(secondWavePulled).toBe(true);
     const { alarms } = await counts();
     const atPauseEnd = alarms.find((alarm) => alarm.at >= nextWaveAt - 100);
     // The alarm woke another object than the one that saw the canary end: the first was evicted.

@@ -28,11 +28,14 @@ export async function runOnEveryHost<Host extends string>(
   const first = dockerds[hosts[0] as Host];
   const from = await publishApp(first, registry, { repository: app.repository, tag: '1.0.0', kind: app.from });
   await publishApp(first, registry, { repository: app.repository, tag: '2.0.0', kind: app.to });
+  // Each host's dockerd is its own: pulled and started side by side.
   const oldIds = {} as Record<Host, string>;
-  for (const host of hosts) {
-    await pullApp(dockerds[host], from);
-    oldIds[host] = await startWatchedApp(dockerds[host], app.name, from);
-  }
+  await Promise.all(
+    hosts.map(async (host) => {
+      await pullApp(dockerds[host], from);
+      oldIds[host] = await startWatchedApp(dockerds[host], app.name, from);
+    }),
+  );
   return { from, oldIds };
 }
 

@@ -3,7 +3,7 @@ import { ConfigError } from '../../../../shared/config/config-error';
 import { errorMessage } from '../../../../shared/error-message';
 import { createLogRing } from '../../../../shared/logging/log-ring';
 import { consoleJsonSink, createLogger } from '../../../../shared/logging/logger';
-import { composeHub, type Hub } from '../../compose-hub';
+import { composeHub, type Hub, type HubOptions } from '../../compose-hub';
 import { EDGE_AUTO_HEARTBEAT } from '../../edge/edge-session-record';
 import { GATEWAY_PATH_PREFIX } from '../../edge/gateway/gateway-messages';
 import { answerGatewayRequest } from '../../edge/gateway/gateway-requests';
@@ -111,6 +111,7 @@ export class HubDurableObject {
           wakeUp: alarmWakeUp(state.storage, (fire) => {
             this.runDueJobs = fire;
           }),
+          ...this.tuning(),
         });
       } catch (error) {
         this.refuse(error);
@@ -122,6 +123,15 @@ export class HubDurableObject {
       // back before any event is delivered, so the agents are listed connected and their frames served.
       for (const socket of this.edgeSockets.all()) hub.parts.edge?.sockets.resume(socket);
     });
+  }
+
+  /**
+   * Tuning the hub is composed with besides its configuration (the documented values when absent,
+   * as here). Only a test's subclass (test/support/workers-*-entry.ts) gives any: shorter retries.
+   * Called from the constructor, so an override returns constants.
+   */
+  protected tuning(): Pick<HubOptions, 'notificationTiming'> {
+    return {};
   }
 
   /** A bad configuration answers every request with a 500 naming the variable: a Durable Object has no start-up to abort. */
