@@ -1,5 +1,6 @@
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
-import { type ImageReference, parseImageReference } from '../registry/image-reference';
+import type { ImageReference } from '../registry/image-reference';
+import { cachedImageReference } from '../registry/image-reference-cache';
 import type { Container } from '../schemas/container';
 import type { WatcherType } from '../sources/watcher-type-names';
 // Not the tags index: it brings the regex engine, which reading a record does not need.
@@ -26,15 +27,11 @@ export interface ContainerRecordInput {
 }
 
 /** The reference updates are looked up for: the `dd.registry.lookup.image` override, else the image's own. */
-export function lookupReference(container: Pick<Container, 'image'>): ImageReference | undefined {
-  try {
-    return parseImageReference(
-      container.image.registry.lookupImage ??
-        `${container.image.registry.url}/${container.image.name}:${container.image.tag.value}`,
-    );
-  } catch {
-    return undefined;
-  }
+export function lookupReference(container: Pick<Container, 'image'>): Readonly<ImageReference> | undefined {
+  return cachedImageReference(
+    container.image.registry.lookupImage ??
+      `${container.image.registry.url}/${container.image.name}:${container.image.tag.value}`,
+  );
 }
 
 /** `registry/name:tag`, as the audit trail names a container's image. */
@@ -43,14 +40,10 @@ export function imageOf(container: Pick<Container, 'image'>): string {
   return `${registry.url ? `${registry.url}/` : ''}${name}:${tag.value}`;
 }
 
-function parseReference(image: string): ImageReference | undefined {
+function parseReference(image: string): Readonly<ImageReference> | undefined {
   // A container created from an image id has no repository to look in.
   if (/^(sha256:)?[a-f0-9]{12,64}$/.test(image)) return undefined;
-  try {
-    return parseImageReference(image);
-  } catch {
-    return undefined;
-  }
+  return cachedImageReference(image);
 }
 
 /** The RepoDigest of this repository: what the container's image was pulled by. */

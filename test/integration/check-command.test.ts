@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContainerSchema } from '../../shared/schemas/container';
+import { rowOf } from '../../hub/src/checks/check-report';
+import { type Container, ContainerSchema } from '../../shared/schemas/container';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { REPO_ROOT } from '../support/hub-process';
@@ -245,5 +246,30 @@ describe('dockwatch check --docker', () => {
       'api-held': '1.1.0',
     });
     expect(existsSync(storePath)).toBe(false);
+  });
+
+  it('prints the same table from the listing alone as from inspected containers, a moved tag included (issue 29)', async () => {
+    // A newer build under the containers' tag: the listing then names their image by id (dockerode-host.ts summaryOf).
+    await importBusyboxImage(dockerd.docker, {
+      repository: `${proxy.host}/team/api`,
+      tag: '1.0.0',
+      extraFile: { path: '/build', content: 'newer' },
+    });
+    const env = { DOCKER_HOST: `unix://${dockerd.socketPath}` };
+    const table = await check(['--docker'], env);
+    const json = await check(['--docker', '--json'], env);
+    expect([table.code, table.stderr]).toEqual([1, '']);
+    const rows = table.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(/\s{2,}/).slice(0, 5));
+    const report = JSON.parse(json.stdout) as { containers: Container[] };
+    const inspected = report.containers
+      .map((container) => rowOf(container, Date.now()))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((row) => [row.name, row.image, row.current, row.candidate, row.kind]);
+    expect(rows).toEqual(inspected);
+    expect(rows.map((row) => row[1])).toEqual([`${proxy.host}/team/api`, `${proxy.host}/team/api`]);
   });
 });

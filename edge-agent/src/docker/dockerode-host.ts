@@ -40,6 +40,7 @@ import {
   toSummary,
 } from './engine-mapping';
 import { demultiplex, jsonLines, logLines, rawFrames } from './engine-streams';
+import type { ListingPrefetch } from './listing-prefetch';
 
 export interface DockerHostOptions {
   /** Default `/var/run/docker.sock` when no `host` is given. */
@@ -49,6 +50,8 @@ export interface DockerHostOptions {
   /** Default 2375, or 2376 for https. */
   port?: number;
   protocol?: 'http' | 'https';
+  /** The first listing, asked for already (listing-prefetch.ts): used if it is of this socket and asks the same. */
+  listing?: ListingPrefetch | undefined;
 }
 
 // Container ids and names; anything else (a `/` or `..` above all) would address another endpoint.
@@ -93,11 +96,15 @@ class DockerodeHost implements UpdatableDockerHost {
   /** The streams open now (events, logs): close() aborts them. */
   private readonly streams = new Set<AbortController>();
   private closed = false;
+  private prefetched: ListingPrefetch | undefined;
 
   constructor(options: DockerHostOptions) {
     const { docker, endpoint } = createEngineClient(options);
     this.endpoint = endpoint;
     this.docker = docker;
+    const { listing } = options;
+    if (listing && endpoint === `unix://${listing.socketPath}`) this.prefetched = listing;
+    else listing?.discard();
   }
 
   async ping(): Promise<void> {
@@ -105,12 +112,24 @@ class DockerodeHost implements UpdatableDockerHost {
   }
 
   async listContainers(all: boolean): Promise<DockerContainerSummary[]> {
-    const entries = await this.call('list containers', () => this.docker.listContainers({ all }));
+    const entries = await this.call('list containers', () => this.listEntries(all));
     const summaries = await Promise.all(entries.map((entry) => this.summaryOf(entry)));
     // Only listed containers are remembered (one not listed costs one inspect if it comes back).
     const listed = new Set(entries.map((entry) => entry.Id));
     for (const id of this.createdWith.keys()) if (!listed.has(id)) this.createdWith.delete(id);
     return summaries;
+  }
+
+  /** The prefetched listing if it asked the same (once); else, or when it failed, the Engine's answer now. */
+  private listEntries(all: boolean): Promise<Docker.ContainerInfo[]> {
+    const prefetched = this.prefetched;
+    this.prefetched = undefined;
+    if (!prefetched || prefetched.all !== all) {
+      prefetched?.discard();
+      return this.docker.listContainers({ all });
+    }
+    const listed = prefetched.take() as Promise<Docker.ContainerInfo[]>;
+    return listed.catch(() => this.docker.listContainers({ all }));
   }
 
   /**
@@ -443,6 +462,7 @@ class DockerodeHost implements UpdatableDockerHost {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.prefetched?.discard();
     for (const controller of this.streams) controller.abort();
   }
 

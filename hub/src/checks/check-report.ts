@@ -91,23 +91,29 @@ export function problemLines(result: OneShotResult): string[] {
   ]);
 }
 
-/** The `--json` document (docs/sources.md "JSON output"): containers exactly as GET /api/v1/containers gives them. */
-export function jsonReport(result: OneShotResult, now: number) {
+/** The counts of the `--json` summary: what the exit code is decided from too. */
+function summaryOf(result: OneShotResult) {
   const updates = result.records.filter((record) => record.updateAvailable).length;
   const errors =
     result.sources.reduce((sum, source) => sum + source.errors.length + source.problems.length, 0) +
     result.records.filter((record) => record.error).length;
+  return { containers: result.records.length, updates, errors };
+}
+
+/** The `--json` document (docs/sources.md "JSON output"): containers exactly as GET /api/v1/containers gives them. */
+export function jsonReport(result: OneShotResult, now: number) {
   return {
     version: CHECK_JSON_VERSION,
     checkedAt: new Date(now).toISOString(),
-    summary: { containers: result.records.length, updates, errors },
+    summary: summaryOf(result),
     sources: result.sources,
     containers: result.records.map(toPublicContainer),
   };
 }
 
+/** Decided from the counts alone: no record is copied for it (a thousand were, for the JSON report). */
 export function exitCodeOf(result: OneShotResult): number {
-  const report = jsonReport(result, 0);
-  if (report.summary.errors > 0) return CHECK_EXIT.errors;
-  return report.summary.updates > 0 ? CHECK_EXIT.updatesAvailable : CHECK_EXIT.upToDate;
+  const summary = summaryOf(result);
+  if (summary.errors > 0) return CHECK_EXIT.errors;
+  return summary.updates > 0 ? CHECK_EXIT.updatesAvailable : CHECK_EXIT.upToDate;
 }

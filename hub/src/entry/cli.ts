@@ -1,4 +1,5 @@
 import { errorMessage } from '../../../shared/error-message';
+import { prefetchCheckListing } from '../adapter/node/check-listing';
 
 const USAGE = `Usage: dockwatch <command>
 
@@ -10,8 +11,11 @@ Commands:
 async function main(): Promise<number> {
   const [command, ...args] = process.argv.slice(2);
   if (command === 'check') {
+    // `--docker`'s listing is asked for before the command's modules load: the Engine lists a
+    // thousand containers in about the time they take to load (listing-prefetch.ts, issue 29).
+    const listing = prefetchCheckListing(args, process.env);
     const { runCheckCommand } = await import('../adapter/node/check-command');
-    return runCheckCommand(args, process.env);
+    return runCheckCommand(args, process.env, undefined, listing);
   }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);

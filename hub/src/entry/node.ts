@@ -1,5 +1,6 @@
 import { ConfigError } from '../../../shared/config/config-error';
 import { errorMessage } from '../../../shared/error-message';
+import { prefetchCheckListing } from '../adapter/node/check-listing';
 import { runCommandLineMode } from '../adapter/node/command-line-modes';
 import type { startNodeHub } from '../adapter/node/start-node-hub';
 import { stopOnSignals } from '../adapter/node/stop-on-signals';
@@ -7,8 +8,11 @@ import { stopOnSignals } from '../adapter/node/stop-on-signals';
 async function main(): Promise<void> {
   // `check` (docs/sources.md "One command"): the hub image's entrypoint runs the one-shot check, no server.
   if (process.argv[2] === 'check') {
+    const args = process.argv.slice(3);
+    // Asked for before the command loads: the Engine lists while it does.
+    const listing = prefetchCheckListing(args, process.env);
     const { runCheckCommand } = await import('../adapter/node/check-command');
-    process.exitCode = await runCheckCommand(process.argv.slice(3), process.env);
+    process.exitCode = await runCheckCommand(args, process.env, undefined, listing);
     return;
   }
   // `--version` and `--healthcheck` (the container images' HEALTHCHECK) answer and exit; no hub starts.

@@ -15,6 +15,7 @@ import type { WatcherType } from '../../../shared/sources/watcher-type-names';
 import { type ContainerCheckContext, checkContainer, recheckMoved, type TagPolicyCache } from './container-check';
 import type { BuildInputs, InspectCache } from './inspect-cache';
 import { sameJson } from './same-json';
+import { createTimeSlices } from './time-slices';
 
 export interface SyncError {
   phase: 'list' | 'inspect' | 'check';
@@ -71,6 +72,7 @@ export interface ObserveOptions {
 }
 
 const INSPECT_CONCURRENCY = 8;
+const BUILD_SLICE_MS = 8;
 
 /**
  * Observes one Docker host: list, inspect (containers and their images, each image once), build
@@ -126,11 +128,18 @@ async function observeListed(
   const seen = new Set<string>();
   const records: Container[] = [];
   const built = new Map<Container, { id: string; inputs: BuildInputs }>();
+  // Once their images are known, the records are built in one run of continuations: it is cut
+  // into slices, so the registry's answers are read (and its next requests sent) meanwhile.
+  const slices = createTimeSlices(BUILD_SLICE_MS);
   // Docker is asked under the inspect cap; registry checks run outside it (the registry client has
   // its own limits), so a slow registry never holds back inspecting the other containers.
   await Promise.all(
     ids.map(async (id) => {
-      const observed = await limiter.run(() => observeOne(id, summaries.get(id), options, images, errors));
+      const observed = await limiter.run(() => {
+        const observe = () => observeOne(id, summaries.get(id), options, images, errors);
+        const pause = slices.pause();
+        return pause ? pause.then(observe) : observe();
+      });
       if (observed === 'gone') return;
       seen.add(id);
       if (!observed) {

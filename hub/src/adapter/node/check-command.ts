@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createDockerHost, createPodmanHost } from '../../../../edge-agent/src/docker';
+import type { ListingPrefetch } from '../../../../edge-agent/src/docker/listing-prefetch';
 import { ConfigError } from '../../../../shared/config/config-error';
 import type { Environment } from '../../../../shared/config/env-source';
 import { loadWatcherConfigs, type WatcherConfig } from '../../../../shared/docker/watcher-config';
@@ -9,6 +10,7 @@ import { createLogRing } from '../../../../shared/logging/log-ring';
 import { createLogger, silentSink } from '../../../../shared/logging/logger';
 import type { SourceFiles } from '../../../../shared/sources/source-files';
 import { CHECK_EXIT, exitCodeOf, formatTable, jsonReport, problemLines } from '../../checks/check-report';
+import { withListedDetails } from '../../checks/listed-details-host';
 import { type OneShotSource, runOneShotCheck } from '../../compose-check';
 import { type HubConfig, loadHubConfig } from '../../config/hub-config';
 import { type LoadedRegistryProviders, loadRegistryProvidersFromEnv } from '../../registries/load-registry-providers';
@@ -16,7 +18,7 @@ import { createFileSourceHost } from '../../sources/file-source-host';
 import { fileSourceWatcherConfig } from '../../sources/file-source-watcher';
 import { loadNodeConfiguration } from './node-config-file';
 import { nodeSourceFiles } from './node-source-files';
-import { createRegistryFetchFactory } from './registry-fetch';
+import { createOneShotRegistryFetchFactory } from './registry-fetch';
 
 export const CHECK_HELP = `Usage: dockwatch check [options] [IMAGE...]
 
@@ -78,11 +80,12 @@ function commandLineImages(images: readonly string[]): SourceFiles {
 }
 
 function sourcesOf(
-  values: { docker?: boolean; file?: string[]; dir?: string[]; all?: boolean },
+  values: { docker?: boolean; file?: string[]; dir?: string[]; all?: boolean; json?: boolean },
   images: readonly string[],
   env: Environment,
   config: HubConfig,
   now: () => number,
+  listing: ListingPrefetch | undefined,
 ): OneShotSource[] {
   const explicit =
     values.docker || (values.file?.length ?? 0) > 0 || (values.dir?.length ?? 0) > 0 || images.length > 0;
@@ -100,12 +103,15 @@ function sourcesOf(
     // DD_WATCHER_* do not apply to --docker: it is the local socket, as the Docker CLI finds it.
     dockerWatchers = loadWatcherConfigs(new Map(env.DOCKER_HOST ? [['DOCKER_HOST', env.DOCKER_HOST]] : []));
   }
-  for (const watcher of dockerWatchers)
+  for (const watcher of dockerWatchers) {
+    const host = createDockerHost({ ...watcher.endpoint, ...(values.docker && { listing }) });
+    // The table shows nothing only an inspect gives; --json shows each container's env and health.
     sources.push({
       type: 'docker',
       config: { ...watcher, watchAll: values.all ?? watcher.watchAll },
-      host: createDockerHost(watcher.endpoint),
+      host: values.json ? host : withListedDetails(host),
     });
+  }
   // Podman watchers of the configuration (docs/sources.md "Podman"): their pods and policy labels as on the hub.
   for (const watcher of explicit ? [] : config.podmanWatchers)
     sources.push({
@@ -148,6 +154,21 @@ export async function runCheckCommand(
   args: readonly string[],
   env: Environment,
   io: CheckIo = processIo,
+  /** `--docker`'s listing, asked for before this module loaded (listing-prefetch.ts). */
+  listing?: ListingPrefetch,
+): Promise<number> {
+  try {
+    return await checkCommand(args, env, io, listing);
+  } finally {
+    listing?.discard(); // a no-op once its answer came
+  }
+}
+
+async function checkCommand(
+  args: readonly string[],
+  env: Environment,
+  io: CheckIo,
+  listing: ListingPrefetch | undefined,
 ): Promise<number> {
   let parsed: ReturnType<typeof parseCheckArgs>;
   try {
@@ -170,7 +191,7 @@ export async function runCheckCommand(
     const configuration = loadNodeConfiguration(env, readTextFile);
     const config = loadHubConfig(configuration.env, readTextFile);
     thresholdDays = config.ui.maturityThresholdDays;
-    sources = sourcesOf(parsed.values, parsed.positionals, configuration.env, config, now);
+    sources = sourcesOf(parsed.values, parsed.positionals, configuration.env, config, now, listing);
     registries = await loadRegistryProvidersFromEnv(configuration.env, readTextFile, {
       now,
       fetch: (input, init) => fetch(input, init),
@@ -187,7 +208,7 @@ export async function runCheckCommand(
   const stopProgress = startProgress(io, counts);
   const result = await runOneShotCheck(sources, {
     registries,
-    registryFetch: createRegistryFetchFactory(),
+    registryFetch: createOneShotRegistryFetchFactory(),
     registryTimeoutMs,
     thresholdDays,
     logger: createLogger({ level: 'error', sink: silentSink, ring: createLogRing(1, false) }),

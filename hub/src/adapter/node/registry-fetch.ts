@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
 import type { FetchLike } from '../../../../shared/registry/registry-transport';
 import type { ProviderConnection } from '../../registries/registry-provider';
+import { createNodeHttpFetch } from './node-http-fetch';
 
 type Undici = typeof import('undici');
 
@@ -36,5 +37,22 @@ export function createRegistryFetchFactory(): (connection: ProviderConnection) =
         dispatcher: await dispatcher,
       })) as unknown as Response;
     };
+  };
+}
+
+/**
+ * The registry fetch of a one-shot process (`dockwatch check`): node:http and node:https instead
+ * of Node's fetch, which a fresh process pays for dearly (node-http-fetch.ts). One client per CA
+ * file, read when the registry is configured as the hub's is.
+ */
+export function createOneShotRegistryFetchFactory(): (connection: ProviderConnection) => FetchLike {
+  const clients = new Map<string | undefined, FetchLike>();
+  return ({ caFile }) => {
+    let client = clients.get(caFile);
+    if (!client) {
+      client = createNodeHttpFetch(caFile === undefined ? {} : { ca: readFileSync(caFile, 'utf8') });
+      clients.set(caFile, client);
+    }
+    return client;
   };
 }
