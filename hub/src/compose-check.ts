@@ -3,7 +3,7 @@ import type { DockerHost } from '../../shared/docker/docker-host';
 import type { WatcherConfig, WatcherType } from '../../shared/docker/watcher-config';
 import { errorMessage } from '../../shared/error-message';
 import type { Logger } from '../../shared/logging/logger';
-import type { FetchLike } from '../../shared/registry/registry-transport';
+import type { RegistryFetch } from '../../shared/registry/registry-transport';
 import type { Container } from '../../shared/schemas/container';
 import type { SourceProblem } from '../../shared/sources/source-entry';
 import { FleetLookups } from './checks/fleet-lookups';
@@ -58,7 +58,7 @@ export async function runOneShotCheck(
   deps: {
     registries: LoadedRegistryProviders;
     /** The runtime's fetch per registry connection (Node binds CA files). */
-    registryFetch?: ((connection: ProviderConnection) => FetchLike) | undefined;
+    registryFetch?: ((connection: ProviderConnection) => RegistryFetch) | undefined;
     registryTimeoutMs: number;
     thresholdDays: number;
     logger: Logger;

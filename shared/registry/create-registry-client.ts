@@ -1,7 +1,7 @@
 import { isLoopbackHost, registryApiHost } from './image-reference';
 import { type BasicCredentials, RegistryAuth } from './registry-auth';
 import { RegistryClient } from './registry-client';
-import { type FetchLike, type RegistryRequestEvent, RegistryTransport } from './registry-transport';
+import { type RegistryFetch, type RegistryRequestEvent, RegistryTransport } from './registry-transport';
 import type { RequestLimiter } from './request-limiter';
 
 export interface RegistryConnection {
@@ -14,7 +14,7 @@ export interface RegistryConnection {
   scheme?: 'http' | 'https' | undefined;
   trustedRealmHosts?: readonly string[];
   limiter: RequestLimiter;
-  fetch?: FetchLike;
+  fetch?: RegistryFetch;
   timeoutMs?: number;
   onRequest?: (event: RegistryRequestEvent) => void;
   now?: () => number;

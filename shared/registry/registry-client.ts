@@ -13,7 +13,7 @@ import {
 import { isIndexMediaType, MANIFEST_ACCEPT } from './media-types';
 import type { RegistryAuth } from './registry-auth';
 import { RegistryError } from './registry-error';
-import { discard, type RegistryTransport, readCapped, urlHostOf } from './registry-transport';
+import { discard, type RegistryResponse, type RegistryTransport, readCapped, urlHostOf } from './registry-transport';
 
 export interface ManifestHead {
   digest: string;
@@ -185,7 +185,7 @@ export class RegistryClient {
     repository: string,
     suffix: string,
     headers: Record<string, string>,
-  ): Promise<Response> {
+  ): Promise<RegistryResponse> {
     return this.send(method, this.url(repository, suffix), repository, headers);
   }
 
@@ -195,7 +195,7 @@ export class RegistryClient {
     url: string,
     repository: string,
     headers: Record<string, string>,
-  ): Promise<Response> {
+  ): Promise<RegistryResponse> {
     const { transport, auth } = this.options;
     const scope = `repository:${repository}:pull`;
     let authorization = await auth.headerFor(scope);
@@ -222,7 +222,7 @@ export class RegistryClient {
   }
 }
 
-function contentType(response: Response): string | undefined {
+function contentType(response: RegistryResponse): string | undefined {
   return response.headers.get('content-type')?.split(';')[0]?.trim() || undefined;
 }
 

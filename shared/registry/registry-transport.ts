@@ -4,6 +4,33 @@ import { type RequestLimiter, realSleep, type Sleep } from './request-limiter';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
+/**
+ * What the registry code reads of an HTTP answer: the part of fetch's Response it uses. A runtime's
+ * fetch fits as it is; a one-shot process answers with a lighter object instead, because building
+ * Responses loads undici and web streams, which a fresh process pays for on every run
+ * (hub/src/adapter/node/node-http-fetch.ts).
+ */
+export interface RegistryResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  readonly body: RegistryResponseBody | null;
+  json(): Promise<unknown>;
+  text(): Promise<string>;
+}
+
+/** The body as the registry code reads it: chunk by chunk with a cap (readCapped), or dropped. */
+export interface RegistryResponseBody {
+  getReader(): {
+    read(): Promise<{ done: boolean; value?: Uint8Array | undefined }>;
+    cancel(reason?: unknown): Promise<void>;
+  };
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** The fetch registries are asked through: any FetchLike is one. */
+export type RegistryFetch = (input: string, init: RequestInit) => Promise<RegistryResponse>;
+
 /** One finished request, for metrics and request counting (by method and path kind). */
 export interface RegistryRequestEvent {
   method: string;
@@ -15,7 +42,7 @@ export interface RegistryRequestEvent {
 
 export interface RegistryTransportOptions {
   /** Runtime fetch; the Node adapter passes one bound to a CA file where a registry needs it. */
-  fetch?: FetchLike;
+  fetch?: RegistryFetch;
   limiter: RequestLimiter;
   timeoutMs?: number;
   /** Retries after network errors, 429, 502, 503 and 504. */
@@ -40,7 +67,7 @@ export function parseRetryAfter(value: string | null, now: number): number | und
 }
 
 /** Drops the response body so the connection can be reused. */
-export async function discard(response: Response): Promise<void> {
+export async function discard(response: RegistryResponse): Promise<void> {
   try {
     await response.body?.cancel();
   } catch {
@@ -54,7 +81,7 @@ export async function discard(response: Response): Promise<void> {
  * travel to another origin (registries redirect blob downloads to storage hosts).
  */
 export class RegistryTransport {
-  private readonly fetch: FetchLike;
+  private readonly fetch: RegistryFetch;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly maxRetryAfterMs: number;
@@ -70,9 +97,9 @@ export class RegistryTransport {
     this.now = options.now ?? Date.now;
   }
 
-  async send(url: string, init: { method: string; headers?: Record<string, string> }): Promise<Response> {
+  async send(url: string, init: { method: string; headers?: Record<string, string> }): Promise<RegistryResponse> {
     for (let attempt = 0; ; attempt++) {
-      let response: Response;
+      let response: RegistryResponse;
       try {
         response = await this.options.limiter.run(() => this.attempt(url, init));
       } catch (error) {
@@ -101,7 +128,10 @@ export class RegistryTransport {
     return 250 * 2 ** attempt + Math.floor(Math.random() * 100);
   }
 
-  private async attempt(url: string, init: { method: string; headers?: Record<string, string> }): Promise<Response> {
+  private async attempt(
+    url: string,
+    init: { method: string; headers?: Record<string, string> },
+  ): Promise<RegistryResponse> {
     const started = this.now();
     const origin = new URL(url).origin;
     // One deadline for the whole redirect chain, not one per hop.
@@ -139,7 +169,7 @@ export class RegistryTransport {
     method: string,
     headers: Record<string, string>,
     signal: AbortSignal,
-  ): Promise<Response> {
+  ): Promise<RegistryResponse> {
     try {
       return await this.fetch(url, { method, headers, redirect: 'manual', signal });
     } catch (error) {
@@ -175,7 +205,7 @@ export function asTransportError(error: unknown, host: string, timeoutMs?: numbe
  * byte is read, and an undeclared one is cut off as soon as it passes the cap; a stalled or
  * broken body becomes a `timeout` or `network` RegistryError instead of escaping raw.
  */
-export async function readCapped(response: Response, cap: number, what: string, host: string): Promise<Uint8Array> {
+export async function readCapped(response: RegistryResponse, cap: number, what: string, host: string): Promise<Uint8Array> {
   const tooLarge = () => new RegistryError('protocol', `${what} is larger than ${cap} bytes`);
   if (Number(response.headers.get('content-length')) > cap) {
     await discard(response);
@@ -188,7 +218,7 @@ export async function readCapped(response: Response, cap: number, what: string, 
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done || !value) break;
       size += value.byteLength;
       if (size > cap) {
         await reader.cancel().catch(() => undefined);

@@ -3,6 +3,7 @@ import { ConfigError } from '../../../shared/config/config-error';
 import { errorMessage } from '../../../shared/error-message';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
 import { RegistryError } from '../../../shared/registry/registry-error';
+import type { RegistryResponse } from '../../../shared/registry/registry-transport';
 import type { ProviderVariables } from '../config/provider-variables';
 import { type AwsCredentials, signRequest } from './aws-sigv4';
 import { defaultRateLimit } from './politeness';
@@ -162,7 +163,7 @@ async function fetchEcrToken(
     headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': TARGET },
   };
   const headers = await signRequest(request, credentials, { region, service: 'ecr' }, new Date(context.now()));
-  let response: Response;
+  let response: RegistryResponse;
   let text: string;
   try {
     response = await context.fetch(url, {
@@ -201,7 +202,7 @@ function readToken(component: string, text: string, now: number): EcrToken {
 }
 
 /** AWS names the error in `__type` (sometimes namespaced `ns#Type`) and in `x-amzn-ErrorType` (`Type:uri`). */
-function apiError(component: string, response: Response, text: string): RegistryError {
+function apiError(component: string, response: RegistryResponse, text: string): RegistryError {
   const body = safeJson(text) as { __type?: unknown; message?: unknown; Message?: unknown } | undefined;
   const rawType = typeof body?.__type === 'string' ? body.__type : (response.headers.get('x-amzn-errortype') ?? '');
   const type = (rawType.split('#').at(-1) ?? '').split(':')[0] || `HTTP ${response.status}`;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { discard, type FetchLike, parseRetryAfter } from '../../../shared/registry/registry-transport';
+import { discard, parseRetryAfter, type RegistryFetch, type RegistryResponse } from '../../../shared/registry/registry-transport';
 import type { RequestLimiter } from '../../../shared/registry/request-limiter';
 import type { ProviderVariables } from '../config/provider-variables';
 import type { CachedDate } from './public-provider-support';
@@ -24,7 +24,7 @@ export interface GithubEndpoints {
 export interface GithubPackageDatesOptions extends GithubEndpoints {
   /** A personal access token with read:packages: the packages API has no anonymous access. */
   token: string;
-  fetch: FetchLike;
+  fetch: RegistryFetch;
   now: () => number;
   limiter: RequestLimiter;
 }
@@ -75,7 +75,7 @@ export function createGithubPackageDates(options: GithubPackageDatesOptions): Gi
   const ownerKinds = new Map<string, (typeof OWNER_KINDS)[number]>();
   let pausedUntil = 0;
 
-  const request = (url: string): Promise<Response> =>
+  const request = (url: string): Promise<RegistryResponse> =>
     options.limiter.run(() =>
       options.fetch(url, {
         method: 'GET',
@@ -96,12 +96,12 @@ export function createGithubPackageDates(options: GithubPackageDatesOptions): Gi
    * a refused token (401, or 403 for a token without read:packages) for a minute: neither clears
    * by asking again for the next tag.
    */
-  const refuse = async (response: Response): Promise<undefined> => {
+  const refuse = async (response: RegistryResponse): Promise<undefined> => {
     const now = options.now();
     const limited =
       response.status === 429 ||
       response.headers.get('x-ratelimit-remaining') === '0' ||
-      response.headers.has('retry-after');
+      response.headers.get('retry-after') !== null;
     if (limited) {
       const reset = Number(response.headers.get('x-ratelimit-reset'));
       const resetMs = Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) : undefined;
@@ -114,7 +114,7 @@ export function createGithubPackageDates(options: GithubPackageDatesOptions): Gi
     return undefined;
   };
 
-  const walk = async (repository: string, first: Response, tag: string): Promise<CachedDate | undefined> => {
+  const walk = async (repository: string, first: RegistryResponse, tag: string): Promise<CachedDate | undefined> => {
     let response = first;
     for (let page = 1; ; page++) {
       if (!response.ok) return refuse(response);

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { discard, parseRetryAfter } from '../../../shared/registry/registry-transport';
+import { discard, parseRetryAfter, type RegistryResponse } from '../../../shared/registry/registry-transport';
 import type { ProviderVariables } from '../config/provider-variables';
 import type { CachedDate } from './public-provider-support';
 import { createPublishedAtCache, PublicRegistryOptions, publicProviderSettings } from './public-provider-support';
@@ -58,7 +58,7 @@ export function createHubProvider(
   let pausedUntil = 0;
   let accessToken: { value: string; until: number } | undefined;
 
-  const request = (url: string, init: RequestInit): Promise<Response> =>
+  const request = (url: string, init: RequestInit): Promise<RegistryResponse> =>
     limiter.run(() => context.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) }));
 
   /**
@@ -66,7 +66,7 @@ export function createHubProvider(
    * hammering it. Its documented 429 header is `X-Retry-After`, a Unix time; `Retry-After` is
    * honoured too, and `X-RateLimit-Reset` (Unix time) is the last resort.
    */
-  const pause = async (response: Response): Promise<void> => {
+  const pause = async (response: RegistryResponse): Promise<void> => {
     const now = context.now();
     const unixHeader = (name: string) => {
       const seconds = Number(response.headers.get(name));

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ConfigError } from '../../../shared/config/config-error';
 import type { BasicCredentials } from '../../../shared/registry/registry-auth';
-import type { FetchLike } from '../../../shared/registry/registry-transport';
+import type { RegistryFetch } from '../../../shared/registry/registry-transport';
 import type { ProviderVariables } from '../config/provider-variables';
 import { PRIVATE_CONCURRENCY, type RegistryRateLimit } from './politeness';
 
@@ -30,7 +30,7 @@ export interface ProviderConnection {
 export interface RegistryProviderContext {
   now: () => number;
   /** Runtime fetch for provider APIs beside the registry (token exchanges, tag metadata). */
-  fetch: FetchLike;
+  fetch: RegistryFetch;
 }
 
 /** One configured (or built-in) registry provider, by the `DD_REGISTRY_<TYPE>_<NAME>_*` convention. */

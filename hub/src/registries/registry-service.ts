@@ -1,7 +1,7 @@
 import { createRegistryClient } from '../../../shared/registry/create-registry-client';
 import { registryApiHost } from '../../../shared/registry/image-reference';
 import type { RegistryClient } from '../../../shared/registry/registry-client';
-import type { FetchLike, RegistryRequestEvent } from '../../../shared/registry/registry-transport';
+import type { RegistryFetch, RegistryRequestEvent } from '../../../shared/registry/registry-transport';
 import {
   createConcurrencyLimiter,
   createTokenBucketLimiter,
@@ -15,7 +15,7 @@ export interface RegistryServiceOptions {
   builtIn: readonly RegistryProvider[];
   fallback: RegistryProvider;
   /** The runtime's fetch for a connection (the Node adapter binds a CA file). */
-  fetchFor?: (connection: ProviderConnection) => FetchLike;
+  fetchFor?: (connection: ProviderConnection) => RegistryFetch;
   onRequest?: (event: RegistryRequestEvent) => void;
   timeoutMs?: number;
   now?: () => number;

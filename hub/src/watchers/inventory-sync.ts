@@ -105,6 +105,17 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
     // A container of onlyIds that the listing no longer has is gone (or stopped, without WATCHALL).
     if (options.onlyIds)
       for (const id of options.onlyIds) if (!ids.includes(id) && options.previous.has(id)) ids.push(id);
+    // The images of the listing, each asked once, all now: taken as the capped container inspects
+    // reach them, a thousand containers on fifty images waited for them eight at a time, and the
+    // registry checks behind them (issue 29, `dockwatch check`).
+    for (const id of ids) {
+      const summary = summaries.get(id);
+      if (!summary || images.has(summary.imageId)) continue;
+      if (!options.watchAll && summary.state !== 'running') continue;
+      const details = options.host.inspectImage(summary.imageId);
+      details.catch(() => undefined); // awaited (and its failure reported) by the containers that run it
+      images.set(summary.imageId, details);
+    }
   } catch (error) {
     return {
       records: [...options.previous.values()],

@@ -45,6 +45,10 @@ describe('createNodeHttpFetch (the registry fetch of dockwatch check)', () => {
     expect(response.headers.get('x-many')).toBe('one, two');
     expect(response.headers.get('link')).toBe('</v2/a/tags/list?last=b>; rel="next"');
     expect(new TextDecoder().decode(await readCapped(response, 1024, 'tag list', 'a'))).toBe('{"tags":["1.0.0"]}');
+    // Read once, as a Response's body is.
+    await expect(response.text()).rejects.toThrow('Body is unusable');
+    const again = await fetch(`${base}/v2/a/tags/list`, { method: 'GET' });
+    expect(await again.json()).toEqual({ tags: ['1.0.0'] });
     expect(seen[0]?.url).toBe('/v2/a/tags/list?n=10');
     expect(seen[0]?.headers).toMatchObject({ authorization: 'Bearer t', accept: '*/*', 'user-agent': 'node' });
     expect(seen[0]?.headers['accept-encoding']).toBeUndefined();

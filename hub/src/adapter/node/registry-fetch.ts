@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
-import type { FetchLike } from '../../../../shared/registry/registry-transport';
+import type { FetchLike, RegistryFetch } from '../../../../shared/registry/registry-transport';
 import type { ProviderConnection } from '../../registries/registry-provider';
 import { createNodeHttpFetch } from './node-http-fetch';
 
@@ -45,8 +45,8 @@ export function createRegistryFetchFactory(): (connection: ProviderConnection) =
  * of Node's fetch, which a fresh process pays for dearly (node-http-fetch.ts). One client per CA
  * file, read when the registry is configured as the hub's is.
  */
-export function createOneShotRegistryFetchFactory(): (connection: ProviderConnection) => FetchLike {
-  const clients = new Map<string | undefined, FetchLike>();
+export function createOneShotRegistryFetchFactory(): (connection: ProviderConnection) => RegistryFetch {
+  const clients = new Map<string | undefined, RegistryFetch>();
   return ({ caFile }) => {
     let client = clients.get(caFile);
     if (!client) {
