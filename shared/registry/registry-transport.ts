@@ -205,7 +205,12 @@ export function asTransportError(error: unknown, host: string, timeoutMs?: numbe
  * byte is read, and an undeclared one is cut off as soon as it passes the cap; a stalled or
  * broken body becomes a `timeout` or `network` RegistryError instead of escaping raw.
  */
-export async function readCapped(response: RegistryResponse, cap: number, what: string, host: string): Promise<Uint8Array> {
+export async function readCapped(
+  response: RegistryResponse,
+  cap: number,
+  what: string,
+  host: string,
+): Promise<Uint8Array> {
   const tooLarge = () => new RegistryError('protocol', `${what} is larger than ${cap} bytes`);
   if (Number(response.headers.get('content-length')) > cap) {
     await discard(response);

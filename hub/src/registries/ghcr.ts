@@ -1,5 +1,10 @@
 import * as v from 'valibot';
-import { discard, parseRetryAfter, type RegistryFetch, type RegistryResponse } from '../../../shared/registry/registry-transport';
+import {
+  discard,
+  parseRetryAfter,
+  type RegistryFetch,
+  type RegistryResponse,
+} from '../../../shared/registry/registry-transport';
 import type { RequestLimiter } from '../../../shared/registry/request-limiter';
 import type { ProviderVariables } from '../config/provider-variables';
 import type { CachedDate } from './public-provider-support';
