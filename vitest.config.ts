@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { slowestFilesReporter } from './scripts/slowest-tests.mjs';
+import { SlowestFirstSequencer } from './scripts/test-order.mjs';
 import { selectTests } from './scripts/test-selection.mjs';
 
 const { fast, slow } = selectTests();
@@ -11,6 +12,8 @@ export default defineConfig({
     // Integration suites start real servers; two cores are shared between files.
     fileParallelism: true,
     maxWorkers: 2,
+    // The slowest files first (scripts/test-order.mjs), so the run ends on short ones.
+    sequence: { sequencer: SlowestFirstSequencer },
     // The 20 slowest files after a run of more than 20 (CI replaces the reporters and makes the table from its JSON report).
     reporters: ['default', slowestFilesReporter()],
     projects: [
