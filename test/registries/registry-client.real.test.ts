@@ -7,12 +7,12 @@ import type { ProviderConnection } from '../../hub/src/registries/registry-provi
 import { createRegistryClient } from '../../shared/registry/create-registry-client';
 import type { BasicCredentials } from '../../shared/registry/registry-auth';
 import { RegistryError } from '../../shared/registry/registry-error';
-import type { FetchLike, RegistryRequestEvent } from '../../shared/registry/registry-transport';
+import type { RegistryFetch, RegistryRequestEvent } from '../../shared/registry/registry-transport';
 import { createConcurrencyLimiter } from '../../shared/registry/request-limiter';
 import { pushImage, pushManyTags } from '../support/registry/push-image';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
 
-type FetchFactory = () => (connection: ProviderConnection) => FetchLike;
+type FetchFactory = () => (connection: ProviderConnection) => RegistryFetch;
 
 /** The hub's registry fetch (Node's fetch) and dockwatch check's (node:http): the same registries, the same answers. */
 const FETCHES: { name: string; factory: FetchFactory }[] = [

@@ -41,7 +41,7 @@ describe('createNodeHttpFetch (the registry fetch of dockwatch check)', () => {
       headers: { authorization: 'Bearer t' },
       redirect: 'manual',
     });
-    expect([response.status, response.statusText, response.ok]).toEqual([200, 'Fine', true]);
+    expect([response.status, response.ok]).toEqual([200, true]);
     expect(response.headers.get('x-many')).toBe('one, two');
     expect(response.headers.get('link')).toBe('</v2/a/tags/list?last=b>; rel="next"');
     expect(new TextDecoder().decode(await readCapped(response, 1024, 'tag list', 'a'))).toBe('{"tags":["1.0.0"]}');

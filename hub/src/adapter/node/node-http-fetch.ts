@@ -57,7 +57,7 @@ export function createNodeHttpFetch(options: { ca?: string } = {}): RegistryFetc
         }
         const empty = method === 'HEAD' || NULL_BODY_STATUS.has(status);
         if (empty) answer.resume();
-        resolve(new NodeHttpResponse(status, answer.statusMessage ?? '', answer.rawHeaders, empty ? null : answer));
+        resolve(new NodeHttpResponse(status, answer.rawHeaders, empty ? null : answer));
       });
       request.end(body);
     });
@@ -92,7 +92,6 @@ class NodeHttpResponse implements RegistryResponse {
 
   constructor(
     readonly status: number,
-    readonly statusText: string,
     rawHeaders: readonly string[],
     message: IncomingMessage | null,
   ) {
