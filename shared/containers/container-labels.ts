@@ -46,6 +46,9 @@ const list = (value: string | undefined) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
+/** No `dd.updatePolicy.*` label (most containers): one frozen object, the record's updatePolicy, for them all (issue 30 item 3). */
+const NO_LABEL_POLICY: UpdatePolicy = Object.freeze({});
+
 /** `dd.updatePolicy.skipTags`, `.skipDigests`, `.snoozeUntil`, `.maturityMode`, `.maturityMinAgeDays`. */
 function labelPolicy(labels: Record<string, string>, problems: string[]): UpdatePolicy {
   const raw = {
@@ -59,6 +62,7 @@ function labelPolicy(labels: Record<string, string>, problems: string[]): Update
         : Number(labels['dd.updatePolicy.maturityMinAgeDays']),
   };
   const defined = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
+  if (Object.keys(defined).length === 0) return NO_LABEL_POLICY;
   const result = v.safeParse(UpdatePolicySchema, defined);
   if (result.success) return result.output;
   problems.push(`dd.updatePolicy: ${result.issues[0]?.message ?? 'invalid'}`);

@@ -41,34 +41,84 @@ function redactFields(fields: LogFields | undefined): LogFields | undefined {
   return out ?? fields;
 }
 
+/** What every logger of one createLogger shares. */
+interface LoggerCore {
+  level: LogLevel;
+  threshold: number;
+  now: () => number;
+  sink: LogSink;
+  ring: LogRing;
+}
+
+/**
+ * One component's logger. Methods on a class rather than closures in an object: the hub makes a
+ * child per watcher, 10,000 of them for an edge fleet, and each closure cost its own memory
+ * (issue 30 item 3). Callers always call them on the logger (`logger.warn(...)`), never detached.
+ */
+class ComponentLogger implements Logger {
+  constructor(
+    readonly component: string,
+    private readonly core: LoggerCore,
+  ) {}
+
+  get level(): LogLevel {
+    return this.core.level;
+  }
+
+  child(component: string): Logger {
+    return new ComponentLogger(component, this.core);
+  }
+
+  isLevelEnabled(level: LogLevel): boolean {
+    return logLevelRank(level) >= this.core.threshold;
+  }
+
+  trace(msg: string, fields?: LogFields): void {
+    this.emit('trace', msg, fields);
+  }
+
+  debug(msg: string, fields?: LogFields): void {
+    this.emit('debug', msg, fields);
+  }
+
+  info(msg: string, fields?: LogFields): void {
+    this.emit('info', msg, fields);
+  }
+
+  warn(msg: string, fields?: LogFields): void {
+    this.emit('warn', msg, fields);
+  }
+
+  error(msg: string, fields?: LogFields): void {
+    this.emit('error', msg, fields);
+  }
+
+  fatal(msg: string, fields?: LogFields): void {
+    this.emit('fatal', msg, fields);
+  }
+
+  private emit(level: LogLevel, msg: string, fields: LogFields | undefined): void {
+    const { core } = this;
+    if (logLevelRank(level) < core.threshold) return;
+    const entry: LogEntry = { timestamp: core.now(), level, component: this.component, msg };
+    core.sink(entry, redactFields(fields));
+    core.ring.push(entry);
+  }
+}
+
 /**
  * The logger of the hub and the edge agent: every line goes to the runtime's sink and into the ring that backs
  * /api/v1/log/entries and the live log stream, with the component it came from.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const now = options.now ?? Date.now;
-  const threshold = logLevelRank(options.level);
-  const make = (component: string): Logger => {
-    const emit = (level: LogLevel) => (msg: string, fields?: LogFields) => {
-      if (logLevelRank(level) < threshold) return;
-      const entry: LogEntry = { timestamp: now(), level, component, msg };
-      options.sink(entry, redactFields(fields));
-      options.ring.push(entry);
-    };
-    return {
-      level: options.level,
-      component,
-      child: (name) => make(name),
-      isLevelEnabled: (level) => logLevelRank(level) >= threshold,
-      trace: emit('trace'),
-      debug: emit('debug'),
-      info: emit('info'),
-      warn: emit('warn'),
-      error: emit('error'),
-      fatal: emit('fatal'),
-    };
+  const core: LoggerCore = {
+    level: options.level,
+    threshold: logLevelRank(options.level),
+    now: options.now ?? Date.now,
+    sink: options.sink,
+    ring: options.ring,
   };
-  return make(options.component ?? 'hub');
+  return new ComponentLogger(options.component ?? 'hub', core);
 }
 
 /** A sink for runtimes without pino: one JSON line per entry on the console. */

@@ -19,6 +19,9 @@ export const UpdateKindSchema = v.variant('kind', [
 ]);
 export type UpdateKind = v.InferOutput<typeof UpdateKindSchema>;
 
+/** `unknown`, one frozen object for every record without a pending update (most of a fleet's; issue 30 item 3). */
+export const UNKNOWN_UPDATE_KIND: UpdateKind = Object.freeze({ kind: 'unknown' });
+
 /** A detected update in the form the policy logic needs: which list a skip goes to, and the value skipped. */
 export type PendingUpdate = { kind: 'tag' | 'digest'; remoteValue: string };
 
@@ -49,7 +52,7 @@ export function buildUpdateKind(input: UpdateKindInput): { updateKind: UpdateKin
   if (local && remote && local !== remote) {
     return { updateKind: { kind: 'digest', localValue: local, remoteValue: remote }, updateAvailable: true };
   }
-  return { updateKind: { kind: 'unknown' }, updateAvailable: false };
+  return { updateKind: UNKNOWN_UPDATE_KIND, updateAvailable: false };
 }
 
 /** The pending update that skips, snoozes and the gate talk about; undefined when nothing is pending. */

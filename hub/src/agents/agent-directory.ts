@@ -16,6 +16,7 @@ import { type AgentDescription, agentView, containerCounts } from './agent-view'
 import { AgentNotConnectedError, type EdgeLink } from './edge-docker-host';
 import type { EdgeRequestOptions } from './edge-requests';
 import type { InventoryExpectations } from './inventory-expectations';
+import { SharedImages } from './shared-images';
 import { createStatsNotifier } from './stats-notifier';
 
 /** lastSeen reaches storage at most this often per agent (and at disconnect and stop). */
@@ -76,6 +77,8 @@ export class AgentDirectory {
   private readonly listenNames = new Set<string>();
   private readonly stats;
   private readonly logger;
+  /** Every agent's hosts hold the images they share as one object (issue 30 item 3). */
+  private readonly sharedImages = new SharedImages();
   private stopFlushing: (() => void) | undefined;
   private stopping = false;
 
@@ -258,6 +261,7 @@ export class AgentDirectory {
         logger: this.deps.logger,
         now: this.deps.now,
         requestTimeoutMs: this.deps.requestTimeoutMs,
+        sharedImages: this.sharedImages,
         onRecordsChanged: () => this.stats.changed(name),
       });
       this.runtimes.set(name, runtime);

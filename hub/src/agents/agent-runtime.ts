@@ -9,6 +9,7 @@ import type { DockerWatcher } from '../watchers/docker-watcher';
 import { toPublicContainer } from '../watchers/public-container';
 import type { WatcherFactory } from '../watchers/watcher-factory';
 import { EdgeDockerHost, type EdgeLink } from './edge-docker-host';
+import type { SharedImages } from './shared-images';
 
 export interface AgentRuntimeDeps {
   newWatcher: WatcherFactory;
@@ -18,6 +19,8 @@ export interface AgentRuntimeDeps {
   logger: Logger;
   now: () => number;
   requestTimeoutMs: number;
+  /** The fleet's image descriptions, one object each (SharedImages). */
+  sharedImages?: SharedImages | undefined;
   /** A record of this agent was added, changed or removed (its counts may have moved). */
   onRecordsChanged: () => void;
 }
@@ -184,6 +187,7 @@ export class AgentRuntime {
         endpoint: config.endpoint,
         requestTimeoutMs: this.deps.requestTimeoutMs,
         now: this.deps.now,
+        sharedImages: this.deps.sharedImages,
       });
     const watcher = this.deps.newWatcher(
       {

@@ -20,6 +20,7 @@ import { AgentOperations } from './agent-operations';
 import { ChunkQueue } from './chunk-queue';
 import { EdgeRequestError, type EdgeRequestOptions } from './edge-requests';
 import { LineQueue } from './line-queue';
+import type { SharedImages } from './shared-images';
 
 /** What the host needs of the agent's live session; undefined while the agent is away. */
 export interface EdgeLink {
@@ -44,6 +45,8 @@ export interface EdgeDockerHostOptions {
   exportMaxBytes?: number;
   /** The hub's clock: the time its events carry. */
   now: () => number;
+  /** Where agents' identical image descriptions become one object; absent, each host keeps its own. */
+  sharedImages?: SharedImages | undefined;
 }
 
 type ContainerAction = 'container.start' | 'container.stop' | 'container.restart' | 'container.remove';
@@ -109,7 +112,7 @@ export class EdgeDockerHost implements DockerHost {
   /** A complete snapshot replaces the whole inventory. No events: the caller runs one full observation. */
   applySnapshot(containers: readonly DockerContainerDetails[], images: readonly DockerImageDetails[]): void {
     this.containers = new Map(containers.map((container) => [container.id, container]));
-    this.images = new Map(images.map((image) => [image.id, image]));
+    this.images = new Map(images.map((image) => [image.id, this.shared(image)]));
     this.synced = true;
     const waiters = [...this.syncWaiters];
     this.syncWaiters.clear();
@@ -135,7 +138,7 @@ export class EdgeDockerHost implements DockerHost {
 
   applyChanged(container: DockerContainerDetails, image: DockerImageDetails | undefined): void {
     this.containers.set(container.id, container);
-    if (image) this.images.set(image.id, image);
+    if (image) this.images.set(image.id, this.shared(image));
     this.emit(container.id, 'changed');
   }
 
@@ -317,7 +320,7 @@ export class EdgeDockerHost implements DockerHost {
     );
     const parsed = v.safeParse(ImageDetailsSchema, result);
     if (!parsed.success) throw new Error(`agent ${this.options.agentName}: malformed pull reply`);
-    this.images.set(parsed.output.id, parsed.output);
+    this.images.set(parsed.output.id, this.shared(parsed.output));
     return parsed.output;
   }
 
@@ -399,6 +402,10 @@ export class EdgeDockerHost implements DockerHost {
       if (error.code === 'disconnected') return new AgentNotConnectedError(this.options.agentName);
     }
     return error instanceof Error ? error : new Error(String(error));
+  }
+
+  private shared(image: DockerImageDetails): DockerImageDetails {
+    return this.options.sharedImages?.share(image) ?? image;
   }
 
   private requireLink(): EdgeLink {

@@ -25,6 +25,7 @@ import {
   type SessionOwner,
   type SignInVerdict,
 } from './edge-session';
+import { EdgeSocketEvents, type SocketOpener } from './edge-socket-events';
 import { EdgeSocketSessions } from './edge-socket-sessions';
 import { type FrameLane, FramePacer } from './frame-pacer';
 import type { CloseVerdict } from './frame-reader';
@@ -97,7 +98,7 @@ const FRAME_SLICE_MS = 10;
  * A signed-in session becomes the agent's link in the directory; its inventory frames are applied
  * to the agent's watchers there.
  */
-export class EdgeSessions implements SessionOwner {
+export class EdgeSessions implements SessionOwner, SocketOpener<EdgeConnection> {
   readonly keys: EdgeKeyStore;
   readonly timings: EdgeTimings;
   /** The sockets a hibernating runtime holds (Workers), routed here by the runtime's handlers. */
@@ -115,8 +116,11 @@ export class EdgeSessions implements SessionOwner {
   private stopTicking: (() => void) | undefined;
   /** The hub loop's stalls so far, where the ticker measures them (HubStalls). */
   private stalledMs: (() => number) | undefined;
-  /** Where the sessions' frames wait for a slice of the loop; undefined where frames are handled as they come. */
-  private readonly pacer: FramePacer | undefined;
+  /**
+   * Hands a session's frame work to the pacer: one function for every session rather than one
+   * each (issue 30 item 3); undefined where frames are handled as they come.
+   */
+  private readonly pace: ((work: () => void, lane: FrameLane) => void) | undefined;
   private stopping = false;
   /** Keys and agents loaded: before that every sign-in would fail, so upgrades are refused (503). */
   ready = false;
@@ -128,10 +132,11 @@ export class EdgeSessions implements SessionOwner {
     this.checkSignIn = createSignInCheck(this.keys, deps.verifyEd25519);
     this.signingIn = new SignInSlots(deps.signInLimits);
     const { nextTurn } = deps;
-    this.pacer =
+    const pacer =
       nextTurn && !deps.socketsHibernate
         ? new FramePacer({ budgetMs: FRAME_SLICE_MS, now: () => performance.now(), nextTurn })
         : undefined;
+    this.pace = pacer && ((work, lane) => pacer.run(work, lane));
     this.gateways =
       deps.gatewayPort &&
       new GatewayLinks({
@@ -204,22 +209,20 @@ export class EdgeSessions implements SessionOwner {
 
   /** The socket events of one accepted upgrade. */
   connect(connection: EdgeConnection): WSEvents {
-    let session: EdgeSession | undefined;
-    return {
-      onOpen: (_event, ws) => {
-        if (this.stopping) {
-          connection.slot?.release();
-          ws.close(EDGE_CLOSE.goingAway, 'hub shutting down');
-          return;
-        }
-        session = this.newSession(ws, connection, { setFrameLimit: this.deps.setFrameLimit });
-        if (connection.slot) this.slots.set(session, connection.slot);
-        session.open();
-      },
-      onMessage: (event) => session?.message(event.data),
-      onClose: (event) => session?.socketClosed((event as CloseEvent).code ?? 1006),
-      onError: () => session?.socketClosed(1006),
-    };
+    return new EdgeSocketEvents(this, connection);
+  }
+
+  /** The socket of connect()'s upgrade opened: its session starts with the challenge; none while the hub stops. */
+  opened(ws: WSContext, connection: EdgeConnection): EdgeSession | undefined {
+    if (this.stopping) {
+      connection.slot?.release();
+      ws.close(EDGE_CLOSE.goingAway, 'hub shutting down');
+      return undefined;
+    }
+    const session = this.newSession(ws, connection, { setFrameLimit: this.deps.setFrameLimit });
+    if (connection.slot) this.slots.set(session, connection.slot);
+    session.open();
+    return session;
   }
 
   // ---- hibernatable sockets (Workers; docs/workers.md "Edge sockets") ---------------------------
@@ -427,10 +430,7 @@ export class EdgeSessions implements SessionOwner {
       logger: this.logger,
       now: this.deps.now,
       stalledMs: this.stalledMs,
-      ...(this.pacer && {
-        pace: (work: () => void, lane: FrameLane) => this.pacer?.run(work, lane),
-        pauseReading: this.deps.pauseReading,
-      }),
+      ...(this.pace && { pace: this.pace, pauseReading: this.deps.pauseReading }),
       ...options,
     });
     this.sessions.add(session);

@@ -37,6 +37,7 @@ import { createRegistryFetchFactory } from './registry-fetch';
 import { nodeScannerProcessFor } from './scanner-process';
 import { SELF_UPDATE_HELPER_ARGUMENT } from './self-update-helper';
 import { startupLine } from './startup-line';
+import { releaseUpgradeContext } from './upgrade-context-release';
 import { createUpgradePacer, pacedUpgrades, UPGRADE_SLICE_MS } from './upgrade-pacer';
 import { answerRefusedUpgrades } from './upgrade-refusal-bodies';
 import { setWsFrameLimit } from './ws-frame-limit';
@@ -169,7 +170,8 @@ export async function startNodeHub(options: StartNodeHubOptions): Promise<NodeHu
   // hub is only called once requests arrive, after it exists.
   const upgrades = answerRefusedUpgrades(
     (request, env) => hub.app.fetch(request, env),
-    upgradeWebSocket as UpgradeWebSocket<unknown>,
+    // An open socket keeps only what node-server reads of its upgrade, not the whole Context.
+    releaseUpgradeContext(upgradeWebSocket as UpgradeWebSocket<unknown>),
   );
   // A burst of WebSocket upgrades (a fleet dialling at once) reaches the hub a slice a loop turn.
   const upgradePacer = createUpgradePacer({

@@ -1,0 +1,37 @@
+import type { DockerImageDetails } from '../../../shared/docker/docker-host';
+import { sameJson } from '../watchers/same-json';
+
+/** Distinct images remembered: far more than a fleet runs, and at ~400 bytes each a bound of a few MB. */
+const MAX_SHARED_IMAGES = 10_000;
+
+/**
+ * One object for each distinct image the fleet's agents report (issue 30 item 3): each agent's
+ * frames are parsed into objects of their own, so 10,000 agents running the same 20 images held
+ * 200,000 copies of 20 descriptions. An image id is a digest of the image's content, so agents
+ * mostly report it alike; one reported otherwise (its host tagged it differently) becomes the
+ * shared one from then on. The objects are never changed after parsing (hosts replace a whole
+ * image, never edit one), which is what makes sharing them safe.
+ */
+export class SharedImages {
+  private readonly byId = new Map<string, DockerImageDetails>();
+
+  constructor(private readonly max = MAX_SHARED_IMAGES) {}
+
+  /** The shared object equal to `image`, or `image` itself, remembered as the shared one. */
+  share(image: DockerImageDetails): DockerImageDetails {
+    const known = this.byId.get(image.id);
+    const shared = known && (known === image || sameJson(known, image)) ? known : image;
+    // Re-inserted, so the first in the map is the one reported longest ago: the one to forget.
+    this.byId.delete(image.id);
+    this.byId.set(image.id, shared);
+    if (this.byId.size > this.max) {
+      const oldest = this.byId.keys().next().value;
+      if (oldest !== undefined) this.byId.delete(oldest);
+    }
+    return shared;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+}
