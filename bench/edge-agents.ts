@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { EDGE_HEARTBEAT_MS } from '../shared/edge/protocol';
 import { edgeKeyId, generateEdgeKeyPair, toBase64, toHex } from '../shared/edge/sign-in';
+import { REPO_ROOT } from '../test/support/hub-process';
 import {
   type BenchContext,
   type Benchmark,
@@ -14,6 +15,7 @@ import {
   markdownTable,
   positiveIntegerEnv,
 } from './support/benchmark';
+import { startBuiltHub } from './support/built-hub';
 import type { FleetAgent, FleetPlan } from './support/edge-fleet';
 import { type HubProcess, startHubProcess } from './support/hub-process';
 import { cpuShare, machineBusyShare, type ProcessSample, sampleMachineCpu, sampleProcess } from './support/proc-stats';
@@ -115,23 +117,26 @@ export async function startFleetHub(
   fleet: readonly (FleetAgent & { publicKey: string })[],
   store: string,
   extraEnv: Record<string, string> = {},
+  /** `built`: the production build, as `npm start` runs it (`node dist/hub.mjs`); else the sources through tsx. */
+  runs: 'source' | 'built' = 'source',
 ): Promise<HubProcess> {
   const authorizedKeys = join(dir, 'authorized_keys');
   await writeFile(authorizedKeys, fleet.map((agent) => `${agent.publicKey} ${agent.name}`).join('\n'));
-  return startHubProcess({
-    env: {
-      DD_STORE_DRIVER: store,
-      DD_STORE_PATH: join(dir, 'data'),
-      DD_LOCAL_WATCHER: 'false',
-      DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
-      // 1,000 agents from one address are 1,000 upgrades, all signing in at once: the per-address
-      // limits are raised out of reach (the total too, for a fleet larger than its 1,024).
-      DD_SERVER_RATELIMIT_WEBSOCKET: '1000000',
-      DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000000',
-      DD_EDGE_SIGNIN_MAX: '1000000',
-      ...extraEnv,
-    },
-  });
+  const env = {
+    DD_STORE_DRIVER: store,
+    DD_STORE_PATH: join(dir, 'data'),
+    DD_LOCAL_WATCHER: 'false',
+    DD_EDGE_AUTHORIZED_KEYS: authorizedKeys,
+    // 1,000 agents from one address are 1,000 upgrades, all signing in at once: the per-address
+    // limits are raised out of reach (the total too, for a fleet larger than its 1,024).
+    DD_SERVER_RATELIMIT_WEBSOCKET: '1000000',
+    DD_EDGE_SIGNIN_MAX_PER_ADDRESS: '1000000',
+    DD_EDGE_SIGNIN_MAX: '1000000',
+    ...extraEnv,
+  };
+  if (runs === 'source') return startHubProcess({ env });
+  const hub = await startBuiltHub(REPO_ROOT, env);
+  return { url: hub.url, pid: hub.pid, sample: () => hub.sample(), stop: async () => void (await hub.stop()) };
 }
 
 /** A fresh hub and a fresh fleet; heartbeats are measured on the fs run only (the store plays no part in them). */

@@ -8,6 +8,7 @@ import { type ProcessSample, sampleProcess } from './proc-stats';
 export interface BuiltHub {
   /** http://127.0.0.1:<port> */
   url: string;
+  pid: number;
   /** RSS and CPU time of the hub process, from /proc. */
   sample(): ProcessSample;
   /** SIGTERM (SIGKILL after 10 s); resolves with the main thread's CPU profile when one was asked for. */
@@ -62,6 +63,7 @@ export async function startBuiltHub(
   const pid = child.pid as number;
   return {
     url: `http://127.0.0.1:${port}`,
+    pid,
     sample: () => sampleProcess(pid),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -11,7 +11,8 @@
  *
  * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_CONTAINERS (20 an agent), BENCH_EDGE_STORE (fs | memory | redis: a throwaway redis-server
  * on a unix socket, test/support/redis-server.ts), BENCH_EDGE_CONNECT_CONCURRENCY
- * (all at once), BENCH_EDGE_LIMIT_SECONDS (300), BENCH_EDGE_SETTLE_SECONDS (10, after the sync), HUB_NODE_OPTIONS.
+ * (all at once), BENCH_EDGE_LIMIT_SECONDS (300), BENCH_EDGE_SETTLE_SECONDS (10, after the sync), HUB_NODE_OPTIONS,
+ * BENCH_EDGE_HUB (`built`, the default: the production build as `npm start` runs it; `source`: tsx).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,11 +34,18 @@ const dir = await mkdtemp(join(tmpdir(), 'dockwatch-edge-progress-'));
 const redis = store === 'redis' ? await startRedisServer() : undefined;
 const loopDelayFile = join(dir, 'loop-delay.jsonl');
 const probe = join(dirname(fileURLToPath(import.meta.url)), 'loop-delay-probe.cjs');
-const hub = await startFleetHub(dir, fleet, store, {
-  NODE_OPTIONS: [`--require ${probe}`, env.HUB_NODE_OPTIONS].filter(Boolean).join(' '),
-  LOOP_DELAY_FILE: loopDelayFile,
-  ...(redis && { DD_STORE_URL: redis.url }),
-});
+const runs = env.BENCH_EDGE_HUB === 'source' ? 'source' : 'built';
+const hub = await startFleetHub(
+  dir,
+  fleet,
+  store,
+  {
+    NODE_OPTIONS: [`--require ${probe}`, env.HUB_NODE_OPTIONS].filter(Boolean).join(' '),
+    LOOP_DELAY_FILE: loopDelayFile,
+    ...(redis && { DD_STORE_URL: redis.url }),
+  },
+  runs,
+);
 
 interface LoopWindow {
   /** The line of the whole burst's histogram, not a window's. */
@@ -58,7 +66,9 @@ async function loopWindows(): Promise<LoopWindow[]> {
 }
 const loopLine = (window: LoopWindow | undefined) =>
   window ? `loop p99 ${window.p99} ms, max ${window.max} ms` : 'loop: no window yet';
-log(`${store} hub ${hub.url} (pid ${hub.pid}), ${mib(hub.sample().rssBytes)}; ${agents} keys registered`);
+log(
+  `${store} hub (${runs === 'built' ? 'node dist/hub.mjs' : 'tsx, from the sources'}) ${hub.url} (pid ${hub.pid}), ${mib(hub.sample().rssBytes)}; ${agents} keys registered`,
+);
 const planFile = join(dir, 'plan.json');
 await writeFile(
   planFile,
