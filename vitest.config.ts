@@ -9,10 +9,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Three files at a time on two cores: the bed suites spend much of their time waiting on dockerd,
-    // registries, Chromium and workerd (issue 30: one more worker than cores fills those waits).
+    // Integration suites start real servers; two cores are shared between files.
     fileParallelism: true,
-    maxWorkers: 3,
+    maxWorkers: 2,
     // The slowest files first (scripts/test-order.mjs), so the run ends on short ones.
     sequence: { sequencer: SlowestFirstSequencer },
     // The 20 slowest files after a run of more than 20 (CI replaces the reporters and makes the table from its JSON report).
