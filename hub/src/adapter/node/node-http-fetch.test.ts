@@ -25,7 +25,8 @@ async function serve(handler: (request: IncomingMessage, response: ServerRespons
 
 describe('createNodeHttpFetch (the registry fetch of dockwatch check)', () => {
   it('answers status, every header and the body as a stream, sending what fetch sends by default', async () => {
-    const { base, seen } = await serve((_, response) => {
+    const { base, seen } = await serve((request, response) => {
+      if (request.url === '/bom') return void response.end('\uFEFF{"bom":true}');
       response.writeHead(200, 'Fine', [
         ['content-type', 'application/json'],
         ['link', '</v2/a/tags/list?last=b>; rel="next"'],
@@ -49,6 +50,8 @@ describe('createNodeHttpFetch (the registry fetch of dockwatch check)', () => {
     await expect(response.text()).rejects.toThrow('Body is unusable');
     const again = await fetch(`${base}/v2/a/tags/list`, { method: 'GET' });
     expect(await again.json()).toEqual({ tags: ['1.0.0'] });
+    const marked = await fetch(`${base}/bom`, { method: 'GET' });
+    expect(await marked.json()).toEqual({ bom: true });
     expect(seen[0]?.url).toBe('/v2/a/tags/list?n=10');
     expect(seen[0]?.headers).toMatchObject({ authorization: 'Bearer t', accept: '*/*', 'user-agent': 'node' });
     expect(seen[0]?.headers['accept-encoding']).toBeUndefined();

@@ -109,7 +109,8 @@ class NodeHttpResponse implements RegistryResponse {
       if (done || !value) break;
       chunks.push(value);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    // As Response.text() decodes: UTF-8, a byte order mark dropped.
+    return Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
   }
 
   async json(): Promise<unknown> {
