@@ -110,7 +110,9 @@ class NodeHttpResponse implements RegistryResponse {
       chunks.push(value);
     }
     // As Response.text() decodes: UTF-8, a byte order mark dropped.
-    return Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
   }
 
   async json(): Promise<unknown> {
