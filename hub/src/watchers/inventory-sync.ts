@@ -79,23 +79,34 @@ const BUILD_SLICE_MS = 8;
  * records, and check them against their registries when asked. Nothing is written here; a failed
  * observation keeps the last-known record and makes the result non-authoritative.
  */
+/** An image's details, asked of the host once per observation however many containers run it. */
+type ImageOf = (id: string) => Promise<DockerImageDetails | undefined>;
+
+function imageInspects(host: DockerHost): ImageOf {
+  const asked = new Map<string, Promise<DockerImageDetails | undefined>>();
+  return (id) => {
+    let details = asked.get(id);
+    if (!details) {
+      details = host.inspectImage(id);
+      // Asked ahead: a failure is reported by the containers that await it, if any still run it.
+      details.catch(() => undefined);
+      asked.set(id, details);
+    }
+    return details;
+  };
+}
+
 export async function observeInventory(options: ObserveOptions): Promise<ObservedInventory> {
   const errors: SyncError[] = [];
-  const images = new Map<string, Promise<DockerImageDetails | undefined>>();
+  const imageOf = imageInspects(options.host);
   // A full observation needs the images of the containers it knew (each inspected once): asked
   // now, while Docker lists, rather than one round trip after the listing (issue 18).
-  if (!options.onlyIds)
-    for (const { image } of options.previous.values()) {
-      if (images.has(image.id)) continue;
-      const details = options.host.inspectImage(image.id);
-      details.catch(() => undefined); // an image no container runs any more is never awaited
-      images.set(image.id, details);
-    }
+  if (!options.onlyIds) for (const { image } of options.previous.values()) void imageOf(image.id);
   // A full observation whose every record the event stream kept current is made from them, and
   // Docker's listing is not waited for (issue 18: listing a thousand containers takes the Engine
   // longer than the registry takes to answer); the caller reconciles with it afterwards.
   const known = options.listAfter && !options.onlyIds ? options.inspected?.knownInventory(options.previous) : undefined;
-  if (known) return { ...(await observeListed([...known.keys()], known, options, images, errors)), unlisted: true };
+  if (known) return { ...(await observeListed([...known.keys()], known, options, imageOf, errors)), unlisted: true };
   let ids: string[];
   let summaries: Map<string, DockerContainerSummary>;
   try {
@@ -110,11 +121,7 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
     // registry checks behind them (issue 29, `dockwatch check`).
     for (const id of ids) {
       const summary = summaries.get(id);
-      if (!summary || images.has(summary.imageId)) continue;
-      if (!options.watchAll && summary.state !== 'running') continue;
-      const details = options.host.inspectImage(summary.imageId);
-      details.catch(() => undefined); // awaited (and its failure reported) by the containers that run it
-      images.set(summary.imageId, details);
+      if (summary && (options.watchAll || summary.state === 'running')) void imageOf(summary.imageId);
     }
   } catch (error) {
     return {
@@ -124,7 +131,7 @@ export async function observeInventory(options: ObserveOptions): Promise<Observe
       authoritative: false,
     };
   }
-  return observeListed(ids, summaries, options, images, errors);
+  return observeListed(ids, summaries, options, imageOf, errors);
 }
 
 /** Inspects (or takes from the cache), builds and checks the listed containers. */
@@ -132,7 +139,7 @@ async function observeListed(
   ids: readonly string[],
   summaries: ReadonlyMap<string, DockerContainerSummary>,
   options: ObserveOptions,
-  images: Map<string, Promise<DockerImageDetails | undefined>>,
+  imageOf: ImageOf,
   errors: SyncError[],
 ): Promise<ObservedInventory> {
   const limiter = createConcurrencyLimiter(INSPECT_CONCURRENCY);
@@ -147,7 +154,7 @@ async function observeListed(
   await Promise.all(
     ids.map(async (id) => {
       const observed = await limiter.run(() => {
-        const observe = () => observeOne(id, summaries.get(id), options, images, errors);
+        const observe = () => observeOne(id, summaries.get(id), options, imageOf, errors);
         const pause = slices.pause();
         return pause ? pause.then(observe) : observe();
       });
@@ -213,7 +220,7 @@ async function observeOne(
   id: string,
   summary: DockerContainerSummary | undefined,
   options: ObserveOptions,
-  images: Map<string, Promise<DockerImageDetails | undefined>>,
+  imageOf: ImageOf,
   errors: SyncError[],
 ): Promise<{ record: Container; labelPolicy: UpdatePolicy; inputs: BuildInputs } | 'gone' | undefined> {
   try {
@@ -221,11 +228,7 @@ async function observeOne(
     if (!details) return 'gone'; // removed between list and inspect
     // Without WATCHALL a stopped container is not watched: an event about it removes it, as a cycle would.
     if (!options.watchAll && details.state !== 'running') return 'gone';
-    let image = images.get(details.imageId);
-    if (!image) {
-      image = options.host.inspectImage(details.imageId);
-      images.set(details.imageId, image);
-    }
+    const image = imageOf(details.imageId);
     const previous = options.previous.get(id);
     const imageDetails = await image;
     // Nothing it was built from changed (the same inspect answer, image and overrides), and the
