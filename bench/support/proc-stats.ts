@@ -82,3 +82,22 @@ export function machineBusyShare(before: MachineCpuSample, after: MachineCpuSamp
   const total = after.totalTicks - before.totalTicks;
   return total > 0 ? (after.busyTicks - before.busyTicks) / total : 0;
 }
+
+/**
+ * Waits until the whole machine is mostly idle (under `busyBelow` of all cores over one `windowMs`),
+ * at most `maxMs`: a benchmark that has just made its bed (a thousand containers started) measures
+ * the code, not the bed's aftermath. Answers the share of the last window and how long it waited.
+ */
+export async function waitForQuietMachine(
+  options: { busyBelow?: number; windowMs?: number; maxMs?: number } = {},
+): Promise<{ busyShare: number; waitedMs: number }> {
+  const { busyBelow = 0.3, windowMs = 1_000, maxMs = 60_000 } = options;
+  const started = performance.now();
+  for (;;) {
+    const before = sampleMachineCpu();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const busyShare = machineBusyShare(before, sampleMachineCpu());
+    const waitedMs = performance.now() - started;
+    if (busyShare < busyBelow || waitedMs >= maxMs) return { busyShare, waitedMs };
+  }
+}

@@ -175,6 +175,9 @@ describe('DockerWatcher cycles', () => {
     });
     const lookups = {
       beginCycle: () => undefined,
+      // The requests started from the listing (inventory-sync.ts prefetchListed); the check asks through imageCheck.
+      tags: async () => [],
+      tagDigest: async () => ({ digest: 'sha256:0', mediaType: undefined }),
       imageCheck: async <T>(_policy: unknown, key: string) => answer(key) as T,
     } as unknown as FleetLookups;
     let changeDuringWrite: (() => Promise<void>) | undefined;

@@ -6,7 +6,8 @@ import { createLogger, silentSink } from '../../../shared/logging/logger';
 import { containerIdentity } from '../../../shared/update/update-clock';
 import { fakeDockerHost } from '../../../test/support/fake-docker-host';
 import type { ImageCheckResult } from '../checks/check-image';
-import type { FleetLookups } from '../checks/fleet-lookups';
+import { FleetLookups } from '../checks/fleet-lookups';
+import type { RegistryService } from '../registries/registry-service';
 import { createContainerStore } from '../store/container-store';
 import { TagPolicyCache } from './container-check';
 import { observeInventory } from './inventory-sync';
@@ -61,6 +62,9 @@ describe('a watch cycle and an update policy changed during it', () => {
     });
     const asked: string[] = [];
     const lookups = {
+      // The requests started from the listing (prefetchListed): the checks below ask through imageCheck.
+      tags: async () => [],
+      tagDigest: async () => ({ digest: 'sha256:0', mediaType: undefined }),
       imageCheck: async <T>(_policy: unknown, key: string) => {
         asked.push(key);
         // db's registry is slow; web's answers at once, and with 1.1.0 skipped has no update.
@@ -98,6 +102,73 @@ describe('a watch cycle and an update policy changed during it', () => {
         ?.endsWith('["1.1.0"]'),
     ).toBe(true);
     expect(observed.records.find((record) => record.name === 'd')?.updateAvailable).toBe(true);
+  });
+});
+
+describe('a cycle with containers it has no record of', () => {
+  it('asks the registry as soon as Docker lists them, before their images are inspected, once per reference', async () => {
+    const store = createContainerStore(
+      createStorage(),
+      createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
+    );
+    await store.load();
+    const versioned = [container('a'), { ...container('b'), image: 'example.com/a:1.0.0' }];
+    const rolling = { ...container('c'), image: 'example.com/c:latest' };
+    const unwatched = { ...container('u'), labels: { 'dd.watch': 'false' } };
+    const renamed = { ...container('l'), labels: { 'dd.registry.lookup.image': 'mirror.example.com/l:1.0.0' } };
+    const stopped = { ...container('s'), state: 'exited' as const };
+    const containers = [...versioned, rolling, unwatched, renamed, stopped];
+    let releaseImages: () => void = () => undefined;
+    const imagesHeld = new Promise<void>((resolve) => {
+      releaseImages = resolve;
+    });
+    const asked: string[] = [];
+    const registries = {
+      clientFor: async (registry: string) => ({
+        provider: {},
+        client: {
+          listTags: async (repository: string) => {
+            asked.push(`tags ${registry}/${repository}`);
+            return ['1.0.0'];
+          },
+          headManifest: async (repository: string, tag: string) => {
+            asked.push(`head ${registry}/${repository}:${tag}`);
+            return { digest: 'sha256:1', mediaType: undefined };
+          },
+        },
+      }),
+    } as unknown as RegistryService;
+    const lookups = new FleetLookups(registries);
+    lookups.beginCycle();
+    const host = fakeDockerHost({
+      listContainers: async () => containers,
+      inspectContainer: async (id) => containers.find((found) => found.id === id),
+      inspectImage: async (id) => {
+        await imagesHeld;
+        return { id, repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' };
+      },
+    });
+    const now = Date.parse('2026-12-07T07:00:00Z');
+    const observing = observeInventory({
+      host,
+      watcher: 'local',
+      watchAll: false,
+      watchByDefault: true,
+      previous: new Map(),
+      policies: new TagPolicyCache(),
+      check: { lookups, store, thresholdDays: 0, now },
+      now,
+    });
+    const expected = ['tags example.com/a', 'head example.com/c:latest', 'tags mirror.example.com/l'];
+    await waitUntil(() => asked.length === expected.length);
+    expect(asked.sort()).toEqual(expected.sort());
+    releaseImages();
+    const observed = await observing;
+    // The checks found the answers in flight: no reference was asked twice, none more was asked.
+    expect(asked.sort()).toEqual(expected.sort());
+    expect(observed.errors).toEqual([]);
+    expect(observed.records.map((record) => record.name).sort()).toEqual(['a', 'b', 'c', 'l', 'u']);
+    expect(observed.records.find((record) => record.name === 'c')?.image.digest.watch).toBe(true);
   });
 });
 
