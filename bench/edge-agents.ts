@@ -119,6 +119,8 @@ export async function startFleetHub(
   extraEnv: Record<string, string> = {},
   /** `built`: the production build, as `npm start` runs it (`node dist/hub.mjs`); else the sources through tsx. */
   runs: 'source' | 'built' = 'source',
+  /** The built hub's V8 CPU profile written here as it exits (`--cpu-prof` is refused in NODE_OPTIONS). */
+  profileDir?: string,
 ): Promise<HubProcess> {
   const authorizedKeys = join(dir, 'authorized_keys');
   await writeFile(authorizedKeys, fleet.map((agent) => `${agent.publicKey} ${agent.name}`).join('\n'));
@@ -135,7 +137,7 @@ export async function startFleetHub(
     ...extraEnv,
   };
   if (runs === 'source') return startHubProcess({ env });
-  const hub = await startBuiltHub(REPO_ROOT, env);
+  const hub = await startBuiltHub(REPO_ROOT, env, { profileDir });
   return { url: hub.url, pid: hub.pid, sample: () => hub.sample(), stop: async () => void (await hub.stop()) };
 }
 

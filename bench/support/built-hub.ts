@@ -67,7 +67,8 @@ export async function startBuiltHub(
     sample: () => sampleProcess(pid),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const escalate = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      // Writing a long run's profile takes seconds of its own, and a killed process writes none.
+      const escalate = setTimeout(() => child.kill('SIGKILL'), options.profileDir ? 60_000 : 10_000);
       await exited;
       clearTimeout(escalate);
       process.removeListener('exit', killOnExit);

@@ -12,14 +12,21 @@
  * Knobs: BENCH_EDGE_AGENTS (10,000), BENCH_EDGE_CONTAINERS (20 an agent), BENCH_EDGE_STORE (fs | memory | redis: a throwaway redis-server
  * on a unix socket, test/support/redis-server.ts), BENCH_EDGE_CONNECT_CONCURRENCY
  * (all at once), BENCH_EDGE_LIMIT_SECONDS (300), BENCH_EDGE_SETTLE_SECONDS (10, after the sync), HUB_NODE_OPTIONS,
- * BENCH_EDGE_HUB (`built`, the default: the production build as `npm start` runs it; `source`: tsx).
+ * BENCH_EDGE_HUB (`built`, the default: the production build as `npm start` runs it; `source`: tsx),
+ * BENCH_EDGE_PROFILE_DIR (the built hub's V8 CPU profile, written there as it exits), BENCH_EDGE_KEEP_DIR
+ * (the hub's store left on disk, its path logged).
+ *
+ * The container count is asked for every second (`?limit=1`: a few milliseconds of the hub's time),
+ * so "synced" is exact to a second; a line is logged every fifth answer.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../../test/support/redis-server';
 import { fleetKeys, startFleetHub, startGenerator, waitForEvent } from '../edge-agents';
+import { waitForQuietMachine } from './proc-stats';
 
 const env = process.env;
 const agents = Number(env.BENCH_EDGE_AGENTS ?? 10_000);
@@ -30,6 +37,15 @@ const log = (message: string) => console.log(`${((Date.now() - started) / 1000).
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 const fleet = await fleetKeys(agents);
+// The fs store's filesystem syncs wait for every dirty page of the disk: the previous run's store
+// (some 60,000 files written, then deleted) is flushed first, and the cores let settle, so that
+// runs measure the hub rather than what the one before left behind.
+const flushStarted = Date.now();
+spawnSync('sync');
+const quiet = await waitForQuietMachine();
+log(
+  `disk flushed in ${Date.now() - flushStarted - Math.round(quiet.waitedMs)} ms; machine ${Math.round(quiet.busyShare * 100)} % busy after ${Math.round(quiet.waitedMs)} ms`,
+);
 const dir = await mkdtemp(join(tmpdir(), 'dockwatch-edge-progress-'));
 const redis = store === 'redis' ? await startRedisServer() : undefined;
 const loopDelayFile = join(dir, 'loop-delay.jsonl');
@@ -45,6 +61,7 @@ const hub = await startFleetHub(
     ...(redis && { DD_STORE_URL: redis.url }),
   },
   runs,
+  env.BENCH_EDGE_PROFILE_DIR,
 );
 
 interface LoopWindow {
@@ -55,6 +72,10 @@ interface LoopWindow {
   p50: number;
   p99: number;
   max: number;
+  /** MiB at the window's end (not on the span's line). */
+  heapUsed?: number;
+  heapTotal?: number;
+  external?: number;
 }
 /** The probe's windows so far (the file may not exist yet, or end in a line being written). */
 async function loopWindows(): Promise<LoopWindow[]> {
@@ -65,7 +86,9 @@ async function loopWindows(): Promise<LoopWindow[]> {
     .map((line) => JSON.parse(line) as LoopWindow);
 }
 const loopLine = (window: LoopWindow | undefined) =>
-  window ? `loop p99 ${window.p99} ms, max ${window.max} ms` : 'loop: no window yet';
+  window
+    ? `loop p99 ${window.p99} ms, max ${window.max} ms${window.heapUsed === undefined ? '' : `; heap ${window.heapUsed} of ${window.heapTotal} MiB, external ${window.external} MiB`}`
+    : 'loop: no window yet';
 log(
   `${store} hub (${runs === 'built' ? 'node dist/hub.mjs' : 'tsx, from the sources'}) ${hub.url} (pid ${hub.pid}), ${mib(hub.sample().rssBytes)}; ${agents} keys registered`,
 );
@@ -86,7 +109,7 @@ await writeFile(`${loopDelayFile}.start`, '');
 const deadline = Date.now() + Number(env.BENCH_EDGE_LIMIT_SECONDS ?? 300) * 1000;
 let peakRss = 0;
 try {
-  for (;;) {
+  for (let poll = 0; ; poll++) {
     const asked = Date.now();
     // In the opening burst the listen queue is full and a connect can time out: that is a figure too.
     const total = await fetch(`${hub.url}/api/v1/containers?limit=1`, { signal: AbortSignal.timeout(30_000) })
@@ -96,10 +119,12 @@ try {
     peakRss = Math.max(peakRss, rss);
     const ended = generator.events.filter((event) => event.event === 'closed').length;
     const windows = await loopWindows();
-    log(
-      `${total} containers (list ${Date.now() - asked} ms), hub ${mib(rss)}, ${ended} sessions ended, ${loopLine(windows.at(-1))}`,
-    );
-    if (total === agents * containersPerAgent) {
+    const synced = total === agents * containersPerAgent;
+    if (poll % 5 === 0 || synced)
+      log(
+        `${total} containers (list ${Date.now() - asked} ms), hub ${mib(rss)}, ${ended} sessions ended, ${loopLine(windows.at(-1))}`,
+      );
+    if (synced) {
       log(
         `synced ${((Date.now() - generatorStarted.t) / 1000).toFixed(1)} s after the generator started; peak ${mib(peakRss)}`,
       );
@@ -135,7 +160,7 @@ try {
       log(`gave up; peak ${mib(peakRss)}`);
       break;
     }
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, asked + 1_000 - Date.now())));
   }
 } finally {
   // Why sessions ended, by close code and reason, and when: the burst's losses are this benchmark's open question.
@@ -158,5 +183,6 @@ try {
   generator.child.kill('SIGTERM');
   await hub.stop();
   await redis?.stop();
-  await rm(dir, { recursive: true, force: true });
+  if (env.BENCH_EDGE_KEEP_DIR) log(`kept ${dir}`);
+  else await rm(dir, { recursive: true, force: true });
 }

@@ -2,7 +2,7 @@
  * Loaded into a hub process under measurement with `--require` (NODE_OPTIONS): the event loop's
  * delay, one JSON line per 5 s window appended to LOOP_DELAY_FILE. monitorEventLoopDelay samples
  * from libuv's own timer, so a window the hub spent stalled is still recorded (its line is just
- * written late). CommonJS, so it loads before tsx and needs no transform.
+ * written late), and where its memory is (heap used and reserved, external). CommonJS, so it loads before tsx and needs no transform.
  */
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const { appendFileSync, existsSync } = require('node:fs');
@@ -18,12 +18,19 @@ if (file && isMainThread) {
   const ms = (ns) => Math.round(ns / 1e5) / 10;
   const flush = () => {
     if (histogram.count === 0) return;
+    // Where the process's memory is at the window's end (MiB): the V8 heap, or outside it.
+    const memory = process.memoryUsage();
+    const mib = (bytes) => Math.round(bytes / 2 ** 20);
     const line = {
       t: Date.now(),
       count: histogram.count,
       p50: ms(histogram.percentile(50)),
       p99: ms(histogram.percentile(99)),
       max: ms(histogram.max),
+      heapUsed: mib(memory.heapUsed),
+      heapTotal: mib(memory.heapTotal),
+      external: mib(memory.external),
+      arrayBuffers: mib(memory.arrayBuffers),
     };
     histogram.reset();
     appendFileSync(file, `${JSON.stringify(line)}\n`);

@@ -84,13 +84,17 @@ export function sortOf(query: Pick<ContainerQuery, 'sort' | 'order'>): {
 }
 
 /** By key, then by id, so that every order is total and the same on every call. */
+export function compareKeys(keyA: ContainerSortKey, idA: string, keyB: ContainerSortKey, idB: string): number {
+  if (keyA < keyB) return -1;
+  if (keyA > keyB) return 1;
+  return idA < idB ? -1 : idA > idB ? 1 : 0;
+}
+
 export function compareKeyed(
   a: { key: ContainerSortKey; id: string },
   b: { key: ContainerSortKey; id: string },
 ): number {
-  if (a.key < b.key) return -1;
-  if (a.key > b.key) return 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareKeys(a.key, a.id, b.key, b.id);
 }
 
 /** The ids a `containerIds` filter names, or undefined when it names none. */

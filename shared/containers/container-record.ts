@@ -68,11 +68,28 @@ function isoTime(at: number): string {
   return lastIso.iso;
 }
 
+/**
+ * The pairs of the environment entries seen last, one frozen object each: the containers of an
+ * image repeat the entries it sets (PATH, versions), and a fleet's records held a pair object and
+ * two strings each for every one of them (issue 30 item 3). Records are replaced, never edited.
+ */
+const ENV_PAIRS_KEPT = 10_000;
+const envPairs = new Map<string, Readonly<{ key: string; value: string }>>();
+function envPair(entry: string): Readonly<{ key: string; value: string }> {
+  let pair = envPairs.get(entry);
+  if (pair) return pair;
+  const eq = entry.indexOf('=');
+  pair = Object.freeze(eq === -1 ? { key: entry, value: '' } : { key: entry.slice(0, eq), value: entry.slice(eq + 1) });
+  envPairs.set(entry, pair);
+  if (envPairs.size > ENV_PAIRS_KEPT) {
+    const oldest = envPairs.keys().next().value;
+    if (oldest !== undefined) envPairs.delete(oldest);
+  }
+  return pair;
+}
+
 function parseEnv(env: readonly string[]): { key: string; value: string }[] {
-  return env.map((entry) => {
-    const eq = entry.indexOf('=');
-    return eq === -1 ? { key: entry, value: '' } : { key: entry.slice(0, eq), value: entry.slice(eq + 1) };
-  });
+  return env.map(envPair);
 }
 
 /**

@@ -69,6 +69,7 @@ const PULL_TIMEOUT_MS = 10 * 60_000;
  */
 export class EdgeDockerHost implements DockerHost {
   readonly endpoint: string;
+  readonly inspectsInMemory = true;
   private link: EdgeLink | undefined;
   private containers = new Map<string, DockerContainerDetails>();
   private images = new Map<string, DockerImageDetails>();
@@ -111,8 +112,9 @@ export class EdgeDockerHost implements DockerHost {
 
   /** A complete snapshot replaces the whole inventory. No events: the caller runs one full observation. */
   applySnapshot(containers: readonly DockerContainerDetails[], images: readonly DockerImageDetails[]): void {
-    this.containers = new Map(containers.map((container) => [container.id, container]));
+    // Images first: a container's image id is then the shared image's own string.
     this.images = new Map(images.map((image) => [image.id, this.shared(image)]));
+    this.containers = new Map(containers.map((container) => [container.id, this.sharedTexts(container)]));
     this.synced = true;
     const waiters = [...this.syncWaiters];
     this.syncWaiters.clear();
@@ -137,8 +139,8 @@ export class EdgeDockerHost implements DockerHost {
   }
 
   applyChanged(container: DockerContainerDetails, image: DockerImageDetails | undefined): void {
-    this.containers.set(container.id, container);
     if (image) this.images.set(image.id, this.shared(image));
+    this.containers.set(container.id, this.sharedTexts(container));
     this.emit(container.id, 'changed');
   }
 
@@ -406,6 +408,10 @@ export class EdgeDockerHost implements DockerHost {
 
   private shared(image: DockerImageDetails): DockerImageDetails {
     return this.options.sharedImages?.share(image) ?? image;
+  }
+
+  private sharedTexts(container: DockerContainerDetails): DockerContainerDetails {
+    return this.options.sharedImages?.shareTexts(container) ?? container;
   }
 
   private requireLink(): EdgeLink {

@@ -52,6 +52,29 @@ describe('SharedImages', () => {
     expect(shared.share({ ...nginx(), id: 'sha256:a' })).toBe(a);
   });
 
+  it('keeps one of each text containers repeat, within its bound, and changes no value', async () => {
+    const shared = new SharedImages(10, 3);
+    const host = hostWith(shared, 'one');
+    const web = (id: string, env: string[]) => ({
+      id,
+      name: id,
+      image: 'nginx:1.27',
+      imageId: 'sha256:aa',
+      state: 'running' as const,
+      labels: {},
+      createdAt: 0,
+      env,
+      restartCount: 0,
+    });
+    host.applySnapshot([web('c1', ['PATH=/usr/bin']), web('c2', ['PATH=/usr/bin'])], [nginx()]);
+    // The image id is the shared image's own; the reference and the one environment entry are pooled.
+    expect(shared.textCount).toBe(2);
+    expect(await host.inspectContainer('c2')).toEqual(web('c2', ['PATH=/usr/bin']));
+    host.applyChanged(web('c3', ['A=1', 'B=2', 'C=3']), undefined);
+    expect(shared.textCount).toBe(3);
+    expect(await host.inspectContainer('c3')).toEqual(web('c3', ['A=1', 'B=2', 'C=3']));
+  });
+
   it("is what agents' hosts keep, from snapshots and deltas alike", async () => {
     const shared = new SharedImages();
     const one = hostWith(shared, 'one');

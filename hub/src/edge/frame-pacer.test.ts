@@ -118,4 +118,28 @@ describe('FramePacer', () => {
     loop.turn();
     expect(ran).toEqual(['snapshot 1', 'snapshot 2', 'snapshot 3', 'hello 1', 'hello 2']);
   });
+
+  it('runs a sign-in that has waited 2 s before signed-in frames, so an agent is welcomed within its own timeout', () => {
+    const loop = pacedLoop();
+    const ran: string[] = [];
+    loop.pacer.run(() => ran.push('hello 1'), 'sign-in');
+    // A long backlog of snapshots, 100 ms each: without the rule the hello would wait for all of them.
+    for (let i = 1; i <= 50; i++)
+      loop.pacer.run(() => {
+        ran.push(`snapshot ${i}`);
+        loop.advance(100);
+      }, 'signed-in');
+    loop.pacer.run(() => ran.push('hello 2'), 'sign-in');
+    while (loop.turn()) {
+      // Turns continue until the queues are empty.
+    }
+    // 20 snapshots of 100 ms take the first 2 s; then both hellos (queued at 0 ms) go first.
+    expect(ran.slice(0, 23)).toEqual([
+      ...Array.from({ length: 20 }, (_, i) => `snapshot ${i + 1}`),
+      'hello 1',
+      'hello 2',
+      'snapshot 21',
+    ]);
+    expect(ran).toHaveLength(52);
+  });
 });

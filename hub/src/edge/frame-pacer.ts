@@ -15,14 +15,21 @@ export interface FramePacerOptions {
   now: () => number;
   /** Runs `work` on the loop's next turn, after pending I/O (Node: setImmediate). */
   nextTurn: (work: () => void) => void;
+  /** A sign-in that has waited this long goes before signed-in agents' frames (default 2 s). */
+  signInWaitMs?: number;
 }
 
 /**
  * Which queue a frame waits in. Frames of signed-in agents go before sign-ins: a hub that finishes
  * the syncs it has admitted before admitting more holds fewer snapshots in memory at once, and a
- * hello waiting here is already excused from its deadline (EdgeSession.tick).
+ * hello waiting here is already excused from the hub's deadline (EdgeSession.tick). But not from
+ * the agent's own (15 s from its dial): a sign-in that has waited `signInWaitMs` goes first, or at
+ * 10,000 agents dialling together the last hellos waited behind most of the fleet's snapshots and
+ * their agents gave up (issue 30 item 3: 4005 "no welcome from the hub in time").
  */
 export type FrameLane = 'signed-in' | 'sign-in';
+
+const SIGN_IN_WAIT_MS = 2_000;
 
 export class FramePacer {
   private readonly lanes: Record<FrameLane, WorkQueue> = { 'signed-in': new WorkQueue(), 'sign-in': new WorkQueue() };
@@ -37,14 +44,21 @@ export class FramePacer {
 
   /** Queues `work` behind everything queued before it in its lane. */
   run(work: () => void, lane: FrameLane = 'signed-in'): void {
-    this.lanes[lane].push(work);
+    this.lanes[lane].push(work, this.options.now());
     if (this.scheduled) return;
     this.scheduled = true;
     this.options.nextTurn(() => this.slice());
   }
 
   private next(): (() => void) | undefined {
-    return this.lanes['signed-in'].shift() ?? this.lanes['sign-in'].shift();
+    const signIns = this.lanes['sign-in'];
+    const oldestSignIn = signIns.oldestAt();
+    if (
+      oldestSignIn !== undefined &&
+      this.options.now() - oldestSignIn >= (this.options.signInWaitMs ?? SIGN_IN_WAIT_MS)
+    )
+      return signIns.shift();
+    return this.lanes['signed-in'].shift() ?? signIns.shift();
   }
 
   private slice(): void {
@@ -69,14 +83,22 @@ export class FramePacer {
 /** A FIFO whose shift is O(1): what ran is dropped once it is half the array. */
 class WorkQueue {
   private items: (() => void)[] = [];
+  /** When each item was queued (the pacer's clock), side by side with `items`. */
+  private queuedAt: number[] = [];
   private head = 0;
 
   get size(): number {
     return this.items.length - this.head;
   }
 
-  push(work: () => void): void {
+  push(work: () => void, at: number): void {
     this.items.push(work);
+    this.queuedAt.push(at);
+  }
+
+  /** When the item next to run was queued; undefined when none waits. */
+  oldestAt(): number | undefined {
+    return this.head < this.items.length ? this.queuedAt[this.head] : undefined;
   }
 
   shift(): (() => void) | undefined {
@@ -85,9 +107,11 @@ class WorkQueue {
     this.items[this.head++] = noop;
     if (this.head === this.items.length) {
       this.items = [];
+      this.queuedAt = [];
       this.head = 0;
     } else if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
+      this.queuedAt = this.queuedAt.slice(this.head);
       this.head = 0;
     }
     return work;

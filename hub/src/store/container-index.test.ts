@@ -123,27 +123,46 @@ describe('ContainerIndex', () => {
 });
 
 describe('SortedChunks', () => {
-  it('stays sorted and complete through thousands of inserts and deletes, across chunk splits', () => {
+  it('stays sorted by key then id, and complete, through thousands of inserts and deletes, across chunk splits', () => {
     const random = lcg(42);
-    const list = new SortedChunks<number>((a, b) => a - b);
-    const reference: number[] = [];
+    const list = new SortedChunks();
+    const reference: { key: number; id: string }[] = [];
     list.reset([]);
     for (let i = 0; i < 6000; i++) {
       if (reference.length > 0 && random() < 0.3) {
-        const value = reference[Math.floor(random() * reference.length)] as number;
-        expect(list.delete(value)).toBe(true);
-        reference.splice(reference.indexOf(value), 1);
+        const entry = reference[Math.floor(random() * reference.length)] as { key: number; id: string };
+        expect(list.delete(entry.key, entry.id)).toBe(true);
+        reference.splice(reference.indexOf(entry), 1);
       } else {
-        const value = Math.floor(random() * 100_000);
-        list.insert(value);
-        reference.push(value);
+        // Few distinct keys, so that the id decides the order of many entries.
+        const entry = { key: Math.floor(random() * 500), id: `id-${i}` };
+        list.insert(entry.key, entry.id);
+        reference.push(entry);
       }
     }
-    reference.sort((a, b) => a - b);
+    reference.sort((a, b) => a.key - b.key || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const ids = reference.map((entry) => entry.id);
     expect(list.size).toBe(reference.length);
-    expect(list.slice(0, reference.length, false)).toEqual(reference);
-    expect(list.slice(17, 100, true)).toEqual([...reference].reverse().slice(17, 117));
-    expect(list.delete(-1)).toBe(false);
+    expect(list.slice(0, reference.length, false)).toEqual(ids);
+    expect(list.slice(17, 100, true)).toEqual([...ids].reverse().slice(17, 117));
+    const walked: string[] = [];
+    list.walk(true, (id) => walked.push(id) < 50);
+    expect(walked).toEqual([...ids].reverse().slice(0, 50));
+    expect(list.delete(-1, 'id-0')).toBe(false);
+    // The right id under another key is not the entry.
+    const first = reference[0] as { key: number; id: string };
+    expect(list.delete(first.key + 1000, first.id)).toBe(false);
+  });
+
+  it('loads in bulk as it inserts one by one', () => {
+    const random = lcg(7);
+    const entries = Array.from({ length: 3000 }, (_, i) => ({ key: `k${Math.floor(random() * 300)}`, id: `id-${i}` }));
+    const bulk = new SortedChunks();
+    bulk.reset([...entries]);
+    const oneByOne = new SortedChunks();
+    for (const { key, id } of entries) oneByOne.insert(key, id);
+    expect(bulk.slice(0, 3000, false)).toEqual(oneByOne.slice(0, 3000, false));
+    expect(bulk.size).toBe(3000);
   });
 });
 

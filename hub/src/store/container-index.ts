@@ -1,8 +1,6 @@
 import {
   type ContainerQuery,
-  type ContainerSortKey,
   type ContainerSortName,
-  compareKeyed,
   listedIds,
   pageOf,
   SORT_KEYS,
@@ -11,11 +9,6 @@ import {
 } from '../../../shared/containers/container-query';
 import type { Container } from '../../../shared/schemas/container';
 import { SortedChunks } from './sorted-chunks';
-
-interface Keyed {
-  key: ContainerSortKey;
-  id: string;
-}
 
 /**
  * Below this share of the fleet, a filtered list sorts its matches instead of walking the sorted
@@ -92,12 +85,11 @@ const sizeOf = (sets: readonly Set<string>[]) => sets.reduce((sum, ids) => sum +
  * filter value. Kept current by the store on every write.
  */
 export class ContainerIndex {
-  private readonly sorted = new Map<ContainerSortName, SortedChunks<Keyed>>();
+  private readonly sorted = new Map<ContainerSortName, SortedChunks>();
   private readonly facets = new Map<string, Set<string>>();
 
   constructor(private readonly record: (id: string) => Container | undefined) {
-    for (const name of Object.keys(SORT_KEYS) as ContainerSortName[])
-      this.sorted.set(name, new SortedChunks<Keyed>(compareKeyed));
+    for (const name of Object.keys(SORT_KEYS) as ContainerSortName[]) this.sorted.set(name, new SortedChunks());
   }
 
   /** Rebuilds every index from the records: one sort per key instead of one insert per record. */
@@ -114,7 +106,7 @@ export class ContainerIndex {
     // checkedAt) keeps its places: moving 1,000 unchanged records was a tenth of a warm cycle.
     if (previous && samePlaces(previous, next)) return;
     if (previous) this.remove(previous);
-    for (const [name, list] of this.sorted) list.insert({ key: SORT_KEYS[name](next), id: next.id });
+    for (const [name, list] of this.sorted) list.insert(SORT_KEYS[name](next), next.id);
     this.addFacets(next);
   }
 
@@ -124,7 +116,7 @@ export class ContainerIndex {
   }
 
   remove(previous: Container): void {
-    for (const [name, list] of this.sorted) list.delete({ key: SORT_KEYS[name](previous), id: previous.id });
+    for (const [name, list] of this.sorted) list.delete(SORT_KEYS[name](previous), previous.id);
     for (const facet of facetsOf(previous)) {
       const ids = this.facets.get(facet);
       ids?.delete(previous.id);
@@ -139,12 +131,12 @@ export class ContainerIndex {
    */
   query(query: ContainerQuery): { data: Container[]; total: number } {
     const { name, descending } = sortOf(query);
-    const order = this.sorted.get(name) as SortedChunks<Keyed>;
+    const order = this.sorted.get(name) as SortedChunks;
     const filters = this.filterSets(query);
     const read = (ids: Iterable<string>) => [...ids].flatMap((id) => this.record(id) ?? []);
     if (filters.length === 0) {
       const page = order.slice(query.offset, query.limit === 0 ? order.size : query.limit, descending);
-      return { data: read(page.map((entry) => entry.id)), total: order.size };
+      return { data: read(page), total: order.size };
     }
     const matches = (id: string) => filters.every((sets) => sets.some((ids) => ids.has(id)));
     const [smallest = [], ...others] = [...filters].sort((a, b) => sizeOf(a) - sizeOf(b));
@@ -161,10 +153,10 @@ export class ContainerIndex {
     }
     const page: string[] = [];
     let skipped = 0;
-    order.walk(descending, (entry) => {
-      if (!matches(entry.id)) return true;
+    order.walk(descending, (id) => {
+      if (!matches(id)) return true;
       if (skipped < query.offset) skipped += 1;
-      else page.push(entry.id);
+      else page.push(id);
       return query.limit === 0 || page.length < query.limit;
     });
     return { data: read(page), total };

@@ -170,6 +170,55 @@ describe('a cycle with containers it has no record of', () => {
     expect(observed.records.map((record) => record.name).sort()).toEqual(['a', 'b', 'c', 'l', 'u']);
     expect(observed.records.find((record) => record.name === 'c')?.image.digest.watch).toBe(true);
   });
+
+  it('builds each record once where inspects answer from memory (an edge agent mirror): nothing to start ahead of them', async () => {
+    const store = createContainerStore(
+      createStorage(),
+      createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
+    );
+    await store.load();
+    const containers = [container('a'), container('b'), { ...container('c'), image: 'example.com/c:latest' }];
+    const registries = {
+      clientFor: async () => ({
+        provider: {},
+        client: {
+          listTags: async () => ['1.0.0'],
+          headManifest: async () => ({ digest: 'sha256:1', mediaType: undefined }),
+        },
+      }),
+    } as unknown as RegistryService;
+    const builds = async (inspectsInMemory: boolean) => {
+      const lookups = new FleetLookups(registries);
+      lookups.beginCycle();
+      let overridesAsked = 0;
+      const now = Date.parse('2026-12-07T10:40:00Z');
+      const observed = await observeInventory({
+        host: fakeDockerHost({
+          inspectsInMemory,
+          listContainers: async () => containers,
+          inspectContainer: async (id) => containers.find((found) => found.id === id),
+          inspectImage: async (id) => ({ id, repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' }),
+        }),
+        watcher: 'local',
+        watchAll: false,
+        watchByDefault: true,
+        previous: new Map(),
+        policies: new TagPolicyCache(),
+        check: { lookups, store, thresholdDays: 0, now },
+        // Asked once for every record built: the count of builds.
+        labelOverrides: () => {
+          overridesAsked += 1;
+          return {};
+        },
+        now,
+      });
+      expect(observed.records).toHaveLength(3);
+      return overridesAsked;
+    };
+    // From the listing (one each, with overrides) and again from the inspects.
+    expect(await builds(false)).toBe(6);
+    expect(await builds(true)).toBe(3);
+  });
 });
 
 async function waitUntil(condition: () => boolean): Promise<void> {

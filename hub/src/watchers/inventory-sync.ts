@@ -244,7 +244,7 @@ function prefetchListed(
   options: ObserveOptions,
 ): void {
   const lookups = options.check?.lookups;
-  if (!lookups) return;
+  if (!lookups || options.host.inspectsInMemory) return;
   const seen = new Set<string>();
   for (const id of ids) {
     const summary = summaries.get(id);
