@@ -1,6 +1,6 @@
 /**
  * Runs the edge sessions' frame work in slices of at most `budgetMs`, one slice per turn of the
- * event loop, in arrival order within each lane (FrameLane: signed-in agents' frames first).
+ * event loop, in arrival order within each lane (FrameLane: sign-ins first).
  *
  * Why: a socket's data callback runs in the loop's poll phase, which handles every socket that is
  * ready before timers get their turn. When thousands of agents dial at once, hundreds of them are
@@ -15,21 +15,18 @@ export interface FramePacerOptions {
   now: () => number;
   /** Runs `work` on the loop's next turn, after pending I/O (Node: setImmediate). */
   nextTurn: (work: () => void) => void;
-  /** A sign-in that has waited this long goes before signed-in agents' frames (default 2 s). */
-  signInWaitMs?: number;
 }
 
 /**
- * Which queue a frame waits in. Frames of signed-in agents go before sign-ins: a hub that finishes
- * the syncs it has admitted before admitting more holds fewer snapshots in memory at once, and a
- * hello waiting here is already excused from the hub's deadline (EdgeSession.tick). But not from
- * the agent's own (15 s from its dial): a sign-in that has waited `signInWaitMs` goes first, or at
- * 10,000 agents dialling together the last hellos waited behind most of the fleet's snapshots and
- * their agents gave up (issue 30 item 3: 4005 "no welcome from the hub in time").
+ * Which queue a frame waits in. Sign-ins go before signed-in agents' frames: a hello waiting here
+ * is excused from the hub's deadline (EdgeSession.tick) but not from the agent's own, 15 s from its
+ * dial. With the other order (meant to hold fewer snapshots at once), the last hellos of 10,000
+ * agents dialling together waited behind most of the fleet's snapshots, and in two runs of six on a
+ * slow disk about 300 agents gave up (issue 30 item 3); hellos first, none did in five, at a peak
+ * no higher (docs/benchmarks.md). A snapshot has no deadline, and a session whose frames wait stops
+ * reading its socket (EdgeSession), so the rest stays in the kernel's buffers.
  */
 export type FrameLane = 'signed-in' | 'sign-in';
-
-const SIGN_IN_WAIT_MS = 2_000;
 
 export class FramePacer {
   private readonly lanes: Record<FrameLane, WorkQueue> = { 'signed-in': new WorkQueue(), 'sign-in': new WorkQueue() };
@@ -44,21 +41,14 @@ export class FramePacer {
 
   /** Queues `work` behind everything queued before it in its lane. */
   run(work: () => void, lane: FrameLane = 'signed-in'): void {
-    this.lanes[lane].push(work, this.options.now());
+    this.lanes[lane].push(work);
     if (this.scheduled) return;
     this.scheduled = true;
     this.options.nextTurn(() => this.slice());
   }
 
   private next(): (() => void) | undefined {
-    const signIns = this.lanes['sign-in'];
-    const oldestSignIn = signIns.oldestAt();
-    if (
-      oldestSignIn !== undefined &&
-      this.options.now() - oldestSignIn >= (this.options.signInWaitMs ?? SIGN_IN_WAIT_MS)
-    )
-      return signIns.shift();
-    return this.lanes['signed-in'].shift() ?? signIns.shift();
+    return this.lanes['sign-in'].shift() ?? this.lanes['signed-in'].shift();
   }
 
   private slice(): void {
@@ -83,22 +73,14 @@ export class FramePacer {
 /** A FIFO whose shift is O(1): what ran is dropped once it is half the array. */
 class WorkQueue {
   private items: (() => void)[] = [];
-  /** When each item was queued (the pacer's clock), side by side with `items`. */
-  private queuedAt: number[] = [];
   private head = 0;
 
   get size(): number {
     return this.items.length - this.head;
   }
 
-  push(work: () => void, at: number): void {
+  push(work: () => void): void {
     this.items.push(work);
-    this.queuedAt.push(at);
-  }
-
-  /** When the item next to run was queued; undefined when none waits. */
-  oldestAt(): number | undefined {
-    return this.head < this.items.length ? this.queuedAt[this.head] : undefined;
   }
 
   shift(): (() => void) | undefined {
@@ -107,11 +89,9 @@ class WorkQueue {
     this.items[this.head++] = noop;
     if (this.head === this.items.length) {
       this.items = [];
-      this.queuedAt = [];
       this.head = 0;
     } else if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
-      this.queuedAt = this.queuedAt.slice(this.head);
       this.head = 0;
     }
     return work;
