@@ -47,13 +47,19 @@ const minor = (tag: string | undefined): ImageCheckResult => ({
   errors: [],
 });
 
+/** An empty container store in memory, loaded. */
+async function loadedStore() {
+  const store = createContainerStore(
+    createStorage(),
+    createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
+  );
+  await store.load();
+  return store;
+}
+
 describe('a watch cycle and an update policy changed during it', () => {
   it('stores the record of a container checked early with the policy set while the cycle waited', async () => {
-    const store = createContainerStore(
-      createStorage(),
-      createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
-    );
-    await store.load();
+    const store = await loadedStore();
     const web = container('w');
     const db = container('d');
     let release: () => void = () => undefined;
@@ -107,11 +113,7 @@ describe('a watch cycle and an update policy changed during it', () => {
 
 describe('a cycle with containers it has no record of', () => {
   it('asks the registry as soon as Docker lists them, before their images are inspected, once per reference', async () => {
-    const store = createContainerStore(
-      createStorage(),
-      createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
-    );
-    await store.load();
+    const store = await loadedStore();
     const versioned = [container('a'), { ...container('b'), image: 'example.com/a:1.0.0' }];
     const rolling = { ...container('c'), image: 'example.com/c:latest' };
     const unwatched = { ...container('u'), labels: { 'dd.watch': 'false' } };
@@ -149,16 +151,7 @@ describe('a cycle with containers it has no record of', () => {
       },
     });
     const now = Date.parse('2026-12-07T07:00:00Z');
-    const observing = observeInventory({
-      host,
-      watcher: 'local',
-      watchAll: false,
-      watchByDefault: true,
-      previous: new Map(),
-      policies: new TagPolicyCache(),
-      check: { lookups, store, thresholdDays: 0, now },
-      now,
-    });
+    const observing = observeInventory(firstCycle(host, { lookups, store, thresholdDays: 0, now }));
     const expected = ['tags example.com/a', 'head example.com/c:latest', 'tags mirror.example.com/l'];
     await waitUntil(() => asked.length === expected.length);
     expect(asked.sort()).toEqual(expected.sort());
@@ -172,11 +165,7 @@ describe('a cycle with containers it has no record of', () => {
   });
 
   it('builds each record once where inspects answer from memory (an edge agent mirror): nothing to start ahead of them', async () => {
-    const store = createContainerStore(
-      createStorage(),
-      createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink }),
-    );
-    await store.load();
+    const store = await loadedStore();
     const containers = [container('a'), container('b'), { ...container('c'), image: 'example.com/c:latest' }];
     const registries = {
       clientFor: async () => ({
@@ -192,25 +181,19 @@ describe('a cycle with containers it has no record of', () => {
       lookups.beginCycle();
       let overridesAsked = 0;
       const now = Date.parse('2026-12-07T10:40:00Z');
+      const host = fakeDockerHost({
+        inspectsInMemory,
+        listContainers: async () => containers,
+        inspectContainer: async (id) => containers.find((found) => found.id === id),
+        inspectImage: async (id) => ({ id, repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' }),
+      });
       const observed = await observeInventory({
-        host: fakeDockerHost({
-          inspectsInMemory,
-          listContainers: async () => containers,
-          inspectContainer: async (id) => containers.find((found) => found.id === id),
-          inspectImage: async (id) => ({ id, repoTags: [], repoDigests: [], os: 'linux', architecture: 'amd64' }),
-        }),
-        watcher: 'local',
-        watchAll: false,
-        watchByDefault: true,
-        previous: new Map(),
-        policies: new TagPolicyCache(),
-        check: { lookups, store, thresholdDays: 0, now },
+        ...firstCycle(host, { lookups, store, thresholdDays: 0, now }),
         // Asked once for every record built: the count of builds.
         labelOverrides: () => {
           overridesAsked += 1;
           return {};
         },
-        now,
       });
       expect(observed.records).toHaveLength(3);
       return overridesAsked;
@@ -220,6 +203,20 @@ describe('a cycle with containers it has no record of', () => {
     expect(await builds(true)).toBe(3);
   });
 });
+
+/** A first checked cycle of a host the watcher has no record of. */
+function firstCycle(host: DockerHost, check: NonNullable<Parameters<typeof observeInventory>[0]['check']>) {
+  return {
+    host,
+    watcher: 'local',
+    watchAll: false,
+    watchByDefault: true,
+    previous: new Map(),
+    policies: new TagPolicyCache(),
+    check,
+    now: check.now,
+  };
+}
 
 async function waitUntil(condition: () => boolean): Promise<void> {
   for (let turn = 0; turn < 1000 && !condition(); turn++) await new Promise((resolve) => setTimeout(resolve, 1));
