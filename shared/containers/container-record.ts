@@ -1,4 +1,5 @@
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
+import { isSensitiveKey } from '../redact';
 import type { ImageReference } from '../registry/image-reference';
 import { cachedImageReference } from '../registry/image-reference-cache';
 import type { Container } from '../schemas/container';
@@ -80,6 +81,8 @@ function envPair(entry: string): Readonly<{ key: string; value: string }> {
   if (pair) return pair;
   const eq = entry.indexOf('=');
   pair = Object.freeze(eq === -1 ? { key: entry, value: '' } : { key: entry.slice(0, eq), value: entry.slice(eq + 1) });
+  // A secret is not kept beyond the records that hold it.
+  if (isSensitiveKey(pair.key)) return pair;
   envPairs.set(entry, pair);
   if (envPairs.size > ENV_PAIRS_KEPT) {
     const oldest = envPairs.keys().next().value;

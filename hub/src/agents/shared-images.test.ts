@@ -73,6 +73,10 @@ describe('SharedImages', () => {
     host.applyChanged(web('c3', ['A=1', 'B=2', 'C=3']), undefined);
     expect(shared.textCount).toBe(3);
     expect(await host.inspectContainer('c3')).toEqual(web('c3', ['A=1', 'B=2', 'C=3']));
+    // A secret is left out of the pool: it would outlive its container there.
+    const pooled = new SharedImages();
+    hostWith(pooled, 'two').applySnapshot([web('c4', ['DB_PASSWORD=hunter2'])], [nginx()]);
+    expect(pooled.textCount).toBe(1);
   });
 
   it("is what agents' hosts keep, from snapshots and deltas alike", async () => {

@@ -1,4 +1,5 @@
 import type { DockerContainerDetails, DockerImageDetails } from '../../../shared/docker/docker-host';
+import { isSensitiveKey } from '../../../shared/redact';
 import { sameJson } from '../watchers/same-json';
 
 /** Distinct images remembered: far more than a fleet runs, and at ~400 bytes each a bound of a few MB. */
@@ -33,7 +34,12 @@ export class SharedImages {
     details.imageId = this.byId.get(details.imageId)?.id ?? this.text(details.imageId);
     details.image = this.text(details.image);
     const { env } = details;
-    for (let i = 0; i < env.length; i++) env[i] = this.text(env[i] as string);
+    for (let i = 0; i < env.length; i++) {
+      const entry = env[i] as string;
+      const eq = entry.indexOf('=');
+      // A secret is not kept beyond its container's record (nor do containers share one, as a rule).
+      if (!isSensitiveKey(eq === -1 ? entry : entry.slice(0, eq))) env[i] = this.text(entry);
+    }
     return details;
   }
 
