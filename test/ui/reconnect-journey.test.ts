@@ -45,7 +45,8 @@ afterAll(async () => {
 describe('the hub going away and coming back', () => {
   it('shows a banner while the hub is unreachable, and recovers without a reload', async () => {
     await page.goto(`${hub.url}/containers`);
-    await expect.poll(() => rowNamed('before-restart').count()).toBe(1);
+    // The first load under a loaded machine (CI runs two beds at once) may take longer than poll's 1 s default.
+    await expect.poll(() => rowNamed('before-restart').count(), { timeout: 10_000 }).toBe(1);
     await page.evaluate(() => {
       (window as unknown as { marker: string }).marker = 'same page';
     });
@@ -64,14 +65,14 @@ describe('the hub going away and coming back', () => {
       peer.send(frame);
     await expect.poll(() => rowNamed('after-restart').count(), { timeout: 10_000 }).toBe(1);
     // The resync replaced the old hub's inventory with the new one's.
-    await expect.poll(() => rowNamed('before-restart').count()).toBe(0);
+    await expect.poll(() => rowNamed('before-restart').count(), { timeout: 10_000 }).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
   });
 
   it('is live again: a change on the agent shows on screen', async () => {
     const late = sampleContainer('late-arrival', { image: IMAGE });
     peer.send({ type: 'container.changed', watcher: 'local', container: late, image: images[0] });
-    await expect.poll(() => rowNamed('late-arrival').count()).toBe(1);
+    await expect.poll(() => rowNamed('late-arrival').count(), { timeout: 10_000 }).toBe(1);
     expect(seen.problems).toEqual([]);
   });
 });

@@ -62,6 +62,16 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
       inFlight.delete(write);
     }
   };
+  // A batch's files, made from the keys (an invalid key rejects, as an async function's throw would), then written.
+  const write = (files: () => Map<string, PendingFile>, what: string): Promise<void> => {
+    let batch: Map<string, PendingFile>;
+    try {
+      batch = files();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return track(writeBatch(batch, batchContext), what);
+  };
   const dirOf = (key: string | undefined) => join(base, ...keySegments(key).map(encodeSegment));
 
   const fileOf = (key: string) => {
@@ -88,15 +98,13 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     // its first sign-in: ten thousand of them, each its own fsync, one after another). Not async, here
     // and in setItems: a suspended frame would hold the values its batch lets go of.
     setItem(key, value) {
-      const files = new Map<string, PendingFile>([[fileOf(key), { key, value }]]);
-      return track(writeBatch(files, batchContext), `key ${JSON.stringify(key)}`);
+      return write(() => new Map([[fileOf(key), { key, value }]]), `key ${JSON.stringify(key)}`);
     },
     // Group commit: every record its own temp file, fsync and rename (so each stays atomic), and
     // each directory synced once for the whole batch.
     setItems(items) {
       // The last value of a key wins, as it would written one after another.
-      const files = new Map<string, PendingFile>(items.map(({ key, value }) => [fileOf(key), { key, value }]));
-      return track(writeBatch(files, batchContext), `${files.size} keys`);
+      return write(() => new Map(items.map(({ key, value }) => [fileOf(key), { key, value }])), `${items.length} keys`);
     },
     async removeItem(key) {
       await unlink(fileOf(key)).catch(ifMissing(undefined));
