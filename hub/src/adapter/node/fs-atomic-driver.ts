@@ -100,8 +100,8 @@ export const fsAtomicDriver = defineDriver((options: FsAtomicDriverOptions) => {
     setItem(key, value) {
       return write(() => new Map([[fileOf(key), { key, value }]]), `key ${JSON.stringify(key)}`);
     },
-    // Group commit: every record its own temp file, fsync and rename (so each stays atomic), and
-    // each directory synced once for the whole batch.
+    // Group commit: every record its own temp file and rename (so each stays atomic), the files and
+    // then the renames made durable together (writeBatch).
     setItems(items) {
       // The last value of a key wins, as it would written one after another.
       return write(() => new Map(items.map(({ key, value }) => [fileOf(key), { key, value }])), `${items.length} keys`);
