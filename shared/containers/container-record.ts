@@ -1,3 +1,4 @@
+import { BoundedCache } from '../bounded-cache';
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
 import { isSensitiveKey } from '../redact';
 import type { ImageReference } from '../registry/image-reference';
@@ -74,20 +75,14 @@ function isoTime(at: number): string {
  * image repeat the entries it sets (PATH, versions), and a fleet's records held a pair object and
  * two strings each for every one of them (issue 30 item 3). Records are replaced, never edited.
  */
-const ENV_PAIRS_KEPT = 10_000;
-const envPairs = new Map<string, Readonly<{ key: string; value: string }>>();
+const envPairs = new BoundedCache<string, Readonly<{ key: string; value: string }>>(10_000);
 function envPair(entry: string): Readonly<{ key: string; value: string }> {
   let pair = envPairs.get(entry);
   if (pair) return pair;
   const eq = entry.indexOf('=');
   pair = Object.freeze(eq === -1 ? { key: entry, value: '' } : { key: entry.slice(0, eq), value: entry.slice(eq + 1) });
   // A secret is not kept beyond the records that hold it.
-  if (isSensitiveKey(pair.key)) return pair;
-  envPairs.set(entry, pair);
-  if (envPairs.size > ENV_PAIRS_KEPT) {
-    const oldest = envPairs.keys().next().value;
-    if (oldest !== undefined) envPairs.delete(oldest);
-  }
+  if (!isSensitiveKey(pair.key)) envPairs.set(entry, pair);
   return pair;
 }
 

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../../shared/bounded-cache';
 import type { DockerContainerDetails, DockerImageDetails } from '../../../shared/docker/docker-host';
 import { isSensitiveKey } from '../../../shared/redact';
 import { sameJson } from '../watchers/same-json';
@@ -17,12 +18,14 @@ const MAX_SHARED_TEXTS = 50_000;
  */
 export class SharedImages {
   private readonly byId = new Map<string, DockerImageDetails>();
-  private readonly texts = new Map<string, string>();
+  private readonly texts: BoundedCache<string, string>;
 
   constructor(
     private readonly max = MAX_SHARED_IMAGES,
-    private readonly maxTexts = MAX_SHARED_TEXTS,
-  ) {}
+    maxTexts = MAX_SHARED_TEXTS,
+  ) {
+    this.texts = new BoundedCache(maxTexts);
+  }
 
   /**
    * A container's details with the texts that containers of one image repeat (its image id, its
@@ -66,15 +69,11 @@ export class SharedImages {
     return this.texts.size;
   }
 
-  /** The one string equal to `value`; the pool forgets its oldest entries past its bound. */
+  /** The one string equal to `value`; the pool forgets the least recently seen past its bound. */
   private text(value: string): string {
     const known = this.texts.get(value);
     if (known !== undefined) return known;
     this.texts.set(value, value);
-    if (this.texts.size > this.maxTexts) {
-      const oldest = this.texts.keys().next().value;
-      if (oldest !== undefined) this.texts.delete(oldest);
-    }
     return value;
   }
 }

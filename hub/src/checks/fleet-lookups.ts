@@ -1,10 +1,10 @@
+import { BoundedCache, memoizePromise } from '../../../shared/bounded-cache';
 import type { ImageConfig, Platform } from '../../../shared/registry/manifest';
 import type { ManifestHead, PlatformImage } from '../../../shared/registry/registry-client';
 import { type CompiledTagPolicy, findTagCandidate, type TagCandidate } from '../../../shared/tags';
 import { DAY_MS } from '../../../shared/update/timestamp';
 import type { PublishedAt } from '../registries/registry-provider';
 import type { RegistryService } from '../registries/registry-service';
-import { BoundedCache, memoizePromise } from './bounded-cache';
 
 /**
  * Registry facts for the whole fleet. Within one cycle every distinct question (a repository's

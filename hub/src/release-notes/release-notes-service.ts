@@ -1,7 +1,7 @@
+import { BoundedCache } from '../../../shared/bounded-cache';
 import type { Logger } from '../../../shared/logging/logger';
 import type { FetchLike } from '../../../shared/registry/registry-transport';
 import type { Container } from '../../../shared/schemas/container';
-import { BoundedCache } from '../checks/bounded-cache';
 import type { LoadedRegistryProviders } from '../registries/load-registry-providers';
 import type { ForgeOutcome } from './forge-http';
 import { fetchGithubReleases } from './github-releases';

@@ -1,6 +1,7 @@
 /**
- * A Map that forgets its oldest entries past a size, with an optional time to live. Used for
- * facts worth keeping across watch cycles (digest-addressed manifests and configs never change).
+ * A Map that forgets its least recently used entries past a size, with an optional time to live.
+ * Used for facts worth keeping across watch cycles (digest-addressed manifests and configs never
+ * change) and for values shared across a fleet's records (one string or frozen object each).
  */
 export class BoundedCache<K, V> {
   private readonly entries = new Map<K, { value: V; expiresAt: number }>();
