@@ -1,5 +1,6 @@
 import type { Registry, RegistryContentType } from 'prom-client';
 import { type ExpositionFormat, OPENMETRICS_EOF } from '../../../../shared/metrics/exposition-format';
+import { importCommonJs } from './commonjs-import';
 
 /**
  * prom-client's default collectors name three gauges `nodejs_active_{handles,requests,resources}_total`,
@@ -36,7 +37,7 @@ function processRegistry<T extends RegistryContentType>(client: PromClient, cont
 export function processMetricsOnDemand(): (format: ExpositionFormat) => Promise<string> {
   let registries: Promise<Record<ExpositionFormat, { metrics(): Promise<string> }>> | undefined;
   return async (format) => {
-    registries ??= import('prom-client').then((client) => ({
+    registries ??= importCommonJs(() => import('prom-client')).then((client) => ({
       prometheus: processRegistry(client, client.Registry.PROMETHEUS_CONTENT_TYPE),
       openmetrics: processRegistry(client, client.Registry.OPENMETRICS_CONTENT_TYPE),
     }));

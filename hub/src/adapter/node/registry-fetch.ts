@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Agent } from 'undici';
 import type { FetchLike, RegistryFetch } from '../../../../shared/registry/registry-transport';
 import type { ProviderConnection } from '../../registries/registry-provider';
+import { importCommonJs } from './commonjs-import';
 import { createNodeHttpFetch } from './node-http-fetch';
 
 type Undici = typeof import('undici');
@@ -15,7 +16,7 @@ type Undici = typeof import('undici');
 export function createRegistryFetchFactory(): (connection: ProviderConnection) => FetchLike {
   let undici: Promise<Undici> | undefined;
   const loadUndici = () => {
-    undici ??= import('undici');
+    undici ??= importCommonJs(() => import('undici'));
     return undici;
   };
   const agents = new Map<string, Promise<Agent>>();
