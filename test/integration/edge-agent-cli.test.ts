@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readKeyFile } from '../../edge-agent/src/keys/key-file';
 import { fromBase64 } from '../../shared/edge/sign-in';
-import { REPO_ROOT } from '../support/hub-process';
+import { AGENT_BUILD, REPO_ROOT } from '../support/hub-process';
 
 interface Run {
   code: number | null;
@@ -18,7 +18,7 @@ interface Run {
 async function agent(args: string[], env: Record<string, string> = {}, viaNpm = false): Promise<Run> {
   const [command, argv] = viaNpm
     ? ['npm', ['run', '--silent', 'agent', '--', ...args]]
-    : [process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'edge-agent/src/main.ts'), ...args]];
+    : [process.execPath, [AGENT_BUILD, ...args]];
   const child = spawn(command as string, argv as string[], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },

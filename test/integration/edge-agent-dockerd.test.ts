@@ -16,7 +16,7 @@ import { edgeKeyId, generateEdgeKeyPair } from '../../shared/edge/sign-in';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { type HubPeer, type PeerConnection, startHubPeer } from '../support/edge-hub-peer';
-import { REPO_ROOT } from '../support/hub-process';
+import { AGENT_BUILD, REPO_ROOT } from '../support/hub-process';
 
 type Changed = Extract<AgentFrame, { type: 'container.changed' }>;
 type Removed = Extract<AgentFrame, { type: 'container.removed' }>;
@@ -313,17 +313,7 @@ describe('edge agent on a real Docker Engine', () => {
       publicKeys.push((await writeNewKeyFile(keyFile)).publicKey);
       const child = spawn(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          join(REPO_ROOT, 'edge-agent/src/main.ts'),
-          '--hub',
-          peer.url,
-          '--key',
-          keyFile,
-          '--name',
-          'proc-agent',
-        ],
+        [AGENT_BUILD, '--hub', peer.url, '--key', keyFile, '--name', 'proc-agent'],
         {
           cwd: REPO_ROOT,
           env: {

@@ -53,7 +53,10 @@ describe('edge agents and hub as real processes', () => {
   const containersOf = async (query: string) => (await json<{ data: Container[] }>(`/api/v1/containers?${query}`)).data;
   const keyList = async () => (await json<{ data: KeyResource[] }>('/api/v1/edge/keys')).data;
 
+  /** When each agent process was spawned: its reported uptime is its own, not the host's. */
+  const spawnedAt: Partial<Record<'alpha' | 'beta', number>> = {};
   function startAgent(name: 'alpha' | 'beta'): AgentProcess {
+    spawnedAt[name] = Date.now();
     agents[name] = spawnAgent({
       hubUrl: hub.url,
       keyFile: keys[name].file,
@@ -140,7 +143,12 @@ describe('edge agents and hub as real processes', () => {
         images: 1,
       });
       expect(agent.memoryGb).toBeGreaterThan(0);
-      expect(agent.uptimeSeconds).toBeGreaterThan(0);
+      // The agent process's own uptime in whole seconds (the built agent signs in well within its first second).
+      expect(Number.isInteger(agent.uptimeSeconds)).toBe(true);
+      expect(agent.uptimeSeconds).toBeGreaterThanOrEqual(0);
+      expect(agent.uptimeSeconds).toBeLessThanOrEqual(
+        (Date.now() - (spawnedAt[agent.name as 'alpha'] ?? 0)) / 1000 + 1,
+      );
       expect(Math.abs(Date.parse(agent.lastSeen) - Date.now())).toBeLessThan(60_000);
     }
     expect(listed.map((agent) => agent.name).sort()).toEqual(['alpha', 'beta']);

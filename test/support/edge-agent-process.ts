@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from './hub-process';
+import { AGENT_BUILD, REPO_ROOT } from './hub-process';
 
-const AGENT_ENTRY = join(REPO_ROOT, 'edge-agent', 'src', 'main.ts');
 const KILL_AFTER_MS = 5_000;
 
 /** One pino line of the agent (`time` is Unix ms). */
@@ -35,15 +33,11 @@ function baseEnv(env: Record<string, string>): Record<string, string> {
 
 /** `npm run agent -- keygen --key FILE --json`, as a real process; the printed registration. */
 export async function agentKeygen(keyFile: string, name: string): Promise<{ publicKey: string; keyId: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', AGENT_ENTRY, 'keygen', '--key', keyFile, '--name', name, '--json'],
-    {
-      cwd: REPO_ROOT,
-      env: baseEnv({}),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [AGENT_BUILD, 'keygen', '--key', keyFile, '--name', name, '--json'], {
+    cwd: REPO_ROOT,
+    env: baseEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {
@@ -57,7 +51,7 @@ export async function agentKeygen(keyFile: string, name: string): Promise<{ publ
   return JSON.parse(stdout) as { publicKey: string; keyId: string };
 }
 
-/** The agent as `npm run agent -- --hub URL --key FILE --name NAME` runs it, through `node --import tsx` (one pid). */
+/** The agent as `npm run agent -- --hub URL --key FILE --name NAME` runs it, as `node dist/agent.mjs` (one pid). */
 export function spawnAgent(options: {
   hubUrl: string;
   keyFile: string;
@@ -66,7 +60,7 @@ export function spawnAgent(options: {
 }): AgentProcess {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', AGENT_ENTRY, '--hub', options.hubUrl, '--key', options.keyFile, '--name', options.name],
+    [AGENT_BUILD, '--hub', options.hubUrl, '--key', options.keyFile, '--name', options.name],
     { cwd: REPO_ROOT, env: baseEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const logs: AgentLogLine[] = [];

@@ -5,7 +5,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ENTRY = join(REPO_ROOT, 'hub', 'src', 'entry', 'node.ts');
+/** The production build's entries, as `npm start` and `npm run agent` run them (built by test/support/build-once.ts). */
+export const HUB_BUILD = join(REPO_ROOT, 'dist', 'hub.mjs');
+export const AGENT_BUILD = join(REPO_ROOT, 'dist', 'agent.mjs');
+const ENTRY = HUB_BUILD;
+
+/** Node's arguments for an entry: a built one as it is, a TypeScript one (a test's own entry) through tsx. */
+export const nodeArgs = (entry: string): string[] => (entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry]);
 const KILL_AFTER_MS = 5_000;
 
 export interface HubProcess {
@@ -21,9 +27,10 @@ export interface HubProcess {
 }
 
 /**
- * Spawns the hub as `npm start` runs its entry, through `node --import tsx` rather than the tsx
- * binary (which forks a second process: the pid must be the one serving). Only PATH and HOME are
- * inherited, so the caller's own DD_* variables cannot change what is tested or measured.
+ * Spawns the hub as `npm start` runs it: `node dist/hub.mjs`, one pid (a test's own TypeScript
+ * entry through `node --import tsx`, not the tsx binary, which would fork a second process). Only
+ * PATH and HOME are inherited, so the caller's own DD_* variables cannot change what is tested or
+ * measured.
  */
 export function spawnHub(
   env: Record<string, string>,
@@ -34,7 +41,7 @@ export function spawnHub(
   stderr: string[];
   exited: Promise<number | string>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, nodeArgs(entry), {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

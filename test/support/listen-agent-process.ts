@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from './hub-process';
+import { AGENT_BUILD, REPO_ROOT } from './hub-process';
 
-const AGENT_ENTRY = join(REPO_ROOT, 'edge-agent', 'src', 'main.ts');
 const KILL_AFTER_MS = 5_000;
 const START_TIMEOUT_MS = 30_000;
 
@@ -22,7 +20,7 @@ export interface ListenAgentProcess {
 }
 
 /**
- * `npm run agent -- --listen PORT` as a real process (through `node --import tsx`, one pid),
+ * `npm run agent -- --listen PORT` as a real process (`node dist/agent.mjs`, one pid),
  * resolved once it has logged that it listens. Only PATH and HOME are inherited, so the
  * caller's DD_* or DOCKER_HOST cannot change what is tested.
  */
@@ -31,15 +29,11 @@ export async function startListenAgentProcess(options: {
   env: Record<string, string>;
   args?: string[];
 }): Promise<ListenAgentProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', AGENT_ENTRY, '--listen', String(options.port), ...(options.args ?? [])],
-    {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [AGENT_BUILD, '--listen', String(options.port), ...(options.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => stdout.push(line));
