@@ -637,7 +637,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         .catch(() => ({ data: [1] }));
       const drained = (outbox.data?.length ?? 1) === 0 && (pending.data?.length ?? 1) === 0;
       const updatesSettled = await allSettled(hubUrl, updates.acknowledged);
-      if ((new Set(ids).size >= expectedTotal && drained && updatesSettled) || Date.now() > settleDeadline) break;
+      // Exactly the fleet: an updated container's old record, listed until the agent reports it
+      // gone, is one too many, not enough.
+      const fleetListed = ids.length === expectedTotal && new Set(ids).size === expectedTotal;
+      if ((fleetListed && drained && updatesSettled) || Date.now() > settleDeadline) break;
       await sleep(2_000);
     }
     const settleMs = ledger.now() - runEnded;

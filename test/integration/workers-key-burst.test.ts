@@ -8,9 +8,15 @@ import { startWorkersHub, type WorkersHub } from '../support/workers-hub';
 const SHARDS = 64;
 const KEYS = 10_000;
 const IN_FLIGHT = 24;
+/** About a tenth of the rate alone on this 2-core machine (about 930 a second): other test files share the cores. */
 const MIN_PER_SECOND = 100;
 /** Revocations are told to every gateway: past the ~670 that spent workerd's timers before. */
 const REVOKED = 2_000;
+/**
+ * About a tenth of the rate alone (about 400 a second, each told to 64 gateways): 83 a second was
+ * seen with three test files sharing the two cores, a browser among them.
+ */
+const MIN_REVOKED_PER_SECOND = 40;
 
 /**
  * Issue 33 item 14 under workerd: registering edge keys in a burst with 64 gateways. Each
@@ -68,7 +74,7 @@ describe('edge keys registered in a burst under workerd, with 64 edge gateways',
     );
     expect(firstFailure, `answers: ${JSON.stringify(Object.fromEntries(statuses))}`).toBeUndefined();
     expect(REVOKED / seconds, `${REVOKED} revocations in ${seconds.toFixed(1)} s`).toBeGreaterThanOrEqual(
-      MIN_PER_SECOND,
+      MIN_REVOKED_PER_SECOND,
     );
     const listed = (await (await fetch(`${hub.url}/api/v1/edge/keys`)).json()) as { data: { revokedAt: unknown }[] };
     expect(listed.data.filter((key) => key.revokedAt !== null)).toHaveLength(REVOKED);

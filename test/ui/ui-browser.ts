@@ -24,8 +24,18 @@ export function watchPage(page: Page, expected: RegExp[] = []): PageProblems {
   // ERR_ABORTED: nothing a person would see go wrong (seen once in CI for GET /api/v1/agents).
   // The same holds for the page's own static assets (the icon) cut by a navigation (seen once in CI).
   const readCancelledByNavigation = /^failed GET \/(api\/v1|assets)\/[^\s:]*: net::ERR_ABORTED$/;
+  // Chromium cuts the requests in flight with ERR_NETWORK_CHANGED when the machine's interfaces
+  // change: another test file's dockerd or podman adding a bridge or a container's veth (three
+  // files run at once). A read is polled again; a write cut so is still a problem, as is the
+  // console line of a request that is not the API's.
+  const readCutByNetworkChange = /^failed GET \/(api\/v1|assets)\/[^\s:]*: net::ERR_NETWORK_CHANGED$/;
+  const consoleOfNetworkChange =
+    /^console: Failed to load resource: net::ERR_NETWORK_CHANGED @ http:\/\/127\.0\.0\.1:\d+\/(api\/v1|assets)\//;
   const allowed = (line: string) =>
-    readCancelledByNavigation.test(line) || expected.some((pattern) => pattern.test(line));
+    readCancelledByNavigation.test(line) ||
+    readCutByNetworkChange.test(line) ||
+    consoleOfNetworkChange.test(line) ||
+    expected.some((pattern) => pattern.test(line));
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     const line = `console: ${message.text()} @ ${message.location().url}`;
