@@ -1,5 +1,6 @@
 import { BoundedCache } from '../bounded-cache';
 import type { DockerContainerDetails, DockerImageDetails } from '../docker/docker-host';
+import { isoTime } from '../iso-time';
 import { isSensitiveKey } from '../redact';
 import type { ImageReference } from '../registry/image-reference';
 import { cachedImageReference } from '../registry/image-reference-cache';
@@ -58,16 +59,6 @@ function repoDigestOf(image: DockerImageDetails | undefined, ref: ImageReference
     if (named && named.registry === ref.registry && named.repository === ref.repository) return entry.slice(at + 1);
   }
   return undefined;
-}
-
-/**
- * `now` as an ISO string, the last one kept: an observation builds all its records at one `now`,
- * and they share the string instead of holding a copy each (issue 30 item 3).
- */
-let lastIso: { at: number; iso: string } | undefined;
-function isoTime(at: number): string {
-  if (lastIso?.at !== at) lastIso = { at, iso: new Date(at).toISOString() };
-  return lastIso.iso;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { lookupReference } from '../../../shared/containers/container-record';
+import { isoTime } from '../../../shared/iso-time';
 import type { Container } from '../../../shared/schemas/container';
 import type { UpdatePolicy } from '../../../shared/schemas/update-policy';
 import { type CompiledTagPolicy, compileTagPolicy, NO_TAG_POLICY, TagPolicyError } from '../../../shared/tags';
@@ -132,13 +133,6 @@ function inputsOf(ready: PreparedCheck, labelPolicy: UpdatePolicy, state: Identi
     evaluationKey: `${ready.recordInputs}${JSON.stringify([policy, state.clock, state.gate, thresholdDays])}`,
   };
   return ready.inputs;
-}
-
-/** One ISO string per check time: every container of a cycle is checked at the same `now`. */
-let lastIso: { now: number; iso: string } = { now: Number.NaN, iso: '' };
-function isoTime(now: number): string {
-  if (lastIso.now !== now) lastIso = { now, iso: new Date(now).toISOString() };
-  return lastIso.iso;
 }
 
 /** What a check knows of a record: one entry per record, one WeakMap for both parts. */
