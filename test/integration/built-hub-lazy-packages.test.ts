@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
+import { waitFor } from '../support/edge-peer';
 import { HUB_BUILD, type HubProcess, startHubProcess } from '../support/hub-process';
 import { pushImage } from '../support/registry/push-image';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
@@ -61,15 +62,16 @@ describe('the production build and its on-demand CommonJS packages', () => {
   });
 
   it('checks an image in a registry known by its private CA file (undici)', async () => {
-    const deadline = Date.now() + 20_000;
-    let record: Container | undefined;
-    while (Date.now() < deadline) {
-      const listed = (await (await fetch(`${hub.url}/api/v1/containers`)).json()) as { data: Container[] };
-      record = listed.data.find((container) => container.image.name === 'team/app');
-      if (record?.result || record?.error) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(record?.error).toBeUndefined();
+    const record = await waitFor(
+      async () => {
+        const listed = (await (await fetch(`${hub.url}/api/v1/containers`)).json()) as { data: Container[] };
+        const found = listed.data.find((container) => container.image.name === 'team/app');
+        return found?.result || found?.error ? found : undefined;
+      },
+      20_000,
+      'the image checked',
+    );
+    expect(record.error).toBeUndefined();
     expect(record).toMatchObject({ updateAvailable: true, result: { tag: '1.0.1' } });
   });
 });

@@ -5,6 +5,7 @@ import type { Container } from '../../shared/schemas/container';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
+import { waitFor } from '../support/edge-peer';
 import { expectJsonError } from '../support/hub-harness';
 import { dataOf, openSse } from '../support/sse-client';
 
@@ -98,11 +99,11 @@ describe('container actions on a real Docker Engine', () => {
     // Listed by the hub's own handling of the container's Docker events, not by a refresh: an event
     // still waiting in the watcher's debounce when the record is deleted would otherwise bring the
     // record back (seen in CI; docker-watcher.ts keeps deleted only what was listed at the event).
-    const deadline = Date.now() + 10_000;
-    while ((await hub.api(`/api/v1/containers/${extra}`)).status !== 200) {
-      if (Date.now() > deadline) throw new Error('the hub did not list the started container from its events');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      async () => ((await hub.api(`/api/v1/containers/${extra}`)).status === 200 ? true : undefined),
+      10_000,
+      'the started container listed from its events',
+    );
     const events = await openSse(hub.api, '/api/v1/events/ui');
     await events.nextOfType('dd:connected');
     await expectJsonError(await hub.api(`/api/v1/containers/${extra}`, { method: 'DELETE' }), 428);

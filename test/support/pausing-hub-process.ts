@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from './hub-process';
+import { nodeArgs, REPO_ROOT } from './hub-process';
 
 const ENTRY = join(REPO_ROOT, 'test', 'support', 'pausing-hub-entry.ts');
 
@@ -21,7 +21,7 @@ export async function startPausingHub(
   pauseAt: string,
   timeoutMs = 30_000,
 ): Promise<PausingHub> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+  const child = spawn(process.execPath, nodeArgs(ENTRY), {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
