@@ -116,7 +116,10 @@ export interface DockerHost {
   readonly inspectsInMemory?: boolean;
   ping(): Promise<void>;
   listContainers(all: boolean): Promise<DockerContainerSummary[]>;
-  /** Undefined when the container is gone (removed between list and inspect). */
+  /**
+   * By id or name; undefined when the container is gone (removed between list and inspect). The
+   * Engine reads a name nobody holds as an id prefix, so a lookup by name must check the answer's name.
+   */
   inspectContainer(id: string): Promise<DockerContainerDetails | undefined>;
   inspectImage(id: string): Promise<DockerImageDetails | undefined>;
   subscribeEvents(handlers: DockerEventHandlers): DockerSubscription;

@@ -6,13 +6,23 @@ import { UpdateStepError } from './update-step-error';
 const CLOCK_SLACK_MS = 5_000;
 
 /**
+ * The container holding `name`, if any. The Engine resolves a reference it cannot match to an id or
+ * a name as an id prefix, so once `db` is free, inspecting "db" can answer a container whose id
+ * begins with "db": only a container whose name is `name` counts.
+ */
+async function nameHolder(host: DockerHost, name: string) {
+  const found = await host.inspectContainer(name);
+  return found?.name === name ? found : undefined;
+}
+
+/**
  * The new container of this operation, if Docker has it: by the id the journal recorded, else (a
  * stop between create and the journal write) the container holding the original name that is not
  * the old one and was created after the operation began.
  */
 async function findNewContainer(operation: UpdateOperation, host: DockerHost) {
   if (operation.newContainerId) return host.inspectContainer(operation.newContainerId);
-  const holder = await host.inspectContainer(operation.containerName);
+  const holder = await nameHolder(host, operation.containerName);
   if (!holder || holder.id === operation.containerId) return undefined;
   return holder.createdAt >= Date.parse(operation.createdAt) - CLOCK_SLACK_MS ? holder : undefined;
 }
@@ -40,7 +50,7 @@ export async function restoreOldContainer(operation: UpdateOperation, host: Upda
     changed = true;
   }
   if (old.name !== operation.containerName) {
-    const holder = await host.inspectContainer(operation.containerName);
+    const holder = await nameHolder(host, operation.containerName);
     if (holder && holder.id !== old.id) {
       throw new UpdateStepError(
         `another container (${holder.id.slice(0, 12)}) now holds the name ${operation.containerName}`,

@@ -241,6 +241,28 @@ describe('the update engine on a real Docker Engine', () => {
     expect((await namesOf()).filter((name) => name.startsWith('checked'))).toEqual(['checked']);
   });
 
+  it('rolls back a container named like the start of another container id (the Engine reads a name it does not hold as an id prefix)', async () => {
+    // Seen in CI: `db` was restored while an unrelated container's id began with "db", so once the
+    // new `db` was removed, inspecting "db" answered that container and the restore gave up.
+    const bystander = await runApp(`bystander-${count}`, 'http');
+    const name = bystander.slice(0, 12);
+    const oldId = await runApp(name, 'healthy');
+    const { journal } = memoryJournal();
+    const settled = await runUpdateOperation(
+      await operationFor(name, await image('2.0.0', 'unhealthy')),
+      PLAN,
+      deps(journal),
+      new AbortController().signal,
+    );
+    expect(settled.lastError).toBeUndefined();
+    expect(settled).toMatchObject({ status: 'rolled-back', rollbackReason: 'the new container reported unhealthy' });
+    const old = await docker.getContainer(oldId).inspect();
+    expect(old.Name).toBe(`/${name}`);
+    expect(old.State.Running).toBe(true);
+    expect((await docker.getContainer(bystander).inspect()).State.Running).toBe(true);
+    expect((await namesOf()).filter((each) => each.startsWith(name))).toEqual([name]);
+  });
+
   it('rolls back an image that exits at once (no healthcheck)', async () => {
     const oldId = await runApp('quitter', 'http');
     const { journal } = memoryJournal();
