@@ -400,8 +400,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const keyFile = join(dir, `${name}.key`);
         const { publicKey } = await agentKeygen(keyFile, name);
         lines.push(`${publicKey} ${name}`);
-        const reference = await publishApp(dockerd, proxy, { repository: `soak/app${i}`, tag: '1.0.0', kind: 'sleep' });
-        if (i === 0) await publishApp(dockerd, proxy, { repository: 'soak/app0', tag: '1.1.0', kind: 'sleep' });
+        // Pushed to the registry itself, named through the proxy: the hub and agents meet the faults.
+        const proxied = { ...registry, host: proxy.host };
+        const reference = await publishApp(dockerd, proxied, {
+          repository: `soak/app${i}`,
+          tag: '1.0.0',
+          kind: 'sleep',
+        });
+        if (i === 0) await publishApp(dockerd, proxied, { repository: 'soak/app0', tag: '1.1.0', kind: 'sleep' });
         // A health probe of 4 s: an update of it is in its health gate that long, when the fault comes.
         const direct = await publishApp(dockerd, registry, {
           repository: `soak/direct${i}`,

@@ -81,13 +81,35 @@ export async function runContainer(docker: Docker, options: RunContainerOptions)
 }
 
 let baseEntries: TarEntry[] | undefined;
+let baseLayer: Buffer | undefined;
 
 function rootFilesystem(extraFile: BusyboxImageOptions['extraFile']): Buffer {
   baseEntries ??= busyboxEntries();
-  const extra: TarEntry[] = extraFile
-    ? [{ path: extraFile.path.replace(/^\/+/, ''), type: 'file', mode: 0o644, content: Buffer.from(extraFile.content) }]
-    : [];
-  return tar([...baseEntries, ...extra]);
+  return tar([...baseEntries, ...(extraFile ? fileEntries(extraFile) : [])]);
+}
+
+/**
+ * The busybox root filesystem as one uncompressed layer, the same bytes for every image of a
+ * process: images built on it share that layer, so a daemon unpacks it once, not per image.
+ */
+export function busyboxLayer(): Buffer {
+  baseEntries ??= busyboxEntries();
+  baseLayer ??= tar(baseEntries);
+  return baseLayer;
+}
+
+/** A layer of one file (and its directories) to put over busyboxLayer(). */
+export function fileLayer(file: { path: string; content: string }): Buffer {
+  return tar(fileEntries(file));
+}
+
+function fileEntries(file: { path: string; content: string }): TarEntry[] {
+  const path = file.path.replace(/^\/+/, '');
+  const parts = path.split('/').slice(0, -1);
+  const dirs = parts.map(
+    (_, index): TarEntry => ({ path: parts.slice(0, index + 1).join('/'), type: 'dir', mode: 0o755 }),
+  );
+  return [...dirs, { path, type: 'file', mode: 0o644, content: Buffer.from(file.content) }];
 }
 
 /** Every applet busybox has, as a symlink: tests may run any of them through `sh -c`. */

@@ -1,6 +1,6 @@
 /**
  * Versions of one small application for update tests, built offline from the busybox root
- * filesystem of test-images.ts and pushed to a test registry with the test dockerd's CLI:
+ * filesystem of test-images.ts and pushed to a test registry over its HTTP API:
  *
  * - `http`: busybox httpd as PID 1 on port 80, serving `/index.html` = the version (downtime is
  *   measured against it), no healthcheck;
@@ -11,9 +11,10 @@
  * - `sleep`: `sleep 3600`, no healthcheck;
  * - `slow-healthy`: a health probe that takes 4 s (healthy after ~4.5 s): an update stays in its gate that long.
  */
+import { type PushTarget, pushFilesystemImage } from '../registry/push-image';
 import type { TestRegistry } from '../registry/start-registry';
 import type { TestDockerd } from './start-dockerd';
-import { importBusyboxImage } from './test-images';
+import { busyboxLayer, fileLayer } from './test-images';
 
 export type AppKind = 'http' | 'healthy' | 'unhealthy' | 'flaky' | 'env-gated' | 'exits' | 'sleep' | 'slow-healthy';
 
@@ -46,27 +47,34 @@ async function cli(dockerd: TestDockerd, args: string[]): Promise<void> {
 }
 
 /**
- * Builds `<registry>/<repository>:<tag>` of that kind, pushes it, and removes the local tags so a
- * container created from it must have been pulled. Answers the full reference.
+ * Pushes `<registry>/<repository>:<tag>` of that kind straight to the registry (no daemon
+ * involved), and pulls it into the test dockerd only with `keepLocal`, so a container created from
+ * it must have been pulled. Every version is the shared busybox layer plus one small layer of its
+ * own: a daemon unpacks busybox once, not once per image (import and push through dockerd cost
+ * more CPU than the rest of many a test). Answers the full reference.
  */
 export async function publishApp(
   dockerd: TestDockerd,
-  registry: Pick<TestRegistry, 'host'>,
+  registry: PushTarget & Pick<TestRegistry, 'host'>,
   options: { repository: string; tag: string; kind: AppKind; keepLocal?: boolean },
 ): Promise<string> {
   const reference = `${registry.host}/${options.repository}:${options.tag}`;
-  const local = `local/${options.repository.replace(/\//g, '-')}:${options.tag}-${options.kind}`;
-  const [repository, tag] = local.split(':') as [string, string];
-  await importBusyboxImage(dockerd.docker, {
-    repository,
-    tag,
-    ...shapeOf(options.kind),
-    extraFile: { path: '/www/index.html', content: `${options.repository} ${options.tag} ${options.kind}\n` },
+  const { cmd, healthcheck } = shapeOf(options.kind);
+  await pushFilesystemImage(registry, {
+    repository: options.repository,
+    tags: [options.tag],
+    layers: [
+      busyboxLayer(),
+      fileLayer({ path: '/www/index.html', content: `${options.repository} ${options.tag} ${options.kind}\n` }),
+    ],
+    config: {
+      Cmd: cmd,
+      ...(healthcheck && {
+        Healthcheck: { Test: ['CMD', ...healthcheck], Interval: 500_000_000, Timeout: 5_000_000_000, Retries: 1 },
+      }),
+    },
   });
-  await cli(dockerd, ['tag', local, reference]);
-  await cli(dockerd, ['push', reference]);
-  await cli(dockerd, ['rmi', local]);
-  if (!options.keepLocal) await cli(dockerd, ['rmi', reference]);
+  if (options.keepLocal) await pullApp(dockerd, reference);
   return reference;
 }
 

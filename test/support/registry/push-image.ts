@@ -106,6 +106,63 @@ export function pushManyTags(
   });
 }
 
+export interface FilesystemImageOptions {
+  repository: string;
+  tags: string[];
+  /** Uncompressed tars, lowest first: real root-filesystem layers a daemon unpacks. */
+  layers: Buffer[];
+  /** The image config's `config` (Cmd, Healthcheck, Labels…), as `docker inspect` shows it. */
+  config: Record<string, unknown>;
+  /** ISO date of the config; now by default, so two pushes of the same files are two builds. */
+  created?: string;
+}
+
+/**
+ * A runnable Docker v2 image of real layers for this machine's platform, pushed without a daemon.
+ * A layer shared with earlier images (the same tar Buffer) is gzipped once per process and
+ * uploaded once per repository. Answers the manifest digest.
+ */
+export function pushFilesystemImage(registry: PushTarget, options: FilesystemImageOptions): Promise<string> {
+  return withSession(registry, options.repository, 'pull,push', async (session) => {
+    const types = MEDIA_TYPES.docker;
+    const created = options.created ?? new Date().toISOString();
+    const layers = options.layers.map(gzippedLayer);
+    const config = blob(
+      JSON.stringify({
+        created,
+        architecture: HOST_ARCHITECTURE[process.arch] ?? process.arch,
+        os: 'linux',
+        config: options.config,
+        rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.diffId) },
+        history: layers.map(() => ({ created, created_by: 'dockwatch test bed: push-image' })),
+      }),
+    );
+    const manifest = toManifest(types.manifest, {
+      schemaVersion: 2,
+      mediaType: types.manifest,
+      config: { mediaType: types.config, digest: config.digest, size: config.bytes.length },
+      layers: layers.map((layer) => ({ mediaType: types.layer, digest: layer.digest, size: layer.bytes.length })),
+    });
+    await pushBlobs(session, [...layers, config]);
+    await tagAll(session, manifest, options.tags, 1);
+    return manifest.digest;
+  });
+}
+
+/** Node's process.arch as the OCI platform names it. */
+const HOST_ARCHITECTURE: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386' };
+
+const gzippedLayers = new WeakMap<Buffer, Blob & { diffId: string }>();
+
+function gzippedLayer(tar: Buffer): Blob & { diffId: string } {
+  let layer = gzippedLayers.get(tar);
+  if (!layer) {
+    layer = { ...blob(gzipSync(tar)), diffId: sha256(tar) };
+    gzippedLayers.set(tar, layer);
+  }
+  return layer;
+}
+
 /** By digest only (a tag answers 400 DIGEST_INVALID); the registry drops every tag of that manifest too. */
 export function deleteManifest(registry: PushTarget, repository: string, digest: string): Promise<void> {
   // Distribution 2.8 wants the `delete` action for DELETE; pull,push is not enough.
