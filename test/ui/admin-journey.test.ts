@@ -11,7 +11,6 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { PASSWORD, phc } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, newEdgeIdentity, signedInPeer } from '../support/edge-peer';
@@ -42,7 +41,6 @@ const noInjectedMarkup = async () => {
 };
 
 beforeAll(async () => {
-  await buildUi();
   receiver = await startNotificationReceiver();
   // A listen-mode agent the hub dials (decisions §6: it lists like an edge agent, with its port).
   listenAgent = await startListenAgentPeer(LISTEN_SECRET);

@@ -14,7 +14,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import type { Container } from '../../shared/schemas/container';
 import type { GroupPolicy } from '../../shared/schemas/group-policy';
 import type { GlobalLabelOverride } from '../../shared/schemas/label-override';
@@ -44,7 +43,6 @@ const field = (id: string) => page.locator(`#${id}`);
 const problemOf = (id: string) => page.locator(`#${id}-problem`);
 
 beforeAll(async () => {
-  await buildUi();
   [first, second, registry] = await Promise.all([startDockerd(), startDockerd(), startRegistry({ variant: 'plain' })]);
   for (const name of ['web', 'api'] as const) {
     const from = await publishApp(first, registry, { repository: `admin/${name}`, tag: '1.0.0', kind: 'http' });

@@ -7,7 +7,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import type { Approval } from '../../shared/schemas/approval';
 import type { Container } from '../../shared/schemas/container';
 import { launchChromium } from '../support/chromium';
@@ -48,7 +47,6 @@ const row = (name: string) => page.locator('table.list tbody tr', { hasText: nam
 const navLink = () => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Approvals/ });
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub({ DD_ACTION_DOCKER_UPDATE_BACKUPCOUNT: '1' });
   for (const name of [...NAMES, 'delta']) await hub.hub.parts.containers.put(waiting(name));
   for (const name of NAMES) await requestUpdate(name);

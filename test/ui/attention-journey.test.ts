@@ -13,7 +13,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import type { Container } from '../../shared/schemas/container';
 import { launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
@@ -52,7 +51,6 @@ async function app(name: string, from: string, to: string, kind: AppKind, labels
 }
 
 beforeAll(async () => {
-  await buildUi();
   [dockerd, registry, icons, forge] = await Promise.all([
     startDockerd(),
     startRegistry({ variant: 'plain' }),

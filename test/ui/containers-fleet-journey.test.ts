@@ -8,7 +8,6 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
@@ -63,7 +62,6 @@ async function filter(label: string, value: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub();
   const images = [sampleImage({ repoTags: [IMAGE] })];
   const nas = await connectAgent(hub, 'nas');

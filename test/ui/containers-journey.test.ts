@@ -6,7 +6,6 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
@@ -33,7 +32,6 @@ const rows = () => page.locator('table.list tbody tr');
 const rowOf = (id: string) => page.locator(`table.list tbody tr[data-id="${id}"]`);
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub();
   ({ peer } = await connectAgent(hub, 'nas'));
   for (const frame of snapshotFrames('local', [web, db, hostileScript, hostileImg], images)) peer.send(frame);

@@ -12,7 +12,6 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import type { Container } from '../../shared/schemas/container';
 import { PASSWORD, phc } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
@@ -80,7 +79,6 @@ const served = async (c: Container): Promise<Container> =>
   (await (await page.request.get(`${hub.url}/api/v1/containers/${c.id}`)).json()) as Container;
 
 beforeAll(async () => {
-  await buildUi();
   icons = await startIconServer();
   icons.serve('/selfhst/svg/web.svg', { contentType: 'image/svg+xml', body: ICON_SVG });
   hub = await createServerHub({

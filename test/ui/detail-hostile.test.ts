@@ -9,7 +9,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
@@ -41,7 +40,6 @@ const web = sampleContainer('web', { labels: { 'dd.group': 'stack', 'dd.depends_
 const worker = sampleContainer('worker', { labels: { 'dd.group': 'stack', 'dd.depends_on': 'db' } });
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub();
   ({ peer } = await connectAgent(hub, 'nas'));
   const images = [sampleImage({ repoTags: [IMAGE] }), sampleImage({ repoTags: ['127.0.0.1:9/library/postgres:16.2'] })];

@@ -11,7 +11,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import type { Container } from '../../shared/schemas/container';
 import { launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
@@ -70,7 +69,6 @@ async function createStarted(name: string, options: { env: string[]; labels: Rec
 }
 
 beforeAll(async () => {
-  await buildUi();
   [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
   from = await publishApp(dockerd, registry, { repository: 'detail/app', tag: '1.0.0', kind: 'http' });
   await publishApp(dockerd, registry, { repository: 'detail/app', tag: '2.0.0', kind: 'http' });

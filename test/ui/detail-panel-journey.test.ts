@@ -8,7 +8,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
@@ -29,7 +28,6 @@ async function open(width: number): Promise<{ page: Page; seen: PageProblems }> 
 }
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub();
   ({ peer } = await connectAgent(hub, 'nas'));
   for (const frame of snapshotFrames('local', [web, db, cache], [sampleImage({ repoTags: [IMAGE] })])) peer.send(frame);

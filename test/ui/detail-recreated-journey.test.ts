@@ -9,7 +9,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { type HoldingProxy, startHoldingProxy } from '../support/holding-proxy';
@@ -31,7 +30,6 @@ const after = sampleContainer('app', { image: IMAGE, labels: { 'dd.watch': 'true
 const images = [sampleImage({ repoTags: [IMAGE] })];
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub();
   ({ peer } = await connectAgent(hub, 'nas'));
   for (const frame of snapshotFrames('local', [before], images)) peer.send(frame);

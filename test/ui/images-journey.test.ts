@@ -7,7 +7,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
@@ -55,7 +54,6 @@ async function tabUntil(wanted: (focused: Focused) => boolean): Promise<Focused>
 }
 
 beforeAll(async () => {
-  await buildUi();
   dockerd = await startDockerd();
   // A rebuild: importing `ui/used:1.0` again moves the tag to the new build and leaves the first dangling (<none>).
   ids.dangling = await importBusyboxImage(dockerd.docker, {

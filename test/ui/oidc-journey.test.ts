@@ -8,7 +8,6 @@
 import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import {
@@ -42,7 +41,6 @@ let page: Page;
 let seen: PageProblems;
 
 beforeAll(async () => {
-  await buildUi();
   tls = await createTestCertificates();
   const port = await freePort();
   hubUrl = `http://127.0.0.1:${port}`;

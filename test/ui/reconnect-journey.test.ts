@@ -5,7 +5,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
@@ -24,7 +23,6 @@ let seen: PageProblems;
 const rowNamed = (name: string) => page.locator('table.list tbody tr', { hasText: name });
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub();
   port = new URL(hub.url ?? '').port;
   ({ peer } = await connectAgent(hub, 'nas'));

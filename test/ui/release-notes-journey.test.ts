@@ -10,7 +10,6 @@
  */
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import type { Container } from '../../shared/schemas/container';
 import { launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
@@ -84,7 +83,6 @@ function notes(otherUrl: string) {
 }
 
 beforeAll(async () => {
-  await buildUi();
   [dockerd, registry, forge, other] = await Promise.all([
     startDockerd(),
     startRegistry({ variant: 'plain' }),

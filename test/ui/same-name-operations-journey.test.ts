@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdgeAgent } from '../../edge-agent/src/agent/edge-agent';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import {
   type EdgeUpdateBed,
@@ -48,7 +47,6 @@ const stepperOf = (page: Page, operationId: string) =>
   page.locator(`section[aria-labelledby="operation-${operationId}"]`);
 
 beforeAll(async () => {
-  await buildUi();
   beds = await Promise.all([startEdgeUpdateBed('edge-a'), startEdgeUpdateBed('edge-b')]);
   const [a, b] = beds as [EdgeUpdateBed, EdgeUpdateBed];
   // One authorized_keys file naming both agents.

@@ -11,7 +11,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { type ScanBed, startScanBed } from '../support/scan-bed';
@@ -25,7 +24,6 @@ let seen: PageProblems;
 const section = () => page.locator('section[aria-labelledby="security"]');
 
 beforeAll(async () => {
-  await buildUi();
   bed = await startScanBed();
   hub = await startHubOnDockerd(bed.dockerd, bed.scannerEnv);
   const watched = await hub.api('/api/v1/containers/watch', { method: 'POST' });

@@ -6,7 +6,6 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { PASSWORD, phc, TOTP_SECRET, totp } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
 import { createServerHub, type HubClient } from '../support/hub-harness';
@@ -19,7 +18,6 @@ let page: Page;
 let seen: PageProblems;
 
 beforeAll(async () => {
-  await buildUi();
   hub = await createServerHub({
     DD_AUTH_BASIC_BOB_USER: 'bob',
     DD_AUTH_BASIC_BOB_HASH: phc(PASSWORD),

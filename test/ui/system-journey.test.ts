@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
@@ -39,7 +38,6 @@ let file: string;
 const section = (id: string) => page.locator(`section[aria-labelledby="${id}"]`);
 
 beforeAll(async () => {
-  await buildUi();
   dir = await mkdtemp(join(tmpdir(), 'system-journey-'));
   file = join(dir, 'dockwatch.yaml');
   await writeFile(file, FILE);

@@ -13,7 +13,6 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import type { Container } from '../../shared/schemas/container';
 import { launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
@@ -39,7 +38,6 @@ const byName = async (name: string): Promise<Container | undefined> =>
   (await hub.json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === name);
 
 beforeAll(async () => {
-  await buildUi();
   [dockerd, registry] = await Promise.all([startDockerd(), startRegistry({ variant: 'plain' })]);
   const from = await publishApp(dockerd, registry, { repository: 'defects/app', tag: '1.0.0', kind: 'http' });
   await publishApp(dockerd, registry, { repository: 'defects/app', tag: '2.0.0', kind: 'http' });

@@ -15,7 +15,6 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi } from '../../scripts/build-ui.mjs';
 import { PASSWORD, phc } from '../security/auth-fixtures';
 import { launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
@@ -55,7 +54,6 @@ async function signIn(target: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  await buildUi();
   receiver = await startNotificationReceiver();
   hub = await createServerHub(
     {
