@@ -10,3 +10,4 @@ export declare function writeBuildManifest(
   manifest: { startedAt: number; inputs: readonly string[] },
 ): void;
 export declare function staleReason(outdir: string, root: string): string | undefined;
+export declare function changedInput(outdir: string, root: string): string | undefined;

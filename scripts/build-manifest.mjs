@@ -49,6 +49,14 @@ const mtimeOf = (path) => {
 /** Why `outdir` must be rebuilt, in words for the console; undefined when it is up to date. */
 export function staleReason(outdir, root) {
   for (const output of RUN_OUTPUTS) if (mtimeOf(join(outdir, output)) === undefined) return `no ${output} yet`;
+  return changedInput(outdir, root);
+}
+
+/**
+ * Why the build in `outdir` no longer matches its sources, from its manifest alone (any bundle
+ * built with writeBuildManifest); undefined when none of its inputs changed since it started.
+ */
+export function changedInput(outdir, root) {
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(join(outdir, MANIFEST_NAME), 'utf8'));

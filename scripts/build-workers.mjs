@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { buildInputs } from './build-manifest.mjs';
 import { buildUi } from './build-ui.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,9 +48,23 @@ function builtInUiPlugin(bundle) {
 
 /** Builds the hub's Worker bundle, the web UI included; returns the path of the written file. */
 export async function buildWorkersBundle({ outfile = DEFAULT_OUTFILE } = {}) {
-  const { bundle } = await buildUi();
-  await build({ ...WORKERD_BUILD_OPTIONS, entryPoints: [WORKERS_ENTRY], outfile, plugins: [builtInUiPlugin(bundle)] });
-  return outfile;
+  return (await buildWorkersBundleWithInputs({ outfile })).outfile;
+}
+
+/** The same, and the files it was built from (build-manifest.mjs), so a caller can tell when it is stale. */
+export async function buildWorkersBundleWithInputs({ outfile = DEFAULT_OUTFILE } = {}) {
+  const ui = await buildUi();
+  const workers = await build({
+    ...WORKERD_BUILD_OPTIONS,
+    // The metafile names inputs relative to this, as buildInputs expects.
+    absWorkingDir: ROOT,
+    entryPoints: [WORKERS_ENTRY],
+    outfile,
+    metafile: true,
+    plugins: [builtInUiPlugin(ui.bundle)],
+  });
+  const inputs = buildInputs([ui.metafile, workers.metafile], ROOT);
+  return { outfile, inputs: [...new Set([...inputs, 'scripts/build-workers.mjs'])].sort() };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

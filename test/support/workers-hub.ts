@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Miniflare, type MiniflareOptions, type Response as MiniflareResponse, type RequestInit } from 'miniflare';
-import { buildWorkersBundle } from '../../scripts/build-workers.mjs';
+import { changedInput, writeBuildManifest } from '../../scripts/build-manifest.mjs';
+import { buildWorkersBundleWithInputs, ROOT } from '../../scripts/build-workers.mjs';
 
 /** The same date as wrangler.toml, so the tests run what `wrangler dev` runs. */
 export const COMPATIBILITY_DATE = '2026-04-01';
@@ -55,33 +56,59 @@ const BUNDLES = join(tmpdir(), 'dockwatch-workers-bundles');
 const STALE_MS = 24 * 3_600_000;
 
 /**
- * The hub's Worker bundle, built once per process (vitest runs each file in its own), then moved
- * into a directory named after its content (an atomic rename, so parallel files never see half a
- * bundle). No exit hook: vitest ends its workers without running them.
+ * The last bundle built from this work tree, as the name of its directory under BUNDLES (replaced
+ * by a rename). One per work tree: another clone's bundle may be newer than this one's sources.
+ */
+const LATEST = join(BUNDLES, `latest-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`);
+
+/**
+ * The hub's Worker bundle, built when none of this machine's is current: the last one built is
+ * reused while none of the files it was built from has changed (its build manifest,
+ * scripts/build-manifest.mjs), so the test files of a run share one build instead of one each.
+ * A build goes into a directory named after its content (an atomic rename, so parallel files
+ * never see half a bundle). No exit hook: vitest ends its workers without running them.
  */
 export function workersBundle(): Promise<string> {
-  bundle ??= (async () => {
-    await mkdir(BUNDLES, { recursive: true });
-    const building = await mkdtemp(join(BUNDLES, 'building-'));
-    try {
-      const built = await buildWorkersBundle({ outfile: join(building, 'index.js') });
-      const digest = createHash('sha256')
-        .update(await readFile(built))
-        .digest('hex')
-        .slice(0, 16);
-      const dir = join(BUNDLES, digest);
-      await rename(building, dir).catch((error: NodeJS.ErrnoException) => {
-        // Another process built the same bundle first: use that one.
-        if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
-      });
-      await utimes(dir, new Date(), new Date());
-      await removeStaleBundles(dir);
-      return join(dir, 'index.js');
-    } finally {
-      await rm(building, { recursive: true, force: true });
-    }
-  })();
+  bundle ??= latestBundle().then((current) => current ?? buildBundle());
   return bundle;
+}
+
+async function latestBundle(): Promise<string | undefined> {
+  const name = await readFile(LATEST, 'utf8').catch(() => '');
+  if (!/^[0-9a-f]{16}$/.test(name)) return undefined;
+  const dir = join(BUNDLES, name);
+  if (changedInput(dir, ROOT) !== undefined) return undefined;
+  await utimes(dir, new Date(), new Date()).catch(() => {});
+  return join(dir, 'index.js');
+}
+
+async function buildBundle(): Promise<string> {
+  await mkdir(BUNDLES, { recursive: true });
+  const building = await mkdtemp(join(BUNDLES, 'building-'));
+  try {
+    const startedAt = Date.now();
+    const built = await buildWorkersBundleWithInputs({ outfile: join(building, 'index.js') });
+    writeBuildManifest(building, { startedAt, inputs: built.inputs });
+    const digest = createHash('sha256')
+      .update(await readFile(built.outfile))
+      .digest('hex')
+      .slice(0, 16);
+    const dir = join(BUNDLES, digest);
+    await rename(building, dir).catch((error: NodeJS.ErrnoException) => {
+      // The same bundle was built before (by another process, or from sources that changed only in
+      // ways the output does not show): use that one, with this build's manifest.
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      writeBuildManifest(dir, { startedAt, inputs: built.inputs });
+    });
+    await utimes(dir, new Date(), new Date());
+    const pointer = join(BUNDLES, `pointer-${process.pid}`);
+    await writeFile(pointer, digest);
+    await rename(pointer, LATEST);
+    await removeStaleBundles(dir);
+    return join(dir, 'index.js');
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
 }
 
 async function removeStaleBundles(keep: string): Promise<void> {

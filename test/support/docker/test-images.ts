@@ -85,7 +85,8 @@ let baseLayer: Buffer | undefined;
 
 function rootFilesystem(extraFile: BusyboxImageOptions['extraFile']): Buffer {
   baseEntries ??= busyboxEntries();
-  return tar([...baseEntries, ...(extraFile ? fileEntries(extraFile) : [])]);
+  // The base has the directories already (a tar naming one twice is refused by the Engine).
+  return tar([...baseEntries, ...(extraFile ? [fileEntry(extraFile)] : [])]);
 }
 
 /**
@@ -100,16 +101,16 @@ export function busyboxLayer(): Buffer {
 
 /** A layer of one file (and its directories) to put over busyboxLayer(). */
 export function fileLayer(file: { path: string; content: string }): Buffer {
-  return tar(fileEntries(file));
+  const entry = fileEntry(file);
+  const parents = entry.path.split('/').slice(0, -1);
+  const dirs = parents.map(
+    (_, index): TarEntry => ({ path: parents.slice(0, index + 1).join('/'), type: 'dir', mode: 0o755 }),
+  );
+  return tar([...dirs, entry]);
 }
 
-function fileEntries(file: { path: string; content: string }): TarEntry[] {
-  const path = file.path.replace(/^\/+/, '');
-  const parts = path.split('/').slice(0, -1);
-  const dirs = parts.map(
-    (_, index): TarEntry => ({ path: parts.slice(0, index + 1).join('/'), type: 'dir', mode: 0o755 }),
-  );
-  return [...dirs, { path, type: 'file', mode: 0o644, content: Buffer.from(file.content) }];
+function fileEntry(file: { path: string; content: string }): TarEntry {
+  return { path: file.path.replace(/^\/+/, ''), type: 'file', mode: 0o644, content: Buffer.from(file.content) };
 }
 
 /** Every applet busybox has, as a symlink: tests may run any of them through `sh -c`. */
