@@ -234,8 +234,9 @@ describe('the containers list with 10,003 containers', { timeout: 90_000 }, () =
       expect(
         await small.locator('table.list thead').evaluate((head) => head.getBoundingClientRect().width),
       ).toBeLessThan(2);
+      // The whole list streams in, as on the desktop (30 s there too).
       await expect
-        .poll(async () => (await small.locator('main p.hint').first().textContent()) ?? '')
+        .poll(async () => (await small.locator('main p.hint').first().textContent()) ?? '', { timeout: 30_000 })
         .toBe(`${TOTAL} of ${TOTAL} containers`);
       await small.locator('.vscroll').evaluate((element) => {
         element.scrollTop = element.scrollHeight;
