@@ -84,9 +84,10 @@ let baseEntries: TarEntry[] | undefined;
 let baseLayer: Buffer | undefined;
 
 function rootFilesystem(extraFile: BusyboxImageOptions['extraFile']): Buffer {
+  if (!extraFile) return busyboxLayer();
   baseEntries ??= busyboxEntries();
   // The base has the directories already (a tar naming one twice is refused by the Engine).
-  return tar([...baseEntries, ...(extraFile ? [fileEntry(extraFile)] : [])]);
+  return tar([...baseEntries, fileEntry(extraFile)]);
 }
 
 /**

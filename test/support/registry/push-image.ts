@@ -124,28 +124,19 @@ export interface FilesystemImageOptions {
  */
 export function pushFilesystemImage(registry: PushTarget, options: FilesystemImageOptions): Promise<string> {
   return withSession(registry, options.repository, 'pull,push', async (session) => {
-    const types = MEDIA_TYPES.docker;
     const created = options.created ?? new Date().toISOString();
     const layers = options.layers.map(gzippedLayer);
-    const config = blob(
-      JSON.stringify({
-        created,
-        architecture: HOST_ARCHITECTURE[process.arch] ?? process.arch,
-        os: 'linux',
-        config: options.config,
-        rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.diffId) },
-        history: layers.map(() => ({ created, created_by: 'dockwatch test bed: push-image' })),
-      }),
-    );
-    const manifest = toManifest(types.manifest, {
-      schemaVersion: 2,
-      mediaType: types.manifest,
-      config: { mediaType: types.config, digest: config.digest, size: config.bytes.length },
-      layers: layers.map((layer) => ({ mediaType: types.layer, digest: layer.digest, size: layer.bytes.length })),
+    const built = assemble(MEDIA_TYPES.docker, layers, {
+      created,
+      architecture: HOST_ARCHITECTURE[process.arch] ?? process.arch,
+      os: 'linux',
+      config: options.config,
+      rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.diffId) },
+      history: layers.map(() => ({ created, created_by: 'dockwatch test bed: push-image' })),
     });
-    await pushBlobs(session, [...layers, config]);
-    await tagAll(session, manifest, options.tags, 1);
-    return manifest.digest;
+    await pushBuilt(session, built);
+    await tagAll(session, built.manifest, options.tags, 1);
+    return built.manifest.digest;
   });
 }
 
@@ -224,9 +215,9 @@ async function pushContent(
 
 type MediaTypes = (typeof MEDIA_TYPES)[keyof typeof MEDIA_TYPES];
 
-/** Config, one layer and the manifest naming them: what images and attestations are both made of. */
+/** Config, layers and the manifest naming them: what images and attestations are both made of. */
 interface Built {
-  layer: Blob;
+  layers: Blob[];
   config: Blob;
   manifest: Manifest;
 }
@@ -234,7 +225,7 @@ interface Built {
 /** The layer is a real gzipped tar, so a daemon pulling from the test bed can unpack it. */
 function buildImage(types: MediaTypes, platform: Platform, created: string, content: string): Built {
   const tar = tarWithOneFile('dockwatch-build.txt', `${content}\n`);
-  return assemble(types, blob(gzipSync(tar)), {
+  return assemble(types, [blob(gzipSync(tar))], {
     created,
     architecture: platform.architecture,
     os: platform.os,
@@ -266,18 +257,23 @@ function buildAttestation(subject: Descriptor, seed: string): Built {
     mediaType: 'application/vnd.in-toto+json',
     annotations: { 'in-toto.io/predicate-type': predicateType },
   };
-  return assemble(MEDIA_TYPES.oci, statement, config, layer);
+  return assemble(MEDIA_TYPES.oci, [statement], config, layer);
 }
 
-function assemble(types: MediaTypes, layer: Blob, configBody: object, layerFields: Partial<Descriptor> = {}): Built {
+function assemble(types: MediaTypes, layers: Blob[], configBody: object, layerFields: Partial<Descriptor> = {}): Built {
   const config = blob(JSON.stringify(configBody));
   const manifest = toManifest(types.manifest, {
     schemaVersion: 2,
     mediaType: types.manifest,
     config: { mediaType: types.config, digest: config.digest, size: config.bytes.length },
-    layers: [{ mediaType: types.layer, digest: layer.digest, size: layer.bytes.length, ...layerFields }],
+    layers: layers.map((layer) => ({
+      mediaType: types.layer,
+      digest: layer.digest,
+      size: layer.bytes.length,
+      ...layerFields,
+    })),
   });
-  return { layer, config, manifest };
+  return { layers, config, manifest };
 }
 
 /** A ustar archive: one 512-byte header, the content padded to 512, and two zero blocks. */
@@ -412,7 +408,7 @@ async function pushBlobs(session: Session, blobs: Blob[]): Promise<void> {
 }
 
 async function pushBuilt(session: Session, built: Built): Promise<Built> {
-  await pushBlobs(session, [built.layer, built.config]);
+  await pushBlobs(session, [...built.layers, built.config]);
   await putManifest(session, built.manifest.digest, built.manifest);
   return built;
 }
