@@ -18,7 +18,8 @@ export default defineConfig({
     // A poll waits for what a person would see "at once"; on a loaded machine that can take seconds,
     // so a poll gives up after 10 s rather than Vitest's 1 s (a condition that never comes still fails).
     expect: { poll: { timeout: 10_000 } },
-    // The slowest files first (scripts/test-order.mjs), so the run ends on short ones.
+    // One project after the other (a worker is kept only for a file of its own project), each the
+    // slowest files first, so the run ends on short ones (scripts/test-order.mjs).
     sequence: { sequencer: SlowestFirstSequencer },
     // The 20 slowest files after a run of more than 20 (CI replaces the reporters and makes the table from its JSON report).
     reporters: ['default', slowestFilesReporter()],

@@ -177,7 +177,7 @@ export const ui: Benchmark = {
       return {
         title: 'Web UI with 10,000 containers (Chromium)',
         markdown: [
-          `A hub process holding ${fleetSize.toLocaleString('en-US')} containers from an edge agent peer; Debian's Chromium`,
+          `A hub process holding ${fleetSize.toLocaleString('en-US')} containers from an edge agent peer; Debian's Chromium headless shell`,
           'through playwright-core, 1440 × 900, loopback.',
           '',
           `- **List painted**: from navigation to the first frame showing a container row of \`/containers\`, a cold`,

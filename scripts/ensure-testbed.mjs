@@ -47,8 +47,9 @@ const REQUIRED = [
   { binary: '/bin/busybox', pkg: 'busybox-static' },
   // The compose examples (deploy/) are started with it: Debian has Compose v1 only, no `docker compose` plugin.
   { binary: '/usr/bin/docker-compose', pkg: 'docker-compose' },
-  // The browser tests drive it with playwright-core (Playwright's own browser download is unreachable).
-  { binary: '/usr/bin/chromium', pkg: 'chromium' },
+  // The browser tests drive Chromium's headless shell with playwright-core (Playwright's own browser
+  // download is unreachable): the headless build Playwright itself uses, half the CPU of the full browser.
+  { binary: '/usr/bin/chromium-headless-shell', pkg: 'chromium-headless-shell' },
   // The SBOM tests build a Go binary (offline, GOPROXY=off) to find its build info in an image.
   { binary: '/usr/bin/go', pkg: 'golang-go' },
   // The rpm cataloguer's tests build real rpm databases: rpm and rpmbuild write SQLite ones, and

@@ -3,15 +3,16 @@ import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { bundleTestEntry } from './test-entry-bundle';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The production build's entries, as `npm start` and `npm run agent` run them (built by test/support/build-once.ts). */
 export const HUB_BUILD = join(REPO_ROOT, 'dist', 'hub.mjs');
 export const AGENT_BUILD = join(REPO_ROOT, 'dist', 'agent.mjs');
+/** `dockwatch check` and the other commands, as the image and `npx dockwatch` run them. */
+export const CLI_BUILD = join(REPO_ROOT, 'dist', 'cli.mjs');
 const ENTRY = HUB_BUILD;
 
-/** Node's arguments for an entry: a built one as it is, a TypeScript one (a test's own entry) through tsx. */
-export const nodeArgs = (entry: string): string[] => (entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry]);
 const KILL_AFTER_MS = 5_000;
 
 export interface HubProcess {
@@ -27,10 +28,9 @@ export interface HubProcess {
 }
 
 /**
- * Spawns the hub as `npm start` runs it: `node dist/hub.mjs`, one pid (a test's own TypeScript
- * entry through `node --import tsx`, not the tsx binary, which would fork a second process). Only
- * PATH and HOME are inherited, so the caller's own DD_* variables cannot change what is tested or
- * measured.
+ * Spawns the hub as `npm start` runs it: `node dist/hub.mjs`, one pid (`entry`: another JavaScript
+ * entry, such as a test entry bundled by test-entry-bundle.ts). Only PATH and HOME are inherited,
+ * so the caller's own DD_* variables cannot change what is tested or measured.
  */
 export function spawnHub(
   env: Record<string, string>,
@@ -41,7 +41,7 @@ export function spawnHub(
   stderr: string[];
   exited: Promise<number | string>;
 } {
-  const child = spawn(process.execPath, nodeArgs(entry), {
+  const child = spawn(process.execPath, [entry], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -57,13 +57,14 @@ export function spawnHub(
 /**
  * Starts the hub process on an ephemeral loopback port and waits until it has logged
  * `hub listening` (which it does once stored state is loaded). `entry`: another entry file that
- * starts the same hub with test seams (test/support/*-hub-entry.ts).
+ * starts the same hub with test seams (test/support/*-hub-entry.ts, bundled first).
  */
 export async function startHubProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
   entry = ENTRY,
 ): Promise<HubProcess> {
+  const script = entry.endsWith('.ts') ? await bundleTestEntry(entry) : entry;
   // Callers load it from one address (crash bursts, benchmarks): the server-wide request limit is raised.
   const spawned = spawnHub(
     {
@@ -73,7 +74,7 @@ export async function startHubProcess(
       DD_SERVER_RATELIMIT_MAX: '1000000000',
       ...env,
     },
-    entry,
+    script,
   );
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(

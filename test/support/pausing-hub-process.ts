@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { nodeArgs, REPO_ROOT } from './hub-process';
+import { REPO_ROOT } from './hub-process';
+import { bundleTestEntry } from './test-entry-bundle';
 
 const ENTRY = join(REPO_ROOT, 'test', 'support', 'pausing-hub-entry.ts');
 
@@ -21,7 +22,7 @@ export async function startPausingHub(
   pauseAt: string,
   timeoutMs = 30_000,
 ): Promise<PausingHub> {
-  const child = spawn(process.execPath, nodeArgs(ENTRY), {
+  const child = spawn(process.execPath, [await bundleTestEntry(ENTRY)], {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
