@@ -4,9 +4,4 @@ import { BaseSequencer } from 'vitest/node';
 export declare const DURATIONS_FILE: string;
 export declare function keptDurations(file?: string): Record<string, number>;
 export declare function slowestFirst<T>(files: readonly T[], secondsOf: (file: T) => number | undefined): T[];
-export declare function projectsInTurn<T>(
-  files: readonly T[],
-  projectOf: (file: T) => string,
-  secondsOf: (file: T) => number | undefined,
-): T[];
 export declare class SlowestFirstSequencer extends BaseSequencer {}

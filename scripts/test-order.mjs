@@ -1,10 +1,9 @@
-// The order `npm test` starts its files in: one project after another, each the slowest first, so that a run ends on short files
+// The order `npm test` starts its files in: the slowest first, so that a run ends on short files
 // instead of one worker finishing a two-minute file while the others wait (issue 30). A file's time
 // is the one vitest keeps from the last local run (its results cache), else the one kept in
 // test/durations.json (a fresh clone, as CI runs, has no cache); a file neither knows, a new one,
-// goes first, as vitest runs unknown files first. vitest's own sequencer never finds its cached
-// times for files of a named project (it keeps them under `:path` and looks them up under
-// `project:path`), so without this it orders by file size alone.
+// goes first, as vitest runs unknown files first. vitest's own sequencer knows only its cache, and
+// orders the files of a fresh clone by their size.
 //
 //   node scripts/test-order.mjs --update   # rewrites test/durations.json from the last local run
 import { createHash } from 'node:crypto';
@@ -39,27 +38,6 @@ export function slowestFirst(files, secondsOf) {
     .map((entry) => entry.file);
 }
 
-/**
- * One project's files after another's, the project with the most seconds first, each slowest first.
- * vitest keeps a worker for the next file only when that file is of the same project (its pool
- * stops the worker otherwise): interleaving the beds and the unit files started 98 workers in a run
- * where four would do, each importing the hub, dockerode and Playwright again (about 120 CPU-seconds
- * of worker start-ups, Linux process accounting). The unit files, short, end the run.
- */
-export function projectsInTurn(files, projectOf, secondsOf) {
-  const byProject = new Map();
-  for (const file of files) {
-    const project = projectOf(file);
-    const group = byProject.get(project) ?? { files: [], seconds: 0 };
-    group.files.push(file);
-    group.seconds += secondsOf(file) ?? 0;
-    byProject.set(project, group);
-  }
-  return [...byProject.values()]
-    .sort((a, b) => b.seconds - a.seconds)
-    .flatMap((group) => slowestFirst(group.files, secondsOf));
-}
-
 export class SlowestFirstSequencer extends BaseSequencer {
   async sort(files) {
     const kept = keptDurations();
@@ -72,7 +50,7 @@ export class SlowestFirstSequencer extends BaseSequencer {
       const seconds = kept[path];
       return typeof seconds === 'number' ? seconds : undefined;
     };
-    return projectsInTurn(files, (spec) => spec.project.name, secondsOf);
+    return slowestFirst(files, secondsOf);
   }
 }
 

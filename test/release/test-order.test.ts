@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { DURATIONS_FILE, keptDurations, projectsInTurn, slowestFirst } from '../../scripts/test-order.mjs';
+import { DURATIONS_FILE, keptDurations, slowestFirst } from '../../scripts/test-order.mjs';
 import { selectTests } from '../../scripts/test-selection.mjs';
 
 it('starts the slowest files first, files of unknown time before them, ties in the order given', () => {
@@ -19,21 +19,6 @@ it('starts the slowest files first, files of unknown time before them, ties in t
     'c',
   ]);
   expect(slowestFirst([], () => 1)).toEqual([]);
-});
-
-it('runs one project after another (vitest stops a worker when the next file is of another project)', () => {
-  const seconds: Record<string, number> = { 'unit/a': 3, 'unit/b': 1, 'beds/a': 2, 'beds/b': 5, 'beds/new': NaN };
-  const secondsOf = (file: string) => (Number.isNaN(seconds[file]) ? undefined : seconds[file]);
-  const projectOf = (file: string) => file.slice(0, file.indexOf('/'));
-  // beds (7 s) before unit (4 s), each slowest first with its unknown file leading.
-  expect(projectsInTurn(['unit/a', 'beds/a', 'unit/b', 'beds/new', 'beds/b'], projectOf, secondsOf)).toEqual([
-    'beds/new',
-    'beds/b',
-    'beds/a',
-    'unit/a',
-    'unit/b',
-  ]);
-  expect(projectsInTurn([], projectOf, secondsOf)).toEqual([]);
 });
 
 it('reads the kept durations, and an unreadable file as none', () => {
