@@ -14,8 +14,13 @@ if (stale) {
   // `npm install`, not `npm ci`: npm 11's ci rejects lock files that lack other platforms' optional
   // packages (Biome's, esbuild's), which its own install leaves out (npm/cli#8805). With a lock in sync,
   // install takes exactly the locked versions and leaves package-lock.json untouched
-  // (test/architecture/package-lock.test.ts keeps it in sync).
+  // (test/architecture/package-lock.test.ts keeps it in sync). `--prefer-offline`: the lock pins every
+  // version and integrity hash, so what npm's cache holds is taken without asking the registry again
+  // (15 s instead of 27 s on a machine that installed them before); what it lacks is fetched.
   console.log('installing npm dependencies (npm install, from package-lock.json)…');
-  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
