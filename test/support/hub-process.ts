@@ -9,7 +9,7 @@ export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..
 /** The production build's entries, as `npm start` and `npm run agent` run them (built by test/support/build-once.ts). */
 export const HUB_BUILD = join(REPO_ROOT, 'dist', 'hub.mjs');
 export const AGENT_BUILD = join(REPO_ROOT, 'dist', 'agent.mjs');
-/** `dockwatch check` and the other commands, as the image and `npx dockwatch` run them. */
+/** `dockwatch check` from the production build, as README and docs/sources.md run it (`node dist/cli.mjs check`). */
 export const CLI_BUILD = join(REPO_ROOT, 'dist', 'cli.mjs');
 const ENTRY = HUB_BUILD;
 
