@@ -23,7 +23,7 @@ export default defineConfig({
     reporters: ['default', slowestFilesReporter()],
     // One project for every file. vitest keeps a worker for the next file only when that file is of
     // the same project: with the unit and the test-bed files in two projects, a run started 98
-    // workers where five do, each importing the hub, dockerode and Playwright again (about 120
+    // workers where five do, each importing the hub, dockerode and Playwright again (about 100
     // CPU-seconds, Linux process accounting), and the files of the two could not share the cores.
     include: [...fast, ...slow.keys()],
     // The production build that the test beds' hub and agent processes run, made first if stale
