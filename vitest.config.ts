@@ -7,8 +7,11 @@ const { fast, slow } = selectTests();
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Five files share two cores, and a file starting with the heaviest ones runs several times
+    // slower than alone: a test may take a minute, a setup or teardown two (a 2,000-tag push took
+    // 4 s alone and over 30 s there once). A test that hangs still fails, later.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     // Five files at once on two cores: the test-bed suites wait on daemons, registries and timers
     // for much of their time, and five keep both cores busy (97-99 % of a run, against about 85 %
     // with four). DOCKWATCH_TEST_WORKERS overrides it (a larger machine, or to measure).
