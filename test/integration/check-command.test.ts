@@ -12,9 +12,10 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowOf } from '../../hub/src/checks/check-report';
 import { type Container, ContainerSchema } from '../../shared/schemas/container';
+import { copyBuild } from '../support/docker/dockwatch-images';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
-import { CLI_BUILD, HUB_BUILD, REPO_ROOT } from '../support/hub-process';
+import { CLI_BUILD, REPO_ROOT } from '../support/hub-process';
 import { type LatencyProxy, startLatencyProxy } from '../support/latency-proxy';
 import { pushImage } from '../support/registry/push-image';
 import { startRegistry, type TestRegistry } from '../support/registry/start-registry';
@@ -197,16 +198,19 @@ describe('dockwatch check', () => {
 });
 
 describe('dockwatch check from the production build', () => {
-  it('runs as node dist/cli.mjs check and as the hub entry (the image entrypoint) with check, from another directory', async () => {
+  it('runs as node dist/cli.mjs check and as the hub entry (the image entrypoint) with check, with no node_modules in reach', async () => {
+    // A copy outside the work tree: an npm package left out of the bundle would not be found.
+    const outdir = join(dir, 'dist');
+    await copyBuild(outdir);
     const run = (entry: string, args: string[]) =>
-      runCommand(process.execPath, [entry, ...args], {
+      runCommand(process.execPath, [join(outdir, entry), ...args], {
         cwd: dir,
         env: { PATH: process.env.PATH ?? '', DD_LOCAL_WATCHER: 'false' },
       });
-    const cli = await run(CLI_BUILD, ['check', `${proxy.host}/team/api:1.1.0`]);
+    const cli = await run('cli.mjs', ['check', `${proxy.host}/team/api:1.1.0`]);
     expect(cli).toMatchObject({ code: 1, stderr: '' });
     expect(cli.stdout).toMatch(/1\.1\.0\s+2\.0\.0\s+major/);
-    const hub = await run(HUB_BUILD, ['check', '--json', `${proxy.host}/team/web:3.1.0`]);
+    const hub = await run('hub.mjs', ['check', '--json', `${proxy.host}/team/web:3.1.0`]);
     expect(hub.code).toBe(0);
     expect(JSON.parse(hub.stdout)).toMatchObject({ version: 1, summary: { containers: 1, updates: 0 } });
   }, 60_000);

@@ -44,7 +44,7 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
  * `npm start` does). The same build as one into the context, without building it again for each
  * image suite (2.8 CPU-seconds each); the Worker bundle beside it is left out.
  */
-async function copyBuild(outdir: string): Promise<void> {
+export async function copyBuild(outdir: string): Promise<void> {
   if (staleReason(DIST, ROOT) !== undefined) await buildAll();
   cpSync(DIST, outdir, { recursive: true, filter: (source) => source !== join(DIST, 'workers') });
 }
