@@ -7,16 +7,17 @@ const { fast, slow } = selectTests();
 
 export default defineConfig({
   test: {
-    // Five files share two cores, and a file starting with the heaviest ones runs several times
+    // Four files share two cores, and a file starting with the heaviest ones runs several times
     // slower than alone: a test may take a minute, a setup or teardown two (a 2,000-tag push took
-    // 4 s alone and over 30 s there once). A test that hangs still fails, later.
+    // 4 s alone and over 30 s with five files at once). A test that hangs still fails, later.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Five files at once on two cores: the test-bed suites wait on daemons, registries and timers
-    // for much of their time, and five keep both cores busy (97-99 % of a run, against about 85 %
-    // with four). DOCKWATCH_TEST_WORKERS overrides it (a larger machine, or to measure).
+    // Four files at once on two cores: the test-bed suites wait on daemons, registries and timers
+    // for much of their time. Five kept both cores busier (97-100 % of a run against about 85 %) and
+    // ended a run sooner, but three of six fresh-clone runs then failed a time limit somewhere (a
+    // first page load, a 2,000-tag push, a teardown). DOCKWATCH_TEST_WORKERS overrides it.
     fileParallelism: true,
-    maxWorkers: Number(process.env.DOCKWATCH_TEST_WORKERS ?? 5),
+    maxWorkers: Number(process.env.DOCKWATCH_TEST_WORKERS ?? 4),
     // A poll waits for what a person would see "at once"; on a loaded machine that can take seconds,
     // so a poll gives up after 10 s rather than Vitest's 1 s (a condition that never comes still fails).
     expect: { poll: { timeout: 10_000 } },
@@ -26,7 +27,7 @@ export default defineConfig({
     reporters: ['default', slowestFilesReporter()],
     // One project for every file. vitest keeps a worker for the next file only when that file is of
     // the same project: with the unit and the test-bed files in two projects, a run started 98
-    // workers where five do, each importing the hub, dockerode and Playwright again (about 100
+    // workers where four do, each importing the hub, dockerode and Playwright again (about 100
     // CPU-seconds, Linux process accounting), and the files of the two could not share the cores.
     include: [...fast, ...slow.keys()],
     // The production build that the test beds' hub and agent processes run, made first if stale
