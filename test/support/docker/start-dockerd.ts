@@ -24,6 +24,7 @@ import { createDockerHost } from '../../../edge-agent/src/docker';
 import type { DockerHost } from '../../../shared/docker/docker-host';
 import { type CommandResult, runCommand } from '../run-command';
 import { terminate } from '../terminate';
+import { withTimeout } from '../with-timeout';
 import { sweepLeftovers } from './sweep';
 
 export type CliResult = CommandResult;
@@ -125,14 +126,15 @@ export async function startDockerd(): Promise<TestDockerd> {
     stop() {
       stopping ??= (async () => {
         await dockerHost.close();
-        await withinOrWarn(
+        // Past the limit the removal is abandoned, not awaited: the shutdown and the sweep end it.
+        await withTimeout(
           (async () => {
             await removeAllContainers(docker);
             await removeUserNetworks(docker);
           })(),
+          `removing the containers and networks of test dockerd ${dir}`,
           REMOVE_TIMEOUT_MS,
-          `test dockerd ${dir}: containers and networks not removed within ${REMOVE_TIMEOUT_MS} ms; stopping the daemon anyway`,
-        );
+        ).catch((error: Error) => console.warn(`${error.message}; stopping the daemon anyway`));
         await shutdown(child, exited, dir);
       })();
       return stopping;
@@ -203,17 +205,6 @@ function ping(socketPath: string): Promise<string | undefined> {
 async function logTail(logFile: string): Promise<string> {
   const log = await readFile(logFile, 'utf8').catch(() => '');
   return log.split('\n').slice(-30).join('\n');
-}
-
-/** Waits for `work` at most `ms`; past that, says so on stderr and returns (the work is abandoned, not awaited). */
-async function withinOrWarn(work: Promise<void>, ms: number, warning: string): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), ms);
-  });
-  const late = await Promise.race([work.then(() => false), timedOut]);
-  clearTimeout(timer);
-  if (late) console.warn(warning);
 }
 
 /** Force-removal kills at once; left to dockerd's shutdown, each container would get its stop timeout. */
