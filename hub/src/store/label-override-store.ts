@@ -45,6 +45,8 @@ export interface LabelOverrideStore {
   putGlobal(override: GlobalLabelOverride): Promise<void>;
   removeGlobal(id: string): Promise<void>;
   resolve(identity: string, target: OverrideTarget): ResolvedOverrides;
+  /** Moves with every change in memory (set, cleared, replaced): what resolve() answers may differ since. */
+  revision(): number;
 }
 
 export function selectorMatches(selector: LabelOverrideSelector, target: OverrideTarget): boolean {
@@ -66,6 +68,7 @@ const byAge = (a: GlobalLabelOverride, b: GlobalLabelOverride) =>
 export function createLabelOverrideStore(storage: Storage, logger: Logger): LabelOverrideStore {
   const byIdentity = new Map<string, LabelMap>();
   const globals = new Map<string, GlobalLabelOverride>();
+  let revision = 0;
   return {
     async load() {
       for (const key of await storage.getKeys('label-overrides:containers')) {
@@ -83,25 +86,30 @@ export function createLabelOverrideStore(storage: Storage, logger: Logger): Labe
       if (Object.keys(labels).length === 0) {
         await storage.removeItem(containerKey(identity));
         byIdentity.delete(identity);
+        revision += 1;
         return;
       }
       await storage.setItem(containerKey(identity), labels);
       byIdentity.set(identity, labels);
+      revision += 1;
     },
     globals: () => [...globals.values()].sort(byAge),
     global: (id) => globals.get(id),
     async putGlobal(override) {
       await storage.setItem(globalKey(override.id), override);
       globals.set(override.id, override);
+      revision += 1;
     },
     async removeGlobal(id) {
       await storage.removeItem(globalKey(id));
       globals.delete(id);
+      revision += 1;
     },
     resolve(identity, target) {
       const matching = [...globals.values()].sort(byAge).filter((o) => selectorMatches(o.selector, target));
       const global = matching.length > 0 ? Object.assign({}, ...matching.map((o) => o.labels)) : undefined;
       return { container: byIdentity.get(identity), global, globalIds: matching.map((o) => o.id) };
     },
+    revision: () => revision,
   };
 }

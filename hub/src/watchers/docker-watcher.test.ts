@@ -15,6 +15,7 @@ import type { FleetLookups } from '../checks/fleet-lookups';
 import { createScheduler } from '../schedule/scheduler';
 import { timerWakeUp } from '../schedule/timer-wake-up';
 import { createContainerStore } from '../store/container-store';
+import { createLabelOverrideStore } from '../store/label-override-store';
 import { createScheduleStore } from '../store/schedule-store';
 import { TagPolicyCache } from './container-check';
 import { DockerWatcher, type DockerWatcherDeps } from './docker-watcher';
@@ -51,7 +52,7 @@ function watcherOn(
   host: DockerHost,
   watchAll: boolean,
   timing: { startDelayMs?: number; eventDebounceMs?: number } = {},
-  overrides: Partial<Pick<DockerWatcherDeps, 'lookups' | 'write'>> = {},
+  overrides: Partial<Pick<DockerWatcherDeps, 'lookups' | 'write' | 'labelOverrides' | 'labelOverridesRevision'>> = {},
 ) {
   const logRing = createLogRing();
   const logger = createLogger({ level: 'fatal', ring: logRing, sink: silentSink });
@@ -203,5 +204,94 @@ describe('DockerWatcher cycles', () => {
     await watcher.watch();
     expect(changeDuringWrite).toBeUndefined();
     expect(store.get(ID)).toMatchObject({ updateAvailable: false, updatePolicy: { skipTags: ['1.1.0'] } });
+  });
+});
+
+describe('DockerWatcher and label overrides changed during an observation', () => {
+  const identity = containerIdentity({ watcher: 'local', name: 'web' });
+
+  /**
+   * `web` under an override dd.watch=true over its own dd.watch=false label; the override is cleared
+   * once, while the watcher waits for the registry's answer or while it writes the record.
+   */
+  async function overridden(during: 'check' | 'write') {
+    const logger = createLogger({ level: 'fatal', ring: createLogRing(), sink: silentSink });
+    const overrides = createLabelOverrideStore(createStorage(), logger);
+    await overrides.setOfIdentity(identity, { 'dd.watch': 'true' });
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    const base = fakeHost(state);
+    const host: DockerHost = {
+      ...base,
+      inspectContainer: async (id) => {
+        const details = await base.inspectContainer(id);
+        return details && { ...details, labels: { 'dd.watch': 'false' } };
+      },
+    };
+    let change: (() => Promise<void>) | undefined = () => overrides.setOfIdentity(identity, {});
+    const once = async (at: 'check' | 'write') => {
+      if (at !== during || !change) return;
+      const run = change;
+      change = undefined;
+      await run();
+    };
+    let observations = 0;
+    const lookups = {
+      beginCycle: () => undefined,
+      tags: async () => [],
+      tagDigest: async () => ({ digest: 'sha256:0', mediaType: undefined }),
+      imageCheck: async <T>() => {
+        await once('check');
+        return { tagWatched: true, digestWatched: false, digestChanged: false, errors: [] } as T;
+      },
+    } as unknown as FleetLookups;
+    const rig = watcherOn(
+      {
+        ...host,
+        listContainers: (all) => {
+          observations += 1;
+          return host.listContainers(all);
+        },
+      },
+      true,
+      {},
+      {
+        lookups,
+        labelOverrides: (record) => overrides.resolve(containerIdentity(record), record),
+        labelOverridesRevision: () => overrides.revision(),
+        write: async (records) => {
+          await once('write');
+          await rig.store.putMany(records);
+        },
+      },
+    );
+    return { ...rig, changed: () => change === undefined, observations: () => observations };
+  }
+
+  const unwatched = { watched: false, updateAvailable: false };
+  const ownLabel = { value: 'false', source: 'label' };
+
+  it('builds again a record whose override was cleared while its registry check ran, before storing it', async () => {
+    const { watcher, store, changed, observations } = await overridden('check');
+    expect((await watcher.watchContainer(ID)).container).toMatchObject(unwatched);
+    expect(changed()).toBe(true);
+    expect(observations()).toBe(2);
+    expect(store.get(ID)?.effectiveLabels?.['dd.watch']).toEqual(ownLabel);
+  });
+
+  it('observes again when the override was cleared while the record was being stored', async () => {
+    const { watcher, store, changed, observations } = await overridden('write');
+    await watcher.watchContainer(ID);
+    expect(changed()).toBe(true);
+    expect(observations()).toBe(2);
+    expect(store.get(ID)).toMatchObject(unwatched);
+    expect(store.get(ID)?.effectiveLabels?.['dd.watch']).toEqual(ownLabel);
+  });
+
+  it('after the change, observes once per call again', async () => {
+    const { watcher, store, observations } = await overridden('check');
+    await watcher.watchContainer(ID);
+    await watcher.watchContainer(ID);
+    expect(observations()).toBe(3);
+    expect(store.get(ID)).toMatchObject(unwatched);
   });
 });

@@ -32,6 +32,8 @@ export interface DockerWatcherDeps extends ApplyTargets {
   onCycle?: ((outcome: { durationMs: number; result: 'success' | 'partial' | 'failed' }) => void) | undefined;
   /** The label overrides of each container (docs/label-overrides.md); none when absent. */
   labelOverrides?: ObserveOptions['labelOverrides'];
+  /** Moves whenever an override is set or cleared: an observation that spans a change is built again. */
+  labelOverridesRevision?: (() => number) | undefined;
 }
 
 export interface WatchResult extends ObservedInventory {
@@ -41,6 +43,16 @@ export interface WatchResult extends ObservedInventory {
 
 const RECONNECT_MIN_MS = 1_000;
 const RECONNECT_MAX_MS = 60_000;
+/** Observations of one call when label overrides keep changing under it: the last one is kept. */
+const MAX_OBSERVATIONS = 3;
+
+/** What one observation of this watcher's host is asked to do. */
+interface ObserveCall {
+  check: boolean;
+  onlyIds?: ReadonlySet<string>;
+  listAfter?: boolean;
+  listing?: ReturnType<DockerHost['listContainers']>;
+}
 
 /**
  * One Docker watcher (`docker.<name>`): scheduled watch cycles with registry checks, inventory
@@ -136,15 +148,15 @@ export class DockerWatcher {
 
   /** The inventory without registry checks (http-interface §4.3). `isCurrent` false means: write nothing. */
   async refreshInventory(isCurrent: () => boolean): Promise<ObservedInventory> {
-    const observed = await this.observe({ check: false });
-    if (isCurrent()) await applyInventory(observed, this.deps);
+    const observed = await this.observeAndApply({ check: false }, async (fresh) => {
+      if (isCurrent()) await applyInventory(fresh, this.deps);
+    });
     return { ...observed, records: this.containers() };
   }
 
   /** One container, checked against its registry. Undefined when it is not (or no longer) there. */
   async watchContainer(id: string): Promise<{ container: Container | undefined; errors: ObservedInventory['errors'] }> {
-    const observed = await this.observe({ check: true, onlyIds: new Set([id]) });
-    await applyInventory(observed, this.deps);
+    const observed = await this.observeAndApply({ check: true, onlyIds: new Set([id]) });
     return { container: this.deps.store.get(id), errors: observed.errors };
   }
 
@@ -153,14 +165,12 @@ export class DockerWatcher {
    * one listing, and one applied change set, so a batch notification trigger sends one message.
    */
   async watchContainers(ids: readonly string[]): Promise<ObservedInventory['errors']> {
-    const observed = await this.observe({ check: true, onlyIds: new Set(ids) });
-    await applyInventory(observed, this.deps);
-    return observed.errors;
+    return (await this.observeAndApply({ check: true, onlyIds: new Set(ids) })).errors;
   }
 
   /** One container's runtime state, without registry checks (after a start, stop or restart). */
   async refreshContainer(id: string): Promise<Container | undefined> {
-    await applyInventory(await this.observe({ check: false, onlyIds: new Set([id]) }), this.deps);
+    await this.observeAndApply({ check: false, onlyIds: new Set([id]) });
     return this.deps.store.get(id);
   }
 
@@ -224,8 +234,10 @@ export class DockerWatcher {
     listing.catch(() => undefined); // a failure is reported by whoever awaits it
     let observed: ObservedInventory;
     try {
-      observed = await this.observe({ check: true, listAfter: true, listing });
-      await applyInventory(observed, this.deps, { fullCycleOf: { agent: this.deps.agent, watcher: this.name } });
+      const fullCycleOf = { agent: this.deps.agent, watcher: this.name };
+      observed = await this.observeAndApply({ check: true, listAfter: true, listing }, (fresh) =>
+        applyInventory(fresh, this.deps, { fullCycleOf }),
+      );
       await this.recheckMovedPolicies(observed.records);
     } catch (error) {
       report('failed');
@@ -275,7 +287,7 @@ export class DockerWatcher {
     });
     for (const id of stale) inspected.changed(id);
     try {
-      await applyInventory(await this.observe({ check: true, onlyIds: stale }), this.deps);
+      await this.observeAndApply({ check: true, onlyIds: stale });
     } catch (error) {
       this.deps.logger.warn('reconciling a watch cycle failed', { watcher: this.id, error: String(error) });
     }
@@ -321,12 +333,30 @@ export class DockerWatcher {
     }
   }
 
-  private observe(options: {
-    check: boolean;
-    onlyIds?: ReadonlySet<string>;
-    listAfter?: boolean;
-    listing?: ReturnType<DockerHost['listContainers']>;
-  }): Promise<ObservedInventory> {
+  /**
+   * An observation, applied, and made again when a label override was set or cleared meanwhile
+   * (up to MAX_OBSERVATIONS in all). The override's change re-reads the records it touches as
+   * they are stored then; an observation built under the old overrides and stored after that
+   * (a watch cycle that was waiting on its registry checks) would otherwise put the old labels'
+   * outcome back until the next cycle. Checked right before the write (nothing runs in between)
+   * and after it (the change's own write may have been stored first).
+   */
+  private async observeAndApply(
+    options: ObserveCall,
+    apply: (observed: ObservedInventory) => Promise<void> = (observed) => applyInventory(observed, this.deps),
+  ): Promise<ObservedInventory> {
+    const revision = this.deps.labelOverridesRevision ?? (() => 0);
+    for (let attempt = 1; ; attempt++) {
+      const before = revision();
+      const observed = await this.observe(options);
+      const last = attempt === MAX_OBSERVATIONS;
+      if (revision() !== before && !last) continue;
+      await apply(observed);
+      if (revision() === before || last) return observed;
+    }
+  }
+
+  private observe(options: ObserveCall): Promise<ObservedInventory> {
     const { deps } = this;
     const now = deps.now();
     return observeInventory({
@@ -389,11 +419,11 @@ export class DockerWatcher {
     this.pendingKnownIds = new Set();
     // New containers get their registry check at once; known ones only their runtime state.
     const unknown = [...ids].some((id) => !this.deps.store.get(id));
-    this.observe({ check: unknown, onlyIds: ids })
-      .then((observed) => applyInventory(withoutRemovedSince(observed, knownAtEvent, this.deps.store), this.deps))
-      .catch((error: unknown) =>
-        this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }),
-      );
+    this.observeAndApply({ check: unknown, onlyIds: ids }, (observed) =>
+      applyInventory(withoutRemovedSince(observed, knownAtEvent, this.deps.store), this.deps),
+    ).catch((error: unknown) =>
+      this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }),
+    );
   }
 }
 

@@ -34,6 +34,7 @@ export interface WatcherFactoryDeps {
   schedule: Pick<Scheduler, 'job' | 'forget'>;
   /** The label overrides every watcher applies to the records it builds. */
   labelOverrides?: DockerWatcherDeps['labelOverrides'];
+  labelOverridesRevision?: DockerWatcherDeps['labelOverridesRevision'];
 }
 
 export interface WatcherOptions {
@@ -86,6 +87,7 @@ export function createWatcherFactory(deps: WatcherFactoryDeps): WatcherFactory {
       onCycle: watchCycleRecorder(deps.metrics, config.name, agent),
       schedule: deps.schedule,
       labelOverrides: deps.labelOverrides,
+      labelOverridesRevision: deps.labelOverridesRevision,
     });
   };
 }

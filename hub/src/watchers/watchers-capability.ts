@@ -61,6 +61,7 @@ export function watchersCapability(deps: WatchersCapabilityDeps): Capability<{ n
     autoUpdate: deps.autoUpdate,
     schedule: deps.scheduler,
     labelOverrides: (record) => labelOverrides.resolve(containerIdentity(record), record),
+    labelOverridesRevision: () => labelOverrides.revision(),
   });
   return {
     parts: { newWatcher },
