@@ -67,6 +67,7 @@ export const ContainerSpecSchema = v.object({
   stdinOnce: v.boolean(),
   stopSignal: v.exactOptional(v.string()),
   stopTimeout: v.exactOptional(count),
+  networkDisabled: v.exactOptional(v.boolean()),
   otherHostConfig: v.record(v.string(), v.unknown()),
 });
 

@@ -225,6 +225,8 @@ export interface ContainerSpec {
   stdinOnce: boolean;
   stopSignal?: string;
   stopTimeout?: number;
+  /** `Config.NetworkDisabled`: no network stack at all, not even loopback's own namespace set-up. */
+  networkDisabled?: boolean;
   /**
    * Every other HostConfig setting Docker reported with a non-default value (sysctls, ulimits,
    * dns, security options, …), passed back unchanged so an update loses nothing.

@@ -202,6 +202,7 @@ describe('compose files follow updates, on a real Docker Engine and registry', (
       Image: from,
       Labels: { 'com.docker.compose.service': 'crash', 'com.docker.compose.project.config_files': file },
       StopTimeout: 2,
+      NetworkDisabled: true,
       HostConfig: { Init: true, NetworkMode: 'none' },
     });
     await created.start();

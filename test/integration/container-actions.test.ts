@@ -86,6 +86,7 @@ describe('container actions on a real Docker Engine', () => {
       name: 'broken',
       Image: IMAGE,
       Cmd: ['/no/such/command'],
+      NetworkDisabled: true,
       HostConfig: { NetworkMode: 'none' },
     });
     await hub.refresh();

@@ -231,6 +231,8 @@ describe('container updates through the hub on a real Docker Engine and registry
     expect(fresh.Id).toBe(done.newContainerId);
     expect(fresh.Config.Image).toBe(`${registry.host}/hub/web:2.0.0`);
     expect(fresh.State.Running).toBe(true);
+    // Created without networking (the test bed's containers are): re-created so, not with a network stack.
+    expect((fresh.Config as { NetworkDisabled?: boolean }).NetworkDisabled).toBe(true);
 
     // The inventory follows: the old record is gone, the new one checked (nothing newer than 2.0.0).
     await expectJsonError(await hub.api(`/api/v1/containers/${oldId}`), 404);
@@ -346,6 +348,7 @@ describe('container updates through the hub on a real Docker Engine and registry
       name: `busy-old-${Date.now()}`,
       Image: `${registry.host}/hub/busy:1.0.0`,
       Labels: { 'dd.watch': 'true' },
+      NetworkDisabled: true,
       HostConfig: { NetworkMode: 'none', Init: true },
     });
     await temp.start();
@@ -526,6 +529,7 @@ describe('container updates through the hub on a real Docker Engine and registry
       name: 'private',
       Image: from,
       Labels: { 'dd.watch': 'true' },
+      NetworkDisabled: true,
       HostConfig: { Init: true, NetworkMode: 'none' },
     });
     await created.start();

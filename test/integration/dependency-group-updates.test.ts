@@ -164,6 +164,7 @@ describe('dependency-group updates on a real Docker Engine', () => {
       name: 'loop-a',
       Image: refs['worker'],
       Labels: { 'dd.depends_on': 'worker,loop-b' },
+      NetworkDisabled: true,
       HostConfig: { NetworkMode: 'none' },
     });
     await looped.start();
@@ -171,6 +172,7 @@ describe('dependency-group updates on a real Docker Engine', () => {
       name: 'loop-b',
       Image: refs['worker'],
       Labels: { 'dd.depends_on': 'loop-a' },
+      NetworkDisabled: true,
       HostConfig: { NetworkMode: 'none' },
     });
     await other.start();

@@ -82,6 +82,7 @@ describe('an edge agent container: backups, rollback, prune and the automatic ro
       // A setting of its own the backup's configuration must bring back.
       Env: [`APP_NAME=${name}`],
       StopTimeout: 2,
+      NetworkDisabled: true,
       HostConfig: { Init: true, NetworkMode: 'none' },
     });
     await created.start();

@@ -64,6 +64,7 @@ describe('the Home Assistant Install button over mqtt updates a real container',
       Image: from,
       Labels: { 'dd.watch': 'true' },
       StopTimeout: 2,
+      NetworkDisabled: true,
       HostConfig: { Init: true, NetworkMode: 'none' },
     });
     await created.start();

@@ -64,6 +64,7 @@ describe('a staged rollout across three agents on three dockerds', () => {
         Labels: { 'dd.watch': 'true', 'dd.group': group },
         Env: envOf(host),
         StopTimeout: 2,
+        NetworkDisabled: true,
         HostConfig: { Init: true, NetworkMode: 'none' },
       });
       await created.start();

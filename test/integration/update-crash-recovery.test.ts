@@ -121,6 +121,7 @@ describe('an update whose hub is killed in any phase is settled by the next star
         name,
         Image: from,
         Labels: { 'dd.watch': 'true', 'com.docker.compose.project': 'queued' },
+        NetworkDisabled: true,
         HostConfig: { Init: true, NetworkMode: 'none' },
       });
       await created.start();
@@ -164,6 +165,7 @@ describe('an update whose hub is killed in any phase is settled by the next star
         Image: from,
         Labels: { 'dd.watch': 'true' },
         StopTimeout: 2,
+        NetworkDisabled: true,
         HostConfig: {
           Init: true,
           NetworkMode: 'none',

@@ -86,6 +86,7 @@ describe('the update engine on a real Docker Engine', () => {
       Image: reference,
       StopTimeout: 2,
       ...extra,
+      NetworkDisabled: true,
       HostConfig: { Init: true, NetworkMode: 'none', ...extra.HostConfig },
     });
     await container.start();

@@ -39,6 +39,7 @@ describe('SIGTERM while the hub updates a container', () => {
       Image: `${bed.registry.host}/stop/http:1.0.0`,
       Labels: { 'dd.watch': 'true' },
       StopTimeout: 2,
+      NetworkDisabled: true,
       HostConfig: { Init: true, NetworkMode: 'none' },
     });
     await created.start();

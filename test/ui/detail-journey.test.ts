@@ -62,6 +62,7 @@ async function createStarted(name: string, options: { env: string[]; labels: Rec
     Labels: options.labels,
     ...(options.cmd && { Cmd: options.cmd }),
     StopTimeout: 2,
+    NetworkDisabled: true,
     HostConfig: { Init: true, NetworkMode: 'none' },
   });
   await created.start();

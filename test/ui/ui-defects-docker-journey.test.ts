@@ -51,6 +51,7 @@ beforeAll(async () => {
     Image: from,
     Cmd: ['sh', '-c', `printf '${ANSI_LINE}\\n'; echo '${JSON_LINE}'; echo 'plain line'; while true; do sleep 1; done`],
     StopTimeout: 1,
+    NetworkDisabled: true,
     HostConfig: { Init: true, NetworkMode: 'none' },
   });
   await talker.start();

@@ -116,4 +116,13 @@ describe('toContainerSpec', () => {
     expect(spec.otherHostConfig['AutoRemove']).toBe(true);
     expect(toCreateRequest(spec).body).not.toHaveProperty('NetworkingConfig');
   });
+
+  it('keeps a container without networking (NetworkDisabled) so, and leaves others as the engine defaults them', () => {
+    const disabled = toContainerSpec(inspected({ Config: { NetworkDisabled: true } }), IMAGE);
+    expect(disabled.networkDisabled).toBe(true);
+    expect(toCreateRequest(disabled).body).toMatchObject({ NetworkDisabled: true });
+    const enabled = toContainerSpec(inspected({ Config: { NetworkDisabled: false } }), IMAGE);
+    expect(enabled).not.toHaveProperty('networkDisabled');
+    expect(toCreateRequest(enabled).body).not.toHaveProperty('NetworkDisabled');
+  });
 });

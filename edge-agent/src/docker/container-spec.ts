@@ -37,6 +37,7 @@ export interface RawConfig {
   StdinOnce?: boolean;
   StopSignal?: string;
   StopTimeout?: number | null;
+  NetworkDisabled?: boolean;
 }
 
 interface RawHealthcheck {
@@ -163,6 +164,7 @@ export function toContainerSpec(info: InspectedContainer, imageConfig: RawConfig
   if (logConfig?.Type) spec.logConfig = { type: logConfig.Type, config: logConfig.Config ?? {} };
   if (config.StopSignal && config.StopSignal !== image.StopSignal) spec.stopSignal = config.StopSignal;
   if (typeof config.StopTimeout === 'number') spec.stopTimeout = config.StopTimeout;
+  if (config.NetworkDisabled === true) spec.networkDisabled = true;
   return spec;
 }
 
@@ -350,6 +352,7 @@ export function toCreateRequest(spec: ContainerSpec): CreateRequest {
     StdinOnce: spec.stdinOnce,
     ...(spec.stopSignal !== undefined && { StopSignal: spec.stopSignal }),
     ...(spec.stopTimeout !== undefined && { StopTimeout: spec.stopTimeout }),
+    ...(spec.networkDisabled === true && { NetworkDisabled: true }),
     HostConfig: hostConfig,
     ...(primary && { NetworkingConfig: { EndpointsConfig: { [primary.name]: endpointOf(primary) } } }),
   };

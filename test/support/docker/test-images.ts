@@ -74,6 +74,7 @@ export async function runContainer(docker: Docker, options: RunContainerOptions)
     ...(options.cmd ? { Cmd: options.cmd } : {}),
     Tty: options.tty ?? false,
     StopTimeout: 2,
+    NetworkDisabled: true,
     HostConfig: { Init: true, NetworkMode: 'none' },
   });
   await container.start();

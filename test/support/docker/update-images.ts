@@ -95,6 +95,7 @@ export async function startWatchedApp(
     Image: reference,
     Labels: { 'dd.watch': 'true', ...labels },
     StopTimeout: 2,
+    NetworkDisabled: true,
     HostConfig: { Init: true, NetworkMode: 'none' },
   });
   await created.start();
