@@ -80,25 +80,28 @@ export function createRolloutAdvance(deps: RolloutAdvanceDeps): (id: string) => 
 
   async function finishWave(id: string, wave: number): Promise<void> {
     let failedHost: RolloutHost | undefined;
-    const rollout = await store.change(id, (latest) => {
-      if (latest.currentWave !== wave) return undefined;
-      const ended = endWave(latest, wave, now());
-      failedHost = ended.failedHost;
-      return ended.rollout;
-    });
-    if (!rollout) return;
-    if (failedHost) {
-      const reason = rollout.failure?.reason;
-      await store.audit(rollout, 'halted', `wave ${wave} failed on ${failedHost.host}: ${reason}`);
-      deps.logger.warn('a rollout halted', { rollout: id, wave, host: failedHost.host, reason });
-      return;
-    }
-    const hosts = hostsOfWave(rollout, wave).map((host) => host.host);
-    await store.audit(rollout, 'wave-succeeded', `wave ${wave} (${hosts.join(', ')})`);
-    if (rollout.state === 'completed') await complete(rollout);
+    await store.change(
+      id,
+      (latest) => {
+        if (latest.currentWave !== wave) return undefined;
+        const ended = endWave(latest, wave, now());
+        failedHost = ended.failedHost;
+        return ended.rollout;
+      },
+      (ended) => {
+        if (failedHost) {
+          const reason = ended.failure?.reason;
+          deps.logger.warn('a rollout halted', { rollout: id, wave, host: failedHost.host, reason });
+          return [{ status: 'halted', details: `wave ${wave} failed on ${failedHost.host}: ${reason}` }];
+        }
+        const hosts = hostsOfWave(ended, wave).map((host) => host.host);
+        const succeeded = { status: 'wave-succeeded', details: `wave ${wave} (${hosts.join(', ')})` };
+        return ended.state === 'completed' ? [succeeded, completed(ended)] : [succeeded];
+      },
+    );
   }
 
-  const complete = (rollout: Rollout) => store.audit(rollout, 'completed', `${rollout.hosts.length} hosts updated`);
+  const completed = (rollout: Rollout) => ({ status: 'completed', details: `${rollout.hosts.length} hosts updated` });
 
   return async function advance(id) {
     for (;;) {
@@ -108,8 +111,11 @@ export function createRolloutAdvance(deps: RolloutAdvanceDeps): (id: string) => 
       const hosts = hostsOfWave(rollout, wave);
       if (rollout.state === 'running' && wave >= rollout.waves) {
         // Resumed after its last wave ended while it was paused.
-        const done = await store.change(id, (latest) => ({ ...latest, state: 'completed', finishedAt: iso() }));
-        if (done) await complete(done);
+        await store.change(
+          id,
+          (latest) => ({ ...latest, state: 'completed', finishedAt: iso() }),
+          (done) => [completed(done)],
+        );
         continue;
       }
       const pauseEnds = rollout.nextWaveAt === undefined ? 0 : Date.parse(rollout.nextWaveAt);

@@ -53,6 +53,8 @@ function hubOver(
   const requested: string[] = [];
   const audit: AuditRecord[] = [];
   const events: { type: string; state: string }[] = [];
+  /** The audit's statuses as each event was published: what a client reacting to it would find. */
+  const auditedAtEvent: string[][] = [];
   const wake: { delayMs: number | undefined; fire?: () => Promise<void> } = { delayMs: undefined };
   const wakeUp = (fire: () => Promise<void>): RuntimeWakeUp => {
     wake.fire = fire;
@@ -82,6 +84,7 @@ function hubOver(
     },
     publish: (type, data) => {
       events.push({ type, state: (data as Rollout).state });
+      auditedAtEvent.push(audit.map((entry) => entry.status as string));
       bus.publish(type, data);
     },
     events: bus,
@@ -159,6 +162,7 @@ function hubOver(
     requested,
     audit,
     events,
+    auditedAtEvent,
     wake,
     drive,
     wakeAtArmedTime,
@@ -212,6 +216,9 @@ describe('the rollout service', () => {
       'wave-succeeded',
       'completed',
     ]);
+    // Shown completed only once the audit says so: the event comes after its entries.
+    expect(second.auditedAtEvent.at(-1)).toEqual(second.audit.map((entry) => entry.status));
+    expect(first.auditedAtEvent[0]).toEqual(['started']);
     // Nothing is left scheduled once it is over.
     expect(second.wake.delayMs).toBeUndefined();
   });

@@ -80,9 +80,8 @@ export function createRolloutTransitions(deps: RolloutTransitionsDeps) {
         createdAt: at,
         updatedAt: at,
       };
-      await store.add(rollout);
       const waves = `canary ${plan.hosts[0]?.host}, then ${plan.waves - 1} wave(s) of ${waveSize} host(s)`;
-      await store.audit(rollout, 'started', `by ${by}; ${waves}`);
+      await store.add(rollout, { status: 'started', details: `by ${by}; ${waves}` });
       deps.wake();
       return { ok: true, rollout };
     });
@@ -99,38 +98,39 @@ export function createRolloutTransitions(deps: RolloutTransitionsDeps) {
     });
   }
 
-  /** Changes a rollout in a state that allows it; refuses an unknown one or another state. */
+  /**
+   * Changes a rollout in a state that allows it, audited as `action` with `details` of the changed
+   * record (and wakes the runner with `wake`); refuses an unknown one or another state.
+   */
   async function transition(
     id: string,
-    action: string,
+    action: 'paused' | 'resumed' | 'aborted',
     allowed: (rollout: Rollout) => boolean,
     edit: (rollout: Rollout) => Rollout,
+    details: (rollout: Rollout) => string,
+    wake = false,
   ): Promise<RolloutResult> {
     const known = store.get(id);
     if (!known) return unknownRollout(id);
     let refusal: RolloutResult | undefined;
-    const changed = await store.change(id, (current) => {
-      if (allowed(current)) return edit(current);
-      refusal = refused({
-        reason: 'rollout-state',
-        message: `A ${current.state} rollout cannot be ${action}`,
-        state: current.state,
-      });
-      return undefined;
-    });
+    const changed = await store.change(
+      id,
+      (current) => {
+        if (allowed(current)) return edit(current);
+        refusal = refused({
+          reason: 'rollout-state',
+          message: `A ${current.state} rollout cannot be ${action}`,
+          state: current.state,
+        });
+        return undefined;
+      },
+      (rollout) => [{ status: action, details: details(rollout) }],
+    );
     if (refusal) return refusal;
-    return changed ? { ok: true, rollout: changed } : unknownRollout(id);
+    if (!changed) return unknownRollout(id);
+    if (wake) deps.wake();
+    return { ok: true, rollout: changed };
   }
-
-  /** Audits a transition that happened (and wakes the runner for it). */
-  const afterwards =
-    (status: string, details: (rollout: Rollout) => string, wake = false) =>
-    async (result: RolloutResult): Promise<RolloutResult> => {
-      if (!result.ok) return result;
-      await store.audit(result.rollout, status, details(result.rollout));
-      if (wake) deps.wake();
-      return result;
-    };
 
   return {
     begin,
@@ -141,7 +141,8 @@ export function createRolloutTransitions(deps: RolloutTransitionsDeps) {
         'paused',
         (rollout) => rollout.state === 'running',
         (rollout) => ({ ...rollout, state: 'paused', by }),
-      ).then(afterwards('paused', (rollout) => `by ${by} before wave ${rollout.currentWave}`)),
+        (rollout) => `by ${by} before wave ${rollout.currentWave}`,
+      ),
     resume: (id: string, by: string) =>
       transition(
         id,
@@ -151,7 +152,9 @@ export function createRolloutTransitions(deps: RolloutTransitionsDeps) {
           const { nextWaveAt: _pause, ...rest } = rollout;
           return { ...rest, state: 'running', by };
         },
-      ).then(afterwards('resumed', (rollout) => `by ${by} at wave ${rollout.currentWave}`, true)),
+        (rollout) => `by ${by} at wave ${rollout.currentWave}`,
+        true,
+      ),
     abort: (id: string, by: string) =>
       transition(
         id,
@@ -167,7 +170,8 @@ export function createRolloutTransitions(deps: RolloutTransitionsDeps) {
             host.state === 'pending' ? { ...host, state: 'untouched' as const } : host,
           ),
         }),
-      ).then(afterwards('aborted', (rollout) => `by ${by} at wave ${rollout.currentWave}`)),
+        (rollout) => `by ${by} at wave ${rollout.currentWave}`,
+      ),
   };
 }
 
