@@ -225,7 +225,7 @@ export interface ContainerSpec {
   stdinOnce: boolean;
   stopSignal?: string;
   stopTimeout?: number;
-  /** `Config.NetworkDisabled`: no network stack at all, not even loopback's own namespace set-up. */
+  /** `Config.NetworkDisabled`: Docker gives the container no network at all (its loopback only). */
   networkDisabled?: boolean;
   /**
    * Every other HostConfig setting Docker reported with a non-default value (sysctls, ulimits,

@@ -74,6 +74,8 @@ export async function runContainer(docker: Docker, options: RunContainerOptions)
     ...(options.cmd ? { Cmd: options.cmd } : {}),
     Tty: options.tty ?? false,
     StopTimeout: 2,
+    // No network at all, as every test bed container: dockerd then skips the two re-executions of
+    // itself that set up a container's network namespace at each start (CONTRIBUTING.md).
     NetworkDisabled: true,
     HostConfig: { Init: true, NetworkMode: 'none' },
   });
