@@ -66,6 +66,48 @@ export async function restoreOldContainer(operation: UpdateOperation, host: Upda
   return changed;
 }
 
+/** How long a rollback waits for an Engine that stopped answering (a dockerd restart) to answer again. */
+export const ENGINE_RETURN_MS = 60_000;
+const RESTORE_ATTEMPTS = 3;
+const PING_EVERY_MS = 1_000;
+
+/**
+ * restoreOldContainer, tried again (up to RESTORE_ATTEMPTS in all) once the Engine answers when a
+ * Docker call of it failed. An update that a dockerd restart interrupts fails in that restart, and
+ * its rollback would fail with it: both containers were left, the old one under its temporary name
+ * and running again by its restart policy (seen in the soak). The restore is idempotent, so trying
+ * it again is safe; its own refusals (UpdateStepError: the old container gone, its name taken) are
+ * decisions, not outages, and are not retried.
+ */
+export async function restoreOnceReachable(
+  operation: UpdateOperation,
+  host: UpdatableDockerHost,
+  waitMs = ENGINE_RETURN_MS,
+): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await restoreOldContainer(operation, host);
+    } catch (error) {
+      if (error instanceof UpdateStepError || attempt >= RESTORE_ATTEMPTS) throw error;
+      if (!(await answersBy(host, deadline))) throw error;
+    }
+  }
+}
+
+/** Whether the Engine answers a ping before `deadline`, asked every PING_EVERY_MS. */
+async function answersBy(host: UpdatableDockerHost, deadline: number): Promise<boolean> {
+  for (;;) {
+    try {
+      await host.ping();
+      return true;
+    } catch {
+      if (Date.now() + PING_EVERY_MS > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, PING_EVERY_MS));
+    }
+  }
+}
+
 /** After a passed health gate: the new container runs (started again if a crash stopped it), the old one goes. */
 export async function keepNewContainer(operation: UpdateOperation, host: UpdatableDockerHost): Promise<boolean> {
   const fresh = await findNewContainer(operation, host);

@@ -18,7 +18,7 @@ import { errorMessage } from '../error-message';
 import { checkStarted, DEFAULT_HEALTH_TIMING, type HealthTiming, waitHealthy } from './container-health';
 import { temporaryName, type UpdateOperation } from './operation';
 import { OperationRecorder, type RecorderDeps } from './operation-recorder';
-import { restoreOldContainer } from './restore';
+import { restoreOnceReachable } from './restore';
 import { cancelReason, UpdateCancelledError, UpdateStepError } from './update-step-error';
 
 export interface UpdateEngineDeps extends RecorderDeps {
@@ -140,7 +140,7 @@ export async function rollBack(
 ): Promise<UpdateOperation> {
   await run.save({ phase: 'rollback-started', rollbackReason: reason });
   try {
-    await restoreOldContainer(run.op, host);
+    await restoreOnceReachable(run.op, host);
     return await run.save({ status: 'rolled-back', phase: 'rolled-back' });
   } catch (error) {
     const lastError = `${reason}; restoring the old container failed: ${errorMessage(error)}`;
