@@ -1,4 +1,5 @@
 import type { DockerHost, UpdatableDockerHost } from '../docker/docker-host';
+import { delay } from './container-health';
 import type { UpdateOperation } from './operation';
 import { UpdateStepError } from './update-step-error';
 
@@ -103,7 +104,7 @@ async function answersBy(host: UpdatableDockerHost, deadline: number): Promise<b
       return true;
     } catch {
       if (Date.now() + PING_EVERY_MS > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, PING_EVERY_MS));
+      await delay(PING_EVERY_MS);
     }
   }
 }
