@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { buildDockwatchImages, type DockwatchImages } from '../support/docker/dockwatch-images';
 import { docker, freePort, hubRunArgs, inspect, waitForHttp } from '../support/docker/image-containers';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
@@ -254,7 +254,7 @@ describe('self-update of the hub container', () => {
       const page = await (await browser.newContext()).newPage();
       // The page's stream open: the announcement is bound to it alone.
       const streaming = page.waitForResponse((response) => response.url().includes('/api/v1/events/ui'));
-      await page.goto(`${url}/`);
+      await gotoSteady(page, `${url}/`);
       expect((await streaming).status()).toBe(200);
       const acked = page.waitForResponse((response) => /\/self-update\/[^/]+\/ack$/.test(response.url()), {
         timeout: 30_000,

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieHeader, PASSWORD, sessionIdOf, USERS_ENV } from '../security/auth-fixtures';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
 
 const WATCH = '/api/v1/containers/watch';
@@ -109,7 +109,7 @@ describe('CORS from a real Chromium', () => {
 
   it('lets a page on the configured origin read and change state with an API key', async () => {
     const page = await context.newPage();
-    await page.goto(`http://127.0.0.1:${dashboard.port}/`);
+    await gotoSteady(page, `http://127.0.0.1:${dashboard.port}/`);
     const before = await watchesServed();
     const bearer = { authorization: `Bearer ${key}` };
     const list = await call(page, `${hub.url}/api/v1/containers`, { headers: bearer, credentials: 'omit' });
@@ -122,7 +122,7 @@ describe('CORS from a real Chromium', () => {
 
   it('lets a page on the configured origin read and change state with the session cookie', async () => {
     const page = await context.newPage();
-    await page.goto(`http://127.0.0.1:${dashboard.port}/`);
+    await gotoSteady(page, `http://127.0.0.1:${dashboard.port}/`);
     const user = await call(page, `${hub.url}/api/v1/auth/user`, { credentials: 'include' });
     expect(user).toMatchObject({ status: 200, body: { username: 'alice' } });
     const createdKey = await call(page, `${hub.url}${KEYS}`, {
@@ -159,7 +159,7 @@ describe('CORS from a real Chromium', () => {
   ] as const) {
     it(`keeps a page on ${label} from reading or mutating`, async () => {
       const page = await context.newPage();
-      await page.goto(`http://${host}:${other.port}/`);
+      await gotoSteady(page, `http://${host}:${other.port}/`);
       const before = await watchesServed();
       const keysBefore = await keyNames();
       const attempts = {

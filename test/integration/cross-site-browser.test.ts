@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 
@@ -155,7 +155,7 @@ describe('cross-site mutations from a real Chromium against an anonymous hub', (
     it(`refuses every preflight-free mutation from a ${site} page, and none lands`, async () => {
       const host = site.startsWith('same-site') ? '127.0.0.1' : 'localhost';
       const page = await context.newPage();
-      await page.goto(`http://${host}:${attackerPort}/`);
+      await gotoSteady(page, `http://${host}:${attackerPort}/`);
       const hubOrigin = hub.url as string;
       const before = await postsServed(hub);
       for (const attack of ATTACKS) {
@@ -182,7 +182,7 @@ describe('cross-site mutations from a real Chromium against an anonymous hub', (
 
   it("still carries out the same requests from the hub's own origin", async () => {
     const page = await context.newPage();
-    await page.goto(`${hub.url}/health`);
+    await gotoSteady(page, `${hub.url}/health`);
     const statuses = await page.evaluate(
       async ({ watch, compat, keys }) => {
         const post = async (path: string, init: RequestInit = {}) =>

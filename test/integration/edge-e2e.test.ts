@@ -12,6 +12,7 @@ import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd'
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
 import { type AgentProcess, agentKeygen, closedWith, signedIn, spawnAgent } from '../support/edge-agent-process';
 import { waitFor } from '../support/edge-peer';
+import { freezeProcess } from '../support/freeze-process';
 import { okJson } from '../support/hub-json';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import { dataOf, openSse, type SseStream } from '../support/sse-client';
@@ -259,7 +260,12 @@ describe('edge agents and hub as real processes', () => {
     expect(containersBefore.size).toBe(3);
 
     // The agents are frozen while the hub is down, so what the new hub lists first can only come from its storage.
-    for (const agent of Object.values(agents)) agent.child.kill('SIGSTOP');
+    await Promise.all(
+      Object.values(agents).map((agent) => {
+        if (agent.child.pid === undefined) throw new Error('an agent process has no pid');
+        return freezeProcess(agent.child.pid);
+      }),
+    );
     expect(await hub.kill('SIGKILL')).toBe('SIGKILL');
     hub = await startHubProcess({ ...hubEnv, DD_SERVER_PORT: String(hub.port) });
     const stored = await listAgents();

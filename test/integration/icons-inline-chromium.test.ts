@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SvgRejected, sanitizeSvg } from '../../hub/src/icons/svg-sanitizer';
 import { UI_CSP } from '../../scripts/build-ui.mjs';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { SVG_BYPASSES } from '../support/fixtures/svg-bypasses';
 
 interface Recorder {
@@ -109,7 +109,7 @@ afterAll(async () => {
  * gets a second instead of its two animation frames.
  */
 async function visit(path: string): Promise<void> {
-  await tab.goto(`${site.origin}${path}`, { waitUntil: 'load', timeout: 10_000 });
+  await gotoSteady(tab, `${site.origin}${path}`, { waitUntil: 'load', timeout: 10_000 });
   await Promise.all(
     tab
       .mainFrame()
@@ -158,7 +158,7 @@ describe('sanitised icons inlined in Chromium', () => {
     ['/sanitised', 'without a CSP'],
     ['/sanitised-csp', "with the UI's CSP"],
   ])('no request leaves %s (%s)', async (path) => {
-    await tab.goto('about:blank');
+    await gotoSteady(tab, 'about:blank');
     attacker.requests.length = 0;
     site.requests.length = 0;
     asked.length = 0;

@@ -5,12 +5,13 @@ import { createDockerHost } from '../../edge-agent/src/docker';
 import type { Hub } from '../../hub/src/compose-hub';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
+import { freezeProcess } from '../support/freeze-process';
 import { createMemoryHub } from '../support/hub-harness';
 
 /**
  * http-interface §4.3's guarantees about time: a refresh past its deadline answers 504, and a refresh
  * superseded by a newer one reports itself stale and removes nothing. A real dockerd frozen with
- * SIGSTOP makes the timing deterministic.
+ * SIGSTOP (waited for until every thread has stopped) makes the timing deterministic.
  */
 describe('inventory refresh deadlines and superseded requests, on a real dockerd', () => {
   let dockerd: TestDockerd;
@@ -38,12 +39,12 @@ describe('inventory refresh deadlines and superseded requests, on a real dockerd
   });
 
   it('answers 504 past the deadline, with the operation id', async () => {
-    process.kill(pid, 'SIGSTOP');
+    await freezeProcess(pid);
     try {
       const response = await post();
       const body = await response.json();
       // The whole answer in the failure: a 200 says what the refresh saw without the daemon.
-      expect({ status: response.status, body }).toMatchObject({ status: 504 });
+      expect(response.status, JSON.stringify(body)).toBe(504);
       expect(body.details.operationId).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
       process.kill(pid, 'SIGCONT');
@@ -51,7 +52,7 @@ describe('inventory refresh deadlines and superseded requests, on a real dockerd
   });
 
   it('reports a superseded refresh as stale and lets it remove nothing', async () => {
-    process.kill(pid, 'SIGSTOP');
+    await freezeProcess(pid);
     const first = post();
     const second = post();
     // Both wait on the frozen daemon, so the second has superseded the first before either observes anything.

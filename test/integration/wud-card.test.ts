@@ -21,7 +21,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
 import { PASSWORD, USERS_ENV } from '../security/auth-fixtures';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
@@ -87,7 +87,7 @@ async function mountCard(
   credentials: { user?: string; password?: string; auth?: string } = { user: 'alice', password: PASSWORD },
   hubUrl = origin,
 ): Promise<void> {
-  await page.goto(origin);
+  await gotoSteady(page, origin);
   await page.addScriptTag({ url: `${origin}/card/${commit}/wud-card.js`, type: 'module' });
   await page.evaluate(
     ({ hubUrl, container, credentials }) => {

@@ -1,4 +1,4 @@
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /**
  * Debian's build of Chromium's headless shell (scripts/ensure-testbed.mjs installs it); Playwright's
@@ -26,4 +26,31 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+type GotoOptions = Parameters<Page['goto']>[1];
+
+/**
+ * page.goto, made again when Chromium cut it with ERR_NETWORK_CHANGED: Chromium drops what is in
+ * flight whenever the machine's interfaces change, and other test files' dockerd and podman add
+ * bridges and veths while a journey runs (seen in CI on a navigation to 127.0.0.1). Nothing the
+ * page did; any other failure, or a third cut in a row, still fails the test.
+ */
+export function gotoSteady(page: Page, url: string, options?: GotoOptions): ReturnType<Page['goto']> {
+  return steadily(() => page.goto(url, options));
+}
+
+/** page.reload, made again when Chromium cut it with ERR_NETWORK_CHANGED (see gotoSteady). */
+export function reloadSteady(page: Page): ReturnType<Page['reload']> {
+  return steadily(() => page.reload());
+}
+
+async function steadily<T>(navigate: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await navigate();
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('net::ERR_NETWORK_CHANGED')) throw error;
+    }
+  }
 }

@@ -12,7 +12,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, phc } from '../security/auth-fixtures';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium, reloadSteady } from '../support/chromium';
 import { type EdgePeer, newEdgeIdentity, signedInPeer } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { type ListenAgentPeer, peerContainer, startListenAgentPeer } from '../support/listen-agent-peer';
@@ -67,7 +67,7 @@ beforeAll(async () => {
     /^502 POST \/api\/v1\/triggers\/http\/ops$/,
     /^console: Failed to load resource: .* (401|502)/,
   ]);
-  await page.goto(`${hub.url}/`);
+  await gotoSteady(page, `${hub.url}/`);
   await page.getByLabel('Username').fill('bob');
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -368,7 +368,7 @@ describe('settings and preferences', () => {
     await page.getByRole('radio', { name: 'Dark' }).check();
     await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
     expect((await stored).ok()).toBe(true);
-    await page.reload();
+    await reloadSteady(page);
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
     expect(await page.getByRole('radio', { name: 'Dark' }).isChecked()).toBe(true);

@@ -18,7 +18,7 @@ import type { Container } from '../../shared/schemas/container';
 import type { GroupPolicy } from '../../shared/schemas/group-policy';
 import type { GlobalLabelOverride } from '../../shared/schemas/label-override';
 import type { Rollout } from '../../shared/schemas/rollout';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
@@ -85,7 +85,7 @@ afterAll(async () => {
 
 describe('the rollouts page', () => {
   it('says the form’s problems beside the fields, and the hub’s refusal in words', async () => {
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     await followNavLink(page, 'Rollouts');
     await page.getByRole('heading', { level: 1, name: 'Rollouts' }).waitFor();
     await page.getByText('No rollout yet.').waitFor();

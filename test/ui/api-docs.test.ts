@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UiBundle } from '../../hub/src/ui/ui-bundle';
 import { buildUi } from '../../scripts/build-ui.mjs';
 import { groupByTag, matchesFilter, type OpenApiDocument } from '../../ui/src/docs/openapi-model';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { createMemoryHub, createServerHub, expectJsonError, type HubClient } from '../support/hub-harness';
 import { type PageProblems, watchPage } from './ui-browser';
 
@@ -64,7 +64,7 @@ describe('the API reference page', () => {
   });
 
   it('renders every operation of the served document, without a console error or failed request', async () => {
-    await page.goto(`${hub.url}${DOCS}`);
+    await gotoSteady(page, `${hub.url}${DOCS}`);
     await expect.poll(() => page.locator('details.operation').count(), { timeout: 10_000 }).toBe(operations);
     await expect.poll(() => page.getByTestId('operation-count').textContent()).toBe(`${operations} operations`);
     expect(await page.title()).toBe('dockwatch API reference');
@@ -113,7 +113,7 @@ describe('the API reference page', () => {
       const context = await browser.newContext({ bypassCSP: true, colorScheme });
       try {
         const checked = await context.newPage();
-        await checked.goto(`${hub.url}${DOCS}`);
+        await gotoSteady(checked, `${hub.url}${DOCS}`);
         await checked.locator('details.operation').first().waitFor();
         await checked.addScriptTag({ path: AXE_PATH });
         // Opened, the page still shows every summary: one axe run covers both states.

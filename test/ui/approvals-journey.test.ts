@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/schemas/approval';
 import type { Container } from '../../shared/schemas/container';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { containerRecord } from '../support/container-fixture';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -66,7 +66,7 @@ afterAll(async () => {
 
 describe('the approvals view', () => {
   it('counts what waits in the navigation and lists it', async () => {
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     await expect.poll(() => navLink().textContent()).toBe('Approvals 3');
     await navLink().click();
     await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();

@@ -14,7 +14,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { type AppKind, publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
@@ -109,7 +109,7 @@ afterAll(async () => {
 
 describe('what needs attention, and an update a person can follow (hub on a real dockerd and registry)', () => {
   it('names the containers with updates, a major above a minor above a patch, with icon, chip and action', async () => {
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
     await expect.poll(pendingOrder).toEqual(['web', 'db', 'api']);
     const web = page.locator('li.pending-update[data-container="web"]');
@@ -152,7 +152,7 @@ describe('what needs attention, and an update a person can follow (hub on a real
 
   it('without a Docker action trigger offers no Update button but says how to enable one', async () => {
     // This hub watches the same daemon: it is asked before the other one changes anything there.
-    await page.goto(`${bare.url}/`);
+    await gotoSteady(page, `${bare.url}/`);
     await expect.poll(pendingOrder).toEqual(['web', 'db', 'api']);
     const sentence = page.locator('[data-field="no-action-trigger"]');
     await sentence.waitFor();
@@ -162,11 +162,11 @@ describe('what needs attention, and an update a person can follow (hub on a real
       'Not updated by the hub: no Docker action trigger',
     );
     const web = await byName(bare, 'web');
-    await page.goto(`${bare.url}/containers/${web?.id}`);
+    await gotoSteady(page, `${bare.url}/containers/${web?.id}`);
     await page.locator('[data-field="no-action-trigger"]').waitFor();
     expect(await page.getByRole('button', { name: 'Update…' }).count()).toBe(0);
     expect(seen.problems).toEqual([]);
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     await expect.poll(pendingOrder).toEqual(['web', 'db', 'api']);
   });
 
@@ -194,7 +194,7 @@ describe('what needs attention, and an update a person can follow (hub on a real
     const web = await byName(hub, 'web');
     const detail = await page.context().newPage();
     const detailSeen = watchPage(detail);
-    await detail.goto(`${hub.url}/containers/${web?.id}`);
+    await gotoSteady(detail, `${hub.url}/containers/${web?.id}`);
     await detail.getByRole('heading', { level: 1, name: 'web' }).waitFor();
 
     await preview.getByRole('button', { name: 'Start the update' }).click();

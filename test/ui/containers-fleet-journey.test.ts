@@ -8,7 +8,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { connectAgent, expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -91,7 +91,7 @@ afterAll(async () => {
 
 describe('the containers list with 10,003 containers', { timeout: 90_000 }, () => {
   it('renders a bounded window of rows and tells assistive technology the whole size', async () => {
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     await expect.poll(shownCount, { timeout: 30_000 }).toBe(`${TOTAL} of ${TOTAL} containers`);
     expect(await page.locator('table.list').getAttribute('aria-rowcount')).toBe(String(TOTAL + 1));
     const rendered = await rows().count();
@@ -167,11 +167,11 @@ describe('the containers list with 10,003 containers', { timeout: 90_000 }, () =
     await filter('Maturity', '');
     await filter('Host', '');
     // Reloading the address gives the same view: the state is all in it.
-    await page.goto(`${hub.url}/containers?status=exited&sort=-name`);
+    await gotoSteady(page, `${hub.url}/containers?status=exited&sort=-name`);
     const exited = fleet.filter((_, i) => stateOf(i) === 'exited').map((c) => c.name);
     await expect.poll(async () => (await names())[0], { timeout: 30_000 }).toBe(exited.at(-1));
     expect(await page.locator('select[name="status"]').inputValue()).toBe('exited');
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     await expect.poll(shownCount, { timeout: 30_000 }).toBe(`${TOTAL} of ${TOTAL} containers`);
   });
 
@@ -227,7 +227,7 @@ describe('the containers list with 10,003 containers', { timeout: 90_000 }, () =
     try {
       const small = await phone.newPage();
       const problems = watchPage(small);
-      await small.goto(`${hub.url}/containers`);
+      await gotoSteady(small, `${hub.url}/containers`);
       const cardRows = small.locator('table.list tbody tr[data-id]');
       await expect.poll(() => cardRows.count(), { timeout: 30_000 }).toBeGreaterThan(2);
       expect(await cardRows.first().evaluate((row) => getComputedStyle(row).display)).toBe('block');

@@ -6,7 +6,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { connectAgent, expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -54,7 +54,7 @@ afterAll(async () => {
 
 describe('the containers journey (anonymous hub, an agent feeding containers)', () => {
   it('lists the containers with their image, tag, host and status; hostile names render as text', async () => {
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     await expect.poll(() => rows().count()).toBe(4);
     // The image without its registry host; the full reference on hover (issue 28 item 2).
     const image = rowOf(web.id).locator('td[data-label="Image"] .mono');
@@ -124,14 +124,14 @@ describe('the containers journey (anonymous hub, an agent feeding containers)', 
     expect(await page.getByRole('button', { name: /Update/ }).count()).toBe(0);
     peer.send({ type: 'container.changed', watcher: 'local', container: { ...web, state: 'paused' } });
     await expect.poll(() => page.locator('#panel .status').first().textContent()).toBe('paused');
-    await page.goto(`${hub.url}/containers/${hostileScript.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${hostileScript.id}`);
     await page.getByRole('heading', { level: 1, name: SCRIPT_NAME }).waitFor();
     expect(await page.locator('dd', { hasText: IMG_NAME }).count()).toBe(1);
     expect(await page.locator('img[src="x"]').count()).toBe(0);
   });
 
   it('shows the fleet on the dashboard', async () => {
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
     await expect
       .poll(() => page.locator('.stat', { hasText: 'Agents connected' }).locator('.stat-value').textContent())

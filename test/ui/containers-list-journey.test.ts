@@ -14,7 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
 import { PASSWORD, phc } from '../security/auth-fixtures';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium, reloadSteady } from '../support/chromium';
 import { containerRecord } from '../support/container-fixture';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { type IconServer, startIconServer } from '../support/icon-server';
@@ -115,7 +115,7 @@ afterAll(async () => {
 
 describe('the containers list (issue 28 item 2)', () => {
   it('shows the icon or its letter in the same box, the display name and the short image', async () => {
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     await expect.poll(() => rows().count()).toBe(7);
     const icon = rowOf(web).locator('img.container-icon');
     expect(await icon.getAttribute('src')).toBe('/api/v1/icons/selfhst/web');
@@ -246,7 +246,7 @@ describe('the containers list (issue 28 item 2)', () => {
     expect(preferences['containerColumns']).toEqual(['image', 'update', 'published', 'release', 'status']);
     // This browser's copy gone: what comes back is the synced choice.
     await page.evaluate(() => localStorage.clear());
-    await page.reload();
+    await reloadSteady(page);
     await expect.poll(() => rows().count()).toBe(7);
     await expect.poll(headers).toEqual(['', 'Name', 'Image', 'Update', 'Published', 'Release', 'Status', 'Actions']);
     // Back to every column, for the views below.
@@ -295,7 +295,7 @@ describe('the containers list (issue 28 item 2)', () => {
         /^404 GET \/api\/v1\/icons\/selfhst\/missing$/,
         /^console: Failed to load resource: the server responded with a status of 404 .*\/icons\/selfhst\/missing/,
       ]);
-      await small.goto(`${hub.url}/containers`);
+      await gotoSteady(small, `${hub.url}/containers`);
       const first = small.locator('table.list tbody tr[data-id]').first();
       await first.waitFor();
       expect((await first.boundingBox())?.y).toBeLessThanOrEqual(250);

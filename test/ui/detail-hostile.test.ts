@@ -9,7 +9,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { connectAgent, expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -61,7 +61,7 @@ afterAll(async () => {
 
 describe('the container detail page with hostile data and a dependency group', () => {
   it('renders a hostile name, a 128-character tag, a 300-character label, labels and environment as text, revealed too', async () => {
-    await page.goto(`${hub.url}/containers/${hostile.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${hostile.id}`);
     await page.getByRole('heading', { level: 1 }).filter({ hasText: SCRIPT }).waitFor();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(hostile.name);
     expect(await page.locator('[data-field="running-tag"]').textContent()).toBe(LONG_TAG);
@@ -88,7 +88,7 @@ describe('the container detail page with hostile data and a dependency group', (
   });
 
   it('shows the dependency group and the waves an update from its root runs', async () => {
-    await page.goto(`${hub.url}/containers/${db.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${db.id}`);
     const group = page.locator('section[aria-labelledby="group"]');
     await group.getByRole('heading', { name: 'Group stack' }).waitFor();
     expect(await group.locator('.waves li').allTextContents()).toEqual([
@@ -96,7 +96,7 @@ describe('the container detail page with hostile data and a dependency group', (
       'Wave 2: api, worker',
       'Wave 3: web',
     ]);
-    await page.goto(`${hub.url}/containers/${web.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${web.id}`);
     await group.getByRole('heading', { name: 'Group stack' }).waitFor();
     // Nothing depends on web: no group update starts from it.
     expect(await group.locator('.waves').count()).toBe(0);
@@ -109,7 +109,7 @@ describe('the container detail page with hostile data and a dependency group', (
   it('follows a container re-created under a new id through its temporary name', async () => {
     const old = sampleContainer('mail', { image: IMAGE });
     peer.send({ type: 'container.changed', watcher: 'local', container: old });
-    await page.goto(`${hub.url}/containers/${old.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${old.id}`);
     await page.getByRole('heading', { level: 1, name: 'mail' }).waitFor();
     const renamed = 'mail-old-1764000000000';
     peer.send({ type: 'container.changed', watcher: 'local', container: { ...old, name: renamed } });
@@ -123,7 +123,7 @@ describe('the container detail page with hostile data and a dependency group', (
   });
 
   it('sets an override from the labels section, shows where each value comes from, and clears it', async () => {
-    await page.goto(`${hub.url}/containers/${web.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${web.id}`);
     const labels = page.locator('section[aria-labelledby="labels"]');
     const row = (key: string) => labels.locator(`tr[data-label-key="${key}"]`);
     await row('dd.group').waitFor();

@@ -12,7 +12,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { publishApp, pullApp } from '../support/docker/update-images';
@@ -113,7 +113,7 @@ afterAll(async () => {
 
 describe('the container detail journey (hub on a real dockerd and registry)', () => {
   it('shows a container with an update: running and candidate tags, maturity; hostile labels as text', async () => {
-    await page.goto(`${hub.url}/containers/${appId}`);
+    await gotoSteady(page, `${hub.url}/containers/${appId}`);
     await page.getByRole('heading', { level: 1, name: 'app' }).waitFor();
     expect(await field('running-tag').textContent()).toBe('1.0.0');
     expect(await field('candidate').textContent()).toBe('2.0.0 (major)');
@@ -229,7 +229,7 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
   }, 200_000);
 
   it('reads the live log (hostile lines as text, a line printed now appears), downloads it, shows stats', async () => {
-    await page.goto(`${hub.url}/containers/${talkerId}`);
+    await gotoSteady(page, `${hub.url}/containers/${talkerId}`);
     await page.getByRole('heading', { level: 1, name: 'talker' }).waitFor();
     const log = page.locator('ol.log-lines');
     await log.locator('li', { hasText: RTL }).waitFor();
@@ -271,7 +271,7 @@ describe('the container detail journey (hub on a real dockerd and registry)', ()
   });
 
   it('removes a container from the hub after confirming (the §4.1 header sent); Docker keeps it', async () => {
-    await page.goto(`${hub.url}/containers/${talkerId}`);
+    await gotoSteady(page, `${hub.url}/containers/${talkerId}`);
     await page.getByRole('button', { name: 'Remove from the hub…' }).click();
     const [request] = await Promise.all([
       page.waitForRequest((r) => r.method() === 'DELETE'),

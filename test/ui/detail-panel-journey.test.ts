@@ -8,7 +8,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium, reloadSteady } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { connectAgent, expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -46,7 +46,7 @@ afterAll(async () => {
 describe('the container side panel on a wide screen', () => {
   it('opens beside the filtered list, keeps the list usable, and closes back to the same list', async () => {
     const { page, seen } = await open(1440);
-    await page.goto(`${hub.url}/containers?status=running`);
+    await gotoSteady(page, `${hub.url}/containers?status=running`);
     const rows = page.locator('table.list tbody tr[data-id]');
     await expect.poll(() => rows.count()).toBe(2);
     await page.locator(`tr[data-id="${web.id}"] td[data-label="Name"] a`).click();
@@ -68,7 +68,7 @@ describe('the container side panel on a wide screen', () => {
     await page.locator(`tr[data-id="${db.id}"] td[data-label="Name"] a`).click();
     await page.getByRole('complementary', { name: 'Container db' }).waitFor();
     // A reload of the address gives the same view.
-    await page.reload();
+    await reloadSteady(page);
     await page.getByRole('complementary', { name: 'Container db' }).waitFor();
     await expect.poll(() => rows.count()).toBe(2);
 
@@ -85,7 +85,7 @@ describe('the container side panel on a wide screen', () => {
     await page.getByRole('complementary', { name: 'Container web' }).getByRole('link', { name: 'Close' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('?status=running');
     // The container's own address is still its page, the list not beside it.
-    await page.goto(`${hub.url}/containers/${web.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${web.id}`);
     await page.getByRole('main').getByRole('heading', { name: 'web', level: 1 }).waitFor();
     expect(await page.getByRole('complementary').count()).toBe(0);
     expect(seen.problems).toEqual([]);
@@ -104,7 +104,7 @@ describe('the container page on a phone', () => {
     const { page, seen } = await open(390);
     const streams: string[] = [];
     page.on('websocket', (socket) => streams.push(new URL(socket.url()).pathname));
-    await page.goto(`${hub.url}/containers/${web.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${web.id}`);
     await page.getByRole('main').getByRole('heading', { name: 'web', level: 1 }).waitFor();
     expect(await page.getByRole('complementary').count()).toBe(0);
     const folds = page.locator('details.fold');

@@ -9,7 +9,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { type HoldingProxy, startHoldingProxy } from '../support/holding-proxy';
 import { createServerHub, type HubClient } from '../support/hub-harness';
@@ -60,7 +60,7 @@ describe('a container re-created under a new id while its page reads it', () => 
       if (oldRead(request.url())) ended.set(new URL(request.url()).pathname, `failed: ${request.failure()?.errorText}`);
     });
 
-    await page.goto(`${proxy.url}/containers/${before.id}`);
+    await gotoSteady(page, `${proxy.url}/containers/${before.id}`);
     await page.getByRole('heading', { level: 1, name: 'app' }).waitFor();
     const heldReads = () => proxy.held().map((held) => held.line.split(' ')[1]?.split('?')[0]?.split('/').at(-1));
     await waitFor(() => (READS.every((read) => heldReads().includes(read)) ? true : undefined), 10_000, 'the reads');

@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { importBusyboxImage, runContainer } from '../support/docker/test-images';
@@ -83,7 +83,7 @@ afterAll(async () => {
 
 describe('the images view on a real dockerd', () => {
   it('is in the navigation and lists the daemon’s images with what keeps each one', async () => {
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Images' }).click();
     await page.getByRole('heading', { level: 1, name: 'Images' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/images');
@@ -111,7 +111,7 @@ describe('the images view on a real dockerd', () => {
   });
 
   it('is reachable and operable by keyboard alone, focus always visible', async () => {
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
     // Tab from the top of the page to the Images link: every stop shows where focus is.
     const imagesLink = await tabUntil((focused) => focused.text === 'Images' && focused.tag === 'A');
@@ -179,7 +179,7 @@ describe('the images view on a real dockerd', () => {
     await expectAccessible(browser, `${hub.url}/images`, 'table.list tbody tr');
   });
   it('shows a container started on the Docker host in the open list, without a reload', async () => {
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     await page.getByText('user-of-used', { exact: true }).first().waitFor();
     let navigations = 0;
     page.on('framenavigated', () => {

@@ -8,7 +8,7 @@
 import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubProcess, startHubProcess } from '../support/hub-process';
 import {
   createTestCertificates,
@@ -84,7 +84,7 @@ afterAll(async () => {
 
 describe('signing in with an OpenID provider', () => {
   it('goes from the provider button through the provider’s forms back into the app, signed in', async () => {
-    await page.goto(`${hubUrl}/`);
+    await gotoSteady(page, `${hubUrl}/`);
     const button = page.getByRole('link', { name: 'Sign in with corp' });
     await button.waitFor();
     await button.click();

@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames } from '../support/edge-peer';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { connectAgent, type PageProblems, watchPage } from './ui-browser';
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 describe('the hub going away and coming back', () => {
   it('shows a banner while the hub is unreachable, and recovers without a reload', async () => {
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     // The first load on a loaded machine (several test files share the cores) took over 10 s once.
     await expect.poll(() => rowNamed('before-restart').count(), { timeout: 30_000 }).toBe(1);
     await page.evaluate(() => {

@@ -11,7 +11,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import type { TestDockerd } from '../support/docker/start-dockerd';
 import { startDockerd } from '../support/docker/start-dockerd';
@@ -143,7 +143,7 @@ describe('hostile release notes, rendered and inert (hub on a real dockerd, a fi
   it('shows the notes of every skipped version in the preview as Markdown, and runs none of it', async () => {
     app = (await hub.json<{ data: Container[] }>('/api/v1/containers')).data.find((c) => c.name === 'app') as Container;
     expect(app).toMatchObject({ updateAvailable: true });
-    await page.goto(`${hub.url}/containers/${app.id}`);
+    await gotoSteady(page, `${hub.url}/containers/${app.id}`);
     await page.getByRole('heading', { level: 1, name: 'app' }).waitFor();
     // The detail page's section: the target's notes, rendered.
     const section = page.locator('section[aria-labelledby="release-notes"]');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EdgeAgent } from '../../edge-agent/src/agent/edge-agent';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import {
   type EdgeUpdateBed,
   edgeUpdateApi,
@@ -92,7 +92,7 @@ describe('two containers of one name on two agents, updated at once (issue 32, b
     for (const record of records) {
       const page = await context.newPage();
       const seen = watchPage(page, OLD_ID_READS);
-      await page.goto(`${hub.url}/containers/${record.id}`);
+      await gotoSteady(page, `${hub.url}/containers/${record.id}`);
       await page.getByRole('heading', { level: 1, name: NAME }).waitFor();
       pages.push({ agent: record.agent as string, page, seen });
     }

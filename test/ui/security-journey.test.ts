@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { type ScanBed, startScanBed } from '../support/scan-bed';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -41,7 +41,7 @@ afterAll(async () => {
 
 describe('the security section of the container detail page', () => {
   it('says the container was not scanned, then scans the update candidate on demand', async () => {
-    await page.goto(`${hub.url}/containers/${bed.containerId}`);
+    await gotoSteady(page, `${hub.url}/containers/${bed.containerId}`);
     await section().getByText('Not scanned yet.').waitFor();
     await section().getByRole('button', { name: 'Scan now' }).click();
     await section().locator('tr[data-finding="DSA-TEST-0003"]').waitFor({ timeout: 60_000 });
@@ -103,7 +103,7 @@ describe('the security section of the container detail page', () => {
 
 describe('the fleet security view', () => {
   it('shows the fleet counts on the dashboard, linked to the view', async () => {
-    await page.goto(`${hub.url}/`);
+    await gotoSteady(page, `${hub.url}/`);
     const card = page.locator('[data-field="dashboard-security"]');
     await card.waitFor();
     expect(await card.textContent()).toMatch(/1 critical.*1 of 1 containers scanned/);

@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, phc, TOTP_SECRET, totp } from '../security/auth-fixtures';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium, reloadSteady } from '../support/chromium';
 import { createServerHub, type HubClient } from '../support/hub-harness';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
 
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe('signing in with a password and a TOTP code', () => {
   it('shows the sign-in form, accessible, with a label on every field', async () => {
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     await page.getByRole('heading', { name: 'Sign in to dockwatch' }).waitFor();
     for (const label of ['Username', 'Password', /Two-factor or recovery code/])
       expect(await page.getByLabel(label).count()).toBe(1);
@@ -76,7 +76,7 @@ describe('signing in with a password and a TOTP code', () => {
     await page.getByRole('heading', { name: 'Sign in to dockwatch' }).waitFor();
     expect(await page.getByRole('status').textContent()).toBe('You have signed out.');
     // The cookie is gone: a reload stays signed out.
-    await page.reload();
+    await reloadSteady(page);
     await page.getByRole('heading', { name: 'Sign in to dockwatch' }).waitFor();
   });
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium, reloadSteady } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { expectAccessible, type PageProblems, watchPage } from './ui-browser';
@@ -57,7 +57,7 @@ afterAll(async () => {
 
 describe('the system page', () => {
   it('tells the version and that the hub cannot update itself outside a container', async () => {
-    await page.goto(`${hub.url}/system`);
+    await gotoSteady(page, `${hub.url}/system`);
     const version = (await hub.json<{ version: string }>('/api/v1/app')).version;
     await section('this-hub').locator('[data-field="version"]').waitFor();
     expect(await section('this-hub').locator('[data-field="version"]').textContent()).toBe(`dockwatch ${version}`);
@@ -78,7 +78,7 @@ describe('the system page', () => {
         },
       )
       .toBeDefined();
-    await page.reload();
+    await reloadSteady(page);
     const row = section('watchers').locator('tr[data-watcher="local"]');
     await row.waitFor();
     expect(await row.locator('td[data-label="Schedule"]').textContent()).toBe('0 * * * *');

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { gotoSteady } from '../support/chromium';
 import type { EdgeIdentity, EdgePeer } from '../support/edge-peer';
 import { newEdgeIdentity, sampleWatcher, signedInPeer } from '../support/edge-peer';
 import { type HubClient, jsonInit } from '../support/hub-harness';
@@ -81,7 +82,7 @@ export async function expectAccessible(
   const context = await browser.newContext({ ...options, bypassCSP: true, colorScheme: 'light' });
   try {
     const page = await context.newPage();
-    await page.goto(url);
+    await gotoSteady(page, url);
     await page.locator(ready).first().waitFor();
     await page.addScriptTag({ path: AXE_PATH });
     for (const colorScheme of ['light', 'dark'] as const) {

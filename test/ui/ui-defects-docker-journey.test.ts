@@ -14,7 +14,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container } from '../../shared/schemas/container';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import { type HubOnDockerd, startHubOnDockerd } from '../support/docker/hub-on-dockerd';
 import { startDockerd, type TestDockerd } from '../support/docker/start-dockerd';
 import { publishApp, pullApp, startWatchedApp } from '../support/docker/update-images';
@@ -74,7 +74,7 @@ afterAll(async () => {
 
 describe('the container detail', () => {
   it('says "up to date" when Check now finds nothing newer', async () => {
-    await page.goto(`${hub.url}/containers/${ids['stable']}`);
+    await gotoSteady(page, `${hub.url}/containers/${ids['stable']}`);
     await page.getByRole('heading', { level: 1, name: 'stable' }).waitFor();
     await page.getByRole('button', { name: 'Check now' }).click();
     const said = page.getByRole('status').filter({ hasText: 'Checked just now' });
@@ -86,7 +86,7 @@ describe('the container detail', () => {
   });
 
   it('says beside the snooze field why −3, 0.5 and 99999 are refused, sends nothing, then snoozes', async () => {
-    await page.goto(`${hub.url}/containers/${ids['one']}`);
+    await gotoSteady(page, `${hub.url}/containers/${ids['one']}`);
     await page.getByRole('heading', { level: 1, name: 'one' }).waitFor();
     const field = page.getByLabel('Snooze for (days)');
     const snooze = page.getByRole('button', { name: 'Snooze', exact: true });
@@ -119,7 +119,7 @@ describe('the container detail', () => {
   });
 
   it('shows the log with ANSI colours as classes, JSON pretty-printed, and a search', async () => {
-    await page.goto(`${hub.url}/containers/${ids['talker']}`);
+    await gotoSteady(page, `${hub.url}/containers/${ids['talker']}`);
     const log = page.locator('ol.log-lines');
     await expect.poll(() => log.locator('li').count()).toBeGreaterThanOrEqual(3);
     expect(await log.locator('span.ansi-fg-1').first().textContent()).toBe('red alert');
@@ -147,7 +147,7 @@ describe('the container detail', () => {
 
 describe('the bulk update panel', () => {
   it('says in its dialog that the hub updates several at once, and ends with what happened', async () => {
-    await page.goto(`${hub.url}/containers`);
+    await gotoSteady(page, `${hub.url}/containers`);
     await page.getByRole('checkbox', { name: 'Select one' }).check();
     await page.getByRole('checkbox', { name: 'Select two' }).check();
     await page.getByRole('button', { name: 'Update 2' }).click();
@@ -176,14 +176,14 @@ describe('the bulk update panel', () => {
       const sized = await browser.newContext({ viewport: { width, height: 900 } });
       try {
         const view = await sized.newPage();
-        await view.goto(`${hub.url}/containers/${updated.id}`);
+        await gotoSteady(view, `${hub.url}/containers/${updated.id}`);
         await view.getByRole('heading', { level: 1, name: updated.name }).waitFor();
         // On a phone the less-read sections are folded (docs/ui.md): every one is opened and measured.
         for (const summary of await view.locator('details.fold > summary').all()) await summary.click();
         await view.locator('table').first().waitFor();
         await expect.poll(() => view.locator('table.history tbody tr').count()).toBeGreaterThan(0);
         for (const word of await brokenWords(view)) found.push(`${width} px detail: ${word}`);
-        await view.goto(`${hub.url}/images`);
+        await gotoSteady(view, `${hub.url}/images`);
         await view.locator('table.images tbody tr').first().waitFor();
         for (const word of await brokenWords(view)) found.push(`${width} px images: ${word}`);
       } finally {

@@ -16,7 +16,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, phc } from '../security/auth-fixtures';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium, reloadSteady } from '../support/chromium';
 import { type EdgePeer, sampleContainer, sampleImage, snapshotFrames, waitFor } from '../support/edge-peer';
 import { type HoldingProxy, startHoldingProxy } from '../support/holding-proxy';
 import { createServerHub, type HubClient, jsonInit } from '../support/hub-harness';
@@ -98,11 +98,11 @@ afterAll(async () => {
 
 describe('the theme before sign-in', () => {
   it('is chosen on the sign-in page, kept across a reload, and synced to the preferences at sign-in', async () => {
-    await page.goto(`${proxy.url}/`);
+    await gotoSteady(page, `${proxy.url}/`);
     await page.getByRole('heading', { name: 'Sign in to dockwatch' }).waitFor();
     await page.getByRole('radio', { name: 'Dark' }).check();
     await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
-    await page.reload();
+    await reloadSteady(page);
     await page.getByRole('heading', { name: 'Sign in to dockwatch' }).waitFor();
     expect(await page.locator('html').getAttribute('data-theme')).toBe('dark');
     expect(await page.getByRole('radio', { name: 'Dark' }).isChecked()).toBe(true);
@@ -209,7 +209,7 @@ describe('the application log', () => {
 describe('the navigation', () => {
   it('keeps the header one line at 1440 px, the administration behind "Manage"', async () => {
     expect(page.viewportSize()?.width).toBe(1440);
-    await page.goto(`${proxy.url}/`);
+    await gotoSteady(page, `${proxy.url}/`);
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     expect((await page.locator('header.top').boundingBox())?.height).toBeLessThanOrEqual(64);
     const nav = page.getByRole('navigation', { name: 'Main' });
@@ -251,7 +251,7 @@ describe('phones and tables', () => {
     try {
       const small = await phone.newPage();
       const problems = watchPage(small, EXPECTED);
-      await small.goto(`${proxy.url}/containers`);
+      await gotoSteady(small, `${proxy.url}/containers`);
       await small.getByRole('heading', { name: 'Containers', level: 1 }).waitFor();
       const header = small.locator('header.top');
       expect((await header.boundingBox())?.height).toBeLessThanOrEqual(64);
@@ -305,7 +305,7 @@ describe('phones and tables', () => {
       try {
         const view = await sized.newPage();
         for (const [path, ready] of views) {
-          await view.goto(`${proxy.url}${path}`);
+          await gotoSteady(view, `${proxy.url}${path}`);
           await view.locator(ready).first().waitFor();
           for (const word of await brokenWords(view)) found.push(`${width} px ${path}: ${word}`);
         }

@@ -10,7 +10,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, phc, TOTP_SECRET, totp } from '../security/auth-fixtures';
-import { launchChromium } from '../support/chromium';
+import { gotoSteady, launchChromium } from '../support/chromium';
 import {
   type EdgeIdentity,
   type EdgePeer,
@@ -78,7 +78,7 @@ afterAll(async () => {
 
 describe('a journey against the hub under workerd', () => {
   it('loads the page under the strict CSP and signs in with a password and a TOTP code', async () => {
-    const response = await page.goto(`${origin}/containers`);
+    const response = await gotoSteady(page, `${origin}/containers`);
     expect(response?.status()).toBe(200);
     const csp = response?.headers()['content-security-policy'] ?? '';
     expect(csp).toContain("default-src 'self'");

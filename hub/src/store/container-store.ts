@@ -72,13 +72,23 @@ export interface ContainerStore {
    * (checked-stamps.ts, issue 30).
    */
   putChecked(source: CheckedSource, at: string, records: readonly Container[]): Promise<void>;
+  /**
+   * A record deleted on request (DELETE /containers/{id}, http-interface §4.5): noted, so that an
+   * event refresh already under way when it was deleted does not put it back (removedOnRequestSince).
+   */
   remove(id: string): Promise<void>;
+  /** How many records were deleted on request so far: a mark for removedOnRequestSince. */
+  removalsOnRequest(): number;
+  /** Whether `id` was deleted on request after `mark` (removalsOnRequest) and not stored again since. */
+  removedOnRequestSince(id: string, mark: number): boolean;
   /** Several records deleted, each agent's packs rewritten once. */
   removeMany(ids: readonly string[]): Promise<void>;
   identityState(identity: string): IdentityState;
   setIdentityState(identity: string, state: IdentityState): Promise<void>;
   policyOf(identity: string): UpdatePolicy;
 }
+
+const MAX_REMOVALS_ON_REQUEST_KEPT = 10_000;
 
 /** The state of an identity with none stored: one object, so callers can tell an unchanged state by identity. */
 const NO_STATE: IdentityState = Object.freeze({});
@@ -93,7 +103,12 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
   const index = new ContainerIndex((id) => containers.get(id));
   const packs = new ContainerPacks();
   const storedStamps = new StoredStamps();
+  // Deleted on request: id -> its removalsOnRequest count; the oldest dropped past the cap (an
+  // event refresh takes a second, not ten thousand deletions).
+  const removedOnRequest = new Map<string, number>();
+  let removalsOnRequest = 0;
   const keep = (container: Container) => {
+    removedOnRequest.delete(container.id);
     index.replace(containers.get(container.id), container);
     containers.set(container.id, container);
   };
@@ -303,7 +318,17 @@ export function createContainerStore(storage: Storage, logger: Logger): Containe
         },
       });
     },
-    remove: (id) => removeMany([id]),
+    async remove(id) {
+      await removeMany([id]);
+      removedOnRequest.delete(id);
+      removedOnRequest.set(id, ++removalsOnRequest);
+      if (removedOnRequest.size > MAX_REMOVALS_ON_REQUEST_KEPT) {
+        const oldest = removedOnRequest.keys().next().value;
+        if (oldest !== undefined) removedOnRequest.delete(oldest);
+      }
+    },
+    removalsOnRequest: () => removalsOnRequest,
+    removedOnRequestSince: (id, mark) => (removedOnRequest.get(id) ?? 0) > mark,
     removeMany,
     identityState: (identity) => identities.get(identity) ?? NO_STATE,
     async setIdentityState(identity, state) {

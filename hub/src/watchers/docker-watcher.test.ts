@@ -163,6 +163,61 @@ describe('DockerWatcher events', () => {
   });
 });
 
+describe('DockerWatcher events, a deletion during the refresh of a new container', () => {
+  it('does not store again a record deleted while the refresh of its earlier event was observing', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    const base = fakeHost(state);
+    let handlers: DockerEventHandlers | undefined;
+    // The event refresh's inspect is held until the record has been stored by another refresh and deleted.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inspects = 0;
+    const host: DockerHost = {
+      ...base,
+      inspectContainer: async (id) => {
+        inspects += 1;
+        if (inspects === 1) await held;
+        return base.inspectContainer(id);
+      },
+      subscribeEvents: (given) => {
+        handlers = given;
+        return { close: () => undefined };
+      },
+    };
+    const lookups = {
+      beginCycle: () => undefined,
+      tags: async () => [],
+      tagDigest: async () => ({ digest: 'sha256:0', mediaType: undefined }),
+      imageCheck: async <T>() => ({ tagWatched: true, digestWatched: false, digestChanged: false, errors: [] }) as T,
+    } as unknown as FleetLookups;
+    const { watcher, store, published } = watcherOn(
+      host,
+      true,
+      { startDelayMs: 3_600_000, eventDebounceMs: 5 },
+      { lookups },
+    );
+    watcher.start();
+    try {
+      // The container's create: no record yet, so its refresh checks it too, and waits on the held inspect.
+      handlers?.onEvent({ id: ID, action: 'create', time: Date.now(), attributes: {} });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(inspects).toBe(1);
+      // Meanwhile the record is stored (another refresh), and deleted through the API.
+      expect(await watcher.refreshContainer(ID)).toMatchObject({ id: ID });
+      await store.remove(ID);
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(store.get(ID)).toBeUndefined();
+      expect(published).toEqual(['dd:container-added']);
+    } finally {
+      release();
+      await watcher.stop();
+    }
+  });
+});
+
 describe('DockerWatcher cycles', () => {
   it('checks again a record whose update policy changed while the cycle stored it', async () => {
     const state: { current: ContainerState | 'gone' } = { current: 'running' };

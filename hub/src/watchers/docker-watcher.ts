@@ -70,6 +70,8 @@ export class DockerWatcher {
   private pendingIds = new Set<string>();
   /** Of the pending ids, those with a record when their event came: one gone since was removed meanwhile. */
   private pendingKnownIds = new Set<string>();
+  /** The store's removalsOnRequest when the pending events' first came (withoutRemovedSince). */
+  private pendingRemovalMark: number | undefined;
   private debounce: ReturnType<typeof setTimeout> | undefined;
   private timers = new Set<ReturnType<typeof setTimeout>>();
   private reconnectMs = RECONNECT_MIN_MS;
@@ -388,6 +390,7 @@ export class DockerWatcher {
         this.inspected?.changed(event.id);
         this.pendingIds.add(event.id);
         if (this.deps.store.get(event.id)) this.pendingKnownIds.add(event.id);
+        this.pendingRemovalMark ??= this.deps.store.removalsOnRequest();
         this.debounce ??= setTimeout(() => this.flushEvents(), this.deps.eventDebounceMs ?? 250);
       },
       onClose: (error) => {
@@ -415,12 +418,14 @@ export class DockerWatcher {
     this.debounce = undefined;
     const ids = this.pendingIds;
     const knownAtEvent = this.pendingKnownIds;
+    const removalMark = this.pendingRemovalMark ?? this.deps.store.removalsOnRequest();
+    this.pendingRemovalMark = undefined;
     this.pendingIds = new Set();
     this.pendingKnownIds = new Set();
     // New containers get their registry check at once; known ones only their runtime state.
     const unknown = [...ids].some((id) => !this.deps.store.get(id));
     this.observeAndApply({ check: unknown, onlyIds: ids }, (observed) =>
-      applyInventory(withoutRemovedSince(observed, knownAtEvent, this.deps.store), this.deps),
+      applyInventory(withoutRemovedSince(observed, { knownAtEvent, removalMark }, this.deps.store), this.deps),
     ).catch((error: unknown) =>
       this.deps.logger.warn('event refresh failed', { watcher: this.id, error: String(error) }),
     );
@@ -447,15 +452,18 @@ function referenceKey(image: Container['image']): string {
 
 /**
  * A record deleted through the API while its event waited (http-interface §4.5) stays deleted until the next
- * watch cycle: an event that came before the deletion must not bring it back.
+ * watch cycle: an event that came before the deletion must not bring it back. That holds for a record
+ * the store had when the event came, and for one it did not have yet: a container's second event
+ * (its start after its create) can come before the refresh of its first has stored the record, and
+ * the deletion after that store (seen in CI: container-actions' "deletes only the record").
  */
 function withoutRemovedSince(
   observed: ObservedInventory,
-  knownAtEvent: ReadonlySet<string>,
+  since: { knownAtEvent: ReadonlySet<string>; removalMark: number },
   store: ContainerStore,
 ): ObservedInventory {
-  const records = observed.records.filter(
-    (record) => !knownAtEvent.has(record.id) || store.get(record.id) !== undefined,
-  );
+  const deletedMeanwhile = (id: string) =>
+    store.get(id) === undefined && (since.knownAtEvent.has(id) || store.removedOnRequestSince(id, since.removalMark));
+  const records = observed.records.filter((record) => !deletedMeanwhile(record.id));
   return records.length === observed.records.length ? observed : { ...observed, records };
 }
