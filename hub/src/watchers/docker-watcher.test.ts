@@ -163,6 +163,75 @@ describe('DockerWatcher events', () => {
   });
 });
 
+describe('DockerWatcher events, after the stream was cut', () => {
+  it('observes its containers again once the stream reopens, without registry checks', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    const subscriptions: DockerEventHandlers[] = [];
+    const host: DockerHost = {
+      ...fakeHost(state),
+      subscribeEvents: (given) => {
+        subscriptions.push(given);
+        return { close: () => undefined };
+      },
+    };
+    // The lookups throw on any use: a check of the known container would fail the refresh.
+    const { watcher, store, published } = watcherOn(host, true, { startDelayMs: 3_600_000 });
+    await watcher.refreshContainer(ID);
+    watcher.start();
+    try {
+      // dockerd restarts: the stream ends, and the container stops meanwhile, its events lost.
+      subscriptions[0]?.onClose(new Error('the Engine went away'));
+      state.current = 'exited';
+      // The stream reopens after its backoff (0.5 to 1 s), and the records are observed again.
+      const deadline = Date.now() + 5_000;
+      while (store.get(ID)?.status !== 'exited' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(subscriptions).toHaveLength(2);
+      expect(store.get(ID)).toMatchObject({ status: 'exited' });
+      expect(published).toEqual(['dd:container-added', 'dd:container-updated']);
+    } finally {
+      await watcher.stop();
+    }
+  });
+
+  it('checks against its registry a container that appeared while the stream was down', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'gone' };
+    const subscriptions: DockerEventHandlers[] = [];
+    const host: DockerHost = {
+      ...fakeHost(state),
+      subscribeEvents: (given) => {
+        subscriptions.push(given);
+        return { close: () => undefined };
+      },
+    };
+    const lookups = {
+      beginCycle: () => undefined,
+      tags: async () => [],
+      tagDigest: async () => ({ digest: 'sha256:0', mediaType: undefined }),
+      imageCheck: async <T>() =>
+        ({
+          tagWatched: true,
+          digestWatched: false,
+          candidate: { tag: '1.1.0', semverDiff: 'minor' },
+          digestChanged: false,
+          errors: [],
+        }) as T,
+    } as unknown as FleetLookups;
+    const { watcher, store } = watcherOn(host, true, { startDelayMs: 3_600_000 }, { lookups });
+    watcher.start();
+    try {
+      subscriptions[0]?.onClose(new Error('the Engine went away'));
+      state.current = 'running';
+      const deadline = Date.now() + 5_000;
+      while (!store.get(ID)?.updateAvailable && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(store.get(ID)).toMatchObject({ status: 'running', updateAvailable: true });
+    } finally {
+      await watcher.stop();
+    }
+  });
+});
+
 describe('DockerWatcher events, a deletion during the refresh of a new container', () => {
   it('does not store again a record deleted while the refresh of its earlier event was observing', async () => {
     const state: { current: ContainerState | 'gone' } = { current: 'running' };

@@ -72,6 +72,8 @@ export class DockerWatcher {
   private pendingKnownIds = new Set<string>();
   /** The store's removalsOnRequest when the pending events' first came (withoutRemovedSince). */
   private pendingRemovalMark: number | undefined;
+  /** Refreshes after the event stream reopened, still running (stop waits for them). */
+  private readonly gapRefreshes = new Set<Promise<void>>();
   private debounce: ReturnType<typeof setTimeout> | undefined;
   private timers = new Set<ReturnType<typeof setTimeout>>();
   private reconnectMs = RECONNECT_MIN_MS;
@@ -211,6 +213,7 @@ export class DockerWatcher {
     for (const timer of this.timers) clearTimeout(timer);
     if (this.debounce) clearTimeout(this.debounce);
     await this.running?.catch(() => undefined);
+    await Promise.all(this.gapRefreshes);
   }
 
   private async scheduledCycle(): Promise<void> {
@@ -405,6 +408,7 @@ export class DockerWatcher {
           () => {
             this.timers.delete(timer);
             this.subscribe();
+            this.refreshAfterGap();
           },
           this.reconnectMs * (0.5 + Math.random() / 2),
         );
@@ -412,6 +416,31 @@ export class DockerWatcher {
         this.reconnectMs = Math.min(RECONNECT_MAX_MS, this.reconnectMs * 2);
       },
     });
+  }
+
+  /**
+   * What changed while the event stream was down (a dockerd restart stops and starts containers)
+   * shows only in a fresh listing: the records are observed again at once rather than at the next
+   * cycle, an hour away by default. Without registry checks, but for containers that appeared in
+   * the meantime, which are checked as a new container's event would have them checked. The edge
+   * agent does the same (WatcherFeed.onGap).
+   */
+  private refreshAfterGap(): void {
+    if (this.stopped) return;
+    const known = new Set(this.containers().map((record) => record.id));
+    const refresh = (async () => {
+      const observed = await this.observeAndApply({ check: false });
+      const appeared = observed.records.filter((record) => !known.has(record.id)).map((record) => record.id);
+      if (appeared.length > 0 && !this.stopped) await this.watchContainers(appeared);
+    })()
+      .catch((error: unknown) =>
+        this.deps.logger.warn('refresh after the event stream reopened failed', {
+          watcher: this.id,
+          error: String(error),
+        }),
+      )
+      .finally(() => this.gapRefreshes.delete(refresh));
+    this.gapRefreshes.add(refresh);
   }
 
   private flushEvents(): void {
