@@ -143,7 +143,13 @@ export class DockerWatcher {
   }
 
   private begin(joinCycle: boolean): Promise<WatchResult> {
-    const cycle: Promise<WatchResult> = this.runCycle(joinCycle).finally(() => {
+    // A refresh after an event-stream break observes every container too: the cycle follows it
+    // rather than inspecting them all a second time beside it.
+    const run =
+      this.gapRefreshes.size === 0
+        ? this.runCycle(joinCycle)
+        : Promise.all(this.gapRefreshes).then(() => this.runCycle(joinCycle));
+    const cycle: Promise<WatchResult> = run.finally(() => {
       if (this.running === cycle) this.running = undefined;
     });
     this.running = cycle;
@@ -427,8 +433,13 @@ export class DockerWatcher {
    */
   private refreshAfterGap(): void {
     if (this.stopped) return;
-    const known = new Set(this.containers().map((record) => record.id));
+    // It follows a cycle under way (whose listing may be older than the break's end); a cycle
+    // begun from now on follows it (begin).
+    const cycle = this.running;
     const refresh = (async () => {
+      await cycle?.catch(() => undefined);
+      if (this.stopped) return;
+      const known = new Set(this.containers().map((record) => record.id));
       const observed = await this.observeAndApply({ check: false });
       const appeared = observed.records.filter((record) => !known.has(record.id)).map((record) => record.id);
       if (appeared.length > 0 && !this.stopped) await this.watchContainers(appeared);
