@@ -164,8 +164,8 @@ describe('DockerWatcher events', () => {
 });
 
 describe('DockerWatcher events, after the stream was cut', () => {
-  it('observes its containers again once the stream reopens, without registry checks', async () => {
-    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+  /** fakeHost, with each event subscription the watcher makes kept (the test ends the first). */
+  function resubscribingHost(state: { current: ContainerState | 'gone' }) {
     const subscriptions: DockerEventHandlers[] = [];
     const host: DockerHost = {
       ...fakeHost(state),
@@ -174,6 +174,12 @@ describe('DockerWatcher events, after the stream was cut', () => {
         return { close: () => undefined };
       },
     };
+    return { host, subscriptions };
+  }
+
+  it('observes its containers again once the stream reopens, without registry checks', async () => {
+    const state: { current: ContainerState | 'gone' } = { current: 'running' };
+    const { host, subscriptions } = resubscribingHost(state);
     // The lookups throw on any use: a check of the known container would fail the refresh.
     const { watcher, store, published } = watcherOn(host, true, { startDelayMs: 3_600_000 });
     await watcher.refreshContainer(ID);
@@ -196,14 +202,7 @@ describe('DockerWatcher events, after the stream was cut', () => {
 
   it('checks against its registry a container that appeared while the stream was down', async () => {
     const state: { current: ContainerState | 'gone' } = { current: 'gone' };
-    const subscriptions: DockerEventHandlers[] = [];
-    const host: DockerHost = {
-      ...fakeHost(state),
-      subscribeEvents: (given) => {
-        subscriptions.push(given);
-        return { close: () => undefined };
-      },
-    };
+    const { host, subscriptions } = resubscribingHost(state);
     const lookups = {
       beginCycle: () => undefined,
       tags: async () => [],
