@@ -80,7 +80,7 @@ export function createRolloutAdvance(deps: RolloutAdvanceDeps): (id: string) => 
 
   async function finishWave(id: string, wave: number): Promise<void> {
     let failedHost: RolloutHost | undefined;
-    await store.change(
+    const stored = await store.change(
       id,
       (latest) => {
         if (latest.currentWave !== wave) return undefined;
@@ -89,16 +89,21 @@ export function createRolloutAdvance(deps: RolloutAdvanceDeps): (id: string) => 
         return ended.rollout;
       },
       (ended) => {
-        if (failedHost) {
-          const reason = ended.failure?.reason;
-          deps.logger.warn('a rollout halted', { rollout: id, wave, host: failedHost.host, reason });
-          return [{ status: 'halted', details: `wave ${wave} failed on ${failedHost.host}: ${reason}` }];
-        }
+        if (failedHost)
+          return [{ status: 'halted', details: `wave ${wave} failed on ${failedHost.host}: ${ended.failure?.reason}` }];
         const hosts = hostsOfWave(ended, wave).map((host) => host.host);
         const succeeded = { status: 'wave-succeeded', details: `wave ${wave} (${hosts.join(', ')})` };
         return ended.state === 'completed' ? [succeeded, completed(ended)] : [succeeded];
       },
     );
+    // Logged once the halt is stored and audited, not while its entries are being written.
+    if (stored && failedHost)
+      deps.logger.warn('a rollout halted', {
+        rollout: id,
+        wave,
+        host: failedHost.host,
+        reason: stored.failure?.reason,
+      });
   }
 
   const completed = (rollout: Rollout) => ({ status: 'completed', details: `${rollout.hosts.length} hosts updated` });
