@@ -54,6 +54,12 @@ describe('self-update of the hub container', () => {
   const hubContainer = async () =>
     (await json<{ data: Container[] }>('/api/v1/containers')).data.find((container) => container.name === HUB);
 
+  /** The names of the containers of this dockerd named after the hub: the hub, and a helper while one exists. */
+  const containersNamedLikeTheHub = async () =>
+    (await dockerd.docker.listContainers({ all: true }))
+      .map((container) => container.Names[0])
+      .filter((name) => name?.includes(HUB));
+
   /** Polls the unauthenticated status route through the swap (the hub does not answer for a while). */
   async function settledStatus(operationId: string, timeoutMs = 120_000): Promise<SelfUpdateStatus> {
     const deadline = Date.now() + timeoutMs;
@@ -210,8 +216,7 @@ describe('self-update of the hub container', () => {
     expect(await audited(operationId, 'succeeded')).toBe(true);
     // The new hub lists itself on the new image; the old container and the helper are gone.
     await api('/api/v1/watchers/docker/local/inventory', { method: 'POST' });
-    const names = (await dockerd.docker.listContainers({ all: true })).map((c) => c.Names[0]);
-    expect(names.filter((name) => name?.includes(HUB))).toEqual([`/${HUB}`]);
+    await expect.poll(containersNamedLikeTheHub).toEqual([`/${HUB}`]);
     const self = await hubContainer();
     expect(self?.id).toBe(after.Id);
     // The container's history on the new hub holds the self-update, settled.
@@ -238,8 +243,8 @@ describe('self-update of the hub container', () => {
     expect(after.Id).toBe(before.Id);
     expect(after.Config.Image).toBe(`${repository}:1.1.0`);
     expect(after.State.Running).toBe(true);
-    const names = (await dockerd.docker.listContainers({ all: true })).map((c) => c.Names[0]);
-    expect(names.filter((name) => name?.includes(HUB))).toEqual([`/${HUB}`]);
+    // The helper writes the outcome, then exits, and Docker removes it (AutoRemove) a moment later.
+    await expect.poll(containersNamedLikeTheHub).toEqual([`/${HUB}`]);
     expect(await audited(operationId, 'rolled-back')).toBe(true);
     // The history shows it: what the automatic policy reads so as not to try a failed target again.
     // Polled: on a loaded machine (CI) the old hub, started again, answered /health before its
