@@ -19,6 +19,7 @@ import { start } from './start';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { describeMachine, summarizeMachine } from './support/machine';
 import { readSections, renderReport, renderSection } from './support/report';
+import { testSuite } from './test-suite';
 import { ui } from './ui';
 import { updateContainer } from './update-container';
 import { watchCycle } from './watch-cycle';
@@ -48,6 +49,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   soak,
   cli,
   sources,
+  testSuite,
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

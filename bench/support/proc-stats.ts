@@ -83,6 +83,11 @@ export function machineBusyShare(before: MachineCpuSample, after: MachineCpuSamp
   return total > 0 ? (after.busyTicks - before.busyTicks) / total : 0;
 }
 
+/** CPU-seconds the whole machine spent busy between two samples (every process, daemons included). */
+export function machineBusySeconds(before: MachineCpuSample, after: MachineCpuSample): number {
+  return (after.busyTicks - before.busyTicks) / clockTicks();
+}
+
 /**
  * Waits until the whole machine is mostly idle (under `busyBelow` of all cores over one `windowMs`),
  * at most `maxMs`: a benchmark that has just made its bed (a thousand containers started) measures
