@@ -149,7 +149,13 @@ export function report(runs: readonly SuiteRun[], options: { cores: number; full
   const { cores, full, root } = options;
   const rows = runs.map((run) => {
     const { report } = run;
-    const failed = report.numFailedTests > 0 || run.exitCode !== 0;
+    // Tests that failed, else an exit code that says the run failed outside them (an unhandled error).
+    const failed =
+      report.numFailedTests > 0
+        ? ` / **${report.numFailedTests} failed**`
+        : run.exitCode !== 0
+          ? ` / **exit ${run.exitCode}**`
+          : '';
     return [
       run.suite,
       run.tree,
@@ -157,7 +163,7 @@ export function report(runs: readonly SuiteRun[], options: { cores: number; full
       `${Math.round(run.cpuSeconds)} s`,
       `${Math.round((run.cpuSeconds / (run.wallMs / 1000) / cores) * 100)} %`,
       formatCount(report.testResults.length),
-      `${formatCount(report.numPassedTests)} / ${formatCount(report.numPendingTests + report.numTodoTests)}${failed ? ` / **${report.numFailedTests} failed**` : ''}`,
+      `${formatCount(report.numPassedTests)} / ${formatCount(report.numPendingTests + report.numTodoTests)}${failed}`,
     ];
   });
   const thisTree = runs.filter((run) => run.tree === 'this tree');
