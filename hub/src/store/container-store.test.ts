@@ -256,3 +256,30 @@ describe('container store: a full cycle check time stored once (putChecked)', ()
     expect(restarted.ofSource('edge-a').map((record) => record.checkedAt)).toEqual([T2, T2]);
   });
 });
+
+describe('container store: deletions on request (DELETE /containers/{id})', () => {
+  it('tells a deletion after a mark, and forgets it once the record is stored again', async () => {
+    const store = await reloaded(createStorage());
+    await store.putMany([record('a', undefined), record('b', undefined)]);
+    const before = store.removalsOnRequest();
+    await store.remove('a');
+    expect(store.removedOnRequestSince('a', before)).toBe(true);
+    expect(store.removedOnRequestSince('b', before)).toBe(false);
+    // A mark taken after the deletion does not see it.
+    expect(store.removedOnRequestSince('a', store.removalsOnRequest())).toBe(false);
+    // Deletions by the watcher (removeMany: a container gone) are not deletions on request.
+    await store.removeMany(['b']);
+    expect(store.removedOnRequestSince('b', before)).toBe(false);
+    await store.put(record('a', undefined));
+    expect(store.removedOnRequestSince('a', before)).toBe(false);
+  });
+
+  it('keeps the 10,000 latest deletions, the oldest dropped first', async () => {
+    const store = await reloaded(createStorage());
+    const before = store.removalsOnRequest();
+    for (let i = 0; i <= 10_000; i++) await store.remove(`gone-${i}`);
+    expect(store.removedOnRequestSince('gone-0', before)).toBe(false);
+    expect(store.removedOnRequestSince('gone-1', before)).toBe(true);
+    expect(store.removedOnRequestSince('gone-10000', before)).toBe(true);
+  });
+});
